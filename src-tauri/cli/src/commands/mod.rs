@@ -1,0 +1,7 @@
+//! One module per command group; each parses its own arguments and calls core.
+
+pub mod compose;
+pub mod doctor;
+pub mod init;
+pub mod memory;
+pub mod sessions;

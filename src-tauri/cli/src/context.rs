@@ -1,0 +1,76 @@
+//! What every command needs: the resolved home, the config, the cwd, the output mode.
+//!
+//! Owns: turning global flags and the process environment into core inputs, and printing a
+//! failure (`error: …` on stderr; with `--json`, also `{"code","message"}` on stderr).
+//! Deliberately does not: load anything a command may not need (config is loaded lazily).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result};
+use engram_core::config::Config;
+use engram_core::EngramHome;
+
+pub struct Context {
+    pub home: EngramHome,
+    pub cwd: PathBuf,
+    pub json: bool,
+    config: std::cell::OnceCell<Config>,
+}
+
+impl Context {
+    pub fn from_flags(home: Option<PathBuf>, cwd: Option<PathBuf>, json: bool) -> Result<Self> {
+        let home = EngramHome::resolve(
+            home,
+            std::env::var_os("ENGRAM_HOME").map(PathBuf::from),
+            std::env::home_dir(),
+        )
+        .context("cannot find a home directory: pass --home DIR or set ENGRAM_HOME")?;
+        let cwd = match cwd {
+            Some(dir) => dir,
+            None => std::env::current_dir().context("cannot read the current directory; pass --cwd DIR")?,
+        };
+        Ok(Self { home, cwd, json, config: std::cell::OnceCell::new() })
+    }
+
+    /// The configuration, loaded once; a bad file is an error naming key and line.
+    pub fn config(&self) -> Result<&Config> {
+        if let Some(c) = self.config.get() {
+            return Ok(c);
+        }
+        let loaded = Config::load(&self.home.config_file())?;
+        Ok(self.config.get_or_init(|| loaded))
+    }
+
+    /// The current time, read once at the edge and passed into core.
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        chrono::Utc::now()
+    }
+
+    /// Prints `value` as pretty JSON on stdout.
+    pub fn print_json<T: serde::Serialize>(&self, value: &T) -> Result<()> {
+        println!("{}", serde_json::to_string_pretty(value)?);
+        Ok(())
+    }
+}
+
+/// Reports a failed command on stderr and returns exit code 1.
+pub fn report_failure(error: &anyhow::Error) -> ExitCode {
+    let code = error_code(error);
+    eprintln!("error: {error:#}");
+    if std::env::args().any(|a| a == "--json") {
+        eprintln!("{}", serde_json::json!({ "code": code, "message": format!("{error:#}") }));
+    }
+    ExitCode::from(1)
+}
+
+/// The stable kind of a core error, when the chain holds one.
+fn error_code(error: &anyhow::Error) -> &'static str {
+    use engram_core::ErrorCode;
+    for cause in error.chain() {
+        if let Some(e) = cause.downcast_ref::<engram_core::config::ConfigError>() {
+            return e.code();
+        }
+    }
+    "failed"
+}

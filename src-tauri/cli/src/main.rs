@@ -1,0 +1,72 @@
+//! The `engram` command: parses arguments, calls engram-core, prints the result.
+//!
+//! Owns: the command tree and global flags (DESIGN §9), exit codes (1 failure, 2 usage).
+//! Deliberately does not: hold any rule about memories, ranking or sessions; that is core's.
+
+mod commands;
+mod context;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::context::Context;
+
+#[derive(Debug, Parser)]
+#[command(name = "engram", version, about = "Long-term memory for coding agents", propagate_version = true)]
+struct Cli {
+    /// Engram home (default: $ENGRAM_HOME, else ~/.engram)
+    #[arg(long, global = true, value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// Directory used to resolve the project (default: the current directory)
+    #[arg(long, global = true, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Machine-readable output on stdout
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Create USER.md or the project's .engram/ENGRAM.md skeleton (never overwrites)
+    Init(commands::init::InitArgs),
+    /// List, read, save, forget, search and reindex memories
+    #[command(subcommand)]
+    Memory(commands::memory::MemoryCommand),
+    /// Print the memory block for one agent turn
+    Compose(commands::compose::ComposeArgs),
+    /// Index past agent transcripts
+    #[command(subcommand)]
+    Sessions(commands::sessions::SessionsCommand),
+    /// Search past agent transcripts
+    Recall(commands::sessions::RecallArgs),
+    /// Paths, model and runtime status, index health
+    Doctor(commands::doctor::DoctorArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("ENGRAM_LOG"))
+        .with_writer(std::io::stderr)
+        .init();
+    let ctx = match Context::from_flags(cli.home, cli.cwd, cli.json) {
+        Ok(ctx) => ctx,
+        Err(e) => return context::report_failure(&e),
+    };
+    let result = match cli.command {
+        Command::Init(args) => commands::init::run(&ctx, args),
+        Command::Memory(cmd) => commands::memory::run(&ctx, cmd),
+        Command::Compose(args) => commands::compose::run(&ctx, args),
+        Command::Sessions(cmd) => commands::sessions::run(&ctx, cmd),
+        Command::Recall(args) => commands::sessions::recall(&ctx, args),
+        Command::Doctor(args) => commands::doctor::run(&ctx, args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => context::report_failure(&e),
+    }
+}

@@ -1,0 +1,309 @@
+//! `config.toml` (DESIGN §8): every key defaulted, every mistake named with its key and line.
+//!
+//! Owns: the typed configuration, its defaults, parsing and validation.
+//! Deliberately does not: look for the file (callers pass the path from `EngramHome`) or apply
+//! settings; each module reads the section it needs.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ErrorCode;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub retrieval: RetrievalConfig,
+    pub archive: ArchiveConfig,
+    pub sessions: SessionsConfig,
+    pub editor: EditorConfig,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    Keyword,
+    Bm25,
+    Semantic,
+    #[default]
+    Auto,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Fusion {
+    #[default]
+    Blend,
+    Rrf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionSource {
+    Claude,
+    Codex,
+    Engram,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RetrievalConfig {
+    /// false: inject every body, no filter.
+    pub enabled: bool,
+    pub strategy: Strategy,
+    pub fusion: Fusion,
+    pub semantic_weight: f64,
+    pub top_k: usize,
+    pub max_bytes: usize,
+    pub min_score: f64,
+    pub embedding_model: String,
+    /// Extra synonym groups, added to the built-in developer vocabulary.
+    pub synonyms: Vec<Vec<String>>,
+}
+
+impl Default for RetrievalConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            strategy: Strategy::Auto,
+            fusion: Fusion::Blend,
+            semantic_weight: 0.4,
+            top_k: 10,
+            max_bytes: 24_000,
+            min_score: 0.0,
+            embedding_model: "all-MiniLM-L6-v2".to_string(),
+            synonyms: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ArchiveConfig {
+    /// Per memory; prune keeps the newest N.
+    pub keep_versions: usize,
+    /// Prune drops older versions; 0 means no age limit.
+    pub max_age_days: u64,
+}
+
+impl Default for ArchiveConfig {
+    fn default() -> Self {
+        Self { keep_versions: 20, max_age_days: 365 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SessionsConfig {
+    pub sources: Vec<SessionSource>,
+    pub include_tools: bool,
+}
+
+impl Default for SessionsConfig {
+    fn default() -> Self {
+        Self {
+            sources: vec![SessionSource::Claude, SessionSource::Codex, SessionSource::Engram],
+            include_tools: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct EditorConfig {
+    /// e.g. `code -g {path}`; empty: `$VISUAL`, `$EDITOR`, then the system default.
+    pub command: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("{path}, line {line}: {message}")]
+    Invalid { path: String, line: usize, key: String, message: String },
+}
+
+impl ErrorCode for ConfigError {
+    fn code(&self) -> &'static str {
+        match self {
+            ConfigError::Read { .. } => "config_unreadable",
+            ConfigError::Invalid { .. } => "config_invalid",
+        }
+    }
+}
+
+impl Config {
+    /// Loads the file; a missing file is the default configuration, a bad one is an error.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Config::parse(&text, &path.display().to_string()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(source) => Err(ConfigError::Read { path: path.display().to_string(), source }),
+        }
+    }
+
+    /// Parses and validates `text`; `origin` names the file in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_at(text, s.start)).unwrap_or(1);
+            ConfigError::Invalid {
+                path: origin.to_string(),
+                line,
+                key: String::new(),
+                message: e.message().trim().to_string(),
+            }
+        })?;
+        config.validate(text, origin)?;
+        Ok(config)
+    }
+
+    fn validate(&self, text: &str, origin: &str) -> Result<(), ConfigError> {
+        let fail = |section: &str, key: &str, message: String| ConfigError::Invalid {
+            path: origin.to_string(),
+            line: line_of_key(text, section, key),
+            key: format!("{section}.{key}"),
+            message: format!("{section}.{key}: {message}"),
+        };
+        let r = &self.retrieval;
+        if !(0.0..=1.0).contains(&r.semantic_weight) || r.semantic_weight.is_nan() {
+            return Err(fail("retrieval", "semantic_weight", format!("must be between 0 and 1, got {}", r.semantic_weight)));
+        }
+        if r.top_k == 0 {
+            return Err(fail("retrieval", "top_k", "must be at least 1".into()));
+        }
+        if r.max_bytes == 0 {
+            return Err(fail("retrieval", "max_bytes", "must be at least 1".into()));
+        }
+        if !(0.0..=1.0).contains(&r.min_score) || r.min_score.is_nan() {
+            return Err(fail("retrieval", "min_score", format!("must be between 0 and 1, got {}", r.min_score)));
+        }
+        if r.embedding_model.trim().is_empty() {
+            return Err(fail("retrieval", "embedding_model", "must not be empty".into()));
+        }
+        if let Some(group) = r.synonyms.iter().find(|g| g.len() < 2 || g.iter().any(|w| w.trim().is_empty())) {
+            return Err(fail("retrieval", "synonyms", format!("each group needs at least two non-empty words, got {group:?}")));
+        }
+        if self.archive.keep_versions == 0 {
+            return Err(fail("archive", "keep_versions", "must be at least 1 (prune never removes every version)".into()));
+        }
+        Ok(())
+    }
+}
+
+fn line_at(text: &str, byte: usize) -> usize {
+    text[..byte.min(text.len())].matches('\n').count() + 1
+}
+
+/// Line of `key` inside `[section]`, for errors found after parsing; 1 if it cannot be found.
+fn line_of_key(text: &str, section: &str, key: &str) -> usize {
+    let mut current = String::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.starts_with('[') {
+            current = line.trim_matches(|c| c == '[' || c == ']').trim().to_string();
+            continue;
+        }
+        let k = line.split('=').next().unwrap_or("").trim();
+        let dotted = format!("{section}.{key}");
+        if (current == section && k == key) || (current.is_empty() && k == dotted) {
+            return i + 1;
+        }
+    }
+    1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_file_is_all_defaults() {
+        let c = Config::parse("", "config.toml").unwrap();
+        assert_eq!(c, Config::default());
+        assert_eq!(c.retrieval.top_k, 10);
+        assert_eq!(c.retrieval.max_bytes, 24_000);
+        assert_eq!(c.retrieval.strategy, Strategy::Auto);
+        assert_eq!(c.archive.keep_versions, 20);
+        assert_eq!(c.archive.max_age_days, 365);
+        assert_eq!(c.sessions.sources.len(), 3);
+        assert!(!c.sessions.include_tools);
+    }
+
+    #[test]
+    fn design_example_parses() {
+        let text = r#"
+[retrieval]
+enabled = true
+strategy = "bm25"
+fusion = "rrf"
+semantic_weight = 0.4
+top_k = 5
+max_bytes = 1000
+min_score = 0.1
+embedding_model = "all-MiniLM-L6-v2"
+synonyms = [["gql", "graphql"]]
+
+[archive]
+keep_versions = 3
+max_age_days = 0
+
+[sessions]
+sources = ["claude", "engram"]
+include_tools = true
+
+[editor]
+command = "code -g {path}"
+"#;
+        let c = Config::parse(text, "config.toml").unwrap();
+        assert_eq!(c.retrieval.strategy, Strategy::Bm25);
+        assert_eq!(c.retrieval.fusion, Fusion::Rrf);
+        assert_eq!(c.retrieval.top_k, 5);
+        assert_eq!(c.retrieval.synonyms, vec![vec!["gql".to_string(), "graphql".to_string()]]);
+        assert_eq!(c.sessions.sources, vec![SessionSource::Claude, SessionSource::Engram]);
+        assert_eq!(c.editor.command, "code -g {path}");
+    }
+
+    #[test]
+    fn unknown_key_names_key_and_line() {
+        let err = Config::parse("[retrieval]\ntop_k = 3\ntopk = 4\n", "c.toml").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("line 3"), "{msg}");
+        assert!(msg.contains("topk"), "{msg}");
+    }
+
+    #[test]
+    fn bad_enum_value_names_line() {
+        let err = Config::parse("\n[retrieval]\nstrategy = \"fuzzy\"\n", "c.toml").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("line 3"), "{msg}");
+        assert!(msg.contains("fuzzy"), "{msg}");
+    }
+
+    #[test]
+    fn out_of_range_value_names_key_and_line() {
+        let err = Config::parse("[retrieval]\n\nsemantic_weight = 1.5\n", "c.toml").unwrap_err();
+        match &err {
+            ConfigError::Invalid { line, key, .. } => {
+                assert_eq!(*line, 3);
+                assert_eq!(key, "retrieval.semantic_weight");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert_eq!(err.code(), "config_invalid");
+    }
+
+    #[test]
+    fn wrong_type_is_an_error_not_a_default() {
+        let err = Config::parse("[archive]\nkeep_versions = \"many\"\n", "c.toml").unwrap_err();
+        assert!(err.to_string().contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn missing_file_is_default_but_unreadable_is_error() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Config::load(&dir.path().join("nope.toml")).unwrap(), Config::default());
+        // A directory where the file should be cannot be read as a file.
+        let err = Config::load(dir.path()).unwrap_err();
+        assert_eq!(err.code(), "config_unreadable");
+    }
+}

@@ -1,0 +1,102 @@
+//! Where things live under `ENGRAM_HOME` (DESIGN §2).
+//!
+//! Owns: resolution of the home directory from an explicit flag, the environment value and the
+//! user's home (passed in, never read here), and every path derived from it.
+//! Deliberately does not: create directories or touch the disk; writers do that when they need to.
+
+use std::path::{Path, PathBuf};
+
+/// The root of one Engram installation and the paths inside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngramHome {
+    root: PathBuf,
+}
+
+impl EngramHome {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into() }
+    }
+
+    /// `--home` wins, then `ENGRAM_HOME`, then `~/.engram`. `None` only when nothing is known.
+    pub fn resolve(
+        explicit: Option<PathBuf>,
+        env_value: Option<PathBuf>,
+        user_home: Option<PathBuf>,
+    ) -> Option<Self> {
+        explicit
+            .filter(|p| !p.as_os_str().is_empty())
+            .or_else(|| env_value.filter(|p| !p.as_os_str().is_empty()))
+            .or_else(|| user_home.map(|h| h.join(".engram")))
+            .map(Self::new)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+    pub fn config_file(&self) -> PathBuf {
+        self.root.join("config.toml")
+    }
+    /// The person's own preferences; agents never write it.
+    pub fn user_anchor(&self) -> PathBuf {
+        self.root.join("USER.md")
+    }
+    /// User-scope memory directory.
+    pub fn user_memory_dir(&self) -> PathBuf {
+        self.root.join("memory")
+    }
+    pub fn projects_dir(&self) -> PathBuf {
+        self.root.join("projects")
+    }
+    pub fn project_dir(&self, slug: &str) -> PathBuf {
+        self.projects_dir().join(slug)
+    }
+    /// Project-scope memory directory for a slug.
+    pub fn project_memory_dir(&self, slug: &str) -> PathBuf {
+        self.project_dir(slug).join("memory")
+    }
+    /// Engram-native transcripts.
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.root.join("sessions")
+    }
+    pub fn models_dir(&self) -> PathBuf {
+        self.root.join("models")
+    }
+    /// Session index and caches: derived data, always rebuildable.
+    pub fn index_db(&self) -> PathBuf {
+        self.root.join("index.sqlite")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_flag_wins_over_env_and_home() {
+        let h = EngramHome::resolve(
+            Some("/flag".into()),
+            Some("/env".into()),
+            Some("/home/u".into()),
+        )
+        .unwrap();
+        assert_eq!(h.root(), Path::new("/flag"));
+    }
+
+    #[test]
+    fn env_wins_over_home_and_empty_values_are_ignored() {
+        let h = EngramHome::resolve(Some("".into()), Some("/env".into()), Some("/home/u".into()))
+            .unwrap();
+        assert_eq!(h.root(), Path::new("/env"));
+        let h = EngramHome::resolve(None, Some("".into()), Some("/home/u".into())).unwrap();
+        assert_eq!(h.root(), Path::new("/home/u/.engram"));
+        assert!(EngramHome::resolve(None, None, None).is_none());
+    }
+
+    #[test]
+    fn layout_matches_design() {
+        let h = EngramHome::new("/e");
+        assert_eq!(h.project_memory_dir("acme-ledger-1a2b3c4d"), Path::new("/e/projects/acme-ledger-1a2b3c4d/memory"));
+        assert_eq!(h.index_db(), Path::new("/e/index.sqlite"));
+        assert_eq!(h.user_memory_dir(), Path::new("/e/memory"));
+    }
+}

@@ -1,0 +1,15 @@
+//! Engram core: every rule about memories, retrieval, sessions and composition lives here.
+//!
+//! Owns: the on-disk layout and its I/O policy (atomic, locked, archived writes), ranking,
+//! the session index, prompt composition, embeddings and configuration.
+//! Deliberately does not: know about Tauri, clap or a terminal; read the clock or the process
+//! environment deep inside logic (callers pass paths, config and `now` in); print or exit.
+
+pub mod config;
+pub mod error;
+pub mod home;
+pub mod memory;
+pub mod project;
+
+pub use error::ErrorCode;
+pub use home::EngramHome;

@@ -1,0 +1,3 @@
+//! End-to-end tests of the real `engram` binary on a temporary ENGRAM_HOME.
+
+mod support;

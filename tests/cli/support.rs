@@ -1,0 +1,28 @@
+//! Shared scaffolding: a temp home and a command pointed at it.
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+
+/// A throwaway ENGRAM_HOME plus a throwaway working directory.
+pub struct Sandbox {
+    pub home: TempDir,
+    pub cwd: TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        Self { home: tempfile::tempdir().unwrap(), cwd: tempfile::tempdir().unwrap() }
+    }
+
+    /// `engram` with `--home` and `--cwd` set to this sandbox, and no inherited ENGRAM_HOME.
+    pub fn engram(&self) -> Command {
+        let mut cmd = Command::cargo_bin("engram").unwrap();
+        cmd.env_remove("ENGRAM_HOME")
+            .env("HOME", self.home.path())
+            .arg("--home")
+            .arg(self.home.path())
+            .arg("--cwd")
+            .arg(self.cwd.path());
+        cmd
+    }
+}
