@@ -5,6 +5,7 @@
 
 mod commands;
 mod context;
+mod scope_args;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
