@@ -71,3 +71,13 @@ fn main() -> ExitCode {
         Err(e) => context::report_failure(&e),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_tree_is_well_formed() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -18,6 +18,7 @@ pub enum ArchiveCommand {
     Restore {
         name: String,
         /// The version id shown by `archive list`
+        #[arg(id = "VERSION", value_name = "VERSION")]
         version: String,
         #[arg(long, value_enum, default_value = "user")]
         scope: ScopeArg,
