@@ -1,6 +1,7 @@
 //! End-to-end tests of the real `engram` binary on a temporary ENGRAM_HOME.
 
 mod archive;
+mod compose;
 mod concurrency;
 mod crash;
 mod doctor;

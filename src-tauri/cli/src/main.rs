@@ -5,6 +5,7 @@
 
 mod commands;
 mod context;
+mod retrieval;
 mod scope_args;
 
 use std::path::PathBuf;

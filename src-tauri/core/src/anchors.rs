@@ -68,6 +68,11 @@ const PROJECT_SKELETON: &str = "# Project context\n\n\
      agents may only propose changes through Engram's approval path. -->\n\n\
 ## What this is\n\n\n## Conventions\n\n- \n\n## Commands\n\n- \n";
 
+/// True for an anchor still exactly as `init` wrote it: nothing a person said yet.
+pub fn is_untouched_skeleton(text: &str) -> bool {
+    text == USER_SKELETON || text == PROJECT_SKELETON
+}
+
 /// Creates the anchor skeleton unless the file exists (never overwrites).
 pub fn init(kind: AnchorKind, path: &Path) -> Result<InitOutcome, AnchorError> {
     if path.exists() {
@@ -102,6 +107,9 @@ mod tests {
         let project = Project { slug: "x-00000000".into(), root: tmp.path().join("repo"), remote: None };
         let p = project_anchor_path(&project);
         assert!(init(AnchorKind::Project, &p).unwrap().created);
-        assert!(read(&p).unwrap().unwrap().starts_with("# Project context"));
+        let text = read(&p).unwrap().unwrap();
+        assert!(text.starts_with("# Project context"));
+        assert!(is_untouched_skeleton(&text));
+        assert!(!is_untouched_skeleton(&format!("{text}- run make\n")));
     }
 }

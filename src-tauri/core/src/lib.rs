@@ -6,6 +6,7 @@
 //! environment deep inside logic (callers pass paths, config and `now` in); print or exit.
 
 pub mod anchors;
+pub mod compose;
 pub mod config;
 pub mod doctor;
 pub mod error;

@@ -1,12 +1,93 @@
-//! `engram compose`.
+//! `engram compose`: the memory block for one agent turn (DESIGN §5), also as a Claude Code
+//! `UserPromptSubmit` hook (`--hook claude`).
+//!
+//! A hook must never break the agent's turn: in hook mode every problem is reported on stderr
+//! and the command exits 0 (Claude Code adds a hook's stdout to the context on exit 0, and
+//! blocks the prompt on exit 2).
 
-use anyhow::Result;
+use std::io::Read;
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result};
+use engram_core::compose::{compose, ComposeRequest};
+use engram_core::memory::Store;
+use engram_core::rank::CorpusCache;
+use serde::Deserialize;
 
 use crate::context::Context;
 
 #[derive(Debug, clap::Args)]
-pub struct ComposeArgs {}
+pub struct ComposeArgs {
+    /// The agent's next prompt (what memories are ranked against)
+    #[arg(long, conflicts_with = "hook")]
+    pub query: Option<String>,
+    /// Read a hook payload on stdin instead (supported: claude)
+    #[arg(long, value_enum)]
+    pub hook: Option<HookKind>,
+    /// Override retrieval.top_k
+    #[arg(long, value_name = "N")]
+    pub top_k: Option<usize>,
+    /// Override retrieval.max_bytes
+    #[arg(long, value_name = "N")]
+    pub max_bytes: Option<usize>,
+}
 
-pub fn run(_ctx: &Context, _args: ComposeArgs) -> Result<()> {
-    anyhow::bail!("`engram compose` is not built yet")
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum HookKind {
+    Claude,
+}
+
+/// The fields of a Claude Code `UserPromptSubmit` payload that compose uses.
+#[derive(Debug, Deserialize)]
+struct ClaudeHookPayload {
+    prompt: Option<String>,
+    cwd: Option<PathBuf>,
+}
+
+pub fn run(ctx: &Context, args: ComposeArgs) -> Result<()> {
+    match args.hook {
+        Some(HookKind::Claude) => {
+            if let Err(e) = run_claude_hook(ctx, &args) {
+                eprintln!("engram: memory not injected: {e:#}");
+            }
+            Ok(())
+        }
+        None => {
+            let query = args.query.clone().unwrap_or_default();
+            let store = ctx.store();
+            emit(ctx, &store, &query, &args, false)
+        }
+    }
+}
+
+fn run_claude_hook(ctx: &Context, args: &ComposeArgs) -> Result<()> {
+    let mut raw = String::new();
+    std::io::stdin().read_to_string(&mut raw).context("reading the hook payload from stdin")?;
+    let payload: ClaudeHookPayload = serde_json::from_str(&raw).context("the hook payload is not the JSON Claude Code sends")?;
+    let cwd = payload.cwd.unwrap_or_else(|| ctx.cwd.clone());
+    let project = engram_core::project::resolve(&cwd).ok();
+    let store = Store::new(ctx.home.clone(), project);
+    emit(ctx, &store, payload.prompt.as_deref().unwrap_or(""), args, true)
+}
+
+fn emit(ctx: &Context, store: &Store, query: &str, args: &ComposeArgs, hook: bool) -> Result<()> {
+    let config = ctx.config()?;
+    let mut request = ComposeRequest::new(query, &config.retrieval);
+    if let Some(k) = args.top_k {
+        request.top_k = k.max(1);
+    }
+    if let Some(b) = args.max_bytes {
+        request.max_bytes = b;
+    }
+    let mut cache = CorpusCache::persistent(&ctx.home.index_db());
+    let semantic = crate::retrieval::semantic(ctx, config.retrieval.strategy);
+    let composition = compose(store, &mut cache, &config.retrieval, &request, semantic);
+    if ctx.json && !hook {
+        return ctx.print_json(&composition);
+    }
+    for note in &composition.notes {
+        eprintln!("note: {note}");
+    }
+    print!("{}", composition.text);
+    Ok(())
 }

@@ -32,6 +32,8 @@ pub enum MemoryCommand {
         #[arg(long, value_enum)]
         scope: ScopeArg,
     },
+    /// Rank memories against a query, as `compose` would
+    Search(super::memory_search::SearchArgs),
     /// Archived versions: list, restore, prune
     #[command(subcommand)]
     Archive(ArchiveCommand),
@@ -66,6 +68,7 @@ pub fn run(ctx: &Context, cmd: MemoryCommand) -> Result<()> {
         MemoryCommand::Get { name, scope } => get(ctx, &name, scope),
         MemoryCommand::Save(args) => save(ctx, args),
         MemoryCommand::Forget { name, scope } => forget(ctx, &name, scope),
+        MemoryCommand::Search(args) => super::memory_search::run(ctx, args),
         MemoryCommand::Archive(cmd) => archive::run(ctx, cmd),
     }
 }

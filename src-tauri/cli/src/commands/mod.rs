@@ -5,4 +5,5 @@ pub mod compose;
 pub mod doctor;
 pub mod init;
 pub mod memory;
+pub mod memory_search;
 pub mod sessions;

@@ -1,0 +1,68 @@
+//! `engram memory search QUERY`: the ranked memories, as the agents' composer would rank them.
+
+use anyhow::Result;
+use engram_core::config::Strategy;
+use engram_core::rank::{self, CorpusCache, SearchParams, Synonyms};
+
+use crate::context::Context;
+use crate::scope_args::ScopeFilterArg;
+
+#[derive(Debug, clap::Args)]
+pub struct SearchArgs {
+    pub query: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub scope: ScopeFilterArg,
+    /// At most N results (default: all with a non-zero score)
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// keyword, bm25, semantic or auto (default: retrieval.strategy from config)
+    #[arg(long, value_enum)]
+    pub strategy: Option<StrategyArg>,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum StrategyArg {
+    Keyword,
+    Bm25,
+    Semantic,
+    Auto,
+}
+
+impl From<StrategyArg> for Strategy {
+    fn from(s: StrategyArg) -> Strategy {
+        match s {
+            StrategyArg::Keyword => Strategy::Keyword,
+            StrategyArg::Bm25 => Strategy::Bm25,
+            StrategyArg::Semantic => Strategy::Semantic,
+            StrategyArg::Auto => Strategy::Auto,
+        }
+    }
+}
+
+pub fn run(ctx: &Context, args: SearchArgs) -> Result<()> {
+    let config = ctx.config()?;
+    let mut params = SearchParams::from_config(&config.retrieval);
+    params.limit = args.limit;
+    if let Some(s) = args.strategy {
+        params.strategy = s.into();
+    }
+    let store = ctx.store();
+    let mut cache = CorpusCache::persistent(&ctx.home.index_db());
+    let synonyms = Synonyms::new(&config.retrieval.synonyms);
+    let semantic = crate::retrieval::semantic(ctx, params.strategy);
+    let ranking = rank::search(&store, &mut cache, args.scope.into(), &args.query, &params, &synonyms, semantic)?;
+    if let Some(note) = &ranking.note {
+        eprintln!("note: {note}");
+    }
+    if ctx.json {
+        return ctx.print_json(&ranking.hits);
+    }
+    if ranking.hits.is_empty() {
+        println!("no memory matches `{}`", args.query);
+        return Ok(());
+    }
+    for hit in &ranking.hits {
+        println!("{:.3}  {:<7} {:<28} {:<10} {}", hit.score, hit.scope, hit.name, hit.kind, hit.description);
+    }
+    Ok(())
+}

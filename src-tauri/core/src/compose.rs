@@ -1,0 +1,372 @@
+//! Prompt composition (DESIGN §5): the memory block an agent gets for one turn.
+//!
+//! Owns: assembling trust anchors, both MEMORY.md indexes and the top-ranked bodies under the
+//! shared `top_k` and `max_bytes` caps (the top entry is always admitted), and reporting what
+//! each section costs and what the caps cut. A source that cannot be read is left out with a
+//! note: composition never fails the turn.
+//! Deliberately does not: resolve the project or load embeddings (callers pass the store and a
+//! `Semantic`), or print.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::anchors;
+use crate::config::{RetrievalConfig, Strategy};
+use crate::memory::{read_memory_file, Scope, ScopeFilter, Store};
+use crate::rank::{self, CorpusCache, Hit, SearchParams, Semantic, Synonyms};
+
+/// What to compose for.
+#[derive(Debug, Clone)]
+pub struct ComposeRequest {
+    pub query: String,
+    pub top_k: usize,
+    pub max_bytes: usize,
+}
+
+impl ComposeRequest {
+    pub fn new(query: impl Into<String>, retrieval: &RetrievalConfig) -> Self {
+        ComposeRequest { query: query.into(), top_k: retrieval.top_k, max_bytes: retrieval.max_bytes }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SectionKind {
+    UserPreferences,
+    ProjectContext,
+    UserIndex,
+    ProjectIndex,
+    Memory,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Section {
+    pub kind: SectionKind,
+    pub heading: String,
+    pub bytes: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip)]
+    body: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Selected {
+    pub scope: Scope,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub score: f64,
+    pub bytes: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CutReason {
+    TopK,
+    MaxBytes,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Cut {
+    pub scope: Scope,
+    pub name: String,
+    pub score: f64,
+    pub bytes: usize,
+    pub reason: CutReason,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Composition {
+    pub sections: Vec<Section>,
+    pub selected: Vec<Selected>,
+    pub cut: Vec<Cut>,
+    pub strategy: Strategy,
+    pub notes: Vec<String>,
+    pub project: Option<String>,
+    pub bytes: usize,
+    pub text: String,
+}
+
+/// Composes the block. Never fails: unreadable sources become notes.
+pub fn compose(
+    store: &Store,
+    cache: &mut CorpusCache,
+    retrieval: &RetrievalConfig,
+    request: &ComposeRequest,
+    semantic: Semantic<'_>,
+) -> Composition {
+    let mut notes = Vec::new();
+    let mut anchor = |kind: SectionKind, heading: &str, path: Option<PathBuf>| -> Option<Section> {
+        let path = path?;
+        match anchors::read(&path) {
+            Ok(Some(text)) if !text.trim().is_empty() && !anchors::is_untouched_skeleton(&text) => {
+                Some(section(kind, heading, text, None, None))
+            }
+            Ok(_) => None,
+            Err(e) => {
+                notes.push(format!("left out {heading}: {e}"));
+                None
+            }
+        }
+    };
+    let user_anchor = anchor(SectionKind::UserPreferences, "User preferences", Some(anchors::user_anchor_path(store.home())));
+    let project_anchor =
+        anchor(SectionKind::ProjectContext, "Project context", store.project().map(anchors::project_anchor_path));
+
+    let (hits, strategy) = if retrieval.enabled {
+        let params = SearchParams::from_config(retrieval);
+        let synonyms = Synonyms::new(&retrieval.synonyms);
+        match rank::search(store, cache, ScopeFilter::All, &request.query, &params, &synonyms, semantic) {
+            Ok(ranking) => {
+                notes.extend(ranking.note);
+                (ranking.hits, ranking.strategy)
+            }
+            Err(e) => {
+                notes.push(format!("left out ranked memories: {e}"));
+                (Vec::new(), retrieval.strategy)
+            }
+        }
+    } else {
+        (every_memory(store, &mut notes), retrieval.strategy)
+    };
+
+    let (chosen, cut) = admit(&hits, request, !retrieval.enabled, &mut notes);
+
+    let mut sections = Vec::new();
+    sections.extend(user_anchor);
+    sections.extend(project_anchor);
+    for scope in [Scope::User, Scope::Project] {
+        if scope == Scope::Project && store.project().is_none() {
+            continue;
+        }
+        let (kind, heading) = match scope {
+            Scope::User => (SectionKind::UserIndex, "User memory index"),
+            Scope::Project => (SectionKind::ProjectIndex, "Project memory index"),
+        };
+        match store.index_text(scope) {
+            Ok(Some(text)) if !text.trim().is_empty() => sections.push(section(kind, heading, text, None, None)),
+            Ok(_) => {}
+            Err(e) => notes.push(format!("left out {heading}: {e}")),
+        }
+        for (hit, body) in chosen.iter().filter(|(h, _)| h.scope == scope) {
+            let heading = format!("{} [{}]", hit.name, hit.kind);
+            sections.push(section(SectionKind::Memory, &heading, body.clone(), Some(hit.scope), Some(hit.name.clone())));
+        }
+    }
+    let selected = chosen
+        .iter()
+        .map(|(h, body)| Selected { scope: h.scope, name: h.name.clone(), kind: h.kind.clone(), score: h.score, bytes: body.len() })
+        .collect();
+    let text = render(&sections);
+    Composition {
+        bytes: text.len(),
+        sections,
+        selected,
+        cut,
+        strategy,
+        notes,
+        project: store.project().map(|p| p.slug.clone()),
+        text,
+    }
+}
+
+fn section(kind: SectionKind, heading: &str, body: String, scope: Option<Scope>, name: Option<String>) -> Section {
+    let level = if kind == SectionKind::Memory { "###" } else { "##" };
+    let bytes = level.len() + 1 + heading.len() + 1 + body.len();
+    Section { kind, heading: heading.to_string(), bytes, scope, name, body }
+}
+
+fn render(sections: &[Section]) -> String {
+    if sections.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("<engram-memory>\n");
+    for s in sections {
+        let level = if s.kind == SectionKind::Memory { "###" } else { "##" };
+        out.push_str(&format!("{level} {}\n", s.heading));
+        out.push_str(s.body.trim_end_matches('\n'));
+        out.push_str("\n\n");
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out.push_str("\n</engram-memory>\n");
+    out
+}
+
+/// Applies `top_k` and `max_bytes` together (the top entry always goes in) and reads bodies.
+fn admit(hits: &[Hit], request: &ComposeRequest, unlimited: bool, notes: &mut Vec<String>) -> (Vec<(Hit, String)>, Vec<Cut>) {
+    let mut chosen = Vec::new();
+    let mut cut = Vec::new();
+    let mut used = 0usize;
+    for hit in hits {
+        let body = match read_memory_file(hit.scope, &hit.path) {
+            Ok(Some(memory)) => memory.body,
+            Ok(None) => continue, // removed since it was ranked
+            Err(e) => {
+                notes.push(format!("left out {}/{}: {e}", hit.scope, hit.name));
+                continue;
+            }
+        };
+        let cost = body.len();
+        let first = chosen.is_empty();
+        let reason = if unlimited || first {
+            None
+        } else if chosen.len() >= request.top_k {
+            Some(CutReason::TopK)
+        } else if used + cost > request.max_bytes {
+            Some(CutReason::MaxBytes)
+        } else {
+            None
+        };
+        match reason {
+            Some(reason) => cut.push(Cut { scope: hit.scope, name: hit.name.clone(), score: hit.score, bytes: cost, reason }),
+            None => {
+                used += cost;
+                chosen.push((hit.clone(), body));
+            }
+        }
+    }
+    (chosen, cut)
+}
+
+/// With retrieval off, every memory (project shadowing user), ordered by scope and name.
+fn every_memory(store: &Store, notes: &mut Vec<String>) -> Vec<Hit> {
+    let files = match store.list(ScopeFilter::All) {
+        Ok(files) => files,
+        Err(e) => {
+            notes.push(format!("left out memories: {e}"));
+            return Vec::new();
+        }
+    };
+    let project_names: std::collections::HashSet<&str> =
+        files.iter().filter(|f| f.scope == Scope::Project).map(|f| f.name.as_str()).collect();
+    files
+        .iter()
+        .filter(|f| f.scope == Scope::Project || !project_names.contains(f.name.as_str()))
+        .filter_map(|f| f.parsed.as_ref().ok())
+        .map(|m| Hit {
+            scope: m.scope,
+            name: m.name.clone(),
+            kind: m.kind.clone(),
+            description: m.description.clone(),
+            score: 1.0,
+            path: m.path.clone(),
+            body_bytes: m.body.len() as u64,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::MemoryDraft;
+    use crate::project::Project;
+    use crate::EngramHome;
+
+    fn setup() -> (tempfile::TempDir, Store) {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir_all(repo.join(".engram")).unwrap();
+        let project = Project { slug: "repo-00000000".into(), root: repo, remote: None };
+        let store = Store::new(EngramHome::new(tmp.path().join("home")), Some(project));
+        (tmp, store)
+    }
+
+    fn save(store: &Store, scope: Scope, name: &str, description: &str, body: &str) {
+        let draft = MemoryDraft { name: name.into(), kind: "project".into(), description: description.into(), body: body.into(), tags: vec![] };
+        store.save(scope, draft, "2026-01-01T00:00:00Z".parse().unwrap()).unwrap();
+    }
+
+    fn compose_for(store: &Store, query: &str, top_k: usize, max_bytes: usize) -> Composition {
+        let retrieval = RetrievalConfig { strategy: Strategy::Bm25, ..Default::default() };
+        let request = ComposeRequest { query: query.into(), top_k, max_bytes };
+        compose(store, &mut CorpusCache::in_memory(), &retrieval, &request, Semantic::Unavailable("off".into()))
+    }
+
+    #[test]
+    fn block_has_the_design_layout_in_order() {
+        let (_tmp, store) = setup();
+        std::fs::create_dir_all(store.home().root()).unwrap();
+        std::fs::write(store.home().user_anchor(), "Prefer tabs.\n").unwrap();
+        std::fs::write(store.project().unwrap().root.join(".engram/ENGRAM.md"), "Ledger service.\n").unwrap();
+        save(&store, Scope::User, "deploy-steps", "How to deploy", "Run make deploy.");
+        save(&store, Scope::Project, "db-migrations", "Database migrations", "Use sqlx migrate; deploy after.");
+        let c = compose_for(&store, "how do I deploy?", 10, 24_000);
+        let t = &c.text;
+        let order = [
+            "<engram-memory>",
+            "## User preferences\nPrefer tabs.",
+            "## Project context\nLedger service.",
+            "## User memory index\n# Memory index",
+            "### deploy-steps [project]\nRun make deploy.",
+            "## Project memory index",
+            "### db-migrations [project]",
+            "</engram-memory>",
+        ];
+        let mut at = 0;
+        for piece in order {
+            let found = t[at..].find(piece).unwrap_or_else(|| panic!("`{piece}` missing or out of order in:\n{t}"));
+            at += found + piece.len();
+        }
+        assert_eq!(c.selected.len(), 2);
+        assert_eq!(c.bytes, t.len());
+        let section_bytes: usize = c.sections.iter().map(|s| s.bytes).sum();
+        assert!(section_bytes <= t.len());
+    }
+
+    #[test]
+    fn empty_sections_are_left_out_and_nothing_gives_an_empty_block() {
+        let (_tmp, store) = setup();
+        let c = compose_for(&store, "anything", 10, 24_000);
+        assert_eq!(c.text, "");
+        save(&store, Scope::User, "only-one", "A note", "body");
+        let c = compose_for(&store, "unrelated words", 10, 24_000);
+        assert!(!c.text.contains("User preferences"));
+        assert!(!c.text.contains("Project memory index"));
+        assert!(c.text.contains("## User memory index"));
+        assert!(c.selected.is_empty());
+    }
+
+    #[test]
+    fn caps_apply_together_and_the_top_entry_always_goes_in() {
+        let (_tmp, store) = setup();
+        save(&store, Scope::User, "huge-cache", "cache cache cache", &"cache ".repeat(2000));
+        save(&store, Scope::User, "small-cache", "cache notes", "cache tip");
+        save(&store, Scope::User, "tiny-cache", "cache", "cache");
+        let c = compose_for(&store, "cache", 10, 100);
+        assert_eq!(c.selected[0].name, "huge-cache", "top entry admitted despite max_bytes");
+        assert!(c.cut.iter().all(|x| x.reason == CutReason::MaxBytes));
+        assert_eq!(c.selected.len() + c.cut.len(), 3);
+        let c = compose_for(&store, "cache", 1, 1_000_000);
+        assert_eq!(c.selected.len(), 1);
+        assert_eq!(c.cut.len(), 2);
+        assert!(c.cut.iter().all(|x| x.reason == CutReason::TopK));
+    }
+
+    #[test]
+    fn an_unreadable_anchor_is_a_note_not_a_failure() {
+        let (_tmp, store) = setup();
+        std::fs::create_dir_all(store.home().user_anchor()).unwrap(); // a directory: unreadable as text
+        save(&store, Scope::User, "a-note", "deploy", "deploy");
+        let c = compose_for(&store, "deploy", 10, 24_000);
+        assert!(c.notes.iter().any(|n| n.contains("User preferences")), "{:?}", c.notes);
+        assert!(c.text.contains("### a-note"));
+    }
+
+    #[test]
+    fn retrieval_disabled_injects_every_body() {
+        let (_tmp, store) = setup();
+        save(&store, Scope::User, "a-one", "first", "alpha");
+        save(&store, Scope::User, "b-two", "second", "beta");
+        let retrieval = RetrievalConfig { enabled: false, top_k: 1, ..Default::default() };
+        let request = ComposeRequest { query: "nothing matches".into(), top_k: 1, max_bytes: 1 };
+        let c = compose(&store, &mut CorpusCache::in_memory(), &retrieval, &request, Semantic::Unavailable("off".into()));
+        assert_eq!(c.selected.len(), 2);
+        assert!(c.cut.is_empty());
+    }
+}
