@@ -9,7 +9,7 @@ use super::corpus::Corpus;
 use super::synonyms::Synonyms;
 use super::tokenize::terms;
 
-/// Term-frequency saturation. Tuned on the eval fixture (see `rank` module notes).
+/// Term-frequency saturation (see the eval sweep in the `rank` module notes).
 pub const K1: f32 = 1.2;
 /// Length normalization.
 pub const B: f32 = 0.75;

@@ -11,7 +11,7 @@ use super::tokenize::terms;
 use crate::memory::{Memory, Scope};
 
 /// How much a headline occurrence (name parts, type, description, tags) counts against a body
-/// occurrence. Measured on the eval fixture: 3 beat 2 and 4 on MRR (see `rank` module notes).
+/// occurrence (DESIGN §4; the eval sweep in the `rank` module notes found 2–4 equivalent).
 pub const HEADLINE_WEIGHT: f32 = 3.0;
 
 /// One memory reduced to what ranking needs.

@@ -5,11 +5,11 @@
 //! point shared by `engram memory search`, `engram compose` and the app.
 //! Deliberately does not: load embeddings (a `SemanticScorer` is passed in) or read the clock.
 //!
-//! Tuning notes (eval fixture, `tests/eval.rs`): k1 = 1.2 and b = 0.75 were kept after trying
-//! k1 ∈ {0.9, 1.2, 1.5, 2.0} × b ∈ {0.5, 0.75, 0.9}: memories are short and uniform in length, so
-//! the classic values sat on the plateau. A headline weight of 3 beat 2 and 4: descriptions are
-//! written to say what a memory is for, and weighting them more than that lets a single shared
-//! headline word outrank a body that answers the question.
+//! Tuning notes (eval fixture `tests/fixtures/eval`, 103 memories, 83 queries): a sweep of
+//! k1 ∈ {0.9, 1.2, 1.5, 2.0} × b ∈ {0.5, 0.75, 0.9} × headline weight ∈ {2, 3, 4} gave the same
+//! Hit@1 (0.819) everywhere and MRR between 0.863 and 0.867 — one query's worth. Memories are short
+//! and similar in length, so the surface is flat; the classic k1 = 1.2, b = 0.75 and DESIGN's 3×
+//! headline weight are kept rather than chasing a single query (the held-out set would punish it).
 
 pub mod bm25;
 pub mod corpus;
