@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs what Engram needs on a Debian/Ubuntu machine, skipping whatever is already there:
+# system packages (WebKitGTK, GTK, tray, Xvfb and WebDriver for tests), a Rust toolchain,
+# tauri-driver (tests only), and the embedding assets (ONNX Runtime + all-MiniLM-L6-v2).
+#
+# usage: scripts/setup.sh [--for run|test]
+#   run  (default): what the app and CLI need; models go to $ENGRAM_HOME/models (~/.engram/models)
+#   test: also Xvfb, WebDriver, tauri-driver; models go to the test asset cache
+set -euo pipefail
+
+purpose=run
+[ "${1:-}" = "--for" ] && purpose="${2:-run}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+say() { printf '\033[1m==>\033[0m %s\n' "$*"; }
+
+# --- system packages -----------------------------------------------------------------------
+packages=(libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
+  libssl-dev build-essential pkg-config file curl ca-certificates python3 python3-pip git)
+if [ "$purpose" = test ]; then
+  packages+=(xvfb xauth webkit2gtk-driver xdotool trayer dbus-daemon dbus-x11 ripgrep)
+fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  say "installing system packages: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  say "system packages: present"
+fi
+
+# --- Rust toolchain ------------------------------------------------------------------------
+if ! command -v cargo >/dev/null 2>&1; then
+  if [ -x "$HOME/.cargo/bin/cargo" ]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+  else
+    say "installing the Rust toolchain (rustup)"
+    curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
+    export PATH="$HOME/.cargo/bin:$PATH"
+  fi
+fi
+say "rust: $(rustc --version)"
+
+# --- tauri-driver (end-to-end tests drive the real window through it) -----------------------
+if [ "$purpose" = test ] && ! command -v tauri-driver >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then
+  say "installing tauri-driver"
+  cargo install tauri-driver --locked --version '^2.1'
+fi
+
+# --- embedding assets ----------------------------------------------------------------------
+if [ "$purpose" = test ]; then
+  models_dir="${ENGRAM_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/engram/models}"
+else
+  models_dir="${ENGRAM_HOME:-$HOME/.engram}/models"
+fi
+"$here/fetch-models.sh" "$models_dir"
