@@ -6,6 +6,7 @@
 //! environment deep inside logic (callers pass paths, config and `now` in); print or exit.
 
 pub mod config;
+pub mod embed;
 pub mod error;
 pub mod home;
 pub mod memory;

@@ -1,0 +1,24 @@
+//! Local embeddings (DESIGN §6): where the assets live, the lazily loaded model, `.vec`
+//! sidecars and incremental reindex.
+//!
+//! Owns: finding ONNX Runtime and all-MiniLM-L6-v2 under a models directory, loading them once
+//! per process through fastembed (mean pooling, max length 256), the sidecar file format, and
+//! deciding which sidecars a reindex must rewrite.
+//! Deliberately does not: list or parse memory files (the store does), rank (the ranker fuses
+//! cosine scores), fetch assets (`scripts/fetch-models.sh` does), or read the environment (the
+//! caller decides the models directory and passes it in).
+
+mod assets;
+mod embedder;
+mod error;
+mod reindex;
+mod sidecar;
+
+pub use assets::{ModelPaths, MODEL_DIMENSION, MODEL_FILES, RUNTIME_FILE};
+pub use embedder::{shared_embedder, Embedder, TextEmbedder, BATCH_SIZE};
+pub use error::EmbedError;
+pub use reindex::{reindex, ReindexOutcome, ReindexProgress, ReindexReport};
+pub use sidecar::{
+    embedded_text, read_header, read_sidecar, sidecar_path, text_hash, write_sidecar, Sidecar,
+    SidecarHeader, TextHash, SIDECAR_MAGIC, SIDECAR_VERSION,
+};
