@@ -88,10 +88,7 @@ pub struct ArchiveConfig {
 
 impl Default for ArchiveConfig {
     fn default() -> Self {
-        Self {
-            keep_versions: 20,
-            max_age_days: 365,
-        }
+        Self { keep_versions: 20, max_age_days: 365 }
     }
 }
 
@@ -105,11 +102,7 @@ pub struct SessionsConfig {
 impl Default for SessionsConfig {
     fn default() -> Self {
         Self {
-            sources: vec![
-                SessionSource::Claude,
-                SessionSource::Codex,
-                SessionSource::Engram,
-            ],
+            sources: vec![SessionSource::Claude, SessionSource::Codex, SessionSource::Engram],
             include_tools: false,
         }
     }
@@ -125,17 +118,9 @@ pub struct EditorConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read {path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
+    Read { path: String, source: std::io::Error },
     #[error("{path}, line {line}: {message}")]
-    Invalid {
-        path: String,
-        line: usize,
-        key: String,
-        message: String,
-    },
+    Invalid { path: String, line: usize, key: String, message: String },
 }
 
 impl ErrorCode for ConfigError {
@@ -153,10 +138,7 @@ impl Config {
         match std::fs::read_to_string(path) {
             Ok(text) => Config::parse(&text, &path.display().to_string()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
-            Err(source) => Err(ConfigError::Read {
-                path: path.display().to_string(),
-                source,
-            }),
+            Err(source) => Err(ConfigError::Read { path: path.display().to_string(), source }),
         }
     }
 
@@ -184,11 +166,7 @@ impl Config {
         };
         let r = &self.retrieval;
         if !(0.0..=1.0).contains(&r.semantic_weight) || r.semantic_weight.is_nan() {
-            return Err(fail(
-                "retrieval",
-                "semantic_weight",
-                format!("must be between 0 and 1, got {}", r.semantic_weight),
-            ));
+            return Err(fail("retrieval", "semantic_weight", format!("must be between 0 and 1, got {}", r.semantic_weight)));
         }
         if r.top_k == 0 {
             return Err(fail("retrieval", "top_k", "must be at least 1".into()));
@@ -197,36 +175,16 @@ impl Config {
             return Err(fail("retrieval", "max_bytes", "must be at least 1".into()));
         }
         if !(0.0..=1.0).contains(&r.min_score) || r.min_score.is_nan() {
-            return Err(fail(
-                "retrieval",
-                "min_score",
-                format!("must be between 0 and 1, got {}", r.min_score),
-            ));
+            return Err(fail("retrieval", "min_score", format!("must be between 0 and 1, got {}", r.min_score)));
         }
         if r.embedding_model.trim().is_empty() {
-            return Err(fail(
-                "retrieval",
-                "embedding_model",
-                "must not be empty".into(),
-            ));
+            return Err(fail("retrieval", "embedding_model", "must not be empty".into()));
         }
-        if let Some(group) = r
-            .synonyms
-            .iter()
-            .find(|g| g.len() < 2 || g.iter().any(|w| w.trim().is_empty()))
-        {
-            return Err(fail(
-                "retrieval",
-                "synonyms",
-                format!("each group needs at least two non-empty words, got {group:?}"),
-            ));
+        if let Some(group) = r.synonyms.iter().find(|g| g.len() < 2 || g.iter().any(|w| w.trim().is_empty())) {
+            return Err(fail("retrieval", "synonyms", format!("each group needs at least two non-empty words, got {group:?}")));
         }
         if self.archive.keep_versions == 0 {
-            return Err(fail(
-                "archive",
-                "keep_versions",
-                "must be at least 1 (prune never removes every version)".into(),
-            ));
+            return Err(fail("archive", "keep_versions", "must be at least 1 (prune never removes every version)".into()));
         }
         Ok(())
     }
@@ -242,10 +200,7 @@ fn line_of_key(text: &str, section: &str, key: &str) -> usize {
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.starts_with('[') {
-            current = line
-                .trim_matches(|c| c == '[' || c == ']')
-                .trim()
-                .to_string();
+            current = line.trim_matches(|c| c == '[' || c == ']').trim().to_string();
             continue;
         }
         let k = line.split('=').next().unwrap_or("").trim();
@@ -303,14 +258,8 @@ command = "code -g {path}"
         assert_eq!(c.retrieval.strategy, Strategy::Bm25);
         assert_eq!(c.retrieval.fusion, Fusion::Rrf);
         assert_eq!(c.retrieval.top_k, 5);
-        assert_eq!(
-            c.retrieval.synonyms,
-            vec![vec!["gql".to_string(), "graphql".to_string()]]
-        );
-        assert_eq!(
-            c.sessions.sources,
-            vec![SessionSource::Claude, SessionSource::Engram]
-        );
+        assert_eq!(c.retrieval.synonyms, vec![vec!["gql".to_string(), "graphql".to_string()]]);
+        assert_eq!(c.sessions.sources, vec![SessionSource::Claude, SessionSource::Engram]);
         assert_eq!(c.editor.command, "code -g {path}");
     }
 
@@ -352,10 +301,7 @@ command = "code -g {path}"
     #[test]
     fn missing_file_is_default_but_unreadable_is_error() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(
-            Config::load(&dir.path().join("nope.toml")).unwrap(),
-            Config::default()
-        );
+        assert_eq!(Config::load(&dir.path().join("nope.toml")).unwrap(), Config::default());
         // A directory where the file should be cannot be read as a file.
         let err = Config::load(dir.path()).unwrap_err();
         assert_eq!(err.code(), "config_unreadable");
