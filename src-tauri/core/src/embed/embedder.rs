@@ -34,6 +34,7 @@ pub trait TextEmbedder {
 pub struct Embedder {
     model: TextEmbedding,
     model_id: String,
+    batch_size: usize,
 }
 
 impl std::fmt::Debug for Embedder {
@@ -81,7 +82,16 @@ impl Embedder {
         Ok(Self {
             model,
             model_id: paths.model_id().to_string(),
+            batch_size: BATCH_SIZE,
         })
+    }
+}
+
+impl Embedder {
+    /// Overrides [`BATCH_SIZE`]; for measuring memory use against throughput.
+    pub fn with_batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size.max(1);
+        self
     }
 }
 
@@ -96,12 +106,12 @@ impl TextEmbedder for Embedder {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let vectors =
-            self.model
-                .embed(texts, Some(BATCH_SIZE))
-                .map_err(|e| EmbedError::Inference {
-                    reason: e.to_string(),
-                })?;
+        let vectors = self
+            .model
+            .embed(texts, Some(self.batch_size))
+            .map_err(|e| EmbedError::Inference {
+                reason: e.to_string(),
+            })?;
         if vectors.len() != texts.len() || vectors.iter().any(|v| v.len() != MODEL_DIMENSION) {
             return Err(EmbedError::Inference {
                 reason: format!(

@@ -12,13 +12,19 @@ mod assets;
 mod embedder;
 mod error;
 mod reindex;
+mod semantic;
 mod sidecar;
+mod strategy;
 
 pub use assets::{ModelPaths, MODEL_DIMENSION, MODEL_FILES, RUNTIME_FILE};
 pub use embedder::{shared_embedder, Embedder, TextEmbedder, BATCH_SIZE};
 pub use error::EmbedError;
-pub use reindex::{reindex, ReindexOutcome, ReindexProgress, ReindexReport};
+pub use reindex::{reindex, write_vector, ReindexOutcome, ReindexProgress, ReindexReport};
+pub use semantic::{cosine, semantic_scores, VectorCache};
 pub use sidecar::{
     embedded_text, read_header, read_sidecar, sidecar_path, text_hash, write_sidecar, Sidecar,
     SidecarHeader, TextHash, SIDECAR_MAGIC, SIDECAR_VERSION,
+};
+pub use strategy::{
+    embed_checks, resolve_strategy, EffectiveStrategy, EmbedChecks, StrategyChoice,
 };

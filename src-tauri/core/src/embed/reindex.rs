@@ -129,6 +129,26 @@ pub fn reindex(
     Ok(report)
 }
 
+/// Embeds one memory and writes its sidecar (the save path). Skips the model when the sidecar
+/// is already current; returns whether a vector was written.
+pub fn write_vector(memory: &Memory, embedder: &mut dyn TextEmbedder) -> Result<bool, EmbedError> {
+    let text = embedded_text(&memory.name, &memory.description, &memory.body);
+    let hash = text_hash(&text);
+    let path = sidecar_path(&memory.path);
+    if matches!(read_header(&path), Some(h) if h.model_id == embedder.model_id() && h.dimension == embedder.dimension() && h.text_hash == hash)
+    {
+        return Ok(false);
+    }
+    let vector = embedder
+        .embed(&[text])?
+        .pop()
+        .ok_or_else(|| EmbedError::Inference {
+            reason: "model returned no vector".into(),
+        })?;
+    write_sidecar(&path, embedder.model_id(), hash, &vector)?;
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,6 +313,18 @@ mod tests {
             std::fs::read(docs[0].path.with_extension("vec")).unwrap(),
             before
         );
+    }
+
+    #[test]
+    fn write_vector_writes_once_and_skips_when_current() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = memory(dir.path(), "solo", "body");
+        let mut e = FakeEmbedder::new("m1");
+        assert!(write_vector(&m, &mut e).unwrap());
+        assert!(!write_vector(&m, &mut e).unwrap());
+        m.description = "new description".into();
+        assert!(write_vector(&m, &mut e).unwrap());
+        assert_eq!(e.embedded, 2);
     }
 
     #[test]
