@@ -14,7 +14,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 say() { printf '\033[1m==>\033[0m %s\n' "$*"; }
 
 # --- system packages -----------------------------------------------------------------------
-packages=(libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
+packages=(make libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   libssl-dev build-essential pkg-config file curl ca-certificates python3 python3-pip git)
 if [ "$purpose" = test ]; then
   packages+=(xvfb xauth webkit2gtk-driver xdotool trayer dbus-daemon dbus-x11 ripgrep)

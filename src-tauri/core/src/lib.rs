@@ -5,6 +5,7 @@
 //! Deliberately does not: know about Tauri, clap or a terminal; read the clock or the process
 //! environment deep inside logic (callers pass paths, config and `now` in); print or exit.
 
+pub mod anchors;
 pub mod config;
 pub mod embed;
 pub mod error;

@@ -1,9 +1,22 @@
 //! The memory store (DESIGN §2–3): memory files, their rules, and the only code that writes them.
 //!
 //! Owns: the shared vocabulary of memories (`Scope`, `Memory`, `MemoryFile`) used by the
-//! ranker, the composer, the app and the CLI, plus the store's submodules.
+//! ranker, the composer, the app and the CLI, and the store with its rules.
 //! Deliberately does not: rank, embed or render; those modules consume what the store reads.
 
+pub mod archive;
+mod atomic;
+mod error;
+pub mod frontmatter;
+pub mod index;
+mod lock;
 mod model;
+pub mod naming;
+pub mod secrets;
+mod store;
 
+pub use archive::{ArchivedVersion, PrunePolicy};
+pub use atomic::write_atomic;
+pub use error::StoreError;
 pub use model::{Memory, MemoryFile, Scope, ScopeFilter};
+pub use store::{ForgetOutcome, MemoryDraft, PruneReport, SaveOutcome, Store};

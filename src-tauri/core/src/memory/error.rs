@@ -1,0 +1,64 @@
+//! Everything that can go wrong in the store, each with a stable code and a next step.
+
+use crate::error::ErrorCode;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("invalid name `{name}`: {reason}")]
+    InvalidName { name: String, reason: String },
+    #[error("invalid type `{kind}`: {reason}")]
+    InvalidType { kind: String, reason: String },
+    #[error("invalid {field}: {reason}")]
+    InvalidField { field: &'static str, reason: String },
+    #[error("refused: the content looks like a secret ({kind}: `{excerpt}`); remove it and store a pointer to where the secret lives instead")]
+    SecretDetected { kind: &'static str, excerpt: String },
+    #[error("no memory named `{name}` in {scope}")]
+    NotFound { scope: String, name: String },
+    #[error("a memory named `{name}` already exists in {scope} scope")]
+    AlreadyExists { scope: String, name: String },
+    #[error("no archived version `{version}` of `{name}`; list them with `engram memory archive list {name}`")]
+    VersionNotFound { name: String, version: String },
+    #[error("no project is selected: run inside a repository, pass --cwd DIR, or use --scope user")]
+    NoProject,
+    #[error("{path} does not parse ({reason}); fix it in an editor or forget it before saving over it")]
+    UnparseableExisting { path: String, reason: String },
+    #[error("{path}: the name in the file (`{found}`) must equal the file name (`{expected}`)")]
+    NameMismatch { path: String, expected: String, found: String },
+    #[error("refused: {path} is a symbolic link; Engram does not write through links")]
+    Symlink { path: String },
+    #[error("{action} {path}: {source}")]
+    Io { action: &'static str, path: String, source: std::io::Error },
+}
+
+impl StoreError {
+    pub(crate) fn io(action: &'static str, path: &std::path::Path, source: std::io::Error) -> Self {
+        if source.kind() == std::io::ErrorKind::InvalidInput && source.to_string().contains("symbolic link") {
+            return StoreError::Symlink { path: path.display().to_string() };
+        }
+        StoreError::Io { action, path: path.display().to_string(), source }
+    }
+}
+
+impl ErrorCode for StoreError {
+    fn code(&self) -> &'static str {
+        match self {
+            StoreError::InvalidName { .. } => "invalid_name",
+            StoreError::InvalidType { .. } => "invalid_type",
+            StoreError::InvalidField { .. } => "invalid_field",
+            StoreError::SecretDetected { .. } => "secret_detected",
+            StoreError::NotFound { .. } => "not_found",
+            StoreError::AlreadyExists { .. } => "already_exists",
+            StoreError::VersionNotFound { .. } => "version_not_found",
+            StoreError::NoProject => "no_project",
+            StoreError::UnparseableExisting { .. } => "unparseable_existing",
+            StoreError::NameMismatch { .. } => "name_mismatch",
+            StoreError::Symlink { .. } => "symlink_refused",
+            StoreError::Io { source, .. } if is_disk_full(source) => "disk_full",
+            StoreError::Io { .. } => "io",
+        }
+    }
+}
+
+fn is_disk_full(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::StorageFull || e.raw_os_error() == Some(28)
+}

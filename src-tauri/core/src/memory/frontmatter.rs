@@ -1,0 +1,327 @@
+//! The memory file format (DESIGN §3): `---` frontmatter, then a markdown body.
+//!
+//! Owns: parsing a file's text into fields plus the raw lines of keys Engram does not know, and
+//! rendering it back so those unknown keys survive every rewrite verbatim.
+//! Deliberately does not: validate names against the filename or touch the disk.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+
+/// A parsed memory file. `extra` holds unknown keys as their original lines, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    pub name: String,
+    pub kind: String,
+    pub description: String,
+    pub created: Option<DateTime<Utc>>,
+    pub updated: Option<DateTime<Utc>>,
+    pub tags: Vec<String>,
+    pub extra: Vec<String>,
+    pub body: String,
+}
+
+/// Why a file's text is not a memory; the message says where and what to fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct FormatError(pub String);
+
+pub fn parse(text: &str) -> Result<Document, FormatError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.split_inclusive('\n');
+    let first = lines.next().unwrap_or("");
+    if first.trim_end() != "---" {
+        return Err(FormatError("missing frontmatter: the file must start with a `---` line".into()));
+    }
+    let mut header: Vec<&str> = Vec::new();
+    let mut consumed = first.len();
+    let mut closed = false;
+    for line in lines.by_ref() {
+        consumed += line.len();
+        if line.trim_end() == "---" {
+            closed = true;
+            break;
+        }
+        header.push(line.trim_end_matches(['\n', '\r']));
+    }
+    if !closed {
+        return Err(FormatError("unterminated frontmatter: no closing `---` line".into()));
+    }
+    let body = text[consumed..].to_string();
+
+    let mut name = None;
+    let mut kind = None;
+    let mut description = None;
+    let mut created = None;
+    let mut updated = None;
+    let mut tags = Vec::new();
+    let mut extra = Vec::new();
+    let mut i = 0;
+    while i < header.len() {
+        let line = header[i];
+        let lineno = i + 2;
+        i += 1;
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        let Some((key, raw_value)) = line.split_once(':') else {
+            return Err(FormatError(format!("frontmatter line {lineno}: expected `key: value`, got `{line}`")));
+        };
+        if key.starts_with(char::is_whitespace) {
+            return Err(FormatError(format!("frontmatter line {lineno}: unexpected indentation")));
+        }
+        // Continuation lines (indented, or YAML list items) belong to the key above them.
+        let mut continuation = Vec::new();
+        while i < header.len() && (header[i].starts_with([' ', '\t']) || header[i].starts_with("- ")) {
+            continuation.push(header[i]);
+            i += 1;
+        }
+        let key = key.trim();
+        let value = raw_value.trim();
+        let field = |v: &str| unquote(v).map_err(|e| FormatError(format!("frontmatter line {lineno} (`{key}`): {e}")));
+        match key {
+            "name" => name = Some(field(value)?),
+            "type" => kind = Some(field(value)?),
+            "description" => description = Some(field(value)?),
+            "created" => created = Some(timestamp(&field(value)?, key, lineno)?),
+            "updated" => {
+                let v = field(value)?;
+                if !v.is_empty() {
+                    updated = Some(timestamp(&v, key, lineno)?);
+                }
+            }
+            "tags" => tags = parse_tags(value, &continuation, lineno)?,
+            _ => {
+                extra.push(line.to_string());
+                extra.extend(continuation.iter().map(|s| s.to_string()));
+            }
+        }
+    }
+    let require = |v: Option<String>, key: &str| {
+        v.filter(|s| !s.trim().is_empty())
+            .ok_or_else(|| FormatError(format!("frontmatter is missing `{key}:`")))
+    };
+    Ok(Document {
+        name: require(name, "name")?,
+        kind: require(kind, "type")?,
+        description: description.unwrap_or_default(),
+        created,
+        updated,
+        tags,
+        extra,
+        body,
+    })
+}
+
+pub fn render(doc: &Document) -> String {
+    let mut out = String::with_capacity(doc.body.len() + 256);
+    out.push_str("---\n");
+    out.push_str(&format!("name: {}\n", quote_if_needed(&doc.name)));
+    out.push_str(&format!("type: {}\n", quote_if_needed(&doc.kind)));
+    out.push_str(&format!("description: {}\n", quote_if_needed(&doc.description)));
+    if let Some(created) = doc.created {
+        out.push_str(&format!("created: {}\n", rfc3339(created)));
+    }
+    if let Some(updated) = doc.updated {
+        out.push_str(&format!("updated: {}\n", rfc3339(updated)));
+    }
+    if !doc.tags.is_empty() {
+        let tags: Vec<String> = doc.tags.iter().map(|t| quote_if_needed(t)).collect();
+        out.push_str(&format!("tags: [{}]\n", tags.join(", ")));
+    }
+    for line in &doc.extra {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str("---\n");
+    out.push_str(&doc.body);
+    if !doc.body.is_empty() && !doc.body.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+pub fn rfc3339(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+fn timestamp(value: &str, key: &str, lineno: usize) -> Result<DateTime<Utc>, FormatError> {
+    DateTime::parse_from_rfc3339(value)
+        .map(|t| t.with_timezone(&Utc))
+        .or_else(|_| {
+            // A bare date is common in hand-written files; read it as midnight UTC.
+            chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d")
+                .map(|d| d.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc())
+        })
+        .map_err(|_| FormatError(format!("frontmatter line {lineno}: `{key}` must be an RFC 3339 time like 2026-05-08T12:34:56Z, got `{value}`")))
+}
+
+fn parse_tags(value: &str, continuation: &[&str], lineno: usize) -> Result<Vec<String>, FormatError> {
+    let bad = |why: &str| FormatError(format!("frontmatter line {lineno} (`tags`): {why}"));
+    let mut tags = Vec::new();
+    if value.is_empty() {
+        for item in continuation {
+            let item = item.trim();
+            let Some(tag) = item.strip_prefix("- ") else {
+                return Err(bad("expected `- tag` list items"));
+            };
+            tags.push(unquote(tag.trim()).map_err(|e| bad(&e))?);
+        }
+    } else if let Some(inner) = value.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+        for part in split_flow_list(inner) {
+            let part = part.trim();
+            if !part.is_empty() {
+                tags.push(unquote(part).map_err(|e| bad(&e))?);
+            }
+        }
+    } else {
+        tags.push(unquote(value).map_err(|e| bad(&e))?);
+    }
+    Ok(tags)
+}
+
+/// Splits `a, "b, c", d` on commas outside quotes.
+fn split_flow_list(inner: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    for c in inner.chars() {
+        match (quote, c) {
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                current.push(c);
+            }
+            (Some(q), _) if c == q => {
+                quote = None;
+                current.push(c);
+            }
+            (None, ',') => parts.push(std::mem::take(&mut current)),
+            _ => current.push(c),
+        }
+    }
+    parts.push(current);
+    parts
+}
+
+fn unquote(value: &str) -> Result<String, String> {
+    let v = value.trim();
+    if let Some(inner) = v.strip_prefix('"') {
+        let inner = inner.strip_suffix('"').ok_or("unterminated double quote")?;
+        let mut out = String::with_capacity(inner.len());
+        let mut chars = inner.chars();
+        while let Some(c) = chars.next() {
+            if c == '\\' {
+                match chars.next() {
+                    Some('n') => out.push('\n'),
+                    Some('t') => out.push('\t'),
+                    Some(other) => out.push(other),
+                    None => return Err("dangling backslash".into()),
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        Ok(out)
+    } else if let Some(inner) = v.strip_prefix('\'') {
+        let inner = inner.strip_suffix('\'').ok_or("unterminated single quote")?;
+        Ok(inner.replace("''", "'"))
+    } else {
+        // Plain scalars end at a ` #` comment, as in YAML.
+        Ok(v.split(" #").next().unwrap_or("").trim_end().to_string())
+    }
+}
+
+fn quote_if_needed(value: &str) -> String {
+    let needs = value.is_empty()
+        || value != value.trim()
+        || value.contains(": ")
+        || value.contains(" #")
+        || value.ends_with(':')
+        || value.contains(['\n', '\r', '\t', '"', ','])
+        || value.starts_with(['[', ']', '{', '}', '\'', '#', '&', '*', '!', '|', '>', '%', '@', '`', '-', '?']);
+    if !needs {
+        return value.to_string();
+    }
+    let escaped = value.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n").replace('\t', "\\t");
+    format!("\"{escaped}\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "---\nname: jwt-refresh-flow\ntype: project\ndescription: How auth refresh interacts with the token cache\ncreated: 2026-05-08T12:34:56Z\nupdated: 2026-06-01T09:00:00Z        # optional\ntags: [auth, cache]\n---\nBody in markdown. May link [[other-name]].\n";
+
+    #[test]
+    fn parses_the_design_example() {
+        let d = parse(SAMPLE).unwrap();
+        assert_eq!(d.name, "jwt-refresh-flow");
+        assert_eq!(d.kind, "project");
+        assert_eq!(d.description, "How auth refresh interacts with the token cache");
+        assert_eq!(rfc3339(d.created.unwrap()), "2026-05-08T12:34:56Z");
+        assert_eq!(rfc3339(d.updated.unwrap()), "2026-06-01T09:00:00Z");
+        assert_eq!(d.tags, vec!["auth", "cache"]);
+        assert_eq!(d.body, "Body in markdown. May link [[other-name]].\n");
+        assert!(d.extra.is_empty());
+    }
+
+    #[test]
+    fn unknown_keys_survive_a_round_trip_verbatim() {
+        let text = "---\nname: a\ntype: user\ndescription: d\nsource: slack   # where it came from\nlinks:\n  - https://example.com/x\n  - other\nreviewed_by: \"Ana: lead\"\n---\nbody\n";
+        let d = parse(text).unwrap();
+        assert_eq!(d.extra, vec![
+            "source: slack   # where it came from",
+            "links:",
+            "  - https://example.com/x",
+            "  - other",
+            "reviewed_by: \"Ana: lead\"",
+        ]);
+        let again = parse(&render(&d)).unwrap();
+        assert_eq!(again, d);
+        assert!(render(&d).contains("links:\n  - https://example.com/x\n  - other\n"));
+    }
+
+    #[test]
+    fn render_then_parse_is_identity_for_awkward_values() {
+        let d = Document {
+            name: "x".into(),
+            kind: "how-to".into(),
+            description: "Use: colons, \"quotes\", # hashes and, commas".into(),
+            created: Some("2026-01-02T03:04:05Z".parse().unwrap()),
+            updated: None,
+            tags: vec!["a b".into(), "c,d".into(), "-x".into()],
+            extra: vec![],
+            body: "---\nnot frontmatter\n".into(),
+        };
+        assert_eq!(parse(&render(&d)).unwrap(), d);
+    }
+
+    #[test]
+    fn crlf_and_bom_and_block_tags() {
+        let text = "\u{feff}---\r\nname: a\r\ntype: user\r\ndescription: d\r\ntags:\r\n  - x\r\n  - 'y z'\r\n---\r\nbody\r\n";
+        let d = parse(text).unwrap();
+        assert_eq!(d.tags, vec!["x", "y z"]);
+        assert_eq!(d.body, "body\r\n");
+    }
+
+    #[test]
+    fn errors_say_what_is_wrong() {
+        let cases = [
+            ("no frontmatter", "missing frontmatter"),
+            ("---\nname: a\n", "unterminated"),
+            ("---\nname: a\ntype: user\ndescription: d\ncreated: yesterday\n---\n", "RFC 3339"),
+            ("---\ntype: user\ndescription: d\n---\n", "missing `name:`"),
+            ("---\nname: a\ndescription: d\n---\n", "missing `type:`"),
+            ("---\nname: a\njust words\n---\n", "line 3"),
+            ("---\nname: \"a\n---\n", "unterminated double quote"),
+        ];
+        for (text, expected) in cases {
+            let err = parse(text).unwrap_err().to_string();
+            assert!(err.contains(expected), "{text:?} → {err}");
+        }
+    }
+
+    #[test]
+    fn bare_dates_are_accepted() {
+        let d = parse("---\nname: a\ntype: user\ndescription: d\ncreated: 2026-05-08\n---\n").unwrap();
+        assert_eq!(rfc3339(d.created.unwrap()), "2026-05-08T00:00:00Z");
+    }
+}

@@ -1,0 +1,163 @@
+//! Refusing content that looks like a credential (DESIGN §3).
+//!
+//! Owns: the patterns for real secrets (private keys, cloud and VCS tokens, password
+//! assignments) and the judgement that separates a real value from prose about its format.
+//! Deliberately does not: redact or rewrite; a save with a secret is refused as a whole.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// What matched, for the error message: the kind and a masked excerpt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretMatch {
+    pub kind: &'static str,
+    pub excerpt: String,
+}
+
+struct Rule {
+    kind: &'static str,
+    pattern: Regex,
+    /// Capture group holding the value to judge (0 = whole match).
+    value_group: usize,
+    /// Assignments need their value judged: prose like `password: must rotate` is no secret.
+    judge_value: bool,
+}
+
+fn rules() -> &'static [Rule] {
+    static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        let rule = |kind, pattern: &str, value_group, judge_value| Rule {
+            kind,
+            pattern: Regex::new(pattern).expect("secret pattern compiles"),
+            value_group,
+            judge_value,
+        };
+        vec![
+            // A header alone is prose; a header followed by key material is a key.
+            rule("private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----\r?\n[A-Za-z0-9+/=:\- ]*\r?\n?[A-Za-z0-9+/=]{40,}", 0, false),
+            rule("AWS access key id", r"\b((?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16})\b", 1, false),
+            rule("AWS secret access key", r"(?i)aws_?secret_?access_?key\W{0,3}\s*[=:]\s*['\x22]?([A-Za-z0-9/+=]{40})\b", 1, false),
+            rule("GitHub token", r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,})\b", 1, false),
+            rule("GitHub token", r"\b(github_pat_[A-Za-z0-9_]{40,})\b", 1, false),
+            rule("GitLab token", r"\b(glpat-[A-Za-z0-9_\-]{20,})\b", 1, false),
+            rule("Slack token", r"\b(xox[abprs]-[A-Za-z0-9\-]{10,})\b", 1, false),
+            rule("Stripe key", r"\b((?:sk|rk)_live_[A-Za-z0-9]{16,})\b", 1, false),
+            rule("API key (sk-…)", r"\b(sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{32,})\b", 1, false),
+            rule("Google API key", r"\b(AIza[0-9A-Za-z_\-]{35})\b", 1, false),
+            rule("Azure storage key", r"(?i)AccountKey=([A-Za-z0-9+/]{40,}={0,2})", 1, false),
+            rule("npm token", r"\b(npm_[A-Za-z0-9]{36})\b", 1, false),
+            rule(
+                "password or secret assignment",
+                r#"(?i)\b(?:password|passwd|pwd|secret|client_secret|api[_-]?key|auth[_-]?token|access[_-]?token|private[_-]?key)\b\s*[:=]\s*['"]?([^\s'"`,;]{8,})"#,
+                1,
+                true,
+            ),
+            rule("credentials in a URL", r"\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:([^\s:/@]{6,})@[^\s/]+", 1, true),
+        ]
+    })
+}
+
+/// The first thing in `text` that looks like a real secret, if any.
+pub fn find_secret(text: &str) -> Option<SecretMatch> {
+    for rule in rules() {
+        for caps in rule.pattern.captures_iter(text) {
+            let value = caps.get(rule.value_group).map_or("", |m| m.as_str());
+            if is_placeholder(value) || (rule.judge_value && !looks_like_a_real_value(value)) {
+                continue;
+            }
+            return Some(SecretMatch { kind: rule.kind, excerpt: mask(caps.get(0).map_or("", |m| m.as_str())) });
+        }
+    }
+    None
+}
+
+/// Documentation examples and template slots are not secrets.
+fn is_placeholder(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    const MARKERS: &[&str] = &[
+        "example", "xxxx", "****", "…", "...", "<", "${", "{{", "$(", "changeme", "change-me", "placeholder",
+        "your", "redacted", "dummy", "replace", "env:", "secret_here", "todo",
+    ];
+    MARKERS.iter().any(|m| lower.contains(m)) || value.starts_with('$') || value.chars().all(|c| c == value.chars().next().unwrap_or(' '))
+}
+
+/// A value worth refusing has the texture of a credential: digits or symbols among letters,
+/// or mixed case at some length. Plain words (`password: required`) are prose.
+fn looks_like_a_real_value(value: &str) -> bool {
+    let has_digit = value.chars().any(|c| c.is_ascii_digit());
+    let has_symbol = value.chars().any(|c| !c.is_alphanumeric() && c != '-' && c != '_' && c != '.');
+    let has_upper = value.chars().any(|c| c.is_uppercase());
+    let has_lower = value.chars().any(|c| c.is_lowercase());
+    let is_identifier_like = value.chars().all(|c| c.is_ascii_lowercase() || c == '_' || c == '-' || c == '.');
+    if is_identifier_like {
+        return false;
+    }
+    (has_digit && (has_lower || has_upper)) || has_symbol || (has_upper && has_lower && value.len() >= 12)
+}
+
+fn mask(matched: &str) -> String {
+    let first_line = matched.lines().next().unwrap_or("");
+    let shown: String = first_line.chars().take(12).collect();
+    format!("{shown}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(text: &str) -> Option<&'static str> {
+        find_secret(text).map(|m| m.kind)
+    }
+
+    #[test]
+    fn finds_real_credentials() {
+        let key_body = "MIIEowIBAAKCAQEA7bq3Q9F1yq0Z8m3rJ7pXw2h8s5K4nL6vT9cB1dE2fG3hI4jK5lM6nO7pQ8rS9tU0";
+        let cases: Vec<(String, &str)> = vec![
+            (format!("-----BEGIN RSA PRIVATE KEY-----\n{key_body}\n-----END RSA PRIVATE KEY-----"), "private key"),
+            (format!("-----BEGIN OPENSSH PRIVATE KEY-----\n{key_body}\n"), "private key"),
+            ("key id AKIAZ3MXQ7V2LPRT4K9B in prod".into(), "AWS access key id"),
+            ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8d9s7t6u".into(), "AWS secret access key"),
+            ("token ghp_4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R".into(), "GitHub token"),
+            ("glpat-Zx8Kq2ZrL9mXw3Tn7Yb1".into(), "GitLab token"),
+            ("xoxb-2048-99213-AbCdEfGhIjKl".into(), "Slack token"),
+            ("sk_live_51Hx8Kq2ZrL9mXw3Tn7Yb1Vc".into(), "Stripe key"),
+            ("OPENAI_API_KEY=sk-proj-4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R".into(), "API key (sk-…)"),
+            ("password=hunter2hunter2".into(), "password or secret assignment"),
+            ("db password: \"S3cr3t!pass\"".into(), "password or secret assignment"),
+            ("postgres://app:Zq9x7Lm2p@db.internal/app".into(), "credentials in a URL"),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(kind(&text), Some(expected), "{text}");
+        }
+    }
+
+    #[test]
+    fn prose_about_key_formats_is_not_a_secret() {
+        let prose = [
+            "AWS access keys start with AKIA followed by 16 characters.",
+            "The docs example key is AKIAIOSFODNN7EXAMPLE; never commit real ones.",
+            "Set password= in the .env file, never in code.",
+            "password: must be rotated every 90 days",
+            "The password is required; the api_key comes from the vault.",
+            "api_key: read from the environment (API_KEY)",
+            "GitHub tokens look like ghp_ followed by 36 characters.",
+            "Private keys begin with -----BEGIN PRIVATE KEY----- and must stay out of git.",
+            "password: ${DB_PASSWORD}",
+            "password=<your password here>",
+            "secret: changeme",
+            "connect with postgres://user:<password>@host/db",
+            "token: refresh_token_rotation",
+        ];
+        for text in prose {
+            assert_eq!(find_secret(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_excerpt_names_the_match_without_revealing_it() {
+        let m = find_secret("use ghp_4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R now").unwrap();
+        assert!(m.excerpt.starts_with("ghp_4f8Kq2Zr"));
+        assert!(!m.excerpt.contains("Pa2Ge8R"));
+    }
+}

@@ -1,0 +1,488 @@
+//! The store: the only code that reads and writes memory files (DESIGN §2–3).
+//!
+//! Owns: listing and reading scopes, and every write transaction — validate, refuse secrets,
+//! lock the scope, archive the prior version, write atomically, regenerate MEMORY.md.
+//! Deliberately does not: rank, embed or render; nor decide which project a cwd is (callers
+//! pass the resolved `Project`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::archive::{self, ArchivedVersion, PrunePolicy, ARCHIVE_DIR};
+use super::atomic::{refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, TEMP_PREFIX};
+use super::frontmatter::{self, Document};
+use super::index::{render_index, INDEX_FILE};
+use super::lock::ScopeLock;
+use super::naming::{canonical_type, validate_name};
+use super::secrets::find_secret;
+use super::{Memory, MemoryFile, Scope, ScopeFilter, StoreError};
+use crate::project::{self, Project};
+use crate::EngramHome;
+
+/// What a caller wants saved; the store fills in timestamps and keeps unknown keys.
+#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
+pub struct MemoryDraft {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub description: String,
+    pub body: String,
+    #[serde(default)]
+    pub tags: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SaveOutcome {
+    pub memory: Memory,
+    /// True when no memory of that name existed before.
+    pub created: bool,
+    /// Where the prior version went; `None` for a new memory or an unchanged save.
+    pub archived: Option<PathBuf>,
+    /// False when the save changed nothing (nothing written, nothing archived).
+    pub changed: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ForgetOutcome {
+    pub scope: Scope,
+    pub name: String,
+    pub archived: PathBuf,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PruneReport {
+    pub dry_run: bool,
+    pub removed: Vec<ArchivedVersion>,
+    pub kept: usize,
+}
+
+pub const DESCRIPTION_MAX: usize = 500;
+
+pub struct Store {
+    home: EngramHome,
+    project: Option<Project>,
+}
+
+impl Store {
+    pub fn new(home: EngramHome, project: Option<Project>) -> Store {
+        Store { home, project }
+    }
+
+    pub fn home(&self) -> &EngramHome {
+        &self.home
+    }
+
+    pub fn project(&self) -> Option<&Project> {
+        self.project.as_ref()
+    }
+
+    /// The directory of a scope; project scope needs a project.
+    pub fn dir(&self, scope: Scope) -> Result<PathBuf, StoreError> {
+        match scope {
+            Scope::User => Ok(self.home.user_memory_dir()),
+            Scope::Project => {
+                self.project.as_ref().map(|p| self.home.project_memory_dir(&p.slug)).ok_or(StoreError::NoProject)
+            }
+        }
+    }
+
+    /// The scopes a filter covers here (project only when there is one).
+    pub fn scopes(&self, filter: ScopeFilter) -> Vec<Scope> {
+        [Scope::User, Scope::Project]
+            .into_iter()
+            .filter(|s| filter.includes(*s) && (*s == Scope::User || self.project.is_some()))
+            .collect()
+    }
+
+    /// Every memory file of the covered scopes, parsed or with the reason it did not parse.
+    pub fn list(&self, filter: ScopeFilter) -> Result<Vec<MemoryFile>, StoreError> {
+        if filter == ScopeFilter::Project && self.project.is_none() {
+            return Err(StoreError::NoProject);
+        }
+        let mut files = Vec::new();
+        for scope in self.scopes(filter) {
+            files.extend(list_dir(scope, &self.dir(scope)?)?);
+        }
+        files.sort_by(|a, b| a.scope.cmp(&b.scope).then_with(|| a.name.cmp(&b.name)));
+        Ok(files)
+    }
+
+    /// One memory; without a scope the project's copy shadows the user's.
+    pub fn get(&self, scope: Option<Scope>, name: &str) -> Result<Memory, StoreError> {
+        validate_name(name)?;
+        let scopes = match scope {
+            Some(s) => vec![s],
+            None => self.scopes(ScopeFilter::All).into_iter().rev().collect(),
+        };
+        for scope in &scopes {
+            let path = self.dir(*scope)?.join(format!("{name}.md"));
+            match read_memory(*scope, &path) {
+                Ok(Some(memory)) => return Ok(memory),
+                Ok(None) => continue,
+                Err(reason) => {
+                    return Err(StoreError::UnparseableExisting { path: path.display().to_string(), reason })
+                }
+            }
+        }
+        let scope = scope.map_or("any".to_string(), |s| s.to_string());
+        Err(StoreError::NotFound { scope, name: name.to_string() })
+    }
+
+    /// The scope's generated MEMORY.md, if there is one.
+    pub fn index_text(&self, scope: Scope) -> Result<Option<String>, StoreError> {
+        let path = self.dir(scope)?.join(INDEX_FILE);
+        match fs::read_to_string(&path) {
+            Ok(text) => Ok(Some(text)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(StoreError::io("read", &path, e)),
+        }
+    }
+
+    /// Creates or overwrites a memory; the prior version is archived first and keeps `created`.
+    pub fn save(&self, scope: Scope, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
+        let draft = validate_draft(draft)?;
+        let dir = self.prepare_dir(scope)?;
+        let _lock = ScopeLock::acquire(&dir).map_err(|e| StoreError::io("lock", &dir, e))?;
+        sweep_stale_temps(&dir, now.into());
+        let outcome = write_locked(scope, &dir, None, draft, now)?;
+        if outcome.changed {
+            regenerate_index(scope, &dir)?;
+        }
+        Ok(outcome)
+    }
+
+    /// Saves `draft` under a new name and retires `old` (archived, so the rename is undoable).
+    pub fn rename(&self, scope: Scope, old: &str, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
+        if draft.name == old {
+            return self.save(scope, draft, now);
+        }
+        validate_name(old)?;
+        let draft = validate_draft(draft)?;
+        let dir = self.prepare_dir(scope)?;
+        let _lock = ScopeLock::acquire(&dir).map_err(|e| StoreError::io("lock", &dir, e))?;
+        if dir.join(format!("{}.md", draft.name)).exists() {
+            return Err(StoreError::AlreadyExists { scope: scope.to_string(), name: draft.name });
+        }
+        let outcome = write_locked(scope, &dir, Some(old), draft, now)?;
+        remove_memory_files(&dir, old, now)?;
+        regenerate_index(scope, &dir)?;
+        Ok(outcome)
+    }
+
+    /// Archives and removes a memory (and its embedding sidecar).
+    pub fn forget(&self, scope: Scope, name: &str, now: DateTime<Utc>) -> Result<ForgetOutcome, StoreError> {
+        validate_name(name)?;
+        let dir = self.dir(scope)?;
+        if !dir.join(format!("{name}.md")).exists() {
+            return Err(StoreError::NotFound { scope: scope.to_string(), name: name.to_string() });
+        }
+        let _lock = ScopeLock::acquire(&dir).map_err(|e| StoreError::io("lock", &dir, e))?;
+        let archived = remove_memory_files(&dir, name, now)?
+            .ok_or_else(|| StoreError::NotFound { scope: scope.to_string(), name: name.to_string() })?;
+        regenerate_index(scope, &dir)?;
+        Ok(ForgetOutcome { scope, name: name.to_string(), archived })
+    }
+
+    /// Archived versions, newest first; all memories of the scope or one.
+    pub fn versions(&self, scope: Scope, name: Option<&str>) -> Result<Vec<ArchivedVersion>, StoreError> {
+        let archive_dir = self.dir(scope)?.join(ARCHIVE_DIR);
+        let entries = match fs::read_dir(&archive_dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StoreError::io("read", &archive_dir, e)),
+        };
+        let mut versions = Vec::new();
+        for entry in entries.flatten() {
+            let file_name = entry.file_name().to_string_lossy().into_owned();
+            let Some((memory, version, archived_at)) = archive::parse_version_file_name(&file_name) else { continue };
+            if name.is_some_and(|n| n != memory) {
+                continue;
+            }
+            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            versions.push(ArchivedVersion { scope, name: memory, version, archived_at, path: entry.path(), size });
+        }
+        versions.sort_by(|a, b| b.version.cmp(&a.version).then_with(|| a.name.cmp(&b.name)));
+        Ok(versions)
+    }
+
+    /// The text of one archived version (for previews and diffs).
+    pub fn version_text(&self, scope: Scope, name: &str, version: &str) -> Result<String, StoreError> {
+        let path = self.version_path(scope, name, version)?;
+        fs::read_to_string(&path).map_err(|e| StoreError::io("read", &path, e))
+    }
+
+    /// Makes an archived version current again; the current file, if any, is archived first.
+    pub fn restore(&self, scope: Scope, name: &str, version: &str, now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
+        let source = self.version_path(scope, name, version)?;
+        let dir = self.prepare_dir(scope)?;
+        let _lock = ScopeLock::acquire(&dir).map_err(|e| StoreError::io("lock", &dir, e))?;
+        let text = fs::read_to_string(&source).map_err(|e| StoreError::io("read", &source, e))?;
+        let current = dir.join(format!("{name}.md"));
+        let created = !current.exists();
+        let archived = if created { None } else { Some(archive_current(&dir, name, now)?) };
+        write_atomic(&dir, &format!("{name}.md"), text.as_bytes()).map_err(|e| StoreError::io("write", &current, e))?;
+        regenerate_index(scope, &dir)?;
+        let memory = read_memory(scope, &current)
+            .map_err(|reason| StoreError::UnparseableExisting { path: current.display().to_string(), reason })?
+            .ok_or_else(|| StoreError::NotFound { scope: scope.to_string(), name: name.to_string() })?;
+        Ok(SaveOutcome { memory, created, archived, changed: true })
+    }
+
+    /// Removes archived versions beyond the policy; with `dry_run`, only reports them.
+    pub fn prune(&self, filter: ScopeFilter, policy: &PrunePolicy, now: DateTime<Utc>, dry_run: bool) -> Result<PruneReport, StoreError> {
+        let mut removed = Vec::new();
+        let mut kept = 0;
+        for scope in self.scopes(filter) {
+            let dir = self.dir(scope)?;
+            let _lock = if dry_run || !dir.exists() {
+                None
+            } else {
+                Some(ScopeLock::acquire(&dir).map_err(|e| StoreError::io("lock", &dir, e))?)
+            };
+            let versions = self.versions(scope, None)?;
+            let doomed: Vec<ArchivedVersion> = archive::select_for_prune(&versions, policy, now, |_, name| {
+                dir.join(format!("{name}.md")).exists()
+            })
+            .into_iter()
+            .cloned()
+            .collect();
+            kept += versions.len() - doomed.len();
+            if !dry_run {
+                for v in &doomed {
+                    fs::remove_file(&v.path).map_err(|e| StoreError::io("remove", &v.path, e))?;
+                }
+                if !doomed.is_empty() {
+                    sync_dir(&dir.join(ARCHIVE_DIR)).map_err(|e| StoreError::io("sync", &dir, e))?;
+                }
+            }
+            removed.extend(doomed);
+        }
+        Ok(PruneReport { dry_run, removed, kept })
+    }
+
+    /// Index entries that disagree with the directory (for `doctor`); empty when consistent.
+    pub fn index_drift(&self, scope: Scope) -> Result<Vec<String>, StoreError> {
+        let files = list_dir(scope, &self.dir(scope)?)?;
+        let on_disk: std::collections::BTreeSet<String> =
+            files.iter().filter(|f| f.parsed.is_ok()).map(|f| f.name.clone()).collect();
+        let indexed: std::collections::BTreeSet<String> = self
+            .index_text(scope)?
+            .map(|t| super::index::parse_index_entries(&t).into_iter().map(|(n, _)| n).collect())
+            .unwrap_or_default();
+        let mut drift: Vec<String> = on_disk.difference(&indexed).map(|n| format!("{n} is missing from MEMORY.md")).collect();
+        drift.extend(indexed.difference(&on_disk).map(|n| format!("MEMORY.md lists {n}, which is not a memory file")));
+        Ok(drift)
+    }
+
+    /// Rewrites a scope's MEMORY.md from its files (repairs drift after hand edits).
+    pub fn reindex_scope(&self, scope: Scope) -> Result<(), StoreError> {
+        let dir = self.prepare_dir(scope)?;
+        let _lock = ScopeLock::acquire(&dir).map_err(|e| StoreError::io("lock", &dir, e))?;
+        regenerate_index(scope, &dir)
+    }
+
+    fn version_path(&self, scope: Scope, name: &str, version: &str) -> Result<PathBuf, StoreError> {
+        validate_name(name)?;
+        let well_formed = version.split_once('.').is_some_and(|(n, t)| {
+            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !t.is_empty() && t.bytes().all(|b| b.is_ascii_hexdigit())
+        });
+        let path = self.dir(scope)?.join(ARCHIVE_DIR).join(archive::version_file_name(name, version));
+        if !well_formed || !path.is_file() {
+            return Err(StoreError::VersionNotFound { name: name.to_string(), version: version.to_string() });
+        }
+        Ok(path)
+    }
+
+    /// Creates the scope directory if needed, refusing a symlinked one, and records the project.
+    fn prepare_dir(&self, scope: Scope) -> Result<PathBuf, StoreError> {
+        let dir = self.dir(scope)?;
+        fs::create_dir_all(&dir).map_err(|e| StoreError::io("create", &dir, e))?;
+        refuse_symlink(&dir).map_err(|e| StoreError::io("write", &dir, e))?;
+        if let (Scope::Project, Some(p)) = (scope, &self.project) {
+            project::register(&self.home, p).map_err(|e| StoreError::Io {
+                action: "record project",
+                path: self.home.project_dir(&p.slug).display().to_string(),
+                source: std::io::Error::other(e.to_string()),
+            })?;
+        }
+        Ok(dir)
+    }
+}
+
+fn validate_draft(mut draft: MemoryDraft) -> Result<MemoryDraft, StoreError> {
+    validate_name(&draft.name)?;
+    draft.kind = canonical_type(&draft.kind)?;
+    draft.description = draft.description.trim().to_string();
+    if draft.description.is_empty() {
+        return Err(StoreError::InvalidField { field: "description", reason: "must not be empty: one line saying what this memory is for".into() });
+    }
+    if draft.description.contains(['\n', '\r']) {
+        return Err(StoreError::InvalidField { field: "description", reason: "must be a single line".into() });
+    }
+    if draft.description.chars().count() > DESCRIPTION_MAX {
+        return Err(StoreError::InvalidField { field: "description", reason: format!("must be at most {DESCRIPTION_MAX} characters; put details in the body") });
+    }
+    draft.tags = draft.tags.iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
+    let scanned = format!("{}\n{}\n{}", draft.description, draft.tags.join(" "), draft.body);
+    if let Some(found) = find_secret(&scanned) {
+        return Err(StoreError::SecretDetected { kind: found.kind, excerpt: found.excerpt });
+    }
+    Ok(draft)
+}
+
+/// Writes `draft` while the scope lock is held. `previous` names the file whose `created` and
+/// unknown keys carry over when it differs from the draft's name (a rename).
+fn write_locked(scope: Scope, dir: &Path, previous: Option<&str>, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
+    let path = dir.join(format!("{}.md", draft.name));
+    let source = dir.join(format!("{}.md", previous.unwrap_or(&draft.name)));
+    refuse_symlink(&path).map_err(|e| StoreError::io("write", &path, e))?;
+    let existing = match fs::read_to_string(&source) {
+        Ok(text) => Some(frontmatter::parse(&text).map_err(|e| StoreError::UnparseableExisting {
+            path: source.display().to_string(),
+            reason: e.to_string(),
+        })?),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if previous.is_some() {
+                return Err(StoreError::NotFound { scope: scope.to_string(), name: previous.unwrap_or_default().to_string() });
+            }
+            None
+        }
+        Err(e) => return Err(StoreError::io("read", &source, e)),
+    };
+    let unchanged = previous.is_none()
+        && existing.as_ref().is_some_and(|old| {
+            old.kind == draft.kind && old.description == draft.description && old.tags == draft.tags && old.body == draft.body
+        });
+    if unchanged {
+        let doc = existing.expect("checked above");
+        return Ok(SaveOutcome { memory: to_memory(scope, &path, doc), created: false, archived: None, changed: false });
+    }
+    let doc = Document {
+        name: draft.name.clone(),
+        kind: draft.kind,
+        description: draft.description,
+        created: existing.as_ref().and_then(|d| d.created).or(Some(now)),
+        updated: existing.as_ref().map(|_| now),
+        tags: draft.tags,
+        extra: existing.as_ref().map(|d| d.extra.clone()).unwrap_or_default(),
+        body: draft.body,
+    };
+    // A rename archives the old file when it is removed; a plain overwrite archives here.
+    let archived = match (&existing, previous) {
+        (Some(_), None) => Some(archive_current(dir, &draft.name, now)?),
+        _ => None,
+    };
+    write_atomic(dir, &format!("{}.md", draft.name), frontmatter::render(&doc).as_bytes())
+        .map_err(|e| StoreError::io("write", &path, e))?;
+    Ok(SaveOutcome { memory: to_memory(scope, &path, doc), created: existing.is_none(), archived, changed: true })
+}
+
+/// Copies the current `<name>.md` into the archive; returns the archived path.
+fn archive_current(dir: &Path, name: &str, now: DateTime<Utc>) -> Result<PathBuf, StoreError> {
+    let current = dir.join(format!("{name}.md"));
+    let bytes = fs::read(&current).map_err(|e| StoreError::io("read", &current, e))?;
+    let archive_dir = dir.join(ARCHIVE_DIR);
+    fs::create_dir_all(&archive_dir).map_err(|e| StoreError::io("create", &archive_dir, e))?;
+    let file_name = archive::version_file_name(name, &archive::new_version_id(now));
+    write_atomic(&archive_dir, &file_name, &bytes).map_err(|e| StoreError::io("archive", &archive_dir, e))?;
+    Ok(archive_dir.join(file_name))
+}
+
+/// Archives then removes `<name>.md` and its `.vec` sidecar; `None` if there was no file.
+fn remove_memory_files(dir: &Path, name: &str, now: DateTime<Utc>) -> Result<Option<PathBuf>, StoreError> {
+    let path = dir.join(format!("{name}.md"));
+    if !path.exists() {
+        return Ok(None);
+    }
+    let archived = archive_current(dir, name, now)?;
+    fs::remove_file(&path).map_err(|e| StoreError::io("remove", &path, e))?;
+    let sidecar = dir.join(format!("{name}.vec"));
+    if let Err(e) = fs::remove_file(&sidecar) {
+        if e.kind() != std::io::ErrorKind::NotFound {
+            return Err(StoreError::io("remove", &sidecar, e));
+        }
+    }
+    sync_dir(dir).map_err(|e| StoreError::io("sync", dir, e))?;
+    Ok(Some(archived))
+}
+
+fn regenerate_index(scope: Scope, dir: &Path) -> Result<(), StoreError> {
+    let files = list_dir(scope, dir)?;
+    let memories: Vec<&Memory> = files.iter().filter_map(|f| f.parsed.as_ref().ok()).collect();
+    let text = render_index(&memories);
+    write_atomic(dir, INDEX_FILE, text.as_bytes()).map_err(|e| StoreError::io("write", &dir.join(INDEX_FILE), e))
+}
+
+fn list_dir(scope: Scope, dir: &Path) -> Result<Vec<MemoryFile>, StoreError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(StoreError::io("read", dir, e)),
+    };
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| StoreError::io("read", dir, e))?;
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        let Some(name) = file_name.strip_suffix(".md") else { continue };
+        if file_name == INDEX_FILE || file_name.starts_with('.') || file_name.starts_with(TEMP_PREFIX) {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(meta) = fs::metadata(&path) else { continue };
+        if !meta.is_file() {
+            continue;
+        }
+        let parsed = match read_memory(scope, &path) {
+            Ok(Some(memory)) => Ok(memory),
+            Ok(None) => continue,
+            Err(reason) => Err(reason),
+        };
+        files.push(MemoryFile {
+            scope,
+            name: name.to_string(),
+            path,
+            size: meta.len(),
+            modified: meta.modified().unwrap_or(std::time::UNIX_EPOCH),
+            parsed,
+        });
+    }
+    Ok(files)
+}
+
+/// `Ok(None)` when the file does not exist; `Err(reason)` when it exists but is not a memory.
+fn read_memory(scope: Scope, path: &Path) -> Result<Option<Memory>, String> {
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read: {e}")),
+    };
+    let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
+    let doc = frontmatter::parse(&text).map_err(|e| e.to_string())?;
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    if doc.name != stem {
+        return Err(format!("`name: {}` must equal the file name `{stem}`", doc.name));
+    }
+    if let Err(e) = validate_name(stem) {
+        return Err(e.to_string());
+    }
+    let mut doc = doc;
+    doc.kind = canonical_type(&doc.kind).map_err(|e| e.to_string())?;
+    Ok(Some(to_memory(scope, path, doc)))
+}
+
+fn to_memory(scope: Scope, path: &Path, doc: Document) -> Memory {
+    Memory {
+        scope,
+        name: doc.name,
+        kind: doc.kind,
+        description: doc.description,
+        created: doc.created,
+        updated: doc.updated,
+        tags: doc.tags,
+        body: doc.body,
+        path: path.to_path_buf(),
+    }
+}
