@@ -8,8 +8,13 @@ use crate::context::Context;
 pub enum MemoryCommand {
     /// List memories
     List,
+    /// Bring every memory's embedding sidecar (.vec) up to date (incremental)
+    Reindex(super::reindex::ReindexArgs),
 }
 
-pub fn run(_ctx: &Context, _cmd: MemoryCommand) -> Result<()> {
-    anyhow::bail!("`engram memory` is not built yet")
+pub fn run(ctx: &Context, cmd: MemoryCommand) -> Result<()> {
+    match cmd {
+        MemoryCommand::Reindex(args) => super::reindex::run(ctx, args),
+        _ => anyhow::bail!("`engram memory` is not built yet"),
+    }
 }

@@ -2,6 +2,8 @@
 
 pub mod compose;
 pub mod doctor;
+pub mod embedding;
 pub mod init;
 pub mod memory;
+pub mod reindex;
 pub mod sessions;

@@ -19,7 +19,9 @@ mod strategy;
 pub use assets::{ModelPaths, MODEL_DIMENSION, MODEL_FILES, RUNTIME_FILE};
 pub use embedder::{shared_embedder, Embedder, TextEmbedder, BATCH_SIZE};
 pub use error::EmbedError;
-pub use reindex::{reindex, write_vector, ReindexOutcome, ReindexProgress, ReindexReport};
+pub use reindex::{
+    reindex, reindex_files, write_vector, ReindexOutcome, ReindexProgress, ReindexReport,
+};
 pub use semantic::{cosine, semantic_scores, VectorCache};
 pub use sidecar::{
     embedded_text, read_header, read_sidecar, sidecar_path, text_hash, write_sidecar, Sidecar,

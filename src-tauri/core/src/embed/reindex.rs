@@ -12,7 +12,7 @@ use super::sidecar::{
     embedded_text, read_header, sidecar_path, text_hash, write_sidecar, TextHash,
 };
 use super::{EmbedError, TextEmbedder};
-use crate::memory::Memory;
+use crate::memory::{Memory, MemoryFile};
 
 /// One step of progress, sent after each batch: `done` of `total` memories needing a vector.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -126,6 +126,31 @@ pub fn reindex(
         done += batch.len();
         progress(ReindexProgress { done, total });
     }
+    Ok(report)
+}
+
+/// Reindexes what the store listed; files that do not parse are reported as failed, not skipped.
+pub fn reindex_files(
+    files: Vec<MemoryFile>,
+    embedder: &mut dyn TextEmbedder,
+    progress: &mut dyn FnMut(ReindexProgress),
+) -> Result<ReindexReport, EmbedError> {
+    let mut unparsed = Vec::new();
+    let docs: Vec<Memory> = files
+        .into_iter()
+        .filter_map(|f| match f.parsed {
+            Ok(m) => Some(m),
+            Err(reason) => {
+                unparsed.push((
+                    f.path.display().to_string(),
+                    format!("not a valid memory file: {reason}"),
+                ));
+                None
+            }
+        })
+        .collect();
+    let mut report = reindex(&docs, embedder, progress)?;
+    report.failed.extend(unparsed);
     Ok(report)
 }
 

@@ -4,17 +4,18 @@
 //! `b"EGVC"` | version u16 | model id length u16 | model id (UTF-8) | dimension u32 |
 //! sha256 of the embedded text (32 bytes) | dimension × f32.
 //!
-//! Owns: the format, the embedded text and its hash, atomic writes (temp + fsync + rename), and
+//! Owns: the format, the embedded text and its hash, atomic writes (the store's `write_atomic`), and
 //! reads that validate everything (a corrupt or truncated file reads as absent, never a panic).
 //! Deliberately does not: decide when to rewrite (reindex does) or delete (the store's forget does).
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
 use super::EmbedError;
+use crate::memory::write_atomic;
 
 pub const SIDECAR_MAGIC: [u8; 4] = *b"EGVC";
 pub const SIDECAR_VERSION: u16 = 1;
@@ -96,19 +97,8 @@ pub fn write_sidecar(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut file = File::create(&tmp)?;
-        file.write_all(&bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        // The rename itself must survive a crash too.
-        File::open(dir)?.sync_all()
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.map_err(fail)
+    // The store's writer: temp in the same directory, fsync, rename, fsync of the directory.
+    write_atomic(dir, &file_name, &bytes).map_err(fail)
 }
 
 /// Parses a header from the start of `bytes`; returns it and its length.
