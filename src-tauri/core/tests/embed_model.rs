@@ -107,3 +107,25 @@ fn reindex_writes_vectors_the_model_agrees_with() {
     let db = engram_core::embed::read_sidecar(&dir.path().join("db-migrations.vec")).unwrap();
     assert!(cosine(&query, &cat.vector) > cosine(&query, &db.vector));
 }
+
+#[test]
+fn saving_with_the_model_writes_a_current_sidecar() {
+    use engram_core::embed::{save_with_vector, VectorStatus};
+    use engram_core::memory::{MemoryDraft, Store};
+    let home = tempfile::tempdir().unwrap();
+    let store = Store::new(engram_core::EngramHome::new(home.path()), None);
+    let draft = MemoryDraft {
+        name: "deploy-steps".into(),
+        kind: "project".into(),
+        description: "how we ship".into(),
+        body: "make release".into(),
+        tags: vec![],
+    };
+    let now = chrono::Utc::now();
+    let saved = save_with_vector(&store, Scope::User, draft.clone(), now, &model_paths()).unwrap();
+    assert_eq!(saved.vector, VectorStatus::Written);
+    let sidecar = engram_core::embed::read_sidecar(&saved.outcome.memory.path.with_extension("vec")).unwrap();
+    assert_eq!(sidecar.vector.len(), MODEL_DIMENSION);
+    let again = save_with_vector(&store, Scope::User, draft, now, &model_paths()).unwrap();
+    assert_eq!(again.vector, VectorStatus::Current);
+}

@@ -12,6 +12,7 @@ mod assets;
 mod embedder;
 mod error;
 mod reindex;
+mod save;
 mod semantic;
 mod sidecar;
 mod strategy;
@@ -22,6 +23,7 @@ pub use error::EmbedError;
 pub use reindex::{
     reindex, reindex_files, write_vector, ReindexOutcome, ReindexProgress, ReindexReport,
 };
+pub use save::{save_with_vector, SavedWithVector, VectorStatus};
 pub use semantic::{cosine, semantic_scores, VectorCache};
 pub use sidecar::{
     embedded_text, read_header, read_sidecar, sidecar_path, text_hash, write_sidecar, Sidecar,
