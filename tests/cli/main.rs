@@ -1,4 +1,7 @@
 //! End-to-end tests of the real `engram` binary on a temporary ENGRAM_HOME.
 
+mod archive;
+mod doctor;
+mod memory;
 mod support;
 mod reindex;

@@ -42,6 +42,17 @@ impl Context {
         Ok(self.config.get_or_init(|| loaded))
     }
 
+    /// The project the cwd belongs to (a git repository, else the directory itself).
+    pub fn project(&self) -> Result<engram_core::project::Project> {
+        engram_core::project::resolve(&self.cwd)
+            .with_context(|| format!("cannot use {} as the working directory", self.cwd.display()))
+    }
+
+    /// The store for the user scope and, when the cwd resolves, the cwd's project.
+    pub fn store(&self) -> engram_core::memory::Store {
+        engram_core::memory::Store::new(self.home.clone(), self.project().ok())
+    }
+
     /// The current time, read once at the edge and passed into core.
     pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
         chrono::Utc::now()
@@ -69,6 +80,12 @@ fn error_code(error: &anyhow::Error) -> &'static str {
     use engram_core::ErrorCode;
     for cause in error.chain() {
         if let Some(e) = cause.downcast_ref::<engram_core::config::ConfigError>() {
+            return e.code();
+        }
+        if let Some(e) = cause.downcast_ref::<engram_core::memory::StoreError>() {
+            return e.code();
+        }
+        if let Some(e) = cause.downcast_ref::<engram_core::project::ProjectError>() {
             return e.code();
         }
         if let Some(e) = cause.downcast_ref::<engram_core::embed::EmbedError>() {

@@ -5,6 +5,7 @@
 
 mod commands;
 mod context;
+mod scope_args;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -68,5 +69,15 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => context::report_failure(&e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_tree_is_well_formed() {
+        super::Cli::command().debug_assert();
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod anchors;
 pub mod config;
+pub mod doctor;
 pub mod embed;
 pub mod error;
 pub mod home;

@@ -1,12 +1,35 @@
-//! `engram init`.
+//! `engram init [user|project]`: trust-anchor skeletons that never overwrite.
 
 use anyhow::Result;
+use engram_core::anchors::{self, AnchorKind, InitOutcome};
 
 use crate::context::Context;
 
 #[derive(Debug, clap::Args)]
-pub struct InitArgs {}
+pub struct InitArgs {
+    /// Which anchor: USER.md in the Engram home, or .engram/ENGRAM.md in the repository
+    #[arg(value_enum, default_value = "user")]
+    pub which: Which,
+}
 
-pub fn run(_ctx: &Context, _args: InitArgs) -> Result<()> {
-    anyhow::bail!("`engram init` is not built yet")
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Which {
+    User,
+    Project,
+}
+
+pub fn run(ctx: &Context, args: InitArgs) -> Result<()> {
+    let outcome: InitOutcome = match args.which {
+        Which::User => anchors::init(AnchorKind::User, &anchors::user_anchor_path(&ctx.home))?,
+        Which::Project => anchors::init(AnchorKind::Project, &anchors::project_anchor_path(&ctx.project()?))?,
+    };
+    if ctx.json {
+        return ctx.print_json(&outcome);
+    }
+    if outcome.created {
+        println!("created {}", outcome.path.display());
+    } else {
+        println!("{} already exists; left untouched", outcome.path.display());
+    }
+    Ok(())
 }

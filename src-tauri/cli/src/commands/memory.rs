@@ -1,20 +1,193 @@
-//! `engram memory …`.
+//! `engram memory list|get|save|forget` and the dispatch of the other memory subcommands.
 
-use anyhow::Result;
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
 
+use anyhow::{bail, Context as _, Result};
+use engram_core::memory::{frontmatter, Memory, MemoryDraft, MemoryFile, Scope};
+use serde::Serialize;
+
+use super::archive::{self, ArchiveCommand};
 use crate::context::Context;
+use crate::scope_args::{ScopeArg, ScopeFilterArg};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum MemoryCommand {
-    /// List memories
-    List,
+    /// List memories (unparseable files are listed with their error)
+    List {
+        #[arg(long, value_enum, default_value_t)]
+        scope: ScopeFilterArg,
+    },
+    /// Print one memory (without --scope, the project's copy shadows the user's)
+    Get {
+        name: String,
+        #[arg(long, value_enum)]
+        scope: Option<ScopeArg>,
+    },
+    /// Create or overwrite a memory; the prior version is archived
+    Save(SaveArgs),
+    /// Archive and remove a memory (restore it with `memory archive restore`)
+    Forget {
+        name: String,
+        #[arg(long, value_enum)]
+        scope: ScopeArg,
+    },
+    /// Archived versions: list, restore, prune
+    #[command(subcommand)]
+    Archive(ArchiveCommand),
     /// Bring every memory's embedding sidecar (.vec) up to date (incremental)
     Reindex(super::reindex::ReindexArgs),
 }
 
+#[derive(Debug, clap::Args)]
+pub struct SaveArgs {
+    pub name: String,
+    /// A label that groups memories: user, feedback, project, reference, or your own
+    #[arg(long = "type", value_name = "TYPE")]
+    pub kind: String,
+    /// One line saying what this memory is for (shown in MEMORY.md)
+    #[arg(long)]
+    pub description: String,
+    /// Where to save it (default: user)
+    #[arg(long, value_enum, default_value = "user")]
+    pub scope: ScopeArg,
+    /// The body as an argument
+    #[arg(long, conflicts_with = "body_file")]
+    pub body: Option<String>,
+    /// Read the body from a file
+    #[arg(long, value_name = "FILE")]
+    pub body_file: Option<PathBuf>,
+    /// Comma-separated tags
+    #[arg(long, value_delimiter = ',')]
+    pub tags: Vec<String>,
+}
+
 pub fn run(ctx: &Context, cmd: MemoryCommand) -> Result<()> {
     match cmd {
+        MemoryCommand::List { scope } => list(ctx, scope),
+        MemoryCommand::Get { name, scope } => get(ctx, &name, scope),
+        MemoryCommand::Save(args) => save(ctx, args),
+        MemoryCommand::Forget { name, scope } => forget(ctx, &name, scope),
+        MemoryCommand::Archive(cmd) => archive::run(ctx, cmd),
         MemoryCommand::Reindex(args) => super::reindex::run(ctx, args),
-        _ => anyhow::bail!("`engram memory` is not built yet"),
     }
+}
+
+/// One row of `memory list --json` (DESIGN §9).
+#[derive(Serialize)]
+struct ListRow<'a> {
+    scope: Scope,
+    name: &'a str,
+    #[serde(rename = "type")]
+    kind: Option<&'a str>,
+    description: Option<&'a str>,
+    created: Option<String>,
+    updated: Option<String>,
+    path: &'a std::path::Path,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+}
+
+fn list_row(file: &MemoryFile) -> ListRow<'_> {
+    let memory = file.parsed.as_ref().ok();
+    ListRow {
+        scope: file.scope,
+        name: &file.name,
+        kind: memory.map(|m| m.kind.as_str()),
+        description: memory.map(|m| m.description.as_str()),
+        created: memory.and_then(|m| m.created).map(frontmatter::rfc3339),
+        updated: memory.and_then(|m| m.updated).map(frontmatter::rfc3339),
+        path: &file.path,
+        error: file.parsed.as_ref().err().map(String::as_str),
+    }
+}
+
+fn list(ctx: &Context, scope: ScopeFilterArg) -> Result<()> {
+    let files = ctx.store().list(scope.into())?;
+    if ctx.json {
+        let rows: Vec<ListRow> = files.iter().map(list_row).collect();
+        return ctx.print_json(&rows);
+    }
+    if files.is_empty() {
+        println!("no memories yet; save one with `engram memory save NAME --type T --description D`");
+        return Ok(());
+    }
+    let width = files.iter().map(|f| f.name.len()).max().unwrap_or(0);
+    for f in &files {
+        match &f.parsed {
+            Ok(m) => println!("{:<7} {:<width$}  {:<10} {}", f.scope, f.name, m.kind, m.description),
+            Err(e) => println!("{:<7} {:<width$}  {:<10} does not parse: {e}", f.scope, f.name, "!"),
+        }
+    }
+    Ok(())
+}
+
+fn get(ctx: &Context, name: &str, scope: Option<ScopeArg>) -> Result<()> {
+    let memory: Memory = ctx.store().get(scope.map(Into::into), name)?;
+    if ctx.json {
+        return ctx.print_json(&memory);
+    }
+    let text = std::fs::read_to_string(&memory.path).with_context(|| format!("reading {}", memory.path.display()))?;
+    print!("{text}");
+    Ok(())
+}
+
+fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
+    let body = match (&args.body, &args.body_file) {
+        (Some(body), _) => body.clone(),
+        (None, Some(path)) => std::fs::read_to_string(path).with_context(|| format!("reading --body-file {}", path.display()))?,
+        (None, None) => {
+            let stdin = std::io::stdin();
+            if stdin.is_terminal() {
+                bail!("no body given: pass --body TEXT, --body-file FILE, or pipe it on stdin");
+            }
+            let mut body = String::new();
+            stdin.lock().read_to_string(&mut body).context("reading the body from stdin")?;
+            body
+        }
+    };
+    let scope: Scope = args.scope.into();
+    let draft = MemoryDraft { name: args.name, kind: args.kind, description: args.description, body, tags: args.tags };
+    let saved = engram_core::embed::save_with_vector(&ctx.store(), scope, draft, ctx.now(), &super::embedding::model_paths(ctx)?)?;
+    let outcome = saved.outcome;
+    if ctx.json {
+        return ctx.print_json(&serde_json::json!({
+            "scope": scope,
+            "name": outcome.memory.name,
+            "type": outcome.memory.kind,
+            "path": outcome.memory.path,
+            "created": outcome.created,
+            "changed": outcome.changed,
+            "archived": outcome.archived,
+            "vector": saved.vector,
+        }));
+    }
+    let what = match (outcome.created, outcome.changed) {
+        (true, _) => "created".to_string(),
+        (false, false) => "unchanged".to_string(),
+        (false, true) => format!(
+            "updated; prior version archived to {}",
+            outcome.archived.as_deref().map(|p| p.display().to_string()).unwrap_or_default()
+        ),
+    };
+    println!("saved {scope}/{} ({what})", outcome.memory.name);
+    if let engram_core::embed::VectorStatus::Skipped { reason } = &saved.vector {
+        println!("vector skipped: {reason}");
+    }
+    Ok(())
+}
+
+fn forget(ctx: &Context, name: &str, scope: ScopeArg) -> Result<()> {
+    let outcome = ctx.store().forget(scope.into(), name, ctx.now())?;
+    if ctx.json {
+        return ctx.print_json(&outcome);
+    }
+    println!(
+        "forgot {}/{name}; archived to {}\nundo: engram memory archive restore {name} {} --scope {}",
+        outcome.scope,
+        outcome.archived.display(),
+        outcome.version,
+        outcome.scope
+    );
+    Ok(())
 }

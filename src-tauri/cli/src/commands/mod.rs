@@ -1,5 +1,6 @@
 //! One module per command group; each parses its own arguments and calls core.
 
+pub mod archive;
 pub mod compose;
 pub mod doctor;
 pub mod embedding;

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::{Context as _, Result};
 use engram_core::embed::{reindex_files, shared_embedder, ReindexProgress};
-use engram_core::memory::{ScopeFilter, Store};
+use engram_core::memory::ScopeFilter;
 
 use super::embedding::model_paths;
 use crate::context::Context;
@@ -18,9 +18,8 @@ pub fn run(ctx: &Context, _args: ReindexArgs) -> Result<()> {
     let mut embedder = embedder
         .lock()
         .map_err(|_| anyhow::anyhow!("embedding model unavailable after a crash"))?;
-    let project = engram_core::project::resolve(&ctx.cwd).ok();
-    let store = Store::new(ctx.home.clone(), project);
-    let files = store
+    let files = ctx
+        .store()
         .list(ScopeFilter::All)
         .context("cannot list memories")?;
 

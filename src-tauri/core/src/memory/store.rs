@@ -50,6 +50,8 @@ pub struct ForgetOutcome {
     pub scope: Scope,
     pub name: String,
     pub archived: PathBuf,
+    /// The archive version id to pass to `restore`.
+    pub version: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -183,7 +185,12 @@ impl Store {
         let archived = remove_memory_files(&dir, name, now)?
             .ok_or_else(|| StoreError::NotFound { scope: scope.to_string(), name: name.to_string() })?;
         regenerate_index(scope, &dir)?;
-        Ok(ForgetOutcome { scope, name: name.to_string(), archived })
+        let version = archived
+            .file_name()
+            .and_then(|f| archive::parse_version_file_name(&f.to_string_lossy()))
+            .map(|(_, version, _)| version)
+            .unwrap_or_default();
+        Ok(ForgetOutcome { scope, name: name.to_string(), archived, version })
     }
 
     /// Archived versions, newest first; all memories of the scope or one.
@@ -324,6 +331,10 @@ fn validate_draft(mut draft: MemoryDraft) -> Result<MemoryDraft, StoreError> {
     }
     if draft.description.chars().count() > DESCRIPTION_MAX {
         return Err(StoreError::InvalidField { field: "description", reason: format!("must be at most {DESCRIPTION_MAX} characters; put details in the body") });
+    }
+    // Bodies are stored newline-terminated; normalizing here makes re-saving the same text a no-op.
+    if !draft.body.is_empty() && !draft.body.ends_with('\n') {
+        draft.body.push('\n');
     }
     draft.tags = draft.tags.iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
     let scanned = format!("{}\n{}\n{}", draft.description, draft.tags.join(" "), draft.body);

@@ -1,0 +1,109 @@
+//! `engram memory archive list|restore|prune`: prior versions of memories.
+
+use anyhow::Result;
+use engram_core::memory::{ArchivedVersion, PrunePolicy, Scope, ScopeFilter};
+
+use crate::context::Context;
+use crate::scope_args::{ScopeArg, ScopeFilterArg};
+
+#[derive(Debug, clap::Subcommand)]
+pub enum ArchiveCommand {
+    /// List archived versions, newest first (all memories, or one)
+    List {
+        name: Option<String>,
+        #[arg(long, value_enum, default_value_t)]
+        scope: ScopeFilterArg,
+    },
+    /// Make an archived version current again (the current file is archived first)
+    Restore {
+        name: String,
+        /// The version id shown by `archive list`
+        #[arg(id = "VERSION", value_name = "VERSION")]
+        version: String,
+        #[arg(long, value_enum, default_value = "user")]
+        scope: ScopeArg,
+    },
+    /// Remove old versions by policy ([archive] in config.toml, or the flags)
+    Prune {
+        /// Keep the newest N versions of each memory
+        #[arg(long, value_name = "N")]
+        keep: Option<usize>,
+        /// Drop versions older than DAYS (0: no age limit)
+        #[arg(long, value_name = "DAYS")]
+        older_than: Option<u64>,
+        /// Only list what would be removed
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long, value_enum, default_value_t)]
+        scope: ScopeFilterArg,
+    },
+}
+
+pub fn run(ctx: &Context, cmd: ArchiveCommand) -> Result<()> {
+    match cmd {
+        ArchiveCommand::List { name, scope } => list(ctx, name.as_deref(), scope.into()),
+        ArchiveCommand::Restore { name, version, scope } => restore(ctx, &name, &version, scope.into()),
+        ArchiveCommand::Prune { keep, older_than, dry_run, scope } => prune(ctx, keep, older_than, dry_run, scope.into()),
+    }
+}
+
+fn list(ctx: &Context, name: Option<&str>, filter: ScopeFilter) -> Result<()> {
+    let store = ctx.store();
+    if filter == ScopeFilter::Project && store.project().is_none() {
+        store.dir(Scope::Project)?;
+    }
+    let mut versions: Vec<ArchivedVersion> = Vec::new();
+    for scope in store.scopes(filter) {
+        versions.extend(store.versions(scope, name)?);
+    }
+    if ctx.json {
+        return ctx.print_json(&versions);
+    }
+    if versions.is_empty() {
+        println!("no archived versions");
+        return Ok(());
+    }
+    for v in &versions {
+        println!("{:<7} {:<24} {}  {}  {} bytes", v.scope, v.name, v.version, v.archived_at.format("%Y-%m-%d %H:%M:%S UTC"), v.size);
+    }
+    Ok(())
+}
+
+fn restore(ctx: &Context, name: &str, version: &str, scope: Scope) -> Result<()> {
+    let outcome = ctx.store().restore(scope, name, version, ctx.now())?;
+    if ctx.json {
+        return ctx.print_json(&outcome);
+    }
+    match &outcome.archived {
+        Some(previous) => println!("restored {scope}/{name} from {version}; the version it replaced is archived at {}", previous.display()),
+        None => println!("restored {scope}/{name} from {version}"),
+    }
+    Ok(())
+}
+
+fn prune(ctx: &Context, keep: Option<usize>, older_than: Option<u64>, dry_run: bool, filter: ScopeFilter) -> Result<()> {
+    let config = &ctx.config()?.archive;
+    let policy = PrunePolicy {
+        keep_versions: keep.unwrap_or(config.keep_versions),
+        max_age_days: older_than.unwrap_or(config.max_age_days),
+    };
+    if policy.keep_versions == 0 {
+        anyhow::bail!("--keep must be at least 1: the newest version of each memory always stays");
+    }
+    let report = ctx.store().prune(filter, &policy, ctx.now(), dry_run)?;
+    if ctx.json {
+        return ctx.print_json(&report);
+    }
+    let verb = if dry_run { "would remove" } else { "removed" };
+    for v in &report.removed {
+        println!("{verb} {}/{} {} ({})", v.scope, v.name, v.version, v.archived_at.format("%Y-%m-%d"));
+    }
+    println!(
+        "{verb} {} version(s), kept {} (policy: newest {} per memory{})",
+        report.removed.len(),
+        report.kept,
+        policy.keep_versions,
+        if policy.max_age_days > 0 { format!(", none older than {} days", policy.max_age_days) } else { String::new() }
+    );
+    Ok(())
+}
