@@ -1,6 +1,8 @@
 //! End-to-end tests of the real `engram` binary on a temporary ENGRAM_HOME.
 
 mod archive;
+mod concurrency;
+mod crash;
 mod doctor;
 mod memory;
 mod support;

@@ -149,6 +149,7 @@ impl Store {
         let dir = self.prepare_dir(scope)?;
         let _lock = ScopeLock::acquire(&dir).map_err(|e| StoreError::io("lock", &dir, e))?;
         sweep_stale_temps(&dir, now.into());
+        sweep_stale_temps(&dir.join(ARCHIVE_DIR), now.into());
         let outcome = write_locked(scope, &dir, None, draft, now)?;
         if outcome.changed {
             regenerate_index(scope, &dir)?;
