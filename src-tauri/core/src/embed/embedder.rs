@@ -15,9 +15,10 @@ use ort::environment::Environment;
 
 use super::{EmbedError, ModelPaths, MODEL_DIMENSION};
 
-/// Texts per inference call. Measured here (2 cores): peak RSS ≈ 260 MB at 32 vs 560 MB at 256
-/// for no throughput gain beyond 32, so 32 it is.
-pub const BATCH_SIZE: usize = 32;
+/// Texts per inference call. Measured with `examples/embed_bench` on ~70-word memories
+/// (2 cores): batch 8 ≈ 42 texts/s at 280 MB peak RSS, 32 ≈ 27/s at 635 MB, 64 ≈ 22/s at
+/// 1.1 GB. Larger batches pad every text to the longest and only cost memory.
+pub const BATCH_SIZE: usize = 8;
 /// Tokens per text; memory bodies beyond it are truncated by the tokenizer.
 const MAX_LENGTH: usize = 256;
 

@@ -19,7 +19,9 @@ pub enum VectorStatus {
     /// The sidecar already matched the saved text.
     Current,
     /// The memory was saved without a vector; `reason` says why and what to run.
-    Skipped { reason: String },
+    Skipped {
+        reason: String,
+    },
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -39,13 +41,19 @@ pub fn save_with_vector(
 ) -> Result<SavedWithVector, StoreError> {
     let outcome = store.save(scope, draft, now)?;
     let vector = match shared_embedder(models) {
-        Err(e) => VectorStatus::Skipped { reason: e.to_string() },
+        Err(e) => VectorStatus::Skipped {
+            reason: e.to_string(),
+        },
         Ok(embedder) => match embedder.lock() {
-            Err(_) => VectorStatus::Skipped { reason: "the embedding model crashed earlier in this process".into() },
+            Err(_) => VectorStatus::Skipped {
+                reason: "the embedding model crashed earlier in this process".into(),
+            },
             Ok(mut embedder) => match write_vector(&outcome.memory, &mut *embedder) {
                 Ok(true) => VectorStatus::Written,
                 Ok(false) => VectorStatus::Current,
-                Err(e) => VectorStatus::Skipped { reason: format!("{e}; run `engram memory reindex` later") },
+                Err(e) => VectorStatus::Skipped {
+                    reason: format!("{e}; run `engram memory reindex` later"),
+                },
             },
         },
     };
@@ -71,7 +79,9 @@ mod tests {
         let saved = save_with_vector(&store, Scope::User, draft, Utc::now(), &models).unwrap();
         assert!(saved.outcome.memory.path.is_file());
         match saved.vector {
-            VectorStatus::Skipped { reason } => assert!(reason.contains("fetch-models.sh"), "{reason}"),
+            VectorStatus::Skipped { reason } => {
+                assert!(reason.contains("fetch-models.sh"), "{reason}")
+            }
             other => panic!("expected skipped, got {other:?}"),
         }
         assert!(!saved.outcome.memory.path.with_extension("vec").exists());

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::{shared_embedder, EmbedError, ModelPaths};
 use crate::config::Strategy;
+use crate::doctor::Check;
 use crate::ErrorCode;
 
 /// A strategy the ranker can run.
@@ -97,6 +98,40 @@ pub fn embed_checks(paths: &ModelPaths, configured: Strategy) -> EmbedChecks {
     }
 }
 
+impl EmbedChecks {
+    /// Doctor lines. Missing assets are warnings, not errors: everything works on bm25.
+    pub fn to_checks(&self) -> Vec<Check> {
+        let found = |ok: bool, what: &str, path: &str| {
+            if ok {
+                Check::ok("embeddings", format!("{what} found at {path}"))
+            } else {
+                Check::warn(
+                    "embeddings",
+                    format!(
+                        "{what} missing at {path}; run `scripts/fetch-models.sh {}`",
+                        self.models_dir
+                    ),
+                )
+            }
+        };
+        let mut checks = vec![
+            found(self.runtime_found, "ONNX Runtime", &self.runtime_path),
+            found(self.model_found, "model", &self.model_path),
+        ];
+        let strategy = format!("{:?}", self.configured).to_lowercase();
+        let resolves = format!("{:?}", self.resolves_to).to_lowercase();
+        let line = format!("strategy {strategy} resolves to {resolves}: {}", self.why);
+        let degraded = matches!(self.configured, Strategy::Auto | Strategy::Semantic)
+            && self.resolves_to != EffectiveStrategy::Semantic;
+        checks.push(if degraded {
+            Check::warn("retrieval", line)
+        } else {
+            Check::ok("retrieval", line)
+        });
+        checks
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,7 +187,22 @@ mod tests {
         );
         assert!(!checks.runtime_found && !checks.model_found);
         assert_eq!(checks.resolves_to, EffectiveStrategy::Bm25);
-        assert_eq!(checks.load_error.unwrap().0, "embedding_runtime_missing");
+        assert_eq!(checks.load_error.as_ref().unwrap().0, "embedding_runtime_missing");
         assert!(checks.why.contains("fetch-models.sh"));
+        let lines = checks.to_checks();
+        assert_eq!(lines.len(), 3);
+        assert!(
+            lines
+                .iter()
+                .all(|c| c.status == crate::doctor::Status::Warn),
+            "{lines:?}"
+        );
+        assert!(
+            lines[2]
+                .detail
+                .starts_with("strategy auto resolves to bm25"),
+            "{}",
+            lines[2].detail
+        );
     }
 }
