@@ -124,7 +124,8 @@ fn saving_with_the_model_writes_a_current_sidecar() {
     let now = chrono::Utc::now();
     let saved = save_with_vector(&store, Scope::User, draft.clone(), now, &model_paths()).unwrap();
     assert_eq!(saved.vector, VectorStatus::Written);
-    let sidecar = engram_core::embed::read_sidecar(&saved.outcome.memory.path.with_extension("vec")).unwrap();
+    let sidecar =
+        engram_core::embed::read_sidecar(&saved.outcome.memory.path.with_extension("vec")).unwrap();
     assert_eq!(sidecar.vector.len(), MODEL_DIMENSION);
     let again = save_with_vector(&store, Scope::User, draft, now, &model_paths()).unwrap();
     assert_eq!(again.vector, VectorStatus::Current);
