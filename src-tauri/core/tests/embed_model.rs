@@ -130,3 +130,55 @@ fn saving_with_the_model_writes_a_current_sidecar() {
     let again = save_with_vector(&store, Scope::User, draft, now, &model_paths()).unwrap();
     assert_eq!(again.vector, VectorStatus::Current);
 }
+
+#[test]
+fn the_semantic_slot_scores_with_the_model_and_ignores_other_models() {
+    use engram_core::config::Strategy;
+    use engram_core::embed::{
+        semantic_slot, text_hash, write_sidecar, EffectiveStrategy, VectorCache,
+    };
+    let paths = model_paths();
+    let dir = tempfile::tempdir().unwrap();
+    let doc = |name: &str, body: &str| Memory {
+        scope: Scope::User,
+        name: name.into(),
+        kind: "note".into(),
+        description: String::new(),
+        created: None,
+        updated: None,
+        tags: vec![],
+        body: body.into(),
+        path: dir.path().join(format!("{name}.md")),
+    };
+    let docs = vec![
+        doc("pets", "Feeding the kitten wet food."),
+        doc("stocks", "Index funds and bonds."),
+    ];
+    {
+        let embedder = shared_embedder(&paths).unwrap();
+        let mut embedder = embedder.lock().unwrap();
+        reindex(&docs[..1], &mut *embedder, &mut |_| {}).unwrap();
+    }
+    write_sidecar(
+        &dir.path().join("stocks.vec"),
+        "some-other-model",
+        text_hash("x"),
+        &[1.0; MODEL_DIMENSION],
+    )
+    .unwrap();
+    let slot = semantic_slot(
+        Strategy::Auto,
+        "caring for a young cat",
+        &docs,
+        &paths,
+        &mut VectorCache::new(),
+    );
+    assert_eq!(slot.choice.strategy, EffectiveStrategy::Semantic);
+    assert!(slot.choice.note.is_none());
+    let scores = slot.scores.unwrap();
+    assert!(scores[0].unwrap() > 0.3, "{scores:?}");
+    assert_eq!(
+        scores[1], None,
+        "a sidecar of another model contributes nothing"
+    );
+}

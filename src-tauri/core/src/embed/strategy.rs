@@ -187,7 +187,10 @@ mod tests {
         );
         assert!(!checks.runtime_found && !checks.model_found);
         assert_eq!(checks.resolves_to, EffectiveStrategy::Bm25);
-        assert_eq!(checks.load_error.as_ref().unwrap().0, "embedding_runtime_missing");
+        assert_eq!(
+            checks.load_error.as_ref().unwrap().0,
+            "embedding_runtime_missing"
+        );
         assert!(checks.why.contains("fetch-models.sh"));
         let lines = checks.to_checks();
         assert_eq!(lines.len(), 3);
