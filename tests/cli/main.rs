@@ -6,4 +6,4 @@ mod crash;
 mod doctor;
 mod memory;
 mod support;
-mod reindex;
+mod embeddings;

@@ -1,4 +1,4 @@
-//! `engram memory reindex`: incremental sidecars with the real model, and a clear error without it.
+//! Embeddings through the real binary: `memory reindex`, the vector written by `memory save`, and `doctor`.
 
 use std::path::PathBuf;
 
@@ -112,4 +112,116 @@ fn reindex_without_the_model_fails_saying_what_to_run() {
         .path()
         .join("memory/db-migrations.md")
         .is_file());
+}
+
+#[test]
+fn save_writes_the_vector_when_the_model_is_there_and_says_skipped_when_not() {
+    let models = test_models();
+    let sandbox = Sandbox::new();
+    let save = |name: &str, models_dir: &std::path::Path| {
+        let out = sandbox
+            .engram()
+            .env("ENGRAM_MODELS_DIR", models_dir)
+            .args([
+                "memory",
+                "save",
+                name,
+                "--type",
+                "note",
+                "--description",
+                "how we ship",
+                "--body",
+                "make release",
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let with = save("deploy-steps", &models);
+    assert_eq!(with["vector"]["status"], "written");
+    assert!(sandbox
+        .home
+        .path()
+        .join("memory/deploy-steps.vec")
+        .is_file());
+
+    let without = save("release-notes", &sandbox.home.path().join("no-models"));
+    assert_eq!(without["vector"]["status"], "skipped");
+    assert!(without["vector"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("fetch-models.sh"));
+    assert!(sandbox
+        .home
+        .path()
+        .join("memory/release-notes.md")
+        .is_file());
+    assert!(!sandbox
+        .home
+        .path()
+        .join("memory/release-notes.vec")
+        .exists());
+
+    let human = sandbox
+        .engram()
+        .env("ENGRAM_MODELS_DIR", sandbox.home.path().join("no-models"))
+        .args([
+            "memory",
+            "save",
+            "third",
+            "--type",
+            "note",
+            "--description",
+            "d",
+            "--body",
+            "b",
+        ])
+        .output()
+        .unwrap();
+    assert!(human.status.success());
+    assert!(String::from_utf8_lossy(&human.stdout).contains("vector skipped:"));
+}
+
+#[test]
+fn doctor_says_what_auto_resolves_to_and_why() {
+    let models = test_models();
+    let sandbox = Sandbox::new();
+    let checks = |models_dir: &std::path::Path| {
+        let out = sandbox
+            .engram()
+            .env("ENGRAM_MODELS_DIR", models_dir)
+            .args(["doctor", "--json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["area"] == "retrieval")
+            .cloned()
+            .unwrap()
+    };
+    let ready = checks(&models);
+    assert_eq!(ready["status"], "ok");
+    assert!(
+        ready["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("strategy auto resolves to semantic"),
+        "{ready}"
+    );
+    let missing = checks(&sandbox.home.path().join("no-models"));
+    assert_eq!(missing["status"], "warn");
+    let detail = missing["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("strategy auto resolves to bm25") && detail.contains("fetch-models.sh"),
+        "{detail}"
+    );
 }
