@@ -114,7 +114,7 @@ fn main() {
         .iter()
         .map(|m| embedded_text(&m.name, &m.description, &m.body))
         .collect();
-    embedder.embed(&texts[..batch.min(n)].to_vec()).unwrap(); // warm-up
+    embedder.embed(&texts[..batch.min(n)]).unwrap(); // warm-up
 
     let start = Instant::now();
     embedder.embed(&texts).unwrap();
