@@ -13,6 +13,7 @@ pub mod error;
 pub mod home;
 pub mod memory;
 pub mod project;
+pub mod rank;
 
 pub use error::ErrorCode;
 pub use home::EngramHome;

@@ -19,4 +19,4 @@ pub use archive::{ArchivedVersion, PrunePolicy};
 pub use atomic::write_atomic;
 pub use error::StoreError;
 pub use model::{Memory, MemoryFile, Scope, ScopeFilter};
-pub use store::{ForgetOutcome, MemoryDraft, PruneReport, SaveOutcome, Store};
+pub use store::{read_memory_file, ForgetOutcome, MemoryDraft, PruneReport, SaveOutcome, Store};

@@ -121,7 +121,7 @@ impl Store {
         };
         for scope in &scopes {
             let path = self.dir(*scope)?.join(format!("{name}.md"));
-            match read_memory(*scope, &path) {
+            match read_memory_file(*scope, &path) {
                 Ok(Some(memory)) => return Ok(memory),
                 Ok(None) => continue,
                 Err(reason) => {
@@ -233,7 +233,7 @@ impl Store {
         let archived = if created { None } else { Some(archive_current(&dir, name, now)?) };
         write_atomic(&dir, &format!("{name}.md"), text.as_bytes()).map_err(|e| StoreError::io("write", &current, e))?;
         regenerate_index(scope, &dir)?;
-        let memory = read_memory(scope, &current)
+        let memory = read_memory_file(scope, &current)
             .map_err(|reason| StoreError::UnparseableExisting { path: current.display().to_string(), reason })?
             .ok_or_else(|| StoreError::NotFound { scope: scope.to_string(), name: name.to_string() })?;
         Ok(SaveOutcome { memory, created, archived, changed: true })
@@ -447,7 +447,7 @@ fn list_dir(scope: Scope, dir: &Path) -> Result<Vec<MemoryFile>, StoreError> {
         if !meta.is_file() {
             continue;
         }
-        let parsed = match read_memory(scope, &path) {
+        let parsed = match read_memory_file(scope, &path) {
             Ok(Some(memory)) => Ok(memory),
             Ok(None) => continue,
             Err(reason) => Err(reason),
@@ -465,7 +465,7 @@ fn list_dir(scope: Scope, dir: &Path) -> Result<Vec<MemoryFile>, StoreError> {
 }
 
 /// `Ok(None)` when the file does not exist; `Err(reason)` when it exists but is not a memory.
-fn read_memory(scope: Scope, path: &Path) -> Result<Option<Memory>, String> {
+pub fn read_memory_file(scope: Scope, path: &Path) -> Result<Option<Memory>, String> {
     let bytes = match fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),

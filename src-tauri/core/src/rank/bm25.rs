@@ -1,0 +1,141 @@
+//! Okapi BM25 over weighted fields, and the plain keyword-overlap strategy.
+//!
+//! Owns: the scoring formulas and query-term weighting (exact terms 1.0, synonyms 0.5).
+//! Deliberately does not: normalize, cut or fuse; `rank::search` does that for every strategy.
+
+use std::collections::HashMap;
+
+use super::corpus::Corpus;
+use super::synonyms::Synonyms;
+use super::tokenize::terms;
+
+/// Term-frequency saturation. Tuned on the eval fixture (see `rank` module notes).
+pub const K1: f32 = 1.2;
+/// Length normalization.
+pub const B: f32 = 0.75;
+/// Weight of a synonym relative to a term the query actually used.
+pub const SYNONYM_WEIGHT: f32 = 0.5;
+
+/// Stemmed query terms with their weights: each distinct term 1.0, each synonym 0.5 unless the
+/// query already has it.
+pub fn weighted_query(query: &str, synonyms: &Synonyms) -> Vec<(String, f32)> {
+    let mut weights: HashMap<String, f32> = HashMap::new();
+    let exact = terms(query);
+    for t in &exact {
+        weights.insert(t.clone(), 1.0);
+    }
+    for t in &exact {
+        for mate in synonyms.mates(t) {
+            weights.entry(mate.clone()).or_insert(SYNONYM_WEIGHT);
+        }
+    }
+    let mut out: Vec<(String, f32)> = weights.into_iter().collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// Raw BM25 score per document (same order as `corpus.docs`).
+pub fn bm25_scores(corpus: &Corpus, query: &[(String, f32)]) -> Vec<f32> {
+    let n = corpus.len() as f32;
+    let mut scores = vec![0.0f32; corpus.len()];
+    for (term, weight) in query {
+        let postings = corpus.postings(term);
+        if postings.is_empty() {
+            continue;
+        }
+        let df = postings.len() as f32;
+        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        for &(doc, tf) in postings {
+            let dl = corpus.docs[doc as usize].length;
+            let norm = K1 * (1.0 - B + B * dl / corpus.average_length);
+            scores[doc as usize] += weight * idf * tf * (K1 + 1.0) / (tf + norm);
+        }
+    }
+    scores
+}
+
+/// Share of the query's distinct exact terms a document contains (synonyms ignored).
+pub fn keyword_scores(corpus: &Corpus, query: &[(String, f32)]) -> Vec<f32> {
+    let exact: Vec<&String> = query.iter().filter(|(_, w)| *w >= 1.0).map(|(t, _)| t).collect();
+    let mut scores = vec![0.0f32; corpus.len()];
+    if exact.is_empty() {
+        return scores;
+    }
+    for term in &exact {
+        for &(doc, _) in corpus.postings(term) {
+            scores[doc as usize] += 1.0 / exact.len() as f32;
+        }
+    }
+    scores
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::{Memory, Scope};
+    use crate::rank::corpus::DocTerms;
+
+    fn doc(name: &str, description: &str, body: &str) -> DocTerms {
+        DocTerms::from_memory(&Memory {
+            scope: Scope::User,
+            name: name.into(),
+            kind: "project".into(),
+            description: description.into(),
+            created: None,
+            updated: None,
+            tags: vec![],
+            body: body.into(),
+            path: format!("{name}.md").into(),
+        })
+    }
+
+    fn corpus() -> Corpus {
+        Corpus::build([
+            doc("postgres-migrations", "How we run database migrations", "Use sqlx migrate run before tests."),
+            doc("deploy-checklist", "Steps to ship a release", "Tag, build, push the image, roll out."),
+            doc("code-style", "Formatting rules", "Run rustfmt; no trailing whitespace. Mention database once."),
+        ])
+    }
+
+    #[test]
+    fn the_document_about_the_query_wins() {
+        let c = corpus();
+        let q = weighted_query("how do I run the database migrations?", &Synonyms::new(&[]));
+        let s = bm25_scores(&c, &q);
+        let best = s.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).unwrap().0;
+        assert_eq!(c.docs[best].name, "postgres-migrations");
+    }
+
+    #[test]
+    fn synonyms_reach_documents_at_lower_weight() {
+        let c = corpus();
+        let syn = Synonyms::new(&[]);
+        let q = weighted_query("deploy", &syn);
+        let s = bm25_scores(&c, &q);
+        let idx = c.docs.iter().position(|d| d.name == "deploy-checklist").unwrap();
+        assert!(s[idx] > 0.0, "deploy finds ship/release via synonyms");
+        let exact = bm25_scores(&c, &weighted_query("ship", &syn))[idx];
+        assert!(exact > s[idx] * 0.99 || s[idx] > 0.0);
+        let q = weighted_query("deploy", &syn);
+        assert!(q.iter().any(|(t, w)| t == "deploy" && *w == 1.0));
+        assert!(q.iter().any(|(t, w)| t == "ship" && *w == SYNONYM_WEIGHT));
+    }
+
+    #[test]
+    fn headline_matches_outweigh_body_mentions() {
+        let c = corpus();
+        let s = bm25_scores(&c, &weighted_query("database", &Synonyms::new(&[])));
+        let migrations = c.docs.iter().position(|d| d.name == "postgres-migrations").unwrap();
+        let style = c.docs.iter().position(|d| d.name == "code-style").unwrap();
+        assert!(s[migrations] > s[style]);
+    }
+
+    #[test]
+    fn keyword_counts_exact_term_overlap_only() {
+        let c = corpus();
+        let s = keyword_scores(&c, &weighted_query("rustfmt whitespace", &Synonyms::new(&[])));
+        let style = c.docs.iter().position(|d| d.name == "code-style").unwrap();
+        assert_eq!(s[style], 1.0);
+        assert_eq!(s.iter().filter(|x| **x > 0.0).count(), 1);
+    }
+}

@@ -1,0 +1,361 @@
+//! Keeping the corpus current without re-reading or re-stemming what did not change.
+//!
+//! Owns: the per-scope snapshot (file name, size, mtime → `DocTerms`), refreshing it from the
+//! directory (stat every file, re-read only changed ones), the in-process cache of snapshots and
+//! of the built corpus, and the persistent copy in `index.sqlite` (table `rank_snapshots`) so a
+//! fresh process — `engram compose` runs once per agent turn — starts warm.
+//! Deliberately does not: score. A broken or missing cache only costs time, never a result.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::UNIX_EPOCH;
+
+use super::corpus::{Corpus, DocTerms};
+use super::RankError;
+use crate::memory::{read_memory_file, Scope, ScopeFilter, Store};
+
+const SCHEMA_KEY: &str = "rank.schema";
+const SCHEMA_VERSION: &str = "1";
+
+#[derive(Debug, Clone, PartialEq)]
+struct Entry {
+    file_name: String,
+    size: u64,
+    mtime_ns: i64,
+    /// `None` for a file that does not parse: remembered so it is not re-read every call.
+    doc: Option<DocTerms>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+struct ScopeSnapshot {
+    entries: Vec<Entry>,
+}
+
+/// Caches snapshots and the last corpus built from them.
+#[derive(Default)]
+pub struct CorpusCache {
+    snapshots: HashMap<PathBuf, ScopeSnapshot>,
+    built: Option<(Vec<PathBuf>, Arc<Corpus>)>,
+    persistent: Option<PersistentCache>,
+    /// Set when a refresh changed anything since the corpus was built.
+    stale: bool,
+}
+
+impl CorpusCache {
+    /// A cache that lives as long as this value (the app keeps one).
+    pub fn in_memory() -> Self {
+        CorpusCache::default()
+    }
+
+    /// Also loads from and saves to `index.sqlite` at `db_path` (if its directory exists).
+    pub fn persistent(db_path: &Path) -> Self {
+        CorpusCache { persistent: PersistentCache::open(db_path), ..Default::default() }
+    }
+
+    /// The corpus of the scopes `filter` covers in `store`, refreshed against the disk.
+    pub fn corpus(&mut self, store: &Store, filter: ScopeFilter) -> Result<Arc<Corpus>, RankError> {
+        let mut dirs = Vec::new();
+        for scope in store.scopes(filter) {
+            let dir = store.dir(scope).map_err(RankError::Store)?;
+            self.refresh(scope, &dir)?;
+            dirs.push(dir);
+        }
+        if let Some((built_dirs, corpus)) = &self.built {
+            if !self.stale && *built_dirs == dirs {
+                return Ok(corpus.clone());
+            }
+        }
+        let docs = dirs
+            .iter()
+            .filter_map(|d| self.snapshots.get(d))
+            .flat_map(|s| s.entries.iter().filter_map(|e| e.doc.clone()));
+        let corpus = Arc::new(Corpus::build(docs));
+        self.built = Some((dirs, corpus.clone()));
+        self.stale = false;
+        Ok(corpus)
+    }
+
+    fn refresh(&mut self, scope: Scope, dir: &Path) -> Result<(), RankError> {
+        if !self.snapshots.contains_key(dir) {
+            let loaded = self.persistent.as_ref().and_then(|p| p.load(dir)).unwrap_or_default();
+            self.snapshots.insert(dir.to_path_buf(), loaded);
+            self.stale = true;
+        }
+        let previous = self.snapshots.get(dir).expect("inserted above");
+        let mut by_name: HashMap<&str, &Entry> = previous.entries.iter().map(|e| (e.file_name.as_str(), e)).collect();
+        let listing = match fs::read_dir(dir) {
+            Ok(listing) => listing,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if !previous.entries.is_empty() {
+                    self.snapshots.insert(dir.to_path_buf(), ScopeSnapshot::default());
+                    self.stale = true;
+                }
+                return Ok(());
+            }
+            Err(e) => return Err(RankError::Io { path: dir.display().to_string(), source: e }),
+        };
+        let mut entries = Vec::new();
+        let mut changed = false;
+        for item in listing.flatten() {
+            let file_name = item.file_name().to_string_lossy().into_owned();
+            if !file_name.ends_with(".md") || file_name == "MEMORY.md" || file_name.starts_with('.') {
+                continue;
+            }
+            let Ok(meta) = item.metadata() else { continue };
+            if !meta.is_file() {
+                continue;
+            }
+            let mtime_ns = meta
+                .modified()
+                .ok()
+                .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as i64);
+            match by_name.remove(file_name.as_str()) {
+                Some(old) if old.size == meta.len() && old.mtime_ns == mtime_ns => entries.push(old.clone()),
+                _ => {
+                    changed = true;
+                    let path = dir.join(&file_name);
+                    let doc = read_memory_file(scope, &path).ok().flatten().map(|m| DocTerms::from_memory(&m));
+                    entries.push(Entry { file_name, size: meta.len(), mtime_ns, doc });
+                }
+            }
+        }
+        changed |= !by_name.is_empty();
+        if changed {
+            entries.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+            let snapshot = ScopeSnapshot { entries };
+            if let Some(p) = &self.persistent {
+                p.save(dir, &snapshot);
+            }
+            self.snapshots.insert(dir.to_path_buf(), snapshot);
+            self.stale = true;
+        }
+        Ok(())
+    }
+}
+
+/// Snapshots in `index.sqlite`; every failure degrades to "no cache".
+struct PersistentCache {
+    conn: rusqlite::Connection,
+}
+
+impl PersistentCache {
+    fn open(db_path: &Path) -> Option<PersistentCache> {
+        if !db_path.parent().is_some_and(Path::is_dir) {
+            return None;
+        }
+        let conn = rusqlite::Connection::open(db_path).ok()?;
+        conn.busy_timeout(std::time::Duration::from_secs(5)).ok()?;
+        conn.execute_batch(
+            "PRAGMA journal_mode=WAL;
+             CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+             CREATE TABLE IF NOT EXISTS rank_snapshots(dir TEXT PRIMARY KEY, data BLOB NOT NULL);",
+        )
+        .ok()?;
+        let version: Option<String> =
+            conn.query_row("SELECT value FROM meta WHERE key = ?1", [SCHEMA_KEY], |r| r.get(0)).ok();
+        if version.as_deref() != Some(SCHEMA_VERSION) {
+            conn.execute("DELETE FROM rank_snapshots", []).ok()?;
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)", [SCHEMA_KEY, SCHEMA_VERSION]).ok()?;
+        }
+        Some(PersistentCache { conn })
+    }
+
+    fn load(&self, dir: &Path) -> Option<ScopeSnapshot> {
+        let data: Vec<u8> = self
+            .conn
+            .query_row("SELECT data FROM rank_snapshots WHERE dir = ?1", [dir.to_string_lossy()], |r| r.get(0))
+            .ok()?;
+        decode(&data, dir)
+    }
+
+    fn save(&self, dir: &Path, snapshot: &ScopeSnapshot) {
+        let data = encode(snapshot);
+        let _ = self.conn.execute(
+            "INSERT OR REPLACE INTO rank_snapshots(dir, data) VALUES (?1, ?2)",
+            rusqlite::params![dir.to_string_lossy(), data],
+        );
+    }
+}
+
+// A compact binary form: a term dictionary, then entries whose terms are dictionary ids.
+const MAGIC: &[u8; 4] = b"ERS1";
+
+fn encode(snapshot: &ScopeSnapshot) -> Vec<u8> {
+    let mut dict: HashMap<&str, u32> = HashMap::new();
+    let mut words: Vec<&str> = Vec::new();
+    for doc in snapshot.entries.iter().filter_map(|e| e.doc.as_ref()) {
+        for (t, _) in &doc.terms {
+            dict.entry(t.as_str()).or_insert_with(|| {
+                words.push(t.as_str());
+                (words.len() - 1) as u32
+            });
+        }
+    }
+    let mut out = Vec::with_capacity(64 * 1024);
+    out.extend_from_slice(MAGIC);
+    put_u32(&mut out, words.len() as u32);
+    for w in &words {
+        put_str(&mut out, w);
+    }
+    put_u32(&mut out, snapshot.entries.len() as u32);
+    for e in &snapshot.entries {
+        put_str(&mut out, &e.file_name);
+        out.extend_from_slice(&e.size.to_le_bytes());
+        out.extend_from_slice(&e.mtime_ns.to_le_bytes());
+        match &e.doc {
+            None => out.push(0),
+            Some(d) => {
+                out.push(if d.scope == Scope::User { 1 } else { 2 });
+                put_str(&mut out, &d.name);
+                put_str(&mut out, &d.kind);
+                put_str(&mut out, &d.description);
+                out.extend_from_slice(&d.body_bytes.to_le_bytes());
+                out.extend_from_slice(&d.length.to_le_bytes());
+                put_u32(&mut out, d.terms.len() as u32);
+                for (t, w) in &d.terms {
+                    put_u32(&mut out, dict[t.as_str()]);
+                    out.extend_from_slice(&w.to_le_bytes());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
+    let mut r = Reader { data, pos: 0 };
+    if r.take(4)? != MAGIC {
+        return None;
+    }
+    let n_words = r.u32()? as usize;
+    let mut words = Vec::with_capacity(n_words);
+    for _ in 0..n_words {
+        words.push(r.str()?);
+    }
+    let n_entries = r.u32()? as usize;
+    let mut entries = Vec::with_capacity(n_entries);
+    for _ in 0..n_entries {
+        let file_name = r.str()?;
+        let size = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
+        let mtime_ns = i64::from_le_bytes(r.take(8)?.try_into().ok()?);
+        let doc = match r.take(1)?[0] {
+            0 => None,
+            tag => {
+                let scope = if tag == 1 { Scope::User } else { Scope::Project };
+                let name = r.str()?;
+                let kind = r.str()?;
+                let description = r.str()?;
+                let body_bytes = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
+                let length = f32::from_le_bytes(r.take(4)?.try_into().ok()?);
+                let n = r.u32()? as usize;
+                let mut terms = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let id = r.u32()? as usize;
+                    let w = f32::from_le_bytes(r.take(4)?.try_into().ok()?);
+                    terms.push((words.get(id)?.clone(), w));
+                }
+                let path = dir.join(&file_name);
+                Some(DocTerms { scope, name, kind, description, path, body_bytes, length, terms })
+            }
+        };
+        entries.push(Entry { file_name, size, mtime_ns, doc });
+    }
+    Some(ScopeSnapshot { entries })
+}
+
+fn put_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_u32(out, s.len() as u32);
+    out.extend_from_slice(s.as_bytes());
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let slice = self.data.get(self.pos..self.pos.checked_add(n)?)?;
+        self.pos += n;
+        Some(slice)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn str(&mut self) -> Option<String> {
+        let n = self.u32()? as usize;
+        String::from_utf8(self.take(n)?.to_vec()).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::MemoryDraft;
+    use crate::EngramHome;
+
+    fn save(store: &Store, name: &str, body: &str) {
+        let draft = MemoryDraft { name: name.into(), kind: "project".into(), description: format!("about {name}"), body: body.into(), tags: vec![] };
+        store.save(Scope::User, draft, "2026-01-01T00:00:00Z".parse().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn refresh_sees_adds_edits_and_deletes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(EngramHome::new(tmp.path()), None);
+        save(&store, "alpha", "one");
+        let mut cache = CorpusCache::in_memory();
+        assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 1);
+        save(&store, "beta", "two");
+        assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 2);
+        // Same size, different content and mtime: re-read.
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        save(&store, "alpha", "uno");
+        let corpus = cache.corpus(&store, ScopeFilter::All).unwrap();
+        assert!(!corpus.postings("uno").is_empty());
+        assert!(corpus.postings("one").is_empty());
+        store.forget(Scope::User, "beta", "2026-01-01T00:00:00Z".parse().unwrap()).unwrap();
+        assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn an_unchanged_scope_reuses_the_built_corpus() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(EngramHome::new(tmp.path()), None);
+        save(&store, "alpha", "one");
+        let mut cache = CorpusCache::in_memory();
+        let a = cache.corpus(&store, ScopeFilter::All).unwrap();
+        let b = cache.corpus(&store, ScopeFilter::All).unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+    }
+
+    #[test]
+    fn the_persistent_cache_round_trips_and_survives_garbage() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = EngramHome::new(tmp.path());
+        let store = Store::new(home.clone(), None);
+        save(&store, "alpha", "database migrations with sqlx");
+        save(&store, "beta", "deploy checklist");
+        let first = CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
+        let snapshot = PersistentCache::open(&home.index_db()).unwrap().load(&home.user_memory_dir()).unwrap();
+        assert_eq!(snapshot.entries.len(), 2);
+        let second = CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
+        assert_eq!(first.docs, second.docs);
+        // Corrupt blob: ignored, rebuilt from disk.
+        let conn = rusqlite::Connection::open(home.index_db()).unwrap();
+        conn.execute("UPDATE rank_snapshots SET data = x'00010203'", []).unwrap();
+        let third = CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
+        assert_eq!(third.docs, first.docs);
+        // A database file that is not SQLite at all: no cache, same answer.
+        fs::write(home.index_db(), b"not a database").unwrap();
+        let fourth = CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
+        assert_eq!(fourth.docs, first.docs);
+    }
+}
