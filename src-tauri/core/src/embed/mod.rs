@@ -14,6 +14,7 @@ mod error;
 mod query;
 mod reindex;
 mod save;
+mod scorer;
 mod semantic;
 mod sidecar;
 mod strategy;
@@ -26,6 +27,7 @@ pub use reindex::{
     reindex, reindex_files, write_vector, ReindexOutcome, ReindexProgress, ReindexReport,
 };
 pub use save::{save_with_vector, SavedWithVector, VectorStatus};
+pub use scorer::{semantic_arg, ModelScorer};
 pub use semantic::{cosine, semantic_scores, VectorCache};
 pub use sidecar::{
     embedded_text, read_header, read_sidecar, sidecar_path, text_hash, write_sidecar, Sidecar,
