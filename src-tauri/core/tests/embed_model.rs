@@ -132,11 +132,9 @@ fn saving_with_the_model_writes_a_current_sidecar() {
 }
 
 #[test]
-fn the_semantic_slot_scores_with_the_model_and_ignores_other_models() {
-    use engram_core::config::Strategy;
-    use engram_core::embed::{
-        semantic_slot, text_hash, write_sidecar, EffectiveStrategy, VectorCache,
-    };
+fn the_ranker_scorer_uses_the_model_and_ignores_other_models() {
+    use engram_core::embed::{text_hash, write_sidecar, ModelScorer};
+    use engram_core::rank::{DocTerms, SemanticScorer};
     let paths = model_paths();
     let dir = tempfile::tempdir().unwrap();
     let doc = |name: &str, body: &str| Memory {
@@ -166,16 +164,11 @@ fn the_semantic_slot_scores_with_the_model_and_ignores_other_models() {
         &[1.0; MODEL_DIMENSION],
     )
     .unwrap();
-    let slot = semantic_slot(
-        Strategy::Auto,
-        "caring for a young cat",
-        &docs,
-        &paths,
-        &mut VectorCache::new(),
-    );
-    assert_eq!(slot.choice.strategy, EffectiveStrategy::Semantic);
-    assert!(slot.choice.note.is_none());
-    let scores = slot.scores.unwrap();
+    let scorer = ModelScorer::load(&paths).unwrap();
+    let terms: Vec<DocTerms> = docs.iter().map(DocTerms::from_memory).collect();
+    let scores = scorer
+        .similarities("caring for a young cat", &terms)
+        .unwrap();
     assert!(scores[0].unwrap() > 0.3, "{scores:?}");
     assert_eq!(
         scores[1], None,

@@ -11,7 +11,6 @@
 mod assets;
 mod embedder;
 mod error;
-mod query;
 mod reindex;
 mod save;
 mod scorer;
@@ -22,7 +21,6 @@ mod strategy;
 pub use assets::{ModelPaths, MODEL_DIMENSION, MODEL_FILES, RUNTIME_FILE};
 pub use embedder::{shared_embedder, Embedder, TextEmbedder, BATCH_SIZE};
 pub use error::EmbedError;
-pub use query::{semantic_slot, SemanticSlot};
 pub use reindex::{
     reindex, reindex_files, write_vector, ReindexOutcome, ReindexProgress, ReindexReport,
 };
