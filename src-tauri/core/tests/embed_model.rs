@@ -148,7 +148,7 @@ fn the_ranker_scorer_uses_the_model_and_ignores_other_models() {
         body: body.into(),
         path: dir.path().join(format!("{name}.md")),
     };
-    let docs = vec![
+    let docs = [
         doc("pets", "Feeding the kitten wet food."),
         doc("stocks", "Index funds and bonds."),
     ];
