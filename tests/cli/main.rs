@@ -7,3 +7,4 @@ mod crash;
 mod doctor;
 mod memory;
 mod support;
+mod embeddings;

@@ -88,6 +88,9 @@ fn error_code(error: &anyhow::Error) -> &'static str {
         if let Some(e) = cause.downcast_ref::<engram_core::project::ProjectError>() {
             return e.code();
         }
+        if let Some(e) = cause.downcast_ref::<engram_core::embed::EmbedError>() {
+            return e.code();
+        }
     }
     "failed"
 }

@@ -9,6 +9,7 @@ pub mod anchors;
 pub mod compose;
 pub mod config;
 pub mod doctor;
+pub mod embed;
 pub mod error;
 pub mod home;
 pub mod memory;

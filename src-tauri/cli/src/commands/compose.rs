@@ -80,8 +80,8 @@ fn emit(ctx: &Context, store: &Store, query: &str, args: &ComposeArgs, hook: boo
         request.max_bytes = b;
     }
     let mut cache = CorpusCache::persistent(&ctx.home.index_db());
-    let semantic = crate::retrieval::semantic(ctx, config.retrieval.strategy);
-    let composition = compose(store, &mut cache, &config.retrieval, &request, semantic);
+    let semantic = crate::retrieval::SemanticSetup::load(ctx, config.retrieval.strategy);
+    let composition = compose(store, &mut cache, &config.retrieval, &request, semantic.semantic());
     if ctx.json && !hook {
         return ctx.print_json(&composition);
     }

@@ -15,6 +15,10 @@ pub fn run(ctx: &Context, _args: DoctorArgs) -> Result<()> {
     let mut checks: Vec<Check> = doctor::home_checks(&ctx.home, &config);
     checks.extend(doctor::store_checks(&store));
     checks.extend(doctor::project_checks(&ctx.home));
+    if let Ok(config) = &config {
+        let paths = super::embedding::model_paths(ctx)?;
+        checks.extend(engram_core::embed::embed_checks(&paths, config.retrieval.strategy).to_checks());
+    }
     let status = doctor::overall(&checks);
     if ctx.json {
         ctx.print_json(&serde_json::json!({ "status": status, "checks": checks }))?;

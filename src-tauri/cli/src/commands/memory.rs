@@ -37,6 +37,8 @@ pub enum MemoryCommand {
     /// Archived versions: list, restore, prune
     #[command(subcommand)]
     Archive(ArchiveCommand),
+    /// Bring every memory's embedding sidecar (.vec) up to date (incremental)
+    Reindex(super::reindex::ReindexArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -70,6 +72,7 @@ pub fn run(ctx: &Context, cmd: MemoryCommand) -> Result<()> {
         MemoryCommand::Forget { name, scope } => forget(ctx, &name, scope),
         MemoryCommand::Search(args) => super::memory_search::run(ctx, args),
         MemoryCommand::Archive(cmd) => archive::run(ctx, cmd),
+        MemoryCommand::Reindex(args) => super::reindex::run(ctx, args),
     }
 }
 
@@ -148,7 +151,8 @@ fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
     };
     let scope: Scope = args.scope.into();
     let draft = MemoryDraft { name: args.name, kind: args.kind, description: args.description, body, tags: args.tags };
-    let outcome = ctx.store().save(scope, draft, ctx.now())?;
+    let saved = engram_core::embed::save_with_vector(&ctx.store(), scope, draft, ctx.now(), &super::embedding::model_paths(ctx)?)?;
+    let outcome = saved.outcome;
     if ctx.json {
         return ctx.print_json(&serde_json::json!({
             "scope": scope,
@@ -158,6 +162,7 @@ fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
             "created": outcome.created,
             "changed": outcome.changed,
             "archived": outcome.archived,
+            "vector": saved.vector,
         }));
     }
     let what = match (outcome.created, outcome.changed) {
@@ -169,6 +174,9 @@ fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
         ),
     };
     println!("saved {scope}/{} ({what})", outcome.memory.name);
+    if let engram_core::embed::VectorStatus::Skipped { reason } = &saved.vector {
+        println!("vector skipped: {reason}");
+    }
     Ok(())
 }
 

@@ -49,8 +49,8 @@ pub fn run(ctx: &Context, args: SearchArgs) -> Result<()> {
     let store = ctx.store();
     let mut cache = CorpusCache::persistent(&ctx.home.index_db());
     let synonyms = Synonyms::new(&config.retrieval.synonyms);
-    let semantic = crate::retrieval::semantic(ctx, params.strategy);
-    let ranking = rank::search(&store, &mut cache, args.scope.into(), &args.query, &params, &synonyms, semantic)?;
+    let semantic = crate::retrieval::SemanticSetup::load(ctx, params.strategy);
+    let ranking = rank::search(&store, &mut cache, args.scope.into(), &args.query, &params, &synonyms, semantic.semantic())?;
     if let Some(note) = &ranking.note {
         eprintln!("note: {note}");
     }

@@ -3,7 +3,9 @@
 pub mod archive;
 pub mod compose;
 pub mod doctor;
+pub mod embedding;
 pub mod init;
 pub mod memory;
 pub mod memory_search;
+pub mod reindex;
 pub mod sessions;

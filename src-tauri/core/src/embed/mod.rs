@@ -1,0 +1,36 @@
+//! Local embeddings (DESIGN §6): where the assets live, the lazily loaded model, `.vec`
+//! sidecars and incremental reindex.
+//!
+//! Owns: finding ONNX Runtime and all-MiniLM-L6-v2 under a models directory, loading them once
+//! per process through fastembed (mean pooling, max length 256), the sidecar file format, and
+//! deciding which sidecars a reindex must rewrite.
+//! Deliberately does not: list or parse memory files (the store does), rank (the ranker fuses
+//! cosine scores), fetch assets (`scripts/fetch-models.sh` does), or read the environment (the
+//! caller decides the models directory and passes it in).
+
+mod assets;
+mod embedder;
+mod error;
+mod reindex;
+mod save;
+mod scorer;
+mod semantic;
+mod sidecar;
+mod strategy;
+
+pub use assets::{ModelPaths, MODEL_DIMENSION, MODEL_FILES, RUNTIME_FILE};
+pub use embedder::{shared_embedder, Embedder, TextEmbedder, BATCH_SIZE};
+pub use error::EmbedError;
+pub use reindex::{
+    reindex, reindex_files, write_vector, ReindexOutcome, ReindexProgress, ReindexReport,
+};
+pub use save::{save_with_vector, SavedWithVector, VectorStatus};
+pub use scorer::{semantic_arg, ModelScorer};
+pub use semantic::{cosine, semantic_scores, VectorCache};
+pub use sidecar::{
+    embedded_text, read_header, read_sidecar, sidecar_path, text_hash, write_sidecar, Sidecar,
+    SidecarHeader, TextHash, SIDECAR_MAGIC, SIDECAR_VERSION,
+};
+pub use strategy::{
+    embed_checks, resolve_strategy, EffectiveStrategy, EmbedChecks, StrategyChoice,
+};

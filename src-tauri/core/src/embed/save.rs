@@ -1,0 +1,89 @@
+//! Saving a memory and its vector together: the store writes the `.md`, then, when the model
+//! is available, the `.vec` is written beside it.
+//!
+//! Owns: the rule that a save never fails because of embeddings; it says the vector was skipped
+//! and why (reindex catches up later).
+//! Deliberately does not: touch the store's write path; this wraps `Store::save`.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::{shared_embedder, write_vector, ModelPaths};
+use crate::memory::{MemoryDraft, SaveOutcome, Scope, Store, StoreError};
+
+/// What happened to the memory's vector.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum VectorStatus {
+    Written,
+    /// The sidecar already matched the saved text.
+    Current,
+    /// The memory was saved without a vector; `reason` says why and what to run.
+    Skipped {
+        reason: String,
+    },
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SavedWithVector {
+    #[serde(flatten)]
+    pub outcome: SaveOutcome,
+    pub vector: VectorStatus,
+}
+
+/// `Store::save`, then the sidecar. Only a store failure is an error.
+pub fn save_with_vector(
+    store: &Store,
+    scope: Scope,
+    draft: MemoryDraft,
+    now: DateTime<Utc>,
+    models: &ModelPaths,
+) -> Result<SavedWithVector, StoreError> {
+    let outcome = store.save(scope, draft, now)?;
+    let vector = match shared_embedder(models) {
+        Err(e) => VectorStatus::Skipped {
+            reason: e.to_string(),
+        },
+        Ok(embedder) => match embedder.lock() {
+            Err(_) => VectorStatus::Skipped {
+                reason: "the embedding model crashed earlier in this process".into(),
+            },
+            Ok(mut embedder) => match write_vector(&outcome.memory, &mut *embedder) {
+                Ok(true) => VectorStatus::Written,
+                Ok(false) => VectorStatus::Current,
+                Err(e) => VectorStatus::Skipped {
+                    reason: format!("{e}; run `engram memory reindex` later"),
+                },
+            },
+        },
+    };
+    Ok(SavedWithVector { outcome, vector })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn save_succeeds_and_says_the_vector_was_skipped_without_the_model() {
+        let home = tempfile::tempdir().unwrap();
+        let store = Store::new(crate::EngramHome::new(home.path()), None);
+        let draft = MemoryDraft {
+            name: "deploy-steps".into(),
+            kind: "project".into(),
+            description: "how we ship".into(),
+            body: "make release".into(),
+            tags: vec![],
+        };
+        let models = ModelPaths::new(home.path().join("no-models"), "all-MiniLM-L6-v2");
+        let saved = save_with_vector(&store, Scope::User, draft, Utc::now(), &models).unwrap();
+        assert!(saved.outcome.memory.path.is_file());
+        match saved.vector {
+            VectorStatus::Skipped { reason } => {
+                assert!(reason.contains("fetch-models.sh"), "{reason}")
+            }
+            other => panic!("expected skipped, got {other:?}"),
+        }
+        assert!(!saved.outcome.memory.path.with_extension("vec").exists());
+    }
+}

@@ -1,0 +1,61 @@
+//! The ranker's semantic slot filled with the local model: `rank::SemanticScorer` over sidecars.
+//!
+//! Owns: embedding the query with the shared model and reading each document's vector through
+//! the mtime+size cache; a sidecar of another model yields `None` (contributes nothing).
+//! Deliberately does not: fuse or pick the strategy (the ranker does, and notes fallbacks).
+
+use std::sync::{Arc, Mutex};
+
+use super::{shared_embedder, EmbedError, Embedder, ModelPaths, TextEmbedder, VectorCache};
+use crate::rank::{DocTerms, Semantic, SemanticScorer};
+
+/// Holds the loaded model and a vector cache; keep one per process (the app) or per call (CLI).
+pub struct ModelScorer {
+    embedder: Arc<Mutex<Embedder>>,
+    cache: Mutex<VectorCache>,
+}
+
+impl ModelScorer {
+    /// Loads (or reuses) the process-wide model.
+    pub fn load(models: &ModelPaths) -> Result<Self, EmbedError> {
+        Ok(Self {
+            embedder: shared_embedder(models)?,
+            cache: Mutex::new(VectorCache::new()),
+        })
+    }
+}
+
+impl SemanticScorer for ModelScorer {
+    fn similarities(&self, query: &str, docs: &[DocTerms]) -> Result<Vec<Option<f32>>, String> {
+        let mut embedder = self
+            .embedder
+            .lock()
+            .map_err(|_| "the embedding model crashed earlier in this process".to_string())?;
+        let query_vector = embedder
+            .embed(&[query.to_string()])
+            .map_err(|e| e.to_string())?
+            .pop()
+            .unwrap_or_default();
+        let model_id = embedder.model_id().to_string();
+        let mut cache = self
+            .cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        Ok(docs
+            .iter()
+            .map(|d| {
+                cache
+                    .vector(&d.path, &model_id)
+                    .map(|v| super::cosine(v, &query_vector).max(0.0))
+            })
+            .collect())
+    }
+}
+
+/// The ranker's `Semantic` argument for a loaded scorer or the reason there is none.
+pub fn semantic_arg<'a>(scorer: &'a Result<ModelScorer, EmbedError>) -> Semantic<'a> {
+    match scorer {
+        Ok(s) => Semantic::Available(s),
+        Err(e) => Semantic::Unavailable(e.to_string()),
+    }
+}

@@ -1,0 +1,237 @@
+//! Cosine similarity between a query and memories' sidecar vectors, for the ranker's semantic
+//! slot.
+//!
+//! Owns: the vector cache (keyed by sidecar path, revalidated by mtime + size so a warm call
+//! reads nothing unchanged), ignoring sidecars of another model, and cosine scoring.
+//! Deliberately does not: fuse with bm25 (the ranker's blend/rrf do) or choose a strategy.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use super::sidecar::{read_sidecar, sidecar_path};
+use super::{EmbedError, TextEmbedder};
+use crate::memory::Memory;
+
+/// Sidecar vectors read so far, each remembered with the file's size and mtime.
+#[derive(Debug, Default)]
+pub struct VectorCache {
+    entries: HashMap<PathBuf, CachedVector>,
+}
+
+#[derive(Debug)]
+struct CachedVector {
+    size: u64,
+    modified: SystemTime,
+    /// `(model id, unit-length vector)`, or `None` when the file is unreadable.
+    vector: Option<(String, Vec<f32>)>,
+}
+
+impl VectorCache {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The unit-length vector of `memory_path`'s sidecar when it was written by `model_id`.
+    pub fn vector(&mut self, memory_path: &Path, model_id: &str) -> Option<&[f32]> {
+        let path = sidecar_path(memory_path);
+        let Ok(meta) = std::fs::metadata(&path) else {
+            self.entries.remove(&path);
+            return None;
+        };
+        let (size, modified) = (
+            meta.len(),
+            meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+        );
+        let fresh =
+            matches!(self.entries.get(&path), Some(c) if c.size == size && c.modified == modified);
+        if !fresh {
+            let vector = read_sidecar(&path).map(|s| (s.header.model_id, normalized(s.vector)));
+            self.entries.insert(
+                path.clone(),
+                CachedVector {
+                    size,
+                    modified,
+                    vector,
+                },
+            );
+        }
+        match &self.entries.get(&path)?.vector {
+            Some((id, v)) if id == model_id => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+fn normalized(mut v: Vec<f32>) -> Vec<f32> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+    v
+}
+
+/// Cosine of two vectors, 0 when either is zero or their lengths differ.
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() {
+        return 0.0;
+    }
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let na = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let nb = b.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na * nb)
+    }
+}
+
+/// One score per memory, in order: the cosine of the query with the memory's vector, clamped
+/// to ≥ 0, or `None` when the memory has no sidecar of this model (it contributes nothing).
+pub fn semantic_scores(
+    query: &str,
+    docs: &[Memory],
+    embedder: &mut dyn TextEmbedder,
+    cache: &mut VectorCache,
+) -> Result<Vec<Option<f32>>, EmbedError> {
+    let query_vector = embedder
+        .embed(&[query.to_string()])?
+        .pop()
+        .unwrap_or_default();
+    let query_vector = normalized(query_vector);
+    let model_id = embedder.model_id().to_string();
+    Ok(docs
+        .iter()
+        .map(|m| {
+            cache
+                .vector(&m.path, &model_id)
+                .map(|v| dot(v, &query_vector).max(0.0))
+        })
+        .collect())
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() {
+        return 0.0;
+    }
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::embed::{text_hash, write_sidecar};
+    use crate::memory::Scope;
+
+    struct AxisEmbedder;
+    impl TextEmbedder for AxisEmbedder {
+        fn model_id(&self) -> &str {
+            "axis"
+        }
+        fn dimension(&self) -> usize {
+            2
+        }
+        fn embed(&mut self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    if t.contains("cat") {
+                        vec![1.0, 0.0]
+                    } else {
+                        vec![0.0, 1.0]
+                    }
+                })
+                .collect())
+        }
+    }
+
+    fn memory(dir: &Path, name: &str) -> Memory {
+        Memory {
+            scope: Scope::User,
+            name: name.into(),
+            kind: "note".into(),
+            description: String::new(),
+            created: None,
+            updated: None,
+            tags: vec![],
+            body: String::new(),
+            path: dir.join(format!("{name}.md")),
+        }
+    }
+
+    #[test]
+    fn scores_follow_vectors_and_other_models_contribute_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = vec![
+            memory(dir.path(), "pets"),
+            memory(dir.path(), "money"),
+            memory(dir.path(), "old"),
+            memory(dir.path(), "none"),
+        ];
+        write_sidecar(
+            &dir.path().join("pets.vec"),
+            "axis",
+            text_hash("p"),
+            &[3.0, 0.0],
+        )
+        .unwrap();
+        write_sidecar(
+            &dir.path().join("money.vec"),
+            "axis",
+            text_hash("m"),
+            &[0.0, 2.0],
+        )
+        .unwrap();
+        write_sidecar(
+            &dir.path().join("old.vec"),
+            "other-model",
+            text_hash("o"),
+            &[1.0, 0.0],
+        )
+        .unwrap();
+        let mut cache = VectorCache::new();
+        let scores = semantic_scores("a cat", &docs, &mut AxisEmbedder, &mut cache).unwrap();
+        assert_eq!(scores, vec![Some(1.0), Some(0.0), None, None]);
+    }
+
+    #[test]
+    fn cache_rereads_a_sidecar_only_when_it_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let md = dir.path().join("m.md");
+        write_sidecar(
+            &dir.path().join("m.vec"),
+            "axis",
+            text_hash("a"),
+            &[1.0, 0.0],
+        )
+        .unwrap();
+        let mut cache = VectorCache::new();
+        assert_eq!(cache.vector(&md, "axis").unwrap(), &[1.0, 0.0]);
+        // A rewrite with a different size is seen without any explicit invalidation.
+        write_sidecar(
+            &dir.path().join("m.vec"),
+            "axis",
+            text_hash("a"),
+            &[0.0, 4.0, 0.0],
+        )
+        .unwrap();
+        assert_eq!(cache.vector(&md, "axis").unwrap(), &[0.0, 1.0, 0.0]);
+        std::fs::remove_file(dir.path().join("m.vec")).unwrap();
+        assert!(cache.vector(&md, "axis").is_none());
+        assert!(cache.is_empty());
+    }
+
+    #[test]
+    fn cosine_handles_zero_and_mismatched_vectors() {
+        assert_eq!(cosine(&[1.0, 0.0], &[2.0, 0.0]), 1.0);
+        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 0.0]), 0.0);
+        assert_eq!(cosine(&[1.0], &[1.0, 0.0]), 0.0);
+    }
+}

@@ -1,0 +1,177 @@
+//! The real all-MiniLM-L6-v2 through ONNX Runtime. Needs the assets: `make test` fetches them
+//! and sets `ENGRAM_TEST_MODELS`; without them these tests fail saying what to run.
+
+use std::path::PathBuf;
+
+use engram_core::embed::{
+    reindex, shared_embedder, Embedder, ModelPaths, TextEmbedder, MODEL_DIMENSION,
+};
+use engram_core::memory::{Memory, Scope};
+use engram_core::ErrorCode;
+
+fn model_paths() -> ModelPaths {
+    let dir = std::env::var_os("ENGRAM_TEST_MODELS").map(PathBuf::from).unwrap_or_else(|| {
+        panic!("ENGRAM_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set ENGRAM_TEST_MODELS=DIR (make test does both)")
+    });
+    let paths = ModelPaths::new(&dir, "all-MiniLM-L6-v2");
+    if let Err(e) = paths.check() {
+        panic!(
+            "embedding assets missing under ENGRAM_TEST_MODELS={}: {e}",
+            dir.display()
+        );
+    }
+    paths
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
+    dot / (na * nb)
+}
+
+#[test]
+fn similar_meanings_are_closer_than_unrelated_ones() {
+    let embedder = shared_embedder(&model_paths()).unwrap();
+    let mut embedder = embedder.lock().unwrap();
+    let texts: Vec<String> = ["a cat", "a kitten", "the stock market"]
+        .map(String::from)
+        .to_vec();
+    let v = embedder.embed(&texts).unwrap();
+    assert_eq!(v.len(), 3);
+    assert!(v.iter().all(|x| x.len() == MODEL_DIMENSION));
+    let related = cosine(&v[0], &v[1]);
+    let unrelated = cosine(&v[0], &v[2]);
+    assert!(
+        related > unrelated + 0.3,
+        "cat/kitten {related} vs cat/stock market {unrelated}"
+    );
+}
+
+#[test]
+fn the_model_is_loaded_once_per_process() {
+    let paths = model_paths();
+    let a = shared_embedder(&paths).unwrap();
+    let b = shared_embedder(&paths).unwrap();
+    assert!(std::sync::Arc::ptr_eq(&a, &b));
+    // A second independent load reuses the process's single ONNX Runtime environment.
+    let mut second = Embedder::load(&paths).unwrap();
+    assert_eq!(
+        second.embed(&["x".to_string()]).unwrap()[0].len(),
+        MODEL_DIMENSION
+    );
+}
+
+#[test]
+fn a_missing_runtime_is_an_error_naming_the_fetch_command() {
+    let empty = tempfile::tempdir().unwrap();
+    let err = Embedder::load(&ModelPaths::new(empty.path(), "all-MiniLM-L6-v2")).unwrap_err();
+    assert_eq!(err.code(), "embedding_runtime_missing");
+    assert!(err.to_string().contains("fetch-models.sh"));
+}
+
+#[test]
+fn reindex_writes_vectors_the_model_agrees_with() {
+    let paths = model_paths();
+    let dir = tempfile::tempdir().unwrap();
+    let docs: Vec<Memory> = [
+        (
+            "db-migrations",
+            "how schema changes ship",
+            "Run sqlx migrate before deploy.",
+        ),
+        ("cat-care", "feeding the kitten", "Wet food twice a day."),
+    ]
+    .iter()
+    .map(|(name, description, body)| Memory {
+        scope: Scope::User,
+        name: name.to_string(),
+        kind: "note".into(),
+        description: description.to_string(),
+        created: None,
+        updated: None,
+        tags: vec![],
+        body: body.to_string(),
+        path: dir.path().join(format!("{name}.md")),
+    })
+    .collect();
+    let embedder = shared_embedder(&paths).unwrap();
+    let mut embedder = embedder.lock().unwrap();
+    let report = reindex(&docs, &mut *embedder, &mut |_| {}).unwrap();
+    assert_eq!(report.created, 2);
+    let query = embedder
+        .embed(&["looking after a young cat".to_string()])
+        .unwrap()
+        .remove(0);
+    let cat = engram_core::embed::read_sidecar(&dir.path().join("cat-care.vec")).unwrap();
+    let db = engram_core::embed::read_sidecar(&dir.path().join("db-migrations.vec")).unwrap();
+    assert!(cosine(&query, &cat.vector) > cosine(&query, &db.vector));
+}
+
+#[test]
+fn saving_with_the_model_writes_a_current_sidecar() {
+    use engram_core::embed::{save_with_vector, VectorStatus};
+    use engram_core::memory::{MemoryDraft, Store};
+    let home = tempfile::tempdir().unwrap();
+    let store = Store::new(engram_core::EngramHome::new(home.path()), None);
+    let draft = MemoryDraft {
+        name: "deploy-steps".into(),
+        kind: "project".into(),
+        description: "how we ship".into(),
+        body: "make release".into(),
+        tags: vec![],
+    };
+    let now = chrono::Utc::now();
+    let saved = save_with_vector(&store, Scope::User, draft.clone(), now, &model_paths()).unwrap();
+    assert_eq!(saved.vector, VectorStatus::Written);
+    let sidecar =
+        engram_core::embed::read_sidecar(&saved.outcome.memory.path.with_extension("vec")).unwrap();
+    assert_eq!(sidecar.vector.len(), MODEL_DIMENSION);
+    let again = save_with_vector(&store, Scope::User, draft, now, &model_paths()).unwrap();
+    assert_eq!(again.vector, VectorStatus::Current);
+}
+
+#[test]
+fn the_ranker_scorer_uses_the_model_and_ignores_other_models() {
+    use engram_core::embed::{text_hash, write_sidecar, ModelScorer};
+    use engram_core::rank::{DocTerms, SemanticScorer};
+    let paths = model_paths();
+    let dir = tempfile::tempdir().unwrap();
+    let doc = |name: &str, body: &str| Memory {
+        scope: Scope::User,
+        name: name.into(),
+        kind: "note".into(),
+        description: String::new(),
+        created: None,
+        updated: None,
+        tags: vec![],
+        body: body.into(),
+        path: dir.path().join(format!("{name}.md")),
+    };
+    let docs = [
+        doc("pets", "Feeding the kitten wet food."),
+        doc("stocks", "Index funds and bonds."),
+    ];
+    {
+        let embedder = shared_embedder(&paths).unwrap();
+        let mut embedder = embedder.lock().unwrap();
+        reindex(&docs[..1], &mut *embedder, &mut |_| {}).unwrap();
+    }
+    write_sidecar(
+        &dir.path().join("stocks.vec"),
+        "some-other-model",
+        text_hash("x"),
+        &[1.0; MODEL_DIMENSION],
+    )
+    .unwrap();
+    let scorer = ModelScorer::load(&paths).unwrap();
+    let terms: Vec<DocTerms> = docs.iter().map(DocTerms::from_memory).collect();
+    let scores = scorer
+        .similarities("caring for a young cat", &terms)
+        .unwrap();
+    assert!(scores[0].unwrap() > 0.3, "{scores:?}");
+    assert_eq!(
+        scores[1], None,
+        "a sidecar of another model contributes nothing"
+    );
+}
