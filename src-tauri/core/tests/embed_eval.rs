@@ -183,7 +183,7 @@ fn default_strategy_beats_bm25_on_paraphrases_and_never_loses_on_keywords() {
     let params = |strategy, fusion| SearchParams {
         strategy,
         fusion,
-        semantic_weight: 0.4,
+        semantic_weight: engram_core::config::RetrievalConfig::default().semantic_weight as f32,
         min_score: 0.0,
         limit: None,
     };

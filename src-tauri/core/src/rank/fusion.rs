@@ -1,6 +1,11 @@
 //! Combining lexical and semantic evidence (DESIGN §4).
 //!
-//! Owns: `blend` (bm25 × (1 − w) + cosine × w on normalized scores) and reciprocal rank fusion.
+//! Owns: `blend` (bm25 × (1 − w) + cosine × w, both normalized so their best is 1.0) and
+//! reciprocal rank fusion.
+//!
+//! Why cosine is normalized too: MiniLM cosines of a relevant and an unrelated memory differ by
+//! a few tenths, while normalized bm25 spans 0..1, so raw cosine let any accidental word match
+//! outweigh a strong semantic match (eval: paraphrase Hit@3 0.72 raw vs 0.89 normalized at w 0.6).
 //! Deliberately does not: compute either input.
 
 /// Scales scores so the best is 1.0 (all zeros stay zeros).
@@ -13,14 +18,14 @@ pub fn normalize(scores: &mut [f32]) {
     }
 }
 
-/// `lexical` normalized, `cosine` clamped at 0 (a negative similarity is no evidence).
+/// Both sides normalized to a best of 1.0; cosine clamped at 0 (a negative similarity is no
+/// evidence) and a missing vector counts as 0.
 pub fn blend(lexical: &[f32], cosine: &[Option<f32>], semantic_weight: f32) -> Vec<f32> {
     let mut lex = lexical.to_vec();
     normalize(&mut lex);
-    lex.iter()
-        .zip(cosine)
-        .map(|(l, c)| l * (1.0 - semantic_weight) + c.unwrap_or(0.0).max(0.0) * semantic_weight)
-        .collect()
+    let mut cos: Vec<f32> = cosine.iter().map(|c| c.unwrap_or(0.0).max(0.0)).collect();
+    normalize(&mut cos);
+    lex.iter().zip(&cos).map(|(l, c)| l * (1.0 - semantic_weight) + c * semantic_weight).collect()
 }
 
 /// Reciprocal rank fusion with constant `k` (60 in DESIGN): Σ 1 / (k + rank) over the lists a
@@ -44,9 +49,9 @@ mod tests {
 
     #[test]
     fn blend_weights_both_sides() {
-        let fused = blend(&[2.0, 1.0, 0.0], &[Some(0.0), Some(1.0), None], 0.4);
+        let fused = blend(&[2.0, 1.0, 0.0], &[Some(0.0), Some(0.5), None], 0.4);
         assert!((fused[0] - 0.6).abs() < 1e-6);
-        assert!((fused[1] - (0.5 * 0.6 + 0.4)).abs() < 1e-6);
+        assert!((fused[1] - (0.5 * 0.6 + 0.4)).abs() < 1e-6, "cosine 0.5 is the best, so it counts as 1.0");
         assert_eq!(fused[2], 0.0);
     }
 
