@@ -1,0 +1,58 @@
+//! Synthetic memory stores for benchmarks: realistic-looking developer notes from a fixed
+//! vocabulary, deterministic for a given size.
+
+use std::fs;
+use std::path::Path;
+
+use engram_core::memory::{Scope, Store};
+use engram_core::project::Project;
+use engram_core::EngramHome;
+
+const WORDS: &[&str] = &[
+    "auth", "token", "refresh", "cache", "database", "migration", "deploy", "release", "rollback", "canary",
+    "kubernetes", "pod", "helm", "terraform", "pipeline", "runner", "test", "fixture", "mock", "snapshot",
+    "latency", "throughput", "queue", "kafka", "redis", "postgres", "index", "query", "schema", "column",
+    "webhook", "signature", "retry", "timeout", "backoff", "logging", "metrics", "tracing", "alert", "oncall",
+    "frontend", "bundle", "react", "component", "style", "lint", "format", "review", "branch", "commit",
+    "merchant", "invoice", "refund", "settlement", "currency", "ledger", "payment", "dispute", "fraud", "limit",
+    "config", "secret", "vault", "environment", "feature", "flag", "rollout", "version", "header", "pagination",
+];
+
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> usize {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) as usize
+    }
+    fn word(&mut self) -> &'static str {
+        WORDS[self.next() % WORDS.len()]
+    }
+}
+
+/// Writes `n` memories (a tenth in project scope) straight to disk and regenerates the indexes.
+pub fn build_store(root: &Path, n: usize) -> Store {
+    fs::create_dir_all(root.join("repo")).unwrap();
+    let project: Project = engram_core::project::resolve(&root.join("repo")).unwrap();
+    let home = EngramHome::new(root.join("home"));
+    let store = Store::new(home.clone(), Some(project));
+    let mut rng = Lcg(42);
+    for scope in [Scope::User, Scope::Project] {
+        fs::create_dir_all(store.dir(scope).unwrap()).unwrap();
+    }
+    for i in 0..n {
+        let scope = if i % 10 == 0 { Scope::Project } else { Scope::User };
+        let name = format!("{}-{}-{i}", rng.word(), rng.word());
+        let description: Vec<&str> = (0..8).map(|_| rng.word()).collect();
+        let body: Vec<&str> = (0..120).map(|_| rng.word()).collect();
+        let text = format!(
+            "---\nname: {name}\ntype: project\ndescription: {}\ncreated: 2026-01-01T00:00:00Z\n---\n{}\n",
+            description.join(" "),
+            body.join(" ")
+        );
+        fs::write(store.dir(scope).unwrap().join(format!("{name}.md")), text).unwrap();
+    }
+    for scope in [Scope::User, Scope::Project] {
+        store.reindex_scope(scope).unwrap();
+    }
+    store
+}
