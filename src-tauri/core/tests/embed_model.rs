@@ -1,27 +1,14 @@
 //! The real all-MiniLM-L6-v2 through ONNX Runtime. Needs the assets: `make test` fetches them
 //! and sets `ENGRAM_TEST_MODELS`; without them these tests fail saying what to run.
 
-use std::path::PathBuf;
-
 use engram_core::embed::{
     reindex, shared_embedder, Embedder, ModelPaths, TextEmbedder, MODEL_DIMENSION,
 };
 use engram_core::memory::{Memory, Scope};
 use engram_core::ErrorCode;
 
-fn model_paths() -> ModelPaths {
-    let dir = std::env::var_os("ENGRAM_TEST_MODELS").map(PathBuf::from).unwrap_or_else(|| {
-        panic!("ENGRAM_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set ENGRAM_TEST_MODELS=DIR (make test does both)")
-    });
-    let paths = ModelPaths::new(&dir, "all-MiniLM-L6-v2");
-    if let Err(e) = paths.check() {
-        panic!(
-            "embedding assets missing under ENGRAM_TEST_MODELS={}: {e}",
-            dir.display()
-        );
-    }
-    paths
-}
+mod support;
+use support::model_paths;
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
     let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
@@ -74,27 +61,13 @@ fn a_missing_runtime_is_an_error_naming_the_fetch_command() {
 fn reindex_writes_vectors_the_model_agrees_with() {
     let paths = model_paths();
     let dir = tempfile::tempdir().unwrap();
-    let docs: Vec<Memory> = [
-        (
-            "db-migrations",
-            "how schema changes ship",
-            "Run sqlx migrate before deploy.",
-        ),
-        ("cat-care", "feeding the kitten", "Wet food twice a day."),
-    ]
-    .iter()
-    .map(|(name, description, body)| Memory {
-        scope: Scope::User,
-        name: name.to_string(),
-        kind: "note".into(),
-        description: description.to_string(),
-        created: None,
-        updated: None,
-        tags: vec![],
-        body: body.to_string(),
-        path: dir.path().join(format!("{name}.md")),
-    })
-    .collect();
+    let docs = support::memories(
+        dir.path(),
+        &[
+            ("db-migrations", "how schema changes ship", "Run sqlx migrate before deploy."),
+            ("cat-care", "feeding the kitten", "Wet food twice a day."),
+        ],
+    );
     let embedder = shared_embedder(&paths).unwrap();
     let mut embedder = embedder.lock().unwrap();
     let report = reindex(&docs, &mut *embedder, &mut |_| {}).unwrap();

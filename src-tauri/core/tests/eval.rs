@@ -12,6 +12,9 @@ use engram_core::rank::{self, CorpusCache, SearchParams, Semantic, Synonyms};
 use engram_core::EngramHome;
 use serde::Deserialize;
 
+mod support;
+use support::model_paths;
+
 #[derive(Deserialize)]
 struct MemoryFixture {
     memory: Vec<FixtureMemory>,
@@ -184,16 +187,6 @@ fn a_shadowed_user_memory_never_surfaces_inside_the_project() {
 const FLOOR_HIT1: f64 = 0.80;
 const FLOOR_HIT3: f64 = 0.89;
 const FLOOR_MRR: f64 = 0.85;
-
-/// The real model, from ENGRAM_TEST_MODELS (scripts/test.sh fetches it); a missing model fails.
-fn model_paths() -> engram_core::embed::ModelPaths {
-    let dir = std::env::var_os("ENGRAM_TEST_MODELS").unwrap_or_else(|| {
-        panic!("ENGRAM_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set ENGRAM_TEST_MODELS=DIR (scripts/test.sh does both)")
-    });
-    let paths = engram_core::embed::ModelPaths::new(std::path::PathBuf::from(dir), "all-MiniLM-L6-v2");
-    paths.check().unwrap_or_else(|e| panic!("embedding assets missing: {e}"));
-    paths
-}
 
 #[test]
 fn the_default_strategy_meets_its_floors_and_never_loses_keywords() {

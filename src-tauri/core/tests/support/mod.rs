@@ -1,0 +1,42 @@
+//! What the model-backed tests share: the real model's paths, memories built in memory, and the
+//! independent paraphrase set.
+#![allow(dead_code)] // each test binary uses its own subset
+
+pub mod paraphrase_set;
+
+use std::path::{Path, PathBuf};
+
+use engram_core::embed::ModelPaths;
+use engram_core::memory::{Memory, Scope};
+
+/// The real all-MiniLM-L6-v2 from `ENGRAM_TEST_MODELS` (scripts/test.sh fetches it and sets it);
+/// a missing model fails the test saying what to run, never skips it.
+pub fn model_paths() -> ModelPaths {
+    let dir = std::env::var_os("ENGRAM_TEST_MODELS").map(PathBuf::from).unwrap_or_else(|| {
+        panic!("ENGRAM_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set ENGRAM_TEST_MODELS=DIR (scripts/test.sh does both)")
+    });
+    let paths = ModelPaths::new(&dir, "all-MiniLM-L6-v2");
+    if let Err(e) = paths.check() {
+        panic!("embedding assets missing under ENGRAM_TEST_MODELS={}: {e}", dir.display());
+    }
+    paths
+}
+
+/// User-scope memories from (name, description, body), with paths inside `dir` so their
+/// sidecars land there.
+pub fn memories(dir: &Path, items: &[(&str, &str, &str)]) -> Vec<Memory> {
+    items
+        .iter()
+        .map(|(name, description, body)| Memory {
+            scope: Scope::User,
+            name: name.to_string(),
+            kind: "note".into(),
+            description: description.to_string(),
+            created: None,
+            updated: None,
+            tags: vec![],
+            body: body.to_string(),
+            path: dir.join(format!("{name}.md")),
+        })
+        .collect()
+}
