@@ -37,12 +37,35 @@ pub enum Fusion {
     Rrf,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SessionSource {
     Claude,
     Codex,
     Engram,
+}
+
+impl SessionSource {
+    pub const ALL: [SessionSource; 3] = [SessionSource::Claude, SessionSource::Codex, SessionSource::Engram];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionSource::Claude => "claude",
+            SessionSource::Codex => "codex",
+            SessionSource::Engram => "engram",
+        }
+    }
+
+    /// The source named `name` (`claude`, `codex`, `engram`), as written in config and on the CLI.
+    pub fn parse(name: &str) -> Option<SessionSource> {
+        SessionSource::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+}
+
+impl std::fmt::Display for SessionSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

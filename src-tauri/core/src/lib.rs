@@ -15,6 +15,7 @@ pub mod home;
 pub mod memory;
 pub mod project;
 pub mod rank;
+pub mod sessions;
 
 pub use error::ErrorCode;
 pub use home::EngramHome;

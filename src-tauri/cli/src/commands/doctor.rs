@@ -1,5 +1,5 @@
-//! `engram doctor`: paths, configuration, memory scopes, projects (and, as they land,
-//! embeddings and the session index). Exit 1 when any check is an error.
+//! `engram doctor`: paths, configuration, memory scopes, projects, embeddings and the session
+//! index. Exit 1 when any check is an error.
 
 use anyhow::Result;
 use engram_core::doctor::{self, Check, Status};
@@ -19,6 +19,7 @@ pub fn run(ctx: &Context, _args: DoctorArgs) -> Result<()> {
         let paths = super::embedding::model_paths(ctx)?;
         checks.extend(engram_core::embed::embed_checks(&paths, config.retrieval.strategy).to_checks());
     }
+    checks.extend(engram_core::sessions::session_checks(&ctx.home.index_db()));
     let status = doctor::overall(&checks);
     if ctx.json {
         ctx.print_json(&serde_json::json!({ "status": status, "checks": checks }))?;

@@ -1,25 +1,247 @@
-//! `engram sessions …` and `engram recall`.
+//! `engram sessions index|watch|list|show` and `engram recall`.
+//!
+//! Reads the source locations from the environment (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, the
+//! user's home) here, at the edge, and hands them to core.
 
-use anyhow::Result;
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result};
+use engram_core::sessions::{IndexSummary, RecallHit, RecallQuery, SessionChange, SessionIndex, SessionWatcher, SourceKind, SourceRoots};
 
 use crate::context::Context;
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SourceArg {
+    Claude,
+    Codex,
+    Engram,
+    All,
+}
+
+impl SourceArg {
+    fn kind(self) -> Option<SourceKind> {
+        match self {
+            SourceArg::Claude => Some(SourceKind::Claude),
+            SourceArg::Codex => Some(SourceKind::Codex),
+            SourceArg::Engram => Some(SourceKind::Engram),
+            SourceArg::All => None,
+        }
+    }
+}
+
 #[derive(Debug, clap::Subcommand)]
 pub enum SessionsCommand {
-    /// Index transcripts once
-    Index,
+    /// Index new transcript lines once (incremental; only new bytes are read)
+    Index {
+        /// Which source to index
+        #[arg(long, value_enum, default_value = "all")]
+        source: SourceArg,
+        /// Drop the index and read every transcript again
+        #[arg(long)]
+        rebuild: bool,
+    },
+    /// Keep the index current as transcripts are written (Ctrl-C to stop)
+    Watch,
+    /// Indexed sessions, most recent first
+    List {
+        #[arg(long, value_enum, default_value = "all")]
+        source: SourceArg,
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Print one session's transcript
+    Show {
+        /// The session id (as `sessions list` and `recall` print it)
+        id: String,
+    },
 }
 
 #[derive(Debug, clap::Args)]
 pub struct RecallArgs {
-    /// What to look for
+    /// What to look for: words, a question, or FTS5 syntax (`OR`, "exact phrase", prefix*)
     pub query: String,
+    /// Most results to show
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// Only this source
+    #[arg(long, value_enum, default_value = "all")]
+    pub source: SourceArg,
+    /// Only sessions that ran in DIR or below it (without DIR: the current project)
+    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "")]
+    pub project: Option<PathBuf>,
+    /// Search the index as it is, without indexing new transcript lines first
+    #[arg(long)]
+    pub no_index: bool,
 }
 
-pub fn run(_ctx: &Context, _cmd: SessionsCommand) -> Result<()> {
-    anyhow::bail!("`engram sessions` is not built yet")
+/// Source locations, read from the environment here and nowhere deeper.
+fn source_roots(ctx: &Context) -> SourceRoots {
+    SourceRoots::resolve(
+        &ctx.home,
+        std::env::home_dir(),
+        std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from),
+        std::env::var_os("CODEX_HOME").map(PathBuf::from),
+    )
 }
 
-pub fn recall(_ctx: &Context, _args: RecallArgs) -> Result<()> {
-    anyhow::bail!("`engram recall` is not built yet")
+fn open_index(ctx: &Context) -> Result<SessionIndex> {
+    Ok(SessionIndex::open(&ctx.home.index_db())?)
+}
+
+pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
+    match cmd {
+        SessionsCommand::Index { source, rebuild } => index(ctx, source, rebuild),
+        SessionsCommand::Watch => watch(ctx),
+        SessionsCommand::List { source, limit } => {
+            let sessions = open_index(ctx)?.sessions(source.kind(), limit)?;
+            if ctx.json {
+                return ctx.print_json(&sessions);
+            }
+            if sessions.is_empty() {
+                println!("no sessions indexed; run `engram sessions index`");
+            }
+            for s in sessions {
+                let when = s.last_ts.as_deref().map(short_ts).unwrap_or("-");
+                println!("{when:<16}  {:<6}  {}  {}", s.source, s.session_id, s.title.as_deref().unwrap_or("(untitled)"));
+            }
+            Ok(())
+        }
+        SessionsCommand::Show { id } => {
+            let t = open_index(ctx)?.transcript(&id)?;
+            if ctx.json {
+                return ctx.print_json(&t);
+            }
+            println!("# {}", t.meta.title.as_deref().unwrap_or("(untitled)"));
+            println!("{} session {} in {}", t.meta.source, t.meta.session_id, t.meta.cwd.as_deref().unwrap_or("?"));
+            for turn in t.turns {
+                println!("\n[{}] {}\n{}", turn.role, turn.ts.as_deref().unwrap_or(""), turn.text);
+            }
+            Ok(())
+        }
+    }
+}
+
+fn index(ctx: &Context, source: SourceArg, rebuild: bool) -> Result<()> {
+    let cfg = &ctx.config()?.sessions;
+    if let Some(kind) = source.kind().filter(|k| !cfg.sources.contains(k)) {
+        anyhow::bail!("the {kind} source is switched off in config.toml ([sessions] sources); add \"{kind}\" there to index it");
+    }
+    let db = ctx.home.index_db();
+    let mut index = if rebuild { SessionIndex::rebuild(&db)? } else { SessionIndex::open(&db)? };
+    let summary = index.index(&source_roots(ctx), cfg, source.kind(), &mut |_| {})?;
+    if ctx.json {
+        return ctx.print_json(&summary);
+    }
+    print_summary(&summary);
+    Ok(())
+}
+
+fn print_summary(s: &IndexSummary) {
+    println!(
+        "indexed {} new message(s) from {} of {} file(s) in {:.2}s; {} session(s) in the index",
+        s.messages_indexed, s.files_indexed, s.files, s.seconds, s.sessions
+    );
+    if s.files_reindexed_whole > 0 {
+        println!("  {} file(s) shrank or were replaced and were read again from the start", s.files_reindexed_whole);
+    }
+    if s.files_removed > 0 {
+        println!("  {} file(s) are gone; their messages left the index", s.files_removed);
+    }
+    if s.files_skipped_binary > 0 {
+        println!("  {} file(s) are not text and were skipped", s.files_skipped_binary);
+    }
+    if s.malformed_lines > 0 {
+        println!("  {} malformed line(s) skipped", s.malformed_lines);
+    }
+    if !s.lines_skipped.is_empty() {
+        let kinds: Vec<String> = s.lines_skipped.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        println!("  not indexed by kind: {}", kinds.join(", "));
+    }
+}
+
+fn watch(ctx: &Context) -> Result<()> {
+    let roots = source_roots(ctx);
+    let cfg = ctx.config()?.sessions.clone();
+    let json = ctx.json;
+    for source in &cfg.sources {
+        if let Some(root) = roots.root(*source) {
+            eprintln!("watching {source}: {}", root.display());
+        }
+    }
+    eprintln!("(Ctrl-C to stop)");
+    let on_change = Box::new(move |change: SessionChange| {
+        let line = if json {
+            serde_json::to_string(&change).unwrap_or_default()
+        } else {
+            match &change {
+                SessionChange::Indexed { source, session_id, path, messages } => {
+                    format!("indexed {source} {session_id}: +{messages} message(s) ({})", path.display())
+                }
+                SessionChange::Removed { path } => format!("removed {}", path.display()),
+                SessionChange::Failed { message } => format!("error: {message}"),
+            }
+        };
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    });
+    let _watcher = SessionWatcher::start(ctx.home.index_db(), roots, cfg, on_change)?;
+    loop {
+        std::thread::park();
+    }
+}
+
+pub fn recall(ctx: &Context, args: RecallArgs) -> Result<()> {
+    let cfg = &ctx.config()?.sessions;
+    let db = ctx.home.index_db();
+    let mut index = SessionIndex::open(&db)?;
+    if !args.no_index {
+        // Cheap when the index is current; a writer holding the lock only means slightly older results.
+        match index.index(&source_roots(ctx), cfg, None, &mut |_| {}) {
+            Ok(_) => {}
+            Err(e @ engram_core::sessions::SessionError::Busy { .. }) => eprintln!("note: searching without indexing first: {e}"),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let cwd_prefix = match args.project {
+        None => None,
+        Some(dir) if dir.as_os_str().is_empty() => Some(
+            engram_core::project::resolve(&ctx.cwd).map(|p| p.root).unwrap_or_else(|_| ctx.cwd.clone()),
+        ),
+        Some(dir) => {
+            let dir = ctx.cwd.join(dir);
+            Some(dir.canonicalize().unwrap_or(dir))
+        }
+    };
+    let query = RecallQuery { text: args.query.clone(), limit: args.limit, source: args.source.kind(), cwd_prefix };
+    let hits = index.recall(&query).with_context(|| format!("recall {:?}", args.query))?;
+    if ctx.json {
+        return ctx.print_json(&hits);
+    }
+    if hits.is_empty() {
+        println!("no matching messages");
+    }
+    for hit in &hits {
+        print_hit(hit);
+    }
+    Ok(())
+}
+
+fn print_hit(h: &RecallHit) {
+    let when = h.ts.as_deref().map(short_ts).unwrap_or("-");
+    println!(
+        "{:.2}  {:<6}  {when:<16}  {}  ({})",
+        h.score,
+        h.source,
+        h.title.as_deref().unwrap_or("(untitled)"),
+        h.cwd.as_deref().unwrap_or("?")
+    );
+    println!("      {}: {}", h.role, h.snippet);
+    println!("      session {}  {}", h.session_id, h.path);
+}
+
+/// `2026-02-10T21:11:56.846Z` → `2026-02-10T21:11`.
+fn short_ts(ts: &str) -> &str {
+    ts.get(..16).unwrap_or(ts)
 }

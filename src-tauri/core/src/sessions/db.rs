@@ -1,0 +1,187 @@
+//! The session tables inside `index.sqlite`, which other caches share.
+//!
+//! Owns: opening the database politely (WAL, a busy timeout), the session schema and its
+//! version (key `sessions.schema` in the shared `meta` table), dropping and recreating only its
+//! own tables when the version changes, and starting over from an empty file when the database
+//! is corrupt or not a database at all — it is derived data.
+//! Deliberately does not: touch the ranker's tables, or decide what goes into its own.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+use super::error::{is_busy, is_corrupt, SessionError};
+
+const SCHEMA_KEY: &str = "sessions.schema";
+const SCHEMA_VERSION: &str = "1";
+/// Long enough to wait out another process's file transaction, short enough to report a stuck lock.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+const DROP: &str = "
+DROP TRIGGER IF EXISTS session_messages_ai;
+DROP TRIGGER IF EXISTS session_messages_ad;
+DROP TABLE IF EXISTS session_fts;
+DROP TABLE IF EXISTS session_messages;
+DROP TABLE IF EXISTS session_files;
+";
+
+const CREATE: &str = "
+CREATE TABLE IF NOT EXISTS session_files(
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    source TEXT NOT NULL,
+    -- checkpoint: the file as last seen, and the end of its last complete line
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    inode INTEGER NOT NULL,
+    offset INTEGER NOT NULL,
+    head_len INTEGER NOT NULL,
+    head_hash BLOB NOT NULL,
+    include_tools INTEGER NOT NULL,
+    is_binary INTEGER NOT NULL DEFAULT 0,
+    -- the session, as the parser saw it so far
+    session_id TEXT NOT NULL,
+    state_session_id TEXT,
+    cwd TEXT,
+    agent_title TEXT,
+    first_prompt TEXT,
+    model TEXT,
+    first_ts TEXT,
+    last_ts TEXT,
+    messages INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS session_files_session ON session_files(session_id);
+CREATE TABLE IF NOT EXISTS session_messages(
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    ts TEXT,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS session_messages_file ON session_messages(file_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS session_fts USING fts5(
+    text, content='session_messages', content_rowid='id', tokenize='porter unicode61'
+);
+CREATE TRIGGER IF NOT EXISTS session_messages_ai AFTER INSERT ON session_messages BEGIN
+    INSERT INTO session_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS session_messages_ad AFTER DELETE ON session_messages BEGIN
+    INSERT INTO session_fts(session_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+";
+
+/// Opens (creating if needed) the database with current session tables.
+pub(crate) fn open(path: &Path) -> Result<Connection, SessionError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| SessionError::Open { path: path.to_path_buf(), reason: e.to_string() })?;
+    }
+    match open_once(path) {
+        Err(Failure::Corrupt(reason)) => {
+            tracing::warn!("session index {} is unreadable ({reason}); rebuilding it", path.display());
+            remove_database(path)?;
+            open_once(path).map_err(|f| f.into_error(path))
+        }
+        other => other.map_err(|f| f.into_error(path)),
+    }
+}
+
+/// Deletes the database file and its WAL companions (the next `open` starts empty).
+pub(crate) fn remove_database(path: &Path) -> Result<(), SessionError> {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        match std::fs::remove_file(&p) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(SessionError::Open { path: path.to_path_buf(), reason: format!("cannot remove the broken index: {e}") }),
+        }
+    }
+    Ok(())
+}
+
+enum Failure {
+    Corrupt(String),
+    Busy,
+    Other(String),
+}
+
+impl Failure {
+    fn into_error(self, path: &Path) -> SessionError {
+        match self {
+            Failure::Busy => SessionError::Busy { path: path.to_path_buf() },
+            Failure::Corrupt(reason) | Failure::Other(reason) => SessionError::Open { path: path.to_path_buf(), reason },
+        }
+    }
+}
+
+impl From<rusqlite::Error> for Failure {
+    fn from(e: rusqlite::Error) -> Self {
+        if is_corrupt(&e) {
+            Failure::Corrupt(e.to_string())
+        } else if is_busy(&e) {
+            Failure::Busy
+        } else {
+            Failure::Other(e.to_string())
+        }
+    }
+}
+
+fn open_once(path: &Path) -> Result<Connection, Failure> {
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // Reading the journal mode touches the file header: a non-database fails here.
+    conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))?;
+    conn.execute_batch("PRAGMA synchronous=NORMAL; CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);")?;
+    let version: Option<String> =
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", [SCHEMA_KEY], |r| r.get(0)).ok();
+    if version.as_deref() != Some(SCHEMA_VERSION) {
+        // Another version's layout (or none): only the session tables are ours to replace.
+        conn.execute_batch(&format!("BEGIN IMMEDIATE; {DROP} {CREATE} COMMIT;"))?;
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)", [SCHEMA_KEY, SCHEMA_VERSION])?;
+    } else {
+        conn.execute_batch(CREATE)?;
+    }
+    // A damaged FTS index shows up here rather than in the middle of a search.
+    conn.query_row("SELECT count(*) FROM session_files", [], |_| Ok(()))?;
+    Ok(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn garbage_file_is_replaced_by_a_fresh_index() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("index.sqlite");
+        std::fs::write(&db, b"this is not a database, just bytes that happen to be here".repeat(100)).unwrap();
+        let conn = open(&db).unwrap();
+        let n: i64 = conn.query_row("SELECT count(*) FROM session_files", [], |r| r.get(0)).unwrap();
+        assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn an_old_schema_is_replaced_and_other_tables_survive() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("index.sqlite");
+        {
+            let c = Connection::open(&db).unwrap();
+            c.execute_batch(
+                "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+                 INSERT INTO meta VALUES ('sessions.schema', '0'), ('rank.schema', '1');
+                 CREATE TABLE rank_snapshots(dir TEXT PRIMARY KEY, data BLOB NOT NULL);
+                 INSERT INTO rank_snapshots VALUES ('/m', x'01');
+                 CREATE TABLE session_files(path TEXT);",
+            )
+            .unwrap();
+        }
+        let conn = open(&db).unwrap();
+        let cols: i64 = conn.query_row("SELECT count(*) FROM pragma_table_info('session_files')", [], |r| r.get(0)).unwrap();
+        assert!(cols > 5, "the old session table was replaced");
+        let kept: i64 = conn.query_row("SELECT count(*) FROM rank_snapshots", [], |r| r.get(0)).unwrap();
+        assert_eq!(kept, 1, "the ranker's table is untouched");
+        let v: String = conn.query_row("SELECT value FROM meta WHERE key='sessions.schema'", [], |r| r.get(0)).unwrap();
+        assert_eq!(v, SCHEMA_VERSION);
+    }
+}

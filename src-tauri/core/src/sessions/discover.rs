@@ -1,0 +1,86 @@
+//! Finding the transcript files of each source.
+//!
+//! Owns: which files under a root count as transcripts (Claude: `<project>/<session>.jsonl` and
+//! `<project>/<session>/subagents/agent-*.jsonl`; Codex: `YYYY/MM/DD/rollout-*.jsonl`; Engram:
+//! `*.jsonl` directly in the root), with a depth limit and without following directory symlinks.
+//! Deliberately does not: open the files.
+
+use std::path::{Path, PathBuf};
+
+use super::SourceKind;
+
+/// Whether `path` (under `root`) is a transcript of `source`.
+pub(crate) fn is_transcript(source: SourceKind, root: &Path, path: &Path) -> bool {
+    let Ok(rel) = path.strip_prefix(root) else { return false };
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if !name.ends_with(".jsonl") || name.starts_with('.') {
+        return false;
+    }
+    let depth = rel.components().count();
+    match source {
+        SourceKind::Claude => depth == 2 || (depth >= 3 && depth <= 4 && name.starts_with("agent-") && in_subagents(path)),
+        SourceKind::Codex => depth <= 5 && name.starts_with("rollout-"),
+        SourceKind::Engram => depth == 1,
+    }
+}
+
+fn in_subagents(path: &Path) -> bool {
+    path.parent().and_then(|p| p.file_name()).is_some_and(|n| n == "subagents")
+}
+
+/// Every transcript of `source` under `root`, sorted; a missing root has none.
+pub(crate) fn transcripts(source: SourceKind, root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    walk(source, root, root, 0, &mut found);
+    found.sort();
+    found
+}
+
+fn walk(source: SourceKind, root: &Path, dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
+    if depth > 5 {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else { continue };
+        if kind.is_dir() {
+            walk(source, root, &path, depth + 1, found);
+        } else if (kind.is_file() || kind.is_symlink()) && is_transcript(source, root, &path) {
+            found.push(path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn knows_each_sources_layout() {
+        let r = Path::new("/r");
+        assert!(is_transcript(SourceKind::Claude, r, Path::new("/r/-home-u-app/5f1c.jsonl")));
+        assert!(is_transcript(SourceKind::Claude, r, Path::new("/r/-home-u-app/5f1c/subagents/agent-a1.jsonl")));
+        assert!(!is_transcript(SourceKind::Claude, r, Path::new("/r/top.jsonl")));
+        assert!(!is_transcript(SourceKind::Claude, r, Path::new("/r/-home-u-app/5f1c/tool-results/x.jsonl")));
+        assert!(is_transcript(SourceKind::Codex, r, Path::new("/r/2026/05/12/rollout-2026-05-12T10-00-00-a1.jsonl")));
+        assert!(!is_transcript(SourceKind::Codex, r, Path::new("/r/2026/05/12/history.jsonl")));
+        assert!(is_transcript(SourceKind::Engram, r, Path::new("/r/s1.jsonl")));
+        assert!(!is_transcript(SourceKind::Engram, r, Path::new("/r/sub/s1.jsonl")));
+        assert!(!is_transcript(SourceKind::Engram, r, Path::new("/r/s1.json")));
+    }
+
+    #[test]
+    fn walks_a_tree_and_tolerates_a_missing_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        std::fs::create_dir_all(root.join("p/s1/subagents")).unwrap();
+        std::fs::write(root.join("p/s1.jsonl"), "").unwrap();
+        std::fs::write(root.join("p/s1/subagents/agent-x.jsonl"), "").unwrap();
+        std::fs::write(root.join("p/notes.txt"), "").unwrap();
+        let mut found = transcripts(SourceKind::Claude, root);
+        found.sort_by_key(|p| p.components().count());
+        assert_eq!(found, vec![root.join("p/s1.jsonl"), root.join("p/s1/subagents/agent-x.jsonl")]);
+        assert!(transcripts(SourceKind::Codex, &root.join("missing")).is_empty());
+    }
+}

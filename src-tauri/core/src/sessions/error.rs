@@ -1,0 +1,62 @@
+//! Errors of the session index.
+//!
+//! Owns: every way indexing, recall or watching can fail, each saying what to do about it.
+//! Deliberately does not: cover bad transcript lines; those are counted and skipped, never errors.
+
+use std::path::PathBuf;
+
+use crate::ErrorCode;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("cannot open the session index {path}: {reason}; check the directory is writable (the index is derived data: deleting the file is always safe)")]
+    Open { path: PathBuf, reason: String },
+    #[error("the session index {path} is locked by another process (an `engram sessions watch` or the app indexing?); try again in a moment")]
+    Busy { path: PathBuf },
+    #[error("session index query failed: {0}; `engram sessions index --rebuild` recreates the index from the transcripts")]
+    Sql(#[from] rusqlite::Error),
+    #[error("cannot read {path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("no indexed session has the id {id}; `engram sessions list` shows the ids (run `engram sessions index` first if it is new)")]
+    NotFound { id: String },
+    #[error("cannot watch {path}: {reason}")]
+    Watch { path: PathBuf, reason: String },
+}
+
+impl SessionError {
+    /// Maps a SQLite error on `path`, turning lock contention into the actionable `Busy`.
+    pub(crate) fn from_sql(path: &std::path::Path, e: rusqlite::Error) -> SessionError {
+        if is_busy(&e) {
+            SessionError::Busy { path: path.to_path_buf() }
+        } else {
+            SessionError::Sql(e)
+        }
+    }
+}
+
+pub(crate) fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy) | Some(rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
+pub(crate) fn is_corrupt(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseCorrupt) | Some(rusqlite::ErrorCode::NotADatabase)
+    )
+}
+
+impl ErrorCode for SessionError {
+    fn code(&self) -> &'static str {
+        match self {
+            SessionError::Open { .. } => "session_index_unavailable",
+            SessionError::Busy { .. } => "session_index_busy",
+            SessionError::Sql(_) => "session_index_failed",
+            SessionError::Io { .. } => "session_io",
+            SessionError::NotFound { .. } => "session_not_found",
+            SessionError::Watch { .. } => "session_watch_failed",
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! The session index's line in `engram doctor`.
+//!
+//! Owns: reporting whether the index opens, how much it holds and when it was last written.
+//! Deliberately does not: index or repair anything (it opens the database read-only); it says
+//! what to run instead.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::transcript::stats_of;
+use crate::doctor::Check;
+
+const AREA: &str = "session index";
+
+pub fn session_checks(db: &Path) -> Vec<Check> {
+    if !db.exists() {
+        return vec![Check::warn(AREA, format!("{} does not exist yet; run `engram sessions index`", db.display()))];
+    }
+    let stats = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        .and_then(|conn| {
+            conn.busy_timeout(std::time::Duration::from_secs(2))?;
+            stats_of(&conn)
+        });
+    match stats {
+        Ok(s) if s.files == 0 => vec![Check::warn(AREA, "empty; run `engram sessions index` (or `engram recall`, which indexes first)")],
+        Ok(s) => {
+            let newest = s.newest.map(|t| format!("; newest message {t}")).unwrap_or_default();
+            let written = last_written(db).map(|t| format!("; last indexed {t}")).unwrap_or_default();
+            let mut checks = vec![Check::ok(
+                AREA,
+                format!("db ok: {} sessions, {} messages from {} files{newest}{written}", s.sessions, s.messages, s.files),
+            )];
+            if s.binary_files > 0 {
+                checks.push(Check::warn(AREA, format!("{} transcript file(s) are not text and were skipped", s.binary_files)));
+            }
+            checks
+        }
+        Err(e) if e.to_string().contains("no such table") => {
+            vec![Check::warn(AREA, "no sessions indexed yet; run `engram sessions index`")]
+        }
+        Err(e) => vec![Check::error(AREA, format!("{} cannot be read ({e}); `engram sessions index --rebuild` recreates it", db.display()))],
+    }
+}
+
+/// When the database (or its write-ahead log) was last modified.
+fn last_written(db: &Path) -> Option<String> {
+    let mut wal = db.as_os_str().to_owned();
+    wal.push("-wal");
+    [db.to_path_buf(), wal.into()]
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+        .max()
+        .map(|t| chrono::DateTime::<chrono::Utc>::from(t).format("%Y-%m-%dT%H:%M:%SZ").to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doctor::Status;
+
+    #[test]
+    fn missing_empty_and_broken_indexes_say_what_to_do() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("index.sqlite");
+        assert_eq!(session_checks(&db)[0].status, Status::Warn);
+        crate::sessions::SessionIndex::open(&db).unwrap();
+        let c = session_checks(&db);
+        assert_eq!(c[0].status, Status::Warn, "{c:?}");
+        std::fs::write(&db, b"garbage garbage garbage".repeat(200)).unwrap();
+        let c = session_checks(&db);
+        assert_eq!(c[0].status, Status::Error, "{c:?}");
+        assert!(c[0].detail.contains("--rebuild"), "{c:?}");
+        assert!(db.exists(), "doctor repairs nothing");
+    }
+}

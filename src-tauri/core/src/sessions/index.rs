@@ -1,0 +1,437 @@
+//! Keeping the index in step with the transcript files, reading only what is new.
+//!
+//! Owns: `SessionIndex` (one connection to `index.sqlite`), the per-file checkpoint (size, mtime,
+//! inode, include-tools setting, byte offset after the last complete line, a hash of the file's
+//! head) and the decisions it drives: unchanged → skip; grown → read the new bytes; shrunk,
+//! replaced or re-configured → read the whole file again; gone → drop its rows; binary → skip
+//! until it changes. A torn last line is left for the next run.
+//! Deliberately does not: parse a format (the per-source parsers do) or rank (see `recall`).
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::{Instant, UNIX_EPOCH};
+
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::error::{is_corrupt, SessionError};
+use super::line::{LineOutcome, Message, SessionState};
+use super::{db, discover, IndexProgress, IndexSummary, SessionsConfig, SourceKind, SourceRoots};
+
+/// Bytes of a file's start remembered as a hash, to notice a file replaced by one that is longer.
+const HEAD_BYTES: u64 = 4096;
+/// Bytes looked at to call a new file binary.
+const SNIFF_BYTES: usize = 8192;
+
+/// The session index in one SQLite file. Open one per thread.
+pub struct SessionIndex {
+    pub(crate) conn: Connection,
+    pub(crate) path: PathBuf,
+}
+
+/// What indexing one file changed.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FileChange {
+    Unchanged,
+    Indexed { session_id: String, messages: u64 },
+    Removed,
+    Binary,
+}
+
+struct Checkpoint {
+    id: i64,
+    size: u64,
+    mtime_ns: i64,
+    inode: u64,
+    offset: u64,
+    head_len: u64,
+    head_hash: Vec<u8>,
+    include_tools: bool,
+    messages: u64,
+    state: SessionState,
+}
+
+struct Stat {
+    size: u64,
+    mtime_ns: i64,
+    inode: u64,
+}
+
+impl SessionIndex {
+    /// Opens the index at `db`, creating it, and rebuilding it when it is corrupt or from an
+    /// older version. A locked database is `SessionError::Busy`.
+    pub fn open(db: &Path) -> Result<SessionIndex, SessionError> {
+        Ok(SessionIndex { conn: db::open(db)?, path: db.to_path_buf() })
+    }
+
+    /// Drops the whole index file and starts empty (the next `index` reads every transcript).
+    pub fn rebuild(db: &Path) -> Result<SessionIndex, SessionError> {
+        db::remove_database(db)?;
+        SessionIndex::open(db)
+    }
+
+    /// Brings the index up to date with every enabled source (or only `only`), reading only
+    /// new bytes. `progress` is called once per file.
+    pub fn index(
+        &mut self,
+        roots: &SourceRoots,
+        cfg: &SessionsConfig,
+        only: Option<SourceKind>,
+        progress: &mut dyn FnMut(IndexProgress),
+    ) -> Result<IndexSummary, SessionError> {
+        match self.index_once(roots, cfg, only, progress) {
+            Err(SessionError::Sql(e)) if is_corrupt(&e) => {
+                tracing::warn!("session index {} is corrupt ({e}); rebuilding it", self.path.display());
+                *self = SessionIndex::rebuild(&self.path)?;
+                self.index_once(roots, cfg, only, progress)
+            }
+            other => other,
+        }
+    }
+
+    fn index_once(
+        &mut self,
+        roots: &SourceRoots,
+        cfg: &SessionsConfig,
+        only: Option<SourceKind>,
+        progress: &mut dyn FnMut(IndexProgress),
+    ) -> Result<IndexSummary, SessionError> {
+        let started = Instant::now();
+        let mut summary = IndexSummary::default();
+        let wanted: Vec<SourceKind> =
+            SourceKind::ALL.into_iter().filter(|s| cfg.sources.contains(s) && only.is_none_or(|o| o == *s)).collect();
+        let mut files = Vec::new();
+        for source in &wanted {
+            if let Some(root) = roots.root(*source) {
+                files.extend(discover::transcripts(*source, root).into_iter().map(|p| (*source, p)));
+            }
+        }
+        summary.files = files.len() as u64;
+        let present: HashSet<&Path> = files.iter().map(|(_, p)| p.as_path()).collect();
+        let known = self.known_files()?;
+        for (path, source) in &known {
+            let disabled = !cfg.sources.contains(source);
+            let checked_and_gone = wanted.contains(source) && !present.contains(path.as_path());
+            if disabled || checked_and_gone {
+                self.remove_file(path)?;
+                summary.files_removed += 1;
+            }
+        }
+        let total = files.len() as u64;
+        for (done, (source, path)) in files.iter().enumerate() {
+            progress(IndexProgress { source: *source, path: path.clone(), done: done as u64, total });
+            self.index_file(*source, path, cfg.include_tools, &mut summary)?;
+        }
+        summary.sessions = self.conn.query_row("SELECT count(*) FROM session_files WHERE is_binary = 0", [], |r| r.get(0))?;
+        summary.seconds = started.elapsed().as_secs_f64();
+        Ok(summary)
+    }
+
+    fn known_files(&self) -> Result<Vec<(PathBuf, SourceKind)>, SessionError> {
+        let mut stmt = self.conn.prepare("SELECT path, source FROM session_files")?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (path, source) = row?;
+            if let Some(source) = SourceKind::parse(&source) {
+                out.push((PathBuf::from(path), source));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Drops a file's rows (and those of every file under it, when it was a directory).
+    pub(crate) fn remove_file(&mut self, path: &Path) -> Result<bool, SessionError> {
+        let path_text = path.to_string_lossy().to_string();
+        let like = format!("{}/%", escape_like(&path_text));
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| SessionError::from_sql(&self.path, e))?;
+        tx.execute(
+            "DELETE FROM session_messages WHERE file_id IN (SELECT id FROM session_files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\')",
+            params![path_text, like],
+        )?;
+        let n = tx.execute("DELETE FROM session_files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\'", params![path_text, like])?;
+        tx.commit()?;
+        Ok(n > 0)
+    }
+
+    /// Indexes one transcript file incrementally.
+    pub(crate) fn index_file(
+        &mut self,
+        source: SourceKind,
+        path: &Path,
+        include_tools: bool,
+        summary: &mut IndexSummary,
+    ) -> Result<FileChange, SessionError> {
+        let stat = match std::fs::metadata(path) {
+            Ok(m) if m.is_file() => stat_of(&m),
+            Ok(_) => return Ok(FileChange::Unchanged),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(if self.remove_file(path)? { FileChange::Removed } else { FileChange::Unchanged });
+            }
+            Err(source) => return Err(SessionError::Io { path: path.to_path_buf(), source }),
+        };
+        let previous = self.checkpoint(path)?;
+        if let Some(cp) = &previous {
+            if cp.size == stat.size && cp.mtime_ns == stat.mtime_ns && cp.inode == stat.inode && cp.include_tools == include_tools {
+                return Ok(FileChange::Unchanged);
+            }
+        }
+        let io = |source| SessionError::Io { path: path.to_path_buf(), source };
+        let mut file = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileChange::Unchanged),
+            Err(e) => return Err(io(e)),
+        };
+        let resume = match &previous {
+            Some(cp) if cp.include_tools == include_tools && cp.inode == stat.inode && stat.size >= cp.offset && head_matches(&mut file, cp).map_err(io)? => Some(cp),
+            _ => None,
+        };
+        if previous.is_some() && resume.is_none() {
+            summary.files_reindexed_whole += 1;
+        }
+        let (offset, mut state, prior_messages) = match resume {
+            Some(cp) => (cp.offset, cp.state.clone(), cp.messages),
+            None => (0, SessionState::default(), 0),
+        };
+        if offset == 0 && looks_binary(&mut file).map_err(io)? {
+            summary.files_skipped_binary += 1;
+            let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| SessionError::from_sql(&self.path, e))?;
+            if let Some(cp) = &previous {
+                tx.execute("DELETE FROM session_messages WHERE file_id = ?1", [cp.id])?;
+            }
+            let key = session_key(source, path, &state);
+            save_checkpoint(&tx, source, path, &stat, 0, 0, &[], include_tools, true, &key, &state, 0)?;
+            tx.commit()?;
+            return Ok(FileChange::Binary);
+        }
+        file.seek(SeekFrom::Start(offset)).map_err(io)?;
+        let read = read_complete_lines(&mut file, source, &mut state, include_tools, summary).map_err(io)?;
+        let head = head_hash(&mut file, offset + read.consumed).map_err(io)?;
+        let key = session_key(source, path, &state);
+
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| SessionError::from_sql(&self.path, e))?;
+        if let (Some(cp), None) = (&previous, resume) {
+            tx.execute("DELETE FROM session_messages WHERE file_id = ?1", [cp.id])?;
+        }
+        let total_messages = prior_messages + read.messages.len() as u64;
+        let file_id = save_checkpoint(&tx, source, path, &stat, offset + read.consumed, head.0, &head.1, include_tools, false, &key, &state, total_messages)?;
+        {
+            let mut insert = tx.prepare_cached("INSERT INTO session_messages(file_id, role, ts, text) VALUES (?1, ?2, ?3, ?4)")?;
+            for m in &read.messages {
+                insert.execute(params![file_id, m.role.as_str(), m.ts, m.text])?;
+            }
+        }
+        tx.commit()?;
+        summary.files_indexed += 1;
+        summary.messages_indexed += read.messages.len() as u64;
+        Ok(FileChange::Indexed { session_id: key, messages: read.messages.len() as u64 })
+    }
+
+    fn checkpoint(&self, path: &Path) -> Result<Option<Checkpoint>, SessionError> {
+        self.conn
+            .query_row(
+                "SELECT id, size, mtime_ns, inode, offset, head_len, head_hash, include_tools, messages,
+                        state_session_id, cwd, agent_title, first_prompt, model, first_ts, last_ts
+                 FROM session_files WHERE path = ?1",
+                [path.to_string_lossy()],
+                |r| {
+                    Ok(Checkpoint {
+                        id: r.get(0)?,
+                        size: r.get::<_, i64>(1)? as u64,
+                        mtime_ns: r.get(2)?,
+                        inode: r.get::<_, i64>(3)? as u64,
+                        offset: r.get::<_, i64>(4)? as u64,
+                        head_len: r.get::<_, i64>(5)? as u64,
+                        head_hash: r.get(6)?,
+                        include_tools: r.get(7)?,
+                        messages: r.get::<_, i64>(8)? as u64,
+                        state: SessionState {
+                            session_id: r.get(9)?,
+                            cwd: r.get(10)?,
+                            agent_title: r.get(11)?,
+                            first_prompt: r.get(12)?,
+                            model: r.get(13)?,
+                            first_ts: r.get(14)?,
+                            last_ts: r.get(15)?,
+                        },
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| SessionError::from_sql(&self.path, e))
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn save_checkpoint(
+    tx: &rusqlite::Transaction<'_>,
+    source: SourceKind,
+    path: &Path,
+    stat: &Stat,
+    offset: u64,
+    head_len: u64,
+    head_hash: &[u8],
+    include_tools: bool,
+    is_binary: bool,
+    key: &str,
+    state: &SessionState,
+    messages: u64,
+) -> Result<i64, rusqlite::Error> {
+    tx.query_row(
+        "INSERT INTO session_files(path, source, size, mtime_ns, inode, offset, head_len, head_hash, include_tools, is_binary,
+                                   session_id, state_session_id, cwd, agent_title, first_prompt, model, first_ts, last_ts, messages)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
+         ON CONFLICT(path) DO UPDATE SET source = excluded.source, size = excluded.size, mtime_ns = excluded.mtime_ns,
+             inode = excluded.inode, offset = excluded.offset, head_len = excluded.head_len, head_hash = excluded.head_hash,
+             include_tools = excluded.include_tools, is_binary = excluded.is_binary, session_id = excluded.session_id,
+             state_session_id = excluded.state_session_id, cwd = excluded.cwd, agent_title = excluded.agent_title,
+             first_prompt = excluded.first_prompt, model = excluded.model, first_ts = excluded.first_ts,
+             last_ts = excluded.last_ts, messages = excluded.messages
+         RETURNING id",
+        params![
+            path.to_string_lossy(),
+            source.as_str(),
+            stat.size as i64,
+            stat.mtime_ns,
+            stat.inode as i64,
+            offset as i64,
+            head_len as i64,
+            head_hash,
+            include_tools,
+            is_binary,
+            key,
+            state.session_id,
+            state.cwd,
+            state.agent_title,
+            state.first_prompt,
+            state.model,
+            state.first_ts,
+            state.last_ts,
+            messages as i64,
+        ],
+        |r| r.get(0),
+    )
+}
+
+/// The id a session is known by: the transcript's own id, else the file name. A Claude
+/// subagent file shares its parent's id, so it is `<parent>/<agent file stem>`.
+fn session_key(source: SourceKind, path: &Path, state: &SessionState) -> String {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    let in_subagents = path.parent().and_then(|p| p.file_name()).is_some_and(|n| n == "subagents");
+    if source == SourceKind::Claude && in_subagents {
+        let parent = state.session_id.clone().unwrap_or_else(|| {
+            path.parent().and_then(Path::parent).and_then(Path::file_name).map(|n| n.to_string_lossy().to_string()).unwrap_or_default()
+        });
+        return format!("{parent}/{stem}");
+    }
+    state.session_id.clone().unwrap_or(stem)
+}
+
+pub(crate) struct ReadLines {
+    /// Bytes of complete lines read (the torn tail, if any, is not counted).
+    pub consumed: u64,
+    pub messages: Vec<Message>,
+}
+
+/// Reads complete lines from the current position, parsing each; stops before a torn line.
+pub(crate) fn read_complete_lines(
+    file: &mut File,
+    source: SourceKind,
+    state: &mut SessionState,
+    include_tools: bool,
+    summary: &mut IndexSummary,
+) -> std::io::Result<ReadLines> {
+    let mut reader = BufReader::with_capacity(256 * 1024, file);
+    let mut buf = Vec::new();
+    let mut out = ReadLines { consumed: 0, messages: Vec::new() };
+    loop {
+        buf.clear();
+        let n = reader.read_until(b'\n', &mut buf)?;
+        if n == 0 || buf.last() != Some(&b'\n') {
+            break;
+        }
+        out.consumed += n as u64;
+        summary.bytes_read += n as u64;
+        summary.lines += 1;
+        match parse_line(source, state, &buf, include_tools) {
+            None => {}
+            Some(LineOutcome::Messages(m)) => out.messages.extend(m),
+            Some(LineOutcome::Skipped(kind)) => *summary.lines_skipped.entry(kind).or_default() += 1,
+            Some(LineOutcome::Malformed) => summary.malformed_lines += 1,
+        }
+    }
+    Ok(out)
+}
+
+/// One raw line through its source's parser; `None` for a blank line.
+pub(crate) fn parse_line(source: SourceKind, state: &mut SessionState, raw: &[u8], include_tools: bool) -> Option<LineOutcome> {
+    let trimmed = raw.trim_ascii();
+    if trimmed.is_empty() {
+        return None;
+    }
+    let value: Value = match serde_json::from_slice(trimmed) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => return Some(LineOutcome::Malformed),
+    };
+    Some(match source {
+        SourceKind::Claude => super::claude::parse(state, &value, include_tools),
+        SourceKind::Codex => super::codex::parse(state, &value, include_tools),
+        SourceKind::Engram => super::native::parse(state, &value, include_tools),
+    })
+}
+
+fn stat_of(m: &std::fs::Metadata) -> Stat {
+    let mtime_ns = m
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0);
+    #[cfg(unix)]
+    let inode = std::os::unix::fs::MetadataExt::ino(m);
+    #[cfg(not(unix))]
+    let inode = 0;
+    Stat { size: m.len(), mtime_ns, inode }
+}
+
+/// Hash of the file's first `min(end, HEAD_BYTES)` bytes, with that length.
+fn head_hash(file: &mut File, end: u64) -> std::io::Result<(u64, Vec<u8>)> {
+    let len = end.min(HEAD_BYTES);
+    let mut head = vec![0u8; len as usize];
+    file.seek(SeekFrom::Start(0))?;
+    file.read_exact(&mut head)?;
+    Ok((len, Sha256::digest(&head).to_vec()))
+}
+
+fn head_matches(file: &mut File, cp: &Checkpoint) -> std::io::Result<bool> {
+    if cp.head_len == 0 {
+        return Ok(true);
+    }
+    match head_hash(file, cp.head_len) {
+        Ok((_, hash)) => Ok(hash == cp.head_hash),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// NUL bytes or invalid UTF-8 at the start: not a transcript.
+fn looks_binary(file: &mut File) -> std::io::Result<bool> {
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    file.seek(SeekFrom::Start(0))?;
+    file.take(SNIFF_BYTES as u64).read_to_end(&mut head)?;
+    if head.contains(&0) {
+        return Ok(true);
+    }
+    Ok(match std::str::from_utf8(&head) {
+        Ok(_) => false,
+        // A multi-byte character cut by the sniff window is still text.
+        Err(e) => e.error_len().is_some(),
+    })
+}
+
+pub(crate) fn escape_like(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+}

@@ -1,0 +1,266 @@
+//! The vocabulary every transcript parser shares: what one line yields.
+//!
+//! Owns: `Message`, `LineOutcome`, the per-file `SessionState` a parser fills in as it reads
+//! (kept in the index between runs, so reading can resume at a byte offset), and the small
+//! JSON accessors the parsers use.
+//! Deliberately does not: know any source's format.
+
+use serde_json::Value;
+
+use super::boilerplate;
+
+/// Tool calls and results are long (whole files, command output); beyond this they are cut.
+const MAX_TOOL_TEXT: usize = 16 * 1024;
+const MAX_TITLE_CHARS: usize = 100;
+const MAX_KIND_CHARS: usize = 48;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    User,
+    Assistant,
+    Tool,
+}
+
+impl Role {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Message {
+    pub role: Role,
+    pub text: String,
+    pub ts: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LineOutcome {
+    /// Text to index (one line can carry several blocks).
+    Messages(Vec<Message>),
+    /// Deliberately not indexed; the kind is counted (`progress`, `boilerplate`, …).
+    Skipped(String),
+    /// Not JSON, or not a JSON object.
+    Malformed,
+}
+
+/// What a parser learns about its session while reading; persisted per file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct SessionState {
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+    /// A title the agent wrote itself (a summary line, a native header).
+    pub agent_title: Option<String>,
+    /// The first real user prompt, as a one-line title.
+    pub first_prompt: Option<String>,
+    pub model: Option<String>,
+    pub first_ts: Option<String>,
+    pub last_ts: Option<String>,
+}
+
+impl SessionState {
+    /// The index computes the same from its columns; this is the parsers' view of it.
+    #[cfg(test)]
+    pub(crate) fn title(&self) -> Option<&str> {
+        self.agent_title.as_deref().or(self.first_prompt.as_deref())
+    }
+
+    pub(crate) fn saw_ts(&mut self, ts: Option<&str>) {
+        let Some(ts) = ts.filter(|t| !t.is_empty()) else { return };
+        if self.first_ts.as_deref().is_none_or(|f| ts < f) {
+            self.first_ts = Some(ts.to_string());
+        }
+        if self.last_ts.as_deref().is_none_or(|l| ts > l) {
+            self.last_ts = Some(ts.to_string());
+        }
+    }
+
+    pub(crate) fn set_if_none(slot: &mut Option<String>, value: Option<&str>) {
+        if slot.is_none() {
+            if let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) {
+                *slot = Some(v.to_string());
+            }
+        }
+    }
+
+    /// Records a user prompt: the first one becomes the title when the agent gave none.
+    pub(crate) fn saw_prompt(&mut self, text: &str) {
+        if self.first_prompt.is_none() {
+            self.first_prompt = Some(one_line(text, MAX_TITLE_CHARS));
+        }
+    }
+}
+
+/// Collects the messages of one line, remembering why blocks were dropped.
+#[derive(Default)]
+pub(crate) struct LineBuilder {
+    messages: Vec<Message>,
+    /// The first reason a block was dropped, reported when nothing was kept.
+    dropped: Option<&'static str>,
+}
+
+impl LineBuilder {
+    pub(crate) fn user(&mut self, state: &mut SessionState, text: &str, ts: Option<&str>) {
+        match boilerplate::clean_user_text(text) {
+            Some(clean) => {
+                state.saw_prompt(&clean);
+                self.push(Role::User, clean, ts);
+            }
+            None => self.drop_because("boilerplate"),
+        }
+    }
+
+    pub(crate) fn assistant(&mut self, text: &str, ts: Option<&str>) {
+        let text = scrub(text);
+        if text.trim().is_empty() {
+            self.drop_because("empty");
+        } else {
+            self.push(Role::Assistant, text, ts);
+        }
+    }
+
+    /// A tool call or result: kept only when tools are indexed.
+    pub(crate) fn tool(&mut self, include: bool, kind: &'static str, text: &str, ts: Option<&str>) {
+        let text = scrub(text);
+        if !include {
+            self.drop_because(kind);
+        } else if text.trim().is_empty() {
+            self.drop_because("empty");
+        } else {
+            self.push(Role::Tool, truncate(text, MAX_TOOL_TEXT), ts);
+        }
+    }
+
+    pub(crate) fn drop_because(&mut self, kind: &'static str) {
+        self.dropped.get_or_insert(kind);
+    }
+
+    fn push(&mut self, role: Role, text: String, ts: Option<&str>) {
+        self.messages.push(Message { role, text, ts: ts.map(str::to_string) });
+    }
+
+    pub(crate) fn finish(self) -> LineOutcome {
+        if self.messages.is_empty() {
+            LineOutcome::Skipped(self.dropped.unwrap_or("empty").to_string())
+        } else {
+            LineOutcome::Messages(self.messages)
+        }
+    }
+}
+
+pub(crate) fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// A line kind taken from the file, made safe to use as a counter name.
+pub(crate) fn kind_name(raw: &str) -> String {
+    let ok = !raw.is_empty()
+        && raw.len() <= MAX_KIND_CHARS
+        && raw.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'));
+    if ok {
+        raw.to_string()
+    } else {
+        "unknown".to_string()
+    }
+}
+
+/// Text of content blocks (`[{type: text|input_text|output_text, text}]`) or a plain string.
+pub(crate) fn block_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => {
+            let parts: Vec<&str> = items
+                .iter()
+                .filter_map(|b| match b {
+                    Value::String(s) => Some(s.as_str()),
+                    _ => str_at(b, "text"),
+                })
+                .collect();
+            parts.join("\n")
+        }
+        _ => String::new(),
+    }
+}
+
+/// Drops the control characters the index uses as snippet markers (and NULs).
+pub(crate) fn scrub(text: &str) -> String {
+    if text.contains(['\u{0}', '\u{2}', '\u{3}']) {
+        text.replace(['\u{0}', '\u{2}', '\u{3}'], " ")
+    } else {
+        text.to_string()
+    }
+}
+
+fn truncate(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut cut = max;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push('…');
+    }
+    text
+}
+
+fn one_line(text: &str, max_chars: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > max_chars {
+        let mut s: String = flat.chars().take(max_chars - 1).collect();
+        s.push('…');
+        s
+    } else {
+        flat
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_are_one_short_line_and_agent_titles_win() {
+        let mut s = SessionState::default();
+        s.saw_prompt("fix   the\nlogin bug");
+        s.saw_prompt("second prompt");
+        assert_eq!(s.title(), Some("fix the login bug"));
+        s.agent_title = Some("Login bug fixed".into());
+        assert_eq!(s.title(), Some("Login bug fixed"));
+        let mut s = SessionState::default();
+        s.saw_prompt(&"word ".repeat(100));
+        assert_eq!(s.title().unwrap().chars().count(), MAX_TITLE_CHARS);
+    }
+
+    #[test]
+    fn timestamps_widen_the_span_whatever_the_order() {
+        let mut s = SessionState::default();
+        s.saw_ts(Some("2026-01-02T00:00:00Z"));
+        s.saw_ts(Some("2026-01-01T00:00:00Z"));
+        s.saw_ts(Some("2026-01-03T00:00:00Z"));
+        s.saw_ts(None);
+        assert_eq!(s.first_ts.as_deref(), Some("2026-01-01T00:00:00Z"));
+        assert_eq!(s.last_ts.as_deref(), Some("2026-01-03T00:00:00Z"));
+    }
+
+    #[test]
+    fn kinds_from_files_are_sanitized() {
+        assert_eq!(kind_name("event_msg:token_count"), "event_msg:token_count");
+        assert_eq!(kind_name("<script>"), "unknown");
+        assert_eq!(kind_name(&"a".repeat(200)), "unknown");
+    }
+
+    #[test]
+    fn tool_text_is_cut_on_a_char_boundary() {
+        let mut b = LineBuilder::default();
+        b.tool(true, "tool_result", &"é".repeat(MAX_TOOL_TEXT), None);
+        let LineOutcome::Messages(m) = b.finish() else { panic!() };
+        assert!(m[0].text.len() <= MAX_TOOL_TEXT + 3);
+        let mut b = LineBuilder::default();
+        b.tool(false, "tool_result", "x", None);
+        assert_eq!(b.finish(), LineOutcome::Skipped("tool_result".into()));
+    }
+}

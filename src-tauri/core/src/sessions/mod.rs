@@ -1,0 +1,34 @@
+//! The session index (DESIGN §7): full-text search over past agent transcripts.
+//!
+//! Owns: reading Claude Code, Codex and Engram-native transcripts, the incremental FTS5 index
+//! in `index.sqlite` (its own tables only), recall queries, readable transcripts, and the
+//! filesystem watcher that keeps the index current.
+//! Deliberately does not: read the process environment (callers resolve the source roots),
+//! print, or know about Tauri; the shell maps `SessionChange` to its own events.
+
+mod boilerplate;
+mod claude;
+mod codex;
+mod db;
+mod discover;
+mod error;
+mod health;
+mod index;
+mod line;
+mod native;
+mod recall;
+mod roots;
+mod transcript;
+mod types;
+mod watcher;
+
+pub use crate::config::SessionSource as SourceKind;
+pub use crate::config::SessionsConfig;
+pub use error::SessionError;
+pub use health::session_checks;
+pub use index::SessionIndex;
+pub use roots::SourceRoots;
+pub use types::{
+    IndexProgress, IndexSummary, RecallHit, RecallQuery, SessionChange, SessionMeta, SnippetPart, Transcript, Turn,
+};
+pub use watcher::SessionWatcher;

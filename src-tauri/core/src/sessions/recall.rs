@@ -1,0 +1,216 @@
+//! Recall: ranked full-text search over the indexed messages (DESIGN §7).
+//!
+//! Owns: turning what a person typed into FTS5 queries — the raw text first (so `OR`,
+//! `"exact phrase"` and `prefix*` work), a sanitized all-words query only when FTS5 rejects the
+//! syntax, and, for plain questions that match too little, a widened any-word query without
+//! stop words — ranking by bm25 (tool messages at half weight), and the highlighted snippet.
+//! Deliberately does not: index (see `index`) or decide whether to index first (the caller does).
+
+use std::collections::HashSet;
+
+use rusqlite::params;
+
+use super::index::{escape_like, SessionIndex};
+use super::transcript::meta_from_row;
+use super::{RecallHit, RecallQuery, SessionError, SnippetPart};
+
+/// Snippet markers: control characters the indexer strips from text, so they cannot collide.
+const HIT_OPEN: char = '\u{2}';
+const HIT_CLOSE: char = '\u{3}';
+const SNIPPET_TOKENS: i64 = 24;
+/// Tool calls and results rank below what the person and the agent said.
+const TOOL_WEIGHT: f64 = 0.5;
+
+/// Words that carry no meaning in a question; dropped from the widened query only.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been",
+    "before", "being", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "for", "from", "had", "has",
+    "have", "having", "he", "her", "here", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "me",
+    "my", "no", "not", "of", "on", "once", "or", "our", "ours", "out", "over", "she", "should", "so", "some", "such",
+    "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "too", "under",
+    "until", "up", "us", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why",
+    "will", "with", "would", "you", "your", "yours", "again", "ever", "last", "time", "way", "get", "got",
+];
+
+struct Raw {
+    hit: RecallHit,
+    id: i64,
+    bm25: f64,
+}
+
+impl SessionIndex {
+    pub fn recall(&self, q: &RecallQuery) -> Result<Vec<RecallHit>, SessionError> {
+        let text = q.text.trim();
+        if text.is_empty() || q.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let strict = match self.search(text, q, q.limit) {
+            Ok(hits) => hits,
+            Err(e) if is_query_error(&e) => {
+                let sanitized = all_words(text);
+                if sanitized.is_empty() {
+                    Vec::new()
+                } else {
+                    self.search(&sanitized, q, q.limit).map_err(|e| SessionError::from_sql(&self.path, e))?
+                }
+            }
+            Err(e) => return Err(SessionError::from_sql(&self.path, e)),
+        };
+        let mut widened = Vec::new();
+        if strict.len() < q.limit && !uses_query_syntax(text) {
+            let any = any_word(text);
+            if !any.is_empty() {
+                let seen: HashSet<i64> = strict.iter().map(|r| r.id).collect();
+                widened = self
+                    .search(&any, q, q.limit + seen.len())
+                    .map_err(|e| SessionError::from_sql(&self.path, e))?
+                    .into_iter()
+                    .filter(|r| !seen.contains(&r.id))
+                    .take(q.limit - strict.len())
+                    .collect();
+            }
+        }
+        Ok(scored(strict, widened))
+    }
+
+    fn search(&self, fts_query: &str, q: &RecallQuery, limit: usize) -> Result<Vec<Raw>, rusqlite::Error> {
+        let cwd = q.cwd_prefix.as_ref().map(|p| p.to_string_lossy().trim_end_matches('/').to_string());
+        let cwd_like = cwd.as_ref().map(|c| format!("{}/%", escape_like(c)));
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT m.id, m.role, m.ts,
+                    snippet(session_fts, 0, char(2), char(3), '…', ?5) AS snip,
+                    bm25(session_fts) * (CASE m.role WHEN 'tool' THEN ?6 ELSE 1.0 END) AS score,
+                    f.session_id, f.source, f.path, f.cwd, coalesce(f.agent_title, f.first_prompt), f.model, f.first_ts, f.last_ts, f.messages
+             FROM session_fts
+             JOIN session_messages m ON m.id = session_fts.rowid
+             JOIN session_files f ON f.id = m.file_id
+             WHERE session_fts MATCH ?1
+               AND (?2 IS NULL OR f.source = ?2)
+               AND (?3 IS NULL OR f.cwd = ?3 OR f.cwd LIKE ?4 ESCAPE '\\')
+             ORDER BY score, m.id DESC
+             LIMIT ?7",
+        )?;
+        let rows = stmt.query_map(
+            params![fts_query, q.source.map(|s| s.as_str()), cwd, cwd_like, SNIPPET_TOKENS, TOOL_WEIGHT, limit as i64],
+            |r| {
+                let meta = meta_from_row(r, 5)?;
+                let snip: String = r.get(3)?;
+                let (snippet, snippet_parts) = render_snippet(&snip);
+                Ok(Raw {
+                    id: r.get(0)?,
+                    bm25: r.get(4)?,
+                    hit: RecallHit {
+                        session_id: meta.session_id,
+                        source: meta.source,
+                        title: meta.title,
+                        cwd: meta.cwd,
+                        ts: r.get(2)?,
+                        role: r.get(1)?,
+                        snippet,
+                        snippet_parts,
+                        score: 0.0,
+                        widened: false,
+                        path: meta.path,
+                    },
+                })
+            },
+        )?;
+        rows.collect()
+    }
+}
+
+/// Scores in (0, 1]: strict hits above 0.5, widened ones at or below it, each group by bm25
+/// relative to its best (bm25 is negative in SQLite: lower is better).
+fn scored(strict: Vec<Raw>, widened: Vec<Raw>) -> Vec<RecallHit> {
+    let scale = |group: Vec<Raw>, base: f64, is_widened: bool| -> Vec<RecallHit> {
+        let best = group.iter().map(|r| -r.bm25).fold(f64::MIN_POSITIVE, f64::max);
+        group
+            .into_iter()
+            .map(|r| {
+                let relative = (-r.bm25 / best).clamp(0.0, 1.0);
+                RecallHit { score: base + 0.5 * relative, widened: is_widened, ..r.hit }
+            })
+            .collect()
+    };
+    let base = if strict.is_empty() { 0.5 } else { 0.0 };
+    let mut out = scale(strict, 0.5, false);
+    out.extend(scale(widened, base, true));
+    out
+}
+
+fn render_snippet(raw: &str) -> (String, Vec<SnippetPart>) {
+    let mut parts: Vec<SnippetPart> = Vec::new();
+    let mut hit = false;
+    let mut current = String::new();
+    for c in raw.chars() {
+        if c == HIT_OPEN || c == HIT_CLOSE {
+            if !current.is_empty() {
+                parts.push(SnippetPart { text: std::mem::take(&mut current), hit });
+            }
+            hit = c == HIT_OPEN;
+        } else {
+            current.push(if c == '\n' || c == '\r' || c == '\t' { ' ' } else { c });
+        }
+    }
+    if !current.is_empty() {
+        parts.push(SnippetPart { text: current, hit });
+    }
+    let text = parts.iter().map(|p| if p.hit { format!("[{}]", p.text) } else { p.text.clone() }).collect();
+    (text, parts)
+}
+
+fn is_query_error(e: &rusqlite::Error) -> bool {
+    let msg = e.to_string();
+    msg.contains("fts5") || msg.contains("syntax error") || msg.contains("no such column") || msg.contains("unterminated")
+        || msg.contains("unknown special query")
+}
+
+/// Explicit FTS5 syntax: the person wrote a query, not a question; do not second-guess it.
+fn uses_query_syntax(text: &str) -> bool {
+    text.contains(['"', '*', '(', ')', '^'])
+        || text.split_whitespace().any(|w| matches!(w, "OR" | "AND" | "NOT" | "NEAR"))
+        || text.split_whitespace().any(|w| w.contains(':') && !w.ends_with(':'))
+}
+
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase)
+}
+
+/// Every word, each quoted: what the raw text meant, without its syntax.
+fn all_words(text: &str) -> String {
+    words(text).map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" ")
+}
+
+/// Any meaningful word: the widened form of a question.
+fn any_word(text: &str) -> String {
+    let mut seen = HashSet::new();
+    words(text)
+        .filter(|w| !STOP_WORDS.contains(&w.as_str()) && (w.chars().count() > 1 || w.chars().all(|c| c.is_numeric())))
+        .filter(|w| seen.insert(w.clone()))
+        .map(|w| format!("\"{w}\""))
+        .collect::<Vec<_>>()
+        .join(" OR ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn questions_become_any_word_queries_without_stop_words() {
+        assert_eq!(any_word("When did we decide to drop the Redis cache?"), "\"decide\" OR \"drop\" OR \"redis\" OR \"cache\"");
+        assert_eq!(all_words("what's \"up"), "\"what\" \"s\" \"up\"");
+        assert!(uses_query_syntax("\"exact phrase\""));
+        assert!(uses_query_syntax("redis OR memcached"));
+        assert!(uses_query_syntax("auth*"));
+        assert!(!uses_query_syntax("why did the deploy fail?"));
+        assert!(!uses_query_syntax("note: deploy"));
+    }
+
+    #[test]
+    fn snippets_mark_hits_for_the_terminal_and_as_parts_for_the_app() {
+        let (text, parts) = render_snippet("…drop the \u{2}Redis\u{3} cache\nnow");
+        assert_eq!(text, "…drop the [Redis] cache now");
+        assert_eq!(parts.iter().filter(|p| p.hit).map(|p| p.text.as_str()).collect::<Vec<_>>(), vec!["Redis"]);
+    }
+}

@@ -1,0 +1,138 @@
+//! The session index's public data: what callers ask for and what they get back.
+//!
+//! Owns: the serializable shapes the CLI prints and the app renders (DESIGN §9 `recall --json`).
+//! Deliberately does not: compute anything.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::SourceKind;
+
+/// One recall request. `text` is tried as an FTS5 query first (so `OR`, `"phrase"`, `prefix*`
+/// work), then sanitized on a syntax error, then widened to any of its words when the strict
+/// query finds fewer than `limit` messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecallQuery {
+    pub text: String,
+    pub limit: usize,
+    pub source: Option<SourceKind>,
+    /// Only sessions whose working directory is this directory or inside it.
+    pub cwd_prefix: Option<PathBuf>,
+}
+
+impl RecallQuery {
+    pub fn new(text: impl Into<String>) -> Self {
+        RecallQuery { text: text.into(), limit: 10, source: None, cwd_prefix: None }
+    }
+}
+
+/// A piece of a highlighted snippet: `hit` marks the words that matched the query. The app
+/// renders these as text nodes (never as HTML); the CLI wraps hits in `[` `]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SnippetPart {
+    pub text: String,
+    pub hit: bool,
+}
+
+/// One matching message with its session's metadata.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecallHit {
+    pub session_id: String,
+    pub source: SourceKind,
+    pub title: Option<String>,
+    pub cwd: Option<String>,
+    /// The message's timestamp (RFC 3339 as the transcript wrote it), when it has one.
+    pub ts: Option<String>,
+    /// `user`, `assistant` or `tool`.
+    pub role: String,
+    /// Matched words wrapped in `[` `]`, elided context marked `…`.
+    pub snippet: String,
+    /// The same snippet as structured parts, for safe rendering.
+    pub snippet_parts: Vec<SnippetPart>,
+    /// In (0, 1], top hit 1.0. Hits matching every query word rank above hits that match only
+    /// some (a widened question); bm25 orders within each group.
+    pub score: f64,
+    /// `true` when the hit only matched the widened (any-word) query.
+    pub widened: bool,
+    /// The transcript file.
+    pub path: String,
+}
+
+/// One indexed session (one transcript file).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionMeta {
+    pub session_id: String,
+    pub source: SourceKind,
+    pub path: String,
+    pub cwd: Option<String>,
+    pub title: Option<String>,
+    pub model: Option<String>,
+    pub first_ts: Option<String>,
+    pub last_ts: Option<String>,
+    pub messages: u64,
+}
+
+/// One readable turn of a transcript.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Turn {
+    pub ts: Option<String>,
+    pub role: String,
+    pub text: String,
+}
+
+/// A session re-read from its file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Transcript {
+    pub meta: SessionMeta,
+    pub turns: Vec<Turn>,
+}
+
+/// What one indexing run did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct IndexSummary {
+    /// Transcript files found under the enabled roots.
+    pub files: u64,
+    /// Files that had new bytes (or were new, replaced or truncated) and were read.
+    pub files_indexed: u64,
+    /// Files read from the start again because they shrank or were replaced.
+    pub files_reindexed_whole: u64,
+    /// Index entries dropped because their file is gone (or its source is switched off).
+    pub files_removed: u64,
+    /// Files that are not text (binary or garbage), skipped until they change.
+    pub files_skipped_binary: u64,
+    /// Sessions in the index after the run.
+    pub sessions: u64,
+    /// Messages added by this run.
+    pub messages_indexed: u64,
+    /// Lines read by this run.
+    pub lines: u64,
+    /// Lines deliberately not indexed, by kind (`progress`, `event_msg:token_count`, `boilerplate`, …).
+    pub lines_skipped: BTreeMap<String, u64>,
+    /// Lines that are not valid JSON (or not an object).
+    pub malformed_lines: u64,
+    pub bytes_read: u64,
+    pub seconds: f64,
+}
+
+/// Progress of an indexing run, reported once per file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IndexProgress {
+    pub source: SourceKind,
+    pub path: PathBuf,
+    pub done: u64,
+    pub total: u64,
+}
+
+/// What the watcher reports (the shell maps these to its own event names).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SessionChange {
+    /// New messages from a transcript are searchable.
+    Indexed { source: SourceKind, session_id: String, path: PathBuf, messages: u64 },
+    /// A transcript disappeared; its messages left the index.
+    Removed { path: PathBuf },
+    /// A failure while indexing; the watcher keeps running.
+    Failed { message: String },
+}
