@@ -198,12 +198,29 @@ fn render(sections: &[Section]) -> String {
     out
 }
 
-/// Applies `top_k` and `max_bytes` together (the top entry always goes in) and reads bodies.
+/// Applies `top_k` and `max_bytes` together (the top entry always goes in) and reads the bodies
+/// of the admitted memories only: a cut is decided from the ranked size, so a store of 10k
+/// memories costs ten file reads a turn, not ten thousand.
 fn admit(hits: &[Hit], request: &ComposeRequest, unlimited: bool, notes: &mut Vec<String>) -> (Vec<(Hit, String)>, Vec<Cut>) {
-    let mut chosen = Vec::new();
+    let mut chosen: Vec<(Hit, String)> = Vec::new();
     let mut cut = Vec::new();
     let mut used = 0usize;
     for hit in hits {
+        let first = chosen.is_empty();
+        let ranked_cost = hit.body_bytes as usize;
+        let reason = if unlimited || first {
+            None
+        } else if chosen.len() >= request.top_k {
+            Some(CutReason::TopK)
+        } else if used + ranked_cost > request.max_bytes {
+            Some(CutReason::MaxBytes)
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            cut.push(Cut { scope: hit.scope, name: hit.name.clone(), score: hit.score, bytes: ranked_cost, reason });
+            continue;
+        }
         let body = match read_memory_file(hit.scope, &hit.path) {
             Ok(Some(memory)) => memory.body,
             Ok(None) => continue, // removed since it was ranked
@@ -212,24 +229,13 @@ fn admit(hits: &[Hit], request: &ComposeRequest, unlimited: bool, notes: &mut Ve
                 continue;
             }
         };
-        let cost = body.len();
-        let first = chosen.is_empty();
-        let reason = if unlimited || first {
-            None
-        } else if chosen.len() >= request.top_k {
-            Some(CutReason::TopK)
-        } else if used + cost > request.max_bytes {
-            Some(CutReason::MaxBytes)
-        } else {
-            None
-        };
-        match reason {
-            Some(reason) => cut.push(Cut { scope: hit.scope, name: hit.name.clone(), score: hit.score, bytes: cost, reason }),
-            None => {
-                used += cost;
-                chosen.push((hit.clone(), body));
-            }
+        // Edited since it was ranked: the caps hold for what is actually injected.
+        if !(unlimited || first) && used + body.len() > request.max_bytes {
+            cut.push(Cut { scope: hit.scope, name: hit.name.clone(), score: hit.score, bytes: body.len(), reason: CutReason::MaxBytes });
+            continue;
         }
+        used += body.len();
+        chosen.push((hit.clone(), body));
     }
     (chosen, cut)
 }
@@ -286,6 +292,32 @@ mod tests {
         let retrieval = RetrievalConfig { strategy: Strategy::Bm25, ..Default::default() };
         let request = ComposeRequest { query: query.into(), top_k, max_bytes };
         compose(store, &mut CorpusCache::in_memory(), &retrieval, &request, Semantic::Unavailable("off".into()))
+    }
+
+    #[test]
+    fn only_admitted_memories_are_read_and_cuts_carry_their_ranked_size() {
+        let tmp = tempfile::tempdir().unwrap();
+        let kept = tmp.path().join("kept.md");
+        std::fs::write(&kept, "---\nname: kept\ntype: note\ndescription: d\ncreated: 2026-01-01T00:00:00Z\n---\nbody\n").unwrap();
+        let hit = |name: &str, path: PathBuf, body_bytes: u64| Hit {
+            scope: Scope::User,
+            name: name.into(),
+            kind: "note".into(),
+            description: String::new(),
+            score: 1.0,
+            path,
+            body_bytes,
+        };
+        // The cut memories' files do not exist: reading them would drop them from the cut list.
+        let hits = [hit("kept", kept, 5), hit("second", tmp.path().join("gone.md"), 40), hit("third", tmp.path().join("gone2.md"), 7)];
+        let request = ComposeRequest { query: String::new(), top_k: 1, max_bytes: 1000 };
+        let mut notes = Vec::new();
+        let (chosen, cut) = admit(&hits, &request, false, &mut notes);
+        assert_eq!(chosen.len(), 1);
+        assert_eq!(chosen[0].1, "body\n");
+        let cut: Vec<(&str, usize, CutReason)> = cut.iter().map(|c| (c.name.as_str(), c.bytes, c.reason)).collect();
+        assert_eq!(cut, vec![("second", 40, CutReason::TopK), ("third", 7, CutReason::TopK)]);
+        assert!(notes.is_empty(), "{notes:?}");
     }
 
     #[test]

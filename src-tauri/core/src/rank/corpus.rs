@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::tokenize::terms;
 use crate::memory::{Memory, Scope};
@@ -25,8 +26,9 @@ pub struct DocTerms {
     pub body_bytes: u64,
     /// Weighted length: headline terms × HEADLINE_WEIGHT + body terms.
     pub length: f32,
-    /// (term, weighted frequency), one entry per distinct term.
-    pub terms: Vec<(String, f32)>,
+    /// (term, weighted frequency), one entry per distinct term. Terms are shared strings so a
+    /// snapshot loaded from disk and the corpus built from it hold one copy of each word.
+    pub terms: Vec<(Arc<str>, f32)>,
 }
 
 impl DocTerms {
@@ -48,7 +50,7 @@ impl DocTerms {
             *weights.entry(t).or_default() += 1.0;
             length += 1.0;
         }
-        let mut terms: Vec<(String, f32)> = weights.into_iter().collect();
+        let mut terms: Vec<(Arc<str>, f32)> = weights.into_iter().map(|(t, w)| (Arc::from(t), w)).collect();
         terms.sort_by(|a, b| a.0.cmp(&b.0));
         DocTerms {
             scope: memory.scope,
@@ -67,7 +69,7 @@ impl DocTerms {
 #[derive(Debug, Default)]
 pub struct Corpus {
     pub docs: Vec<DocTerms>,
-    term_ids: HashMap<String, u32>,
+    term_ids: HashMap<Arc<str>, u32>,
     /// postings[term_id] = [(doc index, weighted tf)]
     postings: Vec<Vec<(u32, f32)>>,
     pub average_length: f32,
@@ -87,11 +89,15 @@ impl Corpus {
         for (i, doc) in all.iter().enumerate() {
             total += doc.length;
             for (term, tf) in &doc.terms {
-                let next = corpus.term_ids.len() as u32;
-                let id = *corpus.term_ids.entry(term.clone()).or_insert(next);
-                if id as usize == corpus.postings.len() {
-                    corpus.postings.push(Vec::new());
-                }
+                let id = match corpus.term_ids.get(term) {
+                    Some(id) => *id,
+                    None => {
+                        let id = corpus.postings.len() as u32;
+                        corpus.term_ids.insert(term.clone(), id);
+                        corpus.postings.push(Vec::new());
+                        id
+                    }
+                };
                 corpus.postings[id as usize].push((i as u32, *tf));
             }
         }

@@ -25,7 +25,8 @@ struct Entry {
     size: u64,
     mtime_ns: i64,
     /// `None` for a file that does not parse: remembered so it is not re-read every call.
-    doc: Option<DocTerms>,
+    /// Shared, so carrying an unchanged entry into the next snapshot copies no terms.
+    doc: Option<Arc<DocTerms>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -70,7 +71,7 @@ impl CorpusCache {
         let docs = dirs
             .iter()
             .filter_map(|d| self.snapshots.get(d))
-            .flat_map(|s| s.entries.iter().filter_map(|e| e.doc.clone()));
+            .flat_map(|s| s.entries.iter().filter_map(|e| e.doc.as_deref().cloned()));
         let corpus = Arc::new(Corpus::build(docs));
         self.built = Some((dirs, corpus.clone()));
         self.stale = false;
@@ -117,7 +118,7 @@ impl CorpusCache {
                 _ => {
                     changed = true;
                     let path = dir.join(&file_name);
-                    let doc = read_memory_file(scope, &path).ok().flatten().map(|m| DocTerms::from_memory(&m));
+                    let doc = read_memory_file(scope, &path).ok().flatten().map(|m| Arc::new(DocTerms::from_memory(&m)));
                     entries.push(Entry { file_name, size: meta.len(), mtime_ns, doc });
                 }
             }
@@ -188,8 +189,8 @@ fn encode(snapshot: &ScopeSnapshot) -> Vec<u8> {
     let mut words: Vec<&str> = Vec::new();
     for doc in snapshot.entries.iter().filter_map(|e| e.doc.as_ref()) {
         for (t, _) in &doc.terms {
-            dict.entry(t.as_str()).or_insert_with(|| {
-                words.push(t.as_str());
+            dict.entry(t.as_ref()).or_insert_with(|| {
+                words.push(t.as_ref());
                 (words.len() - 1) as u32
             });
         }
@@ -216,7 +217,7 @@ fn encode(snapshot: &ScopeSnapshot) -> Vec<u8> {
                 out.extend_from_slice(&d.length.to_le_bytes());
                 put_u32(&mut out, d.terms.len() as u32);
                 for (t, w) in &d.terms {
-                    put_u32(&mut out, dict[t.as_str()]);
+                    put_u32(&mut out, dict[t.as_ref()]);
                     out.extend_from_slice(&w.to_le_bytes());
                 }
             }
@@ -231,9 +232,9 @@ fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
         return None;
     }
     let n_words = r.u32()? as usize;
-    let mut words = Vec::with_capacity(n_words);
+    let mut words: Vec<Arc<str>> = Vec::with_capacity(n_words);
     for _ in 0..n_words {
-        words.push(r.str()?);
+        words.push(Arc::from(r.str()?));
     }
     let n_entries = r.u32()? as usize;
     let mut entries = Vec::with_capacity(n_entries);
@@ -258,7 +259,7 @@ fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
                     terms.push((words.get(id)?.clone(), w));
                 }
                 let path = dir.join(&file_name);
-                Some(DocTerms { scope, name, kind, description, path, body_bytes, length, terms })
+                Some(Arc::new(DocTerms { scope, name, kind, description, path, body_bytes, length, terms }))
             }
         };
         entries.push(Entry { file_name, size, mtime_ns, doc });
