@@ -6,5 +6,6 @@ mod concurrency;
 mod crash;
 mod doctor;
 mod memory;
+mod service;
 mod support;
 mod embeddings;

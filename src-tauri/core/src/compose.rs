@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::anchors;
 use crate::config::{RetrievalConfig, Strategy};
@@ -28,9 +28,20 @@ impl ComposeRequest {
     pub fn new(query: impl Into<String>, retrieval: &RetrievalConfig) -> Self {
         ComposeRequest { query: query.into(), top_k: retrieval.top_k, max_bytes: retrieval.max_bytes }
     }
+
+    /// Applies per-call caps (`--top-k`, `--max-bytes`); `top_k` is at least 1.
+    pub fn with_caps(mut self, top_k: Option<usize>, max_bytes: Option<usize>) -> Self {
+        if let Some(k) = top_k {
+            self.top_k = k.max(1);
+        }
+        if let Some(b) = max_bytes {
+            self.max_bytes = b;
+        }
+        self
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SectionKind {
     UserPreferences,
@@ -40,20 +51,21 @@ pub enum SectionKind {
     Memory,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Section {
     pub kind: SectionKind,
     pub heading: String,
     pub bytes: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<Scope>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    // Already in `Composition::text`; a composition read back from JSON has it empty.
     #[serde(skip)]
     body: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Selected {
     pub scope: Scope,
     pub name: String,
@@ -63,14 +75,14 @@ pub struct Selected {
     pub bytes: usize,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CutReason {
     TopK,
     MaxBytes,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cut {
     pub scope: Scope,
     pub name: String,
@@ -79,7 +91,7 @@ pub struct Cut {
     pub reason: CutReason,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Composition {
     pub sections: Vec<Section>,
     pub selected: Vec<Selected>,
