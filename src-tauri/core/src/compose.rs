@@ -211,11 +211,30 @@ fn render(sections: &[Section]) -> String {
 }
 
 /// Applies `top_k` and `max_bytes` together (the top entry always goes in) and reads bodies.
+/// Only bodies that can still be admitted are read: with a large store nearly every memory
+/// matches something, and reading each one's file per turn would dominate the call. A cut
+/// reports the body size the ranker saw (the same file, refreshed for this call).
 fn admit(hits: &[Hit], request: &ComposeRequest, unlimited: bool, notes: &mut Vec<String>) -> (Vec<(Hit, String)>, Vec<Cut>) {
-    let mut chosen = Vec::new();
+    let mut chosen: Vec<(Hit, String)> = Vec::new();
     let mut cut = Vec::new();
     let mut used = 0usize;
+    let reason_for = |chosen: usize, used: usize, cost: usize| {
+        if unlimited || chosen == 0 {
+            None
+        } else if chosen >= request.top_k {
+            Some(CutReason::TopK)
+        } else if used + cost > request.max_bytes {
+            Some(CutReason::MaxBytes)
+        } else {
+            None
+        }
+    };
     for hit in hits {
+        let known = hit.body_bytes as usize;
+        if let Some(reason) = reason_for(chosen.len(), used, known) {
+            cut.push(Cut { scope: hit.scope, name: hit.name.clone(), score: hit.score, bytes: known, reason });
+            continue;
+        }
         let body = match read_memory_file(hit.scope, &hit.path) {
             Ok(Some(memory)) => memory.body,
             Ok(None) => continue, // removed since it was ranked
@@ -225,17 +244,7 @@ fn admit(hits: &[Hit], request: &ComposeRequest, unlimited: bool, notes: &mut Ve
             }
         };
         let cost = body.len();
-        let first = chosen.is_empty();
-        let reason = if unlimited || first {
-            None
-        } else if chosen.len() >= request.top_k {
-            Some(CutReason::TopK)
-        } else if used + cost > request.max_bytes {
-            Some(CutReason::MaxBytes)
-        } else {
-            None
-        };
-        match reason {
+        match reason_for(chosen.len(), used, cost) {
             Some(reason) => cut.push(Cut { scope: hit.scope, name: hit.name.clone(), score: hit.score, bytes: cost, reason }),
             None => {
                 used += cost;
