@@ -4,6 +4,7 @@
 //! Deliberately does not: hold any rule about memories, ranking or sessions; that is core's.
 
 mod commands;
+mod compose_client;
 mod context;
 mod retrieval;
 mod scope_args;
@@ -47,6 +48,8 @@ enum Command {
     Recall(commands::sessions::RecallArgs),
     /// Paths, model and runtime status, index health
     Doctor(commands::doctor::DoctorArgs),
+    /// Keep the embedding model loaded and answer `engram compose` over a local socket
+    Serve(commands::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Command::Sessions(cmd) => commands::sessions::run(&ctx, cmd),
         Command::Recall(args) => commands::sessions::recall(&ctx, args),
         Command::Doctor(args) => commands::doctor::run(&ctx, args),
+        Command::Serve(args) => commands::serve::run(&ctx, args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::anchors;
 use crate::config::{RetrievalConfig, Strategy};
@@ -28,9 +28,20 @@ impl ComposeRequest {
     pub fn new(query: impl Into<String>, retrieval: &RetrievalConfig) -> Self {
         ComposeRequest { query: query.into(), top_k: retrieval.top_k, max_bytes: retrieval.max_bytes }
     }
+
+    /// Applies per-call caps (`--top-k`, `--max-bytes`); `top_k` is at least 1.
+    pub fn with_caps(mut self, top_k: Option<usize>, max_bytes: Option<usize>) -> Self {
+        if let Some(k) = top_k {
+            self.top_k = k.max(1);
+        }
+        if let Some(b) = max_bytes {
+            self.max_bytes = b;
+        }
+        self
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SectionKind {
     UserPreferences,
@@ -40,20 +51,21 @@ pub enum SectionKind {
     Memory,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Section {
     pub kind: SectionKind,
     pub heading: String,
     pub bytes: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<Scope>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    // Already in `Composition::text`; a composition read back from JSON has it empty.
     #[serde(skip)]
     body: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Selected {
     pub scope: Scope,
     pub name: String,
@@ -63,14 +75,14 @@ pub struct Selected {
     pub bytes: usize,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CutReason {
     TopK,
     MaxBytes,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cut {
     pub scope: Scope,
     pub name: String,
@@ -79,7 +91,7 @@ pub struct Cut {
     pub reason: CutReason,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Composition {
     pub sections: Vec<Section>,
     pub selected: Vec<Selected>,
@@ -198,27 +210,29 @@ fn render(sections: &[Section]) -> String {
     out
 }
 
-/// Applies `top_k` and `max_bytes` together (the top entry always goes in) and reads the bodies
-/// of the admitted memories only: a cut is decided from the ranked size, so a store of 10k
-/// memories costs ten file reads a turn, not ten thousand.
+/// Applies `top_k` and `max_bytes` together (the top entry always goes in) and reads bodies.
+/// Only bodies that can still be admitted are read: with a large store nearly every memory
+/// matches something, and reading each one's file per turn would dominate the call. A cut
+/// reports the body size the ranker saw (the same file, refreshed for this call).
 fn admit(hits: &[Hit], request: &ComposeRequest, unlimited: bool, notes: &mut Vec<String>) -> (Vec<(Hit, String)>, Vec<Cut>) {
     let mut chosen: Vec<(Hit, String)> = Vec::new();
     let mut cut = Vec::new();
     let mut used = 0usize;
-    for hit in hits {
-        let first = chosen.is_empty();
-        let ranked_cost = hit.body_bytes as usize;
-        let reason = if unlimited || first {
+    let reason_for = |chosen: usize, used: usize, cost: usize| {
+        if unlimited || chosen == 0 {
             None
-        } else if chosen.len() >= request.top_k {
+        } else if chosen >= request.top_k {
             Some(CutReason::TopK)
-        } else if used + ranked_cost > request.max_bytes {
+        } else if used + cost > request.max_bytes {
             Some(CutReason::MaxBytes)
         } else {
             None
-        };
-        if let Some(reason) = reason {
-            cut.push(Cut { scope: hit.scope, name: hit.name.clone(), score: hit.score, bytes: ranked_cost, reason });
+        }
+    };
+    for hit in hits {
+        let known = hit.body_bytes as usize;
+        if let Some(reason) = reason_for(chosen.len(), used, known) {
+            cut.push(Cut { scope: hit.scope, name: hit.name.clone(), score: hit.score, bytes: known, reason });
             continue;
         }
         let body = match read_memory_file(hit.scope, &hit.path) {
@@ -229,13 +243,14 @@ fn admit(hits: &[Hit], request: &ComposeRequest, unlimited: bool, notes: &mut Ve
                 continue;
             }
         };
-        // Edited since it was ranked: the caps hold for what is actually injected.
-        if !(unlimited || first) && used + body.len() > request.max_bytes {
-            cut.push(Cut { scope: hit.scope, name: hit.name.clone(), score: hit.score, bytes: body.len(), reason: CutReason::MaxBytes });
-            continue;
+        let cost = body.len();
+        match reason_for(chosen.len(), used, cost) {
+            Some(reason) => cut.push(Cut { scope: hit.scope, name: hit.name.clone(), score: hit.score, bytes: cost, reason }),
+            None => {
+                used += cost;
+                chosen.push((hit.clone(), body));
+            }
         }
-        used += body.len();
-        chosen.push((hit.clone(), body));
     }
     (chosen, cut)
 }

@@ -65,6 +65,14 @@ impl EngramHome {
     pub fn index_db(&self) -> PathBuf {
         self.root.join("index.sqlite")
     }
+    /// The Unix socket a running compose service answers on.
+    pub fn compose_socket(&self) -> PathBuf {
+        self.root.join("compose.sock")
+    }
+    /// Held (advisory lock) by the one compose service serving this home.
+    pub fn compose_service_lock(&self) -> PathBuf {
+        self.root.join("compose.lock")
+    }
 }
 
 #[cfg(test)]

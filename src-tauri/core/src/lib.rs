@@ -7,6 +7,7 @@
 
 pub mod anchors;
 pub mod compose;
+pub mod compose_service;
 pub mod config;
 pub mod doctor;
 pub mod embed;

@@ -6,12 +6,9 @@
 //! blocks the prompt on exit 2).
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
-use engram_core::compose::{compose, ComposeRequest};
-use engram_core::memory::Store;
-use engram_core::rank::CorpusCache;
 use serde::Deserialize;
 
 use crate::context::Context;
@@ -54,8 +51,7 @@ pub fn run(ctx: &Context, args: ComposeArgs) -> Result<()> {
         }
         None => {
             let query = args.query.clone().unwrap_or_default();
-            let store = ctx.store();
-            emit(ctx, &store, &query, &args, false)
+            emit(ctx, &ctx.cwd, &query, &args, false)
         }
     }
 }
@@ -65,23 +61,11 @@ fn run_claude_hook(ctx: &Context, args: &ComposeArgs) -> Result<()> {
     std::io::stdin().read_to_string(&mut raw).context("reading the hook payload from stdin")?;
     let payload: ClaudeHookPayload = serde_json::from_str(&raw).context("the hook payload is not the JSON Claude Code sends")?;
     let cwd = payload.cwd.unwrap_or_else(|| ctx.cwd.clone());
-    let project = engram_core::project::resolve(&cwd).ok();
-    let store = Store::new(ctx.home.clone(), project);
-    emit(ctx, &store, payload.prompt.as_deref().unwrap_or(""), args, true)
+    emit(ctx, &cwd, payload.prompt.as_deref().unwrap_or(""), args, true)
 }
 
-fn emit(ctx: &Context, store: &Store, query: &str, args: &ComposeArgs, hook: bool) -> Result<()> {
-    let config = ctx.config()?;
-    let mut request = ComposeRequest::new(query, &config.retrieval);
-    if let Some(k) = args.top_k {
-        request.top_k = k.max(1);
-    }
-    if let Some(b) = args.max_bytes {
-        request.max_bytes = b;
-    }
-    let mut cache = CorpusCache::persistent(&ctx.home.index_db());
-    let semantic = crate::retrieval::SemanticSetup::load(ctx, config.retrieval.strategy);
-    let composition = compose(store, &mut cache, &config.retrieval, &request, semantic.semantic());
+fn emit(ctx: &Context, cwd: &Path, query: &str, args: &ComposeArgs, hook: bool) -> Result<()> {
+    let composition = crate::compose_client::composition(ctx, cwd, query, args.top_k, args.max_bytes)?;
     if ctx.json && !hook {
         return ctx.print_json(&composition);
     }

@@ -8,14 +8,19 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use engram_core::embed::ModelPaths;
+use engram_core::EngramHome;
 
 use crate::context::Context;
 
 pub fn model_paths(ctx: &Context) -> Result<ModelPaths> {
     let model_id = ctx.config()?.retrieval.embedding_model.clone();
-    let models_dir = std::env::var_os("ENGRAM_MODELS_DIR")
+    Ok(ModelPaths::new(models_dir(&ctx.home), model_id))
+}
+
+/// The directory holding ONNX Runtime and the models.
+pub fn models_dir(home: &EngramHome) -> PathBuf {
+    std::env::var_os("ENGRAM_MODELS_DIR")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .unwrap_or_else(|| ctx.home.models_dir());
-    Ok(ModelPaths::new(models_dir, model_id))
+        .unwrap_or_else(|| home.models_dir())
 }

@@ -8,4 +8,5 @@ pub mod init;
 pub mod memory;
 pub mod memory_search;
 pub mod reindex;
+pub mod serve;
 pub mod sessions;

@@ -1,0 +1,47 @@
+//! Errors of the compose service, on both ends of the socket.
+//!
+//! Owns: every way starting, reaching or talking to a compose service can fail, each saying
+//! what to do about it.
+//! Deliberately does not: decide fallbacks; a client that gets any of these composes in-process.
+
+use std::path::PathBuf;
+
+use crate::ErrorCode;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    #[error("another compose service already serves {home} (pid {pid}); use it, or stop it before starting a new one")]
+    AlreadyRunning { home: PathBuf, pid: String },
+    #[error("{home} is owned by another user; a compose service only serves a home its own user owns")]
+    HomeNotOwned { home: PathBuf },
+    #[error("{path} exists and is not a socket; move it away so the compose service can listen there")]
+    NotASocket { path: PathBuf },
+    #[error("cannot {action} {path}: {source}")]
+    Io { action: &'static str, path: PathBuf, source: std::io::Error },
+    #[error("no compose service answered on {socket}: {source}")]
+    Unreachable { socket: PathBuf, source: std::io::Error },
+    #[error("the compose service did not answer in time ({source})")]
+    Timeout { source: std::io::Error },
+    #[error("the compose service sent an unreadable answer: {reason}")]
+    Protocol { reason: String },
+    #[error("the compose service speaks protocol {theirs} (engram {their_version}), this client protocol {ours} (engram {our_version}); restart the service with this engram")]
+    VersionMismatch { ours: u32, our_version: String, theirs: u32, their_version: String },
+    #[error("the compose service refused the request ({code}): {message}")]
+    Refused { code: String, message: String },
+}
+
+impl ErrorCode for ServiceError {
+    fn code(&self) -> &'static str {
+        match self {
+            ServiceError::AlreadyRunning { .. } => "service_already_running",
+            ServiceError::HomeNotOwned { .. } => "home_not_owned",
+            ServiceError::NotASocket { .. } => "socket_path_taken",
+            ServiceError::Io { .. } => "io",
+            ServiceError::Unreachable { .. } => "service_unreachable",
+            ServiceError::Timeout { .. } => "service_timeout",
+            ServiceError::Protocol { .. } => "protocol_error",
+            ServiceError::VersionMismatch { .. } => "version_mismatch",
+            ServiceError::Refused { .. } => "service_refused",
+        }
+    }
+}

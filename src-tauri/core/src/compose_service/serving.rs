@@ -1,0 +1,126 @@
+//! The serving loop and the handle the app shell and `engram serve` hold.
+//!
+//! Owns: accepting one connection at a time (a compose takes milliseconds; clients queue in
+//! the listen backlog), bounding how long a silent client can hold the loop, turning a panic
+//! inside one call into an error reply instead of a dead service, and stopping on request.
+//! Deliberately does not: choose the models directory or install signal handlers (callers do).
+
+use std::io::Write;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use super::protocol::Response;
+use super::socket::{bind, read_request_line};
+use super::{ComposeService, ServiceError};
+use crate::EngramHome;
+
+/// How long a connected client may take to send its request line.
+const CLIENT_READ_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Answers connections on `listener` until `stop` is set (and a connection wakes the loop).
+pub fn serve(listener: &UnixListener, service: &mut ComposeService, stop: &AtomicBool) {
+    for stream in listener.incoming() {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        match stream {
+            Ok(stream) => answer(stream, service),
+            Err(e) => {
+                tracing::warn!("compose service: accept failed: {e}");
+                // Out of file descriptors and similar: do not spin.
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+fn answer(mut stream: UnixStream, service: &mut ComposeService) {
+    let _ = stream.set_read_timeout(Some(CLIENT_READ_TIMEOUT));
+    let _ = stream.set_write_timeout(Some(CLIENT_READ_TIMEOUT));
+    let response = match read_request_line(&stream) {
+        Ok(Ok(line)) => catch_unwind(AssertUnwindSafe(|| service.respond(&line)))
+            .unwrap_or_else(|_| Response::error("internal", "the compose service failed on this request; compose in-process")),
+        Ok(Err(why)) => Response::error("malformed_request", why),
+        Err(e) => {
+            tracing::debug!("compose service: client went away: {e}");
+            return;
+        }
+    };
+    if let Err(e) = stream.write_all(response.to_line().as_bytes()) {
+        tracing::debug!("compose service: client went away before the answer: {e}");
+    }
+}
+
+/// A running compose service on its own thread. Dropping it stops the thread and removes the
+/// socket.
+#[derive(Debug)]
+pub struct ServiceHandle {
+    socket: PathBuf,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl ServiceHandle {
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// False once the serving thread has ended (it only ends when stopped, or on a panic
+    /// outside any single call).
+    pub fn is_running(&self) -> bool {
+        self.thread.as_ref().is_some_and(|t| !t.is_finished())
+    }
+
+    /// Stops serving and waits for the thread; the socket is gone when this returns.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let Some(thread) = self.thread.take() else { return };
+        // The loop is blocked in accept: one connection wakes it to see the flag. If the socket
+        // file was deleted behind our back nothing can wake it; leave the thread to the process.
+        if UnixStream::connect(&self.socket).is_ok() || thread.is_finished() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for ServiceHandle {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Claims `home`'s socket, then serves compose calls on a new thread with the model from
+/// `models_dir` kept loaded. Returns once the socket accepts connections; the model and the
+/// caches warm up on the serving thread (early clients wait in the backlog meanwhile).
+pub fn spawn_compose_service(home: EngramHome, models_dir: PathBuf) -> Result<ServiceHandle, ServiceError> {
+    let home = EngramHome::new(std::path::absolute(home.root()).map_err(|source| ServiceError::Io {
+        action: "resolve",
+        path: home.root().into(),
+        source,
+    })?);
+    let socket = bind(&home)?;
+    let path = socket.path().to_path_buf();
+    let stop = Arc::new(AtomicBool::new(false));
+    let thread_stop = stop.clone();
+    let thread = std::thread::Builder::new()
+        .name("engram-compose-service".into())
+        .spawn(move || {
+            let mut service = ComposeService::new(home, models_dir);
+            if !thread_stop.load(Ordering::SeqCst) {
+                service.warm_up();
+            }
+            serve(socket.listener(), &mut service, &thread_stop);
+            drop(socket);
+        })
+        .map_err(|source| ServiceError::Io { action: "start a thread for", path: path.clone(), source })?;
+    Ok(ServiceHandle { socket: path, stop, thread: Some(thread) })
+}

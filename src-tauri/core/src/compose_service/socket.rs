@@ -1,0 +1,140 @@
+//! The compose service's Unix socket in `ENGRAM_HOME`: claiming it for one server, and one
+//! request/response exchange for a client.
+//!
+//! Owns: the single-server rule (an advisory lock on `compose.lock`, held for the server's life,
+//! with its pid inside for the "already running" message), replacing a stale socket left by a
+//! dead server, the socket's 0600 mode and the home's ownership check, removing the socket on
+//! shutdown, and the client's bounded wait for an answer.
+//! Deliberately does not: compose or parse beyond the envelope; `service` and `protocol` do.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::protocol::{parse_response, Reply, Request, MAX_REQUEST_BYTES};
+use super::ServiceError;
+use crate::EngramHome;
+
+/// A bound, exclusively owned socket. Dropping it removes the socket file (if it is still the
+/// one bound here) and releases the lock.
+#[derive(Debug)]
+pub struct ServiceSocket {
+    listener: UnixListener,
+    path: PathBuf,
+    inode: (u64, u64),
+    _lock: File,
+}
+
+impl ServiceSocket {
+    pub fn listener(&self) -> &UnixListener {
+        &self.listener
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for ServiceSocket {
+    fn drop(&mut self) {
+        if let Ok(meta) = std::fs::symlink_metadata(&self.path) {
+            if (meta.dev(), meta.ino()) == self.inode {
+                let _ = std::fs::remove_file(&self.path);
+            }
+        }
+    }
+}
+
+/// Claims `home`'s compose socket: fails if another server holds it, replaces a dead one's.
+pub fn bind(home: &EngramHome) -> Result<ServiceSocket, ServiceError> {
+    let root = home.root();
+    std::fs::create_dir_all(root).map_err(|source| ServiceError::Io { action: "create", path: root.into(), source })?;
+    let owner = std::fs::metadata(root).map_err(|source| ServiceError::Io { action: "read", path: root.into(), source })?.uid();
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if owner != unsafe { libc::geteuid() } {
+        return Err(ServiceError::HomeNotOwned { home: root.into() });
+    }
+
+    let lock_path = home.compose_service_lock();
+    let mut lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .mode(0o600)
+        .open(&lock_path)
+        .map_err(|source| ServiceError::Io { action: "open", path: lock_path.clone(), source })?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => {
+            let mut pid = String::new();
+            let _ = lock.read_to_string(&mut pid);
+            let pid = if pid.trim().is_empty() { "unknown".to_string() } else { pid.trim().to_string() };
+            return Err(ServiceError::AlreadyRunning { home: root.into(), pid });
+        }
+        Err(TryLockError::Error(source)) => return Err(ServiceError::Io { action: "lock", path: lock_path, source }),
+    }
+    let _ = lock.set_len(0).and_then(|_| lock.write_all(std::process::id().to_string().as_bytes()));
+
+    let path = home.compose_socket();
+    match std::fs::symlink_metadata(&path) {
+        Ok(meta) if meta.file_type().is_socket() => {
+            // Holding the lock means no live server of this design owns it; one that still
+            // answers is something else, and is left alone.
+            if UnixStream::connect(&path).is_ok() {
+                return Err(ServiceError::AlreadyRunning { home: root.into(), pid: "unknown".into() });
+            }
+            std::fs::remove_file(&path).map_err(|source| ServiceError::Io { action: "remove the stale socket", path: path.clone(), source })?;
+        }
+        Ok(_) => return Err(ServiceError::NotASocket { path }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => return Err(ServiceError::Io { action: "inspect", path, source }),
+    }
+    let listener = UnixListener::bind(&path).map_err(|source| ServiceError::Io { action: "listen on", path: path.clone(), source })?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+        .map_err(|source| ServiceError::Io { action: "restrict", path: path.clone(), source })?;
+    let meta = std::fs::symlink_metadata(&path).map_err(|source| ServiceError::Io { action: "inspect", path: path.clone(), source })?;
+    Ok(ServiceSocket { listener, path, inode: (meta.dev(), meta.ino()), _lock: lock })
+}
+
+/// Sends `request` to the service of `home` and waits at most `timeout` for each step.
+pub fn call(home: &EngramHome, request: &Request, timeout: Duration) -> Result<Reply, ServiceError> {
+    let socket = home.compose_socket();
+    let stream = UnixStream::connect(&socket).map_err(|source| ServiceError::Unreachable { socket: socket.clone(), source })?;
+    exchange(stream, request, timeout)
+}
+
+/// One request line out, one response line back, on a connected stream.
+pub fn exchange(mut stream: UnixStream, request: &Request, timeout: Duration) -> Result<Reply, ServiceError> {
+    let timed_out = |source: std::io::Error| match source.kind() {
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => ServiceError::Timeout { source },
+        _ => ServiceError::Protocol { reason: source.to_string() },
+    };
+    stream.set_read_timeout(Some(timeout)).map_err(timed_out)?;
+    stream.set_write_timeout(Some(timeout)).map_err(timed_out)?;
+    stream.write_all(request.to_line().as_bytes()).map_err(timed_out)?;
+    let mut line = String::new();
+    BufReader::new(stream).read_line(&mut line).map_err(timed_out)?;
+    if !line.ends_with('\n') {
+        return Err(ServiceError::Protocol { reason: "the service closed the connection without a complete answer".into() });
+    }
+    parse_response(&line)
+}
+
+/// Reads one request line from a client, at most `MAX_REQUEST_BYTES`; the inner `Err` says why
+/// the bytes are not a request (too long, unterminated, not UTF-8) for the error reply.
+pub(super) fn read_request_line(stream: &UnixStream) -> std::io::Result<Result<String, String>> {
+    let mut line = Vec::new();
+    let mut reader = BufReader::new(stream).take(MAX_REQUEST_BYTES as u64 + 1);
+    reader.read_until(b'\n', &mut line)?;
+    if line.len() > MAX_REQUEST_BYTES {
+        return Ok(Err(format!("request longer than {MAX_REQUEST_BYTES} bytes")));
+    }
+    if line.last() != Some(&b'\n') {
+        return Ok(Err("request line not terminated by a newline".into()));
+    }
+    Ok(String::from_utf8(line).map_err(|_| "request is not UTF-8".to_string()))
+}

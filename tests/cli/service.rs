@@ -1,0 +1,258 @@
+//! `engram serve` and `engram compose` through it, with the real binary on a temp home: the
+//! served block is byte-for-byte the in-process one, and every way the service can be missing
+//! or broken leaves `engram compose` working.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::Sandbox;
+
+const READY_TIMEOUT: Duration = Duration::from_secs(60);
+const QUERY: &str = "why does the token refresh cache break after a deploy?";
+
+fn seed(sb: &Sandbox) {
+    std::fs::write(sb.home.path().join("USER.md"), "Prefer small commits.\n").unwrap();
+    for (scope, name, description, body) in [
+        ("user", "deploy-steps", "How to deploy the ledger", "Run make deploy; watch the canary."),
+        ("user", "commit-style", "Commit message conventions", "Imperative mood, 72 columns."),
+        ("project", "jwt-refresh-flow", "How auth refresh interacts with the token cache", "Refresh tokens rotate on use."),
+        ("project", "release-process", "How this repo ships a release", "Tag vX.Y.Z, CI publishes the image."),
+    ] {
+        sb.engram()
+            .args(["memory", "save", name, "--type", "project", "--description", description, "--scope", scope, "--body", body])
+            .assert()
+            .success();
+    }
+}
+
+/// `engram serve` in the background; killed (SIGKILL) if a test ends without stopping it.
+struct Server {
+    child: Child,
+}
+
+impl Server {
+    fn start(sb: &Sandbox) -> Server {
+        let child = Command::new(assert_cmd::cargo::cargo_bin("engram"))
+            .env_remove("ENGRAM_HOME")
+            .env("HOME", sb.home.path())
+            .arg("--home")
+            .arg(sb.home.path())
+            .arg("serve")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut server = Server { child };
+        server.wait_ready(sb);
+        server
+    }
+
+    /// Polls `engram serve --status` until the service answers.
+    fn wait_ready(&mut self, sb: &Sandbox) {
+        let started = Instant::now();
+        loop {
+            if status(sb).is_some() {
+                return;
+            }
+            if let Some(exit) = self.child.try_wait().unwrap() {
+                let mut err = String::new();
+                let _ = std::io::Read::read_to_string(self.child.stderr.as_mut().unwrap(), &mut err);
+                panic!("engram serve exited with {exit}: {err}");
+            }
+            assert!(started.elapsed() < READY_TIMEOUT, "engram serve did not answer within {READY_TIMEOUT:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn signal(&self, signal: &str) {
+        let ok = Command::new("kill").arg(format!("-{signal}")).arg(self.child.id().to_string()).status().unwrap();
+        assert!(ok.success());
+    }
+
+    /// Waits for the process to end (bounded) and returns its stderr.
+    fn wait_exit(mut self) -> (std::process::ExitStatus, String) {
+        let started = Instant::now();
+        let exit = loop {
+            if let Some(exit) = self.child.try_wait().unwrap() {
+                break exit;
+            }
+            assert!(started.elapsed() < READY_TIMEOUT, "engram serve did not stop within {READY_TIMEOUT:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut err = String::new();
+        let _ = std::io::Read::read_to_string(self.child.stderr.as_mut().unwrap(), &mut err);
+        (exit, err)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn status(sb: &Sandbox) -> Option<Value> {
+    let out = sb.engram().args(["serve", "--status", "--json"]).output().unwrap();
+    out.status.success().then(|| serde_json::from_slice(&out.stdout).unwrap())
+}
+
+fn composed(sb: &Sandbox) -> u64 {
+    status(sb).expect("the service answers")["composed"].as_u64().unwrap()
+}
+
+/// stdout and stderr of `engram compose ARGS`, through the service if one runs, or forced
+/// in-process.
+fn compose(sb: &Sandbox, args: &[&str], in_process: bool, stdin: &str) -> (String, String) {
+    let mut cmd = sb.engram();
+    if in_process {
+        cmd.env("ENGRAM_NO_SERVICE", "1");
+    } else {
+        cmd.env_remove("ENGRAM_NO_SERVICE");
+    }
+    let out = cmd.arg("compose").args(args).write_stdin(stdin).timeout(READY_TIMEOUT).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+fn hook_payload(sb: &Sandbox) -> String {
+    serde_json::json!({
+        "session_id": "0b5f3c1e-7a2d-4c1b-9d3e-2f6a8b9c0d1e",
+        "cwd": sb.cwd.path(),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": QUERY,
+    })
+    .to_string()
+}
+
+/// Every form of compose prints the same through the service as in-process.
+fn assert_every_form_matches(sb: &Sandbox) {
+    let query = ["--query", QUERY];
+    let served = compose(sb, &query, false, "");
+    assert!(served.0.contains("### jwt-refresh-flow [project]"), "{}", served.0);
+    assert_eq!(served, compose(sb, &query, true, ""));
+    let json = ["--json", "--query", QUERY, "--top-k", "1"];
+    assert_eq!(compose(sb, &json, false, ""), compose(sb, &json, true, ""));
+    let hook = ["--hook", "claude"];
+    let payload = hook_payload(sb);
+    let served = compose(sb, &hook, false, &payload);
+    assert!(served.0.starts_with("<engram-memory>\n## User preferences"), "{}", served.0);
+    assert_eq!(served, compose(sb, &hook, true, &payload));
+}
+
+#[test]
+fn compose_is_served_by_engram_serve_with_the_in_process_block_and_sigterm_cleans_up() {
+    let sb = Sandbox::new();
+    seed(&sb);
+    let server = Server::start(&sb);
+    let socket = sb.home.path().join("compose.sock");
+    assert!(socket.exists());
+    assert_eq!(composed(&sb), 0);
+
+    assert_every_form_matches(&sb);
+    assert_eq!(composed(&sb), 3, "the three non-forced calls went through the service, the forced ones did not");
+    let out = sb.engram().env("ENGRAM_LOG", "debug").args(["compose", "--query", QUERY]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("served by: service"));
+
+    // A memory saved by another process is in the next served block.
+    sb.engram()
+        .args(["memory", "save", "token-cache", "--type", "project", "--description", "Token cache flush on deploy", "--body", "Flushed by the deploy job."])
+        .assert()
+        .success();
+    let served = compose(&sb, &["--query", QUERY], false, "");
+    assert!(served.0.contains("### token-cache [project]"), "{}", served.0);
+    assert_eq!(served, compose(&sb, &["--query", QUERY], true, ""));
+
+    // A second server on the same home says so and leaves the first alone.
+    let second = sb.engram().arg("serve").timeout(READY_TIMEOUT).output().unwrap();
+    assert_eq!(second.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&second.stderr).contains("already serves"), "{}", String::from_utf8_lossy(&second.stderr));
+    assert!(composed(&sb) >= 5);
+
+    server.signal("TERM");
+    let (exit, stderr) = server.wait_exit();
+    assert!(exit.success(), "{exit}: {stderr}");
+    assert!(!socket.exists(), "SIGTERM removes the socket");
+    assert!(status(&sb).is_none());
+    assert!(compose(&sb, &["--query", QUERY], false, "").0.contains("### jwt-refresh-flow"));
+}
+
+#[test]
+fn a_killed_server_leaves_a_stale_socket_that_compose_and_the_next_server_handle() {
+    let sb = Sandbox::new();
+    seed(&sb);
+    let server = Server::start(&sb);
+    server.signal("KILL");
+    let (exit, _) = server.wait_exit();
+    assert!(!exit.success());
+    let socket = sb.home.path().join("compose.sock");
+    assert!(socket.exists(), "SIGKILL leaves the socket file behind");
+
+    assert_every_form_matches(&sb);
+
+    let _server = Server::start(&sb);
+    assert_eq!(composed(&sb), 0);
+    assert_every_form_matches(&sb);
+    assert_eq!(composed(&sb), 3);
+}
+
+#[test]
+fn a_socket_file_without_a_server_is_ignored() {
+    let sb = Sandbox::new();
+    seed(&sb);
+    drop(UnixListener::bind(sb.home.path().join("compose.sock")).unwrap());
+    assert_every_form_matches(&sb);
+}
+
+/// A fake service on the home's socket that answers every connection with `answer` (or never
+/// answers, with `None`).
+fn fake_service(sb: &Sandbox, answer: Option<String>) -> (PathBuf, std::thread::JoinHandle<()>) {
+    let socket = sb.home.path().join("compose.sock");
+    let listener = UnixListener::bind(&socket).unwrap();
+    let thread = std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            let mut line = String::new();
+            let _ = BufReader::new(&stream).read_line(&mut line);
+            if line.contains("\"stop\"") {
+                break;
+            }
+            match &answer {
+                Some(a) => drop(stream.write_all(a.as_bytes())),
+                None => held.push(stream),
+            }
+        }
+    });
+    (socket, thread)
+}
+
+fn stop_fake(socket: PathBuf, thread: std::thread::JoinHandle<()>) {
+    let mut s = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    s.write_all(b"\"stop\"\n").unwrap();
+    thread.join().unwrap();
+}
+
+#[test]
+fn a_service_of_another_version_garbage_or_silence_means_in_process() {
+    let sb = Sandbox::new();
+    seed(&sb);
+    let expected = compose(&sb, &["--query", QUERY], true, "");
+    for answer in [
+        Some("{\"protocol\": 99, \"engram\": \"9.9.9\", \"reply\": {\"composed\": {}}}\n".to_string()),
+        Some("this is not json\n".to_string()),
+        Some("{\"protocol\": 1".to_string()),
+        None,
+    ] {
+        let (socket, thread) = fake_service(&sb, answer.clone());
+        assert_eq!(compose(&sb, &["--query", QUERY], false, ""), expected, "answer {answer:?}");
+        stop_fake(socket.clone(), thread);
+        std::fs::remove_file(socket).unwrap();
+    }
+}
