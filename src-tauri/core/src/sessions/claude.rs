@@ -127,7 +127,7 @@ mod tests {
         assert_eq!(s.cwd.as_deref(), Some("/p"));
         assert_eq!(s.model.as_deref(), Some("claude-opus-4-6"));
         assert_eq!(s.title(), Some("mix phx.server doesnt start"));
-        assert_eq!(s.last_ts.as_deref(), Some("2026-02-10T21:12:00Z"));
+        assert_eq!(s.last_ts.as_deref(), Some("2026-02-10T21:12:00.000Z"));
     }
 
     #[test]

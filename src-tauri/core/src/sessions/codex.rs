@@ -136,7 +136,7 @@ mod tests {
         assert_eq!(s.session_id.as_deref(), Some("a1"));
         assert_eq!(s.model.as_deref(), Some("o4-mini"));
         assert_eq!(s.title(), Some("Why is the cache slow?"));
-        assert_eq!(s.first_ts.as_deref(), Some("2026-05-12T09:59:55Z"));
+        assert_eq!(s.first_ts.as_deref(), Some("2026-05-12T09:59:55.000Z"));
         let LineOutcome::Messages(m) = parse(&mut s, &lines[8], true) else { panic!() };
         assert_eq!(m[0].role, Role::Tool);
     }
