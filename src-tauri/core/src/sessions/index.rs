@@ -372,6 +372,14 @@ pub(crate) fn parse_line(source: SourceKind, state: &mut SessionState, raw: &[u8
     if trimmed.is_empty() {
         return None;
     }
+    let skipped = match source {
+        SourceKind::Claude => super::claude::skip_by_envelope(state, trimmed),
+        SourceKind::Codex => super::codex::skip_by_envelope(state, trimmed),
+        SourceKind::Engram => None,
+    };
+    if skipped.is_some() {
+        return skipped;
+    }
     let value: Value = match serde_json::from_slice(trimmed) {
         Ok(v @ Value::Object(_)) => v,
         _ => return Some(LineOutcome::Malformed),
