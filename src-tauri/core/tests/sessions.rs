@@ -263,8 +263,12 @@ fn sources_can_be_limited_and_switched_off() {
     let env = Env::new();
     env.fixture();
     let mut index = env.open();
-    let s = index.index(&env.roots, &SessionsConfig::default(), Some(SourceKind::Codex), &mut |_| {}).unwrap();
+    let mut seen = Vec::new();
+    let s = index.index(&env.roots, &SessionsConfig::default(), Some(SourceKind::Codex), &mut |p| seen.push((p.source, p.done, p.total))).unwrap();
     assert!(s.files > 0);
+    assert_eq!(seen.len() as u64, s.files, "progress once per file");
+    assert!(seen.iter().all(|(source, _, total)| *source == SourceKind::Codex && *total == s.files));
+    assert_eq!(seen.last().map(|p| p.1), Some(s.files));
     assert!(index.sessions(None, 100).unwrap().iter().all(|m| m.source == SourceKind::Codex));
     index.index(&env.roots, &SessionsConfig::default(), None, &mut |_| {}).unwrap();
     let only_claude = SessionsConfig { sources: vec![SourceKind::Claude], ..Default::default() };

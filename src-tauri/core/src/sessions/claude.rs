@@ -6,9 +6,39 @@
 //! `file-history-snapshot`, `queue-operation`, and kinds newer versions add) is skipped by kind.
 //! Deliberately does not: fail on a line it does not know.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::line::{block_text, kind_name, str_at, LineBuilder, LineOutcome, SessionState};
+
+/// The fields every line kind may carry; reading only these skips the bulk of a line
+/// (`progress` and snapshot lines are large) without building it as a JSON tree.
+#[derive(serde::Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow, rename = "sessionId")]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    cwd: Option<Cow<'a, str>>,
+}
+
+/// Lines of a kind that is never indexed, handled from their envelope alone; `None` when the
+/// line needs the full parse (or is not a JSON object, which the full parse reports).
+pub(crate) fn skip_by_envelope(state: &mut SessionState, raw: &[u8]) -> Option<LineOutcome> {
+    let env: Envelope<'_> = serde_json::from_slice(raw).ok()?;
+    let kind = env.kind?;
+    if matches!(kind.as_ref(), "user" | "assistant" | "summary" | "custom-title" | "") {
+        return None;
+    }
+    state.saw_ts(env.timestamp.as_deref());
+    SessionState::set_if_none(&mut state.session_id, env.session_id.as_deref());
+    SessionState::set_if_none(&mut state.cwd, env.cwd.as_deref());
+    Some(LineOutcome::Skipped(kind_name(&kind)))
+}
 
 pub(crate) fn parse(state: &mut SessionState, v: &Value, include_tools: bool) -> LineOutcome {
     let kind = str_at(v, "type").unwrap_or("");
@@ -62,27 +92,29 @@ fn message_blocks(state: &mut SessionState, kind: &str, content: &Value, ts: Opt
         other => vec![other],
     };
     for block in blocks {
-        let (block_kind, text) = match block {
-            Value::String(s) => ("text", s.clone()),
-            Value::Object(_) => match str_at(block, "type").unwrap_or("") {
-                "text" => ("text", str_at(block, "text").unwrap_or("").to_string()),
-                "tool_use" => ("tool_use", tool_use_text(block)),
-                "tool_result" => ("tool_result", block_text(block.get("content").unwrap_or(&Value::Null))),
-                "thinking" | "redacted_thinking" => ("thinking", String::new()),
-                "image" | "document" => ("attachment", String::new()),
-                _ => ("unknown_block", String::new()),
-            },
-            _ => ("empty", String::new()),
+        let block_kind = match block {
+            Value::String(_) => "text",
+            Value::Object(_) => str_at(block, "type").unwrap_or(""),
+            _ => "",
         };
-        match (block_kind, kind) {
-            ("text", "user") => out.user(state, &text, ts),
-            ("text", _) => out.assistant(&text, ts),
-            ("tool_use", _) => out.tool(include_tools, "tool_use", &text, ts),
-            ("tool_result", _) => out.tool(include_tools, "tool_result", &text, ts),
-            ("thinking", _) => out.drop_because("thinking"),
-            ("attachment", _) => out.drop_because("attachment"),
-            ("unknown_block", _) => out.drop_because("unknown_block"),
-            _ => out.drop_because("empty"),
+        let text = || match block {
+            Value::String(s) => s.as_str(),
+            _ => str_at(block, "text").unwrap_or(""),
+        };
+        match block_kind {
+            "text" if kind == "user" => out.user(state, text(), ts),
+            "text" => out.assistant(text(), ts),
+            // Tool text is built only when it is kept: tool lines are most of a transcript's bytes.
+            "tool_use" if include_tools => out.tool(true, "tool_use", &tool_use_text(block), ts),
+            "tool_result" if include_tools => {
+                out.tool(true, "tool_result", &block_text(block.get("content").unwrap_or(&Value::Null)), ts)
+            }
+            "tool_use" => out.drop_because("tool_use"),
+            "tool_result" => out.drop_because("tool_result"),
+            "thinking" | "redacted_thinking" => out.drop_because("thinking"),
+            "image" | "document" => out.drop_because("attachment"),
+            "" => out.drop_because("empty"),
+            _ => out.drop_because("unknown_block"),
         }
     }
     out.finish()
@@ -127,7 +159,7 @@ mod tests {
         assert_eq!(s.cwd.as_deref(), Some("/p"));
         assert_eq!(s.model.as_deref(), Some("claude-opus-4-6"));
         assert_eq!(s.title(), Some("mix phx.server doesnt start"));
-        assert_eq!(s.last_ts.as_deref(), Some("2026-02-10T21:12:00Z"));
+        assert_eq!(s.last_ts.as_deref(), Some("2026-02-10T21:12:00.000Z"));
     }
 
     #[test]

@@ -8,9 +8,41 @@
 //! developer messages, reasoning and injected context.
 //! Deliberately does not: fail on a line it does not know.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::line::{block_text, kind_name, str_at, LineBuilder, LineOutcome, SessionState};
+
+#[derive(serde::Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    payload: Option<PayloadKind<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct PayloadKind<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+}
+
+/// UI event echoes and reasoning, handled from their envelope alone (they are most of a
+/// rollout's lines); `None` when the line needs the full parse.
+pub(crate) fn skip_by_envelope(state: &mut SessionState, raw: &[u8]) -> Option<LineOutcome> {
+    let env: Envelope<'_> = serde_json::from_slice(raw).ok()?;
+    let payload_kind = env.payload?.kind.unwrap_or_default();
+    let outcome = match (env.kind?.as_ref(), payload_kind.as_ref()) {
+        ("event_msg", k) => LineOutcome::Skipped(format!("event_msg:{}", kind_name(k))),
+        ("response_item", "reasoning") => LineOutcome::Skipped("reasoning".into()),
+        _ => return None,
+    };
+    state.saw_ts(env.timestamp.as_deref());
+    Some(outcome)
+}
 
 pub(crate) fn parse(state: &mut SessionState, v: &Value, include_tools: bool) -> LineOutcome {
     let ts = str_at(v, "timestamp");
@@ -136,7 +168,7 @@ mod tests {
         assert_eq!(s.session_id.as_deref(), Some("a1"));
         assert_eq!(s.model.as_deref(), Some("o4-mini"));
         assert_eq!(s.title(), Some("Why is the cache slow?"));
-        assert_eq!(s.first_ts.as_deref(), Some("2026-05-12T09:59:55Z"));
+        assert_eq!(s.first_ts.as_deref(), Some("2026-05-12T09:59:55.000Z"));
         let LineOutcome::Messages(m) = parse(&mut s, &lines[8], true) else { panic!() };
         assert_eq!(m[0].role, Role::Tool);
     }

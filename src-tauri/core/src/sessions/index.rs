@@ -121,9 +121,9 @@ impl SessionIndex {
             }
         }
         let total = files.len() as u64;
-        for (done, (source, path)) in files.iter().enumerate() {
-            progress(IndexProgress { source: *source, path: path.clone(), done: done as u64, total });
+        for (i, (source, path)) in files.iter().enumerate() {
             self.index_file(*source, path, cfg.include_tools, &mut summary)?;
+            progress(IndexProgress { source: *source, path: path.clone(), done: i as u64 + 1, total });
         }
         summary.sessions = self.conn.query_row("SELECT count(*) FROM session_files WHERE is_binary = 0", [], |r| r.get(0))?;
         summary.seconds = started.elapsed().as_secs_f64();
@@ -371,6 +371,14 @@ pub(crate) fn parse_line(source: SourceKind, state: &mut SessionState, raw: &[u8
     let trimmed = raw.trim_ascii();
     if trimmed.is_empty() {
         return None;
+    }
+    let skipped = match source {
+        SourceKind::Claude => super::claude::skip_by_envelope(state, trimmed),
+        SourceKind::Codex => super::codex::skip_by_envelope(state, trimmed),
+        SourceKind::Engram => None,
+    };
+    if skipped.is_some() {
+        return skipped;
     }
     let value: Value = match serde_json::from_slice(trimmed) {
         Ok(v @ Value::Object(_)) => v,

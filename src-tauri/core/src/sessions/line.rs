@@ -69,13 +69,15 @@ impl SessionState {
         self.agent_title.as_deref().or(self.first_prompt.as_deref())
     }
 
+    /// Widens the session's span. Timestamps are kept as UTC with milliseconds so that sessions
+    /// from different sources (and offsets) sort correctly as text.
     pub(crate) fn saw_ts(&mut self, ts: Option<&str>) {
-        let Some(ts) = ts.filter(|t| !t.is_empty()) else { return };
-        if self.first_ts.as_deref().is_none_or(|f| ts < f) {
-            self.first_ts = Some(ts.to_string());
+        let Some(ts) = ts.and_then(utc_millis) else { return };
+        if self.first_ts.as_deref().is_none_or(|f| ts.as_str() < f) {
+            self.first_ts = Some(ts.clone());
         }
-        if self.last_ts.as_deref().is_none_or(|l| ts > l) {
-            self.last_ts = Some(ts.to_string());
+        if self.last_ts.as_deref().is_none_or(|l| ts.as_str() > l) {
+            self.last_ts = Some(ts);
         }
     }
 
@@ -150,6 +152,12 @@ impl LineBuilder {
             LineOutcome::Messages(self.messages)
         }
     }
+}
+
+/// `2026-05-12T12:00:00+02:00` → `2026-05-12T10:00:00.000Z`; `None` for what is not RFC 3339.
+fn utc_millis(ts: &str) -> Option<String> {
+    let parsed = chrono::DateTime::parse_from_rfc3339(ts.trim()).ok()?;
+    Some(parsed.with_timezone(&chrono::Utc).format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
 }
 
 pub(crate) fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -240,10 +248,12 @@ mod tests {
         let mut s = SessionState::default();
         s.saw_ts(Some("2026-01-02T00:00:00Z"));
         s.saw_ts(Some("2026-01-01T00:00:00Z"));
-        s.saw_ts(Some("2026-01-03T00:00:00Z"));
+        s.saw_ts(Some("2026-01-03T01:00:00+02:00"));
+        s.saw_ts(Some("2026-01-02T23:30:00.5-01:00"));
+        s.saw_ts(Some("yesterday"));
         s.saw_ts(None);
-        assert_eq!(s.first_ts.as_deref(), Some("2026-01-01T00:00:00Z"));
-        assert_eq!(s.last_ts.as_deref(), Some("2026-01-03T00:00:00Z"));
+        assert_eq!(s.first_ts.as_deref(), Some("2026-01-01T00:00:00.000Z"));
+        assert_eq!(s.last_ts.as_deref(), Some("2026-01-03T00:30:00.500Z"));
     }
 
     #[test]

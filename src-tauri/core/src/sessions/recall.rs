@@ -32,10 +32,16 @@ const STOP_WORDS: &[&str] = &[
     "will", "with", "would", "you", "your", "yours", "again", "ever", "last", "time", "way", "get", "got",
 ];
 
+/// How many bm25 candidates per wanted result the widened query re-orders by matched words.
+const CANDIDATE_FACTOR: usize = 5;
+const MIN_CANDIDATES: usize = 50;
+
 struct Raw {
     hit: RecallHit,
     id: i64,
     bm25: f64,
+    /// Distinct question words the message contains (widened hits only).
+    matched_terms: usize,
 }
 
 impl SessionIndex {
@@ -58,19 +64,40 @@ impl SessionIndex {
         };
         let mut widened = Vec::new();
         if strict.len() < q.limit && !uses_query_syntax(text) {
-            let any = any_word(text);
-            if !any.is_empty() {
-                let seen: HashSet<i64> = strict.iter().map(|r| r.id).collect();
-                widened = self
-                    .search(&any, q, q.limit + seen.len())
-                    .map_err(|e| SessionError::from_sql(&self.path, e))?
-                    .into_iter()
-                    .filter(|r| !seen.contains(&r.id))
-                    .take(q.limit - strict.len())
-                    .collect();
-            }
+            widened = self.widened(text, q, &strict).map_err(|e| SessionError::from_sql(&self.path, e))?;
         }
         Ok(scored(strict, widened))
+    }
+
+    /// Messages matching some of the question's meaningful words: those matching more of them
+    /// first (a rare word alone should not beat two of the question's words together), bm25
+    /// within the same count.
+    fn widened(&self, text: &str, q: &RecallQuery, strict: &[Raw]) -> Result<Vec<Raw>, rusqlite::Error> {
+        let terms = meaningful_words(text);
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let any = terms.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(" OR ");
+        let seen: HashSet<i64> = strict.iter().map(|r| r.id).collect();
+        let wanted = q.limit - strict.len();
+        let pool = (wanted * CANDIDATE_FACTOR).max(MIN_CANDIDATES) + seen.len();
+        let mut candidates: Vec<Raw> = self.search(&any, q, pool)?.into_iter().filter(|r| !seen.contains(&r.id)).collect();
+        if terms.len() > 1 {
+            let mut has_term = self.conn.prepare_cached("SELECT 1 FROM session_fts WHERE session_fts MATCH ?1 AND rowid = ?2")?;
+            for c in candidates.iter_mut() {
+                let mut matched = 0;
+                for t in &terms {
+                    if has_term.exists(params![format!("\"{t}\""), c.id])? {
+                        matched += 1;
+                    }
+                }
+                c.matched_terms = matched;
+            }
+            // Stable: bm25 order survives within each count.
+            candidates.sort_by(|a, b| b.matched_terms.cmp(&a.matched_terms));
+        }
+        candidates.truncate(wanted);
+        Ok(candidates)
     }
 
     fn search(&self, fts_query: &str, q: &RecallQuery, limit: usize) -> Result<Vec<Raw>, rusqlite::Error> {
@@ -99,6 +126,7 @@ impl SessionIndex {
                 Ok(Raw {
                     id: r.get(0)?,
                     bm25: r.get(4)?,
+                    matched_terms: 0,
                     hit: RecallHit {
                         session_id: meta.session_id,
                         source: meta.source,
@@ -119,22 +147,33 @@ impl SessionIndex {
     }
 }
 
-/// Scores in (0, 1]: strict hits above 0.5, widened ones at or below it, each group by bm25
-/// relative to its best (bm25 is negative in SQLite: lower is better).
+/// Scores in (0, 1], falling with rank: strict hits in (0.5, 1] by bm25 relative to the best;
+/// widened hits below them, by the share of question words matched, then bm25. With no strict
+/// hit, the widened ones take the whole range.
 fn scored(strict: Vec<Raw>, widened: Vec<Raw>) -> Vec<RecallHit> {
-    let scale = |group: Vec<Raw>, base: f64, is_widened: bool| -> Vec<RecallHit> {
+    let relative = |group: &[Raw]| {
         let best = group.iter().map(|r| -r.bm25).fold(f64::MIN_POSITIVE, f64::max);
-        group
-            .into_iter()
-            .map(|r| {
-                let relative = (-r.bm25 / best).clamp(0.0, 1.0);
-                RecallHit { score: base + 0.5 * relative, widened: is_widened, ..r.hit }
-            })
-            .collect()
+        move |r: &Raw| (-r.bm25 / best).clamp(0.0, 1.0)
     };
-    let base = if strict.is_empty() { 0.5 } else { 0.0 };
-    let mut out = scale(strict, 0.5, false);
-    out.extend(scale(widened, base, true));
+    let strict_rel = relative(&strict);
+    let mut out: Vec<RecallHit> =
+        strict.iter().map(|r| RecallHit { score: 0.5 + 0.5 * strict_rel(r), widened: false, ..r.hit.clone() }).collect();
+    let (low, high) = if out.is_empty() { (0.0, 1.0) } else { (0.0, 0.5) };
+    let most_terms = widened.iter().map(|r| r.matched_terms).max().unwrap_or(0).max(1) as f64;
+    let widened_rel = relative(&widened);
+    let mut previous = high;
+    for r in &widened {
+        // Matched share dominates; bm25 breaks ties inside a share. Clamped so order = score order.
+        let share = (r.matched_terms as f64 / most_terms).clamp(0.0, 1.0);
+        let raw = low + (high - low) * (0.75 * share + 0.25 * widened_rel(r));
+        let score = raw.min(previous).max(f64::MIN_POSITIVE);
+        previous = score;
+        out.push(RecallHit { score, widened: true, ..r.hit.clone() });
+    }
+    // The top hit is 1.0, as in memory search.
+    if let Some(top) = out.first().map(|h| h.score).filter(|s| *s > 0.0 && *s < 1.0) {
+        out.iter_mut().for_each(|h| h.score = (h.score / top).min(1.0));
+    }
     out
 }
 
@@ -181,15 +220,13 @@ fn all_words(text: &str) -> String {
     words(text).map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" ")
 }
 
-/// Any meaningful word: the widened form of a question.
-fn any_word(text: &str) -> String {
+/// The question's words without stop words, each once: what the widened query looks for.
+fn meaningful_words(text: &str) -> Vec<String> {
     let mut seen = HashSet::new();
     words(text)
         .filter(|w| !STOP_WORDS.contains(&w.as_str()) && (w.chars().count() > 1 || w.chars().all(|c| c.is_numeric())))
         .filter(|w| seen.insert(w.clone()))
-        .map(|w| format!("\"{w}\""))
-        .collect::<Vec<_>>()
-        .join(" OR ")
+        .collect()
 }
 
 #[cfg(test)]
@@ -198,7 +235,7 @@ mod tests {
 
     #[test]
     fn questions_become_any_word_queries_without_stop_words() {
-        assert_eq!(any_word("When did we decide to drop the Redis cache?"), "\"decide\" OR \"drop\" OR \"redis\" OR \"cache\"");
+        assert_eq!(meaningful_words("When did we decide to drop the Redis cache? the cache!"), ["decide", "drop", "redis", "cache"]);
         assert_eq!(all_words("what's \"up"), "\"what\" \"s\" \"up\"");
         assert!(uses_query_syntax("\"exact phrase\""));
         assert!(uses_query_syntax("redis OR memcached"));

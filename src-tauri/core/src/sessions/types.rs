@@ -51,8 +51,9 @@ pub struct RecallHit {
     pub snippet: String,
     /// The same snippet as structured parts, for safe rendering.
     pub snippet_parts: Vec<SnippetPart>,
-    /// In (0, 1], top hit 1.0. Hits matching every query word rank above hits that match only
-    /// some (a widened question); bm25 orders within each group.
+    /// In (0, 1], top hit 1.0, falling with rank. Hits matching the whole query rank above hits
+    /// that match only some of a question's words (`widened`); those rank by how many of the
+    /// words they contain, then by bm25.
     pub score: f64,
     /// `true` when the hit only matched the widened (any-word) query.
     pub widened: bool,
@@ -116,7 +117,7 @@ pub struct IndexSummary {
     pub seconds: f64,
 }
 
-/// Progress of an indexing run, reported once per file.
+/// Progress of an indexing run, reported after each file (`done` of `total` files checked).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IndexProgress {
     pub source: SourceKind,
