@@ -18,7 +18,7 @@ pub(crate) fn is_transcript(source: SourceKind, root: &Path, path: &Path) -> boo
     }
     let depth = rel.components().count();
     match source {
-        SourceKind::Claude => depth == 2 || (depth >= 3 && depth <= 4 && name.starts_with("agent-") && in_subagents(path)),
+        SourceKind::Claude => depth == 2 || ((3..=4).contains(&depth) && name.starts_with("agent-") && in_subagents(path)),
         SourceKind::Codex => depth <= 5 && name.starts_with("rollout-"),
         SourceKind::Engram => depth == 1,
     }

@@ -13,7 +13,7 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, UNIX_EPOCH};
 
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -25,6 +25,8 @@ use super::{db, discover, IndexProgress, IndexSummary, SessionsConfig, SourceKin
 const HEAD_BYTES: u64 = 4096;
 /// Bytes looked at to call a new file binary.
 const SNIFF_BYTES: usize = 8192;
+/// Transcript bytes read between commits during a full run.
+const BATCH_BYTES: u64 = 8 * 1024 * 1024;
 
 /// The session index in one SQLite file. Open one per thread.
 pub struct SessionIndex {
@@ -121,10 +123,11 @@ impl SessionIndex {
             }
         }
         let total = files.len() as u64;
-        for (i, (source, path)) in files.iter().enumerate() {
-            self.index_file(*source, path, cfg.include_tools, &mut summary)?;
-            progress(IndexProgress { source: *source, path: path.clone(), done: i as u64 + 1, total });
-        }
+        let mut done = 0u64;
+        self.index_files(&files, cfg.include_tools, &mut summary, &mut |source, path, _| {
+            done += 1;
+            progress(IndexProgress { source, path: path.to_path_buf(), done, total });
+        })?;
         summary.sessions = self.conn.query_row("SELECT count(*) FROM session_files WHERE is_binary = 0", [], |r| r.get(0))?;
         summary.seconds = started.elapsed().as_secs_f64();
         Ok(summary)
@@ -143,22 +146,112 @@ impl SessionIndex {
         Ok(out)
     }
 
+    /// Indexes `files` in a few large transactions; `on_file` hears about each file once its
+    /// transaction has committed (so whatever it reports is searchable).
+    pub(crate) fn index_files(
+        &mut self,
+        files: &[(SourceKind, PathBuf)],
+        include_tools: bool,
+        summary: &mut IndexSummary,
+        on_file: &mut dyn FnMut(SourceKind, &Path, &FileChange),
+    ) -> Result<(), SessionError> {
+        let mut uncommitted = 0u64;
+        let mut batch: Vec<(SourceKind, &Path, FileChange)> = Vec::new();
+        for (source, path) in files {
+            let before = summary.bytes_read;
+            match self.index_file_in_batch(*source, path, include_tools, summary) {
+                Ok(change) => batch.push((*source, path, change)),
+                Err(e) => {
+                    self.rollback();
+                    return Err(e);
+                }
+            }
+            uncommitted += summary.bytes_read - before;
+            // FTS5 writes a segment per commit: few large commits index many times faster than
+            // one per file, and committing every few MB keeps other writers' waits short.
+            if uncommitted >= BATCH_BYTES {
+                self.commit()?;
+                uncommitted = 0;
+                batch.drain(..).for_each(|(s, p, c)| on_file(s, p, &c));
+            }
+        }
+        self.commit()?;
+        batch.drain(..).for_each(|(s, p, c)| on_file(s, p, &c));
+        Ok(())
+    }
+
+    /// Starts a write transaction unless one is open (`BEGIN IMMEDIATE`: lock contention shows
+    /// up here, as `Busy`, rather than halfway through).
+    fn begin(&mut self) -> Result<(), SessionError> {
+        if self.conn.is_autocommit() {
+            self.conn.execute_batch("BEGIN IMMEDIATE").map_err(|e| SessionError::from_sql(&self.path, e))?;
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<(), SessionError> {
+        if !self.conn.is_autocommit() {
+            self.conn.execute_batch("COMMIT").map_err(|e| SessionError::from_sql(&self.path, e))?;
+        }
+        Ok(())
+    }
+
+    fn rollback(&mut self) {
+        if !self.conn.is_autocommit() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+    }
+
     /// Drops a file's rows (and those of every file under it, when it was a directory).
     pub(crate) fn remove_file(&mut self, path: &Path) -> Result<bool, SessionError> {
         let path_text = path.to_string_lossy().to_string();
         let like = format!("{}/%", escape_like(&path_text));
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| SessionError::from_sql(&self.path, e))?;
+        self.begin()?;
+        let result = self.remove_rows(&path_text, &like);
+        match result {
+            Ok(n) => {
+                self.commit()?;
+                Ok(n > 0)
+            }
+            Err(e) => {
+                self.rollback();
+                Err(e.into())
+            }
+        }
+    }
+
+    fn remove_rows(&self, path_text: &str, like: &str) -> Result<usize, rusqlite::Error> {
+        let tx = &self.conn;
         tx.execute(
             "DELETE FROM session_messages WHERE file_id IN (SELECT id FROM session_files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\')",
             params![path_text, like],
         )?;
-        let n = tx.execute("DELETE FROM session_files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\'", params![path_text, like])?;
-        tx.commit()?;
-        Ok(n > 0)
+        tx.execute("DELETE FROM session_files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\'", params![path_text, like])
     }
 
-    /// Indexes one transcript file incrementally.
+    /// Indexes one transcript file incrementally, in its own transaction.
     pub(crate) fn index_file(
+        &mut self,
+        source: SourceKind,
+        path: &Path,
+        include_tools: bool,
+        summary: &mut IndexSummary,
+    ) -> Result<FileChange, SessionError> {
+        match self.index_file_in_batch(source, path, include_tools, summary) {
+            Ok(change) => {
+                self.commit()?;
+                Ok(change)
+            }
+            Err(e) => {
+                self.rollback();
+                Err(e)
+            }
+        }
+    }
+
+    /// Indexes one file inside the open write transaction (starting one if needed); the
+    /// caller commits.
+    fn index_file_in_batch(
         &mut self,
         source: SourceKind,
         path: &Path,
@@ -169,7 +262,10 @@ impl SessionIndex {
             Ok(m) if m.is_file() => stat_of(&m),
             Ok(_) => return Ok(FileChange::Unchanged),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(if self.remove_file(path)? { FileChange::Removed } else { FileChange::Unchanged });
+                self.begin()?;
+                let path_text = path.to_string_lossy().to_string();
+                let removed = self.remove_rows(&path_text, &format!("{}/%", escape_like(&path_text)))?;
+                return Ok(if removed > 0 { FileChange::Removed } else { FileChange::Unchanged });
             }
             Err(source) => return Err(SessionError::Io { path: path.to_path_buf(), source }),
         };
@@ -198,13 +294,13 @@ impl SessionIndex {
         };
         if offset == 0 && looks_binary(&mut file).map_err(io)? {
             summary.files_skipped_binary += 1;
-            let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| SessionError::from_sql(&self.path, e))?;
+            self.begin()?;
+            let tx = &self.conn;
             if let Some(cp) = &previous {
                 tx.execute("DELETE FROM session_messages WHERE file_id = ?1", [cp.id])?;
             }
             let key = session_key(source, path, &state);
-            save_checkpoint(&tx, source, path, &stat, 0, 0, &[], include_tools, true, &key, &state, 0)?;
-            tx.commit()?;
+            save_checkpoint(tx, source, path, &stat, 0, 0, &[], include_tools, true, &key, &state, 0)?;
             return Ok(FileChange::Binary);
         }
         file.seek(SeekFrom::Start(offset)).map_err(io)?;
@@ -212,19 +308,19 @@ impl SessionIndex {
         let head = head_hash(&mut file, offset + read.consumed).map_err(io)?;
         let key = session_key(source, path, &state);
 
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| SessionError::from_sql(&self.path, e))?;
+        self.begin()?;
+        let tx = &self.conn;
         if let (Some(cp), None) = (&previous, resume) {
             tx.execute("DELETE FROM session_messages WHERE file_id = ?1", [cp.id])?;
         }
         let total_messages = prior_messages + read.messages.len() as u64;
-        let file_id = save_checkpoint(&tx, source, path, &stat, offset + read.consumed, head.0, &head.1, include_tools, false, &key, &state, total_messages)?;
+        let file_id = save_checkpoint(tx, source, path, &stat, offset + read.consumed, head.0, &head.1, include_tools, false, &key, &state, total_messages)?;
         {
             let mut insert = tx.prepare_cached("INSERT INTO session_messages(file_id, role, ts, text) VALUES (?1, ?2, ?3, ?4)")?;
             for m in &read.messages {
                 insert.execute(params![file_id, m.role.as_str(), m.ts, m.text])?;
             }
         }
-        tx.commit()?;
         summary.files_indexed += 1;
         summary.messages_indexed += read.messages.len() as u64;
         Ok(FileChange::Indexed { session_id: key, messages: read.messages.len() as u64 })
@@ -267,7 +363,7 @@ impl SessionIndex {
 
 #[allow(clippy::too_many_arguments)]
 fn save_checkpoint(
-    tx: &rusqlite::Transaction<'_>,
+    tx: &Connection,
     source: SourceKind,
     path: &Path,
     stat: &Stat,

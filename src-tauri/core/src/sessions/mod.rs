@@ -28,6 +28,7 @@ pub use error::SessionError;
 pub use health::session_checks;
 pub use index::SessionIndex;
 pub use roots::SourceRoots;
+pub use transcript::IndexStats;
 pub use types::{
     IndexProgress, IndexSummary, RecallHit, RecallQuery, SessionChange, SessionMeta, SnippetPart, Transcript, Turn,
 };

@@ -94,7 +94,7 @@ impl SessionIndex {
                 c.matched_terms = matched;
             }
             // Stable: bm25 order survives within each count.
-            candidates.sort_by(|a, b| b.matched_terms.cmp(&a.matched_terms));
+            candidates.sort_by_key(|c| std::cmp::Reverse(c.matched_terms));
         }
         candidates.truncate(wanted);
         Ok(candidates)

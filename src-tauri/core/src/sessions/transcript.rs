@@ -53,7 +53,7 @@ impl SessionIndex {
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map(params![source.map(|s| s.as_str()), limit as i64], |r| meta_from_row(r, 0))?;
-        Ok(rows.collect::<Result<_, _>>().map_err(|e| SessionError::from_sql(&self.path, e))?)
+        rows.collect::<Result<_, _>>().map_err(|e| SessionError::from_sql(&self.path, e))
     }
 
     /// One session's turns, read again from its file.

@@ -172,8 +172,14 @@ impl WatchState {
     fn catch_up(&mut self, source: SourceKind) {
         let roots = self.roots.clone();
         let Some(root) = roots.root(source) else { return };
-        for path in discover::transcripts(source, root) {
-            self.index_one(source, &path);
+        let files: Vec<(SourceKind, PathBuf)> = discover::transcripts(source, root).into_iter().map(|p| (source, p)).collect();
+        let mut summary = IndexSummary::default();
+        let on_change = &self.on_change;
+        let result = self.index.index_files(&files, self.cfg.include_tools, &mut summary, &mut |source, path, change| {
+            report(on_change, source, path, change.clone())
+        });
+        if let Err(e) = result {
+            (self.on_change)(SessionChange::Failed { message: e.to_string() });
         }
         // Rows of files deleted while nobody watched (everything else is current by now).
         if let Err(e) = self.index.index(&roots, &self.cfg, Some(source), &mut |_| {}) {
@@ -212,12 +218,18 @@ impl WatchState {
     fn index_one(&mut self, source: SourceKind, path: &Path) {
         let mut summary = IndexSummary::default();
         match self.index.index_file(source, path, self.cfg.include_tools, &mut summary) {
-            Ok(FileChange::Indexed { session_id, messages }) => {
-                (self.on_change)(SessionChange::Indexed { source, session_id, path: path.to_path_buf(), messages })
-            }
-            Ok(FileChange::Removed) => (self.on_change)(SessionChange::Removed { path: path.to_path_buf() }),
-            Ok(FileChange::Unchanged) | Ok(FileChange::Binary) => {}
+            Ok(change) => report(&self.on_change, source, path, change),
             Err(e) => (self.on_change)(SessionChange::Failed { message: e.to_string() }),
         }
+    }
+}
+
+fn report(on_change: &OnChange, source: SourceKind, path: &Path, change: FileChange) {
+    match change {
+        FileChange::Indexed { session_id, messages } => {
+            on_change(SessionChange::Indexed { source, session_id, path: path.to_path_buf(), messages })
+        }
+        FileChange::Removed => on_change(SessionChange::Removed { path: path.to_path_buf() }),
+        FileChange::Unchanged | FileChange::Binary => {}
     }
 }
