@@ -25,7 +25,9 @@ struct Entry {
     size: u64,
     mtime_ns: i64,
     /// `None` for a file that does not parse: remembered so it is not re-read every call.
-    doc: Option<DocTerms>,
+    /// Shared, because every refresh carries each unchanged entry over: a long-lived cache
+    /// (the compose service) would otherwise copy every term of every memory on every call.
+    doc: Option<Arc<DocTerms>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -70,7 +72,7 @@ impl CorpusCache {
         let docs = dirs
             .iter()
             .filter_map(|d| self.snapshots.get(d))
-            .flat_map(|s| s.entries.iter().filter_map(|e| e.doc.clone()));
+            .flat_map(|s| s.entries.iter().filter_map(|e| e.doc.as_deref().cloned()));
         let corpus = Arc::new(Corpus::build(docs));
         self.built = Some((dirs, corpus.clone()));
         self.stale = false;
@@ -117,7 +119,7 @@ impl CorpusCache {
                 _ => {
                     changed = true;
                     let path = dir.join(&file_name);
-                    let doc = read_memory_file(scope, &path).ok().flatten().map(|m| DocTerms::from_memory(&m));
+                    let doc = read_memory_file(scope, &path).ok().flatten().map(|m| Arc::new(DocTerms::from_memory(&m)));
                     entries.push(Entry { file_name, size: meta.len(), mtime_ns, doc });
                 }
             }
@@ -258,7 +260,7 @@ fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
                     terms.push((words.get(id)?.clone(), w));
                 }
                 let path = dir.join(&file_name);
-                Some(DocTerms { scope, name, kind, description, path, body_bytes, length, terms })
+                Some(Arc::new(DocTerms { scope, name, kind, description, path, body_bytes, length, terms }))
             }
         };
         entries.push(Entry { file_name, size, mtime_ns, doc });
