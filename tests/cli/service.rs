@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -37,7 +37,15 @@ struct Server {
 
 impl Server {
     fn start(sb: &Sandbox) -> Server {
-        let child = Command::new(assert_cmd::cargo::cargo_bin("engram"))
+        Server::start_with_models(sb, None)
+    }
+
+    fn start_with_models(sb: &Sandbox, models: Option<&Path>) -> Server {
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("engram"));
+        if let Some(models) = models {
+            cmd.env("ENGRAM_MODELS_DIR", models);
+        }
+        let child = cmd
             .env_remove("ENGRAM_HOME")
             .env("HOME", sb.home.path())
             .arg("--home")
@@ -110,7 +118,14 @@ fn composed(sb: &Sandbox) -> u64 {
 /// stdout and stderr of `engram compose ARGS`, through the service if one runs, or forced
 /// in-process.
 fn compose(sb: &Sandbox, args: &[&str], in_process: bool, stdin: &str) -> (String, String) {
+    compose_with_models(sb, None, args, in_process, stdin)
+}
+
+fn compose_with_models(sb: &Sandbox, models: Option<&Path>, args: &[&str], in_process: bool, stdin: &str) -> (String, String) {
     let mut cmd = sb.engram();
+    if let Some(models) = models {
+        cmd.env("ENGRAM_MODELS_DIR", models);
+    }
     if in_process {
         cmd.env("ENGRAM_NO_SERVICE", "1");
     } else {
@@ -255,4 +270,43 @@ fn a_service_of_another_version_garbage_or_silence_means_in_process() {
         stop_fake(socket.clone(), thread);
         std::fs::remove_file(socket).unwrap();
     }
+}
+
+/// The real model, when `ENGRAM_TEST_MODELS` holds it; otherwise the test says so and returns.
+fn test_models() -> Option<PathBuf> {
+    let Some(dir) = std::env::var_os("ENGRAM_TEST_MODELS").map(PathBuf::from) else {
+        eprintln!("SKIPPED: ENGRAM_TEST_MODELS is not set; run scripts/fetch-models.sh DIR and set it to test the service with the model");
+        return None;
+    };
+    if !(dir.join("onnxruntime/libonnxruntime.so.1.24.4").is_file() && dir.join("all-MiniLM-L6-v2/model.onnx").is_file()) {
+        eprintln!("SKIPPED: embedding assets missing under ENGRAM_TEST_MODELS={}", dir.display());
+        return None;
+    }
+    Some(dir)
+}
+
+#[test]
+fn with_the_model_the_service_ranks_semantically_and_prints_the_in_process_block() {
+    let Some(models) = test_models() else { return };
+    let sb = Sandbox::new();
+    seed(&sb);
+    sb.engram().env("ENGRAM_MODELS_DIR", &models).args(["memory", "reindex"]).assert().success();
+    let _server = Server::start_with_models(&sb, Some(&models));
+    assert_eq!(status(&sb).unwrap()["model_loaded"], "all-MiniLM-L6-v2");
+
+    let json = ["--json", "--query", "how do we ship a new version?"];
+    let served = compose_with_models(&sb, Some(&models), &json, false, "");
+    let v: Value = serde_json::from_str(&served.0).unwrap();
+    assert_eq!(v["strategy"], "semantic", "{}", served.1);
+    assert_eq!(served, compose_with_models(&sb, Some(&models), &json, true, ""));
+    let text = ["--query", "how do we ship a new version?"];
+    assert_eq!(compose_with_models(&sb, Some(&models), &text, false, ""), compose_with_models(&sb, Some(&models), &text, true, ""));
+    assert_eq!(composed(&sb), 2);
+
+    // A client with another models directory is not answered with this one's model.
+    let other = tempfile::tempdir().unwrap();
+    let elsewhere = compose_with_models(&sb, Some(other.path()), &json, false, "");
+    assert_eq!(composed(&sb), 2, "the service refused; the client composed in-process");
+    let v: Value = serde_json::from_str(&elsewhere.0).unwrap();
+    assert_eq!(v["strategy"], "bm25");
 }

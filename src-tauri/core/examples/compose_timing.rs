@@ -41,9 +41,9 @@ fn main() {
     let scorer = ModelScorer::load(&paths).expect("model");
     step.print("model load (ONNX Runtime + all-MiniLM-L6-v2)");
     let embedder = shared_embedder(&paths).expect("model");
-    embedder.lock().unwrap().embed(&[query.clone()]).expect("embed");
+    embedder.lock().unwrap().embed(std::slice::from_ref(&query)).expect("embed");
     step.print("query embed (first inference)");
-    embedder.lock().unwrap().embed(&[query.clone()]).expect("embed");
+    embedder.lock().unwrap().embed(std::slice::from_ref(&query)).expect("embed");
     step.print("query embed (second inference)");
     let mut vectors = VectorCache::new();
     let found = corpus.docs.iter().filter(|d| vectors.vector(&d.path, paths.model_id()).is_some()).count();

@@ -25,7 +25,8 @@ struct Entry {
     size: u64,
     mtime_ns: i64,
     /// `None` for a file that does not parse: remembered so it is not re-read every call.
-    /// Shared, so carrying an unchanged entry into the next snapshot copies no terms.
+    /// Shared, because every refresh carries each unchanged entry over: a long-lived cache
+    /// (the compose service) would otherwise copy every term of every memory on every call.
     doc: Option<Arc<DocTerms>>,
 }
 
