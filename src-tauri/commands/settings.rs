@@ -27,8 +27,11 @@ pub async fn get_settings(app: AppHandle) -> IpcResult<Settings> {
         let config = state.config().map_err(|e| e.message);
         let store = state.store(None)?;
         let mut checks = doctor::home_checks(&state.home, &config);
-        checks.extend(doctor::store_checks(&store));
+        // The app has no working directory, so the "no project resolved" check does not apply;
+        // each project is covered by the projects check.
+        checks.extend(doctor::store_checks(&store).into_iter().filter(|c| c.area != "project memory"));
         checks.extend(doctor::project_checks(&state.home));
+        checks.extend(engram_core::sessions::session_checks(&state.home.index_db()));
         if let Ok(config) = &config {
             checks.extend(engram_core::embed::embed_checks(&state.model_paths(config), config.retrieval.strategy).to_checks());
         }

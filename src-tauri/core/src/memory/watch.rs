@@ -66,6 +66,11 @@ impl MemoryWatcher {
         let (tx, rx) = mpsc::channel::<PathBuf>();
         let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
             if let Ok(event) = event {
+                // Reads (the store listing a directory opens every file) are not changes;
+                // forwarding them would turn every listing into a storm of "saved" events.
+                if matches!(event.kind, notify::EventKind::Access(_)) {
+                    return;
+                }
                 for path in event.paths {
                     let _ = tx.send(path);
                 }
@@ -221,6 +226,13 @@ mod tests {
 
         std::fs::write(home.user_anchor(), "# me\n").unwrap();
         assert!(wait_for(&seen, &MemoryChange::UserAnchorChanged), "saw {:?}", seen.lock().unwrap());
+
+        // Reading memories (as every listing does) reports nothing.
+        seen.lock().unwrap().clear();
+        user.list(crate::memory::ScopeFilter::All).unwrap();
+        in_project.list(crate::memory::ScopeFilter::All).unwrap();
+        std::thread::sleep(Duration::from_millis(400));
+        assert!(seen.lock().unwrap().is_empty(), "a read was reported: {:?}", seen.lock().unwrap());
 
         // Nothing reported names a sidecar, the index, a temp file or an archived version.
         std::fs::write(home.user_memory_dir().join("other.vec"), b"x").unwrap();
