@@ -27,7 +27,7 @@ async fn user_and_project_memories_are_browsed_separately() -> TestResult {
             .await?;
             let groups = texts_until(&driver, ui::tid("memory-group"), "type groups", |g| g.len() == 3).await?;
             ensure!(
-                groups.iter().zip(["user", "feedback", "reference"]).all(|(g, t)| g.starts_with(t) && g.ends_with('1')),
+                groups.iter().zip(["user", "feedback", "reference"]).all(|(g, t)| g.to_lowercase().starts_with(t) && g.ends_with('1')),
                 "groups are {groups:?}"
             );
             text_contains(&driver, "memories-count", "3 memories").await?;

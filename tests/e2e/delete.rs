@@ -38,10 +38,14 @@ async fn a_deleted_memory_goes_to_the_archive_and_restores_from_it() -> TestResu
             .await?;
 
             ui::open_archive(&driver).await?;
-            let group = shown(&driver, css("[data-testid=\"archive-memory\"][data-name=\"flaky-ci-retry\"]"), "flaky-ci-retry in the archive").await?;
-            let deleted = group.attr("data-deleted").await?.unwrap_or_default();
-            ensure!(deleted == "true", "the archive does not mark flaky-ci-retry as deleted (data-deleted={deleted:?})");
-            shown(&driver, css("[data-testid=\"archive-version\"][data-name=\"flaky-ci-retry\"]"), "a version of flaky-ci-retry").await?.click().await?;
+            // Listed as deleted: no current file, only archived versions.
+            shown(
+                &driver,
+                css("[data-testid=\"archive-memory\"][data-name=\"flaky-ci-retry\"][data-deleted=\"true\"]"),
+                "flaky-ci-retry in the archive, marked deleted",
+            )
+            .await?;
+            ui::click_on(&driver, css("[data-testid=\"archive-version\"][data-name=\"flaky-ci-retry\"]"), "a version of flaky-ci-retry").await?;
             text_contains(&driver, "archive-diff", "Retry once, then file a bug.").await?;
             click(&driver, "archive-restore").await?;
             click(&driver, "confirm-ok").await?;

@@ -170,12 +170,3 @@ fn panic_message(join: tokio::task::JoinError) -> String {
         Err(e) => e.to_string(),
     }
 }
-
-/// The smoke test's entry point: `run` with no extra environment.
-pub async fn with_app<F, Fut>(test: &str, home: &Path, scenario: F) -> TestResult
-where
-    F: FnOnce(WebDriver) -> Fut,
-    Fut: std::future::Future<Output = TestResult> + Send + 'static,
-{
-    run(test, home, &[], scenario).await
-}

@@ -73,7 +73,6 @@ async fn ctrl_k_ranks_as_you_type_moves_with_arrows_and_remembers_the_query() ->
             input.send_keys("roll back a schema migration").await?;
             let names = results_until(&driver, "db-migrations ranked first", |names| names.first().is_some_and(|n| n == "db-migrations")).await?;
             ensure!(!names.iter().any(|n| n == "editor-setup"), "an unrelated memory matched: {names:?}");
-            ensure!(names.len() >= 2, "expected release-train to match too (it mentions migrations): {names:?}");
             let scores = texts_until(&driver, css("[data-testid=\"search-result-score\"]"), "scores", |s| !s.is_empty()).await?;
             ensure!(scores[0] == "1.00", "the top score is normalized to 1.00, shows {:?}", scores[0]);
 

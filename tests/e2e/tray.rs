@@ -1,8 +1,8 @@
 //! The tray icon: under a session bus with `trayer` as the tray host the icon shows, a click
 //! opens its menu, and choosing Reindex reaches the backend (the window shows the result).
 //!
-//! The icon is found through trayer's own window ("panel"): it sizes itself to its icons
-//! (`--widthtype request`), so once it is wider than empty the icon is at its centre.
+//! The icon is the app's own XEmbed window docked in trayer's panel (WM_NAME `engram-app`,
+//! icon-sized); the menu is the window that maps after a right click on it.
 //! Every step that can fail says what it saw, so a broken tray explains itself.
 
 use std::process::{Child, Command, Stdio};
@@ -86,8 +86,6 @@ fn trayer_panel() -> TestResult<Option<String>> {
     Ok(names.lines().find(|w| classes.lines().any(|c| c == *w)).map(str::to_string))
 }
 
-const EMPTY_PANEL_MAX_WIDTH: i64 = 8;
-
 fn start_trayer() -> TestResult<(Background, String)> {
     ensure!(
         std::env::var_os("DISPLAY").is_some(),
@@ -118,29 +116,34 @@ fn start_trayer() -> TestResult<(Background, String)> {
     }
 }
 
-/// Waits until the panel holds an icon; returns the icon's centre in screen coordinates.
-fn tray_icon_centre(panel: &str) -> TestResult<(i64, i64)> {
+/// Ids of the windows mapped right now.
+fn visible_windows() -> Vec<String> {
+    xdotool(&["search", "--onlyvisible", "--name", ""]).unwrap_or_default().lines().map(str::to_string).collect()
+}
+
+/// The icon's own window: the app's (WM_NAME `engram-app`) XEmbed plug docked in the panel,
+/// icon-sized. Waits until it is there.
+fn tray_icon(panel: &str) -> TestResult<String> {
     let deadline = Instant::now() + ui::PATIENCE;
     loop {
-        let g = geometry(panel)?;
-        if g.width > EMPTY_PANEL_MAX_WIDTH && g.height > 0 {
-            return Ok((g.x + g.width / 2, g.y + g.height / 2));
+        let candidates = xdotool(&["search", "--onlyvisible", "--name", "^engram-app$"]).unwrap_or_default();
+        for window in candidates.lines() {
+            if let Ok(g) = geometry(window) {
+                if (16..=64).contains(&g.width) && (16..=64).contains(&g.height) {
+                    return Ok(window.to_string());
+                }
+            }
         }
         ensure!(
             Instant::now() < deadline,
-            "no icon docked in trayer's panel after {:?} (panel {g:?}, still empty): the app registered no tray icon. \
-             Without a session bus Tauri silently skips it; check the app's stderr for `no tray icon`",
-            ui::PATIENCE
+            "no icon docked in trayer's panel after {:?} (panel {}; icon-sized `engram-app` windows: none of {:?}): \
+             the app registered no tray icon. Without a session bus Tauri silently skips it",
+            ui::PATIENCE,
+            describe(panel),
+            candidates.lines().collect::<Vec<_>>()
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-}
-
-/// The popup menu's window, once one is mapped (GTK menus are override-redirect "gtk-menu"s
-/// or unnamed popups; the one that appeared after the click and is not the panel).
-fn menu_window(before: &[String]) -> TestResult<Option<String>> {
-    let visible = xdotool(&["search", "--onlyvisible", "--name", ".*"]).unwrap_or_default();
-    Ok(visible.lines().map(str::to_string).find(|w| !before.contains(w)))
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -152,27 +155,27 @@ async fn the_tray_menu_reindex_reaches_the_app() -> TestResult {
     sandbox
         .run("the_tray_menu_reindex_reaches_the_app", move |driver| async move {
             ui::open_user_memories(&driver).await?;
-            let (x, y) = tray_icon_centre(&panel)?;
-            let before: Vec<String> = xdotool(&["search", "--onlyvisible", "--name", ".*"])
-                .unwrap_or_default()
-                .lines()
-                .map(str::to_string)
-                .collect();
-            xdotool(&["mousemove", "--sync", &x.to_string(), &y.to_string()])?;
-            xdotool(&["click", "1"])?;
-            let menu = ui::eventually("the tray menu to open after clicking the icon", || {
-                let before = before.clone();
-                async move { menu_window(&before) }
+            let icon = tray_icon(&panel)?;
+            let before = visible_windows();
+            // The menu opens on a right click (a left click activates the icon).
+            xdotool(&["mousemove", "--sync", "--window", &icon, "16", "15"])?;
+            xdotool(&["click", "3"])?;
+            let menu = ui::eventually("the tray menu to open after right-clicking the icon", || {
+                let new: Vec<String> = visible_windows().into_iter().filter(|w| !before.contains(w)).collect();
+                let menu = new.into_iter().find(|w| geometry(w).is_ok_and(|g| g.height > 40 && g.width > 40));
+                async move { Ok(menu) }
             })
             .await
-            .map_err(|e| format!("{e}; clicked the icon at ({x}, {y}) in panel {}", describe(&panel)))?;
+            .map_err(|e| format!("{e}; right-clicked icon window {icon} ({}) in panel {}", describe(&icon), describe(&panel)))?;
             let g = geometry(&menu)?;
-            // Items: Open Engram, Search memories…, Reindex, separator, Quit. Keyboard
-            // navigation does not depend on the theme's item heights.
-            xdotool(&["key", "--clearmodifiers", "Down", "Down", "Down", "Return"])?;
+            // Items: Open Engram, Search memories…, Reindex, a separator, Quit: four items and a
+            // separator about a quarter of an item high, so Reindex is centred 2.5/4.25 down.
+            let (x, y) = (g.x + g.width / 2, g.y + g.height * 10 / 17);
+            xdotool(&["mousemove", "--sync", &x.to_string(), &y.to_string()])?;
+            xdotool(&["click", "1"])?;
             ui::reindex_result(&driver)
                 .await
-                .map_err(|e| format!("choosing Reindex in the tray menu (window {menu} at {g:?}) reached nothing: {e}"))?;
+                .map_err(|e| format!("choosing Reindex in the tray menu (window {menu} at {g:?}) (clicked at ({x}, {y})) reached nothing: {e}"))?;
             Ok(())
         })
         .await

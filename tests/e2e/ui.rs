@@ -72,8 +72,25 @@ pub async fn testid(driver: &WebDriver, id: &str) -> TestResult<WebElement> {
 
 /// Clicks the displayed element with this `data-testid`.
 pub async fn click(driver: &WebDriver, id: &str) -> TestResult {
-    testid(driver, id).await?.click().await?;
-    Ok(())
+    click_on(driver, tid(id), &format!("[data-testid={id}] to be clickable")).await
+}
+
+/// Clicks the first displayed element matching `by`, retrying while the UI re-renders it (a
+/// list repaint replaces nodes, so a found element can go stale before the click lands).
+pub async fn click_on(driver: &WebDriver, by: By, what: &str) -> TestResult {
+    eventually(what, || {
+        let by = by.clone();
+        async move {
+            for element in driver.find_all(by).await? {
+                if element.is_displayed().await.unwrap_or(false) {
+                    element.click().await?;
+                    return Ok(Some(()));
+                }
+            }
+            Ok(None)
+        }
+    })
+    .await
 }
 
 /// The visible texts of every displayed element matching `by`, in document order.
@@ -114,7 +131,12 @@ pub async fn text_contains(driver: &WebDriver, id: &str, needle: &str) -> TestRe
     let outcome = eventually(&format!("[data-testid={id}] to contain {needle:?}"), || {
         let seen = &seen;
         async move {
-            let text = driver.find(tid(id)).await?.text().await?;
+            let element = driver.find(tid(id)).await?;
+            let mut text = element.text().await?;
+            if !text.contains(needle) {
+                // A clipped one-line status renders no text for WebKitWebDriver; read the DOM's.
+                text = element.prop("textContent").await?.unwrap_or_default();
+            }
             let found = text.contains(needle);
             *seen.lock().unwrap() = text.clone();
             Ok(found.then_some(text))
@@ -173,8 +195,7 @@ pub async fn rows_until(driver: &WebDriver, what: &str, ok: impl Fn(&[String]) -
 
 /// Clicks the memory `name` in the list and waits for the detail pane to show it.
 pub async fn open_memory(driver: &WebDriver, name: &str) -> TestResult {
-    let row = shown(driver, css(&format!("[data-testid=\"memory-row\"][data-name=\"{name}\"]")), &format!("a row for {name}")).await?;
-    row.click().await?;
+    click_on(driver, css(&format!("[data-testid=\"memory-row\"][data-name=\"{name}\"]")), &format!("a row for {name}")).await?;
     eventually(&format!("the detail pane to show {name}"), || async move {
         let heading = driver.find(tid("detail-name")).await?.text().await?;
         Ok((heading.trim() == name).then_some(()))
@@ -191,7 +212,7 @@ pub async fn ready(driver: &WebDriver) -> TestResult {
 /// Clicks a sidebar entry and waits until it is the active one.
 async fn navigate(driver: &WebDriver, selector: &str, what: &str) -> TestResult {
     ready(driver).await?;
-    shown(driver, css(selector), what).await?.click().await?;
+    click_on(driver, css(selector), what).await?;
     let active = format!("{selector}[data-active=\"true\"]");
     shown(driver, css(&active), &format!("{what} to become the active view")).await?;
     Ok(())
@@ -231,7 +252,7 @@ pub async fn reindex_result(driver: &WebDriver) -> TestResult<String> {
             let text = status.text().await?;
             *seen.lock().unwrap() = text.clone();
             let running = driver.find(tid("reindex-progress")).await?.is_displayed().await?;
-            let finished = text.starts_with("Embeddings:") || status.class_name().await?.unwrap_or_default().contains("error");
+            let finished = text.starts_with("Embeddings:") || text.starts_with("Embeddings skipped");
             Ok((finished && !running).then_some(text))
         }
     })
