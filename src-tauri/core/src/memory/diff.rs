@@ -140,7 +140,7 @@ mod tests {
     fn version_is_compared_with_the_current_file_and_with_nothing_after_forget() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(EngramHome::new(dir.path()), None);
-        let t = |s| chrono::Utc.timestamp_opt(1_700_000_000 + s, 0).unwrap();
+        let t = |s: i64| chrono::Utc.timestamp_opt(1_700_000_000 + s, 0).unwrap();
         let draft = |body: &str| MemoryDraft {
             name: "deploy-steps".into(),
             kind: "project".into(),
