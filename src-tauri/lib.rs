@@ -3,9 +3,79 @@
 //! Owns: Tauri setup, managed state, mapping core results and watcher changes to IPC and events.
 //! Deliberately does not: hold any rule about memories, ranking or sessions.
 
+mod commands;
+mod editor_launch;
+mod events;
+mod ipc_error;
+mod state;
+mod tray;
+
+use std::path::PathBuf;
+
+use engram_core::EngramHome;
+use tauri::Manager;
+
+use state::{AppState, LaunchEnv};
+
 pub fn run() {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
+        .with_writer(std::io::stderr)
+        .try_init();
+    let env = LaunchEnv::from_process();
+    let home = EngramHome::resolve(None, std::env::var_os("ENGRAM_HOME").map(PathBuf::from), env.user_home.clone())
+        .unwrap_or_else(|| EngramHome::new(".engram"));
+
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+        .manage(AppState::new(home, env))
+        .setup(|app| {
+            let handle = app.handle().clone();
+            events::watch_memories(&handle);
+            events::watch_sessions(&handle);
+            tray::install(&handle);
+            preload_model(&handle);
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::memories::list_memories,
+            commands::memories::get_memory,
+            commands::memories::save_memory,
+            commands::memories::forget_memory,
+            commands::memories::render_markdown,
+            commands::memories::open_in_editor,
+            commands::memories::reveal_in_folder,
+            commands::search::search_memories,
+            commands::compose::compose_preview,
+            commands::archive::list_versions,
+            commands::archive::version_diff,
+            commands::archive::restore_version,
+            commands::archive::prune_archive,
+            commands::anchors::get_anchor,
+            commands::anchors::init_anchor,
+            commands::anchors::save_anchor,
+            commands::projects::list_projects,
+            commands::projects::add_project,
+            commands::settings::get_settings,
+            commands::settings::launch_elapsed_ms,
+            commands::reindex::start_reindex,
+            commands::reindex::reindex_running,
+            commands::sessions::sessions_overview,
+            commands::sessions::recall_sessions,
+            commands::sessions::list_sessions,
+            commands::sessions::session_transcript,
+        ])
         .run(tauri::generate_context!())
         .expect("error while running Engram");
+}
+
+/// Loads the embedding model in the background so the first search does not wait for it.
+fn preload_model(app: &tauri::AppHandle) {
+    let app = app.clone();
+    std::thread::spawn(move || {
+        let state = app.state::<AppState>();
+        if let Ok(config) = state.config() {
+            let _ = state.semantic(&config);
+        }
+    });
 }

@@ -1,7 +1,10 @@
 //! Launching the real app under tauri-driver and talking to it through WebDriver.
 //!
 //! Each `App` gets its own tauri-driver on free ports and its own ENGRAM_HOME, so tests are
-//! independent. Always `close()` an app: a session left open makes teardown hang.
+//! independent. `run` always quits the session (a session left open makes teardown hang for
+//! about two minutes), even when the scenario fails or panics, and on failure leaves a
+//! screenshot and the page source in `<target>/e2e-screenshots/`.
+//! Deliberately does not: seed homes (see `seed`) or know any view (see `ui`).
 
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -12,6 +15,15 @@ use thirtyfour::prelude::*;
 use thirtyfour::Capabilities;
 
 pub type TestResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+/// Fails the current scenario with a message, without panicking (the session must still quit).
+macro_rules! ensure {
+    ($cond:expr, $($msg:tt)+) => {
+        if !$cond {
+            return Err(format!($($msg)+).into());
+        }
+    };
+}
 
 pub struct App {
     pub driver: WebDriver,
@@ -30,6 +42,17 @@ fn tauri_driver_binary() -> PathBuf {
     }
 }
 
+/// The app binary cargo built for this test run.
+pub fn app_binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_engram-app"))
+}
+
+/// The cargo target directory of this build (`<target>/debug/engram-app` → `<target>`).
+pub fn target_dir() -> PathBuf {
+    let bin = app_binary();
+    bin.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("target"))
+}
+
 fn wait_for_port(port: u16, deadline: Instant) -> TestResult {
     while Instant::now() < deadline {
         if TcpStream::connect(("127.0.0.1", port)).is_ok() {
@@ -41,14 +64,17 @@ fn wait_for_port(port: u16, deadline: Instant) -> TestResult {
 }
 
 impl App {
-    /// Starts the app binary on `home` (used as ENGRAM_HOME) with `cwd` as its working directory.
-    pub async fn launch(home: &Path, extra_env: &[(&str, &str)]) -> TestResult<App> {
+    /// Starts the app binary on `home` (used as ENGRAM_HOME), with extra environment variables.
+    pub async fn launch(home: &Path, extra_env: &[(&str, &Path)]) -> TestResult<App> {
         let port = free_port();
         let native_port = free_port();
         let mut cmd = Command::new(tauri_driver_binary());
         cmd.args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
             .env("ENGRAM_HOME", home)
             .env("NO_AT_BRIDGE", "1")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("ENGRAM_MODELS_DIR")
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         for (k, v) in extra_env {
@@ -58,12 +84,12 @@ impl App {
         // tauri-driver listens before its WebKitWebDriver child does: wait for both.
         let deadline = Instant::now() + Duration::from_secs(20);
         if let Err(e) = wait_for_port(port, deadline).and_then(|_| wait_for_port(native_port, deadline)) {
-            let _ = driver_process.kill();
+            stop(&mut driver_process);
             return Err(e);
         }
         let mut caps = Capabilities::new();
         caps.set("browserName", "wry")?;
-        caps.set("tauri:options", serde_json::json!({ "application": env!("CARGO_BIN_EXE_engram-app") }))?;
+        caps.set("tauri:options", serde_json::json!({ "application": app_binary() }))?;
         match WebDriver::new(format!("http://127.0.0.1:{port}"), caps).await {
             Ok(driver) => Ok(App { driver, driver_process }),
             Err(e) => {
@@ -75,7 +101,7 @@ impl App {
 
     /// Ends the session and stops tauri-driver (SIGTERM, so its WebKitWebDriver child exits too).
     pub async fn close(mut self) {
-        let _ = self.driver.quit().await;
+        let _ = self.driver.clone().quit().await;
         stop(&mut self.driver_process);
     }
 }
@@ -93,14 +119,54 @@ fn stop(process: &mut Child) {
     let _ = process.wait();
 }
 
-/// Runs `scenario` against a fresh app and always closes it, then reports the outcome.
-pub async fn with_app<F, Fut>(home: &Path, scenario: F) -> TestResult
+/// Where a test's screenshots go.
+pub fn screenshot_dir() -> PathBuf {
+    target_dir().join("e2e-screenshots")
+}
+
+/// Saves a screenshot and the page source as `<dir>/<label>.png` / `.html`; returns the png path.
+pub async fn capture(driver: &WebDriver, label: &str) -> TestResult<PathBuf> {
+    let dir = screenshot_dir();
+    std::fs::create_dir_all(&dir)?;
+    let png = dir.join(format!("{label}.png"));
+    driver.screenshot(&png).await?;
+    if let Ok(source) = driver.source().await {
+        let _ = std::fs::write(dir.join(format!("{label}.html")), source);
+    }
+    Ok(png)
+}
+
+/// Runs `scenario` against a fresh app on `home`, always quits it, then reports the outcome.
+/// A failed or panicking scenario leaves `<target>/e2e-screenshots/<test>.png`. With
+/// `ENGRAM_E2E_SCREENSHOTS=all` a passing one does too (to look at the UI).
+pub async fn run<F, Fut>(test: &str, home: &Path, extra_env: &[(&str, &Path)], scenario: F) -> TestResult
 where
     F: FnOnce(WebDriver) -> Fut,
-    Fut: std::future::Future<Output = TestResult>,
+    Fut: std::future::Future<Output = TestResult> + Send + 'static,
 {
-    let app = App::launch(home, &[]).await?;
-    let outcome = scenario(app.driver.clone()).await;
+    let app = App::launch(home, extra_env).await?;
+    // A task of its own, so an assertion that panics still lets us screenshot and quit.
+    let outcome = match tokio::spawn(scenario(app.driver.clone())).await {
+        Ok(result) => result,
+        Err(join) => Err(format!("the scenario panicked: {}", panic_message(join)).into()),
+    };
+    let want_shot = outcome.is_err() || std::env::var("ENGRAM_E2E_SCREENSHOTS").is_ok_and(|v| v == "all");
+    let shot = if want_shot { Some(capture(&app.driver, test).await) } else { None };
     app.close().await;
-    outcome
+    match (outcome, shot) {
+        (Err(e), Some(Ok(png))) => Err(format!("{e}\n(screenshot: {})", png.display()).into()),
+        (Err(e), Some(Err(shot_error))) => Err(format!("{e}\n(no screenshot: {shot_error})").into()),
+        (outcome, _) => outcome,
+    }
+}
+
+fn panic_message(join: tokio::task::JoinError) -> String {
+    match join.try_into_panic() {
+        Ok(payload) => payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "(no message)".into()),
+        Err(e) => e.to_string(),
+    }
 }

@@ -1,5 +1,18 @@
 //! End-to-end tests of the real desktop app: the real WebKit window driven through WebDriver
-//! (tauri-driver + WebKitWebDriver) under Xvfb. Run with `scripts/e2e.sh`.
+//! (tauri-driver + WebKitWebDriver) under Xvfb, on throwaway homes seeded through the store and
+//! the real `engram` binary. Run with `scripts/e2e.sh`.
 
+#[macro_use]
 mod harness;
+mod seed;
+mod ui;
+
+mod browse;
+mod compose;
+mod delete;
+mod edit;
+mod live;
+mod reindex;
+mod search;
 mod smoke;
+mod tray;

@@ -1,8 +1,9 @@
 //! Trust anchors (DESIGN §2): `USER.md` (the person's own preferences) and a repository's
 //! `.engram/ENGRAM.md` (the team's project context, shared through git).
 //!
-//! Owns: where anchors live, reading them, and creating skeletons that never overwrite.
-//! Deliberately does not: let agents write anchors; only `init` and the person's editor do.
+//! Owns: where anchors live, reading them, creating skeletons that never overwrite, and saving
+//! the person's own edits from the app (atomic, refusing secrets like memories do).
+//! Deliberately does not: let agents write anchors; only `init`, the app and the person's editor do.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -33,11 +34,16 @@ pub struct InitOutcome {
 pub enum AnchorError {
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
+    #[error("refused: the text looks like a secret ({kind}: `{excerpt}`); agents read this file every turn, so store a pointer to where the secret lives instead")]
+    SecretDetected { kind: &'static str, excerpt: String },
 }
 
 impl ErrorCode for AnchorError {
     fn code(&self) -> &'static str {
-        "io"
+        match self {
+            AnchorError::Io { .. } => "io",
+            AnchorError::SecretDetected { .. } => "secret_detected",
+        }
     }
 }
 
@@ -90,6 +96,19 @@ pub fn init(kind: AnchorKind, path: &Path) -> Result<InitOutcome, AnchorError> {
     Ok(InitOutcome { anchor: kind, path: path.to_path_buf(), created: true })
 }
 
+/// Replaces the anchor's text (creating its directory if needed), refusing secrets.
+pub fn save(path: &Path, text: &str) -> Result<(), AnchorError> {
+    if let Some(found) = crate::memory::secrets::find_secret(text) {
+        return Err(AnchorError::SecretDetected { kind: found.kind, excerpt: found.excerpt });
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let io = |source| AnchorError::Io { path: path.display().to_string(), source };
+    fs::create_dir_all(dir).map_err(io)?;
+    let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("ENGRAM.md");
+    write_atomic(dir, file_name, text.as_bytes()).map_err(io)?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,5 +130,16 @@ mod tests {
         assert!(text.starts_with("# Project context"));
         assert!(is_untouched_skeleton(&text));
         assert!(!is_untouched_skeleton(&format!("{text}- run make\n")));
+    }
+
+    #[test]
+    fn save_replaces_text_and_refuses_secrets_without_touching_the_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("repo/.engram/ENGRAM.md");
+        save(&path, "# Project context\n\nUse make.\n").unwrap();
+        assert_eq!(read(&path).unwrap().as_deref(), Some("# Project context\n\nUse make.\n"));
+        let err = save(&path, "deploy with key id AKIAZ3MXQ7V2LPRT4K9B in prod\n").unwrap_err();
+        assert_eq!(err.code(), "secret_detected");
+        assert_eq!(read(&path).unwrap().as_deref(), Some("# Project context\n\nUse make.\n"));
     }
 }

@@ -10,12 +10,14 @@ pub mod compose;
 pub mod compose_service;
 pub mod config;
 pub mod doctor;
+pub mod editor;
 pub mod embed;
 pub mod error;
 pub mod home;
 pub mod memory;
 pub mod project;
 pub mod rank;
+pub mod render;
 pub mod sessions;
 
 pub use error::ErrorCode;

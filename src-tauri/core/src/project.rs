@@ -65,6 +65,8 @@ pub enum ProjectError {
     Io { path: String, source: std::io::Error },
     #[error("{path} is not valid project.toml: {message}")]
     BadRecord { path: String, message: String },
+    #[error("no project `{slug}` is known here; add it by picking its folder")]
+    Unknown { slug: String },
 }
 
 impl ErrorCode for ProjectError {
@@ -73,6 +75,7 @@ impl ErrorCode for ProjectError {
             ProjectError::NotADirectory { .. } => "not_a_directory",
             ProjectError::Io { .. } => "io",
             ProjectError::BadRecord { .. } => "bad_project_record",
+            ProjectError::Unknown { .. } => "unknown_project",
         }
     }
 }
@@ -236,6 +239,15 @@ pub fn known_projects(home: &EngramHome) -> Result<Vec<KnownProject>, ProjectErr
     Ok(projects)
 }
 
+/// The known project with this slug; anything else (including a slug that is not a plain
+/// directory name under `projects/`) is `Unknown`, so a caller can never reach outside it.
+pub fn find_known(home: &EngramHome, slug: &str) -> Result<KnownProject, ProjectError> {
+    known_projects(home)?
+        .into_iter()
+        .find(|p| p.slug == slug)
+        .ok_or_else(|| ProjectError::Unknown { slug: slug.to_string() })
+}
+
 fn read_record(path: &Path) -> Result<Option<KnownProject>, ProjectError> {
     match fs::read_to_string(path) {
         Ok(text) => toml::from_str(&text)
@@ -344,5 +356,17 @@ mod tests {
         assert_eq!(ledger.roots, vec![PathBuf::from("/a/ledger"), PathBuf::from("/b/ledger")]);
         assert_eq!(ledger.display_name(), "ledger");
         assert!(known.iter().any(|k| k.slug == "orphan-12345678"));
+    }
+
+    #[test]
+    fn find_known_accepts_only_listed_slugs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = EngramHome::new(tmp.path());
+        let project = identify(tmp.path().join("ledger"), None);
+        register(&home, &project).unwrap();
+        assert_eq!(find_known(&home, &project.slug).unwrap().roots, vec![project.root.clone()]);
+        for bad in ["nope-00000000", "..", "../..", "", "a/b"] {
+            assert_eq!(find_known(&home, bad).unwrap_err().code(), "unknown_project", "{bad}");
+        }
     }
 }

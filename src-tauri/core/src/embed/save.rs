@@ -40,7 +40,26 @@ pub fn save_with_vector(
     models: &ModelPaths,
 ) -> Result<SavedWithVector, StoreError> {
     let outcome = store.save(scope, draft, now)?;
-    let vector = match shared_embedder(models) {
+    let vector = vector_for(&outcome, models);
+    Ok(SavedWithVector { outcome, vector })
+}
+
+/// `Store::rename` (the old name is archived), then the sidecar under the new name.
+pub fn rename_with_vector(
+    store: &Store,
+    scope: Scope,
+    old_name: &str,
+    draft: MemoryDraft,
+    now: DateTime<Utc>,
+    models: &ModelPaths,
+) -> Result<SavedWithVector, StoreError> {
+    let outcome = store.rename(scope, old_name, draft, now)?;
+    let vector = vector_for(&outcome, models);
+    Ok(SavedWithVector { outcome, vector })
+}
+
+fn vector_for(outcome: &SaveOutcome, models: &ModelPaths) -> VectorStatus {
+    match shared_embedder(models) {
         Err(e) => VectorStatus::Skipped {
             reason: e.to_string(),
         },
@@ -56,8 +75,7 @@ pub fn save_with_vector(
                 },
             },
         },
-    };
-    Ok(SavedWithVector { outcome, vector })
+    }
 }
 
 #[cfg(test)]
@@ -85,5 +103,25 @@ mod tests {
             other => panic!("expected skipped, got {other:?}"),
         }
         assert!(!saved.outcome.memory.path.with_extension("vec").exists());
+    }
+
+    #[test]
+    fn rename_moves_the_memory_and_archives_the_old_name() {
+        let home = tempfile::tempdir().unwrap();
+        let store = Store::new(crate::EngramHome::new(home.path()), None);
+        let draft = |name: &str| MemoryDraft {
+            name: name.into(),
+            kind: "project".into(),
+            description: "how we ship".into(),
+            body: "make release".into(),
+            tags: vec![],
+        };
+        let models = ModelPaths::new(home.path().join("no-models"), "all-MiniLM-L6-v2");
+        store.save(Scope::User, draft("deploy"), Utc::now()).unwrap();
+        let saved = rename_with_vector(&store, Scope::User, "deploy", draft("deploy-steps"), Utc::now(), &models).unwrap();
+        assert_eq!(saved.outcome.memory.name, "deploy-steps");
+        assert!(matches!(saved.vector, VectorStatus::Skipped { .. }));
+        assert!(store.get(Some(Scope::User), "deploy").is_err());
+        assert_eq!(store.versions(Scope::User, Some("deploy")).unwrap().len(), 1);
     }
 }

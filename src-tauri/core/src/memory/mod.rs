@@ -6,6 +6,7 @@
 
 pub mod archive;
 mod atomic;
+pub mod diff;
 mod error;
 pub mod frontmatter;
 pub mod index;
@@ -14,9 +15,12 @@ mod model;
 pub mod naming;
 pub mod secrets;
 mod store;
+pub mod watch;
 
 pub use archive::{ArchivedVersion, PrunePolicy};
 pub use atomic::write_atomic;
 pub use error::StoreError;
 pub use model::{Memory, MemoryFile, Scope, ScopeFilter};
+pub use diff::{line_diff, version_against_current, LineDiff, VersionDiff};
 pub use store::{read_memory_file, ForgetOutcome, MemoryDraft, PruneReport, SaveOutcome, Store};
+pub use watch::{MemoryChange, MemoryWatcher, WatchError};

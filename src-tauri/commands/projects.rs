@@ -1,0 +1,52 @@
+//! Known projects for the sidebar, and adding one by picking its folder.
+
+use engram_core::project::{self, KnownProject};
+use serde::Serialize;
+use tauri::AppHandle;
+use tauri_plugin_dialog::DialogExt;
+
+use crate::ipc_error::{IpcError, IpcResult};
+use crate::state::off_main;
+
+#[derive(Debug, Serialize)]
+pub struct ProjectView {
+    pub slug: String,
+    pub name: String,
+    pub roots: Vec<String>,
+    pub remote: Option<String>,
+}
+
+impl From<KnownProject> for ProjectView {
+    fn from(p: KnownProject) -> Self {
+        ProjectView {
+            name: p.display_name(),
+            roots: p.roots.iter().map(|r| r.display().to_string()).collect(),
+            slug: p.slug,
+            remote: p.remote,
+        }
+    }
+}
+
+#[tauri::command]
+pub async fn list_projects(app: AppHandle) -> IpcResult<Vec<ProjectView>> {
+    off_main(app, |state| Ok(project::known_projects(&state.home)?.into_iter().map(ProjectView::from).collect())).await
+}
+
+/// Opens the native folder picker; the chosen folder is resolved to its repository and recorded.
+/// `None` when the person cancels.
+#[tauri::command]
+pub async fn add_project(app: AppHandle) -> IpcResult<Option<ProjectView>> {
+    let picker = app.clone();
+    off_main(app, move |state| {
+        let Some(folder) = picker.dialog().file().set_title("Add a project folder").blocking_pick_folder() else {
+            return Ok(None);
+        };
+        let folder = folder
+            .into_path()
+            .map_err(|e| IpcError::new("not_a_directory", format!("the chosen folder is not a local path: {e}")))?;
+        let resolved = project::resolve(&folder)?;
+        project::register(&state.home, &resolved)?;
+        Ok(Some(state.project(&resolved.slug)?.into()))
+    })
+    .await
+}

@@ -1,0 +1,59 @@
+//! The Sessions view: recall over past agent transcripts, the recent sessions, one transcript.
+//! The index is kept current by the session watcher (see `events`); these only read it.
+
+use engram_core::sessions::{RecallHit, RecallQuery, SessionIndex, SessionMeta, SourceKind, Transcript};
+use serde::Serialize;
+use tauri::AppHandle;
+
+use crate::ipc_error::IpcResult;
+use crate::state::off_main;
+
+#[derive(Debug, Serialize)]
+pub struct SessionsOverview {
+    pub sessions: u64,
+    pub messages: u64,
+    pub newest: Option<String>,
+    /// The sources switched on in config.
+    pub sources: Vec<SourceKind>,
+}
+
+#[tauri::command]
+pub async fn sessions_overview(app: AppHandle) -> IpcResult<SessionsOverview> {
+    off_main(app, |state| {
+        let config = state.config()?;
+        let stats = SessionIndex::open(&state.home.index_db())?.stats()?;
+        Ok(SessionsOverview { sessions: stats.sessions, messages: stats.messages, newest: stats.newest, sources: config.sessions.sources })
+    })
+    .await
+}
+
+/// `engram recall`: FTS5 with bm25; `project` limits hits to sessions that ran inside it.
+#[tauri::command]
+pub async fn recall_sessions(
+    app: AppHandle,
+    query: String,
+    source: Option<SourceKind>,
+    project: Option<String>,
+    limit: Option<usize>,
+) -> IpcResult<Vec<RecallHit>> {
+    off_main(app, move |state| {
+        let mut q = RecallQuery::new(query);
+        q.limit = limit.unwrap_or(50);
+        q.source = source;
+        if let Some(slug) = project {
+            q.cwd_prefix = state.project(&slug)?.roots.first().cloned();
+        }
+        Ok(SessionIndex::open(&state.home.index_db())?.recall(&q)?)
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn list_sessions(app: AppHandle, source: Option<SourceKind>, limit: Option<usize>) -> IpcResult<Vec<SessionMeta>> {
+    off_main(app, move |state| Ok(SessionIndex::open(&state.home.index_db())?.sessions(source, limit.unwrap_or(200))?)).await
+}
+
+#[tauri::command]
+pub async fn session_transcript(app: AppHandle, session_id: String) -> IpcResult<Transcript> {
+    off_main(app, move |state| Ok(SessionIndex::open(&state.home.index_db())?.transcript(&session_id)?)).await
+}

@@ -1,0 +1,265 @@
+//! Live changes under `ENGRAM_HOME` for the app (DESIGN §10 "Live").
+//!
+//! Owns: a notify watcher on the home directory (user memories, every project's memories, the
+//! projects directory and USER.md), debouncing bursts of file events, and turning them into
+//! domain changes: a memory saved or removed, the set of projects changed, the user anchor
+//! changed. Archive entries, temp files, `.vec` sidecars and MEMORY.md are ignored.
+//! Deliberately does not: read or parse memories (listeners re-read through the store), or know
+//! event names (the shell maps `MemoryChange` to its own events).
+
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use notify::{RecommendedWatcher, RecursiveMode, Watcher};
+use serde::Serialize;
+
+use super::index::INDEX_FILE;
+use super::Scope;
+use crate::error::ErrorCode;
+use crate::EngramHome;
+
+/// One thing that changed on disk, after debouncing.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum MemoryChange {
+    /// The memory file exists now (created or modified).
+    Saved { scope: Scope, project: Option<String>, name: String },
+    /// The memory file is gone (forgotten, renamed away, deleted by hand).
+    Removed { scope: Scope, project: Option<String>, name: String },
+    /// A project appeared or disappeared, or its record changed.
+    ProjectsChanged,
+    /// USER.md was written or removed.
+    UserAnchorChanged,
+    /// A whole memory directory appeared or vanished: re-read everything.
+    Rescan,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    #[error("cannot watch {path} for changes: {message}; changes made outside the app will show after a restart")]
+    Watch { path: String, message: String },
+}
+
+impl ErrorCode for WatchError {
+    fn code(&self) -> &'static str {
+        "watch_failed"
+    }
+}
+
+/// Keeps watching until dropped.
+pub struct MemoryWatcher {
+    _watcher: RecommendedWatcher,
+}
+
+impl MemoryWatcher {
+    /// Watches `home` (which must exist) and calls `on_change` from a background thread, once per
+    /// distinct change in each burst of events that ends with `debounce` of quiet.
+    pub fn start(
+        home: &EngramHome,
+        debounce: Duration,
+        on_change: Box<dyn Fn(MemoryChange) + Send>,
+    ) -> Result<MemoryWatcher, WatchError> {
+        let root = home.root().to_path_buf();
+        let watch_error = |e: notify::Error| WatchError::Watch { path: root.display().to_string(), message: e.to_string() };
+        let (tx, rx) = mpsc::channel::<PathBuf>();
+        let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            if let Ok(event) = event {
+                // Reads (the store listing a directory opens every file) are not changes;
+                // forwarding them would turn every listing into a storm of "saved" events.
+                if matches!(event.kind, notify::EventKind::Access(_)) {
+                    return;
+                }
+                for path in event.paths {
+                    let _ = tx.send(path);
+                }
+            }
+        })
+        .map_err(watch_error)?;
+        watcher.watch(&root, RecursiveMode::Recursive).map_err(watch_error)?;
+        let root_for_thread = root.clone();
+        std::thread::Builder::new()
+            .name("engram-memory-watch".into())
+            .spawn(move || debounce_loop(&root_for_thread, &rx, debounce, &*on_change))
+            .map_err(|e| WatchError::Watch { path: root.display().to_string(), message: e.to_string() })?;
+        Ok(MemoryWatcher { _watcher: watcher })
+    }
+}
+
+/// Runs until the watcher (the only sender) is dropped.
+fn debounce_loop(root: &Path, rx: &mpsc::Receiver<PathBuf>, debounce: Duration, on_change: &dyn Fn(MemoryChange)) {
+    while let Ok(first) = rx.recv() {
+        let mut touched = BTreeSet::new();
+        touched.extend(classify(root, &first));
+        loop {
+            match rx.recv_timeout(debounce) {
+                Ok(path) => touched.extend(classify(root, &path)),
+                Err(mpsc::RecvTimeoutError::Timeout) => break,
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            }
+        }
+        for target in touched {
+            on_change(target.into_change(root));
+        }
+    }
+}
+
+/// What a path stands for, before checking whether it still exists.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Touched {
+    Memory { scope: Scope, project: Option<String>, name: String },
+    Projects,
+    UserAnchor,
+    Rescan,
+}
+
+impl Touched {
+    fn into_change(self, root: &Path) -> MemoryChange {
+        match self {
+            Touched::Memory { scope, project, name } => {
+                let dir = match &project {
+                    Some(slug) => root.join("projects").join(slug).join("memory"),
+                    None => root.join("memory"),
+                };
+                if dir.join(format!("{name}.md")).is_file() {
+                    MemoryChange::Saved { scope, project, name }
+                } else {
+                    MemoryChange::Removed { scope, project, name }
+                }
+            }
+            Touched::Projects => MemoryChange::ProjectsChanged,
+            Touched::UserAnchor => MemoryChange::UserAnchorChanged,
+            Touched::Rescan => MemoryChange::Rescan,
+        }
+    }
+}
+
+fn classify(root: &Path, path: &Path) -> Option<Touched> {
+    let relative = path.strip_prefix(root).ok()?;
+    let parts: Vec<&str> = relative
+        .components()
+        .map(|c| match c {
+            Component::Normal(s) => s.to_str(),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    match parts.as_slice() {
+        ["USER.md"] => Some(Touched::UserAnchor),
+        ["memory"] => Some(Touched::Rescan),
+        ["memory", file] => memory_name(file).map(|name| Touched::Memory { scope: Scope::User, project: None, name }),
+        ["projects"] | ["projects", _] | ["projects", _, "project.toml"] => Some(Touched::Projects),
+        ["projects", _, "memory"] => Some(Touched::Rescan),
+        ["projects", slug, "memory", file] => memory_name(file).map(|name| Touched::Memory {
+            scope: Scope::Project,
+            project: Some((*slug).to_string()),
+            name,
+        }),
+        _ => None,
+    }
+}
+
+/// The memory a file name stands for: `<name>.md`, not hidden (temp files), not the index.
+fn memory_name(file: &str) -> Option<String> {
+    let name = file.strip_suffix(".md")?;
+    (!file.starts_with('.') && file != INDEX_FILE && !name.is_empty()).then(|| name.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::{MemoryDraft, Store};
+    use crate::project::Project;
+    use chrono::TimeZone;
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
+
+    fn draft(name: &str) -> MemoryDraft {
+        MemoryDraft { name: name.into(), kind: "project".into(), description: "d".into(), body: "b\n".into(), tags: vec![] }
+    }
+
+    /// Polls until `wanted` has been seen, with a generous timeout for busy machines.
+    fn wait_for(seen: &Arc<Mutex<Vec<MemoryChange>>>, wanted: &MemoryChange) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if seen.lock().unwrap().contains(wanted) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        false
+    }
+
+    #[test]
+    fn saves_removals_and_new_projects_are_reported_and_noise_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = EngramHome::new(dir.path());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        let _watcher =
+            MemoryWatcher::start(&home, Duration::from_millis(50), Box::new(move |c| sink.lock().unwrap().push(c))).unwrap();
+        let now = chrono::Utc.timestamp_opt(1_700_000_000, 0).unwrap();
+
+        let user = Store::new(home.clone(), None);
+        user.save(Scope::User, draft("jwt-refresh"), now).unwrap();
+        let saved = MemoryChange::Saved { scope: Scope::User, project: None, name: "jwt-refresh".into() };
+        assert!(wait_for(&seen, &saved), "saw {:?}", seen.lock().unwrap());
+
+        let project = Project { slug: "ledger-1a2b3c4d".into(), root: dir.path().join("repo"), remote: None };
+        let in_project = Store::new(home.clone(), Some(project));
+        in_project.save(Scope::Project, draft("deploy-steps"), now).unwrap();
+        let project_saved =
+            MemoryChange::Saved { scope: Scope::Project, project: Some("ledger-1a2b3c4d".into()), name: "deploy-steps".into() };
+        assert!(wait_for(&seen, &project_saved), "saw {:?}", seen.lock().unwrap());
+        assert!(wait_for(&seen, &MemoryChange::ProjectsChanged), "saw {:?}", seen.lock().unwrap());
+
+        // An edit made by hand (another editor) is a save too.
+        seen.lock().unwrap().clear();
+        let path = home.user_memory_dir().join("jwt-refresh.md");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("b\n", "edited by hand\n")).unwrap();
+        assert!(wait_for(&seen, &saved), "saw {:?}", seen.lock().unwrap());
+
+        user.forget(Scope::User, "jwt-refresh", now).unwrap();
+        let removed = MemoryChange::Removed { scope: Scope::User, project: None, name: "jwt-refresh".into() };
+        assert!(wait_for(&seen, &removed), "saw {:?}", seen.lock().unwrap());
+
+        std::fs::write(home.user_anchor(), "# me\n").unwrap();
+        assert!(wait_for(&seen, &MemoryChange::UserAnchorChanged), "saw {:?}", seen.lock().unwrap());
+
+        // Reading memories (as every listing does) reports nothing.
+        seen.lock().unwrap().clear();
+        user.list(crate::memory::ScopeFilter::All).unwrap();
+        in_project.list(crate::memory::ScopeFilter::All).unwrap();
+        std::thread::sleep(Duration::from_millis(400));
+        assert!(seen.lock().unwrap().is_empty(), "a read was reported: {:?}", seen.lock().unwrap());
+
+        // Nothing reported names a sidecar, the index, a temp file or an archived version.
+        std::fs::write(home.user_memory_dir().join("other.vec"), b"x").unwrap();
+        std::fs::write(home.user_memory_dir().join(".tmp-other.md.0001"), b"x").unwrap();
+        std::fs::write(home.root().join("index.sqlite"), b"x").unwrap();
+        std::fs::write(home.user_anchor(), "# me again\n").unwrap();
+        assert!(wait_for(&seen, &MemoryChange::UserAnchorChanged));
+        std::thread::sleep(Duration::from_millis(300));
+        for change in seen.lock().unwrap().iter() {
+            if let MemoryChange::Saved { name, .. } | MemoryChange::Removed { name, .. } = change {
+                assert!(["jwt-refresh", "deploy-steps"].contains(&name.as_str()), "unexpected {change:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn classification_ignores_archive_temp_sidecars_and_index() {
+        let root = Path::new("/e");
+        let c = |p: &str| classify(root, &root.join(p));
+        assert_eq!(c("memory/a.md"), Some(Touched::Memory { scope: Scope::User, project: None, name: "a".into() }));
+        assert_eq!(c("memory/.archive/a.1.ab.md"), None);
+        assert_eq!(c("memory/.tmp-a.md.00ff"), None);
+        assert_eq!(c("memory/a.vec"), None);
+        assert_eq!(c("memory/MEMORY.md"), None);
+        assert_eq!(c("projects/p-1/memory/.archive/a.1.ab.md"), None);
+        assert_eq!(c("projects/p-1"), Some(Touched::Projects));
+        assert_eq!(c("sessions/x.jsonl"), None);
+        assert_eq!(c("index.sqlite"), None);
+    }
+}

@@ -1,0 +1,87 @@
+//! Frontend event names and payloads; the only place core changes become UI events.
+//!
+//! Owns: `memory-changed` and `session-changed` (from the core watchers), `reindex-progress`,
+//! `reindex-finished`, and `tray-action` (a tray menu item the window must act on).
+//! Deliberately does not: decide what changed; the core watcher does.
+
+use std::time::Duration;
+
+use engram_core::memory::{MemoryChange, MemoryWatcher};
+use engram_core::sessions::{SessionChange, SessionWatcher};
+use serde::Serialize;
+use tauri::{AppHandle, Emitter, Manager};
+
+use crate::state::AppState;
+
+pub const MEMORY_CHANGED: &str = "memory-changed";
+pub const SESSION_CHANGED: &str = "session-changed";
+pub const REINDEX_PROGRESS: &str = "reindex-progress";
+pub const REINDEX_FINISHED: &str = "reindex-finished";
+pub const TRAY_ACTION: &str = "tray-action";
+
+/// Bursts of file events within this window become one change each.
+const DEBOUNCE: Duration = Duration::from_millis(150);
+
+/// Starts the core watcher on the home directory and forwards its changes to the window.
+pub fn watch_memories(app: &AppHandle) {
+    let state = app.state::<AppState>();
+    if let Err(e) = std::fs::create_dir_all(state.home.root()) {
+        tracing::warn!("cannot create {}: {e}; live updates are off", state.home.root().display());
+        return;
+    }
+    let emitter = app.clone();
+    let forward = Box::new(move |change: MemoryChange| {
+        let _ = emitter.emit(MEMORY_CHANGED, &change);
+    });
+    match MemoryWatcher::start(&state.home, DEBOUNCE, forward) {
+        Ok(watcher) => {
+            if let Ok(mut slot) = state.watcher.lock() {
+                *slot = Some(watcher);
+            }
+        }
+        Err(e) => tracing::warn!("{e}"),
+    }
+}
+
+/// Starts the core session watcher (indexes new transcript lines within a second of a write).
+pub fn watch_sessions(app: &AppHandle) {
+    let state = app.state::<AppState>();
+    let config = match state.config() {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::warn!("session watcher not started: {}", e.message);
+            return;
+        }
+    };
+    let emitter = app.clone();
+    let forward = Box::new(move |change: SessionChange| {
+        let _ = emitter.emit(SESSION_CHANGED, &change);
+    });
+    match SessionWatcher::start(state.home.index_db(), state.session_roots(), config.sessions, forward) {
+        Ok(watcher) => {
+            if let Ok(mut slot) = state.session_watcher.lock() {
+                *slot = Some(watcher);
+            }
+        }
+        Err(e) => tracing::warn!("session watcher not started: {e}"),
+    }
+}
+
+#[derive(Clone, Serialize)]
+struct Progress<'a> {
+    phase: &'a str,
+    done: usize,
+    total: usize,
+}
+
+pub fn reindex_progress(app: &AppHandle, phase: &str, done: usize, total: usize) {
+    let _ = app.emit(REINDEX_PROGRESS, Progress { phase, done, total });
+}
+
+pub fn reindex_finished<T: Serialize + Clone>(app: &AppHandle, summary: &T) {
+    let _ = app.emit(REINDEX_FINISHED, summary.clone());
+}
+
+pub fn tray_action(app: &AppHandle, action: &str) {
+    let _ = app.emit(TRAY_ACTION, action);
+}

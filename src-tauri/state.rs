@@ -1,0 +1,128 @@
+//! What the shell keeps for the life of the window: the core handles every command uses.
+//!
+//! Owns: the resolved home, the launch environment read once at the edge ($VISUAL, $EDITOR,
+//! ENGRAM_MODELS_DIR, CLAUDE_CONFIG_DIR, CODEX_HOME), the warm corpus cache, the embedding scorer (loaded once, off the main
+//! thread), the memory watcher, and building a `Store` for a location the UI names.
+//! Deliberately does not: decide anything about memories; core does.
+
+use std::path::PathBuf;
+use std::time::Instant;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Mutex, OnceLock};
+
+use engram_core::config::{Config, Strategy};
+use engram_core::embed::{EmbedError, ModelPaths, ModelScorer};
+use engram_core::memory::{MemoryWatcher, Store};
+use engram_core::sessions::{SessionWatcher, SourceRoots};
+use engram_core::project::{self, KnownProject};
+use engram_core::rank::{CorpusCache, Semantic};
+use engram_core::EngramHome;
+
+use crate::ipc_error::IpcResult;
+
+/// Process environment the shell reads once and passes into core.
+pub struct LaunchEnv {
+    pub visual: Option<String>,
+    pub editor: Option<String>,
+    pub models_dir: Option<PathBuf>,
+    pub user_home: Option<PathBuf>,
+    pub claude_config_dir: Option<PathBuf>,
+    pub codex_home: Option<PathBuf>,
+}
+
+impl LaunchEnv {
+    pub fn from_process() -> LaunchEnv {
+        let non_empty = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+        LaunchEnv {
+            visual: non_empty("VISUAL"),
+            editor: non_empty("EDITOR"),
+            models_dir: non_empty("ENGRAM_MODELS_DIR").map(PathBuf::from),
+            user_home: std::env::home_dir(),
+            claude_config_dir: non_empty("CLAUDE_CONFIG_DIR").map(PathBuf::from),
+            codex_home: non_empty("CODEX_HOME").map(PathBuf::from),
+        }
+    }
+}
+
+pub struct AppState {
+    /// When the process started (for the first-paint measurement).
+    pub started: Instant,
+    pub home: EngramHome,
+    pub env: LaunchEnv,
+    pub cache: Mutex<CorpusCache>,
+    scorer: OnceLock<Result<ModelScorer, EmbedError>>,
+    pub reindexing: AtomicBool,
+    pub watcher: Mutex<Option<MemoryWatcher>>,
+    pub session_watcher: Mutex<Option<SessionWatcher>>,
+}
+
+impl AppState {
+    pub fn new(home: EngramHome, env: LaunchEnv) -> AppState {
+        let cache = CorpusCache::persistent(&home.index_db());
+        AppState {
+            started: Instant::now(),
+            home,
+            env,
+            cache: Mutex::new(cache),
+            scorer: OnceLock::new(),
+            reindexing: AtomicBool::new(false),
+            watcher: Mutex::new(None),
+            session_watcher: Mutex::new(None),
+        }
+    }
+
+    /// The configuration as it is on disk now (edits apply without a restart).
+    pub fn config(&self) -> IpcResult<Config> {
+        Ok(Config::load(&self.home.config_file())?)
+    }
+
+    /// Where the embedding assets are, exactly as the CLI resolves them.
+    pub fn model_paths(&self, config: &Config) -> ModelPaths {
+        let dir = self.env.models_dir.clone().unwrap_or_else(|| self.home.models_dir());
+        ModelPaths::new(dir, config.retrieval.embedding_model.clone())
+    }
+
+    /// Where transcripts live, as the CLI resolves them.
+    pub fn session_roots(&self) -> SourceRoots {
+        SourceRoots::resolve(&self.home, self.env.user_home.clone(), self.env.claude_config_dir.clone(), self.env.codex_home.clone())
+    }
+
+    /// The known project with this slug (refuses anything that is not one).
+    pub fn project(&self, slug: &str) -> IpcResult<KnownProject> {
+        Ok(project::find_known(&self.home, slug)?)
+    }
+
+    /// The store for the user scope plus, when named, one known project.
+    pub fn store(&self, project: Option<&str>) -> IpcResult<Store> {
+        let project = match project {
+            Some(slug) => Some(self.project(slug)?.to_project()),
+            None => None,
+        };
+        Ok(Store::new(self.home.clone(), project))
+    }
+
+    /// The model scorer, loading it on first use (about 0.4 s); call off the main thread.
+    pub fn scorer(&self, config: &Config) -> &Result<ModelScorer, EmbedError> {
+        self.scorer.get_or_init(|| ModelScorer::load(&self.model_paths(config)))
+    }
+
+    /// What the ranker gets for semantic scoring under the configured strategy.
+    pub fn semantic(&self, config: &Config) -> Semantic<'_> {
+        match config.retrieval.strategy {
+            Strategy::Keyword | Strategy::Bm25 => Semantic::Unavailable("not requested".into()),
+            Strategy::Semantic | Strategy::Auto => engram_core::embed::semantic_arg(self.scorer(config)),
+        }
+    }
+}
+
+/// Runs blocking core work on the blocking pool so the window never waits on the disk.
+pub async fn off_main<T, F>(app: tauri::AppHandle, work: F) -> IpcResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&AppState) -> IpcResult<T> + Send + 'static,
+{
+    use tauri::Manager;
+    tauri::async_runtime::spawn_blocking(move || work(app.state::<AppState>().inner()))
+        .await
+        .map_err(|e| crate::ipc_error::IpcError::new("internal", format!("the task stopped unexpectedly: {e}")))?
+}

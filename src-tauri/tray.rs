@@ -1,0 +1,53 @@
+//! The tray icon and its menu: Open, Search memories…, Reindex, Quit.
+//!
+//! Without a tray host (no session bus) the icon is simply absent; the app works without it.
+
+use tauri::image::Image;
+use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
+use tauri::tray::TrayIconBuilder;
+use tauri::{AppHandle, Manager};
+
+use crate::events;
+
+pub fn install(app: &AppHandle) {
+    if let Err(e) = try_install(app) {
+        tracing::info!("no tray icon: {e}");
+    }
+}
+
+fn try_install(app: &AppHandle) -> tauri::Result<()> {
+    let open = MenuItem::with_id(app, "open", "Open Engram", true, None::<&str>)?;
+    let search = MenuItem::with_id(app, "search", "Search memories…", true, None::<&str>)?;
+    let reindex = MenuItem::with_id(app, "reindex", "Reindex", true, None::<&str>)?;
+    let quit = MenuItem::with_id(app, "quit", "Quit", true, None::<&str>)?;
+    let separator = PredefinedMenuItem::separator(app)?;
+    let menu = Menu::with_items(app, &[&open, &search, &reindex, &separator, &quit])?;
+    let icon = Image::from_bytes(include_bytes!("../icons/tray.png"))?;
+    TrayIconBuilder::with_id("engram")
+        .icon(icon)
+        .tooltip("Engram")
+        .menu(&menu)
+        .on_menu_event(|app, event| match event.id().as_ref() {
+            "open" => show_window(app),
+            "search" => {
+                show_window(app);
+                events::tray_action(app, "search");
+            }
+            "reindex" => {
+                show_window(app);
+                crate::commands::reindex::start_reindex(app.clone());
+            }
+            "quit" => app.exit(0),
+            _ => {}
+        })
+        .build(app)?;
+    Ok(())
+}
+
+fn show_window(app: &AppHandle) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
+}

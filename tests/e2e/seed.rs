@@ -1,0 +1,149 @@
+//! A throwaway installation for one test: ENGRAM_HOME, a user home, git repositories as
+//! projects, memories saved through core's store (the same write path as the CLI and the app),
+//! and the real `engram` binary pointed at it.
+//! Deliberately does not: write memory files by hand (only a test about an outside editor may),
+//! or drive the window (see `harness` and `ui`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use engram_core::memory::{MemoryDraft, Scope, Store};
+use engram_core::project::{self, Project};
+use engram_core::EngramHome;
+use tempfile::TempDir;
+use thirtyfour::WebDriver;
+
+use crate::harness::{self, target_dir, TestResult};
+
+pub struct Sandbox {
+    _root: TempDir,
+    /// ENGRAM_HOME.
+    pub home: PathBuf,
+    /// $HOME for the app and the CLI, so the machine's own agent transcripts never leak in.
+    pub user_home: PathBuf,
+    root: PathBuf,
+}
+
+impl Sandbox {
+    pub fn new() -> TestResult<Sandbox> {
+        let dir = tempfile::Builder::new().prefix("engram-e2e-").tempdir()?;
+        let root = dir.path().canonicalize()?;
+        let home = root.join("engram-home");
+        let user_home = root.join("user-home");
+        std::fs::create_dir_all(&home)?;
+        std::fs::create_dir_all(&user_home)?;
+        Ok(Sandbox { _root: dir, home, user_home, root })
+    }
+
+    fn engram_home(&self) -> EngramHome {
+        EngramHome::new(&self.home)
+    }
+
+    /// A fresh git repository `<name>` (no remote), registered as a project in this home.
+    pub fn add_project(&self, name: &str) -> TestResult<Project> {
+        let repo = self.root.join(name);
+        std::fs::create_dir_all(&repo)?;
+        let status = Command::new("git").args(["init", "-q"]).current_dir(&repo).status()?;
+        ensure!(status.success(), "git init failed in {}", repo.display());
+        let project = project::resolve(&repo)?;
+        project::register(&self.engram_home(), &project)?;
+        Ok(project)
+    }
+
+    fn store(&self, project: Option<&Project>) -> Store {
+        Store::new(self.engram_home(), project.cloned())
+    }
+
+    /// Saves a user-scope memory through the store.
+    pub fn save_user(&self, name: &str, kind: &str, description: &str, body: &str) -> TestResult {
+        self.save(None, name, kind, description, body)
+    }
+
+    /// Saves a memory in `project`'s scope through the store.
+    pub fn save_project(&self, project: &Project, name: &str, kind: &str, description: &str, body: &str) -> TestResult {
+        self.save(Some(project), name, kind, description, body)
+    }
+
+    fn save(&self, project: Option<&Project>, name: &str, kind: &str, description: &str, body: &str) -> TestResult {
+        let scope = if project.is_some() { Scope::Project } else { Scope::User };
+        let draft = MemoryDraft {
+            name: name.into(),
+            kind: kind.into(),
+            description: description.into(),
+            body: body.into(),
+            tags: vec![],
+        };
+        self.store(project).save(scope, draft, chrono::Utc::now())?;
+        Ok(())
+    }
+
+    /// Where a user memory lives on disk.
+    pub fn user_memory_file(&self, name: &str) -> PathBuf {
+        self.engram_home().user_memory_dir().join(format!("{name}.md"))
+    }
+
+    /// Where a project memory lives on disk.
+    pub fn project_memory_file(&self, project: &Project, name: &str) -> PathBuf {
+        self.engram_home().project_memory_dir(&project.slug).join(format!("{name}.md"))
+    }
+
+    /// The archived versions of a user memory, as the store lists them.
+    pub fn user_archive(&self, name: &str) -> TestResult<Vec<PathBuf>> {
+        let versions = self.store(None).versions(Scope::User, Some(name))?;
+        Ok(versions.into_iter().map(|v| v.path).collect())
+    }
+
+    /// Makes the embedding model available as `ENGRAM_HOME/models` (from `ENGRAM_TEST_MODELS`).
+    pub fn with_models(&self) -> TestResult {
+        let dir = std::env::var_os("ENGRAM_TEST_MODELS").map(PathBuf::from).ok_or(
+            "ENGRAM_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set ENGRAM_TEST_MODELS=DIR (scripts/test.sh does both)",
+        )?;
+        ensure!(
+            dir.join("onnxruntime/libonnxruntime.so.1.24.4").is_file() && dir.join("all-MiniLM-L6-v2/model.onnx").is_file(),
+            "embedding assets missing under ENGRAM_TEST_MODELS={}: run scripts/fetch-models.sh {0}",
+            dir.display()
+        );
+        std::os::unix::fs::symlink(&dir, self.engram_home().models_dir())?;
+        Ok(())
+    }
+
+    /// The real `engram` binary with `--home` set to this sandbox and `--cwd` to `cwd`.
+    pub fn engram(&self, cwd: &Path) -> TestResult<Command> {
+        let bin = target_dir().join("debug").join("engram");
+        ensure!(
+            bin.is_file(),
+            "the engram binary is missing at {}: build it with `cargo build -p engram-cli` (scripts/e2e.sh does)",
+            bin.display()
+        );
+        let mut cmd = Command::new(bin);
+        cmd.env_remove("ENGRAM_HOME")
+            .env_remove("ENGRAM_MODELS_DIR")
+            .env("HOME", &self.user_home)
+            .arg("--home")
+            .arg(&self.home)
+            .arg("--cwd")
+            .arg(cwd);
+        Ok(cmd)
+    }
+
+    /// Runs `engram ARGS` in `cwd` and fails with its stderr when it fails.
+    pub fn run_engram(&self, cwd: &Path, args: &[&str]) -> TestResult<String> {
+        let out = self.engram(cwd)?.args(args).output()?;
+        ensure!(
+            out.status.success(),
+            "engram {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// Launches the app on this sandbox and runs `scenario` (see `harness::run`).
+    pub async fn run<F, Fut>(&self, test: &str, scenario: F) -> TestResult
+    where
+        F: FnOnce(WebDriver) -> Fut,
+        Fut: std::future::Future<Output = TestResult> + Send + 'static,
+    {
+        harness::run(test, &self.home, &[("HOME", &self.user_home)], scenario).await
+    }
+}

@@ -1,0 +1,117 @@
+// Trust anchors: USER.md (your standing instructions) and a project's .engram/ENGRAM.md. Agents
+// read them in full every turn; only you write them.
+//
+// data-testid:
+//   anchor-view       the view            anchor-title     heading       anchor-path   file location
+//   anchor-body       rendered markdown   anchor-missing   "does not exist yet" state
+//   anchor-create     create from skeleton                anchor-edit   edit button
+//   anchor-editor     the textarea        anchor-save      save          anchor-cancel  cancel
+//   anchor-error      inline error (data-code)             anchor-skeleton  "still the skeleton" note
+
+import { call } from './api.js';
+import { h, clear, setSafeHtml } from './dom.js';
+import { toast } from './dialog.js';
+
+export function createAnchorView(app) {
+  let project = null;
+  let anchor = null;
+  let editing = false;
+
+  const el = h('section', { class: 'view anchor-view', testid: 'anchor-view' });
+
+  function heading() {
+    return project ? `${app.projectName(project)} · ENGRAM.md` : 'USER.md';
+  }
+
+  function explanation() {
+    return project
+      ? 'Project context every agent reads in this repository. It lives in the repo, so the team shares it through git.'
+      : 'Your own standing instructions for every coding agent. Agents read it every turn and never write it.';
+  }
+
+  async function load() {
+    editing = false;
+    try {
+      anchor = await call('get_anchor', { project });
+      render();
+    } catch (e) {
+      anchor = null;
+      clear(el, header(), h('div', { class: 'view-body' }, h('div', { class: 'error-box', testid: 'anchor-error', dataset: { code: e.code } }, e.message)));
+    }
+  }
+
+  function header(actions = null) {
+    return h('header', { class: 'view-header' },
+      h('div', { class: 'view-titles' }, h('h1', { testid: 'anchor-title' }, heading()),
+        h('span', { class: 'subtitle' }, explanation())),
+      h('div', { class: 'view-actions' }, actions));
+  }
+
+  function render() {
+    if (!anchor.exists) {
+      clear(el, header(), h('div', { class: 'view-body' },
+        h('div', { class: 'empty-state', testid: 'anchor-missing' },
+          h('div', { class: 'empty-title' }, `${project ? 'ENGRAM.md' : 'USER.md'} does not exist yet`),
+          h('p', {}, 'Create it from a short skeleton, then fill in what every agent should know.'),
+          h('p', { class: 'mono muted small' }, anchor.path),
+          h('button', { class: 'btn btn-primary', testid: 'anchor-create', onClick: create }, 'Create from skeleton'))));
+      return;
+    }
+    const body = h('article', { class: 'markdown anchor-body', testid: 'anchor-body' });
+    setSafeHtml(body, anchor.html);
+    clear(el,
+      header(h('button', { class: 'btn btn-primary', testid: 'anchor-edit', onClick: edit }, 'Edit')),
+      h('div', { class: 'view-body scroll' },
+        anchor.untouched ? h('div', { class: 'banner', testid: 'anchor-skeleton' }, 'Still the untouched skeleton, so agents do not get it yet. Edit it to say something.') : null,
+        h('div', { class: 'anchor-path mono', testid: 'anchor-path' }, anchor.path),
+        body));
+  }
+
+  async function create() {
+    try {
+      anchor = await call('init_anchor', { project });
+      toast('Created from the skeleton', 'success');
+      edit();
+    } catch (e) {
+      toast(e.message, 'error', 7000);
+    }
+  }
+
+  function edit() {
+    editing = true;
+    const text = h('textarea', { class: 'input mono anchor-editor', testid: 'anchor-editor', spellcheck: 'false', 'aria-label': `${heading()} text` });
+    text.value = anchor.text;
+    const error = h('div', { class: 'form-error', testid: 'anchor-error', hidden: true, role: 'alert' });
+    const save = async () => {
+      try {
+        anchor = await call('save_anchor', { project, text: text.value });
+        editing = false;
+        toast('Saved', 'success', 2000);
+        render();
+      } catch (e) {
+        error.hidden = false;
+        error.dataset.code = e.code;
+        error.textContent = e.message;
+        text.focus();
+      }
+    };
+    const cancel = () => { editing = false; render(); };
+    text.addEventListener('keydown', (e) => {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') { e.preventDefault(); save(); }
+      if (e.key === 'Escape' && text.value === anchor.text) { e.preventDefault(); e.stopPropagation(); cancel(); }
+    });
+    clear(el,
+      header([h('button', { class: 'btn', testid: 'anchor-cancel', onClick: cancel }, 'Cancel'),
+        h('button', { class: 'btn btn-primary', testid: 'anchor-save', onClick: save }, 'Save')]),
+      h('div', { class: 'view-body anchor-edit' }, error, text));
+    text.focus();
+  }
+
+  return {
+    el,
+    show: (slug) => { project = slug || null; load(); },
+    onChange: (change) => {
+      if (change.kind === 'user_anchor_changed' && !project && !editing && el.isConnected) load();
+    },
+  };
+}

@@ -1,0 +1,216 @@
+// Archive: every prior version per memory (kept on each overwrite and delete), a diff against
+// the current file, restore, and prune by the configured policy with an exact preview.
+//
+// data-testid:
+//   archive-view          the view                 archive-location    scope/project picker
+//   archive-filter        filter by memory name    archive-list        versions grouped by memory
+//   archive-memory        a memory group (data-name, data-deleted)
+//   archive-version       a version row (data-name, data-version, data-selected)
+//   archive-empty         no versions              archive-diff        the diff pane
+//   archive-diff-line     a diff line (data-kind = equal | insert | delete)
+//   archive-diff-summary  "+N −M against the current file"
+//   archive-restore       restore the selected version
+//   archive-prune         "Prune…" (opens the preview)  prune-preview  list of what goes (in the dialog)
+
+import { call, sameLocation } from './api.js';
+import { h, clear, absoluteTime, relativeTime, formatBytes, debounce } from './dom.js';
+import { confirmDialog, toast } from './dialog.js';
+
+export function createArchiveView(app) {
+  let location = { scope: 'user', project: null };
+  let versions = [];
+  let selected = null; // { name, version }
+
+  const picker = h('select', { class: 'select', testid: 'archive-location', 'aria-label': 'Whose archive' });
+  const filter = h('input', { class: 'input filter', type: 'search', testid: 'archive-filter', placeholder: 'Filter by memory name', 'aria-label': 'Filter archived memories' });
+  const prune = h('button', { class: 'btn', testid: 'archive-prune', onClick: () => startPrune() }, 'Prune…');
+  const listEl = h('div', { class: 'archive-list', testid: 'archive-list', tabindex: '0', role: 'listbox', 'aria-label': 'Archived versions' });
+  const diffPane = h('div', { class: 'detail-pane archive-diff', testid: 'archive-diff' });
+  const subtitle = h('span', { class: 'subtitle' });
+
+  const el = h('section', { class: 'view archive-view', testid: 'archive-view' },
+    h('header', { class: 'view-header' },
+      h('div', { class: 'view-titles' }, h('h1', {}, 'Archive'), subtitle),
+      h('div', { class: 'view-actions' }, picker, prune)),
+    h('div', { class: 'split' },
+      h('div', { class: 'list-pane' }, h('div', { class: 'list-tools' }, filter), listEl),
+      diffPane));
+
+  picker.addEventListener('change', () => {
+    const v = picker.value;
+    location = v ? { scope: 'project', project: v } : { scope: 'user', project: null };
+    selected = null;
+    load();
+  });
+  filter.addEventListener('input', debounce(() => renderList(), 60));
+  listEl.addEventListener('keydown', (e) => {
+    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+    e.preventDefault();
+    const flat = visible();
+    if (!flat.length) return;
+    let i = flat.findIndex((v) => selected && v.name === selected.name && v.version === selected.version);
+    i = i === -1 ? 0 : Math.min(flat.length - 1, Math.max(0, i + (e.key === 'ArrowDown' ? 1 : -1)));
+    choose(flat[i]);
+  });
+
+  function fillLocations() {
+    const current = location.scope === 'project' ? location.project : '';
+    clear(picker, h('option', { value: '' }, 'User memories'), app.projects.map((p) => h('option', { value: p.slug }, p.name)));
+    picker.value = app.projects.some((p) => p.slug === current) ? current : '';
+    if (!picker.value) location = { scope: 'user', project: null };
+  }
+
+  function visible() {
+    const needle = filter.value.trim().toLowerCase();
+    return needle ? versions.filter((v) => v.name.includes(needle)) : versions;
+  }
+
+  async function load() {
+    try {
+      versions = await call('list_versions', { location, name: null });
+    } catch (e) {
+      versions = [];
+      toast(e.message, 'error');
+    }
+    const names = new Set(versions.map((v) => v.name));
+    subtitle.textContent = `${versions.length} version${versions.length === 1 ? '' : 's'} of ${names.size} memor${names.size === 1 ? 'y' : 'ies'} · restorable`;
+    renderList();
+    if (selected && !versions.some((v) => v.name === selected.name && v.version === selected.version)) selected = null;
+    if (!selected) renderDiffEmpty(); else showDiff();
+  }
+
+  function renderList() {
+    const shown = visible();
+    if (!shown.length) {
+      clear(listEl, h('div', { class: 'empty-state', testid: 'archive-empty' },
+        h('div', { class: 'empty-title' }, versions.length ? 'No match' : 'The archive is empty'),
+        h('p', {}, versions.length ? 'No archived memory matches the filter.' : 'Every overwrite and delete keeps the prior version here, so nothing is lost.')));
+      return;
+    }
+    const groups = new Map();
+    for (const v of shown) {
+      if (!groups.has(v.name)) groups.set(v.name, []);
+      groups.get(v.name).push(v);
+    }
+    clear(listEl, [...groups.entries()].sort((a, b) => a[0].localeCompare(b[0])).map(([name, vs]) => {
+      const deleted = !vs[0].current_exists;
+      return h('div', { class: 'archive-memory', testid: 'archive-memory', dataset: { name, deleted: deleted ? 'true' : 'false' } },
+        h('div', { class: 'group-header' }, h('span', { class: 'group-name mono' }, name),
+          deleted ? h('span', { class: 'badge badge-warn' }, 'deleted') : null,
+          h('span', { class: 'group-count' }, String(vs.length))),
+        vs.map((v) => {
+          const isSel = selected && selected.name === v.name && selected.version === v.version;
+          return h('div', {
+            class: `version-row${isSel ? ' selected' : ''}`, role: 'option', 'aria-selected': isSel ? 'true' : 'false',
+            testid: 'archive-version', dataset: { name: v.name, version: v.version, selected: isSel ? 'true' : 'false' },
+            onClick: () => choose(v),
+          },
+            h('span', { title: absoluteTime(v.archived_at) }, absoluteTime(v.archived_at)),
+            h('span', { class: 'muted' }, `${relativeTime(v.archived_at)} · ${formatBytes(v.size)}`));
+        }));
+    }));
+  }
+
+  function choose(v) {
+    selected = { name: v.name, version: v.version };
+    renderList();
+    const row = listEl.querySelector('[data-selected="true"]');
+    if (row) row.scrollIntoView({ block: 'nearest' });
+    showDiff();
+  }
+
+  function renderDiffEmpty() {
+    clear(diffPane, h('div', { class: 'empty-state', testid: 'detail-empty' },
+      h('div', { class: 'empty-title' }, 'Pick a version'),
+      h('p', {}, 'See how it differs from the current file, and restore it if you want it back.')));
+  }
+
+  async function showDiff() {
+    const want = selected;
+    let d;
+    try {
+      d = await call('version_diff', { location, name: want.name, version: want.version });
+    } catch (e) {
+      clear(diffPane, h('div', { class: 'error-box' }, e.message));
+      return;
+    }
+    if (selected !== want) return;
+    const v = versions.find((x) => x.name === want.name && x.version === want.version);
+    const summary = d.current_exists
+      ? `+${d.diff.inserted} −${d.diff.deleted} lines, from this version to the current file`
+      : 'The memory is deleted; restoring brings this version back';
+    const lines = d.diff.hunks.length
+      ? d.diff.hunks.map((hunk, i) => h('div', { class: 'hunk' },
+          i > 0 ? h('div', { class: 'hunk-gap' }, '⋯') : null,
+          hunk.map((l) => h('div', { class: `diff-line diff-${l.kind}`, testid: 'archive-diff-line', dataset: { kind: l.kind } },
+            h('span', { class: 'ln' }, l.old_line ?? ''), h('span', { class: 'ln' }, l.new_line ?? ''),
+            h('span', { class: 'sign' }, l.kind === 'insert' ? '+' : l.kind === 'delete' ? '−' : ' '),
+            h('span', { class: 'code' }, l.text || ' ')))))
+      : [h('p', { class: 'muted' }, 'Identical to the current file.')];
+    clear(diffPane,
+      h('div', { class: 'detail-head' },
+        h('div', { class: 'detail-badges' }, h('span', { class: 'badge badge-scope' }, location.scope === 'user' ? 'user scope' : app.projectName(location.project))),
+        h('h2', { class: 'detail-name' }, want.name),
+        h('p', { class: 'detail-description' }, `Archived ${v ? absoluteTime(v.archived_at) : ''}`),
+        h('div', { class: 'detail-meta', testid: 'archive-diff-summary' }, summary),
+        h('div', { class: 'detail-actions' },
+          h('button', { class: 'btn btn-primary', testid: 'archive-restore', onClick: () => restore(want) }, d.current_exists ? 'Restore this version' : 'Restore memory'))),
+      h('div', { class: 'diff mono' }, lines));
+  }
+
+  async function restore(v) {
+    const ok = await confirmDialog({
+      title: `Restore ${v.name}?`,
+      message: 'This version becomes the current file. The current file, if any, is archived first, so this is undoable too.',
+      confirmLabel: 'Restore',
+    });
+    if (!ok) return;
+    try {
+      await call('restore_version', { location, name: v.name, version: v.version });
+      toast(`Restored ${v.name}`, 'success');
+      selected = null;
+      await load();
+    } catch (e) {
+      toast(e.message, 'error', 7000);
+    }
+  }
+
+  async function startPrune() {
+    let report;
+    try {
+      report = await call('prune_archive', { location, dryRun: true });
+    } catch (e) {
+      toast(e.message, 'error', 7000);
+      return;
+    }
+    if (!report.removed.length) {
+      toast(`Nothing to prune: all ${report.kept} versions are within the policy (archive.keep_versions, archive.max_age_days).`, 'info', 6000);
+      return;
+    }
+    const details = h('div', { class: 'prune-preview', testid: 'prune-preview' },
+      h('ul', {}, report.removed.map((v) => h('li', {}, h('span', { class: 'mono' }, v.name), h('span', { class: 'muted' }, ` ${absoluteTime(v.archived_at)} · ${formatBytes(v.size)}`)))));
+    const ok = await confirmDialog({
+      title: `Prune ${report.removed.length} archived version${report.removed.length === 1 ? '' : 's'}?`,
+      message: `These go for good; ${report.kept} stay. Policy: archive.keep_versions and archive.max_age_days in config.toml.`,
+      details, confirmLabel: 'Prune', danger: true,
+    });
+    if (!ok) return;
+    try {
+      const done = await call('prune_archive', { location, dryRun: false });
+      toast(`Pruned ${done.removed.length} version${done.removed.length === 1 ? '' : 's'}`, 'success');
+      await load();
+    } catch (e) {
+      toast(e.message, 'error', 7000);
+    }
+  }
+
+  return {
+    el,
+    show: (loc) => {
+      if (loc && !sameLocation(loc, location)) location = loc;
+      fillLocations();
+      load();
+    },
+    onChange: () => { if (el.isConnected) load(); },
+  };
+}

@@ -1,0 +1,113 @@
+// Compose preview: the exact block `engram compose` prints for a prompt in a project, with the
+// bytes each section takes and which memories the caps cut and why.
+//
+// data-testid:
+//   compose-view        the view              compose-prompt    the prompt box
+//   compose-project     the project picker    compose-output    the block (monospace, exact)
+//   compose-sections    section sizes table   compose-section   a row (data-kind)
+//   compose-selected    selected memories     compose-cut       a memory the caps cut (data-reason)
+//   compose-total       total bytes line      compose-notes     notes (fallbacks, left-out sources)
+//   compose-empty       nothing to show yet   compose-copy      copy the block
+
+import { call } from './api.js';
+import { h, clear, formatBytes, debounce } from './dom.js';
+import { toast } from './dialog.js';
+
+const CUT_REASONS = {
+  top_k: 'over the top_k limit',
+  max_bytes: 'over the max_bytes budget',
+};
+
+export function createComposeView(app) {
+  let seq = 0;
+  let lastText = '';
+  const prompt = h('textarea', { class: 'input compose-prompt', testid: 'compose-prompt', rows: 3, placeholder: 'What the agent is about to do, e.g. “fix the token refresh race in the auth middleware”', 'aria-label': 'Prompt' });
+  const project = h('select', { class: 'select', testid: 'compose-project', 'aria-label': 'Project (the agent’s working directory)' });
+  const total = h('div', { class: 'compose-total', testid: 'compose-total' });
+  const notes = h('div', { class: 'compose-notes', testid: 'compose-notes' });
+  const sections = h('div', { class: 'compose-side' });
+  const output = h('pre', { class: 'compose-output mono', testid: 'compose-output', tabindex: '0' });
+  const copy = h('button', { class: 'btn', testid: 'compose-copy', onClick: copyBlock }, 'Copy block');
+
+  const el = h('section', { class: 'view compose-view', testid: 'compose-view' },
+    h('header', { class: 'view-header' },
+      h('div', { class: 'view-titles' }, h('h1', {}, 'Compose preview'),
+        h('span', { class: 'subtitle' }, 'Exactly what an agent receives for one turn (engram compose)'))),
+    h('div', { class: 'compose-inputs' },
+      h('label', { class: 'field field-grow' }, h('span', { class: 'field-label' }, 'Prompt'), prompt),
+      h('label', { class: 'field compose-project-field' }, h('span', { class: 'field-label' }, 'Working in'), project)),
+    h('div', { class: 'compose-body' },
+      h('div', { class: 'compose-block' }, h('div', { class: 'block-head' }, total, copy), output),
+      h('aside', { class: 'compose-aside' }, sections, notes)));
+
+  const refresh = debounce(run, 150);
+  prompt.addEventListener('input', refresh);
+  project.addEventListener('change', run);
+
+  function fillProjects() {
+    const current = project.value;
+    clear(project, h('option', { value: '' }, 'No project (user scope only)'),
+      app.projects.map((p) => h('option', { value: p.slug }, p.name)));
+    if (app.projects.some((p) => p.slug === current)) project.value = current;
+  }
+
+  async function run() {
+    const mine = ++seq;
+    try {
+      const c = await call('compose_preview', { prompt: prompt.value, project: project.value || null });
+      if (mine !== seq) return;
+      render(c);
+    } catch (e) {
+      if (mine !== seq) return;
+      clear(output, h('span', { class: 'error' }, e.message));
+    }
+  }
+
+  function render(c) {
+    lastText = c.text;
+    if (c.text.trim()) {
+      output.textContent = c.text;
+      output.classList.remove('is-empty');
+    } else {
+      clear(output, h('span', { class: 'muted', testid: 'compose-empty' }, 'The block is empty: no anchors and no memories yet. Agents get nothing extra this turn.'));
+      output.classList.add('is-empty');
+    }
+    total.textContent = `${formatBytes(c.bytes)} · ${c.selected.length} memor${c.selected.length === 1 ? 'y' : 'ies'} · ${c.strategy}${c.project ? ` · ${app.projectName(c.project)}` : ''}`;
+    clear(sections,
+      h('h3', {}, 'Sections'),
+      h('table', { class: 'table', testid: 'compose-sections' },
+        h('tbody', {}, c.sections.length ? c.sections.map((s) => h('tr', { testid: 'compose-section', dataset: { kind: s.kind } },
+          h('td', {}, s.heading), h('td', { class: 'num' }, formatBytes(s.bytes)))) : h('tr', {}, h('td', { class: 'muted' }, 'No sections')))),
+      h('h3', {}, 'Selected memories'),
+      h('ul', { class: 'compose-list', testid: 'compose-selected' },
+        c.selected.length ? c.selected.map((m) => h('li', {},
+          h('span', { class: 'mono' }, m.name), h('span', { class: 'badge badge-scope' }, m.scope),
+          h('span', { class: 'num muted' }, `${m.score.toFixed(2)} · ${formatBytes(m.bytes)}`))) : h('li', { class: 'muted' }, 'None ranked above zero for this prompt')),
+      h('h3', {}, 'Cut by the caps'),
+      h('ul', { class: 'compose-list' },
+        c.cut.length ? c.cut.map((m) => h('li', { testid: 'compose-cut', dataset: { reason: m.reason } },
+          h('span', { class: 'mono' }, m.name), h('span', { class: 'badge badge-warn' }, CUT_REASONS[m.reason] || m.reason),
+          h('span', { class: 'num muted' }, `${m.score.toFixed(2)} · ${formatBytes(m.bytes)}`))) : h('li', { class: 'muted' }, 'Nothing was cut')));
+    clear(notes, c.notes.map((n) => h('p', { class: 'note' }, n)));
+  }
+
+  async function copyBlock() {
+    try {
+      await navigator.clipboard.writeText(lastText);
+      toast('Block copied', 'success', 2000);
+    } catch {
+      const range = document.createRange();
+      range.selectNodeContents(output);
+      const selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      toast('Selected the block: press Ctrl+C to copy', 'info');
+    }
+  }
+
+  return {
+    el,
+    show: () => { fillProjects(); run(); prompt.focus(); },
+    refresh: () => { fillProjects(); },
+  };
+}

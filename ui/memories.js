@@ -1,0 +1,463 @@
+// The memory list (grouped by type, filterable, windowed) and the detail pane (safe rendered
+// markdown, in-place editing saved through the store, editor/folder/delete actions).
+//
+// data-testid:
+//   memories-view          the view            memories-title      its heading
+//   memories-count         "N memories"        memory-new          New memory button
+//   memory-filter          filter box          memory-list         the scrolling list
+//   memory-group           a type header (data-type, contains memory-group-count)
+//   memory-row             a memory (data-name, data-scope, data-selected)
+//   memory-list-empty      empty / no-match state
+//   memory-detail          the detail pane     detail-empty        nothing selected
+//   detail-name  detail-type  detail-scope  detail-description  detail-updated  detail-body
+//   detail-edit  detail-open-editor  detail-reveal  detail-delete  detail-error  detail-stale
+//   memory-form            the edit form       form-name  form-type  form-description  form-body
+//   form-save  form-cancel  form-error (data-code = the shell's error code)
+
+import { call, sameLocation } from './api.js';
+import { h, clear, setSafeHtml, relativeTime, absoluteTime, debounce } from './dom.js';
+import { confirmDialog, toast } from './dialog.js';
+import { VirtualList } from './virtual-list.js';
+
+const TYPE_ORDER = ['user', 'feedback', 'project', 'reference'];
+const UNREADABLE = '\u0000unreadable';
+const HEADER_HEIGHT = 34;
+const ROW_HEIGHT = 58;
+
+function typeRank(type) {
+  const i = TYPE_ORDER.indexOf(type);
+  return i === -1 ? TYPE_ORDER.length : i;
+}
+
+function compareTypes(a, b) {
+  if (a === UNREADABLE) return 1;
+  if (b === UNREADABLE) return -1;
+  return typeRank(a) - typeRank(b) || a.localeCompare(b);
+}
+
+export function createMemoriesView(app) {
+  let location = null;
+  let rows = [];
+  let selected = null;        // name of the selected memory
+  let detail = null;          // the loaded MemoryDetail
+  let editing = null;         // { original, isNew } while the form is open
+  let loadSeq = 0;
+
+  const title = h('h1', { testid: 'memories-title' });
+  const count = h('span', { class: 'subtitle', testid: 'memories-count' });
+  const newButton = h('button', { class: 'btn btn-primary', testid: 'memory-new', onClick: () => startNew() }, '+ New memory');
+  const filter = h('input', {
+    class: 'input filter', type: 'search', testid: 'memory-filter', placeholder: 'Filter by name, type or description',
+    'aria-label': 'Filter memories', spellcheck: 'false',
+  });
+  const list = new VirtualList({
+    className: 'memory-list', testid: 'memory-list',
+    heightOf: (item) => (item.header ? HEADER_HEIGHT : ROW_HEIGHT),
+    render: renderItem,
+  });
+  list.el.tabIndex = 0;
+  list.el.setAttribute('role', 'listbox');
+  list.el.setAttribute('aria-label', 'Memories');
+  const empty = h('div', { class: 'empty-state list-empty', testid: 'memory-list-empty', hidden: true });
+  const pane = h('div', { class: 'detail-pane', testid: 'memory-detail' });
+
+  const el = h('section', { class: 'view memories-view', testid: 'memories-view' },
+    h('header', { class: 'view-header' },
+      h('div', { class: 'view-titles' }, title, count),
+      h('div', { class: 'view-actions' }, newButton)),
+    h('div', { class: 'split' },
+      h('div', { class: 'list-pane' }, h('div', { class: 'list-tools' }, filter), list.el, empty),
+      pane));
+
+  filter.addEventListener('input', debounce(() => refreshList(), 60));
+  filter.addEventListener('keydown', (e) => {
+    if (e.key === 'ArrowDown') { e.preventDefault(); list.el.focus(); moveSelection(selected ? 0 : 1); }
+  });
+  list.el.addEventListener('keydown', (e) => {
+    if (e.key === 'ArrowDown') { e.preventDefault(); moveSelection(1); }
+    else if (e.key === 'ArrowUp') { e.preventDefault(); moveSelection(-1); }
+    else if (e.key === 'Enter' && selected) { e.preventDefault(); const first = pane.querySelector('button'); if (first) first.focus(); }
+    else if (e.key === 'Delete' && selected && detail) { e.preventDefault(); deleteSelected(); }
+  });
+
+  function visibleItems() {
+    const needle = filter.value.trim().toLowerCase();
+    const matching = needle
+      ? rows.filter((r) => r.name.includes(needle) || r.type.includes(needle) || r.description.toLowerCase().includes(needle))
+      : rows;
+    const groups = new Map();
+    for (const r of matching) {
+      const key = r.error ? UNREADABLE : r.type;
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(r);
+    }
+    const items = [];
+    for (const type of [...groups.keys()].sort(compareTypes)) {
+      const members = groups.get(type);
+      items.push({ header: true, type, count: members.length });
+      for (const r of members) items.push({ row: r });
+    }
+    return { items, matching: matching.length };
+  }
+
+  let items = [];
+  function refreshList() {
+    const visible = visibleItems();
+    items = visible.items;
+    list.setItems(items);
+    const total = rows.length;
+    count.textContent = filter.value.trim()
+      ? `${visible.matching} of ${total} ${total === 1 ? 'memory' : 'memories'}`
+      : `${total} ${total === 1 ? 'memory' : 'memories'}`;
+    if (total === 0) {
+      showEmpty('No memories here yet', location && location.scope === 'project'
+        ? 'Agents working in this project save memories here. You can also create one.'
+        : 'Memories saved by your agents for every project appear here. You can also create one.', true);
+    } else if (visible.matching === 0) {
+      showEmpty('No match', `Nothing in this list matches “${filter.value.trim()}”.`, false);
+    } else {
+      empty.hidden = true;
+      list.el.hidden = false;
+    }
+  }
+
+  function showEmpty(heading, text, offerNew) {
+    list.el.hidden = true;
+    empty.hidden = false;
+    clear(empty, h('div', { class: 'empty-title' }, heading), h('p', {}, text),
+      offerNew ? h('button', { class: 'btn', onClick: () => startNew() }, 'New memory') : null);
+  }
+
+  function renderItem(item) {
+    if (item.header) {
+      const label = item.type === UNREADABLE ? 'unreadable' : item.type;
+      return h('div', { class: 'group-header', testid: 'memory-group', dataset: { type: label } },
+        h('span', { class: 'group-name' }, label),
+        h('span', { class: 'group-count', testid: 'memory-group-count' }, String(item.count)));
+    }
+    const r = item.row;
+    const isSelected = r.name === selected;
+    return h('div', {
+      class: `memory-row${isSelected ? ' selected' : ''}${r.error ? ' broken' : ''}`,
+      role: 'option', 'aria-selected': isSelected ? 'true' : 'false',
+      testid: 'memory-row', dataset: { name: r.name, scope: r.scope, selected: isSelected ? 'true' : 'false' },
+      onClick: () => { select(r.name); list.el.focus(); },
+    },
+      h('div', { class: 'row-top' },
+        h('span', { class: 'row-name' }, r.name),
+        h('span', { class: 'row-time' }, r.updated ? relativeTime(r.updated) : '')),
+      h('div', { class: 'row-description' }, r.error ? `Does not parse: ${r.error}` : r.description));
+  }
+
+  function moveSelection(delta) {
+    const memoryIndexes = [];
+    items.forEach((it, i) => { if (it.row) memoryIndexes.push(i); });
+    if (!memoryIndexes.length) return;
+    let at = memoryIndexes.findIndex((i) => items[i].row.name === selected);
+    at = at === -1 ? (delta > 0 ? 0 : memoryIndexes.length - 1) : Math.min(memoryIndexes.length - 1, Math.max(0, at + delta));
+    const index = memoryIndexes[at];
+    select(items[index].row.name);
+    list.scrollToIndex(index);
+  }
+
+  async function select(name, { force = false } = {}) {
+    if (editing && editing.isDirty && editing.isDirty() && !force) {
+      const leave = await confirmDialog({ title: 'Discard changes?', message: 'Your edits to this memory are not saved.', confirmLabel: 'Discard', danger: true });
+      if (!leave) return;
+    }
+    editing = null;
+    selected = name;
+    list.paint();
+    await loadDetail();
+  }
+
+  async function loadDetail() {
+    const seq = ++loadSeq;
+    if (!selected) { renderNothingSelected(); return; }
+    const row = rows.find((r) => r.name === selected);
+    try {
+      const d = await call('get_memory', { memory: { ...location, name: selected } });
+      if (seq !== loadSeq) return;
+      detail = d;
+      renderDetail();
+    } catch (e) {
+      if (seq !== loadSeq) return;
+      detail = null;
+      renderDetailError(row, e);
+    }
+  }
+
+  function renderNothingSelected() {
+    detail = null;
+    clear(pane, h('div', { class: 'empty-state', testid: 'detail-empty' },
+      h('div', { class: 'empty-title' }, 'No memory selected'),
+      h('p', {}, 'Pick a memory on the left, or press ', h('kbd', {}, 'Ctrl'), ' ', h('kbd', {}, 'K'), ' to search all of them.')));
+  }
+
+  function ref() {
+    return { ...location, name: selected };
+  }
+
+  function actions() {
+    return h('div', { class: 'detail-actions' },
+      h('button', { class: 'btn btn-primary', testid: 'detail-edit', onClick: () => startEdit() }, 'Edit'),
+      h('button', { class: 'btn', testid: 'detail-open-editor', onClick: () => openInEditor(ref()) }, 'Open in editor'),
+      h('button', { class: 'btn', testid: 'detail-reveal', onClick: () => reveal(ref()) }, 'Reveal in folder'),
+      h('button', { class: 'btn btn-ghost-danger', testid: 'detail-delete', onClick: () => deleteSelected() }, 'Delete'));
+  }
+
+  function renderDetail(stale = false) {
+    const d = detail;
+    const body = h('article', { class: 'markdown', testid: 'detail-body' });
+    setSafeHtml(body, d.html || '');
+    if (!d.body.trim()) clear(body, h('p', { class: 'muted' }, 'This memory has no body.'));
+    clear(pane,
+      stale ? h('div', { class: 'banner', testid: 'detail-stale' }, 'This memory changed on disk while you were editing.') : null,
+      h('div', { class: 'detail-head' },
+        h('div', { class: 'detail-badges' },
+          h('span', { class: `badge badge-type type-${d.type}`, testid: 'detail-type' }, d.type),
+          h('span', { class: 'badge badge-scope', testid: 'detail-scope' }, d.scope === 'user' ? 'user scope' : 'project scope')),
+        h('h2', { class: 'detail-name', testid: 'detail-name' }, d.name),
+        h('p', { class: 'detail-description', testid: 'detail-description' }, d.description),
+        h('div', { class: 'detail-meta' },
+          d.created ? h('span', { title: absoluteTime(d.created) }, `Created ${relativeTime(d.created)}`) : null,
+          d.updated ? h('span', { testid: 'detail-updated', title: absoluteTime(d.updated) }, `Updated ${relativeTime(d.updated)}`) : null,
+          d.tags && d.tags.length ? h('span', {}, d.tags.map((t) => `#${t}`).join(' ')) : null),
+        actions()),
+      body,
+      h('div', { class: 'detail-path', title: d.path }, d.path));
+  }
+
+  function renderDetailError(row, e) {
+    clear(pane, h('div', { class: 'detail-head' },
+      h('h2', { class: 'detail-name', testid: 'detail-name' }, selected),
+      h('div', { class: 'error-box', testid: 'detail-error', dataset: { code: e.code } },
+        e.code === 'not_found' ? 'This memory no longer exists on disk. It may have been deleted or renamed; deleted memories can be restored from Archive.' : e.message),
+      e.code === 'not_found' ? null : h('div', { class: 'detail-actions' },
+        h('button', { class: 'btn', testid: 'detail-open-editor', onClick: () => openInEditor(ref()) }, 'Open in editor'),
+        h('button', { class: 'btn', testid: 'detail-reveal', onClick: () => reveal(ref()) }, 'Reveal in folder'))));
+  }
+
+  function knownTypes() {
+    const types = new Set(TYPE_ORDER);
+    for (const r of rows) if (r.type) types.add(r.type);
+    return [...types];
+  }
+
+  function startNew() {
+    if (!location) return;
+    const go = () => {
+      editing = { original: null, isNew: true };
+      selected = null;
+      list.paint();
+      renderForm({ name: '', type: location.scope === 'user' ? 'user' : 'project', description: '', body: '' });
+    };
+    if (editing && editing.isDirty && editing.isDirty()) {
+      confirmDialog({ title: 'Discard changes?', message: 'Your edits are not saved.', confirmLabel: 'Discard', danger: true }).then((ok) => ok && go());
+    } else go();
+  }
+
+  function startEdit() {
+    if (!detail) return;
+    editing = { original: detail.name, isNew: false };
+    renderForm({ name: detail.name, type: detail.type, description: detail.description, body: detail.body, tags: detail.tags });
+  }
+
+  function renderForm(values) {
+    const datalistId = 'known-types';
+    const name = h('input', { class: 'input mono', testid: 'form-name', value: values.name, placeholder: 'kebab-case-name', spellcheck: 'false', 'aria-label': 'Name', autocomplete: 'off' });
+    const type = h('input', { class: 'input', testid: 'form-type', value: values.type, list: datalistId, 'aria-label': 'Type', spellcheck: 'false' });
+    const description = h('input', { class: 'input', testid: 'form-description', value: values.description, placeholder: 'One line: what this memory is for', 'aria-label': 'Description' });
+    const body = h('textarea', { class: 'input mono body-input', testid: 'form-body', 'aria-label': 'Body', spellcheck: 'false' });
+    body.value = values.body;
+    editing.isDirty = () => name.value !== values.name || type.value !== values.type
+      || description.value !== values.description || body.value !== values.body;
+    const error = h('div', { class: 'form-error', testid: 'form-error', role: 'alert', hidden: true });
+    const save = h('button', { class: 'btn btn-primary', testid: 'form-save', type: 'submit' }, editing.isNew ? 'Create memory' : 'Save');
+    const cancel = h('button', { class: 'btn', testid: 'form-cancel', type: 'button', onClick: () => cancelEdit() }, 'Cancel');
+    const field = (label, input, hint) => h('label', { class: 'field' }, h('span', { class: 'field-label' }, label), input, hint ? h('span', { class: 'field-hint' }, hint) : null);
+    const form = h('form', { class: 'memory-form', testid: 'memory-form' },
+      h('div', { class: 'form-head' }, h('h2', {}, editing.isNew ? 'New memory' : `Edit ${values.name}`),
+        h('span', { class: 'muted' }, location.scope === 'user' ? 'User scope' : `Project scope · ${app.projectName(location.project)}`)),
+      h('div', { class: 'form-row' },
+        field('Name', name, 'Lowercase letters, digits and hyphens; it is the file name.'),
+        field('Type', type, 'user, feedback, project, reference or your own label.')),
+      field('Description', description),
+      h('label', { class: 'field field-grow' }, h('span', { class: 'field-label' }, 'Body (markdown)'), body),
+      error,
+      h('div', { class: 'form-actions' }, h('span', { class: 'muted hint' }, h('kbd', {}, 'Ctrl'), ' ', h('kbd', {}, 'S'), ' to save · ', h('kbd', {}, 'Esc'), ' to cancel'), cancel, save),
+      h('datalist', { id: datalistId }, knownTypes().map((t) => h('option', { value: t }))));
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      save.disabled = true;
+      for (const input of [name, type, description, body]) input.classList.remove('invalid');
+      const draft = { name: name.value.trim(), type: type.value, description: description.value, body: body.value, tags: values.tags || [] };
+      try {
+        const result = await call('save_memory', { location, original: editing.original, draft });
+        const vector = result.vector;
+        const note = vector.status === 'skipped' ? ' (semantic vector skipped; bm25 still finds it)' : '';
+        toast(`Saved ${result.memory.name}${note}`, 'success');
+        editing = null;
+        upsertRow(result.memory);
+        if (draft.name !== values.name && values.name) removeRow(values.name);
+        selected = result.memory.name;
+        refreshList();
+        await loadDetail();
+      } catch (err) {
+        error.hidden = false;
+        error.dataset.code = err.code;
+        error.textContent = err.message;
+        const culprit = { invalid_name: name, already_exists: name, invalid_type: type, secret_detected: body }[err.code]
+          || (err.code === 'invalid_field' && /description/.test(err.message) ? description : null);
+        if (culprit) { culprit.classList.add('invalid'); culprit.focus(); }
+      } finally {
+        save.disabled = false;
+      }
+    });
+    form.addEventListener('keydown', (e) => {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') { e.preventDefault(); form.requestSubmit(); }
+      if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); cancelEdit(); }
+    });
+    clear(pane, form);
+    (editing.isNew ? name : body).focus();
+  }
+
+  async function cancelEdit() {
+    const ok = !editing.isDirty() || await confirmDialog({ title: 'Discard changes?', message: 'Anything you typed in this form will be lost.', confirmLabel: 'Discard', danger: true });
+    if (!ok) return;
+    editing = null;
+    if (selected) await loadDetail(); else renderNothingSelected();
+  }
+
+  async function deleteSelected() {
+    if (!selected) return;
+    const name = selected;
+    const ok = await confirmDialog({
+      title: `Delete ${name}?`,
+      message: 'It moves to the archive, so you can restore it from Archive at any time. Agents stop seeing it right away.',
+      confirmLabel: 'Move to archive', danger: true,
+    });
+    if (!ok) return;
+    try {
+      await call('forget_memory', { memory: { ...location, name } });
+      toast(`${name} moved to the archive`, 'success');
+      const index = items.findIndex((it) => it.row && it.row.name === name);
+      removeRow(name);
+      refreshList();
+      const next = items.slice(index).find((it) => it.row) || [...items].reverse().find((it) => it.row);
+      selected = next ? next.row.name : null;
+      list.paint();
+      await loadDetail();
+    } catch (e) {
+      toast(e.message, 'error');
+    }
+  }
+
+  function rowOf(memory) {
+    return { scope: memory.scope, project: location.project || null, name: memory.name, type: memory.type, description: memory.description, updated: memory.updated || memory.created, error: null };
+  }
+
+  function upsertRow(memory) {
+    const row = rowOf(memory);
+    const i = rows.findIndex((r) => r.name === row.name);
+    if (i === -1) { rows.push(row); rows.sort((a, b) => a.name.localeCompare(b.name)); } else rows[i] = row;
+  }
+
+  function removeRow(name) {
+    rows = rows.filter((r) => r.name !== name);
+  }
+
+  async function show(loc, { select: name = null } = {}) {
+    const changed = !sameLocation(loc, location);
+    location = { scope: loc.scope, project: loc.scope === 'project' ? loc.project : null };
+    title.textContent = location.scope === 'user' ? 'User memories' : app.projectName(location.project);
+    if (changed) {
+      filter.value = '';
+      editing = null;
+      selected = null;
+      rows = [];
+      list.setItems([]);
+      count.textContent = 'Loading…';
+      empty.hidden = true;
+      renderNothingSelected();
+    }
+    await reload();
+    if (name) {
+      filter.value = '';
+      refreshList();
+      selected = name;
+      const index = items.findIndex((it) => it.row && it.row.name === name);
+      list.scrollToIndex(index);
+      list.paint();
+      await loadDetail();
+    }
+  }
+
+  async function reload() {
+    const loc = location;
+    try {
+      const fresh = await call('list_memories', { location: loc });
+      if (!sameLocation(loc, location)) return;
+      rows = fresh;
+      refreshList();
+    } catch (e) {
+      rows = [];
+      refreshList();
+      showEmpty('Cannot list these memories', e.message, false);
+    }
+  }
+
+  // Live updates from the core watcher (see src-tauri/events.rs).
+  async function onChange(change) {
+    if (!location) return;
+    if (change.kind === 'rescan') { await reload(); return; }
+    if (change.kind !== 'saved' && change.kind !== 'removed') return;
+    const changeLocation = { scope: change.scope, project: change.project };
+    if (!sameLocation(changeLocation, location)) return;
+    if (change.kind === 'removed') {
+      removeRow(change.name);
+      refreshList();
+      if (change.name === selected && !editing) await loadDetail();
+      return;
+    }
+    try {
+      const d = await call('get_memory', { memory: { ...location, name: change.name } });
+      upsertRow(d);
+      refreshList();
+      if (change.name === selected) {
+        if (editing && !editing.isNew) {
+          if (!pane.querySelector('[data-testid="detail-stale"]')) pane.prepend(h('div', { class: 'banner', testid: 'detail-stale' }, 'This memory changed on disk while you were editing. Saving will keep your version; the other one goes to the archive.'));
+        } else if (!editing) {
+          detail = d;
+          renderDetail();
+        }
+      }
+    } catch {
+      await reload();
+    }
+  }
+
+  async function openInEditor(memoryRef) {
+    try {
+      const what = await call('open_in_editor', { memory: memoryRef });
+      toast(`Opened in ${what}`, 'info', 2500);
+    } catch (e) {
+      toast(e.message, 'error', 7000);
+    }
+  }
+
+  async function reveal(memoryRef) {
+    try {
+      await call('reveal_in_folder', { memory: memoryRef });
+    } catch (e) {
+      toast(e.message, 'error', 7000);
+    }
+  }
+
+  return {
+    el, show, onChange, openInEditor,
+    get location() { return location; },
+    hasUnsavedEdits: () => !!editing && !!editing.isDirty && editing.isDirty(),
+    focusFilter: () => filter.focus(),
+  };
+}

@@ -1,0 +1,163 @@
+// The search overlay (Ctrl/Cmd+K, or the tray's "Search memories…"): ranked in core by the
+// same ranker and strategy as `engram memory search`, as you type. Stale responses are dropped;
+// reopening shows the last query and its results.
+//
+// data-testid:
+//   search-overlay      the overlay          search-input       the query box
+//   search-project      the project picker (which project's memories join the user's)
+//   search-results      the result list      search-result      a row (data-name, data-scope, data-active)
+//   search-result-score its score            search-empty       no query / no match state
+//   search-status       strategy, count and core time          search-error  a failed search
+
+import { call } from './api.js';
+import { h, clear } from './dom.js';
+import { toast } from './dialog.js';
+
+export function createSearch(app) {
+  let seq = 0;
+  let shownSeq = 0;
+  let rows = [];
+  let active = 0;
+  let timer = null;
+  let open = false;
+
+  const input = h('input', { class: 'search-input', testid: 'search-input', type: 'text', placeholder: 'Search memories…', spellcheck: 'false', autocomplete: 'off', 'aria-label': 'Search memories', role: 'combobox', 'aria-expanded': 'true', 'aria-controls': 'search-results' });
+  const project = h('select', { class: 'select search-project', testid: 'search-project', 'aria-label': 'Project whose memories are searched with yours' });
+  const results = h('div', { class: 'search-results', id: 'search-results', testid: 'search-results', role: 'listbox' });
+  const status = h('div', { class: 'search-status', testid: 'search-status' });
+  const panel = h('div', { class: 'search-panel', role: 'dialog', 'aria-modal': 'true', 'aria-label': 'Search memories' },
+    h('div', { class: 'search-bar' }, h('span', { class: 'search-glyph', 'aria-hidden': 'true' }, '⌕'), input, project),
+    results,
+    h('div', { class: 'search-footer' },
+      h('span', { class: 'keys' }, h('kbd', {}, '↑'), h('kbd', {}, '↓'), ' move  ', h('kbd', {}, 'Enter'), ' open in editor  ', h('kbd', {}, 'Ctrl'), h('kbd', {}, 'Enter'), ' show  ', h('kbd', {}, 'Esc'), ' close'),
+      status));
+  const el = h('div', { class: 'search-overlay', testid: 'search-overlay', hidden: true, onMousedown: (e) => { if (e.target === el) close(); } }, panel);
+
+  input.addEventListener('input', () => schedule());
+  project.addEventListener('change', () => run());
+  panel.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); close(); }
+    else if (e.key === 'ArrowDown') { e.preventDefault(); move(1); }
+    else if (e.key === 'ArrowUp') { e.preventDefault(); move(-1); }
+    else if (e.key === 'Enter' && rows[active]) {
+      e.preventDefault();
+      if (e.ctrlKey || e.metaKey) showInApp(rows[active]); else openInEditor(rows[active]);
+    }
+  });
+
+  function fillProjects(preferred) {
+    const current = preferred !== undefined ? preferred : project.value;
+    clear(project, h('option', { value: '' }, 'User memories only'),
+      app.projects.map((p) => h('option', { value: p.slug }, `+ ${p.name}`)));
+    project.value = app.projects.some((p) => p.slug === current) ? current : '';
+  }
+
+  function schedule() {
+    clearTimeout(timer);
+    // Light debounce: a burst of keystrokes costs one search, a single one feels instant.
+    timer = setTimeout(run, 40);
+  }
+
+  async function run() {
+    const query = input.value;
+    const mine = ++seq;
+    if (!query.trim()) {
+      rows = [];
+      shownSeq = mine;
+      render(null);
+      return;
+    }
+    const started = performance.now();
+    try {
+      const result = await call('search_memories', { query, project: project.value || null, seq: mine });
+      if (result.seq < shownSeq || result.seq !== seq) return; // a newer query is in flight or shown
+      shownSeq = result.seq;
+      rows = result.rows;
+      active = 0;
+      lastRoundTrip = performance.now() - started;
+      render(result);
+    } catch (e) {
+      if (mine !== seq) return;
+      rows = [];
+      clear(results, h('div', { class: 'search-empty error', testid: 'search-error' }, e.message));
+    }
+  }
+  let lastRoundTrip = 0;
+
+  function render(result) {
+    if (!result) {
+      clear(results, h('div', { class: 'search-empty', testid: 'search-empty' },
+        'Type to rank memories the way an agent would get them.'));
+      status.textContent = '';
+      return;
+    }
+    if (!rows.length) {
+      clear(results, h('div', { class: 'search-empty', testid: 'search-empty' }, `No memory matches “${input.value.trim()}”.`));
+    } else {
+      clear(results, rows.map((r, i) => h('div', {
+        class: `search-result${i === active ? ' active' : ''}`, role: 'option', 'aria-selected': i === active ? 'true' : 'false',
+        testid: 'search-result', dataset: { name: r.name, scope: r.scope, active: i === active ? 'true' : 'false' },
+        onMousemove: () => { if (active !== i) { active = i; paintActive(); } },
+        onClick: () => showInApp(r),
+      },
+        h('div', { class: 'result-main' },
+          h('div', { class: 'result-top' },
+            h('span', { class: 'result-name' }, r.name),
+            h('span', { class: `badge badge-type type-${r.type}` }, r.type),
+            h('span', { class: 'badge badge-scope' }, r.scope === 'user' ? 'user' : app.projectName(r.project))),
+          h('div', { class: 'result-description' }, r.description)),
+        h('span', { class: 'result-score', testid: 'search-result-score', title: 'Normalized score (top result = 1.00)' }, r.score.toFixed(2)))));
+    }
+    const note = result.note ? ` · ${result.note}` : '';
+    status.textContent = `${rows.length} result${rows.length === 1 ? '' : 's'} · ${result.strategy} · ${(result.micros / 1000).toFixed(1)} ms core, ${lastRoundTrip.toFixed(0)} ms total${note}`;
+    status.title = status.textContent;
+    status.dataset.roundTripMs = lastRoundTrip.toFixed(1);
+  }
+
+  function paintActive() {
+    results.querySelectorAll('[data-testid="search-result"]').forEach((row, i) => {
+      const on = i === active;
+      row.classList.toggle('active', on);
+      row.dataset.active = on ? 'true' : 'false';
+      row.setAttribute('aria-selected', on ? 'true' : 'false');
+      if (on) row.scrollIntoView({ block: 'nearest' });
+    });
+  }
+
+  function move(delta) {
+    if (!rows.length) return;
+    active = Math.min(rows.length - 1, Math.max(0, active + delta));
+    paintActive();
+  }
+
+  async function openInEditor(r) {
+    try {
+      const what = await call('open_in_editor', { memory: { scope: r.scope, project: r.project, name: r.name } });
+      toast(`Opened ${r.name} in ${what}`, 'info', 2500);
+    } catch (e) {
+      toast(e.message, 'error', 7000);
+    }
+  }
+
+  function showInApp(r) {
+    close();
+    app.showMemory({ scope: r.scope, project: r.project }, r.name);
+  }
+
+  function show(defaultProject) {
+    if (!open) fillProjects(project.value || defaultProject || '');
+    open = true;
+    el.hidden = false;
+    input.focus();
+    input.select();
+    if (!input.value) render(null);
+  }
+
+  function close() {
+    open = false;
+    el.hidden = true;
+    app.restoreFocus();
+  }
+
+  return { el, show, close, isOpen: () => open, refreshProjects: () => fillProjects() };
+}

@@ -1,0 +1,86 @@
+// The sidebar: trust anchors, user and project memories, tools, and the reindex control.
+//
+// data-testid:
+//   sidebar              the navigation        open-search          the search button (Ctrl/Cmd+K)
+//   nav-anchor-user      USER.md               nav-anchor-project   a project's ENGRAM.md (data-project)
+//   nav-user             User memories         nav-project          a project's memories (data-project)
+//   nav-add-project      add a project by picking its folder
+//   nav-compose  nav-sessions  nav-archive  nav-settings            the tools
+//   (every nav item carries data-active="true" when its view is shown)
+//   reindex-button       reindex embeddings (and sessions)
+//   reindex-progress     progress bar (data-done, data-total)       reindex-status   result line
+
+import { h, clear } from './dom.js';
+
+export function createSidebar(app) {
+  const anchors = h('div', { class: 'nav-group' });
+  const memories = h('div', { class: 'nav-group' });
+  const tools = h('div', { class: 'nav-group' });
+  const progressBar = h('div', { class: 'progress-bar' });
+  const progress = h('div', { class: 'progress', testid: 'reindex-progress', hidden: true, role: 'progressbar', 'aria-label': 'Reindex progress' }, progressBar);
+  const status = h('div', { class: 'reindex-status', testid: 'reindex-status', 'aria-live': 'polite' });
+  const reindex = h('button', { class: 'btn btn-block', testid: 'reindex-button', onClick: () => app.reindex(), title: 'Bring embedding vectors and the session index up to date' }, '↻ Reindex');
+
+  const isMac = navigator.platform.toUpperCase().includes('MAC');
+  const el = h('nav', { class: 'sidebar', testid: 'sidebar', 'aria-label': 'Engram' },
+    h('div', { class: 'brand' }, h('span', { class: 'brand-mark', 'aria-hidden': 'true' }), h('span', { class: 'brand-name' }, 'Engram')),
+    h('button', { class: 'search-trigger', testid: 'open-search', onClick: () => app.openSearch() },
+      h('span', {}, 'Search memories…'), h('span', { class: 'keys' }, h('kbd', {}, isMac ? '⌘' : 'Ctrl'), h('kbd', {}, 'K'))),
+    h('div', { class: 'nav-scroll' },
+      h('div', { class: 'nav-section' }, 'Trust anchors'), anchors,
+      h('div', { class: 'nav-section' }, h('span', {}, 'Memories'),
+        h('button', { class: 'icon-btn', testid: 'nav-add-project', title: 'Add a project by picking its folder', 'aria-label': 'Add a project', onClick: () => app.addProject() }, '+')),
+      memories,
+      h('div', { class: 'nav-section' }, 'Tools'), tools),
+    h('div', { class: 'sidebar-footer' }, reindex, progress, status));
+
+  function item(testid, label, route, extra = {}, trailing = null) {
+    const active = app.isActive(route);
+    return h('button', {
+      class: `nav-item${active ? ' active' : ''}`, testid, dataset: { active: active ? 'true' : 'false', ...extra },
+      'aria-current': active ? 'page' : null, onClick: () => app.navigate(route), title: label,
+    }, h('span', { class: 'nav-label' }, label), trailing);
+  }
+
+  function render() {
+    clear(anchors,
+      item('nav-anchor-user', 'USER.md', { view: 'anchor', project: null }),
+      app.projects.filter((p) => p.roots.length).map((p) =>
+        item('nav-anchor-project', `${p.name} · ENGRAM.md`, { view: 'anchor', project: p.slug }, { project: p.slug })));
+    clear(memories,
+      item('nav-user', 'User memories', { view: 'memories', location: { scope: 'user', project: null } }),
+      app.projects.map((p) => item('nav-project', p.name, { view: 'memories', location: { scope: 'project', project: p.slug } }, { project: p.slug })),
+      app.projects.length ? null : h('div', { class: 'nav-hint' }, 'Projects appear when an agent saves project memory, or add one with +.'));
+    clear(tools,
+      item('nav-compose', 'Compose preview', { view: 'compose' }),
+      item('nav-sessions', 'Sessions', { view: 'sessions' }),
+      item('nav-archive', 'Archive', { view: 'archive' }),
+      item('nav-settings', 'Settings', { view: 'settings' }));
+  }
+
+  function setProgress(p) {
+    if (!p) {
+      progress.hidden = true;
+      reindex.disabled = false;
+      return;
+    }
+    progress.hidden = false;
+    reindex.disabled = true;
+    progress.dataset.done = p.done;
+    progress.dataset.total = p.total;
+    const ratio = p.total ? p.done / p.total : 0;
+    progressBar.style.width = `${Math.round(ratio * 100)}%`;
+    progress.classList.toggle('indeterminate', !p.total);
+    const what = p.phase === 'sessions' ? 'Indexing sessions' : 'Embedding memories';
+    status.textContent = p.total ? `${what}: ${p.done} of ${p.total}…` : `${what}…`;
+    status.classList.remove('error');
+  }
+
+  function setStatus(text, isError = false) {
+    status.textContent = text;
+    status.classList.toggle('error', isError);
+    status.title = text;
+  }
+
+  return { el, render, setProgress, setStatus };
+}
