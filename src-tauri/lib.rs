@@ -35,6 +35,7 @@ pub fn run() {
             events::watch_sessions(&handle);
             tray::install(&handle);
             preload_model(&handle);
+            serve_compose(app);
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -68,6 +69,23 @@ pub fn run() {
         .run(tauri::generate_context!())
         .expect("error while running Engram");
 }
+
+/// Answers `engram compose` from agents over the home's socket while the window is open, so a
+/// turn does not pay for loading the embedding model. Another server on the same home (an
+/// `engram serve`) already does that job: the app then leaves it be.
+fn serve_compose(app: &mut tauri::App) {
+    let state = app.state::<AppState>();
+    let models_dir = state.env.models_dir.clone().unwrap_or_else(|| state.home.models_dir());
+    match engram_core::compose_service::spawn_compose_service(state.home.clone(), models_dir) {
+        Ok(handle) => {
+            app.manage(RunningComposeService(handle));
+        }
+        Err(e) => tracing::warn!("compose service not started: {e}"),
+    }
+}
+
+/// Kept in managed state so the service lives exactly as long as the app.
+struct RunningComposeService(#[allow(dead_code)] engram_core::compose_service::ServiceHandle);
 
 /// Loads the embedding model in the background so the first search does not wait for it.
 fn preload_model(app: &tauri::AppHandle) {
