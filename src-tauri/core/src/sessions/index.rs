@@ -468,6 +468,11 @@ pub(crate) fn parse_line(source: SourceKind, state: &mut SessionState, raw: &[u8
     if trimmed.is_empty() {
         return None;
     }
+    if source == SourceKind::Claude {
+        if let Some(outcome) = super::claude::parse_fast(state, trimmed, include_tools) {
+            return Some(outcome);
+        }
+    }
     let skipped = match source {
         SourceKind::Claude => super::claude::skip_by_envelope(state, trimmed),
         SourceKind::Codex => super::codex::skip_by_envelope(state, trimmed),
