@@ -341,11 +341,16 @@ impl SessionIndex {
     }
 
     fn checkpoint(&self, path: &Path) -> Result<Option<Checkpoint>, SessionError> {
-        self.conn
-            .query_row(
+        let mut stmt = self
+            .conn
+            .prepare_cached(
                 "SELECT id, size, mtime_ns, inode, offset, head_len, head_hash, include_tools, messages,
                         state_session_id, cwd, agent_title, first_prompt, model, first_ts, last_ts
                  FROM session_files WHERE path = ?1",
+            )
+            .map_err(|e| SessionError::from_sql(&self.path, e))?;
+        stmt
+            .query_row(
                 [path.to_string_lossy()],
                 |r| {
                     Ok(Checkpoint {
@@ -414,7 +419,7 @@ fn save_checkpoint(
     state: &SessionState,
     messages: u64,
 ) -> Result<i64, rusqlite::Error> {
-    tx.query_row(
+    tx.prepare_cached(
         "INSERT INTO session_files(path, source, size, mtime_ns, inode, offset, head_len, head_hash, include_tools, is_binary,
                                    session_id, state_session_id, cwd, agent_title, first_prompt, model, first_ts, last_ts, messages)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
@@ -425,6 +430,8 @@ fn save_checkpoint(
              first_prompt = excluded.first_prompt, model = excluded.model, first_ts = excluded.first_ts,
              last_ts = excluded.last_ts, messages = excluded.messages
          RETURNING id",
+    )?
+    .query_row(
         params![
             path.to_string_lossy(),
             source.as_str(),
