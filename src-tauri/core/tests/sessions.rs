@@ -48,6 +48,13 @@ impl Env {
     fn recall(&self, text: &str) -> Vec<RecallHit> {
         self.open().recall(&RecallQuery::new(text)).unwrap()
     }
+    /// Rows the full-text index itself holds for `word`, after checking it agrees with the
+    /// message table (recall joins the two, so a stale entry would not show there).
+    fn fts_rows(&self, word: &str) -> i64 {
+        let conn = rusqlite::Connection::open(self.home.index_db()).unwrap();
+        conn.execute("INSERT INTO session_fts(session_fts, rank) VALUES ('integrity-check', 1)", []).unwrap();
+        conn.query_row("SELECT count(*) FROM session_fts WHERE session_fts MATCH ?1", [word], |r| r.get(0)).unwrap()
+    }
     fn fixture(&self) {
         session_fixture::write_all(self.claude(), self.codex(), self.engram());
     }
@@ -168,6 +175,7 @@ fn incremental_indexing_follows_every_kind_of_file_change() {
     let s = env.index(&cfg);
     assert_eq!((s.messages_indexed, s.bytes_read), (1, appended.len() as u64));
     assert_eq!(count(&env.open(), "kiwi"), 1, "old messages are not duplicated");
+    assert_eq!(env.fts_rows("kiwi"), 1);
 
     // A torn last line waits for its newline.
     let torn = line("user", "charlie papaya");
@@ -192,6 +200,7 @@ fn incremental_indexing_follows_every_kind_of_file_change() {
     assert_eq!(s.files_reindexed_whole, 1);
     assert_eq!(count(&env.open(), "kiwi"), 0);
     assert_eq!(count(&env.open(), "lemon"), 1);
+    assert_eq!(env.fts_rows("kiwi"), 0, "the full-text entries went with the messages");
 
     // Replaced by a longer file with a different start (same size class, new content).
     let replacement = format!("{}{}", line("user", "foxtrot grape"), line("assistant", "golf melon and more words to be longer"));
@@ -212,6 +221,7 @@ fn incremental_indexing_follows_every_kind_of_file_change() {
     assert_eq!(s.files_reindexed_whole, 1);
     assert_eq!(count(&env.open(), "grape"), 0);
     assert_eq!(count(&env.open(), "guava"), 1);
+    assert_eq!(env.fts_rows("grape"), 0, "the full-text entries went with the messages");
 
     // Deleted: its rows go away.
     fs::remove_file(&path).unwrap();
@@ -219,6 +229,7 @@ fn incremental_indexing_follows_every_kind_of_file_change() {
     assert_eq!(s.files_removed, 1);
     assert_eq!(s.sessions, 0);
     assert_eq!(count(&env.open(), "guava"), 0);
+    assert_eq!(env.fts_rows("guava"), 0, "the full-text entries went with the messages");
 }
 
 #[test]

@@ -43,7 +43,10 @@ pub(crate) fn clean_user_text(text: &str) -> Option<String> {
     let mut out = super::line::scrub(text);
     if out.contains('<') {
         for tag in INJECTED_TAGS {
-            out = remove_blocks(&out, tag);
+            // Most prompts carry none of the tags: look before copying.
+            if find_open(&out, &format!("<{tag}")).is_some() {
+                out = remove_blocks(&out, tag);
+            }
         }
     }
     let out = out.trim();

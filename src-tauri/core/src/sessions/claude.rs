@@ -40,6 +40,167 @@ pub(crate) fn skip_by_envelope(state: &mut SessionState, raw: &[u8]) -> Option<L
     Some(LineOutcome::Skipped(kind_name(&kind)))
 }
 
+/// A whole line read into borrowed fields in one pass: the common lines (turns, and kinds that
+/// are skipped) without building a JSON tree. Tool payloads, the bulk of a transcript, are
+/// stepped over unless tools are indexed.
+#[derive(serde::Deserialize)]
+struct Line<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow, rename = "sessionId")]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    cwd: Option<Cow<'a, str>>,
+    #[serde(rename = "isMeta")]
+    is_meta: Option<bool>,
+    #[serde(rename = "isCompactSummary")]
+    is_compact_summary: Option<bool>,
+    #[serde(borrow)]
+    message: Option<TurnMessage<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct TurnMessage<'a> {
+    #[serde(borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Content<'a>,
+}
+
+/// `message.content`: a string, a list of blocks, one block, or anything else (no text).
+#[derive(Default)]
+enum Content<'a> {
+    Text(Cow<'a, str>),
+    Blocks(Vec<Block<'a>>),
+    One(Block<'a>),
+    #[default]
+    Other,
+}
+
+#[derive(serde::Deserialize)]
+struct Block<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    text: Option<Cow<'a, str>>,
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Content<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("message content")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Content<'a>, E> {
+                Ok(Content::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Content<'a>, E> {
+                Ok(Content::Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Content<'a>, E> {
+                Ok(Content::Text(Cow::Owned(v)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Content<'a>, A::Error> {
+                // A block that is not an object fails the whole line, which then takes the
+                // general path.
+                let mut blocks = Vec::new();
+                while let Some(b) = seq.next_element::<Block<'a>>()? {
+                    blocks.push(b);
+                }
+                Ok(Content::Blocks(blocks))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Content<'a>, A::Error> {
+                <Block<'a> as serde::Deserialize>::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Content::One)
+            }
+            fn visit_unit<E>(self) -> Result<Content<'a>, E> {
+                Ok(Content::Other)
+            }
+            fn visit_none<E>(self) -> Result<Content<'a>, E> {
+                Ok(Content::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Content<'a>, E> {
+                Ok(Content::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Content<'a>, E> {
+                Ok(Content::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Content<'a>, E> {
+                Ok(Content::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Content<'a>, E> {
+                Ok(Content::Other)
+            }
+        }
+        d.deserialize_any(Visit(std::marker::PhantomData))
+    }
+}
+
+/// The outcome of the lines the one-pass read covers; `None` sends the line down the general
+/// path (`skip_by_envelope`, then `parse`), which gives the same result for these lines.
+pub(crate) fn parse_fast(state: &mut SessionState, raw: &[u8], include_tools: bool) -> Option<LineOutcome> {
+    let line: Line<'_> = serde_json::from_slice(raw).ok()?;
+    let kind = line.kind.as_deref()?;
+    if matches!(kind, "summary" | "custom-title" | "") {
+        return None;
+    }
+    if !matches!(kind, "user" | "assistant") {
+        state.saw_ts(line.timestamp.as_deref());
+        SessionState::set_if_none(&mut state.session_id, line.session_id.as_deref());
+        SessionState::set_if_none(&mut state.cwd, line.cwd.as_deref());
+        return Some(LineOutcome::Skipped(kind_name(kind)));
+    }
+    // A `null` message, or tool blocks that are kept, need the JSON tree.
+    let message = line.message.as_ref()?;
+    let blocks: &[Block<'_>] = match &message.content {
+        Content::Blocks(b) => b,
+        Content::One(b) => std::slice::from_ref(b),
+        Content::Text(_) | Content::Other => &[],
+    };
+    if include_tools && blocks.iter().any(|b| matches!(b.kind.as_deref(), Some("tool_use" | "tool_result"))) {
+        return None;
+    }
+    let ts = line.timestamp.as_deref();
+    state.saw_ts(ts);
+    SessionState::set_if_none(&mut state.session_id, line.session_id.as_deref());
+    SessionState::set_if_none(&mut state.cwd, line.cwd.as_deref());
+    if line.is_meta == Some(true) {
+        return Some(LineOutcome::Skipped("meta".into()));
+    }
+    if line.is_compact_summary == Some(true) {
+        return Some(LineOutcome::Skipped("compact_summary".into()));
+    }
+    if kind == "assistant" {
+        if let Some(model) = message.model.as_deref().filter(|m| !m.starts_with('<')) {
+            state.model = Some(model.to_string());
+        }
+    }
+    let mut out = LineBuilder::default();
+    match &message.content {
+        Content::Text(text) if kind == "user" => out.user(state, text, ts),
+        Content::Text(text) => out.assistant(text, ts),
+        Content::Other => out.drop_because("empty"),
+        Content::Blocks(_) | Content::One(_) => {}
+    }
+    for block in blocks {
+        let text = block.text.as_deref().unwrap_or("");
+        match block.kind.as_deref().unwrap_or("") {
+            "text" if kind == "user" => out.user(state, text, ts),
+            "text" => out.assistant(text, ts),
+            "tool_use" => out.drop_because("tool_use"),
+            "tool_result" => out.drop_because("tool_result"),
+            "thinking" | "redacted_thinking" => out.drop_because("thinking"),
+            "image" | "document" => out.drop_because("attachment"),
+            "" => out.drop_because("empty"),
+            _ => out.drop_because("unknown_block"),
+        }
+    }
+    Some(out.finish())
+}
+
 pub(crate) fn parse(state: &mut SessionState, v: &Value, include_tools: bool) -> LineOutcome {
     let kind = str_at(v, "type").unwrap_or("");
     let ts = str_at(v, "timestamp");
@@ -176,6 +337,64 @@ mod tests {
         assert_eq!(s.title(), None, "tool results are not prompts");
         let (_, out) = run(&[json!({"type":"user","isMeta":true,"message":{"content":"Caveat: x"}})], true);
         assert_eq!(out[0], LineOutcome::Skipped("meta".into()));
+    }
+
+    /// The general path for a line, as `parse_line` takes it when the one-pass read declines.
+    fn general(state: &mut SessionState, raw: &[u8], tools: bool) -> LineOutcome {
+        if let Some(skipped) = skip_by_envelope(state, raw) {
+            return skipped;
+        }
+        match serde_json::from_slice::<Value>(raw) {
+            Ok(v @ Value::Object(_)) => parse(state, &v, tools),
+            _ => LineOutcome::Malformed,
+        }
+    }
+
+    #[test]
+    fn the_one_pass_read_agrees_with_the_general_path() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/formats/claude-code");
+        let mut lines: Vec<String> = ["short.jsonl", "tool_heavy.jsonl"]
+            .iter()
+            .flat_map(|n| std::fs::read_to_string(dir.join(n)).unwrap().lines().map(str::to_string).collect::<Vec<_>>())
+            .collect();
+        lines.extend(
+            [
+                r#"{"type":"user","timestamp":"2026-02-10T21:11:56.000Z","message":{"content":"plain \"escaped\" prompt"}}"#,
+                r#"{"type":"user","timestamp":"2026-02-10T21:11:57+02:00","message":{"content":[{"type":"text","text":"<system-reminder>x</system-reminder>"},{"type":"tool_result","content":"ok"}]}}"#,
+                r#"{"type":"assistant","message":{"model":"<synthetic>","content":{"type":"text","text":"one block"}}}"#,
+                r#"{"type":"assistant","message":{"content":["a bare string block"]}}"#,
+                r#"{"type":"assistant","message":{"content":[{"type":"text","text":7}]}}"#,
+                r#"{"type":"assistant","message":null}"#,
+                r#"{"type":"user","message":{"content":null}}"#,
+                r#"{"type":"user","message":{"content":42}}"#,
+                r#"{"type":"user","isMeta":"yes","message":{"content":"meta as text"}}"#,
+                r#"{"type":"user","isCompactSummary":true,"message":{"content":"summary"}}"#,
+                r#"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"ls"}}]}}"#,
+                r#"{"type":"progress","timestamp":"2026-02-10T21:12:00.000Z","sessionId":"s9","message":{"content":["x"]}}"#,
+                r#"{"type":"summary","summary":"Named"}"#,
+                r#"{"type":"","x":1}"#,
+                r#"{"type":"user","type":"assistant","message":{"content":"duplicate keys"}}"#,
+            ]
+            .map(str::to_string),
+        );
+        for tools in [false, true] {
+            let (mut fast_state, mut general_state) = (SessionState::default(), SessionState::default());
+            let mut taken = 0;
+            for line in &lines {
+                let raw = line.trim().as_bytes();
+                let expected = general(&mut general_state, raw, tools);
+                let got = match parse_fast(&mut fast_state, raw, tools) {
+                    Some(outcome) => {
+                        taken += 1;
+                        outcome
+                    }
+                    None => general(&mut fast_state, raw, tools),
+                };
+                assert_eq!(got, expected, "{line}");
+                assert_eq!(fast_state, general_state, "{line}");
+            }
+            assert!(taken > lines.len() / 2, "the one-pass read handles most lines ({taken} of {})", lines.len());
+        }
     }
 
     #[test]

@@ -32,6 +32,10 @@ const BATCH_BYTES: u64 = 8 * 1024 * 1024;
 pub struct SessionIndex {
     pub(crate) conn: Connection,
     pub(crate) path: PathBuf,
+    /// Full-text rows of the open transaction, written just before it commits: FTS5 writes a
+    /// segment whenever another statement opens a statement transaction (every checkpoint
+    /// upsert), so interleaving them would cut the index into one small segment per file.
+    pending_fts: Vec<(i64, String)>,
 }
 
 /// What indexing one file changed.
@@ -66,7 +70,7 @@ impl SessionIndex {
     /// Opens the index at `db`, creating it, and rebuilding it when it is corrupt or from an
     /// older version. A locked database is `SessionError::Busy`.
     pub fn open(db: &Path) -> Result<SessionIndex, SessionError> {
-        Ok(SessionIndex { conn: db::open(db)?, path: db.to_path_buf() })
+        Ok(SessionIndex { conn: db::open(db)?, path: db.to_path_buf(), pending_fts: Vec::new() })
     }
 
     /// Drops the whole index file and starts empty (the next `index` reads every transcript).
@@ -191,12 +195,17 @@ impl SessionIndex {
 
     fn commit(&mut self) -> Result<(), SessionError> {
         if !self.conn.is_autocommit() {
+            if let Err(e) = write_fts(&self.conn, &mut self.pending_fts) {
+                self.rollback();
+                return Err(e.into());
+            }
             self.conn.execute_batch("COMMIT").map_err(|e| SessionError::from_sql(&self.path, e))?;
         }
         Ok(())
     }
 
     fn rollback(&mut self) {
+        self.pending_fts.clear();
         if !self.conn.is_autocommit() {
             let _ = self.conn.execute_batch("ROLLBACK");
         }
@@ -220,12 +229,15 @@ impl SessionIndex {
         }
     }
 
-    fn remove_rows(&self, path_text: &str, like: &str) -> Result<usize, rusqlite::Error> {
+    fn remove_rows(&mut self, path_text: &str, like: &str) -> Result<usize, rusqlite::Error> {
         let tx = &self.conn;
+        write_fts(tx, &mut self.pending_fts)?;
+        let files = "SELECT id FROM session_files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\'";
         tx.execute(
-            "DELETE FROM session_messages WHERE file_id IN (SELECT id FROM session_files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\')",
+            &format!("INSERT INTO session_fts(session_fts, rowid, text) SELECT 'delete', id, text FROM session_messages WHERE file_id IN ({files})"),
             params![path_text, like],
         )?;
+        tx.execute(&format!("DELETE FROM session_messages WHERE file_id IN ({files})"), params![path_text, like])?;
         tx.execute("DELETE FROM session_files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\'", params![path_text, like])
     }
 
@@ -297,7 +309,7 @@ impl SessionIndex {
             self.begin()?;
             let tx = &self.conn;
             if let Some(cp) = &previous {
-                tx.execute("DELETE FROM session_messages WHERE file_id = ?1", [cp.id])?;
+                delete_messages(tx, &mut self.pending_fts, cp.id)?;
             }
             let key = session_key(source, path, &state);
             save_checkpoint(tx, source, path, &stat, 0, 0, &[], include_tools, true, &key, &state, 0)?;
@@ -311,27 +323,34 @@ impl SessionIndex {
         self.begin()?;
         let tx = &self.conn;
         if let (Some(cp), None) = (&previous, resume) {
-            tx.execute("DELETE FROM session_messages WHERE file_id = ?1", [cp.id])?;
+            delete_messages(tx, &mut self.pending_fts, cp.id)?;
         }
         let total_messages = prior_messages + read.messages.len() as u64;
         let file_id = save_checkpoint(tx, source, path, &stat, offset + read.consumed, head.0, &head.1, include_tools, false, &key, &state, total_messages)?;
+        let indexed = read.messages.len() as u64;
         {
             let mut insert = tx.prepare_cached("INSERT INTO session_messages(file_id, role, ts, text) VALUES (?1, ?2, ?3, ?4)")?;
-            for m in &read.messages {
+            for m in read.messages {
                 insert.execute(params![file_id, m.role.as_str(), m.ts, m.text])?;
+                self.pending_fts.push((tx.last_insert_rowid(), m.text));
             }
         }
         summary.files_indexed += 1;
-        summary.messages_indexed += read.messages.len() as u64;
-        Ok(FileChange::Indexed { session_id: key, messages: read.messages.len() as u64 })
+        summary.messages_indexed += indexed;
+        Ok(FileChange::Indexed { session_id: key, messages: indexed })
     }
 
     fn checkpoint(&self, path: &Path) -> Result<Option<Checkpoint>, SessionError> {
-        self.conn
-            .query_row(
+        let mut stmt = self
+            .conn
+            .prepare_cached(
                 "SELECT id, size, mtime_ns, inode, offset, head_len, head_hash, include_tools, messages,
                         state_session_id, cwd, agent_title, first_prompt, model, first_ts, last_ts
                  FROM session_files WHERE path = ?1",
+            )
+            .map_err(|e| SessionError::from_sql(&self.path, e))?;
+        stmt
+            .query_row(
                 [path.to_string_lossy()],
                 |r| {
                     Ok(Checkpoint {
@@ -361,6 +380,30 @@ impl SessionIndex {
     }
 }
 
+/// Drops a file's messages and their entries in the full-text index (which needs the text to
+/// remove them).
+fn delete_messages(tx: &Connection, pending: &mut Vec<(i64, String)>, file_id: i64) -> Result<(), rusqlite::Error> {
+    write_fts(tx, pending)?;
+    tx.execute(
+        "INSERT INTO session_fts(session_fts, rowid, text) SELECT 'delete', id, text FROM session_messages WHERE file_id = ?1",
+        [file_id],
+    )?;
+    tx.execute("DELETE FROM session_messages WHERE file_id = ?1", [file_id])?;
+    Ok(())
+}
+
+/// Writes the transaction's pending full-text rows, in rowid order.
+fn write_fts(tx: &Connection, pending: &mut Vec<(i64, String)>) -> Result<(), rusqlite::Error> {
+    if pending.is_empty() {
+        return Ok(());
+    }
+    let mut insert = tx.prepare_cached("INSERT INTO session_fts(rowid, text) VALUES (?1, ?2)")?;
+    for (id, text) in pending.drain(..) {
+        insert.execute(params![id, text])?;
+    }
+    Ok(())
+}
+
 #[allow(clippy::too_many_arguments)]
 fn save_checkpoint(
     tx: &Connection,
@@ -376,7 +419,7 @@ fn save_checkpoint(
     state: &SessionState,
     messages: u64,
 ) -> Result<i64, rusqlite::Error> {
-    tx.query_row(
+    tx.prepare_cached(
         "INSERT INTO session_files(path, source, size, mtime_ns, inode, offset, head_len, head_hash, include_tools, is_binary,
                                    session_id, state_session_id, cwd, agent_title, first_prompt, model, first_ts, last_ts, messages)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
@@ -387,6 +430,8 @@ fn save_checkpoint(
              first_prompt = excluded.first_prompt, model = excluded.model, first_ts = excluded.first_ts,
              last_ts = excluded.last_ts, messages = excluded.messages
          RETURNING id",
+    )?
+    .query_row(
         params![
             path.to_string_lossy(),
             source.as_str(),
@@ -467,6 +512,11 @@ pub(crate) fn parse_line(source: SourceKind, state: &mut SessionState, raw: &[u8
     let trimmed = raw.trim_ascii();
     if trimmed.is_empty() {
         return None;
+    }
+    if source == SourceKind::Claude {
+        if let Some(outcome) = super::claude::parse_fast(state, trimmed, include_tools) {
+            return Some(outcome);
+        }
     }
     let skipped = match source {
         SourceKind::Claude => super::claude::skip_by_envelope(state, trimmed),

@@ -5,6 +5,8 @@
 //! JSON accessors the parsers use.
 //! Deliberately does not: know any source's format.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::boilerplate;
@@ -73,11 +75,11 @@ impl SessionState {
     /// from different sources (and offsets) sort correctly as text.
     pub(crate) fn saw_ts(&mut self, ts: Option<&str>) {
         let Some(ts) = ts.and_then(utc_millis) else { return };
-        if self.first_ts.as_deref().is_none_or(|f| ts.as_str() < f) {
-            self.first_ts = Some(ts.clone());
+        if self.first_ts.as_deref().is_none_or(|f| ts.as_ref() < f) {
+            self.first_ts = Some(ts.to_string());
         }
-        if self.last_ts.as_deref().is_none_or(|l| ts.as_str() > l) {
-            self.last_ts = Some(ts);
+        if self.last_ts.as_deref().is_none_or(|l| ts.as_ref() > l) {
+            self.last_ts = Some(ts.into_owned());
         }
     }
 
@@ -155,9 +157,28 @@ impl LineBuilder {
 }
 
 /// `2026-05-12T12:00:00+02:00` → `2026-05-12T10:00:00.000Z`; `None` for what is not RFC 3339.
-fn utc_millis(ts: &str) -> Option<String> {
+fn utc_millis(ts: &str) -> Option<Cow<'_, str>> {
     let parsed = chrono::DateTime::parse_from_rfc3339(ts.trim()).ok()?;
-    Some(parsed.with_timezone(&chrono::Utc).format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+    // Most lines already carry this form; formatting it again is a large share of reading one.
+    if is_utc_millis_shape(ts) {
+        return Some(Cow::Borrowed(ts));
+    }
+    Some(Cow::Owned(parsed.with_timezone(&chrono::Utc).format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()))
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` with seconds below 60 (a leap second is written differently).
+fn is_utc_millis_shape(ts: &str) -> bool {
+    let b = ts.as_bytes();
+    b.len() == 24
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            10 => *c == b'T',
+            13 | 16 => *c == b':',
+            19 => *c == b'.',
+            23 => *c == b'Z',
+            _ => c.is_ascii_digit(),
+        })
+        && b[17] < b'6'
 }
 
 pub(crate) fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -252,8 +273,10 @@ mod tests {
         s.saw_ts(Some("2026-01-02T23:30:00.5-01:00"));
         s.saw_ts(Some("yesterday"));
         s.saw_ts(None);
+        s.saw_ts(Some("2026-01-03T00:30:00.900Z"));
+        s.saw_ts(Some("2026-13-03T00:30:00.900Z"));
         assert_eq!(s.first_ts.as_deref(), Some("2026-01-01T00:00:00.000Z"));
-        assert_eq!(s.last_ts.as_deref(), Some("2026-01-03T00:30:00.500Z"));
+        assert_eq!(s.last_ts.as_deref(), Some("2026-01-03T00:30:00.900Z"), "an impossible month is not a timestamp");
     }
 
     #[test]

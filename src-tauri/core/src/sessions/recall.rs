@@ -51,17 +51,18 @@ impl SessionIndex {
             return Ok(Vec::new());
         }
         let strict = match self.search(text, q, q.limit) {
-            Ok(hits) => hits,
+            Ok(hits) => self.with_snippets(text, hits),
             Err(e) if is_query_error(&e) => {
                 let sanitized = all_words(text);
                 if sanitized.is_empty() {
-                    Vec::new()
+                    Ok(Vec::new())
                 } else {
-                    self.search(&sanitized, q, q.limit).map_err(|e| SessionError::from_sql(&self.path, e))?
+                    self.search(&sanitized, q, q.limit).and_then(|hits| self.with_snippets(&sanitized, hits))
                 }
             }
-            Err(e) => return Err(SessionError::from_sql(&self.path, e)),
-        };
+            Err(e) => Err(e),
+        }
+        .map_err(|e| SessionError::from_sql(&self.path, e))?;
         let mut widened = Vec::new();
         if strict.len() < q.limit && !uses_query_syntax(text) {
             widened = self.widened(text, q, &strict).map_err(|e| SessionError::from_sql(&self.path, e))?;
@@ -97,7 +98,7 @@ impl SessionIndex {
             candidates.sort_by_key(|c| std::cmp::Reverse(c.matched_terms));
         }
         candidates.truncate(wanted);
-        Ok(candidates)
+        self.with_snippets(&any, candidates)
     }
 
     fn search(&self, fts_query: &str, q: &RecallQuery, limit: usize) -> Result<Vec<Raw>, rusqlite::Error> {
@@ -105,8 +106,7 @@ impl SessionIndex {
         let cwd_like = cwd.as_ref().map(|c| format!("{}/%", escape_like(c)));
         let mut stmt = self.conn.prepare_cached(
             "SELECT m.id, m.role, m.ts,
-                    snippet(session_fts, 0, char(2), char(3), '…', ?5) AS snip,
-                    bm25(session_fts) * (CASE m.role WHEN 'tool' THEN ?6 ELSE 1.0 END) AS score,
+                    bm25(session_fts) * (CASE m.role WHEN 'tool' THEN ?5 ELSE 1.0 END) AS score,
                     f.session_id, f.source, f.path, f.cwd, coalesce(f.agent_title, f.first_prompt), f.model, f.first_ts, f.last_ts, f.messages
              FROM session_fts
              JOIN session_messages m ON m.id = session_fts.rowid
@@ -115,17 +115,15 @@ impl SessionIndex {
                AND (?2 IS NULL OR f.source = ?2)
                AND (?3 IS NULL OR f.cwd = ?3 OR f.cwd LIKE ?4 ESCAPE '\\')
              ORDER BY score, m.id DESC
-             LIMIT ?7",
+             LIMIT ?6",
         )?;
         let rows = stmt.query_map(
-            params![fts_query, q.source.map(|s| s.as_str()), cwd, cwd_like, SNIPPET_TOKENS, TOOL_WEIGHT, limit as i64],
+            params![fts_query, q.source.map(|s| s.as_str()), cwd, cwd_like, TOOL_WEIGHT, limit as i64],
             |r| {
-                let meta = meta_from_row(r, 5)?;
-                let snip: String = r.get(3)?;
-                let (snippet, snippet_parts) = render_snippet(&snip);
+                let meta = meta_from_row(r, 4)?;
                 Ok(Raw {
                     id: r.get(0)?,
-                    bm25: r.get(4)?,
+                    bm25: r.get(3)?,
                     matched_terms: 0,
                     hit: RecallHit {
                         session_id: meta.session_id,
@@ -134,8 +132,8 @@ impl SessionIndex {
                         cwd: meta.cwd,
                         ts: r.get(2)?,
                         role: r.get(1)?,
-                        snippet,
-                        snippet_parts,
+                        snippet: String::new(),
+                        snippet_parts: Vec::new(),
                         score: 0.0,
                         widened: false,
                         path: meta.path,
@@ -144,6 +142,21 @@ impl SessionIndex {
             },
         )?;
         rows.collect()
+    }
+}
+
+impl SessionIndex {
+    /// Highlights the rows that are returned. Done apart from the ranked query, which would
+    /// otherwise build a snippet for every match before the LIMIT keeps a few.
+    fn with_snippets(&self, fts_query: &str, mut rows: Vec<Raw>) -> Result<Vec<Raw>, rusqlite::Error> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT snippet(session_fts, 0, char(2), char(3), '…', ?3) FROM session_fts WHERE session_fts MATCH ?1 AND rowid = ?2",
+        )?;
+        for row in &mut rows {
+            let snip: String = stmt.query_row(params![fts_query, row.id, SNIPPET_TOKENS], |r| r.get(0))?;
+            (row.hit.snippet, row.hit.snippet_parts) = render_snippet(&snip);
+        }
+        Ok(rows)
     }
 }
 
