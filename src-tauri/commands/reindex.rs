@@ -31,10 +31,19 @@ pub fn start_reindex(app: AppHandle) -> bool {
     let worker = app.clone();
     std::thread::spawn(move || {
         let state = worker.state::<AppState>();
-        let embeddings = reindex_embeddings(&worker, &state);
-        let sessions = reindex_sessions(&worker, &state);
+        // Whatever happens inside, the window must hear that the run ended, or its progress bar
+        // would spin forever and Reindex stay disabled until a restart.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ReindexSummary {
+            embeddings: reindex_embeddings(&worker, &state),
+            sessions: reindex_sessions(&worker, &state),
+        }));
         state.reindexing.store(false, Ordering::SeqCst);
-        events::reindex_finished(&worker, &ReindexSummary { embeddings, sessions });
+        let summary = outcome.unwrap_or_else(|_| {
+            tracing::error!("reindex stopped by a panic");
+            let stopped = IpcError::new("internal", "reindex stopped unexpectedly; nothing was lost, try again");
+            ReindexSummary { embeddings: Err(stopped.clone()), sessions: Err(stopped) }
+        });
+        events::reindex_finished(&worker, &summary);
     });
     true
 }

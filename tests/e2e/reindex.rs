@@ -114,3 +114,22 @@ async fn without_the_model_search_falls_back_to_bm25_and_says_so() -> TestResult
         })
         .await
 }
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn without_the_model_reindex_ends_and_says_the_embeddings_were_skipped() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    sandbox.save_user("cat-care", "reference", "Feeding the kitten", "Wet food twice a day.\n")?;
+    sandbox
+        .run("without_the_model_reindex_ends_and_says_the_embeddings_were_skipped", |driver| async move {
+            ui::open_user_memories(&driver).await?;
+            click(&driver, "reindex-button").await?;
+            let summary = ui::reindex_result(&driver).await?;
+            ensure!(summary.starts_with("Embeddings skipped:"), "reindex summary without the model: {summary:?}");
+            ensure!(summary.contains("Sessions:"), "the session index still ran: {summary:?}");
+            // The controls are usable again: a second run can start.
+            ensure!(driver.find(ui::tid("reindex-button")).await?.is_enabled().await?, "Reindex stays disabled after the run");
+            Ok(())
+        })
+        .await
+}
