@@ -67,9 +67,19 @@ const app = {
     }
   },
   async reindex() {
-    const started = await call('start_reindex');
-    if (started) sidebar.setProgress({ done: 0, total: 0 });
-    else toast('A reindex is already running', 'info');
+    // Shown before asking: a quick run can finish (and its end event arrive) before the call
+    // returns, and showing progress afterwards would leave it spinning.
+    sidebar.setProgress({ done: 0, total: 0 });
+    let started;
+    try {
+      started = await call('start_reindex');
+    } catch (e) {
+      sidebar.setProgress(null);
+      toast(e.message, 'error', 7000);
+      return;
+    }
+    // Not started: another run is going, and its own end event clears the progress.
+    if (!started) toast('A reindex is already running', 'info');
   },
 };
 
