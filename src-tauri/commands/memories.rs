@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use engram_core::embed::{rename_with_vector, save_with_vector, SavedWithVector};
-use engram_core::memory::{ForgetOutcome, MemoryDraft, Scope, ScopeFilter, StoreError};
+use engram_core::memory::{ForgetOutcome, Memory, MemoryDraft, Scope, ScopeFilter, StoreError};
 use engram_core::render::markdown_to_safe_html;
 use serde::Serialize;
 use tauri::AppHandle;
@@ -25,21 +25,14 @@ pub struct MemoryRow {
     pub error: Option<String>,
 }
 
+/// A memory as core read it (its path is shown to the person, never accepted back), plus where
+/// it lives and its body rendered safely.
 #[derive(Debug, Serialize)]
 pub struct MemoryDetail {
-    pub scope: Scope,
+    #[serde(flatten)]
+    pub memory: Memory,
     pub project: Option<String>,
-    pub name: String,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub description: String,
-    pub created: Option<DateTime<Utc>>,
-    pub updated: Option<DateTime<Utc>>,
-    pub tags: Vec<String>,
-    pub body: String,
     pub html: String,
-    /// Shown to the person; never accepted back.
-    pub path: String,
 }
 
 #[tauri::command]
@@ -85,17 +78,9 @@ pub async fn get_memory(app: AppHandle, memory: MemoryRef) -> IpcResult<MemoryDe
         let store = state.store(memory.location.project_slug())?;
         let m = store.get(Some(memory.location.scope), &memory.name)?;
         Ok(MemoryDetail {
-            scope: m.scope,
             project: memory.location.project_slug().map(str::to_string),
             html: markdown_to_safe_html(&m.body),
-            path: m.path.display().to_string(),
-            name: m.name,
-            kind: m.kind,
-            description: m.description,
-            created: m.created,
-            updated: m.updated,
-            tags: m.tags,
-            body: m.body,
+            memory: m,
         })
     })
     .await
