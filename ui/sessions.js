@@ -17,6 +17,14 @@ import { h, clear, relativeTime, absoluteTime, debounce } from './dom.js';
 const SOURCES = [['', 'All sources'], ['claude', 'Claude Code'], ['codex', 'Codex'], ['engram', 'Engram']];
 const SOURCE_LABEL = { claude: 'Claude Code', codex: 'Codex', engram: 'Engram' };
 
+// A session's folder by its last component (the project, usually): a full path is cut at the
+// end by the row's width, which hides exactly the part that tells sessions apart. The whole
+// path is the tooltip.
+function folderLabel(cwd) {
+  const name = cwd.replace(/\/+$/, '').split('/').pop() || cwd;
+  return h('span', { class: 'session-folder', title: cwd }, ` · ${name}`);
+}
+
 export function createSessionsView(app) {
   let seq = 0;
   let openId = null;
@@ -24,7 +32,7 @@ export function createSessionsView(app) {
   let active = -1;
 
   const summary = h('span', { class: 'subtitle', testid: 'sessions-summary' }, 'Search what you and your agents said in past sessions');
-  const query = h('input', { class: 'input filter', type: 'search', testid: 'sessions-query', placeholder: 'Search transcripts: words, "exact phrase", prefix*', 'aria-label': 'Search sessions', spellcheck: 'false' });
+  const query = h('input', { class: 'input filter', type: 'search', testid: 'sessions-query', placeholder: 'Words, "a phrase" or prefix*', title: 'Search transcripts: words (all must match), "an exact phrase", prefix* or OR', 'aria-label': 'Search sessions', spellcheck: 'false' });
   const source = h('select', { class: 'select', testid: 'sessions-source', 'aria-label': 'Source' }, SOURCES.map(([v, l]) => h('option', { value: v }, l)));
   const project = h('select', { class: 'select', testid: 'sessions-project', 'aria-label': 'Project' });
   const list = h('div', { class: 'sessions-list', testid: 'sessions-list', tabindex: '0', role: 'listbox', 'aria-label': 'Sessions' });
@@ -123,7 +131,7 @@ export function createSessionsView(app) {
         h('span', { class: 'row-time', title: absoluteTime(s.last_ts) }, relativeTime(s.last_ts))),
       h('div', { class: 'row-description' },
         h('span', { class: `badge badge-source source-${s.source}` }, SOURCE_LABEL[s.source] || s.source), ' ',
-        `${s.messages} messages${s.cwd ? ` · ${s.cwd}` : ''}`))));
+        `${s.messages} messages`, s.cwd ? folderLabel(s.cwd) : null))));
   }
 
   function renderHits(hits, text) {
@@ -143,7 +151,7 @@ export function createSessionsView(app) {
         (hit.snippet_parts && hit.snippet_parts.length ? hit.snippet_parts : [{ text: hit.snippet, hit: false }])
           .map((part) => (part.hit ? h('mark', {}, part.text) : part.text))),
       h('div', { class: 'row-description' },
-        h('span', { class: `badge badge-source source-${hit.source}` }, SOURCE_LABEL[hit.source] || hit.source), ' ', hit.cwd || ''))));
+        h('span', { class: `badge badge-source source-${hit.source}` }, SOURCE_LABEL[hit.source] || hit.source), ' ', hit.cwd ? folderLabel(hit.cwd) : null))));
   }
 
   function renderNothingOpen() {
@@ -193,10 +201,12 @@ export function createSessionsView(app) {
     } else pane.scrollTop = 0;
   }
 
+  // A transcript written while the view is open refreshes the results in place, search
+  // results included: an agent's latest turn is often what the person is looking for.
   const onChange = debounce(async () => {
     if (!el.isConnected) return;
     await loadOverview();
-    if (!query.value.trim()) run();
+    run();
   }, 500);
 
   return {

@@ -14,5 +14,6 @@ mod edit;
 mod live;
 mod reindex;
 mod search;
+mod sessions;
 mod smoke;
 mod tray;

@@ -77,6 +77,21 @@ impl Sandbox {
         Ok(())
     }
 
+    /// Writes an Engram-native transcript `ENGRAM_HOME/sessions/<id>.jsonl` (DESIGN §7): a
+    /// header line, then one line per `(role, text)` turn, a minute apart.
+    pub fn write_session(&self, id: &str, title: &str, cwd: &Path, turns: &[(&str, &str)]) -> TestResult<PathBuf> {
+        let dir = self.engram_home().sessions_dir();
+        std::fs::create_dir_all(&dir)?;
+        let mut lines = vec![serde_json::json!({ "session": { "id": id, "title": title, "cwd": cwd } }).to_string()];
+        for (minute, (role, text)) in turns.iter().enumerate() {
+            let ts = format!("2026-11-02T09:{minute:02}:00Z");
+            lines.push(serde_json::json!({ "ts": ts, "role": role, "text": text }).to_string());
+        }
+        let path = dir.join(format!("{id}.jsonl"));
+        std::fs::write(&path, lines.join("\n") + "\n")?;
+        Ok(path)
+    }
+
     /// Where a user memory lives on disk.
     pub fn user_memory_file(&self, name: &str) -> PathBuf {
         self.engram_home().user_memory_dir().join(format!("{name}.md"))

@@ -1,10 +1,14 @@
-//! The tray icon: under a session bus with `trayer` as the tray host the icon docks, and a
-//! right click on it opens its menu (Open, Search memories…, Reindex, Quit).
-//! Not covered: choosing an item. Under Xvfb without a window manager the menu maps but
-//! stays unpainted and neither a click on an item nor the keyboard activates it.
+//! The tray icon: under a session bus with `trayer` as the tray host the icon docks, a right
+//! click opens its menu (Open Engram, Search memories…, Reindex, Quit), and choosing an item
+//! reaches the app: "Search memories…" opens the overlay, "Reindex" runs the backend's reindex,
+//! whose summary (only the backend's end-of-reindex event writes it) shows in the window.
 //!
 //! The icon is the app's own XEmbed window docked in trayer's panel (WM_NAME `engram-app`,
-//! icon-sized); the menu is the window that maps after a right click on it.
+//! icon-sized); the menu is the window that maps after a right click on it. With no window
+//! manager nothing keeps windows apart, so trayer sits in the bottom-right corner, outside the
+//! app's window: a click where the window overlaps the panel would land in the web view (and
+//! open WebKit's context menu instead). Items are chosen with the keyboard, which the menu
+//! grabs while open: ↓ n times, then Enter.
 //! Every step that can fail says what it saw, so a broken tray explains itself.
 
 use std::process::{Child, Command, Stdio};
@@ -13,6 +17,7 @@ use std::time::{Duration, Instant};
 use crate::harness::TestResult;
 use crate::seed::Sandbox;
 use crate::ui;
+use thirtyfour::prelude::*;
 
 /// A process this test started; stopped (SIGTERM, by its id) when dropped.
 struct Background {
@@ -100,7 +105,7 @@ fn start_trayer() -> TestResult<(Background, String)> {
         "no session bus (DBUS_SESSION_BUS_ADDRESS unset): without one the app has no tray; run through scripts/e2e.sh (dbus-run-session)"
     );
     let child = Command::new("trayer")
-        .args(["--edge", "top", "--align", "left", "--widthtype", "request", "--height", "32"])
+        .args(["--edge", "bottom", "--align", "right", "--widthtype", "request", "--height", "32"])
         .args(["--SetDockType", "false", "--SetPartialStrut", "false", "--expand", "true"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -150,32 +155,72 @@ fn tray_icon(panel: &str) -> TestResult<String> {
     }
 }
 
+/// Opens the tray menu with a right click on the icon and returns the menu's window, checking it
+/// lies outside the app's window (so it is the tray's menu, not a context menu of the page).
+async fn open_menu(icon: &str, panel: &str) -> TestResult<String> {
+    let before = visible_windows();
+    // The menu opens on a right click (a left click activates the icon).
+    xdotool(&["mousemove", "--sync", "--window", icon, "16", "15"])?;
+    xdotool(&["click", "3"])?;
+    let menu = ui::eventually("the tray menu to open after right-clicking the icon", || {
+        let new: Vec<String> = visible_windows().into_iter().filter(|w| !before.contains(w)).collect();
+        let menu = new.into_iter().find(|w| geometry(w).is_ok_and(|g| g.height > 40 && g.width > 40));
+        async move { Ok(menu) }
+    })
+    .await
+    .map_err(|e| format!("{e}; right-clicked icon window {icon} ({}) in panel {}", describe(icon), describe(panel)))?;
+    let g = geometry(&menu)?;
+    ensure!(g.height > 4 * 16, "the tray menu ({menu}, {g:?}) is too short for its four items");
+    let icon_at = geometry(icon)?;
+    ensure!(
+        g.x <= icon_at.x + icon_at.width && g.x + g.width >= icon_at.x - 8,
+        "the window that opened ({menu}, {g:?}) is not beside the tray icon ({icon_at:?}): not the tray menu"
+    );
+    Ok(menu)
+}
+
+/// Chooses the `position`-th item (1-based) of the open menu: ↓ `position` times, then Enter.
+fn choose(position: usize) -> TestResult {
+    for _ in 0..position {
+        xdotool(&["key", "--delay", "60", "Down"])?;
+    }
+    xdotool(&["key", "Return"])?;
+    Ok(())
+}
+
+const SEARCH_ITEM: usize = 2;
+const REINDEX_ITEM: usize = 3;
+
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display and a session bus: run through scripts/e2e.sh"]
-async fn the_tray_icon_docks_and_its_menu_opens() -> TestResult {
+async fn the_tray_menu_opens_search_and_runs_a_reindex() -> TestResult {
     let sandbox = Sandbox::new()?;
     sandbox.save_user("deploy-window", "project", "Deploys happen Tuesday mornings", "Never on Fridays.\n")?;
+    let turns = [("user", "how do we rotate the signing keys?"), ("assistant", "Rotate them quarterly with the vault CLI.")];
+    sandbox.write_session("tray-session", "Signing keys", &sandbox.user_home, &turns)?;
     let (_trayer, panel) = start_trayer()?;
     sandbox
-        .run("the_tray_icon_docks_and_its_menu_opens", move |driver| async move {
-            ui::open_user_memories(&driver).await?;
-            let icon = tray_icon(&panel)?;
-            let before = visible_windows();
-            // The menu opens on a right click (a left click activates the icon).
-            xdotool(&["mousemove", "--sync", "--window", &icon, "16", "15"])?;
-            xdotool(&["click", "3"])?;
-            let menu = ui::eventually("the tray menu to open after right-clicking the icon", || {
-                let new: Vec<String> = visible_windows().into_iter().filter(|w| !before.contains(w)).collect();
-                let menu = new.into_iter().find(|w| geometry(w).is_ok_and(|g| g.height > 40 && g.width > 40));
-                async move { Ok(menu) }
-            })
-            .await
-            .map_err(|e| format!("{e}; right-clicked icon window {icon} ({}) in panel {}", describe(&icon), describe(&panel)))?;
-            let g = geometry(&menu)?;
-            ensure!(g.height > 4 * 16, "the tray menu ({menu}, {g:?}) is too short for its four items");
-            // The window is still the app's and still responds after the tray interaction.
+        .run("the_tray_menu_opens_search_and_runs_a_reindex", move |driver| async move {
             ui::open_user_memories(&driver).await?;
             ui::rows_until(&driver, "the memory list", |rows| rows == ["deploy-window"]).await?;
+            let icon = tray_icon(&panel)?;
+
+            open_menu(&icon, &panel).await?;
+            choose(SEARCH_ITEM)?;
+            ui::testid(&driver, "search-input")
+                .await
+                .map_err(|e| format!("choosing \"Search memories…\" in the tray menu did not open the overlay: {e}"))?;
+            driver.find(ui::tid("search-input")).await?.send_keys(Key::Escape).await?;
+            ui::gone(&driver, ui::tid("search-input"), "the search overlay to close on Esc").await?;
+
+            open_menu(&icon, &panel).await?;
+            choose(REINDEX_ITEM)?;
+            let summary = ui::reindex_result(&driver)
+                .await
+                .map_err(|e| format!("choosing \"Reindex\" in the tray menu: {e}"))?;
+            ensure!(summary.starts_with("Embeddings skipped:"), "reindex summary without the model: {summary:?}");
+            // The app's watcher indexed the seeded session at launch; the reindex counts it.
+            ensure!(summary.contains("Sessions: 1 sessions,"), "the tray's reindex did not see the seeded session: {summary:?}");
             Ok(())
         })
         .await
