@@ -1,6 +1,7 @@
 //! Frontend event names and payloads; the only place core changes become UI events.
 //!
-//! Owns: `memory-changed` and `session-changed` (from the core watchers), `reindex-progress`,
+//! Owns: `memory-changed` and `session-changed` (from the core watchers; sidecar changes only
+//! reach the search caches, not the window), `reindex-progress`,
 //! `reindex-finished`, and `tray-action` (a tray menu item the window must act on).
 //! Deliberately does not: decide what changed; the core watcher does.
 
@@ -31,13 +32,17 @@ pub fn watch_memories(app: &AppHandle) {
     }
     let emitter = app.clone();
     let forward = Box::new(move |change: MemoryChange| {
-        let _ = emitter.emit(MEMORY_CHANGED, &change);
+        emitter.state::<AppState>().memory_changed(&change);
+        if !matches!(change, MemoryChange::SidecarChanged { .. }) {
+            let _ = emitter.emit(MEMORY_CHANGED, &change);
+        }
     });
     match MemoryWatcher::start(&state.home, DEBOUNCE, forward) {
         Ok(watcher) => {
             if let Ok(mut slot) = state.watcher.lock() {
                 *slot = Some(watcher);
             }
+            state.watcher_started();
         }
         Err(e) => tracing::warn!("{e}"),
     }

@@ -7,12 +7,12 @@
 
 use std::path::PathBuf;
 use std::time::Instant;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use engram_core::config::{Config, Strategy};
 use engram_core::embed::{EmbedError, ModelPaths, ModelScorer};
-use engram_core::memory::{MemoryWatcher, Store};
+use engram_core::memory::{MemoryChange, MemoryWatcher, Store};
 use engram_core::sessions::{SessionWatcher, SourceRoots};
 use engram_core::project::{self, KnownProject};
 use engram_core::rank::{CorpusCache, Semantic};
@@ -53,6 +53,9 @@ pub struct AppState {
     scorer: OnceLock<Result<ModelScorer, EmbedError>>,
     pub reindexing: AtomicBool,
     pub watcher: Mutex<Option<MemoryWatcher>>,
+    /// Set once the memory watcher runs: from then on the search caches skip their per-search
+    /// stat of every file and rely on `memory_changed` instead.
+    watching: AtomicBool,
     pub session_watcher: Mutex<Option<SessionWatcher>>,
 }
 
@@ -67,6 +70,7 @@ impl AppState {
             scorer: OnceLock::new(),
             reindexing: AtomicBool::new(false),
             watcher: Mutex::new(None),
+            watching: AtomicBool::new(false),
             session_watcher: Mutex::new(None),
         }
     }
@@ -103,7 +107,66 @@ impl AppState {
 
     /// The model scorer, loading it on first use (about 0.4 s); call off the main thread.
     pub fn scorer(&self, config: &Config) -> &Result<ModelScorer, EmbedError> {
-        self.scorer.get_or_init(|| ModelScorer::load(&self.model_paths(config)))
+        self.scorer.get_or_init(|| {
+            let scorer = ModelScorer::load(&self.model_paths(config))?;
+            Ok(if self.watching.load(Ordering::SeqCst) { scorer.trust_watcher() } else { scorer })
+        })
+    }
+
+    /// The memory watcher is running: searches may trust it to report every change.
+    pub fn watcher_started(&self) {
+        self.watching.store(true, Ordering::SeqCst);
+        self.lock_cache().trust_watcher();
+    }
+
+    /// Lets the search caches know what the watcher saw, before the window hears of it (so a
+    /// search the window runs in response already sees the change).
+    pub fn memory_changed(&self, change: &MemoryChange) {
+        let dir_of = |project: &Option<String>| match project {
+            Some(slug) => self.home.project_memory_dir(slug),
+            None => self.home.user_memory_dir(),
+        };
+        let scorer = self.scorer.get().and_then(|s| s.as_ref().ok());
+        match change {
+            MemoryChange::Saved { project, name, .. } | MemoryChange::Removed { project, name, .. } => {
+                let dir = dir_of(project);
+                self.lock_cache().invalidate(&dir);
+                if let Some(scorer) = scorer {
+                    scorer.invalidate(Some(&dir.join(format!("{name}.md"))));
+                }
+            }
+            MemoryChange::SidecarChanged { project, name, .. } => {
+                if let Some(scorer) = scorer {
+                    scorer.invalidate(Some(&dir_of(project).join(format!("{name}.md"))));
+                }
+            }
+            MemoryChange::Rescan | MemoryChange::ProjectsChanged => {
+                self.lock_cache().invalidate_all();
+                if let Some(scorer) = scorer {
+                    scorer.invalidate(None);
+                }
+            }
+            MemoryChange::UserAnchorChanged => {}
+        }
+    }
+
+    /// The app itself changed memories (save, delete, restore, reindex): don't wait for the
+    /// watcher's debounce to make the next search see it.
+    pub fn memories_written(&self) {
+        self.lock_cache().invalidate_all();
+        if let Some(Ok(scorer)) = self.scorer.get() {
+            scorer.invalidate(None);
+        }
+    }
+
+    pub fn lock_cache(&self) -> std::sync::MutexGuard<'_, CorpusCache> {
+        // A panic mid-search leaves a cache that is at worst stale, and every entry is checked
+        // against the disk again after `invalidate_all`.
+        self.cache.lock().unwrap_or_else(|poisoned| {
+            let mut cache = poisoned.into_inner();
+            cache.invalidate_all();
+            cache
+        })
     }
 
     /// What the ranker gets for semantic scoring under the configured strategy.

@@ -49,8 +49,7 @@ const app = {
   },
   openSearch() {
     this.lastFocus = document.activeElement;
-    const loc = this.route.view === 'memories' ? this.route.location : null;
-    search.show(loc && loc.scope === 'project' ? loc.project : undefined);
+    search.show();
   },
   restoreFocus() {
     if (this.lastFocus && this.lastFocus.isConnected) this.lastFocus.focus();
@@ -130,6 +129,7 @@ document.addEventListener('keydown', (e) => {
 });
 
 on('memory-changed', (change) => {
+  search.refresh();
   if (change.kind === 'projects_changed') { loadProjects(); return; }
   if (app.route.view === 'memories') views.memories.onChange(change);
   if (app.route.view === 'archive') views.archive.onChange(change);

@@ -1,13 +1,16 @@
 // The search overlay (Ctrl/Cmd+K, or the tray's "Search memories…"): ranked in core by the
-// same ranker and strategy as `engram memory search`, as you type. Stale responses are dropped;
-// reopening shows the last query and its results.
+// same ranker and strategy as `engram memory search`, as you type, over all memories (user and
+// every project), the user's alone, or one project as its agent sees them. Stale responses are
+// dropped; reopening shows the last query and its results; a memory changed on disk while the
+// overlay is open re-runs the query.
 //
 // data-testid:
 //   search-overlay      the overlay          search-input       the query box
-//   search-project      the project picker (which project's memories join the user's)
-//   search-results      the result list      search-result      a row (data-name, data-scope, data-active)
+//   search-project      what is searched: all memories (*), user memories only (""), or a project's slug
+//   search-results      the result list      search-result      a row (data-name, data-scope, data-project, data-active)
 //   search-result-score its score            search-empty       no query / no match state
 //   search-status       strategy, count and core time          search-error  a failed search
+//   search-note         why the ranker fell back (e.g. no model), on its own line
 
 import { call } from './api.js';
 import { h, clear } from './dom.js';
@@ -25,16 +28,18 @@ export function createSearch(app) {
   const project = h('select', { class: 'select search-project', testid: 'search-project', 'aria-label': 'Project whose memories are searched with yours' });
   const results = h('div', { class: 'search-results', id: 'search-results', testid: 'search-results', role: 'listbox' });
   const status = h('div', { class: 'search-status', testid: 'search-status' });
+  const note = h('div', { class: 'search-note', testid: 'search-note', hidden: true });
   const panel = h('div', { class: 'search-panel', role: 'dialog', 'aria-modal': 'true', 'aria-label': 'Search memories' },
     h('div', { class: 'search-bar' }, h('span', { class: 'search-glyph', 'aria-hidden': 'true' }, '⌕'), input, project),
     results,
+    note,
     h('div', { class: 'search-footer' },
       h('span', { class: 'keys' }, h('kbd', {}, '↑'), h('kbd', {}, '↓'), ' move  ', h('kbd', {}, 'Enter'), ' open in editor  ', h('kbd', {}, 'Ctrl'), h('kbd', {}, 'Enter'), ' show  ', h('kbd', {}, 'Esc'), ' close'),
       status));
   const el = h('div', { class: 'search-overlay', testid: 'search-overlay', hidden: true, onMousedown: (e) => { if (e.target === el) close(); } }, panel);
 
   input.addEventListener('input', () => schedule());
-  project.addEventListener('change', () => run());
+  project.addEventListener('change', () => { choice = project.value; run(); });
   panel.addEventListener('keydown', (e) => {
     if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); close(); }
     else if (e.key === 'ArrowDown') { e.preventDefault(); move(1); }
@@ -45,11 +50,21 @@ export function createSearch(app) {
     }
   });
 
-  function fillProjects(preferred) {
-    const current = preferred !== undefined ? preferred : project.value;
-    clear(project, h('option', { value: '' }, 'User memories only'),
-      app.projects.map((p) => h('option', { value: p.slug }, `+ ${p.name}`)));
-    project.value = app.projects.some((p) => p.slug === current) ? current : '';
+  const EVERYTHING = '*';
+
+  let choice = EVERYTHING; // what the person last picked, kept across openings
+
+  function fillProjects() {
+    const current = choice;
+    clear(project, h('option', { value: EVERYTHING }, 'All memories'), h('option', { value: '' }, 'User memories only'),
+      app.projects.map((p) => h('option', { value: p.slug }, `${p.name} + user`)));
+    project.value = current === EVERYTHING || current === '' || app.projects.some((p) => p.slug === current) ? current : EVERYTHING;
+  }
+
+  function within() {
+    if (project.value === EVERYTHING) return { kind: 'everything' };
+    if (project.value === '') return { kind: 'user_only' };
+    return { kind: 'project', slug: project.value };
   }
 
   function schedule() {
@@ -69,7 +84,7 @@ export function createSearch(app) {
     }
     const started = performance.now();
     try {
-      const result = await call('search_memories', { query, project: project.value || null, seq: mine });
+      const result = await call('search_memories', { query, within: within(), seq: mine });
       if (result.seq < shownSeq || result.seq !== seq) return; // a newer query is in flight or shown
       shownSeq = result.seq;
       rows = result.rows;
@@ -89,6 +104,7 @@ export function createSearch(app) {
       clear(results, h('div', { class: 'search-empty', testid: 'search-empty' },
         'Type to rank memories the way an agent would get them.'));
       status.textContent = '';
+      note.hidden = true;
       return;
     }
     if (!rows.length) {
@@ -96,7 +112,7 @@ export function createSearch(app) {
     } else {
       clear(results, rows.map((r, i) => h('div', {
         class: `search-result${i === active ? ' active' : ''}`, role: 'option', 'aria-selected': i === active ? 'true' : 'false',
-        testid: 'search-result', dataset: { name: r.name, scope: r.scope, active: i === active ? 'true' : 'false' },
+        testid: 'search-result', dataset: { name: r.name, scope: r.scope, project: r.project || '', active: i === active ? 'true' : 'false' },
         onMousemove: () => { if (active !== i) { active = i; paintActive(); } },
         onClick: () => showInApp(r),
       },
@@ -108,9 +124,9 @@ export function createSearch(app) {
           h('div', { class: 'result-description' }, r.description)),
         h('span', { class: 'result-score', testid: 'search-result-score', title: 'Normalized score (top result = 1.00)' }, r.score.toFixed(2)))));
     }
-    const note = result.note ? ` · ${result.note}` : '';
-    status.textContent = `${rows.length} result${rows.length === 1 ? '' : 's'} · ${result.strategy} · ${(result.micros / 1000).toFixed(1)} ms core, ${lastRoundTrip.toFixed(0)} ms total${note}`;
-    status.title = status.textContent;
+    status.textContent = `${rows.length} result${rows.length === 1 ? '' : 's'} · ${result.strategy} · ${(result.micros / 1000).toFixed(1)} ms core, ${lastRoundTrip.toFixed(0)} ms total`;
+    note.textContent = result.note || '';
+    note.hidden = !result.note;
     status.dataset.roundTripMs = lastRoundTrip.toFixed(1);
   }
 
@@ -144,8 +160,8 @@ export function createSearch(app) {
     app.showMemory({ scope: r.scope, project: r.project }, r.name);
   }
 
-  function show(defaultProject) {
-    if (!open) fillProjects(project.value || defaultProject || '');
+  function show() {
+    if (!open) fillProjects();
     open = true;
     el.hidden = false;
     input.focus();
@@ -159,5 +175,10 @@ export function createSearch(app) {
     app.restoreFocus();
   }
 
-  return { el, show, close, isOpen: () => open, refreshProjects: () => fillProjects() };
+  // A memory saved, changed or removed on disk while results are on screen.
+  function refresh() {
+    if (open && input.value.trim()) run();
+  }
+
+  return { el, show, close, refresh, isOpen: () => open, refreshProjects: () => fillProjects() };
 }

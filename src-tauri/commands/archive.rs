@@ -53,7 +53,9 @@ pub async fn version_diff(app: AppHandle, location: Location, name: String, vers
 pub async fn restore_version(app: AppHandle, location: Location, name: String, version: String) -> IpcResult<SaveOutcome> {
     off_main(app, move |state| {
         let store = state.store(location.project_slug())?;
-        Ok(store.restore(location.scope, &name, &version, Utc::now())?)
+        let outcome = store.restore(location.scope, &name, &version, Utc::now())?;
+        state.memories_written();
+        Ok(outcome)
     })
     .await
 }

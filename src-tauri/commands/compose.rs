@@ -3,7 +3,7 @@
 use engram_core::compose::{compose, ComposeRequest, Composition};
 use tauri::AppHandle;
 
-use crate::ipc_error::{IpcError, IpcResult};
+use crate::ipc_error::IpcResult;
 use crate::state::off_main;
 
 #[tauri::command]
@@ -13,8 +13,7 @@ pub async fn compose_preview(app: AppHandle, prompt: String, project: Option<Str
         let store = state.store(project.as_deref())?;
         let request = ComposeRequest::new(prompt, &config.retrieval);
         let semantic = state.semantic(&config);
-        let mut cache = state.cache.lock().map_err(|_| IpcError::new("internal", "search cache unavailable"))?;
-        Ok(compose(&store, &mut cache, &config.retrieval, &request, semantic))
+        Ok(compose(&store, &mut state.lock_cache(), &config.retrieval, &request, semantic))
     })
     .await
 }

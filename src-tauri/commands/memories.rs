@@ -101,16 +101,18 @@ pub async fn save_memory(
         let models = state.model_paths(&config);
         let now = Utc::now();
         let scope = location.scope;
-        match original.as_deref() {
+        let saved = match original.as_deref() {
             None => {
                 if store.get(Some(scope), &draft.name).is_ok() {
                     return Err(StoreError::AlreadyExists { scope: scope.to_string(), name: draft.name }.into());
                 }
-                Ok(save_with_vector(&store, scope, draft, now, &models)?)
+                save_with_vector(&store, scope, draft, now, &models)?
             }
-            Some(old) if old != draft.name => Ok(rename_with_vector(&store, scope, old, draft, now, &models)?),
-            Some(_) => Ok(save_with_vector(&store, scope, draft, now, &models)?),
-        }
+            Some(old) if old != draft.name => rename_with_vector(&store, scope, old, draft, now, &models)?,
+            Some(_) => save_with_vector(&store, scope, draft, now, &models)?,
+        };
+        state.memories_written();
+        Ok(saved)
     })
     .await
 }
@@ -119,7 +121,9 @@ pub async fn save_memory(
 pub async fn forget_memory(app: AppHandle, memory: MemoryRef) -> IpcResult<ForgetOutcome> {
     off_main(app, move |state| {
         let store = state.store(memory.location.project_slug())?;
-        Ok(store.forget(memory.location.scope, &memory.name, Utc::now())?)
+        let outcome = store.forget(memory.location.scope, &memory.name, Utc::now())?;
+        state.memories_written();
+        Ok(outcome)
     })
     .await
 }

@@ -38,6 +38,8 @@ pub fn start_reindex(app: AppHandle) -> bool {
             sessions: reindex_sessions(&worker, &state),
         }));
         state.reindexing.store(false, Ordering::SeqCst);
+        // New sidecars were written: searches must not keep "no vector" for them.
+        state.memories_written();
         let summary = outcome.unwrap_or_else(|_| {
             tracing::error!("reindex stopped by a panic");
             let stopped = IpcError::new("internal", "reindex stopped unexpectedly; nothing was lost, try again");

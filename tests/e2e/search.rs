@@ -93,3 +93,71 @@ async fn ctrl_k_ranks_as_you_type_moves_with_arrows_and_remembers_the_query() ->
         })
         .await
 }
+
+/// `(name, project slug)` of each result row, in order.
+async fn results_with_projects(driver: &WebDriver) -> TestResult<Vec<(String, String)>> {
+    let names = result_attrs(driver, "data-name").await?;
+    let projects = result_attrs(driver, "data-project").await?;
+    Ok(names.into_iter().zip(projects).collect())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn the_overlay_searches_every_project_narrows_on_request_and_follows_the_disk() -> TestResult {
+    let sandbox = std::sync::Arc::new(Sandbox::new()?);
+    let ledger = sandbox.add_project("ledger")?;
+    let shop = sandbox.add_project("shop")?;
+    sandbox.save_user("commit-style", "feedback", "Commit messages in the imperative mood", "Write 'Add X', not 'Added X'.\n")?;
+    sandbox.save_project(&ledger, "invoice-rounding", "project", "Invoices round half to even", "Use decimal, never float.\n")?;
+    sandbox.save_project(&shop, "invoice-emails", "project", "Invoice emails go out at 06:00 UTC", "The mailer batches invoices per tenant.\n")?;
+    // The same name in the user scope and a project: both are found, neither hides the other.
+    sandbox.save_user("deploy-steps", "project", "How deploys are run by hand", "ssh in, pull, restart the invoice worker.\n")?;
+    sandbox.save_project(&shop, "deploy-steps", "project", "Shop deploys go through the pipeline", "Never deploy the invoice mailer by hand.\n")?;
+    let (ledger_slug, shop_slug) = (ledger.slug.clone(), shop.slug.clone());
+    let cli = sandbox.clone();
+
+    sandbox
+        .run("the_overlay_searches_every_project_narrows_on_request_and_follows_the_disk", |driver| async move {
+            ui::open_user_memories(&driver).await?;
+            press_ctrl_k(&driver).await?;
+            testid(&driver, "search-input").await?.send_keys("invoice").await?;
+            let seen = std::sync::Mutex::new(Vec::new());
+            let everything = ui::eventually("results from both projects and the user", || {
+                let seen = &seen;
+                let driver = driver.clone();
+                async move {
+                    let rows = results_with_projects(&driver).await?;
+                    *seen.lock().unwrap() = rows.clone();
+                    Ok((rows.len() == 4).then_some(rows))
+                }
+            })
+            .await
+            .map_err(|e| format!("{e}; the overlay lists {:?}", seen.lock().unwrap()))?;
+            for expected in [
+                ("invoice-rounding".to_string(), ledger_slug.clone()),
+                ("invoice-emails".to_string(), shop_slug.clone()),
+                ("deploy-steps".to_string(), shop_slug.clone()),
+                ("deploy-steps".to_string(), String::new()),
+            ] {
+                ensure!(everything.contains(&expected), "{expected:?} missing from the all-memories search: {everything:?}");
+            }
+            let picked = value_of(&testid(&driver, "search-project").await?).await?;
+            ensure!(picked == "*", "the overlay starts on {picked:?}, not All memories (\"*\")");
+
+            // Narrowed to one project as its agent sees it: the other project is gone and the
+            // project's deploy-steps hides the user's.
+            ui::click_on(&driver, css(&format!("[data-testid=\"search-project\"] option[value=\"{shop_slug}\"]")), "the shop project in the picker").await?;
+            results_until(&driver, "only the shop project and the user", |names| names.len() == 2 && names.contains(&"invoice-emails".to_string())).await?;
+            let rows = results_with_projects(&driver).await?;
+            ensure!(rows.contains(&("deploy-steps".to_string(), shop_slug.clone())), "shop view: {rows:?}");
+
+            // A memory an agent saves while the results are on screen joins them.
+            cli.run_engram(
+                &shop.root,
+                &["memory", "save", "invoice-retries", "--type", "project", "--description", "Failed invoice emails retry hourly", "--body", "Three tries, then page."],
+            )?;
+            results_until(&driver, "the memory saved on disk to join the results", |names| names.contains(&"invoice-retries".to_string())).await?;
+            Ok(())
+        })
+        .await
+}

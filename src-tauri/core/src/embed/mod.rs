@@ -27,6 +27,7 @@ pub use reindex::{
 pub use save::{rename_with_vector, save_with_vector, SavedWithVector, VectorStatus};
 pub use scorer::{semantic_arg, ModelScorer};
 pub use semantic::{cosine, semantic_scores, VectorCache};
+use semantic::{dot, normalized};
 pub use sidecar::{
     embedded_text, read_header, read_sidecar, sidecar_path, text_hash, write_sidecar, Sidecar,
     SidecarHeader, TextHash, SIDECAR_MAGIC, SIDECAR_VERSION,

@@ -25,29 +25,41 @@ impl ModelScorer {
     }
 }
 
+impl ModelScorer {
+    /// Sidecars are taken as current until `invalidate` names them (a watcher reports changes).
+    pub fn trust_watcher(self) -> Self {
+        self.vectors().trust_watcher();
+        self
+    }
+
+    /// The sidecar of `memory_path` changed; `None`: any may have.
+    pub fn invalidate(&self, memory_path: Option<&std::path::Path>) {
+        match memory_path {
+            Some(path) => self.vectors().invalidate(path),
+            None => self.vectors().invalidate_all(),
+        }
+    }
+
+    fn vectors(&self) -> std::sync::MutexGuard<'_, VectorCache> {
+        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
 impl SemanticScorer for ModelScorer {
     fn similarities(&self, query: &str, docs: &[DocTerms]) -> Result<Vec<Option<f32>>, String> {
         let mut embedder = self
             .embedder
             .lock()
             .map_err(|_| "the embedding model crashed earlier in this process".to_string())?;
-        let query_vector = embedder
-            .embed(&[query.to_string()])
-            .map_err(|e| e.to_string())?
-            .pop()
-            .unwrap_or_default();
+        let query_vector = super::normalized(embedder.embed(&[query.to_string()]).map_err(|e| e.to_string())?.pop().unwrap_or_default());
         let model_id = embedder.model_id().to_string();
-        let mut cache = self
-            .cache
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        // The model is shared (the compose service uses it too): free it before the scan.
+        drop(embedder);
+        let mut cache = self.vectors();
+        // Cached vectors are unit length: with a unit query the cosine is the dot product.
         Ok(docs
             .iter()
-            .map(|d| {
-                cache
-                    .vector(&d.path, &model_id)
-                    .map(|v| super::cosine(v, &query_vector).max(0.0))
-            })
+            .map(|d| cache.vector(&d.path, &model_id).map(|v| super::dot(v, &query_vector).max(0.0)))
             .collect())
     }
 }

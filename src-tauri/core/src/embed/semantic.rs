@@ -2,7 +2,8 @@
 //! slot.
 //!
 //! Owns: the vector cache (keyed by sidecar path, revalidated by mtime + size so a warm call
-//! reads nothing unchanged), ignoring sidecars of another model, and cosine scoring.
+//! reads nothing unchanged; or, trusting a watcher, not revalidated until told a sidecar
+//! changed), ignoring sidecars of another model, and cosine scoring.
 //! Deliberately does not: fuse with bm25 (the ranker's blend/rrf do) or choose a strategy.
 
 use std::collections::HashMap;
@@ -17,13 +18,15 @@ use crate::memory::Memory;
 #[derive(Debug, Default)]
 pub struct VectorCache {
     entries: HashMap<PathBuf, CachedVector>,
+    /// Whether a watcher reports every sidecar change (see `trust_watcher`).
+    trusting: bool,
 }
 
 #[derive(Debug)]
 struct CachedVector {
-    size: u64,
-    modified: SystemTime,
-    /// `(model id, unit-length vector)`, or `None` when the file is unreadable.
+    /// Size and mtime of the sidecar; `None` when there was none.
+    stamp: Option<(u64, SystemTime)>,
+    /// `(model id, unit-length vector)`, or `None` when the file is missing or unreadable.
     vector: Option<(String, Vec<f32>)>,
 }
 
@@ -32,29 +35,34 @@ impl VectorCache {
         Self::default()
     }
 
+    /// From now on a sidecar read once (or found missing) is taken as current until
+    /// `invalidate` names its memory: the caller promises a watcher reports every change.
+    pub fn trust_watcher(&mut self) {
+        self.trusting = true;
+    }
+
+    /// The sidecar of `memory_path` was written or removed.
+    pub fn invalidate(&mut self, memory_path: &Path) {
+        self.entries.remove(&sidecar_path(memory_path));
+    }
+
+    pub fn invalidate_all(&mut self) {
+        self.entries.clear();
+    }
+
     /// The unit-length vector of `memory_path`'s sidecar when it was written by `model_id`.
     pub fn vector(&mut self, memory_path: &Path, model_id: &str) -> Option<&[f32]> {
         let path = sidecar_path(memory_path);
-        let Ok(meta) = std::fs::metadata(&path) else {
-            self.entries.remove(&path);
-            return None;
-        };
-        let (size, modified) = (
-            meta.len(),
-            meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-        );
-        let fresh =
-            matches!(self.entries.get(&path), Some(c) if c.size == size && c.modified == modified);
-        if !fresh {
-            let vector = read_sidecar(&path).map(|s| (s.header.model_id, normalized(s.vector)));
-            self.entries.insert(
-                path.clone(),
-                CachedVector {
-                    size,
-                    modified,
-                    vector,
-                },
-            );
+        let trusted = self.trusting && self.entries.contains_key(&path);
+        if !trusted {
+            let stamp = std::fs::metadata(&path)
+                .ok()
+                .map(|meta| (meta.len(), meta.modified().unwrap_or(SystemTime::UNIX_EPOCH)));
+            let fresh = matches!(self.entries.get(&path), Some(c) if c.stamp == stamp);
+            if !fresh {
+                let vector = stamp.and_then(|_| read_sidecar(&path)).map(|s| (s.header.model_id, normalized(s.vector)));
+                self.entries.insert(path.clone(), CachedVector { stamp, vector });
+            }
         }
         match &self.entries.get(&path)?.vector {
             Some((id, v)) if id == model_id => Some(v),
@@ -70,7 +78,7 @@ impl VectorCache {
     }
 }
 
-fn normalized(mut v: Vec<f32>) -> Vec<f32> {
+pub(crate) fn normalized(mut v: Vec<f32>) -> Vec<f32> {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if norm > 0.0 {
         v.iter_mut().for_each(|x| *x /= norm);
@@ -117,7 +125,7 @@ pub fn semantic_scores(
         .collect())
 }
 
-fn dot(a: &[f32], b: &[f32]) -> f32 {
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
     if a.len() != b.len() {
         return 0.0;
     }
@@ -225,7 +233,26 @@ mod tests {
         assert_eq!(cache.vector(&md, "axis").unwrap(), &[0.0, 1.0, 0.0]);
         std::fs::remove_file(dir.path().join("m.vec")).unwrap();
         assert!(cache.vector(&md, "axis").is_none());
-        assert!(cache.is_empty());
+        // And one that appears later, too.
+        write_sidecar(&dir.path().join("m.vec"), "axis", text_hash("a"), &[3.0, 0.0]).unwrap();
+        assert_eq!(cache.vector(&md, "axis").unwrap(), &[1.0, 0.0]);
+    }
+
+    #[test]
+    fn a_trusting_cache_rereads_a_sidecar_only_when_told() {
+        let dir = tempfile::tempdir().unwrap();
+        let (md, vec) = (dir.path().join("m.md"), dir.path().join("m.vec"));
+        let mut cache = VectorCache::new();
+        cache.trust_watcher();
+        assert!(cache.vector(&md, "axis").is_none());
+        write_sidecar(&vec, "axis", text_hash("a"), &[1.0, 0.0]).unwrap();
+        assert!(cache.vector(&md, "axis").is_none(), "not reported yet: the missing sidecar is remembered");
+        cache.invalidate(&md);
+        assert_eq!(cache.vector(&md, "axis").unwrap(), &[1.0, 0.0]);
+        write_sidecar(&vec, "axis", text_hash("a"), &[0.0, 2.0, 0.0]).unwrap();
+        assert_eq!(cache.vector(&md, "axis").unwrap(), &[1.0, 0.0]);
+        cache.invalidate_all();
+        assert_eq!(cache.vector(&md, "axis").unwrap(), &[0.0, 1.0, 0.0]);
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //!
 //! Owns: a notify watcher on the home directory (user memories, every project's memories, the
 //! projects directory and USER.md), debouncing bursts of file events, and turning them into
-//! domain changes: a memory saved or removed, the set of projects changed, the user anchor
-//! changed. Archive entries, temp files, `.vec` sidecars and MEMORY.md are ignored.
+//! domain changes: a memory saved or removed, its `.vec` sidecar written or removed, the set of
+//! projects changed, the user anchor changed. Archive entries, temp files and MEMORY.md are
+//! ignored.
 //! Deliberately does not: read or parse memories (listeners re-read through the store), or know
 //! event names (the shell maps `MemoryChange` to its own events).
 
@@ -30,6 +31,9 @@ pub enum MemoryChange {
     Removed { scope: Scope, project: Option<String>, name: String },
     /// A project appeared or disappeared, or its record changed.
     ProjectsChanged,
+    /// A memory's embedding sidecar (`<name>.vec`) was written or removed: nothing a person
+    /// sees, but caches of vectors must let go of it.
+    SidecarChanged { scope: Scope, project: Option<String>, name: String },
     /// USER.md was written or removed.
     UserAnchorChanged,
     /// A whole memory directory appeared or vanished: re-read everything.
@@ -109,6 +113,7 @@ fn debounce_loop(root: &Path, rx: &mpsc::Receiver<PathBuf>, debounce: Duration, 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Touched {
     Memory { scope: Scope, project: Option<String>, name: String },
+    Sidecar { scope: Scope, project: Option<String>, name: String },
     Projects,
     UserAnchor,
     Rescan,
@@ -128,6 +133,7 @@ impl Touched {
                     MemoryChange::Removed { scope, project, name }
                 }
             }
+            Touched::Sidecar { scope, project, name } => MemoryChange::SidecarChanged { scope, project, name },
             Touched::Projects => MemoryChange::ProjectsChanged,
             Touched::UserAnchor => MemoryChange::UserAnchorChanged,
             Touched::Rescan => MemoryChange::Rescan,
@@ -147,16 +153,27 @@ fn classify(root: &Path, path: &Path) -> Option<Touched> {
     match parts.as_slice() {
         ["USER.md"] => Some(Touched::UserAnchor),
         ["memory"] => Some(Touched::Rescan),
-        ["memory", file] => memory_name(file).map(|name| Touched::Memory { scope: Scope::User, project: None, name }),
+        ["memory", file] => match sidecar_name(file) {
+            Some(name) => Some(Touched::Sidecar { scope: Scope::User, project: None, name }),
+            None => memory_name(file).map(|name| Touched::Memory { scope: Scope::User, project: None, name }),
+        },
         ["projects"] | ["projects", _] | ["projects", _, "project.toml"] => Some(Touched::Projects),
         ["projects", _, "memory"] => Some(Touched::Rescan),
-        ["projects", slug, "memory", file] => memory_name(file).map(|name| Touched::Memory {
-            scope: Scope::Project,
-            project: Some((*slug).to_string()),
-            name,
-        }),
+        ["projects", slug, "memory", file] => {
+            let (scope, project) = (Scope::Project, Some((*slug).to_string()));
+            match sidecar_name(file) {
+                Some(name) => Some(Touched::Sidecar { scope, project, name }),
+                None => memory_name(file).map(|name| Touched::Memory { scope, project, name }),
+            }
+        }
         _ => None,
     }
+}
+
+/// The memory whose sidecar a file name is: `<name>.vec`, not hidden (temp files).
+fn sidecar_name(file: &str) -> Option<String> {
+    let name = file.strip_suffix(".vec")?;
+    (!file.starts_with('.') && !name.is_empty()).then(|| name.to_string())
 }
 
 /// The memory a file name stands for: `<name>.md`, not hidden (temp files), not the index.
@@ -234,8 +251,11 @@ mod tests {
         std::thread::sleep(Duration::from_millis(400));
         assert!(seen.lock().unwrap().is_empty(), "a read was reported: {:?}", seen.lock().unwrap());
 
-        // Nothing reported names a sidecar, the index, a temp file or an archived version.
+        // A sidecar is reported as one; nothing reported names the index, a temp file or an
+        // archived version.
         std::fs::write(home.user_memory_dir().join("other.vec"), b"x").unwrap();
+        let sidecar = MemoryChange::SidecarChanged { scope: Scope::User, project: None, name: "other".into() };
+        assert!(wait_for(&seen, &sidecar), "saw {:?}", seen.lock().unwrap());
         std::fs::write(home.user_memory_dir().join(".tmp-other.md.0001"), b"x").unwrap();
         std::fs::write(home.root().join("index.sqlite"), b"x").unwrap();
         std::fs::write(home.user_anchor(), "# me again\n").unwrap();
@@ -249,13 +269,18 @@ mod tests {
     }
 
     #[test]
-    fn classification_ignores_archive_temp_sidecars_and_index() {
+    fn classification_ignores_archive_temp_files_and_index_and_names_sidecars() {
         let root = Path::new("/e");
         let c = |p: &str| classify(root, &root.join(p));
         assert_eq!(c("memory/a.md"), Some(Touched::Memory { scope: Scope::User, project: None, name: "a".into() }));
         assert_eq!(c("memory/.archive/a.1.ab.md"), None);
         assert_eq!(c("memory/.tmp-a.md.00ff"), None);
-        assert_eq!(c("memory/a.vec"), None);
+        assert_eq!(c("memory/a.vec"), Some(Touched::Sidecar { scope: Scope::User, project: None, name: "a".into() }));
+        assert_eq!(
+            c("projects/p-1/memory/b.vec"),
+            Some(Touched::Sidecar { scope: Scope::Project, project: Some("p-1".into()), name: "b".into() })
+        );
+        assert_eq!(c("memory/.tmp-a.vec.00ff"), None);
         assert_eq!(c("memory/MEMORY.md"), None);
         assert_eq!(c("projects/p-1/memory/.archive/a.1.ab.md"), None);
         assert_eq!(c("projects/p-1"), Some(Touched::Projects));

@@ -76,13 +76,25 @@ pub struct Corpus {
 }
 
 impl Corpus {
-    /// Builds the corpus; a project memory shadows a user memory of the same name.
+    /// Builds the corpus of one agent's view: a project memory shadows a user memory of the
+    /// same name.
     pub fn build(docs: impl IntoIterator<Item = DocTerms>) -> Corpus {
         let mut all: Vec<DocTerms> = docs.into_iter().collect();
         let project_names: std::collections::HashSet<String> =
             all.iter().filter(|d| d.scope == Scope::Project).map(|d| d.name.clone()).collect();
         all.retain(|d| d.scope == Scope::Project || !project_names.contains(&d.name));
-        all.sort_by(|a, b| a.scope.cmp(&b.scope).then_with(|| a.name.cmp(&b.name)));
+        Corpus::index(all)
+    }
+
+    /// Builds a corpus where every memory stands on its own: memories of many projects (and
+    /// the user memories they would shadow) searched at once.
+    pub fn build_unshadowed(docs: impl IntoIterator<Item = DocTerms>) -> Corpus {
+        Corpus::index(docs.into_iter().collect())
+    }
+
+    fn index(mut all: Vec<DocTerms>) -> Corpus {
+        // Ties rank in this order: scope, then name, then where the file is (which project).
+        all.sort_by(|a, b| a.scope.cmp(&b.scope).then_with(|| a.name.cmp(&b.name)).then_with(|| a.path.cmp(&b.path)));
 
         let mut corpus = Corpus::default();
         let mut total = 0.0;

@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 pub use corpus::{Corpus, DocTerms};
-pub use snapshot::CorpusCache;
+pub use snapshot::{CorpusCache, Shadowing};
 pub use synonyms::Synonyms;
 
 use crate::config::{Fusion, RetrievalConfig, Strategy};

@@ -3,10 +3,14 @@
 //! Owns: the per-scope snapshot (file name, size, mtime → `DocTerms`), refreshing it from the
 //! directory (stat every file, re-read only changed ones), the in-process cache of snapshots and
 //! of the built corpus, and the persistent copy in `index.sqlite` (table `rank_snapshots`) so a
-//! fresh process — `engram compose` runs once per agent turn — starts warm.
-//! Deliberately does not: score. A broken or missing cache only costs time, never a result.
+//! fresh process — `engram compose` runs once per agent turn — starts warm. A long-lived
+//! process that watches the memory directories (the app) can skip the stat of every file per
+//! search: it marks the cache as trusting its watcher and reports every change with
+//! `invalidate`.
+//! Deliberately does not: score, or watch the disk itself. A broken or missing cache only costs
+//! time, never a result.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -39,10 +43,22 @@ struct ScopeSnapshot {
 #[derive(Default)]
 pub struct CorpusCache {
     snapshots: HashMap<PathBuf, ScopeSnapshot>,
-    built: Option<(Vec<PathBuf>, Arc<Corpus>)>,
+    built: Option<(Vec<PathBuf>, Shadowing, Arc<Corpus>)>,
     persistent: Option<PersistentCache>,
     /// Set when a refresh changed anything since the corpus was built.
     stale: bool,
+    /// Whether a watcher reports every change (see `trust_watcher`).
+    trusting: bool,
+    /// Directories refreshed since the watcher last reported a change in them.
+    verified: HashSet<PathBuf>,
+}
+
+/// Whether a project memory hides the user memory of the same name (an agent's view of one
+/// project) or every memory stands on its own (browsing all of them at once).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shadowing {
+    ProjectOverUser,
+    None,
 }
 
 impl CorpusCache {
@@ -60,12 +76,25 @@ impl CorpusCache {
     pub fn corpus(&mut self, store: &Store, filter: ScopeFilter) -> Result<Arc<Corpus>, RankError> {
         let mut dirs = Vec::new();
         for scope in store.scopes(filter) {
-            let dir = store.dir(scope).map_err(RankError::Store)?;
-            self.refresh(scope, &dir)?;
-            dirs.push(dir);
+            dirs.push((scope, store.dir(scope).map_err(RankError::Store)?));
         }
-        if let Some((built_dirs, corpus)) = &self.built {
-            if !self.stale && *built_dirs == dirs {
+        self.corpus_of(&dirs, Shadowing::ProjectOverUser)
+    }
+
+    /// The corpus of these memory directories, each refreshed against the disk (or, when the
+    /// cache trusts a watcher, only those changed since their last refresh).
+    pub fn corpus_of(&mut self, dirs: &[(Scope, PathBuf)], shadowing: Shadowing) -> Result<Arc<Corpus>, RankError> {
+        for (scope, dir) in dirs {
+            if !(self.trusting && self.verified.contains(dir)) {
+                self.refresh(*scope, dir)?;
+                if self.trusting {
+                    self.verified.insert(dir.clone());
+                }
+            }
+        }
+        let dirs: Vec<PathBuf> = dirs.iter().map(|(_, d)| d.clone()).collect();
+        if let Some((built_dirs, built_shadowing, corpus)) = &self.built {
+            if !self.stale && *built_dirs == dirs && *built_shadowing == shadowing {
                 return Ok(corpus.clone());
             }
         }
@@ -73,10 +102,31 @@ impl CorpusCache {
             .iter()
             .filter_map(|d| self.snapshots.get(d))
             .flat_map(|s| s.entries.iter().filter_map(|e| e.doc.as_deref().cloned()));
-        let corpus = Arc::new(Corpus::build(docs));
-        self.built = Some((dirs, corpus.clone()));
+        let corpus = Arc::new(match shadowing {
+            Shadowing::ProjectOverUser => Corpus::build(docs),
+            Shadowing::None => Corpus::build_unshadowed(docs),
+        });
+        self.built = Some((dirs, shadowing, corpus.clone()));
         self.stale = false;
         Ok(corpus)
+    }
+
+    /// From now on a directory refreshed once is taken as current until `invalidate` names it:
+    /// the caller promises a watcher reports every change under the directories it ranks.
+    pub fn trust_watcher(&mut self) {
+        self.trusting = true;
+    }
+
+    /// Something changed in `dir` (a memory saved, removed or renamed there): the next corpus
+    /// refreshes it from the disk.
+    pub fn invalidate(&mut self, dir: &Path) {
+        self.verified.remove(dir);
+    }
+
+    /// The watcher lost track (a directory appeared or vanished, events overflowed): refresh
+    /// every directory on next use.
+    pub fn invalidate_all(&mut self) {
+        self.verified.clear();
     }
 
     fn refresh(&mut self, scope: Scope, dir: &Path) -> Result<(), RankError> {
@@ -359,5 +409,52 @@ mod tests {
         fs::write(home.index_db(), b"not a database").unwrap();
         let fourth = CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
         assert_eq!(fourth.docs, first.docs);
+    }
+
+    #[test]
+    fn a_cache_trusting_its_watcher_rereads_only_what_it_was_told_changed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(EngramHome::new(tmp.path()), None);
+        save(&store, "alpha", "one");
+        let mut cache = CorpusCache::in_memory();
+        cache.trust_watcher();
+        assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 1);
+        // Written behind the cache's back and not reported: a trusting cache does not look.
+        save(&store, "beta", "two");
+        assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 1);
+        // Reported: seen on the next call.
+        cache.invalidate(&store.dir(Scope::User).unwrap());
+        assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 2);
+        save(&store, "gamma", "three");
+        cache.invalidate_all();
+        assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 3);
+        // An untrusting cache always looks.
+        let mut plain = CorpusCache::in_memory();
+        assert_eq!(plain.corpus(&store, ScopeFilter::All).unwrap().len(), 3);
+        save(&store, "delta", "four");
+        assert_eq!(plain.corpus(&store, ScopeFilter::All).unwrap().len(), 4);
+    }
+
+    #[test]
+    fn without_shadowing_every_project_and_the_user_keep_their_memory_of_a_shared_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = EngramHome::new(tmp.path());
+        let user = Store::new(home.clone(), None);
+        save(&user, "build-cmd", "cargo build");
+        let draft = |body: &str| MemoryDraft { name: "build-cmd".into(), kind: "project".into(), description: "build".into(), body: body.into(), tags: vec![] };
+        let mut dirs = vec![(Scope::User, home.user_memory_dir())];
+        for slug in ["ledger-1a2b", "shop-3c4d"] {
+            let project = crate::project::Project { slug: slug.into(), root: tmp.path().join(slug), remote: None };
+            Store::new(home.clone(), Some(project)).save(Scope::Project, draft("make all"), "2026-01-01T00:00:00Z".parse().unwrap()).unwrap();
+            dirs.push((Scope::Project, home.project_memory_dir(slug)));
+        }
+        let mut cache = CorpusCache::in_memory();
+        let everything = cache.corpus_of(&dirs, Shadowing::None).unwrap();
+        assert_eq!(everything.len(), 3);
+        let paths: Vec<_> = everything.docs.iter().map(|d| d.path.clone()).collect();
+        assert!(paths.iter().any(|p| p.starts_with(home.project_memory_dir("shop-3c4d"))), "{paths:?}");
+        // The same directories as one agent's view: the user's copy is shadowed.
+        let shadowed = cache.corpus_of(&dirs, Shadowing::ProjectOverUser).unwrap();
+        assert!(shadowed.docs.iter().all(|d| d.scope == Scope::Project), "{:?}", shadowed.docs);
     }
 }
