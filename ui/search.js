@@ -9,7 +9,7 @@
 //   search-project      what is searched: all memories (*), user memories only (""), or a project's slug
 //   search-results      the result list      search-result      a row (data-name, data-scope, data-project, data-active)
 //   search-result-score its score            search-empty       no query / no match state
-//   search-status       strategy, count and core time          search-error  a failed search
+//   search-status       strategy, count and core time (data-keystroke-ms: last keystroke → results shown)          search-error  a failed search
 //   search-note         why the ranker fell back (e.g. no model), on its own line
 
 import { call } from './api.js';
@@ -21,7 +21,6 @@ export function createSearch(app) {
   let shownSeq = 0;
   let rows = [];
   let active = 0;
-  let timer = null;
   let open = false;
 
   const input = h('input', { class: 'search-input', testid: 'search-input', type: 'text', placeholder: 'Search memories…', spellcheck: 'false', autocomplete: 'off', 'aria-label': 'Search memories', role: 'combobox', 'aria-expanded': 'true', 'aria-controls': 'search-results' });
@@ -67,10 +66,16 @@ export function createSearch(app) {
     return { kind: 'project', slug: project.value };
   }
 
+  // No debounce: a search at 10k memories takes a few milliseconds, so each keystroke runs one
+  // at once; keystrokes that arrive while one runs collapse into a single follow-up search.
+  let inFlight = false;
+  let again = false;
+  let lastKeyAt = 0;
+
   function schedule() {
-    clearTimeout(timer);
-    // Light debounce: a burst of keystrokes costs one search, a single one feels instant.
-    timer = setTimeout(run, 40);
+    lastKeyAt = performance.now();
+    if (inFlight) { again = true; return; }
+    run();
   }
 
   async function run() {
@@ -83,18 +88,28 @@ export function createSearch(app) {
       return;
     }
     const started = performance.now();
+    inFlight = true;
     try {
       const result = await call('search_memories', { query, within: within(), seq: mine });
-      if (result.seq < shownSeq || result.seq !== seq) return; // a newer query is in flight or shown
+      if (result.seq < shownSeq || result.seq !== seq) return; // a newer query is shown or on its way
       shownSeq = result.seq;
       rows = result.rows;
       active = 0;
       lastRoundTrip = performance.now() - started;
       render(result);
+      // Keystroke to results on screen, for the query the box shows now (the next frame is
+      // when the person sees it).
+      if (query === input.value) {
+        const typed = lastKeyAt;
+        requestAnimationFrame(() => { status.dataset.keystrokeMs = (performance.now() - typed).toFixed(1); });
+      }
     } catch (e) {
       if (mine !== seq) return;
       rows = [];
       clear(results, h('div', { class: 'search-empty error', testid: 'search-error' }, e.message));
+    } finally {
+      inFlight = false;
+      if (again) { again = false; run(); }
     }
   }
   let lastRoundTrip = 0;
