@@ -9,7 +9,10 @@ export ENGRAM_TEST_MODELS="${ENGRAM_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}
 for tool in tauri-driver WebKitWebDriver xvfb-run dbus-run-session trayer xdotool git; do
   command -v "$tool" >/dev/null || { echo "e2e: $tool is missing; run scripts/setup.sh --for test" >&2; exit 1; }
 done
-# The tests seed homes and change memories behind the app's back with the real `engram` binary.
-cargo build --locked -p engram-cli
+# The tests seed homes and change memories behind the app's back with the real `engram` binary,
+# which the workspace's test build makes. Same selection as scripts/test.sh (`--workspace`,
+# test profile): another (`-p …`) unifies dependency features differently and would compile the
+# whole tauri stack a second time.
+cargo test --workspace --locked --no-run
 exec xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- \
-  cargo test --locked -p engram-app --test e2e -- --include-ignored --test-threads=1 "$@"
+  cargo test --workspace --locked --test e2e -- --include-ignored --test-threads=1 "$@"

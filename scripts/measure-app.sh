@@ -10,7 +10,9 @@ n="${1:-10000}"
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 models="${ENGRAM_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/engram/models}"
 export PATH="$HOME/.cargo/bin:$PATH" NO_AT_BRIDGE=1
-cargo build --release --locked -p engram-app -p engram-cli
+# Built exactly as scripts/run.sh builds them, so one release cache serves both.
+cargo build --release --locked -p engram-cli
+cargo build --release --locked --features custom-protocol -p engram-app
 cargo build --release --locked -p engram-core --example gen_memories
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -182,4 +182,10 @@ async function boot() {
   if (await call('reindex_running').catch(() => false)) sidebar.setProgress({ done: 0, total: 0 });
 }
 
+// The web view's own context menu (Back, Reload, Inspect…) means nothing in a desktop app;
+// where text can be typed or selected it stays, for copy and paste.
+document.addEventListener('contextmenu', (e) => {
+  if (!e.target.closest('input, textarea, pre, code, .markdown, .turn-text, .snippet')) e.preventDefault();
+});
+
 boot();
