@@ -34,8 +34,8 @@ pub fn run() {
             events::watch_memories(&handle);
             events::watch_sessions(&handle);
             tray::install(&handle);
-            preload_model(&handle);
             serve_compose(app);
+            engram_core::embed::release_idle_model_in_background(handle.state::<AppState>().env.model_idle);
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -59,6 +59,7 @@ pub fn run() {
             commands::projects::add_project,
             commands::settings::get_settings,
             commands::settings::launch_elapsed_ms,
+            commands::settings::preload_model,
             commands::reindex::start_reindex,
             commands::reindex::reindex_running,
             commands::sessions::sessions_overview,
@@ -87,13 +88,3 @@ fn serve_compose(app: &mut tauri::App) {
 /// Kept in managed state so the service lives exactly as long as the app.
 struct RunningComposeService(#[allow(dead_code)] engram_core::compose_service::ServiceHandle);
 
-/// Loads the embedding model in the background so the first search does not wait for it.
-fn preload_model(app: &tauri::AppHandle) {
-    let app = app.clone();
-    std::thread::spawn(move || {
-        let state = app.state::<AppState>();
-        if let Ok(config) = state.config() {
-            let _ = state.semantic(&config);
-        }
-    });
-}

@@ -28,6 +28,9 @@ pub struct LaunchEnv {
     pub user_home: Option<PathBuf>,
     pub claude_config_dir: Option<PathBuf>,
     pub codex_home: Option<PathBuf>,
+    /// How long the embedding model may sit unused before it is released
+    /// (ENGRAM_MODEL_IDLE_SECS, default 10 minutes).
+    pub model_idle: std::time::Duration,
 }
 
 impl LaunchEnv {
@@ -40,6 +43,9 @@ impl LaunchEnv {
             user_home: std::env::home_dir(),
             claude_config_dir: non_empty("CLAUDE_CONFIG_DIR").map(PathBuf::from),
             codex_home: non_empty("CODEX_HOME").map(PathBuf::from),
+            model_idle: std::time::Duration::from_secs(
+                non_empty("ENGRAM_MODEL_IDLE_SECS").and_then(|s| s.trim().parse().ok()).unwrap_or(600).max(1),
+            ),
         }
     }
 }

@@ -25,6 +25,17 @@ function folderLabel(cwd) {
   return h('span', { class: 'session-folder', title: cwd }, ` · ${name}`);
 }
 
+// A tool call or its output is context, often long: folded to its first line unless it is the
+// turn a search hit points at.
+function toolTurnBody(turn, isHit) {
+  if (turn.role !== 'tool') return h('div', { class: 'turn-text' }, turn.text);
+  const lines = turn.text.split('\n');
+  const first = lines[0].length > 120 ? `${lines[0].slice(0, 120)}…` : lines[0];
+  return h('details', { class: 'turn-fold', open: isHit || undefined },
+    h('summary', {}, first, lines.length > 1 ? h('span', { class: 'muted small' }, ` · ${lines.length} lines`) : null),
+    h('div', { class: 'turn-text' }, turn.text));
+}
+
 export function createSessionsView(app) {
   let seq = 0;
   let openId = null;
@@ -181,7 +192,7 @@ export function createSessionsView(app) {
       const node = h('div', { class: `turn turn-${turn.role}`, testid: 'transcript-turn', dataset: { role: turn.role } },
         h('div', { class: 'turn-head' }, h('span', { class: `role role-${turn.role}` }, turn.role),
           h('span', { class: 'muted small' }, turn.ts ? absoluteTime(turn.ts) : '')),
-        h('div', { class: 'turn-text' }, turn.text));
+        toolTurnBody(turn, ts && turn.ts === ts));
       if (ts && !target && turn.ts === ts) target = node;
       return node;
     });

@@ -1,7 +1,7 @@
 //! Sessions: the app indexes transcripts of all three sources on its own (Engram's under
 //! ENGRAM_HOME/sessions, Claude Code's under ~/.claude/projects, in their real format), recall
-//! highlights the matched words, a hit opens its transcript as turns with the hit marked, the
-//! source filter narrows the results, and a line appended to a transcript becomes searchable
+//! highlights the matched words, a hit opens its transcript as turns with the hit marked (tool
+//! calls folded), the source filter narrows the results, and a line appended to a transcript becomes searchable
 //! without a reload.
 
 use std::io::Write;
@@ -77,15 +77,23 @@ async fn recall_highlights_matches_opens_transcripts_filters_and_follows_appends
             // Indexed in the background at launch: no reindex needed.
             let summary = ui::text_contains(&driver, "sessions-summary", "3 sessions").await?;
             ensure!(summary.contains("messages indexed"), "sessions summary: {summary:?}");
-            let mut titles = Vec::new();
-            for row in driver.find_all(css("[data-testid=\"session-row\"] .row-name")).await? {
-                titles.push(row.prop("textContent").await?.unwrap_or_default());
-            }
-            titles.sort();
-            ensure!(
-                titles == ["Feeding the kitten", "Rotating signing keys", "mix phx.server doesnt seem to start"],
-                "recent sessions by title: {titles:?}"
-            );
+            let expected = ["Feeding the kitten", "Rotating signing keys", "mix phx.server doesnt seem to start"];
+            let seen = std::sync::Mutex::new(Vec::new());
+            ui::eventually("the three recent sessions, by title", || {
+                let seen = &seen;
+                let driver = driver.clone();
+                async move {
+                    let mut titles = Vec::new();
+                    for row in driver.find_all(css("[data-testid=\"session-row\"] .row-name")).await? {
+                        titles.push(row.prop("textContent").await?.unwrap_or_default());
+                    }
+                    titles.sort();
+                    *seen.lock().unwrap() = titles.clone();
+                    Ok((titles == expected).then_some(()))
+                }
+            })
+            .await
+            .map_err(|e| format!("{e}; the list shows {:?}", seen.lock().unwrap()))?;
 
             search(&driver, "signing keys").await?;
             let found = hits_until(&driver, "a recall hit in the keys session", |h| !h.is_empty()).await?;
@@ -113,6 +121,14 @@ async fn recall_highlights_matches_opens_transcripts_filters_and_follows_appends
                 h.first().is_some_and(|(id, source, marks)| id == CLAUDE_SESSION && source == "claude" && marks.contains(&"phx".to_string()))
             })
             .await?;
+            // Its transcript: the person's and the agent's words in full, tool calls folded.
+            ui::click_on(&driver, css(&format!("[data-testid=\"recall-hit\"][data-session-id=\"{CLAUDE_SESSION}\"]")), "the Claude Code hit").await?;
+            ui::text_contains(&driver, "transcript-title", "mix phx.server doesnt seem to start").await?;
+            let tools = driver.find_all(css("[data-testid=\"transcript-turn\"][data-role=\"tool\"] details")).await?;
+            ensure!(tools.len() >= 2, "the Claude Code transcript shows {} folded tool turns", tools.len());
+            for fold in &tools {
+                ensure!(fold.attr("open").await?.is_none(), "a tool turn is unfolded: {}", fold.text().await?);
+            }
             ui::click_on(&driver, css("[data-testid=\"sessions-source\"] option[value=\"codex\"]"), "Codex in the source filter").await?;
             ui::text_contains(&driver, "sessions-empty", "No match").await?;
             ui::click_on(&driver, css("[data-testid=\"sessions-source\"] option[value=\"claude\"]"), "Claude Code in the source filter").await?;

@@ -86,6 +86,17 @@ fn peak_rss_mb() -> f64 {
     kb / 1024.0
 }
 
+fn rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb: f64 = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0);
+    kb / 1024.0
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let models = args
@@ -107,6 +118,13 @@ fn main() {
         .embed(&["how do we roll back a deploy".to_string()])
         .unwrap();
     println!("first_query_embed_s {:.3}", first.elapsed().as_secs_f64());
+    // What an idle long-lived process gets back by letting go of the model.
+    let loaded_rss = rss_mb();
+    embedder.release_if_idle(std::time::Duration::ZERO, Instant::now());
+    println!("rss_mb loaded {loaded_rss:.0} released {:.0}", rss_mb());
+    let reload = Instant::now();
+    embedder.embed(&["how do we roll back a deploy".to_string()]).unwrap();
+    println!("reload_and_embed_s {:.3} rss_mb {:.0}", reload.elapsed().as_secs_f64(), rss_mb());
 
     let dir = tempfile::tempdir().unwrap();
     let docs: Vec<Memory> = (0..n).map(|i| memory(dir.path(), i)).collect();

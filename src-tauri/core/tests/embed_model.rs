@@ -2,7 +2,8 @@
 //! and sets `ENGRAM_TEST_MODELS`; without them these tests fail saying what to run.
 
 use engram_core::embed::{
-    reindex, shared_embedder, Embedder, ModelPaths, TextEmbedder, MODEL_DIMENSION,
+    reindex, release_idle_shared_model, shared_embedder, Embedder, ModelPaths, TextEmbedder,
+    MODEL_DIMENSION,
 };
 use engram_core::memory::{Memory, Scope};
 use engram_core::ErrorCode;
@@ -47,6 +48,45 @@ fn the_model_is_loaded_once_per_process() {
         second.embed(&["x".to_string()]).unwrap()[0].len(),
         MODEL_DIMENSION
     );
+}
+
+#[test]
+fn an_idle_model_is_released_and_the_next_call_loads_it_again_with_the_same_vectors() {
+    let mut embedder = Embedder::load(&model_paths()).unwrap();
+    let text = vec!["rotate the signing keys every quarter".to_string()];
+    let before = embedder.embed(&text).unwrap();
+    let used = std::time::Instant::now();
+    let idle = std::time::Duration::from_secs(600);
+    assert!(!embedder.release_if_idle(idle, used), "just used: kept");
+    assert!(embedder.is_loaded());
+    assert!(embedder.release_if_idle(idle, used + idle), "idle for the whole period: released");
+    assert!(!embedder.is_loaded());
+    assert!(!embedder.release_if_idle(idle, used + idle * 2), "nothing left to release");
+    let after = embedder.embed(&text).unwrap();
+    assert!(embedder.is_loaded(), "embedding loads the model again");
+    assert_eq!(before, after, "the reloaded model gives the same vector");
+}
+
+#[test]
+fn the_shared_model_is_released_only_when_idle_and_its_holders_keep_working() {
+    let paths = model_paths();
+    let shared = shared_embedder(&paths).unwrap();
+    let text = vec!["the deploy window is Tuesday".to_string()];
+    let before = shared.lock().unwrap().embed(&text).unwrap();
+    let now = std::time::Instant::now();
+    assert!(
+        !release_idle_shared_model(std::time::Duration::from_secs(3600), now),
+        "used a moment ago: kept"
+    );
+    // Other tests in this process use the same model; release waits for a moment it is free.
+    let deadline = now + std::time::Duration::from_secs(20);
+    let mut released = false;
+    while !released && std::time::Instant::now() < deadline {
+        released = release_idle_shared_model(std::time::Duration::ZERO, std::time::Instant::now() + std::time::Duration::from_secs(1));
+    }
+    assert!(released, "an idle shared model was never released");
+    // The same handle embeds again, with the same result.
+    assert_eq!(shared.lock().unwrap().embed(&text).unwrap(), before);
 }
 
 #[test]

@@ -19,7 +19,7 @@ mod sidecar;
 mod strategy;
 
 pub use assets::{ModelPaths, MODEL_DIMENSION, MODEL_FILES, RUNTIME_FILE};
-pub use embedder::{shared_embedder, Embedder, TextEmbedder, BATCH_SIZE};
+pub use embedder::{release_idle_model_in_background, release_idle_shared_model, shared_embedder, Embedder, TextEmbedder, BATCH_SIZE};
 pub use error::EmbedError;
 pub use reindex::{
     reindex, reindex_files, write_vector, ReindexOutcome, ReindexProgress, ReindexReport,

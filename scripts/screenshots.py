@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Photographs the app's main views on a seeded home into docs/screenshots/, through its real
+window. Run through scripts/screenshots.sh (seeds the home, Xvfb, a session bus).
+usage: screenshots.py APP_BINARY ENGRAM_HOME OUT_DIR
+"""
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from app_driver import App  # noqa: E402
+
+
+def settle():
+    # Lets transitions and the next frame finish before the picture.
+    time.sleep(0.6)
+
+
+def main():
+    if len(sys.argv) != 4:
+        raise SystemExit(__doc__)
+    binary, home, out = sys.argv[1:]
+    os.makedirs(out, exist_ok=True)
+    with App(binary, home) as app:
+        app.click('[data-testid="nav-user"]')
+        app.click('[data-testid="memory-row"][data-name="prefer-small-commits"]')
+        app.wait_for('[data-testid="detail-body"]')
+        settle()
+        app.screenshot(os.path.join(out, "memories.png"))
+
+        app.click('[data-testid="open-search"]')
+        app.type_into('[data-testid="search-input"]', "token refresh race")
+        app.wait_for('[data-testid="search-result"]')
+        settle()
+        app.screenshot(os.path.join(out, "search.png"))
+        app.run("document.querySelector('[data-testid=\"search-input\"]').dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));")
+
+        app.click('[data-testid="nav-compose"]')
+        app.type_into('[data-testid="compose-prompt"]', "fix the token refresh race in the auth middleware")
+        app.wait_for('[data-testid="compose-selected"]')
+        settle()
+        app.screenshot(os.path.join(out, "compose.png"))
+
+        app.click('[data-testid="nav-sessions"]')
+        app.type_into('[data-testid="sessions-query"]', "refresh token")
+        app.click('[data-testid="recall-hit"]')
+        app.wait_for('[data-testid="transcript-turn"]')
+        settle()
+        app.screenshot(os.path.join(out, "sessions.png"))
+
+        app.click('[data-testid="nav-archive"]')
+        app.click('[data-testid="archive-version"]')
+        app.wait_for('[data-testid="archive-diff-line"]')
+        settle()
+        app.screenshot(os.path.join(out, "archive.png"))
+    print(f"screenshots in {out}: memories, search, compose, sessions, archive")
+
+
+if __name__ == "__main__":
+    main()
