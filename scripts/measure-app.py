@@ -47,9 +47,12 @@ def kib(pid, path, field):
 
 
 # Types `query` one character at a time; after each, waits for the overlay to show that exact
-# query's results and returns the keystroke → results times (ms).
+# query's results; leaves the keystroke → results times (ms) in `window.__typed`. (Started with a
+# plain script and polled: WebKitWebDriver's async scripts sometimes drop the connection.)
 TYPE_SCRIPT = """
-const [query, done] = arguments;
+const [query] = arguments;
+window.__typed = null;
+const done = (result) => { window.__typed = result; };
 const input = document.querySelector('[data-testid="search-input"]');
 const status = document.querySelector('[data-testid="search-status"]');
 const times = [];
@@ -74,6 +77,11 @@ input.dispatchEvent(new Event('input', { bubbles: true }));
 """
 
 
+def type_query(app, query):
+    app.run(TYPE_SCRIPT, query)
+    return until(f"typing {query!r}", lambda: app.run("return window.__typed;"), timeout=300)
+
+
 # The model's idle release, shortened from its 10 minutes so the run can see it.
 IDLE_SECS = 15
 
@@ -93,10 +101,14 @@ def measure(binary, label, home):
         app.click('[data-testid="open-search"]')
         app.wait_for('[data-testid="search-input"]')
         # The first query loads the model when the strategy uses it: timed on its own.
-        warm = app.driver.run_async(TYPE_SCRIPT, "warm up")
+        warm = type_query(app, "warm up")
         times, statuses = [], []
         for q in QUERIES:
-            r = app.driver.run_async(TYPE_SCRIPT, q)
+            try:
+                r = type_query(app, q)
+            except Exception as e:
+                alive = subprocess.run(["pgrep", "-x", "engram-app"], capture_output=True, text=True).stdout.split()
+                raise SystemExit(f"typing {q!r} failed: {e!r}; engram-app processes alive: {alive or 'none'}")
             times.extend(r["times"])
             statuses.append(r["status"])
         rss_after = kib(app_pid, "status", "VmRSS")

@@ -37,6 +37,9 @@ def main():
         app.run("document.querySelector('[data-testid=\"search-input\"]').dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));")
 
         app.click('[data-testid="nav-compose"]')
+        app.run("const s = document.querySelector('[data-testid=\"compose-project\"]');"
+                "s.value = [...s.options].find((o) => o.textContent.includes('ledger')).value;"
+                "s.dispatchEvent(new Event('change', { bubbles: true }));")
         app.type_into('[data-testid="compose-prompt"]', "fix the token refresh race in the auth middleware")
         app.wait_for('[data-testid="compose-selected"]')
         settle()

@@ -6,7 +6,8 @@
 //   sessions-query      recall search box       sessions-source    source filter (all | claude | codex | engram)
 //   sessions-project    project filter          sessions-list      results / recent sessions
 //   session-row         a recent session (data-session-id, data-source)
-//   recall-hit          a recall result (data-session-id, data-source); its <mark>s are the matches
+//   recall-hit          a session with matches (data-session-id, data-source, data-matches)
+//   recall-snippet      one matching turn in it (data-ts); its <mark>s are the matched words
 //   sessions-empty      not indexed yet / no match state       sessions-index-now  start indexing
 //   transcript-view     the transcript pane     transcript-title   its title
 //   transcript-turn     one turn (data-role)    transcript-empty   nothing opened yet
@@ -145,24 +146,43 @@ export function createSessionsView(app) {
         `${s.messages} messages`, s.cwd ? folderLabel(s.cwd) : null))));
   }
 
+  // One entry per session, in the order of its best hit, with up to three of its matching
+  // turns: four hits in one conversation are one place to look, not four.
   function renderHits(hits, text) {
-    items = hits.map((hit) => ({ session_id: hit.session_id, ts: hit.ts }));
+    const groups = [];
+    const bySession = new Map();
+    for (const hit of hits) {
+      let group = bySession.get(hit.session_id);
+      if (!group) {
+        group = { best: hit, hits: [] };
+        bySession.set(hit.session_id, group);
+        groups.push(group);
+      }
+      group.hits.push(hit);
+    }
+    items = groups.map((g) => ({ session_id: g.best.session_id, ts: g.best.ts }));
     active = -1;
-    if (!hits.length) {
+    if (!groups.length) {
       clear(list, emptyState('No match', `Nothing said in an indexed session matches “${text}”.`, false));
       return;
     }
-    clear(list, hits.map((hit) => h('div', {
-      class: `recall-hit${hit.session_id === openId ? ' selected' : ''}`, role: 'option', testid: 'recall-hit',
-      dataset: { sessionId: hit.session_id, source: hit.source }, onClick: () => open(hit.session_id, hit.ts),
+    const snippet = (hit) => h('div', {
+      class: 'snippet', testid: 'recall-snippet', dataset: { ts: hit.ts || '' },
+      onClick: (e) => { e.stopPropagation(); open(hit.session_id, hit.ts); },
+    }, h('span', { class: `role role-${hit.role}` }, hit.role), ' ',
+      (hit.snippet_parts && hit.snippet_parts.length ? hit.snippet_parts : [{ text: hit.snippet, hit: false }])
+        .map((part) => (part.hit ? h('mark', {}, part.text) : part.text)));
+    clear(list, groups.map(({ best, hits: mine }) => h('div', {
+      class: `recall-hit${best.session_id === openId ? ' selected' : ''}`, role: 'option', testid: 'recall-hit',
+      dataset: { sessionId: best.session_id, source: best.source, matches: String(mine.length) }, onClick: () => open(best.session_id, best.ts),
     },
-      h('div', { class: 'row-top' }, h('span', { class: 'row-name' }, hit.title || '(untitled session)'),
-        h('span', { class: 'row-time', title: absoluteTime(hit.ts) }, relativeTime(hit.ts))),
-      h('div', { class: 'snippet' }, h('span', { class: `role role-${hit.role}` }, hit.role), ' ',
-        (hit.snippet_parts && hit.snippet_parts.length ? hit.snippet_parts : [{ text: hit.snippet, hit: false }])
-          .map((part) => (part.hit ? h('mark', {}, part.text) : part.text))),
+      h('div', { class: 'row-top' }, h('span', { class: 'row-name' }, best.title || '(untitled session)'),
+        h('span', { class: 'row-time', title: absoluteTime(best.ts) }, relativeTime(best.ts))),
+      mine.slice(0, 3).map(snippet),
       h('div', { class: 'row-description' },
-        h('span', { class: `badge badge-source source-${hit.source}` }, SOURCE_LABEL[hit.source] || hit.source), ' ', hit.cwd ? folderLabel(hit.cwd) : null))));
+        h('span', { class: `badge badge-source source-${best.source}` }, SOURCE_LABEL[best.source] || best.source), ' ',
+        mine.length > 3 ? `${mine.length} matching turns` : null,
+        best.cwd ? folderLabel(best.cwd) : null))));
   }
 
   function renderNothingOpen() {

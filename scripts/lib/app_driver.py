@@ -53,9 +53,6 @@ class Driver:
     def run(self, script, *args):
         return self._call("POST", f"/session/{self.session}/execute/sync", {"script": script, "args": list(args)})
 
-    def run_async(self, script, *args):
-        return self._call("POST", f"/session/{self.session}/execute/async", {"script": script, "args": list(args)})
-
     def quit(self):
         if self.session:
             try:
@@ -111,7 +108,7 @@ class App:
                 env.pop(k, None)
         driver_bin = shutil.which("tauri-driver") or os.path.expanduser("~/.cargo/bin/tauri-driver")
         self.process = subprocess.Popen([driver_bin, "--port", str(port), "--native-port", str(native)], env=env,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                        stdout=subprocess.DEVNULL, stderr=open(os.environ.get("ENGRAM_DRIVER_LOG", os.devnull), "ab"))
         deadline = time.time() + 20
         wait_port(port, deadline)
         wait_port(native, deadline)
