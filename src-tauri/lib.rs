@@ -34,8 +34,7 @@ pub fn run() {
             events::watch_memories(&handle);
             events::watch_sessions(&handle);
             tray::install(&handle);
-            serve_compose(app);
-            engram_core::embed::release_idle_model_in_background(handle.state::<AppState>().env.model_idle);
+            after_first_paint(handle);
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -59,7 +58,7 @@ pub fn run() {
             commands::projects::add_project,
             commands::settings::get_settings,
             commands::settings::launch_elapsed_ms,
-            commands::settings::preload_model,
+            commands::settings::first_paint_done,
             commands::reindex::start_reindex,
             commands::reindex::reindex_running,
             commands::sessions::sessions_overview,
@@ -71,10 +70,26 @@ pub fn run() {
         .expect("error while running Engram");
 }
 
+/// Work that would compete with the first paint for the CPU (two cores here: loading the model
+/// during launch took the first paint from ~1.1 s to ~1.9 s) starts once the window has shown
+/// its first view: the compose service (whose warm-up loads the model and reads every vector),
+/// the search's own model, and the timer that releases an idle model.
+fn after_first_paint(app: tauri::AppHandle) {
+    std::thread::spawn(move || {
+        let state = app.state::<AppState>();
+        state.wait_for_first_paint(std::time::Duration::from_secs(5));
+        serve_compose(&app);
+        engram_core::embed::release_idle_model_in_background(state.env.model_idle);
+        if let Ok(config) = state.config() {
+            let _ = state.semantic(&config);
+        }
+    });
+}
+
 /// Answers `engram compose` from agents over the home's socket while the window is open, so a
 /// turn does not pay for loading the embedding model. Another server on the same home (an
 /// `engram serve`) already does that job: the app then leaves it be.
-fn serve_compose(app: &mut tauri::App) {
+fn serve_compose(app: &tauri::AppHandle) {
     let state = app.state::<AppState>();
     let models_dir = state.env.models_dir.clone().unwrap_or_else(|| state.home.models_dir());
     match engram_core::compose_service::spawn_compose_service(state.home.clone(), models_dir) {
@@ -87,4 +102,3 @@ fn serve_compose(app: &mut tauri::App) {
 
 /// Kept in managed state so the service lives exactly as long as the app.
 struct RunningComposeService(#[allow(dead_code)] engram_core::compose_service::ServiceHandle);
-

@@ -8,7 +8,8 @@
 use std::path::PathBuf;
 use std::time::Instant;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::Duration;
 
 use engram_core::config::{Config, Strategy};
 use engram_core::embed::{EmbedError, ModelPaths, ModelScorer};
@@ -53,6 +54,8 @@ impl LaunchEnv {
 pub struct AppState {
     /// When the process started (for the first-paint measurement).
     pub started: Instant,
+    /// Set once the window has shown its first view; background work waits for it.
+    first_paint: (Mutex<bool>, Condvar),
     pub home: EngramHome,
     pub env: LaunchEnv,
     pub cache: Mutex<CorpusCache>,
@@ -70,6 +73,7 @@ impl AppState {
         let cache = CorpusCache::persistent(&home.index_db());
         AppState {
             started: Instant::now(),
+            first_paint: (Mutex::new(false), Condvar::new()),
             home,
             env,
             cache: Mutex::new(cache),
@@ -79,6 +83,21 @@ impl AppState {
             watching: AtomicBool::new(false),
             session_watcher: Mutex::new(None),
         }
+    }
+
+    /// The window has shown its first view.
+    pub fn mark_first_paint(&self) {
+        let (painted, signal) = &self.first_paint;
+        *painted.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        signal.notify_all();
+    }
+
+    /// Blocks until the first view is shown, or `limit` passed (a window that never paints
+    /// must not keep the compose service from agents).
+    pub fn wait_for_first_paint(&self, limit: Duration) {
+        let (painted, signal) = &self.first_paint;
+        let guard = painted.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = signal.wait_timeout_while(guard, limit, |painted| !*painted);
     }
 
     /// The configuration as it is on disk now (edits apply without a restart).

@@ -178,7 +178,7 @@ async function boot() {
       const ms = await call('launch_elapsed_ms');
       document.body.dataset.firstPaintMs = String(ms);
     } catch { /* measurement only */ }
-    call('preload_model').catch(() => {});
+    call('first_paint_done').catch(() => {});
   });
   if (await call('reindex_running').catch(() => false)) sidebar.setProgress({ done: 0, total: 0 });
 }

@@ -7,6 +7,7 @@ Does not: know any view (the callers do).
 """
 
 import base64
+import http.client
 import json
 import os
 import shutil
@@ -41,8 +42,16 @@ class Driver:
     def _call(self, method, path, body=None):
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.base + path, data=data, method=method, headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=120) as resp:
-            return json.loads(resp.read() or b"{}").get("value")
+        # tauri-driver now and then drops a connection without answering (seen under load);
+        # every call made here is safe to repeat.
+        for attempt in range(3):
+            try:
+                with urllib.request.urlopen(req, timeout=120) as resp:
+                    return json.loads(resp.read() or b"{}").get("value")
+            except (http.client.RemoteDisconnected, ConnectionResetError):
+                if attempt == 2:
+                    raise
+                time.sleep(0.3)
 
     def start(self, app):
         caps = {"capabilities": {"alwaysMatch": {"browserName": "wry", "tauri:options": {"application": app}}}}

@@ -54,16 +54,9 @@ pub fn launch_elapsed_ms(state: tauri::State<'_, crate::state::AppState>) -> u12
     state.started.elapsed().as_millis()
 }
 
-/// Loads the embedding model in the background so the first search does not wait for it. The
-/// UI asks once its first view is painted: loading at launch would compete with the first paint
-/// for the CPU (measured: first paint 0.8–1.1 s without, 1.8 s with it on two cores).
+/// The UI has painted its first view: the work held back so it would not compete with that
+/// paint for the CPU (the compose service's warm-up, the model) may start.
 #[tauri::command]
-pub fn preload_model(app: tauri::AppHandle) {
-    std::thread::spawn(move || {
-        use tauri::Manager;
-        let state = app.state::<crate::state::AppState>();
-        if let Ok(config) = state.config() {
-            let _ = state.semantic(&config);
-        }
-    });
+pub fn first_paint_done(state: tauri::State<'_, crate::state::AppState>) {
+    state.mark_first_paint();
 }

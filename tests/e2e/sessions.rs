@@ -105,7 +105,8 @@ async fn recall_highlights_matches_opens_transcripts_filters_and_follows_appends
             );
             ensure!(found.len() == 1, "one entry per session with matches, saw {found:?}");
 
-            ui::click_on(&driver, css("[data-testid=\"recall-hit\"][data-session-id=\"keys-rotation\"]"), "the keys hit").await?;
+            // The session's first matching turn (its best), clicked where a person would.
+            ui::click_on(&driver, css("[data-testid=\"recall-hit\"][data-session-id=\"keys-rotation\"] [data-testid=\"recall-snippet\"]"), "the keys hit's best turn").await?;
             ui::text_contains(&driver, "transcript-title", "Rotating signing keys").await?;
             let mut roles = Vec::new();
             for turn in driver.find_all(ui::tid("transcript-turn")).await? {
