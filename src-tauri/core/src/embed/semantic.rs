@@ -7,7 +7,7 @@
 //! Deliberately does not: fuse with bm25 (the ranker's blend/rrf do) or choose a strategy.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::SystemTime;
 
 use super::sidecar::{read_sidecar, sidecar_path};
@@ -17,7 +17,10 @@ use crate::memory::Memory;
 /// Sidecar vectors read so far, each remembered with the file's size and mtime.
 #[derive(Debug, Default)]
 pub struct VectorCache {
-    entries: HashMap<PathBuf, CachedVector>,
+    /// Keyed by the memory file's path as bytes: a search looks up every memory, and hashing
+    /// raw bytes is several times cheaper than hashing a `Path` (which re-parses components)
+    /// and building the sidecar's path first (measured at 9k memories: ~8 ms of a warm search).
+    entries: HashMap<Box<[u8]>, CachedVector>,
     /// Whether a watcher reports every sidecar change (see `trust_watcher`).
     trusting: bool,
 }
@@ -43,7 +46,7 @@ impl VectorCache {
 
     /// The sidecar of `memory_path` was written or removed.
     pub fn invalidate(&mut self, memory_path: &Path) {
-        self.entries.remove(&sidecar_path(memory_path));
+        self.entries.remove(key(memory_path));
     }
 
     pub fn invalidate_all(&mut self) {
@@ -52,19 +55,20 @@ impl VectorCache {
 
     /// The unit-length vector of `memory_path`'s sidecar when it was written by `model_id`.
     pub fn vector(&mut self, memory_path: &Path, model_id: &str) -> Option<&[f32]> {
-        let path = sidecar_path(memory_path);
-        let trusted = self.trusting && self.entries.contains_key(&path);
+        let key = key(memory_path);
+        let trusted = self.trusting && self.entries.contains_key(key);
         if !trusted {
-            let stamp = std::fs::metadata(&path)
+            let sidecar = sidecar_path(memory_path);
+            let stamp = std::fs::metadata(&sidecar)
                 .ok()
                 .map(|meta| (meta.len(), meta.modified().unwrap_or(SystemTime::UNIX_EPOCH)));
-            let fresh = matches!(self.entries.get(&path), Some(c) if c.stamp == stamp);
+            let fresh = matches!(self.entries.get(key), Some(c) if c.stamp == stamp);
             if !fresh {
-                let vector = stamp.and_then(|_| read_sidecar(&path)).map(|s| (s.header.model_id, normalized(s.vector)));
-                self.entries.insert(path.clone(), CachedVector { stamp, vector });
+                let vector = stamp.and_then(|_| read_sidecar(&sidecar)).map(|s| (s.header.model_id, normalized(s.vector)));
+                self.entries.insert(key.into(), CachedVector { stamp, vector });
             }
         }
-        match &self.entries.get(&path)?.vector {
+        match &self.entries.get(key)?.vector {
             Some((id, v)) if id == model_id => Some(v),
             _ => None,
         }
@@ -76,6 +80,10 @@ impl VectorCache {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+}
+
+fn key(memory_path: &Path) -> &[u8] {
+    memory_path.as_os_str().as_encoded_bytes()
 }
 
 pub(crate) fn normalized(mut v: Vec<f32>) -> Vec<f32> {
@@ -129,7 +137,17 @@ pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
     if a.len() != b.len() {
         return 0.0;
     }
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    // Eight independent sums: a single running sum is one long dependency chain the compiler
+    // may not reorder (float addition is not associative), so it cannot use SIMD lanes.
+    let mut lanes = [0.0f32; 8];
+    let (a_chunks, b_chunks) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = a_chunks.remainder().iter().zip(b_chunks.remainder()).map(|(x, y)| x * y).sum();
+    for (x, y) in a_chunks.zip(b_chunks) {
+        for i in 0..8 {
+            lanes[i] += x[i] * y[i];
+        }
+    }
+    lanes.iter().sum::<f32>() + tail
 }
 
 #[cfg(test)]
@@ -253,6 +271,17 @@ mod tests {
         assert_eq!(cache.vector(&md, "axis").unwrap(), &[1.0, 0.0]);
         cache.invalidate_all();
         assert_eq!(cache.vector(&md, "axis").unwrap(), &[0.0, 1.0, 0.0]);
+    }
+
+    #[test]
+    fn dot_agrees_with_the_plain_sum_at_every_length() {
+        for len in [0, 1, 7, 8, 9, 16, 383, 384] {
+            let a: Vec<f32> = (0..len).map(|i| ((i * 7 % 13) as f32 - 6.0) / 10.0).collect();
+            let b: Vec<f32> = (0..len).map(|i| ((i * 5 % 11) as f32 - 5.0) / 10.0).collect();
+            let plain: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+            assert!((dot(&a, &b) - plain).abs() < 1e-4, "length {len}: {} vs {plain}", dot(&a, &b));
+        }
+        assert_eq!(dot(&[1.0, 2.0], &[1.0]), 0.0, "mismatched lengths score nothing");
     }
 
     #[test]
