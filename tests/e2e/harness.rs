@@ -75,6 +75,9 @@ impl App {
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("CODEX_HOME")
             .env_remove("ENGRAM_MODELS_DIR")
+            // The machine's editor must never start from a test; a test that wants one sets it.
+            .env_remove("VISUAL")
+            .env_remove("EDITOR")
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         for (k, v) in extra_env {

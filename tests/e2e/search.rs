@@ -161,3 +161,43 @@ async fn the_overlay_searches_every_project_narrows_on_request_and_follows_the_d
         })
         .await
 }
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn enter_opens_the_top_result_in_the_persons_editor_and_the_query_survives() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    sandbox.save_user("db-migrations", "project", "How schema migrations are rolled back", "Every migration has a down step.\n")?;
+    sandbox.save_user("commit-style", "feedback", "Commit messages in the imperative mood", "Write 'Add X'.\n")?;
+    // $VISUAL is a stand-in editor that records what it was asked to open.
+    let opened = sandbox.user_home.join("opened.txt");
+    let editor = sandbox.user_home.join("fake-editor");
+    std::fs::write(&editor, format!("#!/bin/sh\nprintf '%s\\n' \"$@\" >> '{}'\n", opened.display()))?;
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
+    let file = sandbox.user_memory_file("db-migrations");
+
+    sandbox
+        .run_with_env("enter_opens_the_top_result_in_the_persons_editor_and_the_query_survives", &[("VISUAL", &editor)], move |driver| async move {
+            ui::open_user_memories(&driver).await?;
+            press_ctrl_k(&driver).await?;
+            let input = testid(&driver, "search-input").await?;
+            input.send_keys("roll back a migration").await?;
+            results_until(&driver, "db-migrations ranked first", |names| names.first().is_some_and(|n| n == "db-migrations")).await?;
+            input.send_keys(Key::Enter).await?;
+            let seen = ui::eventually("the editor to be started on the memory's file", || {
+                let opened = opened.clone();
+                async move { Ok(std::fs::read_to_string(&opened).ok().filter(|s| !s.is_empty())) }
+            })
+            .await?;
+            ensure!(
+                seen.lines().collect::<Vec<_>>() == [file.display().to_string()],
+                "the editor was asked to open {seen:?}, not {}",
+                file.display()
+            );
+            // Back from the editor, the search is where it was left: same query, same results.
+            let input = testid(&driver, "search-input").await?;
+            ensure!(value_of(&input).await? == "roll back a migration", "the query did not survive the trip to the editor");
+            results_until(&driver, "the results still shown", |names| names.first().is_some_and(|n| n == "db-migrations")).await?;
+            Ok(())
+        })
+        .await
+}

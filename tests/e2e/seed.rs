@@ -161,4 +161,15 @@ impl Sandbox {
     {
         harness::run(test, &self.home, &[("HOME", &self.user_home)], scenario).await
     }
+
+    /// `run` with more environment for the app (e.g. `VISUAL`).
+    pub async fn run_with_env<F, Fut>(&self, test: &str, env: &[(&str, &Path)], scenario: F) -> TestResult
+    where
+        F: FnOnce(WebDriver) -> Fut,
+        Fut: std::future::Future<Output = TestResult> + Send + 'static,
+    {
+        let mut all: Vec<(&str, &Path)> = vec![("HOME", &self.user_home)];
+        all.extend_from_slice(env);
+        harness::run(test, &self.home, &all, scenario).await
+    }
 }
