@@ -72,7 +72,7 @@ input.dispatchEvent(new Event('input', { bubbles: true }));
     times.push(Number(status.dataset.keystrokeMs));
     await new Promise((r) => setTimeout(r, 60)); // a fast typist's gap between keys
   }
-  done({ times, status: status.textContent });
+  done({ times, status: `${status.textContent} (${status.title})` });
 })();
 """
 
