@@ -57,7 +57,6 @@ pub fn run() {
             commands::projects::list_projects,
             commands::projects::add_project,
             commands::settings::get_settings,
-            commands::settings::launch_elapsed_ms,
             commands::settings::first_paint_done,
             commands::reindex::start_reindex,
             commands::reindex::reindex_running,

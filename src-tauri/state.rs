@@ -65,6 +65,9 @@ pub struct AppState {
     /// Set once the memory watcher runs: from then on the search caches skip their per-search
     /// stat of every file and rely on `memory_changed` instead.
     watching: AtomicBool,
+    /// The known projects, kept while the watcher runs (it reports every change to them), so a
+    /// search over all memories does not read the projects directory on each keystroke.
+    known: Mutex<Option<Vec<KnownProject>>>,
     pub session_watcher: Mutex<Option<SessionWatcher>>,
 }
 
@@ -81,6 +84,7 @@ impl AppState {
             reindexing: AtomicBool::new(false),
             watcher: Mutex::new(None),
             watching: AtomicBool::new(false),
+            known: Mutex::new(None),
             session_watcher: Mutex::new(None),
         }
     }
@@ -114,6 +118,24 @@ impl AppState {
     /// Where transcripts live, as the CLI resolves them.
     pub fn session_roots(&self) -> SourceRoots {
         SourceRoots::resolve(&self.home, self.env.user_home.clone(), self.env.claude_config_dir.clone(), self.env.codex_home.clone())
+    }
+
+    /// Every known project: from the watcher-kept copy when there is one, else from disk.
+    pub fn known_projects(&self) -> IpcResult<Vec<KnownProject>> {
+        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(list) = known.as_ref() {
+            return Ok(list.clone());
+        }
+        let list = project::known_projects(&self.home)?;
+        if self.watching.load(Ordering::SeqCst) {
+            *known = Some(list.clone());
+        }
+        Ok(list)
+    }
+
+    /// A project was added or changed: read them from disk next time.
+    pub fn projects_written(&self) {
+        *self.known.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
     /// The known project with this slug (refuses anything that is not one).
@@ -157,18 +179,19 @@ impl AppState {
                 let dir = dir_of(project);
                 self.lock_cache().invalidate(&dir);
                 if let Some(scorer) = scorer {
-                    scorer.invalidate(Some(&dir.join(format!("{name}.md"))));
+                    scorer.invalidate(&dir.join(format!("{name}.md")));
                 }
             }
             MemoryChange::SidecarChanged { project, name, .. } => {
                 if let Some(scorer) = scorer {
-                    scorer.invalidate(Some(&dir_of(project).join(format!("{name}.md"))));
+                    scorer.invalidate(&dir_of(project).join(format!("{name}.md")));
                 }
             }
             MemoryChange::Rescan | MemoryChange::ProjectsChanged => {
+                self.projects_written();
                 self.lock_cache().invalidate_all();
                 if let Some(scorer) = scorer {
-                    scorer.invalidate(None);
+                    scorer.invalidate_all();
                 }
             }
             MemoryChange::UserAnchorChanged => {}
@@ -180,7 +203,7 @@ impl AppState {
     pub fn memories_written(&self) {
         self.lock_cache().invalidate_all();
         if let Some(Ok(scorer)) = self.scorer.get() {
-            scorer.invalidate(None);
+            scorer.invalidate_all();
         }
     }
 

@@ -175,10 +175,9 @@ async function boot() {
   document.body.dataset.ready = 'true';
   requestAnimationFrame(async () => {
     try {
-      const ms = await call('launch_elapsed_ms');
+      const ms = await call('first_paint_done');
       document.body.dataset.firstPaintMs = String(ms);
     } catch { /* measurement only */ }
-    call('first_paint_done').catch(() => {});
   });
   if (await call('reindex_running').catch(() => false)) sidebar.setProgress({ done: 0, total: 0 });
 }

@@ -56,11 +56,12 @@ class Driver:
     def start(self, app):
         caps = {"capabilities": {"alwaysMatch": {"browserName": "wry", "tauri:options": {"application": app}}}}
         self.session = self._call("POST", "/session", caps)["sessionId"]
-        # Scripts that type a whole query and wait for each keystroke's results run for a while.
-        self._call("POST", f"/session/{self.session}/timeouts", {"script": 300000})
 
     def run(self, script, *args):
         return self._call("POST", f"/session/{self.session}/execute/sync", {"script": script, "args": list(args)})
+
+    def screenshot_png(self):
+        return base64.b64decode(self._call("GET", f"/session/{self.session}/screenshot"))
 
     def quit(self):
         if self.session:
@@ -81,26 +82,6 @@ def until(what, probe, timeout=60):
     raise SystemExit(f"timed out waiting for {what}")
 
 
-def descendants(pid):
-    out = [pid]
-    for child in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split():
-        out.extend(descendants(int(child)))
-    return out
-
-
-def kib(pid, path, field):
-    try:
-        with open(f"/proc/{pid}/{path}") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-
-
 class App:
     """The app binary launched on ENGRAM_HOME=`home` (with a throwaway $HOME, so the machine's own
     agent transcripts stay out), driven through a WebDriver session. Use as a context manager."""
@@ -117,7 +98,7 @@ class App:
                 env.pop(k, None)
         driver_bin = shutil.which("tauri-driver") or os.path.expanduser("~/.cargo/bin/tauri-driver")
         self.process = subprocess.Popen([driver_bin, "--port", str(port), "--native-port", str(native)], env=env,
-                                        stdout=subprocess.DEVNULL, stderr=open(os.environ.get("ENGRAM_DRIVER_LOG", os.devnull), "ab"))
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 20
         wait_port(port, deadline)
         wait_port(native, deadline)
@@ -153,6 +134,5 @@ class App:
         until(selector, lambda: self.run("const e = document.querySelector(arguments[0]); return !!e && e.offsetParent !== null;", selector), timeout)
 
     def screenshot(self, path):
-        png = self.driver._call("GET", f"/session/{self.driver.session}/screenshot")
         with open(path, "wb") as f:
-            f.write(base64.b64decode(png))
+            f.write(self.driver.screenshot_png())

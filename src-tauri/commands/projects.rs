@@ -29,7 +29,7 @@ impl From<KnownProject> for ProjectView {
 
 #[tauri::command]
 pub async fn list_projects(app: AppHandle) -> IpcResult<Vec<ProjectView>> {
-    off_main(app, |state| Ok(project::known_projects(&state.home)?.into_iter().map(ProjectView::from).collect())).await
+    off_main(app, |state| Ok(state.known_projects()?.into_iter().map(ProjectView::from).collect())).await
 }
 
 /// Opens the native folder picker; the chosen folder is resolved to its repository and recorded.
@@ -46,6 +46,7 @@ pub async fn add_project(app: AppHandle) -> IpcResult<Option<ProjectView>> {
             .map_err(|e| IpcError::new("not_a_directory", format!("the chosen folder is not a local path: {e}")))?;
         let resolved = project::resolve(&folder)?;
         project::register(&state.home, &resolved)?;
+        state.projects_written();
         Ok(Some(state.project(&resolved.slug)?.into()))
     })
     .await

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use engram_core::memory::{Scope, ScopeFilter};
-use engram_core::project;
 use engram_core::rank::{self, SearchParams, Shadowing, Synonyms};
 use serde::{Deserialize, Serialize};
 use tauri::AppHandle;
@@ -95,7 +94,7 @@ fn coverage(state: &AppState, within: &SearchIn) -> IpcResult<(Vec<(Scope, PathB
         }
         SearchIn::Everything => {
             let mut dirs = vec![user];
-            for known in project::known_projects(&state.home)? {
+            for known in state.known_projects()? {
                 dirs.push((Scope::Project, state.home.project_memory_dir(&known.slug)));
             }
             (dirs, Shadowing::None)

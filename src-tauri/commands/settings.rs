@@ -48,15 +48,11 @@ pub async fn get_settings(app: AppHandle) -> IpcResult<Settings> {
     .await
 }
 
-/// Milliseconds since the process started; the UI calls it once after its first paint.
-#[tauri::command]
-pub fn launch_elapsed_ms(state: tauri::State<'_, crate::state::AppState>) -> u128 {
-    state.started.elapsed().as_millis()
-}
-
 /// The UI has painted its first view: the work held back so it would not compete with that
-/// paint for the CPU (the compose service's warm-up, the model) may start.
+/// paint for the CPU (the compose service's warm-up, the model) may start. Returns the
+/// milliseconds since the process started (the first-paint measurement).
 #[tauri::command]
-pub fn first_paint_done(state: tauri::State<'_, crate::state::AppState>) {
+pub fn first_paint_done(state: tauri::State<'_, crate::state::AppState>) -> u128 {
     state.mark_first_paint();
+    state.started.elapsed().as_millis()
 }

@@ -193,11 +193,8 @@ static SHARED: Mutex<Option<(ModelPaths, Arc<Mutex<Embedder>>)>> = Mutex::new(No
 pub fn release_idle_shared_model(idle: Duration, now: Instant) -> bool {
     let slot = SHARED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let Some((_, embedder)) = slot.as_ref() else { return false };
-    let released = match embedder.try_lock() {
-        Ok(mut embedder) => embedder.release_if_idle(idle, now),
-        Err(_) => false,
-    };
-    released
+    // Busy means in use: not idle.
+    embedder.try_lock().is_ok_and(|mut embedder| embedder.release_if_idle(idle, now))
 }
 
 /// Hands freed pages back to the system. glibc keeps freed heap memory for reuse, so without

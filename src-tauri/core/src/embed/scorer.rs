@@ -32,12 +32,14 @@ impl ModelScorer {
         self
     }
 
-    /// The sidecar of `memory_path` changed; `None`: any may have.
-    pub fn invalidate(&self, memory_path: Option<&std::path::Path>) {
-        match memory_path {
-            Some(path) => self.vectors().invalidate(path),
-            None => self.vectors().invalidate_all(),
-        }
+    /// The sidecar of `memory_path` changed.
+    pub fn invalidate(&self, memory_path: &std::path::Path) {
+        self.vectors().invalidate(memory_path);
+    }
+
+    /// Any sidecar may have changed.
+    pub fn invalidate_all(&self) {
+        self.vectors().invalidate_all();
     }
 
     fn vectors(&self) -> std::sync::MutexGuard<'_, VectorCache> {
