@@ -12,34 +12,6 @@ use serde_json::Value;
 
 use super::line::{block_text, kind_name, str_at, LineBuilder, LineOutcome, SessionState};
 
-/// The fields every line kind may carry; reading only these skips the bulk of a line
-/// (`progress` and snapshot lines are large) without building it as a JSON tree.
-#[derive(serde::Deserialize)]
-struct Envelope<'a> {
-    #[serde(borrow, rename = "type")]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    timestamp: Option<Cow<'a, str>>,
-    #[serde(borrow, rename = "sessionId")]
-    session_id: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    cwd: Option<Cow<'a, str>>,
-}
-
-/// Lines of a kind that is never indexed, handled from their envelope alone; `None` when the
-/// line needs the full parse (or is not a JSON object, which the full parse reports).
-pub(crate) fn skip_by_envelope(state: &mut SessionState, raw: &[u8]) -> Option<LineOutcome> {
-    let env: Envelope<'_> = serde_json::from_slice(raw).ok()?;
-    let kind = env.kind?;
-    if matches!(kind.as_ref(), "user" | "assistant" | "summary" | "custom-title" | "") {
-        return None;
-    }
-    state.saw_ts(env.timestamp.as_deref());
-    SessionState::set_if_none(&mut state.session_id, env.session_id.as_deref());
-    SessionState::set_if_none(&mut state.cwd, env.cwd.as_deref());
-    Some(LineOutcome::Skipped(kind_name(&kind)))
-}
-
 /// A whole line read into borrowed fields in one pass: the common lines (turns, and kinds that
 /// are skipped) without building a JSON tree. Tool payloads, the bulk of a transcript, are
 /// stepped over unless tools are indexed.
@@ -140,7 +112,7 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for Content<'a> {
 }
 
 /// The outcome of the lines the one-pass read covers; `None` sends the line down the general
-/// path (`skip_by_envelope`, then `parse`), which gives the same result for these lines.
+/// path (`parse` over the JSON tree), which gives the same result for these lines.
 pub(crate) fn parse_fast(state: &mut SessionState, raw: &[u8], include_tools: bool) -> Option<LineOutcome> {
     let line: Line<'_> = serde_json::from_slice(raw).ok()?;
     let kind = line.kind.as_deref()?;
@@ -341,9 +313,6 @@ mod tests {
 
     /// The general path for a line, as `parse_line` takes it when the one-pass read declines.
     fn general(state: &mut SessionState, raw: &[u8], tools: bool) -> LineOutcome {
-        if let Some(skipped) = skip_by_envelope(state, raw) {
-            return skipped;
-        }
         match serde_json::from_slice::<Value>(raw) {
             Ok(v @ Value::Object(_)) => parse(state, &v, tools),
             _ => LineOutcome::Malformed,

@@ -513,18 +513,15 @@ pub(crate) fn parse_line(source: SourceKind, state: &mut SessionState, raw: &[u8
     if trimmed.is_empty() {
         return None;
     }
-    if source == SourceKind::Claude {
-        if let Some(outcome) = super::claude::parse_fast(state, trimmed, include_tools) {
-            return Some(outcome);
-        }
-    }
-    let skipped = match source {
-        SourceKind::Claude => super::claude::skip_by_envelope(state, trimmed),
+    // Cheap borrowed reads first: Claude's covers most of its lines whole, Codex's skips the
+    // kinds that are never indexed. What they decline goes through the JSON tree.
+    let quick = match source {
+        SourceKind::Claude => super::claude::parse_fast(state, trimmed, include_tools),
         SourceKind::Codex => super::codex::skip_by_envelope(state, trimmed),
         SourceKind::Engram => None,
     };
-    if skipped.is_some() {
-        return skipped;
+    if quick.is_some() {
+        return quick;
     }
     let value: Value = match serde_json::from_slice(trimmed) {
         Ok(v @ Value::Object(_)) => v,
