@@ -1,4 +1,4 @@
-//! Starting the editor core resolved (`engram_core::editor`), detached from the app.
+//! Starting the editor core resolved (`Workspace::editor_for`), detached from the app.
 //!
 //! Owns: spawning the process or calling the desktop opener, and reporting a failure that
 //! names what was tried. Deliberately does not: decide which editor; core does.
@@ -6,14 +6,15 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use engram_core::editor::{resolve_editor, EditorLaunch};
+use engram_core::editor::EditorLaunch;
+use engram_core::error::FrontEndCode;
+use engram_core::Workspace;
 
-use crate::ipc_error::{IpcError, IpcResult};
-use crate::state::LaunchEnv;
+use crate::ipc_error::{front_end, IpcResult};
 
 /// Opens `path`; returns a short description of what was launched.
-pub fn open_file(configured: &str, env: &LaunchEnv, path: &Path) -> IpcResult<String> {
-    match resolve_editor(configured, env.visual.as_deref(), env.editor.as_deref(), path)? {
+pub fn open_file(ws: &Workspace, path: &Path) -> IpcResult<String> {
+    match ws.editor_for(path)? {
         EditorLaunch::Command { program, args, source } => {
             let mut child = Command::new(&program)
                 .args(&args)
@@ -21,20 +22,15 @@ pub fn open_file(configured: &str, env: &LaunchEnv, path: &Path) -> IpcResult<St
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
-                .map_err(|e| {
-                    IpcError::new(
-                        "launch_failed",
-                        format!("cannot start `{program}` (from {}): {e}", source.describe()),
-                    )
-                })?;
+                .map_err(|e| front_end(FrontEndCode::LaunchFailed, format!("cannot start `{program}` (from {}): {e}", source.describe())))?;
             // Reap the child when it exits so it never lingers as a zombie.
             std::thread::spawn(move || child.wait());
             Ok(program)
         }
         EditorLaunch::SystemDefault { path } => {
             open::that_detached(&path).map_err(|e| {
-                IpcError::new(
-                    "launch_failed",
+                front_end(
+                    FrontEndCode::LaunchFailed,
                     format!("no application opens {}: {e}; set editor.command in config.toml", path.display()),
                 )
             })?;

@@ -26,23 +26,24 @@ const DEBOUNCE: Duration = Duration::from_millis(150);
 /// Starts the core watcher on the home directory and forwards its changes to the window.
 pub fn watch_memories(app: &AppHandle) {
     let state = app.state::<AppState>();
-    if let Err(e) = std::fs::create_dir_all(state.home.root()) {
-        tracing::warn!("cannot create {}: {e}; live updates are off", state.home.root().display());
+    let home = state.workspace.home();
+    if let Err(e) = std::fs::create_dir_all(home.root()) {
+        tracing::warn!("cannot create {}: {e}; live updates are off", home.root().display());
         return;
     }
     let emitter = app.clone();
     let forward = Box::new(move |change: MemoryChange| {
-        emitter.state::<AppState>().memory_changed(&change);
+        emitter.state::<AppState>().workspace.memory_changed(&change);
         if !matches!(change, MemoryChange::SidecarChanged { .. }) {
             let _ = emitter.emit(MEMORY_CHANGED, &change);
         }
     });
-    match MemoryWatcher::start(&state.home, DEBOUNCE, forward) {
+    match MemoryWatcher::start(home, DEBOUNCE, forward) {
         Ok(watcher) => {
             if let Ok(mut slot) = state.watcher.lock() {
                 *slot = Some(watcher);
             }
-            state.watcher_started();
+            state.workspace.trust_watcher();
         }
         Err(e) => tracing::warn!("{e}"),
     }
@@ -51,10 +52,10 @@ pub fn watch_memories(app: &AppHandle) {
 /// Starts the core session watcher (indexes new transcript lines within a second of a write).
 pub fn watch_sessions(app: &AppHandle) {
     let state = app.state::<AppState>();
-    let config = match state.config() {
+    let config = match state.workspace.config() {
         Ok(c) => c,
         Err(e) => {
-            tracing::warn!("session watcher not started: {}", e.message);
+            tracing::warn!("session watcher not started: {e}");
             return;
         }
     };
@@ -62,7 +63,7 @@ pub fn watch_sessions(app: &AppHandle) {
     let forward = Box::new(move |change: SessionChange| {
         let _ = emitter.emit(SESSION_CHANGED, &change);
     });
-    match SessionWatcher::start(state.home.index_db(), state.session_roots(), config.sessions, forward) {
+    match SessionWatcher::start(state.workspace.home().index_db(), state.workspace.session_roots(), config.sessions, forward) {
         Ok(watcher) => {
             if let Ok(mut slot) = state.session_watcher.lock() {
                 *slot = Some(watcher);
@@ -73,13 +74,13 @@ pub fn watch_sessions(app: &AppHandle) {
 }
 
 #[derive(Clone, Serialize)]
-struct Progress<'a> {
-    phase: &'a str,
+struct Progress {
+    phase: engram_core::workspace::ReindexPhase,
     done: usize,
     total: usize,
 }
 
-pub fn reindex_progress(app: &AppHandle, phase: &str, done: usize, total: usize) {
+pub fn reindex_progress(app: &AppHandle, phase: engram_core::workspace::ReindexPhase, done: usize, total: usize) {
     let _ = app.emit(REINDEX_PROGRESS, Progress { phase, done, total });
 }
 

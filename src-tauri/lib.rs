@@ -10,30 +10,33 @@ mod ipc_error;
 mod state;
 mod tray;
 
-use std::path::PathBuf;
-
-use engram_core::EngramHome;
+use engram_core::{LaunchEnv, Workspace};
 use tauri::Manager;
 
-use state::{AppState, LaunchEnv};
+use state::AppState;
 
 pub fn run() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
         .with_writer(std::io::stderr)
         .try_init();
-    let env = LaunchEnv::from_process();
-    let home = EngramHome::resolve(None, std::env::var_os("ENGRAM_HOME").map(PathBuf::from), env.user_home.clone())
-        .unwrap_or_else(|| EngramHome::new(".engram"));
+    let workspace = match Workspace::open(None, LaunchEnv::from_process()) {
+        Ok(ws) => ws,
+        Err(e) => {
+            eprintln!("engram: {e}");
+            std::process::exit(1);
+        }
+    };
 
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
-        .manage(AppState::new(home, env))
+        .manage(AppState::new(workspace))
         .setup(|app| {
             let handle = app.handle().clone();
             events::watch_memories(&handle);
             events::watch_sessions(&handle);
             tray::install(&handle);
+            stop_cleanly_on_signals(handle.clone());
             after_first_paint(handle);
             Ok(())
         })
@@ -69,35 +72,48 @@ pub fn run() {
         .expect("error while running Engram");
 }
 
-/// Work that would compete with the first paint for the CPU (two cores here: loading the model
-/// during launch took the first paint from ~1.1 s to ~1.9 s) starts once the window has shown
-/// its first view: the compose service (whose warm-up loads the model and reads every vector),
-/// the search's own model, and the timer that releases an idle model.
+/// Work that would compete with the first paint for the CPU (two cores here) starts once the
+/// window has shown its first view: the compose service (whose warm-up reads the user's
+/// memories) and the timer that releases an idle model. The model itself loads on the first
+/// semantic search or compose, so an app nobody searches in stays small.
 fn after_first_paint(app: tauri::AppHandle) {
     std::thread::spawn(move || {
         let state = app.state::<AppState>();
         state.wait_for_first_paint(std::time::Duration::from_secs(5));
         serve_compose(&app);
-        engram_core::embed::release_idle_model_in_background(state.env.model_idle);
-        if let Ok(config) = state.config() {
-            let _ = state.semantic(&config);
-        }
+        engram_core::embed::release_idle_model_in_background(state.workspace.env().model_idle);
     });
 }
 
 /// Answers `engram compose` from agents over the home's socket while the window is open, so a
-/// turn does not pay for loading the embedding model. Another server on the same home (an
+/// turn does not pay for loading the embedding model; through the window's own workspace, so
+/// both share one corpus, one vector cache and one model. Another server on the same home (an
 /// `engram serve`) already does that job: the app then leaves it be.
 fn serve_compose(app: &tauri::AppHandle) {
     let state = app.state::<AppState>();
-    let models_dir = state.env.models_dir.clone().unwrap_or_else(|| state.home.models_dir());
-    match engram_core::compose_service::spawn_compose_service(state.home.clone(), models_dir) {
+    match engram_core::compose_service::spawn_compose_service(state.workspace.clone()) {
         Ok(handle) => {
-            app.manage(RunningComposeService(handle));
+            app.manage(RunningComposeService(std::sync::Mutex::new(Some(handle))));
         }
         Err(e) => tracing::warn!("compose service not started: {e}"),
     }
 }
 
 /// Kept in managed state so the service lives exactly as long as the app.
-struct RunningComposeService(#[allow(dead_code)] engram_core::compose_service::ServiceHandle);
+struct RunningComposeService(std::sync::Mutex<Option<engram_core::compose_service::ServiceHandle>>);
+
+/// SIGTERM, SIGINT and SIGHUP end the app cleanly: the compose service stops and removes its
+/// socket (a killed app used to leave `compose.sock` behind), then the app exits.
+fn stop_cleanly_on_signals(app: tauri::AppHandle) {
+    let installed = ctrlc::set_handler(move || {
+        if let Some(running) = app.try_state::<RunningComposeService>() {
+            if let Some(handle) = running.0.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                handle.stop();
+            }
+        }
+        app.exit(0);
+    });
+    if let Err(e) = installed {
+        tracing::warn!("cannot handle termination signals: {e}");
+    }
+}

@@ -196,7 +196,7 @@ export function createArchiveView(app) {
     });
     if (!ok) return;
     try {
-      const done = await call('prune_archive', { location, dryRun: false });
+      const done = await call('prune_archive', { location, dryRun: false, asOf: report.as_of });
       toast(`Pruned ${done.removed.length} version${done.removed.length === 1 ? '' : 's'}`, 'success');
       await load();
     } catch (e) {

@@ -83,7 +83,7 @@ export function createMemoriesView(app) {
   function visibleItems() {
     const needle = filter.value.trim().toLowerCase();
     const matching = needle
-      ? rows.filter((r) => r.name.includes(needle) || r.type.includes(needle) || r.description.toLowerCase().includes(needle))
+      ? rows.filter((r) => r.name.includes(needle) || (r.type || '').includes(needle) || (r.description || '').toLowerCase().includes(needle))
       : rows;
     const groups = new Map();
     for (const r of matching) {
@@ -145,7 +145,7 @@ export function createMemoriesView(app) {
     },
       h('div', { class: 'row-top' },
         h('span', { class: 'row-name' }, r.name),
-        h('span', { class: 'row-time' }, r.updated ? relativeTime(r.updated) : '')),
+        h('span', { class: 'row-time' }, (r.updated || r.created) ? relativeTime(r.updated || r.created) : '')),
       h('div', { class: 'row-description' }, r.error ? `Does not parse: ${r.error}` : r.description));
   }
 

@@ -1,7 +1,9 @@
 //! The Archive view: versions per memory, a diff against the current file, restore, prune.
 
 use chrono::{DateTime, Utc};
-use engram_core::memory::{version_against_current, PrunePolicy, PruneReport, SaveOutcome, ScopeFilter, VersionDiff};
+use engram_core::embed::SavedWithVector;
+use engram_core::memory::{PruneReport, Scope, ScopeFilter, VersionDiff};
+use engram_core::workspace::VersionRow;
 use serde::Serialize;
 use tauri::AppHandle;
 
@@ -9,70 +11,45 @@ use super::Location;
 use crate::ipc_error::IpcResult;
 use crate::state::off_main;
 
-#[derive(Debug, Serialize)]
-pub struct VersionRow {
-    pub name: String,
-    pub version: String,
-    pub archived_at: DateTime<Utc>,
-    pub size: u64,
-    /// False when the memory itself is gone (forgotten): restoring brings it back.
-    pub current_exists: bool,
-}
-
 #[tauri::command]
 pub async fn list_versions(app: AppHandle, location: Location, name: Option<String>) -> IpcResult<Vec<VersionRow>> {
-    off_main(app, move |state| {
-        let store = state.store(location.project_slug())?;
-        let dir = store.dir(location.scope)?;
-        Ok(store
-            .versions(location.scope, name.as_deref())?
-            .into_iter()
-            .map(|v| VersionRow {
-                current_exists: dir.join(format!("{}.md", v.name)).is_file(),
-                name: v.name,
-                version: v.version,
-                archived_at: v.archived_at,
-                size: v.size,
-            })
-            .collect())
-    })
-    .await
+    off_main(app, move |ws| Ok(ws.versions(&ws.store_of(location.project_slug())?, location.scope, name.as_deref())?)).await
 }
 
 #[tauri::command]
 pub async fn version_diff(app: AppHandle, location: Location, name: String, version: String) -> IpcResult<VersionDiff> {
-    off_main(app, move |state| {
-        let store = state.store(location.project_slug())?;
-        Ok(version_against_current(&store, location.scope, &name, &version)?)
-    })
-    .await
+    off_main(app, move |ws| Ok(ws.version_diff(&ws.store_of(location.project_slug())?, location.scope, &name, &version)?)).await
 }
 
-/// Restores a version, as `engram memory archive restore` does (the current file is archived first).
+/// Restores a version, as `engram memory archive restore` does (the current file is archived
+/// first, and the restored memory gets its vector).
 #[tauri::command]
-pub async fn restore_version(app: AppHandle, location: Location, name: String, version: String) -> IpcResult<SaveOutcome> {
-    off_main(app, move |state| {
-        let store = state.store(location.project_slug())?;
-        let outcome = store.restore(location.scope, &name, &version, Utc::now())?;
-        state.memories_written();
-        Ok(outcome)
-    })
-    .await
+pub async fn restore_version(app: AppHandle, location: Location, name: String, version: String) -> IpcResult<SavedWithVector> {
+    off_main(app, move |ws| Ok(ws.restore(&ws.store_of(location.project_slug())?, location.scope, &name, &version, Utc::now())?)).await
+}
+
+/// A prune and the moment it was judged at: the confirmed prune passes `as_of` back, so exactly
+/// the versions the preview listed go.
+#[derive(Debug, Serialize)]
+pub struct PruneView {
+    #[serde(flatten)]
+    pub report: PruneReport,
+    pub as_of: DateTime<Utc>,
 }
 
 /// Prune by the configured policy (`archive.keep_versions`, `archive.max_age_days`);
 /// `dry_run` lists exactly what would go.
 #[tauri::command]
-pub async fn prune_archive(app: AppHandle, location: Location, dry_run: bool) -> IpcResult<PruneReport> {
-    off_main(app, move |state| {
-        let config = state.config()?;
-        let store = state.store(location.project_slug())?;
-        let policy = PrunePolicy { keep_versions: config.archive.keep_versions, max_age_days: config.archive.max_age_days };
+pub async fn prune_archive(app: AppHandle, location: Location, dry_run: bool, as_of: Option<DateTime<Utc>>) -> IpcResult<PruneView> {
+    off_main(app, move |ws| {
+        let store = ws.store_of(location.project_slug())?;
         let filter = match location.scope {
-            engram_core::memory::Scope::User => ScopeFilter::User,
-            engram_core::memory::Scope::Project => ScopeFilter::Project,
+            Scope::User => ScopeFilter::User,
+            Scope::Project => ScopeFilter::Project,
         };
-        Ok(store.prune(filter, &policy, Utc::now(), dry_run)?)
+        let as_of = as_of.unwrap_or_else(Utc::now);
+        let report = ws.prune(&store, filter, &ws.prune_policy(None, None)?, as_of, dry_run)?;
+        Ok(PruneView { report, as_of })
     })
     .await
 }

@@ -1,11 +1,12 @@
 //! Known projects for the sidebar, and adding one by picking its folder.
 
-use engram_core::project::{self, KnownProject};
+use engram_core::error::FrontEndCode;
+use engram_core::project::KnownProject;
 use serde::Serialize;
 use tauri::AppHandle;
 use tauri_plugin_dialog::DialogExt;
 
-use crate::ipc_error::{IpcError, IpcResult};
+use crate::ipc_error::{front_end, IpcResult};
 use crate::state::off_main;
 
 #[derive(Debug, Serialize)]
@@ -29,7 +30,7 @@ impl From<KnownProject> for ProjectView {
 
 #[tauri::command]
 pub async fn list_projects(app: AppHandle) -> IpcResult<Vec<ProjectView>> {
-    off_main(app, |state| Ok(state.known_projects()?.into_iter().map(ProjectView::from).collect())).await
+    off_main(app, |ws| Ok(ws.known_projects()?.into_iter().map(ProjectView::from).collect())).await
 }
 
 /// Opens the native folder picker; the chosen folder is resolved to its repository and recorded.
@@ -37,17 +38,14 @@ pub async fn list_projects(app: AppHandle) -> IpcResult<Vec<ProjectView>> {
 #[tauri::command]
 pub async fn add_project(app: AppHandle) -> IpcResult<Option<ProjectView>> {
     let picker = app.clone();
-    off_main(app, move |state| {
+    off_main(app, move |ws| {
         let Some(folder) = picker.dialog().file().set_title("Add a project folder").blocking_pick_folder() else {
             return Ok(None);
         };
         let folder = folder
             .into_path()
-            .map_err(|e| IpcError::new("not_a_directory", format!("the chosen folder is not a local path: {e}")))?;
-        let resolved = project::resolve(&folder)?;
-        project::register(&state.home, &resolved)?;
-        state.projects_written();
-        Ok(Some(state.project(&resolved.slug)?.into()))
+            .map_err(|e| front_end(FrontEndCode::Usage, format!("the chosen folder is not a local path: {e}")))?;
+        Ok(Some(ws.add_project(&folder)?.into()))
     })
     .await
 }

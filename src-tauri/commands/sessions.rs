@@ -1,7 +1,7 @@
 //! The Sessions view: recall over past agent transcripts, the recent sessions, one transcript.
 //! The index is kept current by the session watcher (see `events`); these only read it.
 
-use engram_core::sessions::{RecallHit, RecallQuery, SessionIndex, SessionMeta, SourceKind, Transcript};
+use engram_core::sessions::{RecallHit, RecallQuery, SessionMeta, SourceKind, Transcript};
 use serde::Serialize;
 use tauri::AppHandle;
 
@@ -19,15 +19,14 @@ pub struct SessionsOverview {
 
 #[tauri::command]
 pub async fn sessions_overview(app: AppHandle) -> IpcResult<SessionsOverview> {
-    off_main(app, |state| {
-        let config = state.config()?;
-        let stats = SessionIndex::open(&state.home.index_db())?.stats()?;
-        Ok(SessionsOverview { sessions: stats.sessions, messages: stats.messages, newest: stats.newest, sources: config.sessions.sources })
+    off_main(app, |ws| {
+        let stats = ws.session_stats()?;
+        Ok(SessionsOverview { sessions: stats.sessions, messages: stats.messages, newest: stats.newest, sources: ws.config()?.sessions.sources })
     })
     .await
 }
 
-/// `engram recall`: FTS5 with bm25; `project` limits hits to sessions that ran inside it.
+/// `engram recall`: `project` limits hits to sessions that ran inside it.
 #[tauri::command]
 pub async fn recall_sessions(
     app: AppHandle,
@@ -36,24 +35,25 @@ pub async fn recall_sessions(
     project: Option<String>,
     limit: Option<usize>,
 ) -> IpcResult<Vec<RecallHit>> {
-    off_main(app, move |state| {
+    off_main(app, move |ws| {
         let mut q = RecallQuery::new(query);
         q.limit = limit.unwrap_or(50);
         q.source = source;
         if let Some(slug) = project {
-            q.cwd_prefix = state.project(&slug)?.roots.first().cloned();
+            q.cwd_prefix = ws.project_root(&slug)?;
         }
-        Ok(SessionIndex::open(&state.home.index_db())?.recall(&q)?)
+        // The watcher keeps the index current; recall here never indexes first.
+        Ok(ws.recall(&q, false)?.0)
     })
     .await
 }
 
 #[tauri::command]
 pub async fn list_sessions(app: AppHandle, source: Option<SourceKind>, limit: Option<usize>) -> IpcResult<Vec<SessionMeta>> {
-    off_main(app, move |state| Ok(SessionIndex::open(&state.home.index_db())?.sessions(source, limit.unwrap_or(200))?)).await
+    off_main(app, move |ws| Ok(ws.sessions(source, limit.unwrap_or(200))?)).await
 }
 
 #[tauri::command]
 pub async fn session_transcript(app: AppHandle, session_id: String) -> IpcResult<Transcript> {
-    off_main(app, move |state| Ok(SessionIndex::open(&state.home.index_db())?.transcript(&session_id)?)).await
+    off_main(app, move |ws| Ok(ws.transcript(&session_id)?)).await
 }

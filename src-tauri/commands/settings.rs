@@ -20,27 +20,19 @@ pub struct Settings {
     pub version: &'static str,
 }
 
-/// The same checks `engram doctor` runs, for the user scope (projects are listed separately).
+/// The same checks `engram doctor` runs; the app has no working directory, so each project is
+/// covered by the projects check.
 #[tauri::command]
 pub async fn get_settings(app: AppHandle) -> IpcResult<Settings> {
-    off_main(app, |state| {
-        let config = state.config().map_err(|e| e.message);
-        let store = state.store(None)?;
-        let mut checks = doctor::home_checks(&state.home, &config);
-        // The app has no working directory, so the "no project resolved" check does not apply;
-        // each project is covered by the projects check.
-        checks.extend(doctor::store_checks(&store).into_iter().filter(|c| c.area != "project memory"));
-        checks.extend(doctor::project_checks(&state.home));
-        checks.extend(engram_core::sessions::session_checks(&state.home.index_db()));
-        if let Ok(config) = &config {
-            checks.extend(engram_core::embed::embed_checks(&state.model_paths(config), config.retrieval.strategy).to_checks());
-        }
+    off_main(app, |ws| {
+        let checks = ws.doctor(None);
+        let config_file = ws.home().config_file();
         Ok(Settings {
-            home: state.home.root().display().to_string(),
-            config_file: state.home.config_file().display().to_string(),
-            config_exists: state.home.config_file().is_file(),
+            home: ws.home().root().display().to_string(),
+            config_exists: config_file.is_file(),
+            config_file: config_file.display().to_string(),
             status: doctor::overall(&checks),
-            config,
+            config: ws.config().map_err(|e| e.to_string()),
             checks,
             version: env!("CARGO_PKG_VERSION"),
         })

@@ -10,3 +10,4 @@ mod service;
 mod sessions;
 mod support;
 mod embeddings;
+mod mcp;

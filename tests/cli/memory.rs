@@ -70,8 +70,9 @@ fn engram_home_env_is_honoured_when_no_flag_is_given() {
 fn overwrite_archives_the_prior_version_and_keeps_created() {
     let sb = Sandbox::new();
     save(&sb, "deploy-steps", "user", "first");
+    // That `created` survives an overwrite at a later time is tested in core with an injected
+    // clock (tests/workspace.rs); here, the file-level behaviour through the real binary.
     let created_before = list_json(&sb)[0]["created"].clone();
-    std::thread::sleep(std::time::Duration::from_millis(1100));
     save(&sb, "deploy-steps", "user", "second");
     let rows = list_json(&sb);
     assert_eq!(rows[0]["created"], created_before);

@@ -292,10 +292,12 @@ fn with_the_model_the_service_ranks_semantically_and_prints_the_in_process_block
     seed(&sb);
     sb.engram().env("ENGRAM_MODELS_DIR", &models).args(["memory", "reindex"]).assert().success();
     let _server = Server::start_with_models(&sb, Some(&models));
-    assert_eq!(status(&sb).unwrap()["model_loaded"], "all-MiniLM-L6-v2");
+    // An idle service holds no model: the first semantic call loads it.
+    assert_eq!(status(&sb).unwrap()["model_loaded"], Value::Null);
 
     let json = ["--json", "--query", "how do we ship a new version?"];
     let served = compose_with_models(&sb, Some(&models), &json, false, "");
+    assert_eq!(status(&sb).unwrap()["model_loaded"], "all-MiniLM-L6-v2");
     let v: Value = serde_json::from_str(&served.0).unwrap();
     assert_eq!(v["strategy"], "semantic", "{}", served.1);
     assert_eq!(served, compose_with_models(&sb, Some(&models), &json, true, ""));
@@ -309,4 +311,88 @@ fn with_the_model_the_service_ranks_semantically_and_prints_the_in_process_block
     assert_eq!(composed(&sb), 2, "the service refused; the client composed in-process");
     let v: Value = serde_json::from_str(&elsewhere.0).unwrap();
     assert_eq!(v["strategy"], "bm25");
+}
+
+/// Polls until `check` holds (bounded).
+fn eventually(what: &str, mut check: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !check() {
+        assert!(started.elapsed() < READY_TIMEOUT, "{what} did not happen within {READY_TIMEOUT:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn compose_without_a_service_answers_itself_and_starts_one_that_serves_the_next_turn() {
+    let sb = Sandbox::new();
+    seed(&sb);
+    let expected = compose(&sb, &["--query", QUERY], true, "");
+    let first = sb.engram().env_remove("ENGRAM_SERVICE_AUTOSTART").env("ENGRAM_LOG", "debug").args(["compose", "--query", QUERY]).output().unwrap();
+    assert!(first.status.success());
+    assert_eq!(String::from_utf8(first.stdout).unwrap(), expected.0, "the first turn is answered in-process, with the same block");
+    assert!(String::from_utf8_lossy(&first.stderr).contains("served by: this process"));
+
+    eventually("the self-started service answering", || status(&sb).is_some());
+    let pid = status(&sb).unwrap()["pid"].as_u64().unwrap();
+    let next = sb.engram().env_remove("ENGRAM_SERVICE_AUTOSTART").env("ENGRAM_LOG", "debug").args(["compose", "--query", QUERY]).output().unwrap();
+    assert_eq!(String::from_utf8(next.stdout).unwrap(), expected.0);
+    assert!(String::from_utf8_lossy(&next.stderr).contains("served by: service"), "{}", String::from_utf8_lossy(&next.stderr));
+    assert_eq!(composed(&sb), 1);
+    assert!(sb.home.path().join("serve.log").is_file());
+
+    // One service per home: another compose while it runs starts nothing new.
+    sb.engram().env_remove("ENGRAM_SERVICE_AUTOSTART").args(["compose", "--query", QUERY]).assert().success();
+    assert_eq!(status(&sb).unwrap()["pid"].as_u64().unwrap(), pid);
+
+    // ENGRAM_NO_SERVICE still forces in-process and starts nothing.
+    let ok = Command::new("kill").arg("-TERM").arg(pid.to_string()).status().unwrap();
+    assert!(ok.success());
+    eventually("the service stopping on SIGTERM", || status(&sb).is_none() && !sb.home.path().join("compose.sock").exists());
+    let forced = sb.engram().env_remove("ENGRAM_SERVICE_AUTOSTART").env("ENGRAM_NO_SERVICE", "1").args(["compose", "--query", QUERY]).output().unwrap();
+    assert!(forced.status.success());
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(status(&sb).is_none(), "ENGRAM_NO_SERVICE=1 never starts a service");
+}
+
+#[test]
+fn a_service_exits_after_its_idle_period_and_when_its_home_is_deleted() {
+    let sb = Sandbox::new();
+    seed(&sb);
+    let mut idle = Command::new(assert_cmd::cargo::cargo_bin("engram"))
+        .env_remove("ENGRAM_HOME")
+        .arg("--home")
+        .arg(sb.home.path())
+        .args(["serve", "--idle-exit", "1"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let exit = loop {
+        if let Some(exit) = idle.try_wait().unwrap() {
+            break exit;
+        }
+        assert!(started.elapsed() < READY_TIMEOUT, "an idle service must exit");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(exit.success());
+    assert!(!sb.home.path().join("compose.sock").exists());
+
+    let doomed = tempfile::tempdir().unwrap();
+    let home = doomed.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let mut orphan = Command::new(assert_cmd::cargo::cargo_bin("engram"))
+        .env_remove("ENGRAM_HOME")
+        .arg("--home")
+        .arg(&home)
+        .arg("serve")
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    eventually("the service listening", || home.join("compose.sock").exists());
+    drop(doomed);
+    let started = Instant::now();
+    while orphan.try_wait().unwrap().is_none() {
+        assert!(started.elapsed() < READY_TIMEOUT, "a service whose home was deleted must exit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

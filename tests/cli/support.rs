@@ -17,7 +17,9 @@ impl Sandbox {
     /// `engram` with `--home` and `--cwd` set to this sandbox, and no inherited ENGRAM_HOME.
     pub fn engram(&self) -> Command {
         let mut cmd = Command::cargo_bin("engram").unwrap();
+        // Tests that want the self-starting compose service remove this.
         cmd.env_remove("ENGRAM_HOME")
+            .env("ENGRAM_SERVICE_AUTOSTART", "0")
             .env("HOME", self.home.path())
             .arg("--home")
             .arg(self.home.path())

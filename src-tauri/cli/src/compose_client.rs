@@ -5,6 +5,9 @@
 //! in-process on any failure — no service, a stale socket, a timeout, a protocol error, a
 //! service of another version or with another models directory — plus `ENGRAM_NO_SERVICE=1`,
 //! which skips the service. Both paths run core's `ComposeService`, so they print the same block.
+//! When no service is there at all, it starts one (`engram serve --idle-exit`, detached, its
+//! output in `ENGRAM_HOME/serve.log`) after answering this turn itself, so the next turn is
+//! served warm. Two racing starters are fine: the service's lock lets one of them serve.
 //! Deliberately does not: print; the compose command does.
 
 use std::path::Path;
@@ -14,7 +17,6 @@ use anyhow::Result;
 use engram_core::compose::Composition;
 use engram_core::compose_service::{call, Call, ComposeCall, ComposeService, Reply, Request, ServiceError};
 
-use crate::commands::embedding::models_dir;
 use crate::context::Context;
 
 /// A warm service answers in milliseconds; past this the in-process path is the faster one.
@@ -24,23 +26,56 @@ const SERVICE_TIMEOUT: Duration = Duration::from_secs(2);
 pub const NO_SERVICE_ENV: &str = "ENGRAM_NO_SERVICE";
 
 pub fn composition(ctx: &Context, cwd: &Path, query: &str, top_k: Option<usize>, max_bytes: Option<usize>) -> Result<Composition> {
-    if service_allowed() {
+    if !ctx.workspace.env().no_service {
         match from_service(ctx, cwd, query, top_k, max_bytes) {
             Ok(composition) => {
                 tracing::debug!("served by: service");
                 return Ok(composition);
             }
-            Err(e) => tracing::debug!("served by: this process ({e})"),
+            Err(e) => {
+                tracing::debug!("served by: this process ({e})");
+                if matches!(e, ServiceError::Unreachable { .. }) && ctx.workspace.env().autostart_service {
+                    let composition = ComposeService::new(ctx.workspace.clone()).compose(cwd, query, top_k, max_bytes)?;
+                    start_service(ctx);
+                    return Ok(composition);
+                }
+            }
         }
     } else {
         tracing::debug!("served by: this process ({NO_SERVICE_ENV} is set)");
     }
-    let mut composer = ComposeService::new(ctx.home.clone(), models_dir(&ctx.home));
-    Ok(composer.compose(cwd, query, top_k, max_bytes)?)
+    Ok(ComposeService::new(ctx.workspace.clone()).compose(cwd, query, top_k, max_bytes)?)
 }
 
-fn service_allowed() -> bool {
-    std::env::var_os(NO_SERVICE_ENV).is_none_or(|v| v.is_empty() || v == "0")
+/// How long a self-started service waits without a request before it exits.
+const SELF_STARTED_IDLE_EXIT: &str = "1800";
+
+/// Starts `engram serve` for this home in the background, detached from this process (its own
+/// session, so the agent's terminal closing does not stop it). Failing to start is only logged:
+/// every turn is answered in-process anyway.
+fn start_service(ctx: &Context) {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let home = ctx.home().root();
+    let started = (|| -> std::io::Result<()> {
+        std::fs::create_dir_all(home)?;
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(home.join("serve.log"))?;
+        let mut cmd = Command::new(std::env::current_exe()?);
+        cmd.arg("--home")
+            .arg(std::path::absolute(home)?)
+            .args(["serve", "--idle-exit", SELF_STARTED_IDLE_EXIT])
+            .current_dir(home)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .process_group(0);
+        // The service's stdout is its log; the child is reaped by init once this process exits.
+        cmd.spawn().map(drop)
+    })();
+    match started {
+        Ok(()) => tracing::debug!("started a compose service for {}", home.display()),
+        Err(e) => tracing::debug!("could not start a compose service for {}: {e}", home.display()),
+    }
 }
 
 fn from_service(ctx: &Context, cwd: &Path, query: &str, top_k: Option<usize>, max_bytes: Option<usize>) -> Result<Composition, ServiceError> {
@@ -48,14 +83,14 @@ fn from_service(ctx: &Context, cwd: &Path, query: &str, top_k: Option<usize>, ma
         std::path::absolute(p).map_err(|source| ServiceError::Io { action: "resolve", path: p.into(), source })
     };
     let request = Request::new(Call::Compose(ComposeCall {
-        home: absolute(ctx.home.root())?,
-        models_dir: absolute(&models_dir(&ctx.home))?,
+        home: absolute(ctx.home().root())?,
+        models_dir: absolute(&ctx.workspace.models_dir())?,
         cwd: absolute(cwd)?,
         query: query.to_string(),
         top_k,
         max_bytes,
     }));
-    match call(&ctx.home, &request, SERVICE_TIMEOUT)? {
+    match call(ctx.home(), &request, SERVICE_TIMEOUT)? {
         Reply::Composed(composition) => Ok(composition),
         other => Err(ServiceError::Protocol { reason: format!("expected a composition, got {other:?}") }),
     }

@@ -1,56 +1,55 @@
-//! What every command needs: the resolved home, the config, the cwd, the output mode.
+//! What every command needs: the workspace (home, config, model, caches), the cwd, the output
+//! mode.
 //!
-//! Owns: turning global flags and the process environment into core inputs, and printing a
-//! failure (`error: …` on stderr; with `--json`, also `{"code","message"}` on stderr).
-//! Deliberately does not: load anything a command may not need (config is loaded lazily).
+//! Owns: turning global flags and the process environment (read once, by core's one rule) into
+//! a workspace, and printing a failure (`error: …` on stderr; with `--json`, also
+//! `{"code","message","field"?}` on stderr, by core's one error vocabulary).
+//! Deliberately does not: hold any rule of its own; every command calls the workspace.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
 use engram_core::config::Config;
-use engram_core::EngramHome;
+use engram_core::memory::Store;
+use engram_core::{EngramHome, LaunchEnv, Workspace};
 
 pub struct Context {
-    pub home: EngramHome,
+    pub workspace: Arc<Workspace>,
     pub cwd: PathBuf,
     pub json: bool,
-    config: std::cell::OnceCell<Config>,
 }
 
 impl Context {
     pub fn from_flags(home: Option<PathBuf>, cwd: Option<PathBuf>, json: bool) -> Result<Self> {
-        let home = EngramHome::resolve(
-            home,
-            std::env::var_os("ENGRAM_HOME").map(PathBuf::from),
-            std::env::home_dir(),
-        )
-        .context("cannot find a home directory: pass --home DIR or set ENGRAM_HOME")?;
+        let workspace = Workspace::open(home, LaunchEnv::from_process())?;
         let cwd = match cwd {
             Some(dir) => dir,
             None => std::env::current_dir().context("cannot read the current directory; pass --cwd DIR")?,
         };
-        Ok(Self { home, cwd, json, config: std::cell::OnceCell::new() })
+        Ok(Self { workspace, cwd, json })
     }
 
-    /// The configuration, loaded once; a bad file is an error naming key and line.
-    pub fn config(&self) -> Result<&Config> {
-        if let Some(c) = self.config.get() {
-            return Ok(c);
-        }
-        let loaded = Config::load(&self.home.config_file())?;
-        Ok(self.config.get_or_init(|| loaded))
+    pub fn home(&self) -> &EngramHome {
+        self.workspace.home()
+    }
+
+    /// The configuration; a bad file is an error naming key and line.
+    pub fn config(&self) -> Result<Config> {
+        Ok(self.workspace.config()?)
     }
 
     /// The project the cwd belongs to (a git repository, else the directory itself).
     pub fn project(&self) -> Result<engram_core::project::Project> {
-        engram_core::project::resolve(&self.cwd)
+        self.workspace
+            .project_at(&self.cwd)
             .with_context(|| format!("cannot use {} as the working directory", self.cwd.display()))
     }
 
     /// The store for the user scope and, when the cwd resolves, the cwd's project.
-    pub fn store(&self) -> engram_core::memory::Store {
-        engram_core::memory::Store::new(self.home.clone(), self.project().ok())
+    pub fn store(&self) -> Store {
+        self.workspace.store_at(&self.cwd)
     }
 
     /// The current time, read once at the edge and passed into core.
@@ -67,36 +66,10 @@ impl Context {
 
 /// Reports a failed command on stderr and returns exit code 1.
 pub fn report_failure(error: &anyhow::Error) -> ExitCode {
-    let code = error_code(error);
-    eprintln!("error: {error:#}");
+    let report = engram_core::error::report(error.as_ref());
+    eprintln!("error: {}", report.message);
     if std::env::args().any(|a| a == "--json") {
-        eprintln!("{}", serde_json::json!({ "code": code, "message": format!("{error:#}") }));
+        eprintln!("{}", serde_json::to_string(&report).unwrap_or_default());
     }
     ExitCode::from(1)
-}
-
-/// The stable kind of a core error, when the chain holds one.
-fn error_code(error: &anyhow::Error) -> &'static str {
-    use engram_core::ErrorCode;
-    for cause in error.chain() {
-        if let Some(e) = cause.downcast_ref::<engram_core::config::ConfigError>() {
-            return e.code();
-        }
-        if let Some(e) = cause.downcast_ref::<engram_core::memory::StoreError>() {
-            return e.code();
-        }
-        if let Some(e) = cause.downcast_ref::<engram_core::project::ProjectError>() {
-            return e.code();
-        }
-        if let Some(e) = cause.downcast_ref::<engram_core::embed::EmbedError>() {
-            return e.code();
-        }
-        if let Some(e) = cause.downcast_ref::<engram_core::sessions::SessionError>() {
-            return e.code();
-        }
-        if let Some(e) = cause.downcast_ref::<engram_core::compose_service::ServiceError>() {
-            return e.code();
-        }
-    }
-    "failed"
 }

@@ -6,7 +6,7 @@
 mod commands;
 mod compose_client;
 mod context;
-mod retrieval;
+mod mcp;
 mod scope_args;
 
 use std::path::PathBuf;
@@ -50,6 +50,8 @@ enum Command {
     Doctor(commands::doctor::DoctorArgs),
     /// Keep the embedding model loaded and answer `engram compose` over a local socket
     Serve(commands::serve::ServeArgs),
+    /// Serve memory tools to an MCP client (Claude Code, Codex, …) over stdio
+    Mcp,
 }
 
 fn main() -> ExitCode {
@@ -70,6 +72,7 @@ fn main() -> ExitCode {
         Command::Recall(args) => commands::sessions::recall(&ctx, args),
         Command::Doctor(args) => commands::doctor::run(&ctx, args),
         Command::Serve(args) => commands::serve::run(&ctx, args),
+        Command::Mcp => mcp::run(&ctx),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

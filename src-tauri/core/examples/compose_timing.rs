@@ -62,7 +62,7 @@ fn main() {
     step.print("compose, bm25, warm");
 
     println!("compose service (after warm-up):");
-    let mut service = ComposeService::new(home.clone(), models_dir.clone());
+    let service = ComposeService::new(engram_core::Workspace::with_models(home.clone(), models_dir.clone()));
     service.warm_up();
     step.print("warm-up");
     for i in 0..3 {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::error::ErrorCode;
-use crate::memory::write_atomic;
+use crate::storage::write_atomic;
 use crate::project::Project;
 use crate::EngramHome;
 

@@ -75,8 +75,17 @@ pub fn home_checks(home: &EngramHome, config: &Result<Config, String>) -> Vec<Ch
 
 /// Each scope's memories: counts, files that do not parse, and MEMORY.md drift.
 pub fn store_checks(store: &Store) -> Vec<Check> {
+    scope_checks(store, &[Scope::User, Scope::Project])
+}
+
+/// The user scope's checks alone (a front end without a working directory has no project).
+pub fn user_store_checks(store: &Store) -> Vec<Check> {
+    scope_checks(store, &[Scope::User])
+}
+
+fn scope_checks(store: &Store, scopes: &[Scope]) -> Vec<Check> {
     let mut checks = Vec::new();
-    for scope in [Scope::User, Scope::Project] {
+    for &scope in scopes {
         let area = match scope {
             Scope::User => "user memory",
             Scope::Project => "project memory",

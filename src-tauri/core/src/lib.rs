@@ -14,11 +14,15 @@ pub mod editor;
 pub mod embed;
 pub mod error;
 pub mod home;
+mod index_db;
 pub mod memory;
 pub mod project;
 pub mod rank;
 pub mod render;
 pub mod sessions;
+pub mod storage;
+pub mod workspace;
 
-pub use error::ErrorCode;
+pub use error::{ErrorCode, ErrorReport};
 pub use home::EngramHome;
+pub use workspace::{LaunchEnv, Workspace};

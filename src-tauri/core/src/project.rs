@@ -202,7 +202,7 @@ pub fn register(home: &EngramHome, project: &Project) -> Result<(), ProjectError
     }
     fs::create_dir_all(&dir).map_err(|source| ProjectError::Io { path: dir.display().to_string(), source })?;
     let text = toml::to_string(&record).map_err(|e| ProjectError::BadRecord { path: path.display().to_string(), message: e.to_string() })?;
-    crate::memory::write_atomic(&dir, "project.toml", text.as_bytes())
+    crate::storage::write_atomic(&dir, "project.toml", text.as_bytes())
         .map_err(|source| ProjectError::Io { path: path.display().to_string(), source })
 }
 

@@ -68,7 +68,7 @@ impl Fixture {
 
     /// What a fresh `engram compose` process computes.
     fn in_process(&self, query: &str, top_k: Option<usize>) -> Composition {
-        ComposeService::new(self.home.clone(), self.models_dir.clone()).compose(&self.repo, query, top_k, None).unwrap()
+        ComposeService::new(engram_core::Workspace::with_models(self.home.clone(), self.models_dir.clone())).compose(&self.repo, query, top_k, None).unwrap()
     }
 
     fn status(&self) -> engram_core::compose_service::ServiceStatus {
@@ -103,7 +103,7 @@ const BM25: &str = "[retrieval]\nstrategy = \"bm25\"\n";
 fn a_served_block_is_exactly_the_in_process_one_and_follows_the_disk() {
     let f = Fixture::new(BM25, None);
     seed(&f);
-    let handle = spawn_compose_service(f.home.clone(), f.models_dir.clone()).unwrap();
+    let handle = spawn_compose_service(engram_core::Workspace::with_models(f.home.clone(), f.models_dir.clone())).unwrap();
     let mode = std::fs::metadata(handle.socket()).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600, "socket mode {mode:o}");
 
@@ -152,7 +152,7 @@ fn a_served_block_is_exactly_the_in_process_one_and_follows_the_disk() {
 fn another_home_or_models_directory_is_refused_not_answered_wrongly() {
     let f = Fixture::new(BM25, None);
     seed(&f);
-    let _handle = spawn_compose_service(f.home.clone(), f.models_dir.clone()).unwrap();
+    let _handle = spawn_compose_service(engram_core::Workspace::with_models(f.home.clone(), f.models_dir.clone())).unwrap();
     let mut request = f.request("deploy", None);
     if let Call::Compose(c) = &mut request.call {
         c.models_dir = PathBuf::from("/elsewhere/models");
@@ -171,7 +171,7 @@ fn another_home_or_models_directory_is_refused_not_answered_wrongly() {
 fn bad_lines_on_the_socket_get_error_replies_and_the_service_keeps_serving() {
     let f = Fixture::new(BM25, None);
     seed(&f);
-    let handle = spawn_compose_service(f.home.clone(), f.models_dir.clone()).unwrap();
+    let handle = spawn_compose_service(engram_core::Workspace::with_models(f.home.clone(), f.models_dir.clone())).unwrap();
     let raw = |line: &[u8]| -> serde_json::Value {
         let mut stream = UnixStream::connect(handle.socket()).unwrap();
         stream.set_read_timeout(Some(TIMEOUT)).unwrap();
@@ -199,20 +199,20 @@ fn one_server_per_home_and_a_stale_socket_is_replaced() {
     assert!(f.home.compose_socket().exists());
     assert!(matches!(call(&f.home, &Request::new(Call::Status), TIMEOUT), Err(ServiceError::Unreachable { .. })));
 
-    let first = spawn_compose_service(f.home.clone(), f.models_dir.clone()).unwrap();
+    let first = spawn_compose_service(engram_core::Workspace::with_models(f.home.clone(), f.models_dir.clone())).unwrap();
     assert_eq!(f.status().pid, std::process::id());
-    let second = spawn_compose_service(f.home.clone(), f.models_dir.clone()).unwrap_err();
+    let second = spawn_compose_service(engram_core::Workspace::with_models(f.home.clone(), f.models_dir.clone())).unwrap_err();
     assert_eq!(second.code(), "service_already_running");
     assert!(second.to_string().contains(&std::process::id().to_string()), "{second}");
     // The loser did not disturb the winner.
     assert_same(&f.served("deploy", None), &f.in_process("deploy", None));
     drop(first);
-    let third = spawn_compose_service(f.home.clone(), f.models_dir.clone()).unwrap();
+    let third = spawn_compose_service(engram_core::Workspace::with_models(f.home.clone(), f.models_dir.clone())).unwrap();
     assert_same(&f.served("deploy", None), &f.in_process("deploy", None));
     drop(third);
 
     std::fs::write(f.home.compose_socket(), "not a socket").unwrap();
-    let e = spawn_compose_service(f.home.clone(), f.models_dir.clone()).unwrap_err();
+    let e = spawn_compose_service(engram_core::Workspace::with_models(f.home.clone(), f.models_dir.clone())).unwrap_err();
     assert_eq!(e.code(), "socket_path_taken");
     assert_eq!(std::fs::read_to_string(f.home.compose_socket()).unwrap(), "not a socket", "a foreign file is never removed");
 }
@@ -245,7 +245,7 @@ fn with_the_model_the_served_semantic_block_matches_and_new_vectors_are_used() {
         let saved = save_with_vector(&store, scope, draft(name, description, body), now, &paths).unwrap();
         assert!(matches!(saved.vector, engram_core::embed::VectorStatus::Written), "{:?}", saved.vector);
     }
-    let handle = spawn_compose_service(f.home.clone(), models.clone()).unwrap();
+    let handle = spawn_compose_service(engram_core::Workspace::with_models(f.home.clone(), models.clone())).unwrap();
     let query = "what should my pet eat?";
     let served = f.served(query, None);
     assert_eq!(served.strategy, engram_core::config::Strategy::Semantic, "{:?}", served.notes);

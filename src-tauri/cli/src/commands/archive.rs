@@ -1,7 +1,7 @@
 //! `engram memory archive list|restore|prune`: prior versions of memories.
 
 use anyhow::Result;
-use engram_core::memory::{ArchivedVersion, PrunePolicy, Scope, ScopeFilter};
+use engram_core::memory::{Scope, ScopeFilter};
 
 use crate::context::Context;
 use crate::scope_args::{ScopeArg, ScopeFilterArg};
@@ -52,9 +52,9 @@ fn list(ctx: &Context, name: Option<&str>, filter: ScopeFilter) -> Result<()> {
     if filter == ScopeFilter::Project && store.project().is_none() {
         store.dir(Scope::Project)?;
     }
-    let mut versions: Vec<ArchivedVersion> = Vec::new();
+    let mut versions = Vec::new();
     for scope in store.scopes(filter) {
-        versions.extend(store.versions(scope, name)?);
+        versions.extend(ctx.workspace.versions(&store, scope, name)?);
     }
     if ctx.json {
         return ctx.print_json(&versions);
@@ -70,9 +70,10 @@ fn list(ctx: &Context, name: Option<&str>, filter: ScopeFilter) -> Result<()> {
 }
 
 fn restore(ctx: &Context, name: &str, version: &str, scope: Scope) -> Result<()> {
-    let outcome = ctx.store().restore(scope, name, version, ctx.now())?;
+    let saved = ctx.workspace.restore(&ctx.store(), scope, name, version, ctx.now())?;
+    let outcome = &saved.outcome;
     if ctx.json {
-        return ctx.print_json(&outcome);
+        return ctx.print_json(outcome);
     }
     match &outcome.archived {
         Some(previous) => println!("restored {scope}/{name} from {version}; the version it replaced is archived at {}", previous.display()),
@@ -82,15 +83,8 @@ fn restore(ctx: &Context, name: &str, version: &str, scope: Scope) -> Result<()>
 }
 
 fn prune(ctx: &Context, keep: Option<usize>, older_than: Option<u64>, dry_run: bool, filter: ScopeFilter) -> Result<()> {
-    let config = &ctx.config()?.archive;
-    let policy = PrunePolicy {
-        keep_versions: keep.unwrap_or(config.keep_versions),
-        max_age_days: older_than.unwrap_or(config.max_age_days),
-    };
-    if policy.keep_versions == 0 {
-        anyhow::bail!("--keep must be at least 1: the newest version of each memory always stays");
-    }
-    let report = ctx.store().prune(filter, &policy, ctx.now(), dry_run)?;
+    let policy = ctx.workspace.prune_policy(keep, older_than)?;
+    let report = ctx.workspace.prune(&ctx.store(), filter, &policy, ctx.now(), dry_run)?;
     if ctx.json {
         return ctx.print_json(&report);
     }

@@ -2,7 +2,7 @@
 //! index. Exit 1 when any check is an error.
 
 use anyhow::Result;
-use engram_core::doctor::{self, Check, Status};
+use engram_core::doctor::{self, Status};
 
 use crate::context::Context;
 
@@ -10,16 +10,7 @@ use crate::context::Context;
 pub struct DoctorArgs {}
 
 pub fn run(ctx: &Context, _args: DoctorArgs) -> Result<()> {
-    let config = ctx.config().map(|c| c.clone()).map_err(|e| format!("{e:#}"));
-    let store = ctx.store();
-    let mut checks: Vec<Check> = doctor::home_checks(&ctx.home, &config);
-    checks.extend(doctor::store_checks(&store));
-    checks.extend(doctor::project_checks(&ctx.home));
-    if let Ok(config) = &config {
-        let paths = super::embedding::model_paths(ctx)?;
-        checks.extend(engram_core::embed::embed_checks(&paths, config.retrieval.strategy).to_checks());
-    }
-    checks.extend(engram_core::sessions::session_checks(&ctx.home.index_db()));
+    let checks = ctx.workspace.doctor(Some(&ctx.cwd));
     let status = doctor::overall(&checks);
     if ctx.json {
         ctx.print_json(&serde_json::json!({ "status": status, "checks": checks }))?;

@@ -4,7 +4,8 @@ use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
-use engram_core::memory::{frontmatter, Memory, MemoryDraft, MemoryFile, Scope};
+use engram_core::memory::{frontmatter, Memory, MemoryDraft, Scope};
+use engram_core::workspace::MemoryRow;
 use serde::Serialize;
 
 use super::archive::{self, ArchiveCommand};
@@ -80,6 +81,8 @@ pub fn run(ctx: &Context, cmd: MemoryCommand) -> Result<()> {
 #[derive(Serialize)]
 struct ListRow<'a> {
     scope: Scope,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    project: Option<&'a str>,
     name: &'a str,
     #[serde(rename = "type")]
     kind: Option<&'a str>,
@@ -91,22 +94,22 @@ struct ListRow<'a> {
     error: Option<&'a str>,
 }
 
-fn list_row(file: &MemoryFile) -> ListRow<'_> {
-    let memory = file.parsed.as_ref().ok();
+fn list_row(row: &MemoryRow) -> ListRow<'_> {
     ListRow {
-        scope: file.scope,
-        name: &file.name,
-        kind: memory.map(|m| m.kind.as_str()),
-        description: memory.map(|m| m.description.as_str()),
-        created: memory.and_then(|m| m.created).map(frontmatter::rfc3339),
-        updated: memory.and_then(|m| m.updated).map(frontmatter::rfc3339),
-        path: &file.path,
-        error: file.parsed.as_ref().err().map(String::as_str),
+        scope: row.scope,
+        project: row.project.as_deref(),
+        name: &row.name,
+        kind: row.kind.as_deref(),
+        description: row.description.as_deref(),
+        created: row.created.map(frontmatter::rfc3339),
+        updated: row.updated.map(frontmatter::rfc3339),
+        path: &row.path,
+        error: row.error.as_deref(),
     }
 }
 
 fn list(ctx: &Context, scope: ScopeFilterArg) -> Result<()> {
-    let files = ctx.store().list(scope.into())?;
+    let files = ctx.workspace.list(&ctx.store(), scope.into())?;
     if ctx.json {
         let rows: Vec<ListRow> = files.iter().map(list_row).collect();
         return ctx.print_json(&rows);
@@ -117,16 +120,22 @@ fn list(ctx: &Context, scope: ScopeFilterArg) -> Result<()> {
     }
     let width = files.iter().map(|f| f.name.len()).max().unwrap_or(0);
     for f in &files {
-        match &f.parsed {
-            Ok(m) => println!("{:<7} {:<width$}  {:<10} {}", f.scope, f.name, m.kind, m.description),
-            Err(e) => println!("{:<7} {:<width$}  {:<10} does not parse: {e}", f.scope, f.name, "!"),
+        match (&f.error, &f.kind, &f.description) {
+            (Some(e), _, _) => println!("{:<7} {:<width$}  {:<10} does not parse: {e}", f.scope, f.name, "!"),
+            (None, kind, description) => println!(
+                "{:<7} {:<width$}  {:<10} {}",
+                f.scope,
+                f.name,
+                kind.as_deref().unwrap_or(""),
+                description.as_deref().unwrap_or("")
+            ),
         }
     }
     Ok(())
 }
 
 fn get(ctx: &Context, name: &str, scope: Option<ScopeArg>) -> Result<()> {
-    let memory: Memory = ctx.store().get(scope.map(Into::into), name)?;
+    let memory: Memory = ctx.workspace.get(&ctx.store(), scope.map(Into::into), name)?;
     if ctx.json {
         return ctx.print_json(&memory);
     }
@@ -151,7 +160,7 @@ fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
     };
     let scope: Scope = args.scope.into();
     let draft = MemoryDraft { name: args.name, kind: args.kind, description: args.description, body, tags: args.tags };
-    let saved = engram_core::embed::save_with_vector(&ctx.store(), scope, draft, ctx.now(), &super::embedding::model_paths(ctx)?)?;
+    let saved = ctx.workspace.save(&ctx.store(), scope, draft, ctx.now())?;
     let outcome = saved.outcome;
     if ctx.json {
         return ctx.print_json(&serde_json::json!({
@@ -181,7 +190,7 @@ fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
 }
 
 fn forget(ctx: &Context, name: &str, scope: ScopeArg) -> Result<()> {
-    let outcome = ctx.store().forget(scope.into(), name, ctx.now())?;
+    let outcome = ctx.workspace.forget(&ctx.store(), scope.into(), name, ctx.now())?;
     if ctx.json {
         return ctx.print_json(&outcome);
     }

@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use engram_core::config::Strategy;
-use engram_core::rank::{self, CorpusCache, SearchParams, Synonyms};
+use engram_core::workspace::{Coverage, SearchOptions};
 
 use crate::context::Context;
 use crate::scope_args::ScopeFilterArg;
@@ -40,28 +40,21 @@ impl From<StrategyArg> for Strategy {
 }
 
 pub fn run(ctx: &Context, args: SearchArgs) -> Result<()> {
-    let config = ctx.config()?;
-    let mut params = SearchParams::from_config(&config.retrieval);
-    params.limit = args.limit;
-    if let Some(s) = args.strategy {
-        params.strategy = s.into();
-    }
+    let options = SearchOptions { limit: args.limit, strategy: args.strategy.map(Into::into) };
     let store = ctx.store();
-    let mut cache = CorpusCache::persistent(&ctx.home.index_db());
-    let synonyms = Synonyms::new(&config.retrieval.synonyms);
-    let semantic = crate::retrieval::SemanticSetup::load(ctx, params.strategy);
-    let ranking = rank::search(&store, &mut cache, args.scope.into(), &args.query, &params, &synonyms, semantic.semantic())?;
+    let ranking = ctx.workspace.search(&args.query, Coverage::Agent(&store, args.scope.into()), &options)?;
     if let Some(note) = &ranking.note {
         eprintln!("note: {note}");
     }
     if ctx.json {
-        return ctx.print_json(&ranking.hits);
+        let hits: Vec<_> = ranking.hits.iter().map(|h| &h.hit).collect();
+        return ctx.print_json(&hits);
     }
     if ranking.hits.is_empty() {
         println!("no memory matches `{}`", args.query);
         return Ok(());
     }
-    for hit in &ranking.hits {
+    for hit in ranking.hits.iter().map(|h| &h.hit) {
         println!("{:.3}  {:<7} {:<28} {:<10} {}", hit.score, hit.scope, hit.name, hit.kind, hit.description);
     }
     Ok(())

@@ -3,7 +3,6 @@
 pub mod archive;
 pub mod compose;
 pub mod doctor;
-pub mod embedding;
 pub mod init;
 pub mod memory;
 pub mod memory_search;

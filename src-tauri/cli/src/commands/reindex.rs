@@ -1,28 +1,18 @@
-//! `engram memory reindex [--json]`: bring every memory's `.vec` sidecar up to date.
+//! `engram memory reindex [--json]`: bring the `.vec` sidecar of every memory Engram knows up
+//! to date — the user scope, every known project and the current directory's project — exactly
+//! what the app's Reindex covers.
 
 use std::io::Write;
 
-use anyhow::{Context as _, Result};
-use engram_core::embed::{reindex_files, shared_embedder, ReindexProgress};
-use engram_core::memory::ScopeFilter;
+use anyhow::Result;
+use engram_core::embed::ReindexProgress;
 
-use super::embedding::model_paths;
 use crate::context::Context;
 
 #[derive(Debug, clap::Args)]
 pub struct ReindexArgs {}
 
 pub fn run(ctx: &Context, _args: ReindexArgs) -> Result<()> {
-    let paths = model_paths(ctx)?;
-    let embedder = shared_embedder(&paths)?;
-    let mut embedder = embedder
-        .lock()
-        .map_err(|_| anyhow::anyhow!("embedding model unavailable after a crash"))?;
-    let files = ctx
-        .store()
-        .list(ScopeFilter::All)
-        .context("cannot list memories")?;
-
     let quiet = ctx.json;
     let mut progress = |p: ReindexProgress| {
         if !quiet && p.total > 0 {
@@ -33,7 +23,8 @@ pub fn run(ctx: &Context, _args: ReindexArgs) -> Result<()> {
             let _ = std::io::stderr().flush();
         }
     };
-    let report = reindex_files(files, &mut *embedder, &mut progress)?;
+    let project = ctx.project().ok();
+    let report = ctx.workspace.reindex_embeddings(project.as_ref(), &mut progress)?;
 
     if ctx.json {
         return ctx.print_json(&report);

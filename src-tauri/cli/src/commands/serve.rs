@@ -7,13 +7,12 @@
 //! Deliberately does not: daemonize; run it under a terminal, a user service manager or `&`.
 
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
 use engram_core::compose_service::{call, spawn_compose_service, Call, Reply, Request};
 use engram_core::embed::release_idle_model_in_background;
 
-use super::embedding::models_dir;
 use crate::context::Context;
 
 #[derive(Debug, clap::Args)]
@@ -23,22 +22,30 @@ pub struct ServeArgs {
     pub status: bool,
     /// Release the embedding model after this many seconds without a request (it loads again,
     /// in about half a second, on the next one)
-    #[arg(long, env = "ENGRAM_MODEL_IDLE_SECS", default_value_t = 600, value_name = "SECONDS")]
-    pub model_idle_secs: u64,
+    /// (default: $ENGRAM_MODEL_IDLE_SECS, else 600)
+    #[arg(long, value_name = "SECONDS")]
+    pub model_idle_secs: Option<u64>,
+    /// Exit after this many seconds without a compose call (the service `engram compose` starts
+    /// by itself uses 1800); also exits when the home directory is deleted
+    #[arg(long, value_name = "SECONDS")]
+    pub idle_exit: Option<u64>,
 }
 
 pub fn run(ctx: &Context, args: ServeArgs) -> Result<()> {
     if args.status {
         return status(ctx);
     }
-    let handle = spawn_compose_service(ctx.home.clone(), models_dir(&ctx.home))?;
-    release_idle_model_in_background(Duration::from_secs(args.model_idle_secs.max(1)));
+    let handle = spawn_compose_service(ctx.workspace.clone())?;
+    let idle = args.model_idle_secs.map(|s| Duration::from_secs(s.max(1))).unwrap_or(ctx.workspace.env().model_idle);
+    release_idle_model_in_background(idle);
     let (stop_tx, stop_rx) = mpsc::channel();
     ctrlc::set_handler(move || {
         let _ = stop_tx.send(());
     })
     .context("cannot install the Ctrl-C / SIGTERM handler")?;
     eprintln!("engram: compose service listening on {} (Ctrl-C to stop)", handle.socket().display());
+    let idle_exit = args.idle_exit.map(|s| Duration::from_secs(s.max(1)));
+    let (mut seen, mut last_call) = (ctx.workspace.compose_stats().0, Instant::now());
     loop {
         match stop_rx.recv_timeout(Duration::from_millis(500)) {
             Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
@@ -47,6 +54,17 @@ pub fn run(ctx: &Context, args: ServeArgs) -> Result<()> {
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
+        if !ctx.home().root().is_dir() {
+            eprintln!("engram: {} is gone; stopping", ctx.home().root().display());
+            break;
+        }
+        let composed = ctx.workspace.compose_stats().0;
+        if composed != seen {
+            (seen, last_call) = (composed, Instant::now());
+        } else if idle_exit.is_some_and(|idle| last_call.elapsed() >= idle) {
+            eprintln!("engram: no compose call for {}s; stopping (the next `engram compose` starts a service again)", last_call.elapsed().as_secs());
+            break;
+        }
     }
     handle.stop();
     eprintln!("engram: compose service stopped");
@@ -54,8 +72,8 @@ pub fn run(ctx: &Context, args: ServeArgs) -> Result<()> {
 }
 
 fn status(ctx: &Context) -> Result<()> {
-    let reply = call(&ctx.home, &Request::new(Call::Status), Duration::from_secs(2))
-        .with_context(|| format!("no compose service is running for {}", ctx.home.root().display()))?;
+    let reply = call(ctx.home(), &Request::new(Call::Status), Duration::from_secs(2))
+        .with_context(|| format!("no compose service is running for {}", ctx.home().root().display()))?;
     let Reply::Status(status) = reply else { bail!("the compose service answered a status request with {reply:?}") };
     if ctx.json {
         return ctx.print_json(&status);

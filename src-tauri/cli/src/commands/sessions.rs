@@ -1,13 +1,13 @@
 //! `engram sessions index|watch|list|show` and `engram recall`.
 //!
-//! Reads the source locations from the environment (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, the
-//! user's home) here, at the edge, and hands them to core.
+//! Everything goes through the workspace, which knows where each source keeps its transcripts.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
-use engram_core::sessions::{IndexSummary, RecallHit, RecallQuery, SessionChange, SessionIndex, SessionWatcher, SourceKind, SourceRoots};
+use engram_core::sessions::{IndexSummary, RecallHit, RecallQuery, SessionChange, SessionWatcher, SourceKind};
+use engram_core::workspace::IndexRequest;
 
 use crate::context::Context;
 
@@ -76,25 +76,12 @@ pub struct RecallArgs {
 }
 
 /// Source locations, read from the environment here and nowhere deeper.
-fn source_roots(ctx: &Context) -> SourceRoots {
-    SourceRoots::resolve(
-        &ctx.home,
-        std::env::home_dir(),
-        std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from),
-        std::env::var_os("CODEX_HOME").map(PathBuf::from),
-    )
-}
-
-fn open_index(ctx: &Context) -> Result<SessionIndex> {
-    Ok(SessionIndex::open(&ctx.home.index_db())?)
-}
-
 pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
     match cmd {
         SessionsCommand::Index { source, rebuild } => index(ctx, source, rebuild),
         SessionsCommand::Watch => watch(ctx),
         SessionsCommand::List { source, limit } => {
-            let sessions = open_index(ctx)?.sessions(source.kind(), limit)?;
+            let sessions = ctx.workspace.sessions(source.kind(), limit)?;
             if ctx.json {
                 return ctx.print_json(&sessions);
             }
@@ -108,7 +95,7 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
             Ok(())
         }
         SessionsCommand::Show { id } => {
-            let t = open_index(ctx)?.transcript(&id)?;
+            let t = ctx.workspace.transcript(&id)?;
             if ctx.json {
                 return ctx.print_json(&t);
             }
@@ -123,13 +110,7 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
 }
 
 fn index(ctx: &Context, source: SourceArg, rebuild: bool) -> Result<()> {
-    let cfg = &ctx.config()?.sessions;
-    if let Some(kind) = source.kind().filter(|k| !cfg.sources.contains(k)) {
-        anyhow::bail!("the {kind} source is switched off in config.toml ([sessions] sources); add \"{kind}\" there to index it");
-    }
-    let db = ctx.home.index_db();
-    let mut index = if rebuild { SessionIndex::rebuild(&db)? } else { SessionIndex::open(&db)? };
-    let summary = index.index(&source_roots(ctx), cfg, source.kind(), &mut |_| {})?;
+    let summary = ctx.workspace.index_sessions(&IndexRequest { only: source.kind(), rebuild }, &mut |_| {})?;
     if ctx.json {
         return ctx.print_json(&summary);
     }
@@ -161,8 +142,8 @@ fn print_summary(s: &IndexSummary) {
 }
 
 fn watch(ctx: &Context) -> Result<()> {
-    let roots = source_roots(ctx);
-    let cfg = ctx.config()?.sessions.clone();
+    let roots = ctx.workspace.session_roots();
+    let cfg = ctx.config()?.sessions;
     let json = ctx.json;
     for source in &cfg.sources {
         if let Some(root) = roots.root(*source) {
@@ -186,24 +167,13 @@ fn watch(ctx: &Context) -> Result<()> {
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
     });
-    let _watcher = SessionWatcher::start(ctx.home.index_db(), roots, cfg, on_change)?;
+    let _watcher = SessionWatcher::start(ctx.home().index_db(), roots, cfg, on_change)?;
     loop {
         std::thread::park();
     }
 }
 
 pub fn recall(ctx: &Context, args: RecallArgs) -> Result<()> {
-    let cfg = &ctx.config()?.sessions;
-    let db = ctx.home.index_db();
-    let mut index = SessionIndex::open(&db)?;
-    if !args.no_index {
-        // Cheap when the index is current; a writer holding the lock only means slightly older results.
-        match index.index(&source_roots(ctx), cfg, None, &mut |_| {}) {
-            Ok(_) => {}
-            Err(e @ engram_core::sessions::SessionError::Busy { .. }) => eprintln!("note: searching without indexing first: {e}"),
-            Err(e) => return Err(e.into()),
-        }
-    }
     let cwd_prefix = match args.project {
         None => None,
         Some(dir) if dir.as_os_str().is_empty() => Some(
@@ -215,7 +185,10 @@ pub fn recall(ctx: &Context, args: RecallArgs) -> Result<()> {
         }
     };
     let query = RecallQuery { text: args.query.clone(), limit: args.limit, source: args.source.kind(), cwd_prefix };
-    let hits = index.recall(&query).with_context(|| format!("recall {:?}", args.query))?;
+    let (hits, notes) = ctx.workspace.recall(&query, !args.no_index).with_context(|| format!("recall {:?}", args.query))?;
+    for note in notes {
+        eprintln!("note: {note}");
+    }
     if ctx.json {
         return ctx.print_json(&hits);
     }

@@ -17,13 +17,13 @@ use std::time::Duration;
 use super::protocol::Response;
 use super::socket::{bind, read_request_line};
 use super::{ComposeService, ServiceError};
-use crate::EngramHome;
+use crate::{EngramHome, Workspace};
 
 /// How long a connected client may take to send its request line.
 const CLIENT_READ_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Answers connections on `listener` until `stop` is set (and a connection wakes the loop).
-pub fn serve(listener: &UnixListener, service: &mut ComposeService, stop: &AtomicBool) {
+pub fn serve(listener: &UnixListener, service: &ComposeService, stop: &AtomicBool) {
     for stream in listener.incoming() {
         if stop.load(Ordering::SeqCst) {
             break;
@@ -39,7 +39,7 @@ pub fn serve(listener: &UnixListener, service: &mut ComposeService, stop: &Atomi
     }
 }
 
-fn answer(mut stream: UnixStream, service: &mut ComposeService) {
+fn answer(mut stream: UnixStream, service: &ComposeService) {
     let _ = stream.set_read_timeout(Some(CLIENT_READ_TIMEOUT));
     let _ = stream.set_write_timeout(Some(CLIENT_READ_TIMEOUT));
     let response = match read_request_line(&stream) {
@@ -98,13 +98,14 @@ impl Drop for ServiceHandle {
     }
 }
 
-/// Claims `home`'s socket, then serves compose calls on a new thread with the model from
-/// `models_dir` kept loaded. Returns once the socket accepts connections; the model and the
-/// caches warm up on the serving thread (early clients wait in the backlog meanwhile).
-pub fn spawn_compose_service(home: EngramHome, models_dir: PathBuf) -> Result<ServiceHandle, ServiceError> {
-    let home = EngramHome::new(std::path::absolute(home.root()).map_err(|source| ServiceError::Io {
+/// Claims the workspace's socket, then serves compose calls on a new thread through that
+/// workspace (so the app's window and its agents share one corpus, one vector cache, one
+/// model). Returns once the socket accepts connections; the caches warm up on the serving
+/// thread (early clients wait in the backlog meanwhile).
+pub fn spawn_compose_service(workspace: Arc<Workspace>) -> Result<ServiceHandle, ServiceError> {
+    let home = EngramHome::new(std::path::absolute(workspace.home().root()).map_err(|source| ServiceError::Io {
         action: "resolve",
-        path: home.root().into(),
+        path: workspace.home().root().into(),
         source,
     })?);
     let socket = bind(&home)?;
@@ -114,11 +115,11 @@ pub fn spawn_compose_service(home: EngramHome, models_dir: PathBuf) -> Result<Se
     let thread = std::thread::Builder::new()
         .name("engram-compose-service".into())
         .spawn(move || {
-            let mut service = ComposeService::new(home, models_dir);
+            let service = ComposeService::new(workspace);
             if !thread_stop.load(Ordering::SeqCst) {
                 service.warm_up();
             }
-            serve(socket.listener(), &mut service, &thread_stop);
+            serve(socket.listener(), &service, &thread_stop);
             drop(socket);
         })
         .map_err(|source| ServiceError::Io { action: "start a thread for", path: path.clone(), source })?;

@@ -44,6 +44,19 @@ pub fn save_with_vector(
     Ok(SavedWithVector { outcome, vector })
 }
 
+/// `Store::create` (refused when the name exists), then the sidecar.
+pub fn create_with_vector(
+    store: &Store,
+    scope: Scope,
+    draft: MemoryDraft,
+    now: DateTime<Utc>,
+    models: &ModelPaths,
+) -> Result<SavedWithVector, StoreError> {
+    let outcome = store.create(scope, draft, now)?;
+    let vector = vector_for(&outcome, models);
+    Ok(SavedWithVector { outcome, vector })
+}
+
 /// `Store::rename` (the old name is archived), then the sidecar under the new name.
 pub fn rename_with_vector(
     store: &Store,
@@ -58,7 +71,8 @@ pub fn rename_with_vector(
     Ok(SavedWithVector { outcome, vector })
 }
 
-fn vector_for(outcome: &SaveOutcome, models: &ModelPaths) -> VectorStatus {
+/// The sidecar for a memory the store just wrote (a save, a create, a restore).
+pub fn vector_for(outcome: &SaveOutcome, models: &ModelPaths) -> VectorStatus {
     match shared_embedder(models) {
         Err(e) => VectorStatus::Skipped {
             reason: e.to_string(),

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::EmbedError;
-use crate::memory::write_atomic;
+use crate::storage::write_atomic;
 
 pub const SIDECAR_MAGIC: [u8; 4] = *b"EGVC";
 pub const SIDECAR_VERSION: u16 = 1;

@@ -57,6 +57,15 @@ impl ErrorCode for StoreError {
             StoreError::Io { .. } => "io",
         }
     }
+
+    fn field(&self) -> Option<&'static str> {
+        match self {
+            StoreError::InvalidName { .. } | StoreError::AlreadyExists { .. } => Some("name"),
+            StoreError::InvalidType { .. } => Some("type"),
+            StoreError::InvalidField { field, .. } => Some(field),
+            _ => None,
+        }
+    }
 }
 
 fn is_disk_full(e: &std::io::Error) -> bool {

@@ -5,12 +5,10 @@
 //! Deliberately does not: rank, embed or render; those modules consume what the store reads.
 
 pub mod archive;
-mod atomic;
 pub mod diff;
 mod error;
 pub mod frontmatter;
 pub mod index;
-mod lock;
 mod model;
 pub mod naming;
 pub mod secrets;
@@ -18,7 +16,6 @@ mod store;
 pub mod watch;
 
 pub use archive::{ArchivedVersion, PrunePolicy};
-pub use atomic::write_atomic;
 pub use error::StoreError;
 pub use model::{Memory, MemoryFile, Scope, ScopeFilter};
 pub use diff::{line_diff, version_against_current, LineDiff, VersionDiff};

@@ -71,42 +71,61 @@ pub fn type_order(kind: &str) -> (usize, &str) {
 
 #[cfg(test)]
 mod tests {
+    use rstest::rstest;
+
     use super::*;
 
-    #[test]
-    fn accepts_well_formed_names() {
-        for name in ["a", "jwt-refresh-flow", "0day", "x-1-2", &"a".repeat(64)] {
-            validate_name(name).unwrap_or_else(|e| panic!("{name}: {e}"));
-        }
+    // One case per row: a failing row is reported on its own, and the others still run.
+    #[rstest]
+    #[case("a")]
+    #[case("jwt-refresh-flow")]
+    #[case("0day")]
+    #[case("x-1-2")]
+    #[case(&"a".repeat(64))]
+    #[case("user-prefs")]
+    fn accepts_well_formed_names(#[case] name: &str) {
+        validate_name(name).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 
-    #[test]
-    fn rejects_bad_shapes_and_traversal() {
-        for name in ["", "-lead", "Upper", "has space", "dot.md", "../etc/passwd", "a/b", "ü", &"a".repeat(65), "a_b"] {
-            let err = validate_name(name).unwrap_err();
-            assert!(matches!(err, StoreError::InvalidName { .. }), "{name}");
-        }
+    #[rstest]
+    #[case("")]
+    #[case("-lead")]
+    #[case("Upper")]
+    #[case("has space")]
+    #[case("dot.md")]
+    #[case("../etc/passwd")]
+    #[case("a/b")]
+    #[case("ü")]
+    #[case(&"a".repeat(65))]
+    #[case("a_b")]
+    fn rejects_bad_shapes_and_traversal(#[case] name: &str) {
+        let err = validate_name(name).unwrap_err();
+        assert!(matches!(err, StoreError::InvalidName { .. }), "{name}");
     }
 
-    #[test]
-    fn rejects_reserved_names_with_a_suggestion() {
-        for name in RESERVED_NAMES {
-            let err = validate_name(name).unwrap_err().to_string();
-            assert!(err.contains("reserved"), "{err}");
-        }
-        validate_name("user-prefs").unwrap();
+    #[rstest]
+    fn rejects_reserved_names_with_a_suggestion(#[values("user", "project", "memory", "index", "sessions", "engram", "feedback", "reference")] name: &str) {
+        assert!(RESERVED_NAMES.contains(&name));
+        let err = validate_name(name).unwrap_err().to_string();
+        assert!(err.contains("reserved"), "{err}");
     }
 
-    #[test]
-    fn canonicalizes_types() {
-        assert_eq!(canonical_type("  Project ").unwrap(), "project");
-        assert_eq!(canonical_type("How_To  guide").unwrap(), "how-to-guide");
-        assert_eq!(canonical_type("a - _ b").unwrap(), "a-b");
-        assert_eq!(canonical_type("--lead-trail--").unwrap(), "lead-trail");
-        assert!(canonical_type("").is_err());
-        assert!(canonical_type("   ").is_err());
-        assert!(canonical_type("emoji🙂").is_err());
-        assert!(canonical_type(&"x".repeat(33)).is_err());
+    #[rstest]
+    #[case("  Project ", "project")]
+    #[case("How_To  guide", "how-to-guide")]
+    #[case("a - _ b", "a-b")]
+    #[case("--lead-trail--", "lead-trail")]
+    fn canonicalizes_types(#[case] given: &str, #[case] canonical: &str) {
+        assert_eq!(canonical_type(given).unwrap(), canonical);
+    }
+
+    #[rstest]
+    #[case("")]
+    #[case("   ")]
+    #[case("emoji🙂")]
+    #[case(&"x".repeat(33))]
+    fn refuses_types_that_cannot_be_labels(#[case] given: &str) {
+        assert!(canonical_type(given).is_err(), "{given:?}");
     }
 
     #[test]

@@ -12,10 +12,9 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::archive::{self, ArchivedVersion, PrunePolicy, ARCHIVE_DIR};
-use super::atomic::{refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, TEMP_PREFIX};
+use crate::storage::{refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, ScopeLock, TEMP_PREFIX};
 use super::frontmatter::{self, Document};
 use super::index::{render_index, INDEX_FILE};
-use super::lock::ScopeLock;
 use super::naming::{canonical_type, validate_name};
 use super::secrets::find_secret;
 use super::{Memory, MemoryFile, Scope, ScopeFilter, StoreError};
@@ -154,6 +153,20 @@ impl Store {
         if outcome.changed {
             regenerate_index(scope, &dir)?;
         }
+        Ok(outcome)
+    }
+
+    /// Creates a memory that must not exist yet; the existence check and the write happen
+    /// under the scope lock, so two creators of one name cannot both succeed.
+    pub fn create(&self, scope: Scope, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
+        let draft = validate_draft(draft)?;
+        let dir = self.prepare_dir(scope)?;
+        let _lock = ScopeLock::acquire(&dir).map_err(|e| StoreError::io("lock", &dir, e))?;
+        if dir.join(format!("{}.md", draft.name)).exists() {
+            return Err(StoreError::AlreadyExists { scope: scope.to_string(), name: draft.name });
+        }
+        let outcome = write_locked(scope, &dir, None, draft, now)?;
+        regenerate_index(scope, &dir)?;
         Ok(outcome)
     }
 

@@ -198,19 +198,11 @@ impl PersistentCache {
         if !db_path.parent().is_some_and(Path::is_dir) {
             return None;
         }
-        let conn = rusqlite::Connection::open(db_path).ok()?;
-        conn.busy_timeout(std::time::Duration::from_secs(5)).ok()?;
-        conn.execute_batch(
-            "PRAGMA journal_mode=WAL;
-             CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
-             CREATE TABLE IF NOT EXISTS rank_snapshots(dir TEXT PRIMARY KEY, data BLOB NOT NULL);",
-        )
-        .ok()?;
-        let version: Option<String> =
-            conn.query_row("SELECT value FROM meta WHERE key = ?1", [SCHEMA_KEY], |r| r.get(0)).ok();
-        if version.as_deref() != Some(SCHEMA_VERSION) {
+        let conn = crate::index_db::open(db_path).ok()?;
+        conn.execute_batch("CREATE TABLE IF NOT EXISTS rank_snapshots(dir TEXT PRIMARY KEY, data BLOB NOT NULL);").ok()?;
+        if crate::index_db::schema_version(&conn, SCHEMA_KEY).as_deref() != Some(SCHEMA_VERSION) {
             conn.execute("DELETE FROM rank_snapshots", []).ok()?;
-            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)", [SCHEMA_KEY, SCHEMA_VERSION]).ok()?;
+            crate::index_db::set_schema_version(&conn, SCHEMA_KEY, SCHEMA_VERSION).ok()?;
         }
         Some(PersistentCache { conn })
     }

@@ -2,7 +2,8 @@
 //!
 //! Owns: recognizing and removing it — environment and instruction blocks, system reminders,
 //! slash-command echoes and caveats, permission notes, interruption markers, and Engram's own
-//! memory block — so recall finds what people said, not what tools said for them.
+//! memory block — so recall finds what people said, not what tools said for them; and scrubbing
+//! the control characters the index reserves as snippet markers from any indexed text.
 //! Deliberately does not: touch assistant text, which may legitimately quote such tags.
 
 /// Tag blocks removed wherever they appear in a user message.
@@ -40,7 +41,7 @@ pub(crate) fn clean_user_text(text: &str) -> Option<String> {
     if INJECTED_PREFIXES.iter().any(|p| trimmed.starts_with(p)) {
         return None;
     }
-    let mut out = super::line::scrub(text);
+    let mut out = scrub(text);
     if out.contains('<') {
         for tag in INJECTED_TAGS {
             // Most prompts carry none of the tags: look before copying.
@@ -81,6 +82,15 @@ fn find_open(text: &str, open: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// Drops the control characters the index uses as snippet markers (and NULs).
+pub(crate) fn scrub(text: &str) -> String {
+    if text.contains(['\u{0}', '\u{2}', '\u{3}']) {
+        text.replace(['\u{0}', '\u{2}', '\u{3}'], " ")
+    } else {
+        text.to_string()
+    }
 }
 
 #[cfg(test)]

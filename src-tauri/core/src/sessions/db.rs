@@ -1,22 +1,19 @@
-//! The session tables inside `index.sqlite`, which other caches share.
+//! The session tables: a tenant of `index.sqlite` (see `crate::index_db`, which opens the file).
 //!
-//! Owns: opening the database politely (WAL, a busy timeout), the session schema and its
-//! version (key `sessions.schema` in the shared `meta` table), dropping and recreating only its
-//! own tables when the version changes, and starting over from an empty file when the database
-//! is corrupt or not a database at all — it is derived data.
-//! Deliberately does not: touch the ranker's tables, or decide what goes into its own.
+//! Owns: the session schema and its version (key `sessions.schema` in the shared `meta`
+//! table), dropping and recreating only its own tables when the version changes, and asking
+//! for a fresh file when its tables are damaged — it is derived data.
+//! Deliberately does not: open the file or set its pragmas (the owner does), touch the ranker's
+//! tables, or decide what goes into its own.
 
 use std::path::Path;
-use std::time::Duration;
-
 use rusqlite::Connection;
 
 use super::error::{is_busy, is_corrupt, SessionError};
+use crate::index_db;
 
 const SCHEMA_KEY: &str = "sessions.schema";
 const SCHEMA_VERSION: &str = "2";
-/// Long enough to wait out another process's file transaction, short enough to report a stuck lock.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 const DROP: &str = "
 DROP TRIGGER IF EXISTS session_messages_ai;
@@ -69,11 +66,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS session_fts USING fts5(
 
 /// Opens (creating if needed) the database with current session tables.
 pub(crate) fn open(path: &Path) -> Result<Connection, SessionError> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| SessionError::Open { path: path.to_path_buf(), reason: e.to_string() })?;
-    }
     match open_once(path) {
         Err(Failure::Corrupt(reason)) => {
+            // The file opened but the session tables are damaged: only they are rebuilt from
+            // nothing, through the owner, which starts the file over.
             tracing::warn!("session index {} is unreadable ({reason}); rebuilding it", path.display());
             remove_database(path)?;
             open_once(path).map_err(|f| f.into_error(path))
@@ -82,18 +78,10 @@ pub(crate) fn open(path: &Path) -> Result<Connection, SessionError> {
     }
 }
 
-/// Deletes the database file and its WAL companions (the next `open` starts empty).
+/// Deletes the database file (the next `open` starts empty): `--rebuild`, or damaged tables.
 pub(crate) fn remove_database(path: &Path) -> Result<(), SessionError> {
-    for suffix in ["", "-wal", "-shm"] {
-        let mut p = path.as_os_str().to_owned();
-        p.push(suffix);
-        match std::fs::remove_file(&p) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(SessionError::Open { path: path.to_path_buf(), reason: format!("cannot remove the broken index: {e}") }),
-        }
-    }
-    Ok(())
+    index_db::remove(path)
+        .map_err(|e| SessionError::Open { path: path.to_path_buf(), reason: format!("cannot remove the broken index: {e}") })
 }
 
 enum Failure {
@@ -124,17 +112,11 @@ impl From<rusqlite::Error> for Failure {
 }
 
 fn open_once(path: &Path) -> Result<Connection, Failure> {
-    let conn = Connection::open(path)?;
-    conn.busy_timeout(BUSY_TIMEOUT)?;
-    // Reading the journal mode touches the file header: a non-database fails here.
-    conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))?;
-    conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-32768; PRAGMA temp_store=MEMORY; CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);")?;
-    let version: Option<String> =
-        conn.query_row("SELECT value FROM meta WHERE key = ?1", [SCHEMA_KEY], |r| r.get(0)).ok();
-    if version.as_deref() != Some(SCHEMA_VERSION) {
+    let conn = index_db::open(path)?;
+    if index_db::schema_version(&conn, SCHEMA_KEY).as_deref() != Some(SCHEMA_VERSION) {
         // Another version's layout (or none): only the session tables are ours to replace.
         conn.execute_batch(&format!("BEGIN IMMEDIATE; {DROP} {CREATE} COMMIT;"))?;
-        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)", [SCHEMA_KEY, SCHEMA_VERSION])?;
+        index_db::set_schema_version(&conn, SCHEMA_KEY, SCHEMA_VERSION)?;
     } else {
         conn.execute_batch(CREATE)?;
     }

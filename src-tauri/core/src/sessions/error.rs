@@ -21,6 +21,8 @@ pub enum SessionError {
     NotFound { id: String },
     #[error("cannot watch {path}: {reason}")]
     Watch { path: PathBuf, reason: String },
+    #[error("the {source_name} source is switched off in config.toml ([sessions] sources); add \"{source_name}\" there to index it")]
+    SourceDisabled { source_name: String },
 }
 
 impl SessionError {
@@ -41,12 +43,7 @@ pub(crate) fn is_busy(e: &rusqlite::Error) -> bool {
     )
 }
 
-pub(crate) fn is_corrupt(e: &rusqlite::Error) -> bool {
-    matches!(
-        e.sqlite_error_code(),
-        Some(rusqlite::ErrorCode::DatabaseCorrupt) | Some(rusqlite::ErrorCode::NotADatabase)
-    )
-}
+pub(crate) use crate::index_db::is_corrupt;
 
 impl ErrorCode for SessionError {
     fn code(&self) -> &'static str {
@@ -56,6 +53,7 @@ impl ErrorCode for SessionError {
             SessionError::Sql(_) => "session_index_failed",
             SessionError::Io { .. } => "session_io",
             SessionError::NotFound { .. } => "session_not_found",
+            SessionError::SourceDisabled { .. } => "source_disabled",
             SessionError::Watch { .. } => "session_watch_failed",
         }
     }

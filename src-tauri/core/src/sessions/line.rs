@@ -119,7 +119,7 @@ impl LineBuilder {
     }
 
     pub(crate) fn assistant(&mut self, text: &str, ts: Option<&str>) {
-        let text = scrub(text);
+        let text = boilerplate::scrub(text);
         if text.trim().is_empty() {
             self.drop_because("empty");
         } else {
@@ -129,7 +129,7 @@ impl LineBuilder {
 
     /// A tool call or result: kept only when tools are indexed.
     pub(crate) fn tool(&mut self, include: bool, kind: &'static str, text: &str, ts: Option<&str>) {
-        let text = scrub(text);
+        let text = boilerplate::scrub(text);
         if !include {
             self.drop_because(kind);
         } else if text.trim().is_empty() {
@@ -212,15 +212,6 @@ pub(crate) fn block_text(content: &Value) -> String {
             parts.join("\n")
         }
         _ => String::new(),
-    }
-}
-
-/// Drops the control characters the index uses as snippet markers (and NULs).
-pub(crate) fn scrub(text: &str) -> String {
-    if text.contains(['\u{0}', '\u{2}', '\u{3}']) {
-        text.replace(['\u{0}', '\u{2}', '\u{3}'], " ")
-    } else {
-        text.to_string()
     }
 }
 

@@ -1,0 +1,344 @@
+//! The six tools (DESIGN §12) and their argument schemas, each a thin call into the workspace.
+//!
+//! Owns: the argument shapes, which project a call is about (the `cwd` argument, else the
+//! client's first root, else the server's working directory), and turning every refusal into
+//! a tool error with the store's own message (never a protocol error, never an ended server).
+//! Deliberately does not: decide anything about memories; the workspace does.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+use engram_core::error::{report, ErrorReport};
+use engram_core::memory::{MemoryDraft, Scope, ScopeFilter};
+use engram_core::sessions::{RecallQuery, SourceKind};
+use engram_core::workspace::{Coverage, SearchOptions};
+use engram_core::Workspace;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
+use rmcp::{tool, tool_handler, tool_router, ErrorData, Peer, RoleServer, ServerHandler};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::guidance;
+
+/// How long a client may take to answer which folders (roots) it works in.
+const ROOTS_TIMEOUT: Duration = Duration::from_secs(2);
+/// Recall and search results when the agent gives no limit, and the most it may ask for.
+const DEFAULT_LIMIT: usize = 10;
+const MAX_LIMIT: usize = 50;
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ScopeName {
+    /// Holds across every repository (the default).
+    User,
+    /// Holds only in the current repository.
+    Project,
+}
+
+impl From<ScopeName> for Scope {
+    fn from(s: ScopeName) -> Scope {
+        match s {
+            ScopeName::User => Scope::User,
+            ScopeName::Project => Scope::Project,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ScopeChoice {
+    /// The user's memories and the current project's, as an agent here sees them.
+    #[default]
+    All,
+    User,
+    Project,
+}
+
+impl From<ScopeChoice> for ScopeFilter {
+    fn from(s: ScopeChoice) -> ScopeFilter {
+        match s {
+            ScopeChoice::All => ScopeFilter::All,
+            ScopeChoice::User => ScopeFilter::User,
+            ScopeChoice::Project => ScopeFilter::Project,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SaveArgs {
+    /// Lowercase letters, digits and hyphens, e.g. `testing-preferences`; an existing name is updated.
+    pub name: String,
+    /// user, feedback, project or reference (or a label of your own).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// One line saying what this memory is for (shown in the memory index).
+    pub description: String,
+    /// The memory itself, in markdown.
+    pub body: String,
+    /// `user` (default) or `project`.
+    #[serde(default)]
+    pub scope: Option<ScopeName>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// The repository directory this is about (default: the client's root, else the server's directory).
+    #[serde(default)]
+    pub cwd: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchArgs {
+    /// What you are looking for, in words.
+    pub query: String,
+    #[serde(default)]
+    pub scope: Option<ScopeChoice>,
+    /// At most this many results (default 10, at most 50).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    #[serde(default)]
+    pub cwd: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NameArgs {
+    pub name: String,
+    /// `user` or `project`; for memory_get, omit it to get what the agent sees (project wins).
+    #[serde(default)]
+    pub scope: Option<ScopeName>,
+    #[serde(default)]
+    pub cwd: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListArgs {
+    #[serde(default)]
+    pub scope: Option<ScopeChoice>,
+    #[serde(default)]
+    pub cwd: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceName {
+    Claude,
+    Codex,
+    Engram,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RecallArgs {
+    /// Words, or FTS5 syntax ("exact phrase", OR, prefix*).
+    pub query: String,
+    /// At most this many results (default 10, at most 50).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Only sessions of this agent.
+    #[serde(default)]
+    pub source: Option<SourceName>,
+    /// Only sessions that ran in this directory or below it.
+    #[serde(default)]
+    pub project: Option<String>,
+}
+
+/// The MCP server: the workspace, and the directory to fall back on for the project.
+#[derive(Clone)]
+pub struct EngramTools {
+    workspace: Arc<Workspace>,
+    cwd: PathBuf,
+    #[allow(dead_code)] // read by the `tool_handler` expansion
+    tool_router: ToolRouter<Self>,
+}
+
+impl EngramTools {
+    pub fn new(workspace: Arc<Workspace>, cwd: PathBuf) -> Self {
+        EngramTools { workspace, cwd, tool_router: Self::tool_router() }
+    }
+
+    /// The directory a call is about: its `cwd` argument, else the client's first file root,
+    /// else the server's working directory. Roots are deprecated by the newest protocol
+    /// revision, but the agents Engram serves negotiate earlier ones and still offer them.
+    #[allow(deprecated)]
+    async fn directory(&self, given: Option<&str>, peer: &Peer<RoleServer>) -> PathBuf {
+        if let Some(dir) = given.filter(|d| !d.trim().is_empty()) {
+            return self.cwd.join(dir);
+        }
+        let offers_roots = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
+        if offers_roots {
+            if let Ok(Ok(result)) = tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots()).await {
+                if let Some(path) = result.roots.iter().find_map(|root| root.uri.strip_prefix("file://").map(percent_decoded)) {
+                    return PathBuf::from(path);
+                }
+            }
+        }
+        self.cwd.clone()
+    }
+
+    /// Runs blocking workspace work off the protocol's threads.
+    async fn blocking<T, F>(&self, work: F) -> Result<T, ErrorReport>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Workspace) -> Result<T, ErrorReport> + Send + 'static,
+    {
+        let ws = self.workspace.clone();
+        tokio::task::spawn_blocking(move || work(&ws)).await.unwrap_or_else(|e| {
+            Err(engram_core::error::FrontEndCode::Internal.report(format!("the tool stopped unexpectedly ({e}); nothing was lost, try again")))
+        })
+    }
+}
+
+/// A tool's answer: its JSON as text and as structured content, or its error as a tool error.
+fn answer<T: Serialize>(result: Result<T, ErrorReport>) -> CallToolResult {
+    match result.and_then(|v| serde_json::to_value(v).map_err(|e| report(&e))) {
+        Ok(value) => {
+            let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+            let mut out = CallToolResult::success(vec![ContentBlock::text(text)]);
+            // Structured content must be an object; arrays travel as text only.
+            if value.is_object() {
+                out.structured_content = Some(value);
+            }
+            out
+        }
+        Err(e) => CallToolResult::error(vec![ContentBlock::text(format!("{} ({})", e.message, e.code))]),
+    }
+}
+
+fn limit(asked: Option<usize>) -> Result<usize, ErrorReport> {
+    match asked {
+        None => Ok(DEFAULT_LIMIT),
+        Some(0) => Err(engram_core::error::FrontEndCode::Usage.report("limit must be at least 1")),
+        Some(n) => Ok(n.min(MAX_LIMIT)),
+    }
+}
+
+#[tool_router]
+impl EngramTools {
+    #[tool(description = guidance::SAVE)]
+    async fn memory_save(&self, peer: Peer<RoleServer>, Parameters(args): Parameters<SaveArgs>) -> Result<CallToolResult, ErrorData> {
+        let dir = self.directory(args.cwd.as_deref(), &peer).await;
+        let scope: Scope = args.scope.unwrap_or(ScopeName::User).into();
+        let draft = MemoryDraft { name: args.name, kind: args.kind, description: args.description, body: args.body, tags: args.tags };
+        Ok(answer(
+            self.blocking(move |ws| {
+                let saved = ws.save(&ws.store_at(&dir), scope, draft, Utc::now())?;
+                let o = &saved.outcome;
+                Ok(serde_json::json!({
+                    "scope": scope, "name": o.memory.name, "type": o.memory.kind, "path": o.memory.path,
+                    "created": o.created, "changed": o.changed, "archived": o.archived, "vector": saved.vector,
+                }))
+            })
+            .await,
+        ))
+    }
+
+    #[tool(description = guidance::SEARCH)]
+    async fn memory_search(&self, peer: Peer<RoleServer>, Parameters(args): Parameters<SearchArgs>) -> Result<CallToolResult, ErrorData> {
+        let dir = self.directory(args.cwd.as_deref(), &peer).await;
+        Ok(answer(
+            self.blocking(move |ws| {
+                let options = SearchOptions { limit: Some(limit(args.limit)?), strategy: None };
+                let store = ws.store_at(&dir);
+                let results = ws.search(&args.query, Coverage::Agent(&store, args.scope.unwrap_or_default().into()), &options)?;
+                let hits: Vec<_> = results.hits.into_iter().map(|h| h.hit).collect();
+                Ok(serde_json::json!({ "hits": hits, "strategy": results.strategy, "note": results.note }))
+            })
+            .await,
+        ))
+    }
+
+    #[tool(description = guidance::GET)]
+    async fn memory_get(&self, peer: Peer<RoleServer>, Parameters(args): Parameters<NameArgs>) -> Result<CallToolResult, ErrorData> {
+        let dir = self.directory(args.cwd.as_deref(), &peer).await;
+        Ok(answer(self.blocking(move |ws| Ok(ws.get(&ws.store_at(&dir), args.scope.map(Into::into), &args.name)?)).await))
+    }
+
+    #[tool(description = guidance::LIST)]
+    async fn memory_list(&self, peer: Peer<RoleServer>, Parameters(args): Parameters<ListArgs>) -> Result<CallToolResult, ErrorData> {
+        let dir = self.directory(args.cwd.as_deref(), &peer).await;
+        Ok(answer(
+            self.blocking(move |ws| {
+                let memories = ws.list(&ws.store_at(&dir), args.scope.unwrap_or_default().into())?;
+                Ok(serde_json::json!({ "memories": memories }))
+            })
+            .await,
+        ))
+    }
+
+    #[tool(description = guidance::FORGET)]
+    async fn memory_forget(&self, peer: Peer<RoleServer>, Parameters(args): Parameters<NameArgs>) -> Result<CallToolResult, ErrorData> {
+        let dir = self.directory(args.cwd.as_deref(), &peer).await;
+        Ok(answer(
+            self.blocking(move |ws| {
+                let scope = args.scope.ok_or_else(|| {
+                    engram_core::error::FrontEndCode::Usage.report("say which memory to forget: scope is `user` or `project`")
+                })?;
+                Ok(ws.forget(&ws.store_at(&dir), scope.into(), &args.name, Utc::now())?)
+            })
+            .await,
+        ))
+    }
+
+    #[tool(description = guidance::RECALL)]
+    async fn session_recall(&self, Parameters(args): Parameters<RecallArgs>) -> Result<CallToolResult, ErrorData> {
+        let cwd = self.cwd.clone();
+        Ok(answer(
+            self.blocking(move |ws| {
+                let mut query = RecallQuery::new(args.query);
+                query.limit = limit(args.limit)?;
+                query.source = args.source.map(|s| match s {
+                    SourceName::Claude => SourceKind::Claude,
+                    SourceName::Codex => SourceKind::Codex,
+                    SourceName::Engram => SourceKind::Engram,
+                });
+                query.cwd_prefix = args.project.map(|p| {
+                    let dir = cwd.join(p);
+                    dir.canonicalize().unwrap_or(dir)
+                });
+                let (sessions, notes) = ws.recall(&query, true)?;
+                Ok(serde_json::json!({ "sessions": sessions, "notes": notes }))
+            })
+            .await,
+        ))
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for EngramTools {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
+            .with_instructions(guidance::INSTRUCTIONS)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        let (ws, cwd) = (self.workspace.clone(), self.cwd.clone());
+        Ok(rmcp::model::ListResourcesResult::with_all_items(super::resources::list(&ws, &cwd)))
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        _context: rmcp::service::RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        super::resources::read(&self.workspace, &self.cwd, &request.uri)
+    }
+}
+
+/// `file://` URIs escape spaces and other bytes as `%XX`.
+fn percent_decoded(path: &str) -> String {
+    percent_encoding::percent_decode_str(path).decode_utf8_lossy().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn file_uris_decode_escapes() {
+        assert_eq!(super::percent_decoded("/home/p/my%20repo"), "/home/p/my repo");
+        assert_eq!(super::percent_decoded("/a/b"), "/a/b");
+    }
+}

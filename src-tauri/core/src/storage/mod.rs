@@ -1,0 +1,14 @@
+//! How bytes reach the disk safely, for every module that writes a file Engram owns: atomic
+//! replacement (temp file, fsync, rename, fsync of the directory), the refusal to write through
+//! a symlink, sweeping temp files a killed writer left, and the scope lock that serializes
+//! writers across threads and processes.
+//!
+//! Owns: those mechanisms. Deliberately does not: know what is being written (memories,
+//! project records, anchors, sidecars); its callers do. It imports nothing from them, so the
+//! store and the project registry can both use it without depending on each other for it.
+
+mod atomic;
+mod lock;
+
+pub use atomic::{refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, TEMP_PREFIX};
+pub use lock::{ScopeLock, LOCK_FILE};

@@ -1,0 +1,58 @@
+//! What a workspace operation can fail with: every core module's error, plus the few failures
+//! that exist only at this level.
+//!
+//! Owns: `WorkspaceError`, its stable codes (delegated to the module errors) and fields.
+//! Deliberately does not: format for a front end; `crate::error::report` does that.
+
+use crate::error::ErrorCode;
+
+#[derive(Debug, thiserror::Error)]
+pub enum WorkspaceError {
+    #[error(transparent)]
+    Store(#[from] crate::memory::StoreError),
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    #[error(transparent)]
+    Project(#[from] crate::project::ProjectError),
+    #[error(transparent)]
+    Embed(#[from] crate::embed::EmbedError),
+    #[error(transparent)]
+    Sessions(#[from] crate::sessions::SessionError),
+    #[error(transparent)]
+    Rank(#[from] crate::rank::RankError),
+    #[error(transparent)]
+    Anchor(#[from] crate::anchors::AnchorError),
+    #[error(transparent)]
+    Editor(#[from] crate::editor::EditorError),
+    #[error("Engram does not know where {project} lives on disk; add it by picking its folder")]
+    NoProjectRoot { project: String },
+    #[error("the embedding model crashed earlier in this process; restart it to embed again")]
+    ModelCrashed,
+    #[error("a reindex is already running; wait for it to finish")]
+    ReindexRunning,
+}
+
+impl ErrorCode for WorkspaceError {
+    fn code(&self) -> &'static str {
+        match self {
+            WorkspaceError::Store(e) => e.code(),
+            WorkspaceError::Config(e) => e.code(),
+            WorkspaceError::Project(e) => e.code(),
+            WorkspaceError::Embed(e) => e.code(),
+            WorkspaceError::Sessions(e) => e.code(),
+            WorkspaceError::Rank(e) => e.code(),
+            WorkspaceError::Anchor(e) => e.code(),
+            WorkspaceError::Editor(e) => e.code(),
+            WorkspaceError::NoProjectRoot { .. } => "no_project_root",
+            WorkspaceError::ModelCrashed => "model_crashed",
+            WorkspaceError::ReindexRunning => "busy",
+        }
+    }
+
+    fn field(&self) -> Option<&'static str> {
+        match self {
+            WorkspaceError::Store(e) => e.field(),
+            _ => None,
+        }
+    }
+}

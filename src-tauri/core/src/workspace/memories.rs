@@ -1,0 +1,163 @@
+//! Memories through the workspace: list, read, create, save, rename, forget, and the archive
+//! (versions, diff, restore, prune) — each write with its vector and the caches told at once.
+//!
+//! Owns: the row shape front ends list memories in, writing a memory's vector with every
+//! write (a restore included, so a restored memory is found semantically without a reindex),
+//! and the archive policy from config.
+//! Deliberately does not: decide a memory's rules (the store does) or choose the scope's
+//! project (callers pass a `Store` from `store_at` or `store_of`).
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::{Workspace, WorkspaceError};
+use crate::embed::{self, SavedWithVector};
+use crate::memory::{
+    version_against_current, ForgetOutcome, Memory, MemoryDraft, MemoryFile, PrunePolicy, PruneReport, Scope, ScopeFilter, Store,
+    StoreError, VersionDiff,
+};
+
+/// One memory as a list shows it; a file that does not parse is listed with its error.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryRow {
+    pub scope: Scope,
+    /// The project's slug for project-scope rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub description: Option<String>,
+    pub created: Option<DateTime<Utc>>,
+    pub updated: Option<DateTime<Utc>>,
+    pub path: PathBuf,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl MemoryRow {
+    fn new(file: MemoryFile, project: Option<&str>) -> MemoryRow {
+        let memory = file.parsed.as_ref().ok();
+        MemoryRow {
+            scope: file.scope,
+            project: if file.scope == Scope::Project { project.map(str::to_string) } else { None },
+            kind: memory.map(|m| m.kind.clone()),
+            description: memory.map(|m| m.description.clone()),
+            created: memory.and_then(|m| m.created),
+            updated: memory.and_then(|m| m.updated),
+            error: file.parsed.as_ref().err().cloned(),
+            name: file.name,
+            path: file.path,
+        }
+    }
+}
+
+/// One archived version as the archive view lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct VersionRow {
+    pub scope: Scope,
+    pub name: String,
+    pub version: String,
+    pub archived_at: DateTime<Utc>,
+    pub size: u64,
+    pub path: PathBuf,
+    /// False when the memory itself is gone (forgotten): restoring brings it back.
+    pub current_exists: bool,
+}
+
+impl Workspace {
+    pub fn list(&self, store: &Store, filter: ScopeFilter) -> Result<Vec<MemoryRow>, WorkspaceError> {
+        let slug = store.project().map(|p| p.slug.as_str());
+        Ok(store.list(filter)?.into_iter().map(|f| MemoryRow::new(f, slug)).collect())
+    }
+
+    /// One memory; without a scope the project's copy shadows the user's.
+    pub fn get(&self, store: &Store, scope: Option<Scope>, name: &str) -> Result<Memory, WorkspaceError> {
+        Ok(store.get(scope, name)?)
+    }
+
+    /// A new memory (refused when the name is taken, decided under the scope lock), with its vector.
+    pub fn create(&self, store: &Store, scope: Scope, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SavedWithVector, WorkspaceError> {
+        let models = self.model_paths(&self.config()?);
+        let saved = embed::create_with_vector(store, scope, draft, now, &models)?;
+        self.memories_written();
+        Ok(saved)
+    }
+
+    /// Creates or overwrites (the prior version archived), with its vector.
+    pub fn save(&self, store: &Store, scope: Scope, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SavedWithVector, WorkspaceError> {
+        let models = self.model_paths(&self.config()?);
+        let saved = embed::save_with_vector(store, scope, draft, now, &models)?;
+        self.memories_written();
+        Ok(saved)
+    }
+
+    /// Saves `draft` under its (new) name and retires `old` (archived, so undoable).
+    pub fn rename(&self, store: &Store, scope: Scope, old: &str, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SavedWithVector, WorkspaceError> {
+        let models = self.model_paths(&self.config()?);
+        let saved = embed::rename_with_vector(store, scope, old, draft, now, &models)?;
+        self.memories_written();
+        Ok(saved)
+    }
+
+    /// Archives and removes a memory.
+    pub fn forget(&self, store: &Store, scope: Scope, name: &str, now: DateTime<Utc>) -> Result<ForgetOutcome, WorkspaceError> {
+        let outcome = store.forget(scope, name, now)?;
+        self.memories_written();
+        Ok(outcome)
+    }
+
+    /// Archived versions, newest first: every memory of the scope, or one.
+    pub fn versions(&self, store: &Store, scope: Scope, name: Option<&str>) -> Result<Vec<VersionRow>, WorkspaceError> {
+        let dir = store.dir(scope)?;
+        Ok(store
+            .versions(scope, name)?
+            .into_iter()
+            .map(|v| VersionRow {
+                current_exists: dir.join(format!("{}.md", v.name)).is_file(),
+                scope: v.scope,
+                name: v.name,
+                version: v.version,
+                archived_at: v.archived_at,
+                size: v.size,
+                path: v.path,
+            })
+            .collect())
+    }
+
+    /// An archived version against the current file.
+    pub fn version_diff(&self, store: &Store, scope: Scope, name: &str, version: &str) -> Result<VersionDiff, WorkspaceError> {
+        Ok(version_against_current(store, scope, name, version)?)
+    }
+
+    /// Makes an archived version current again (the current file archived first), with its vector.
+    pub fn restore(&self, store: &Store, scope: Scope, name: &str, version: &str, now: DateTime<Utc>) -> Result<SavedWithVector, WorkspaceError> {
+        let outcome = store.restore(scope, name, version, now)?;
+        self.memories_written();
+        let vector = embed::vector_for(&outcome, &self.model_paths(&self.config()?));
+        Ok(SavedWithVector { outcome, vector })
+    }
+
+    /// The archive policy from config, with the caller's overrides.
+    pub fn prune_policy(&self, keep: Option<usize>, older_than_days: Option<u64>) -> Result<PrunePolicy, WorkspaceError> {
+        let archive = self.config()?.archive;
+        let keep_versions = keep.unwrap_or(archive.keep_versions);
+        if keep_versions == 0 {
+            return Err(StoreError::InvalidField {
+                field: "keep",
+                reason: "must be at least 1: the newest version of each memory always stays".into(),
+            }
+            .into());
+        }
+        Ok(PrunePolicy { keep_versions, max_age_days: older_than_days.unwrap_or(archive.max_age_days) })
+    }
+
+    /// Removes archived versions beyond `policy` as of `now`; with `dry_run` only lists them.
+    /// A front end that previews first passes the preview's `now` (its `as_of`) to the prune
+    /// it confirms, so exactly the previewed versions go.
+    pub fn prune(&self, store: &Store, filter: ScopeFilter, policy: &PrunePolicy, now: DateTime<Utc>, dry_run: bool) -> Result<PruneReport, WorkspaceError> {
+        Ok(store.prune(filter, policy, now, dry_run)?)
+    }
+}

@@ -1,0 +1,231 @@
+//! The one core façade every front end acts through (DESIGN §1): the app's commands, the CLI,
+//! the compose service and the MCP server call a `Workspace`, so no two of them can disagree,
+//! and a long-lived process holds one corpus, one vector cache and one model.
+//!
+//! Owns: the home, the launch environment, the configuration (re-read when the file changes),
+//! the embedding model slot (a failed load is retried, an idle model is released elsewhere),
+//! the corpus and vector caches and what invalidates them, the known-projects list, and every
+//! operation a front end needs (in the submodules: memories, retrieval, upkeep, sessions).
+//! Deliberately does not: know about Tauri, clap, MCP or a terminal; read the clock (callers
+//! pass `now`); print or exit.
+
+mod errors;
+mod launch;
+mod memories;
+mod retrieval;
+mod sessions;
+mod upkeep;
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::config::{Config, ConfigError};
+use crate::embed::ModelPaths;
+use crate::memory::{MemoryChange, Store};
+use crate::project::{self, KnownProject, Project};
+use crate::rank::CorpusCache;
+use crate::sessions::SourceRoots;
+use crate::EngramHome;
+
+pub use errors::WorkspaceError;
+pub use launch::{HomeError, LaunchEnv, DEFAULT_MODEL_IDLE};
+pub use memories::{MemoryRow, VersionRow};
+pub use retrieval::{Coverage, SearchHit, SearchOptions, SearchResults};
+pub use sessions::IndexRequest;
+pub use upkeep::{ReindexPhase, ReindexSummary};
+
+/// Identity of the config file as last read: `None` when it does not exist.
+type ConfigStamp = Option<(u64, i64, i64, u64)>;
+
+pub struct Workspace {
+    home: EngramHome,
+    env: LaunchEnv,
+    config: Mutex<Option<(ConfigStamp, Config)>>,
+    cache: Mutex<CorpusCache>,
+    model: retrieval::ModelSlot,
+    /// Set once a watcher reports every change: caches then skip their per-call stat of every file.
+    trusting: AtomicBool,
+    /// The known projects, kept while a watcher runs (it reports every change to them).
+    known: Mutex<Option<Vec<KnownProject>>>,
+    reindexing: AtomicBool,
+    composed: std::sync::atomic::AtomicU64,
+}
+
+impl Workspace {
+    /// A workspace on `home`; nothing is read until the first call. The corpus cache is also
+    /// saved to `index.sqlite`, so a later process starts warm.
+    pub fn new(home: EngramHome, env: LaunchEnv) -> Workspace {
+        let cache = CorpusCache::persistent(&home.index_db());
+        Workspace {
+            home,
+            env,
+            config: Mutex::new(None),
+            cache: Mutex::new(cache),
+            model: retrieval::ModelSlot::default(),
+            trusting: AtomicBool::new(false),
+            known: Mutex::new(None),
+            reindexing: AtomicBool::new(false),
+            composed: Default::default(),
+        }
+    }
+
+    /// A shared workspace on `home` with the embedding assets in `models_dir` and nothing else
+    /// from the environment (tests, benchmarks, examples).
+    pub fn with_models(home: EngramHome, models_dir: impl Into<PathBuf>) -> Arc<Workspace> {
+        Arc::new(Workspace::new(home, LaunchEnv::with_models_dir(models_dir)))
+    }
+
+    /// The usual start: the process environment, `--home` when given.
+    pub fn open(home_flag: Option<PathBuf>, env: LaunchEnv) -> Result<Arc<Workspace>, HomeError> {
+        let home = env.resolve_home(home_flag)?;
+        Ok(Arc::new(Workspace::new(home, env)))
+    }
+
+    pub fn home(&self) -> &EngramHome {
+        &self.home
+    }
+
+    pub fn env(&self) -> &LaunchEnv {
+        &self.env
+    }
+
+    /// The configuration as it is on disk now: re-read when the file's size, mtime or inode
+    /// changes; an invalid file is an error every call until it is fixed (never a silent default).
+    pub fn config(&self) -> Result<Config, ConfigError> {
+        let path = self.home.config_file();
+        let stamp: ConfigStamp = std::fs::metadata(&path).ok().map(|m| (m.len(), m.mtime(), m.mtime_nsec(), m.ino()));
+        let mut slot = lock(&self.config);
+        if let Some((seen, config)) = slot.as_ref() {
+            if *seen == stamp {
+                return Ok(config.clone());
+            }
+        }
+        *slot = None;
+        let config = Config::load(&path)?;
+        *slot = Some((stamp, config.clone()));
+        Ok(config)
+    }
+
+    /// The directory holding ONNX Runtime and the models.
+    pub fn models_dir(&self) -> PathBuf {
+        self.env.models_dir.clone().unwrap_or_else(|| self.home.models_dir())
+    }
+
+    /// Where the configured embedding model's assets are.
+    pub fn model_paths(&self, config: &Config) -> ModelPaths {
+        ModelPaths::new(self.models_dir(), config.retrieval.embedding_model.clone())
+    }
+
+    /// Where each source keeps its transcripts.
+    pub fn session_roots(&self) -> SourceRoots {
+        SourceRoots::resolve(&self.home, self.env.user_home.clone(), self.env.claude_config_dir.clone(), self.env.codex_home.clone())
+    }
+
+    /// The store for the user scope and the project `cwd` belongs to (user scope only when
+    /// `cwd` resolves to no project).
+    pub fn store_at(&self, cwd: &Path) -> Store {
+        Store::new(self.home.clone(), project::resolve(cwd).ok())
+    }
+
+    /// The project `cwd` belongs to.
+    pub fn project_at(&self, cwd: &Path) -> Result<Project, WorkspaceError> {
+        Ok(project::resolve(cwd)?)
+    }
+
+    /// The store for the user scope plus, when named, one known project (refuses any slug that
+    /// is not a known project).
+    pub fn store_of(&self, slug: Option<&str>) -> Result<Store, WorkspaceError> {
+        let project = match slug {
+            Some(slug) => Some(self.project(slug)?.to_project()),
+            None => None,
+        };
+        Ok(Store::new(self.home.clone(), project))
+    }
+
+    /// Every known project: from the watcher-kept copy when there is one, else from disk.
+    pub fn known_projects(&self) -> Result<Vec<KnownProject>, WorkspaceError> {
+        let mut known = lock(&self.known);
+        if let Some(list) = known.as_ref() {
+            return Ok(list.clone());
+        }
+        let list = project::known_projects(&self.home)?;
+        if self.trusting.load(Ordering::SeqCst) {
+            *known = Some(list.clone());
+        }
+        Ok(list)
+    }
+
+    /// The known project with this slug.
+    pub fn project(&self, slug: &str) -> Result<KnownProject, WorkspaceError> {
+        Ok(project::find_known(&self.home, slug)?)
+    }
+
+    /// Records `folder`'s repository as a known project (the app's "add a project").
+    pub fn add_project(&self, folder: &Path) -> Result<KnownProject, WorkspaceError> {
+        let resolved = project::resolve(folder)?;
+        project::register(&self.home, &resolved)?;
+        self.projects_written();
+        self.project(&resolved.slug)
+    }
+
+    /// A watcher now reports every change under the home: caches may trust it instead of
+    /// checking every file on every call.
+    pub fn trust_watcher(&self) {
+        self.trusting.store(true, Ordering::SeqCst);
+        self.corpus_cache().trust_watcher();
+        self.model.trust_watcher();
+    }
+
+    /// What the watcher saw, applied to the caches before any front end hears of it (so a
+    /// search run in response already sees the change).
+    pub fn memory_changed(&self, change: &MemoryChange) {
+        let dir_of = |project: &Option<String>| match project {
+            Some(slug) => self.home.project_memory_dir(slug),
+            None => self.home.user_memory_dir(),
+        };
+        match change {
+            MemoryChange::Saved { project, name, .. } | MemoryChange::Removed { project, name, .. } => {
+                let dir = dir_of(project);
+                self.corpus_cache().invalidate(&dir);
+                self.model.invalidate(&dir.join(format!("{name}.md")));
+            }
+            MemoryChange::SidecarChanged { project, name, .. } => {
+                self.model.invalidate(&dir_of(project).join(format!("{name}.md")));
+            }
+            MemoryChange::Rescan | MemoryChange::ProjectsChanged => {
+                self.projects_written();
+                self.memories_written();
+            }
+            MemoryChange::UserAnchorChanged => {}
+        }
+    }
+
+    /// Memories were written through this workspace: the next search sees them without
+    /// waiting for a watcher's debounce.
+    pub fn memories_written(&self) {
+        self.corpus_cache().invalidate_all();
+        self.model.invalidate_all();
+    }
+
+    /// A project was added or changed: read them from disk next time.
+    pub fn projects_written(&self) {
+        *lock(&self.known) = None;
+    }
+
+    fn corpus_cache(&self) -> MutexGuard<'_, CorpusCache> {
+        // A panic mid-search leaves a cache that is at worst stale; every entry is checked
+        // against the disk again after `invalidate_all`.
+        self.cache.lock().unwrap_or_else(|poisoned| {
+            let mut cache = poisoned.into_inner();
+            cache.invalidate_all();
+            cache
+        })
+    }
+}
+
+/// A poisoned lock holds data that is at worst stale; every slot here is re-validated on use.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}

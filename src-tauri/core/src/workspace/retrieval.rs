@@ -1,0 +1,245 @@
+//! Ranking through the workspace: the model slot, search over a coverage, and compose — the
+//! one path the app's overlay, `engram memory search`, `engram compose`, the compose service
+//! and the MCP server all take.
+//!
+//! Owns: when the model is (re)loaded (once per model and models directory; a failed load is
+//! tried again after a short pause, so fetching the assets needs no restart), the one rule for
+//! strategies that never need the model, which memories a coverage ranks and the project each
+//! hit belongs to.
+//! Deliberately does not: score (the ranker does) or embed (the embed module does).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::{lock, Workspace, WorkspaceError};
+use crate::compose::{compose, ComposeRequest, Composition};
+use crate::config::{Config, ConfigError, Strategy};
+use crate::embed::{ModelPaths, ModelScorer};
+use crate::memory::{Scope, ScopeFilter, Store};
+use crate::rank::{self, Hit, SearchParams, Semantic, Shadowing, Synonyms};
+
+/// How long a failed load of assets that are present is remembered before the next call tries
+/// again (such a load costs up to a second). Missing assets are looked for on every call (a
+/// stat), so fetching them needs no restart and no wait.
+const RETRY_FAILED_LOAD_AFTER: Duration = Duration::from_secs(20);
+
+/// The loaded scorer (model + vector cache) for one set of model paths, or the last failure.
+#[derive(Default)]
+pub(super) struct ModelSlot {
+    slot: Mutex<Option<Loaded>>,
+    trusting: std::sync::atomic::AtomicBool,
+}
+
+enum Loaded {
+    Ready(ModelPaths, Arc<ModelScorer>),
+    /// A load of assets that were all present failed (a costly attempt, not retried at once).
+    Failed(ModelPaths, Instant, String),
+}
+
+impl ModelSlot {
+    /// The scorer for `paths`, loading it when needed; `Err` says why there is none.
+    fn scorer(&self, paths: &ModelPaths) -> Result<Arc<ModelScorer>, String> {
+        let mut slot = lock(&self.slot);
+        match slot.as_ref() {
+            Some(Loaded::Ready(loaded, scorer)) if loaded == paths => return Ok(scorer.clone()),
+            Some(Loaded::Failed(loaded, at, why)) if loaded == paths && at.elapsed() < RETRY_FAILED_LOAD_AFTER => {
+                return Err(why.clone())
+            }
+            _ => {}
+        }
+        match ModelScorer::load(paths) {
+            Ok(scorer) => {
+                let scorer = if self.trusting.load(Ordering::SeqCst) { scorer.trust_watcher() } else { scorer };
+                let scorer = Arc::new(scorer);
+                *slot = Some(Loaded::Ready(paths.clone(), scorer.clone()));
+                Ok(scorer)
+            }
+            Err(e) => {
+                let why = e.to_string();
+                // Missing assets cost a stat to look for again; remember only real load failures.
+                *slot = match paths.check() {
+                    Ok(()) => Some(Loaded::Failed(paths.clone(), Instant::now(), why.clone())),
+                    Err(_) => None,
+                };
+                Err(why)
+            }
+        }
+    }
+
+    fn loaded_model(&self) -> Option<String> {
+        match lock(&self.slot).as_ref() {
+            Some(Loaded::Ready(paths, _)) => Some(paths.model_id().to_string()),
+            _ => None,
+        }
+    }
+
+    pub(super) fn trust_watcher(&self) {
+        self.trusting.store(true, Ordering::SeqCst);
+        // A scorer loaded before the watcher started keeps checking files: drop it.
+        *lock(&self.slot) = None;
+    }
+
+    pub(super) fn invalidate(&self, memory_path: &Path) {
+        if let Some(Loaded::Ready(_, scorer)) = lock(&self.slot).as_ref() {
+            scorer.invalidate(memory_path);
+        }
+    }
+
+    pub(super) fn invalidate_all(&self) {
+        if let Some(Loaded::Ready(_, scorer)) = lock(&self.slot).as_ref() {
+            scorer.invalidate_all();
+        }
+    }
+}
+
+/// Which memories a search ranks.
+#[derive(Clone, Copy)]
+pub enum Coverage<'a> {
+    /// The user's memories and every known project's, each on its own (nothing shadowed).
+    Everything,
+    /// What an agent working with this store sees (a project memory shadows the user's
+    /// namesake), limited to the scopes `filter` names.
+    Agent(&'a Store, ScopeFilter),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SearchOptions {
+    pub limit: Option<usize>,
+    /// Overrides `retrieval.strategy` for this search.
+    pub strategy: Option<Strategy>,
+}
+
+/// One ranked memory and the project it belongs to.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchHit {
+    #[serde(flatten)]
+    pub hit: Hit,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResults {
+    pub hits: Vec<SearchHit>,
+    /// The strategy that actually ran.
+    pub strategy: Strategy,
+    /// Why it differs from the one asked for, when it does.
+    pub note: Option<String>,
+}
+
+impl Workspace {
+    /// The ranker's semantic argument under `strategy`: the loaded scorer, or why there is none.
+    /// Lexical strategies never load the model.
+    fn semantic_scorer(&self, strategy: Strategy, config: &Config) -> Result<Arc<ModelScorer>, String> {
+        match strategy {
+            Strategy::Keyword | Strategy::Bm25 => Err("not requested".into()),
+            Strategy::Semantic | Strategy::Auto => self.model.scorer(&self.model_paths(config)),
+        }
+    }
+
+    pub fn search(&self, query: &str, coverage: Coverage<'_>, options: &SearchOptions) -> Result<SearchResults, WorkspaceError> {
+        let config = self.config()?;
+        let mut params = SearchParams::from_config(&config.retrieval);
+        params.limit = options.limit;
+        if let Some(strategy) = options.strategy {
+            params.strategy = strategy;
+        }
+        let synonyms = Synonyms::new(&config.retrieval.synonyms);
+        let (dirs, shadowing, slugs) = self.coverage_dirs(coverage)?;
+        let scorer = self.semantic_scorer(params.strategy, &config);
+        let semantic = match &scorer {
+            Ok(scorer) => Semantic::Available(scorer.as_ref()),
+            Err(why) => Semantic::Unavailable(why.clone()),
+        };
+        let ranking = {
+            let corpus = self.corpus_cache().corpus_of(&dirs, shadowing)?;
+            rank::rank(&corpus, query, &params, &synonyms, semantic)
+        };
+        let project_of = |hit: &Hit| {
+            let dir = hit.path.parent()?;
+            slugs.iter().find(|(d, _)| d == dir).map(|(_, slug)| slug.clone())
+        };
+        Ok(SearchResults {
+            hits: ranking.hits.into_iter().map(|hit| SearchHit { project: project_of(&hit), hit }).collect(),
+            strategy: ranking.strategy,
+            note: ranking.note,
+        })
+    }
+
+    /// The directories a coverage ranks, whether projects shadow the user, and which project
+    /// each project directory is.
+    #[allow(clippy::type_complexity)]
+    fn coverage_dirs(&self, coverage: Coverage<'_>) -> Result<(Vec<(Scope, PathBuf)>, Shadowing, Vec<(PathBuf, String)>), WorkspaceError> {
+        let mut dirs = Vec::new();
+        let mut slugs = Vec::new();
+        let shadowing = match coverage {
+            Coverage::Everything => {
+                dirs.push((Scope::User, self.home.user_memory_dir()));
+                for known in self.known_projects()? {
+                    let dir = self.home.project_memory_dir(&known.slug);
+                    slugs.push((dir.clone(), known.slug));
+                    dirs.push((Scope::Project, dir));
+                }
+                Shadowing::None
+            }
+            Coverage::Agent(store, filter) => {
+                for scope in store.scopes(filter) {
+                    let dir = store.dir(scope)?;
+                    if let (Scope::Project, Some(project)) = (scope, store.project()) {
+                        slugs.push((dir.clone(), project.slug.clone()));
+                    }
+                    dirs.push((scope, dir));
+                }
+                Shadowing::ProjectOverUser
+            }
+        };
+        Ok((dirs, shadowing, slugs))
+    }
+
+    /// The memory block for one agent turn in `cwd` (DESIGN §5); `top_k`/`max_bytes` override
+    /// the config. Fails only when `config.toml` is invalid.
+    pub fn compose(&self, cwd: &Path, query: &str, top_k: Option<usize>, max_bytes: Option<usize>) -> Result<Composition, ConfigError> {
+        let config = self.config()?;
+        let store = self.store_at(cwd);
+        Ok(self.compose_with(&store, &config, query, top_k, max_bytes))
+    }
+
+    /// The block for a known project (the app's compose preview), or the user scope alone.
+    pub fn compose_for(&self, slug: Option<&str>, query: &str) -> Result<Composition, WorkspaceError> {
+        let config = self.config()?;
+        let store = self.store_of(slug)?;
+        Ok(self.compose_with(&store, &config, query, None, None))
+    }
+
+    fn compose_with(&self, store: &Store, config: &Config, query: &str, top_k: Option<usize>, max_bytes: Option<usize>) -> Composition {
+        let retrieval = &config.retrieval;
+        let request = ComposeRequest::new(query, retrieval).with_caps(top_k, max_bytes);
+        let scorer = self.semantic_scorer(retrieval.strategy, config);
+        let semantic = match &scorer {
+            Ok(scorer) => Semantic::Available(scorer.as_ref()),
+            Err(why) => Semantic::Unavailable(why.clone()),
+        };
+        let composition = compose(store, &mut self.corpus_cache(), retrieval, &request, semantic);
+        self.composed.fetch_add(1, Ordering::SeqCst);
+        composition
+    }
+
+    /// Reads and tokenizes the user's memories ahead of the first compose, without loading the
+    /// model: an idle app or service should not hold a couple of hundred megabytes for a model
+    /// nobody asked for yet (the first semantic call loads it, in about half a second).
+    pub fn warm_up(&self) {
+        let store = Store::new(self.home.clone(), None);
+        if let Err(e) = self.corpus_cache().corpus(&store, ScopeFilter::User) {
+            tracing::debug!("warm-up: {e}");
+        }
+    }
+
+    /// How many blocks this workspace composed, and the model it holds (for `serve --status`).
+    pub fn compose_stats(&self) -> (u64, Option<String>) {
+        (self.composed.load(Ordering::SeqCst), self.model.loaded_model())
+    }
+}

@@ -1,0 +1,70 @@
+//! Past sessions through the workspace: indexing the transcripts, recall, the session list,
+//! one transcript, and the index's numbers.
+//!
+//! Owns: the source roots (from the launch environment), the rule that a source switched off
+//! in config is not indexed on request, and recall's "index first, but a busy indexer only
+//! means slightly older results".
+//! Deliberately does not: parse transcripts or rank (the sessions module does).
+
+use std::path::PathBuf;
+
+use super::{Workspace, WorkspaceError};
+use crate::sessions::{
+    IndexProgress, IndexStats, IndexSummary, RecallHit, RecallQuery, SessionError, SessionIndex, SessionMeta, SourceKind, Transcript,
+};
+
+/// What to index: every source switched on (default), or one; `rebuild` starts from nothing.
+#[derive(Debug, Clone, Default)]
+pub struct IndexRequest {
+    pub only: Option<SourceKind>,
+    pub rebuild: bool,
+}
+
+impl Workspace {
+    fn session_index(&self) -> Result<SessionIndex, WorkspaceError> {
+        Ok(SessionIndex::open(&self.home.index_db())?)
+    }
+
+    /// Brings the session index up to date (incremental: only new bytes are read).
+    pub fn index_sessions(&self, request: &IndexRequest, progress: &mut dyn FnMut(IndexProgress)) -> Result<IndexSummary, WorkspaceError> {
+        let config = self.config()?.sessions;
+        if let Some(kind) = request.only.filter(|k| !config.sources.contains(k)) {
+            return Err(SessionError::SourceDisabled { source_name: kind.to_string() }.into());
+        }
+        let db = self.home.index_db();
+        let mut index = if request.rebuild { SessionIndex::rebuild(&db)? } else { SessionIndex::open(&db)? };
+        Ok(index.index(&self.session_roots(), &config, request.only, progress)?)
+    }
+
+    /// Recall over past sessions. With `index_first` the index is brought up to date before
+    /// searching; another indexer at work only means the results may miss its newest lines,
+    /// which `notes` says.
+    pub fn recall(&self, query: &RecallQuery, index_first: bool) -> Result<(Vec<RecallHit>, Vec<String>), WorkspaceError> {
+        let mut notes = Vec::new();
+        if index_first {
+            match self.index_sessions(&IndexRequest::default(), &mut |_| {}) {
+                Ok(_) => {}
+                Err(WorkspaceError::Sessions(e @ SessionError::Busy { .. })) => notes.push(format!("searching without indexing first: {e}")),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((self.session_index()?.recall(query)?, notes))
+    }
+
+    /// The sessions of a known project only: `RecallQuery::cwd_prefix` for its first root.
+    pub fn project_root(&self, slug: &str) -> Result<Option<PathBuf>, WorkspaceError> {
+        Ok(self.project(slug)?.roots.first().cloned())
+    }
+
+    pub fn sessions(&self, source: Option<SourceKind>, limit: usize) -> Result<Vec<SessionMeta>, WorkspaceError> {
+        Ok(self.session_index()?.sessions(source, limit)?)
+    }
+
+    pub fn transcript(&self, session_id: &str) -> Result<Transcript, WorkspaceError> {
+        Ok(self.session_index()?.transcript(session_id)?)
+    }
+
+    pub fn session_stats(&self) -> Result<IndexStats, WorkspaceError> {
+        Ok(self.session_index()?.stats()?)
+    }
+}

@@ -1,0 +1,144 @@
+//! Keeping a home in shape through the workspace: reindex of everything (every scope's vectors,
+//! then the session index), the doctor report, trust anchors and the editor to open a file in.
+//!
+//! Owns: what "everything" means for a reindex (the user scope, every known project, and the
+//! caller's own project when it is not registered yet), the single-run guard, and which checks
+//! a doctor report holds with and without a working directory.
+//! Deliberately does not: embed, index or check anything itself (the modules do), or run on a
+//! thread of its own (the caller decides).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+use serde::Serialize;
+
+use super::{Workspace, WorkspaceError};
+use crate::anchors::{self, AnchorKind};
+use crate::doctor::{self, Check};
+use crate::editor::{resolve_editor, EditorLaunch};
+use crate::embed::{reindex_files, shared_embedder, ReindexProgress, ReindexReport};
+use crate::error::{report, ErrorReport};
+use crate::memory::{ScopeFilter, Store};
+use crate::project::Project;
+use crate::sessions::{IndexProgress, IndexSummary};
+
+/// Which part of a reindex a progress report is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReindexPhase {
+    Embeddings,
+    Sessions,
+}
+
+/// Both halves of a reindex; one failing does not stop the other.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReindexSummary {
+    pub embeddings: Result<ReindexReport, ErrorReport>,
+    pub sessions: Result<IndexSummary, ErrorReport>,
+}
+
+/// Releases the single-run guard however the reindex ends (a panic included).
+struct RunningReindex<'a>(&'a Workspace);
+
+impl Drop for RunningReindex<'_> {
+    fn drop(&mut self) {
+        self.0.reindexing.store(false, Ordering::SeqCst);
+        // New sidecars were written: searches must not keep "no vector" for them.
+        self.0.memories_written();
+    }
+}
+
+impl Workspace {
+    pub fn reindex_running(&self) -> bool {
+        self.reindexing.load(Ordering::SeqCst)
+    }
+
+    /// Vectors of every memory Engram knows (user scope and every known project, plus `also`
+    /// when it is not known yet), then the session index. Refused while another reindex runs.
+    pub fn reindex(
+        &self,
+        also: Option<&Project>,
+        progress: &mut dyn FnMut(ReindexPhase, usize, usize),
+    ) -> Result<ReindexSummary, WorkspaceError> {
+        let _running = self.begin_reindex()?;
+        let embeddings = self.reindex_vectors(also, &mut |p| progress(ReindexPhase::Embeddings, p.done, p.total));
+        let sessions = self.index_sessions(
+            &super::IndexRequest::default(),
+            &mut |p: IndexProgress| progress(ReindexPhase::Sessions, p.done as usize, p.total as usize),
+        );
+        Ok(ReindexSummary { embeddings: embeddings.map_err(|e| report(&e)), sessions: sessions.map_err(|e| report(&e)) })
+    }
+
+    /// Only the vectors (`engram memory reindex`): the same coverage as [`Workspace::reindex`].
+    pub fn reindex_embeddings(
+        &self,
+        also: Option<&Project>,
+        progress: &mut dyn FnMut(ReindexProgress),
+    ) -> Result<ReindexReport, WorkspaceError> {
+        let _running = self.begin_reindex()?;
+        self.reindex_vectors(also, progress)
+    }
+
+    fn begin_reindex(&self) -> Result<RunningReindex<'_>, WorkspaceError> {
+        if self.reindexing.swap(true, Ordering::SeqCst) {
+            return Err(WorkspaceError::ReindexRunning);
+        }
+        Ok(RunningReindex(self))
+    }
+
+    fn reindex_vectors(&self, also: Option<&Project>, progress: &mut dyn FnMut(ReindexProgress)) -> Result<ReindexReport, WorkspaceError> {
+        let config = self.config()?;
+        progress(ReindexProgress { done: 0, total: 0 });
+        let embedder = shared_embedder(&self.model_paths(&config))?;
+        let mut embedder = embedder.lock().map_err(|_| WorkspaceError::ModelCrashed)?;
+        let mut files = Store::new(self.home.clone(), None).list(ScopeFilter::User)?;
+        let known = self.known_projects()?;
+        let mut projects: Vec<Project> = known.iter().map(|k| k.to_project()).collect();
+        if let Some(extra) = also.filter(|p| !known.iter().any(|k| k.slug == p.slug)) {
+            projects.push(extra.clone());
+        }
+        for project in projects {
+            files.extend(Store::new(self.home.clone(), Some(project)).list(ScopeFilter::Project)?);
+        }
+        Ok(reindex_files(files, &mut *embedder, progress)?)
+    }
+
+    /// Every check `engram doctor` and the app's Settings show. With `cwd`, the store checks
+    /// cover that directory's project; without one (the app), each project is covered by the
+    /// projects check instead.
+    pub fn doctor(&self, cwd: Option<&Path>) -> Vec<Check> {
+        let config = self.config().map_err(|e| e.to_string());
+        let mut checks = doctor::home_checks(&self.home, &config);
+        match cwd {
+            Some(cwd) => checks.extend(doctor::store_checks(&self.store_at(cwd))),
+            None => checks.extend(doctor::user_store_checks(&Store::new(self.home.clone(), None))),
+        }
+        checks.extend(doctor::project_checks(&self.home));
+        if let Ok(config) = &config {
+            checks.extend(crate::embed::embed_checks(&self.model_paths(config), config.retrieval.strategy).to_checks());
+        }
+        checks.extend(crate::sessions::session_checks(&self.home.index_db()));
+        checks
+    }
+
+    /// Where a trust anchor lives: USER.md, or a known project's `.engram/ENGRAM.md`.
+    pub fn anchor_path(&self, slug: Option<&str>) -> Result<(AnchorKind, PathBuf), WorkspaceError> {
+        match slug {
+            None => Ok((AnchorKind::User, anchors::user_anchor_path(&self.home))),
+            Some(slug) => {
+                let known = self.project(slug)?;
+                if known.roots.is_empty() {
+                    return Err(WorkspaceError::NoProjectRoot { project: known.display_name() });
+                }
+                Ok((AnchorKind::Project, anchors::project_anchor_path(&known.to_project())))
+            }
+        }
+    }
+
+    /// What opens `path` for editing: `editor.command`, else `$VISUAL`, `$EDITOR`, else the
+    /// system default.
+    pub fn editor_for(&self, path: &Path) -> Result<EditorLaunch, WorkspaceError> {
+        let config = self.config()?;
+        Ok(resolve_editor(&config.editor.command, self.env.visual.as_deref(), self.env.editor.as_deref(), path)?)
+    }
+}
