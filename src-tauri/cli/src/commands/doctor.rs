@@ -20,6 +20,7 @@ pub fn run(ctx: &Context, _args: DoctorArgs) -> Result<()> {
         checks.extend(engram_core::embed::embed_checks(&paths, config.retrieval.strategy).to_checks());
     }
     checks.extend(engram_core::sessions::session_checks(&ctx.home.index_db()));
+    checks.extend(super::connect::agent_env().map(|env| engram_core::agents::agent_checks(&env)).unwrap_or_default());
     let status = doctor::overall(&checks);
     if ctx.json {
         ctx.print_json(&serde_json::json!({ "status": status, "checks": checks }))?;

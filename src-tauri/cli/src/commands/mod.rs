@@ -2,8 +2,10 @@
 
 pub mod archive;
 pub mod compose;
+pub mod connect;
 pub mod doctor;
 pub mod embedding;
+pub mod import;
 pub mod init;
 pub mod memory;
 pub mod memory_search;

@@ -18,7 +18,7 @@ mod store;
 pub mod watch;
 
 pub use archive::{ArchivedVersion, PrunePolicy};
-pub use atomic::write_atomic;
+pub use atomic::{refuse_symlink, write_atomic};
 pub use error::StoreError;
 pub use model::{Memory, MemoryFile, Scope, ScopeFilter};
 pub use diff::{line_diff, version_against_current, LineDiff, VersionDiff};
