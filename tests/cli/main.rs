@@ -1,5 +1,6 @@
 //! End-to-end tests of the real `engram` binary on a temporary ENGRAM_HOME.
 
+mod agents;
 mod archive;
 mod compose;
 mod concurrency;

@@ -48,6 +48,13 @@ enum Command {
     Recall(commands::sessions::RecallArgs),
     /// Paths, model and runtime status, index health
     Doctor(commands::doctor::DoctorArgs),
+    /// Install Engram's prompt hook and MCP server in an agent's own configuration
+    Connect(commands::connect::ConnectArgs),
+    /// Remove exactly what `engram connect` added
+    Disconnect(commands::connect::ConnectArgs),
+    /// Bring in what agents already remember
+    #[command(subcommand)]
+    Import(commands::import::ImportCommand),
     /// Keep the embedding model loaded and answer `engram compose` over a local socket
     Serve(commands::serve::ServeArgs),
     /// Serve memory tools to an MCP client (Claude Code, Codex, …) over stdio
@@ -73,6 +80,9 @@ fn main() -> ExitCode {
         Command::Doctor(args) => commands::doctor::run(&ctx, args),
         Command::Serve(args) => commands::serve::run(&ctx, args),
         Command::Mcp => mcp::run(&ctx),
+        Command::Import(cmd) => commands::import::run(&ctx, cmd),
+        Command::Connect(args) => commands::connect::run(&ctx, args, engram_core::agents::Action::Connect),
+        Command::Disconnect(args) => commands::connect::run(&ctx, args, engram_core::agents::Action::Disconnect),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -103,6 +103,7 @@ fn coded(e: &(dyn std::error::Error + 'static)) -> Option<(&'static str, Option<
         crate::anchors::AnchorError,
         crate::editor::EditorError,
         crate::compose_service::ServiceError,
+        crate::agents::AgentError,
     );
     None
 }
@@ -130,6 +131,7 @@ into_report!(
     crate::anchors::AnchorError,
     crate::editor::EditorError,
     crate::compose_service::ServiceError,
+    crate::agents::AgentError,
 );
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! Deliberately does not: know about Tauri, clap or a terminal; read the clock or the process
 //! environment deep inside logic (callers pass paths, config and `now` in); print or exit.
 
+pub mod agents;
 pub mod anchors;
 pub mod compose;
 pub mod compose_service;
@@ -15,6 +16,7 @@ pub mod embed;
 pub mod error;
 pub mod home;
 mod index_db;
+pub mod import;
 pub mod memory;
 pub mod project;
 pub mod rank;

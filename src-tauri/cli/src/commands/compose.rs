@@ -1,15 +1,16 @@
-//! `engram compose`: the memory block for one agent turn (DESIGN §5), also as a Claude Code
-//! `UserPromptSubmit` hook (`--hook claude`).
+//! `engram compose`: the memory block for one agent turn (DESIGN §5), also as a Claude Code or
+//! Codex `UserPromptSubmit` hook (`--hook claude|codex`; core parses the payload and renders
+//! the reply each agent expects).
 //!
 //! A hook must never break the agent's turn: in hook mode every problem is reported on stderr
 //! and the command exits 0 (Claude Code adds a hook's stdout to the context on exit 0, and
 //! blocks the prompt on exit 2).
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context as _, Result};
-use serde::Deserialize;
+use engram_core::agents::{hook_payload, Agent};
 
 use crate::context::Context;
 
@@ -18,7 +19,7 @@ pub struct ComposeArgs {
     /// The agent's next prompt (what memories are ranked against)
     #[arg(long, conflicts_with = "hook")]
     pub query: Option<String>,
-    /// Read a hook payload on stdin instead (supported: claude)
+    /// Read a hook payload on stdin instead (supported: claude, codex)
     #[arg(long, value_enum)]
     pub hook: Option<HookKind>,
     /// Override retrieval.top_k
@@ -32,46 +33,52 @@ pub struct ComposeArgs {
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum HookKind {
     Claude,
+    Codex,
 }
 
-/// The fields of a Claude Code `UserPromptSubmit` payload that compose uses.
-#[derive(Debug, Deserialize)]
-struct ClaudeHookPayload {
-    prompt: Option<String>,
-    cwd: Option<PathBuf>,
+impl HookKind {
+    fn agent(self) -> Agent {
+        match self {
+            HookKind::Claude => Agent::Claude,
+            HookKind::Codex => Agent::Codex,
+        }
+    }
 }
 
 pub fn run(ctx: &Context, args: ComposeArgs) -> Result<()> {
     match args.hook {
-        Some(HookKind::Claude) => {
-            if let Err(e) = run_claude_hook(ctx, &args) {
+        Some(kind) => {
+            if let Err(e) = run_hook(ctx, kind.agent(), &args) {
                 eprintln!("engram: memory not injected: {e:#}");
             }
             Ok(())
         }
         None => {
             let query = args.query.clone().unwrap_or_default();
-            emit(ctx, &ctx.cwd, &query, &args, false)
+            emit(ctx, &ctx.cwd, &query, &args, None)
         }
     }
 }
 
-fn run_claude_hook(ctx: &Context, args: &ComposeArgs) -> Result<()> {
+fn run_hook(ctx: &Context, agent: Agent, args: &ComposeArgs) -> Result<()> {
     let mut raw = String::new();
     std::io::stdin().read_to_string(&mut raw).context("reading the hook payload from stdin")?;
-    let payload: ClaudeHookPayload = serde_json::from_str(&raw).context("the hook payload is not the JSON Claude Code sends")?;
-    let cwd = payload.cwd.unwrap_or_else(|| ctx.cwd.clone());
-    emit(ctx, &cwd, payload.prompt.as_deref().unwrap_or(""), args, true)
+    let turn = hook_payload::parse(agent, &raw)?;
+    let cwd = turn.cwd.unwrap_or_else(|| ctx.cwd.clone());
+    emit(ctx, &cwd, turn.prompt.as_deref().unwrap_or(""), args, Some(agent))
 }
 
-fn emit(ctx: &Context, cwd: &Path, query: &str, args: &ComposeArgs, hook: bool) -> Result<()> {
+fn emit(ctx: &Context, cwd: &Path, query: &str, args: &ComposeArgs, hook: Option<Agent>) -> Result<()> {
     let composition = crate::compose_client::composition(ctx, cwd, query, args.top_k, args.max_bytes)?;
-    if ctx.json && !hook {
+    if ctx.json && hook.is_none() {
         return ctx.print_json(&composition);
     }
     for note in &composition.notes {
         eprintln!("note: {note}");
     }
-    print!("{}", composition.text);
+    match hook {
+        Some(agent) => print!("{}", hook_payload::render(agent, &composition.text)),
+        None => print!("{}", composition.text),
+    }
     Ok(())
 }

@@ -2,7 +2,9 @@
 
 pub mod archive;
 pub mod compose;
+pub mod connect;
 pub mod doctor;
+pub mod import;
 pub mod init;
 pub mod memory;
 pub mod memory_search;

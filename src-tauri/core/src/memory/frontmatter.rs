@@ -201,7 +201,7 @@ fn split_flow_list(inner: &str) -> Vec<String> {
     parts
 }
 
-fn unquote(value: &str) -> Result<String, String> {
+pub(crate) fn unquote(value: &str) -> Result<String, String> {
     let v = value.trim();
     if let Some(inner) = v.strip_prefix('"') {
         let inner = inner.strip_suffix('"').ok_or("unterminated double quote")?;
@@ -229,7 +229,7 @@ fn unquote(value: &str) -> Result<String, String> {
     }
 }
 
-fn quote_if_needed(value: &str) -> String {
+pub(crate) fn quote_if_needed(value: &str) -> String {
     let needs = value.is_empty()
         || value != value.trim()
         || value.contains(": ")

@@ -144,12 +144,27 @@ impl Store {
 
     /// Creates or overwrites a memory; the prior version is archived first and keeps `created`.
     pub fn save(&self, scope: Scope, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
+        self.save_with_keys(scope, draft, &[], now)
+    }
+
+    /// `save`, also setting frontmatter keys Engram does not interpret (such as an import's
+    /// `source`), each replacing an earlier value of that key. Unchanged fields and keys: no write.
+    pub fn save_with_keys(&self, scope: Scope, draft: MemoryDraft, keys: &[(&str, &str)], now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
         let draft = validate_draft(draft)?;
+        for (key, value) in keys {
+            let known = ["name", "type", "description", "created", "updated", "tags"].contains(key);
+            if known || key.is_empty() || !key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+                return Err(StoreError::InvalidField { field: "frontmatter key", reason: format!("`{key}` cannot be set as an extra key") });
+            }
+            if value.contains(['\n', '\r']) {
+                return Err(StoreError::InvalidField { field: "frontmatter key", reason: format!("`{key}` must be a single line") });
+            }
+        }
         let dir = self.prepare_dir(scope)?;
         let _lock = ScopeLock::acquire(&dir).map_err(|e| StoreError::io("lock", &dir, e))?;
         sweep_stale_temps(&dir, now.into());
         sweep_stale_temps(&dir.join(ARCHIVE_DIR), now.into());
-        let outcome = write_locked(scope, &dir, None, draft, now)?;
+        let outcome = write_locked(scope, &dir, None, draft, keys, now)?;
         if outcome.changed {
             regenerate_index(scope, &dir)?;
         }
@@ -182,7 +197,7 @@ impl Store {
         if dir.join(format!("{}.md", draft.name)).exists() {
             return Err(StoreError::AlreadyExists { scope: scope.to_string(), name: draft.name });
         }
-        let outcome = write_locked(scope, &dir, Some(old), draft, now)?;
+        let outcome = write_locked(scope, &dir, Some(old), draft, &[], now)?;
         remove_memory_files(&dir, old, now)?;
         regenerate_index(scope, &dir)?;
         Ok(outcome)
@@ -360,7 +375,7 @@ fn validate_draft(mut draft: MemoryDraft) -> Result<MemoryDraft, StoreError> {
 
 /// Writes `draft` while the scope lock is held. `previous` names the file whose `created` and
 /// unknown keys carry over when it differs from the draft's name (a rename).
-fn write_locked(scope: Scope, dir: &Path, previous: Option<&str>, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
+fn write_locked(scope: Scope, dir: &Path, previous: Option<&str>, draft: MemoryDraft, keys: &[(&str, &str)], now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
     let path = dir.join(format!("{}.md", draft.name));
     let source = dir.join(format!("{}.md", previous.unwrap_or(&draft.name)));
     refuse_symlink(&path).map_err(|e| StoreError::io("write", &path, e))?;
@@ -377,9 +392,10 @@ fn write_locked(scope: Scope, dir: &Path, previous: Option<&str>, draft: MemoryD
         }
         Err(e) => return Err(StoreError::io("read", &source, e)),
     };
+    let extra = with_keys(existing.as_ref().map(|d| d.extra.clone()).unwrap_or_default(), keys);
     let unchanged = previous.is_none()
         && existing.as_ref().is_some_and(|old| {
-            old.kind == draft.kind && old.description == draft.description && old.tags == draft.tags && old.body == draft.body
+            old.kind == draft.kind && old.description == draft.description && old.tags == draft.tags && old.body == draft.body && old.extra == extra
         });
     if unchanged {
         let doc = existing.expect("checked above");
@@ -392,7 +408,7 @@ fn write_locked(scope: Scope, dir: &Path, previous: Option<&str>, draft: MemoryD
         created: existing.as_ref().and_then(|d| d.created).or(Some(now)),
         updated: existing.as_ref().map(|_| now),
         tags: draft.tags,
-        extra: existing.as_ref().map(|d| d.extra.clone()).unwrap_or_default(),
+        extra,
         body: draft.body,
     };
     // A rename archives the old file when it is removed; a plain overwrite archives here.
@@ -403,6 +419,26 @@ fn write_locked(scope: Scope, dir: &Path, previous: Option<&str>, draft: MemoryD
     write_atomic(dir, &format!("{}.md", draft.name), frontmatter::render(&doc).as_bytes())
         .map_err(|e| StoreError::io("write", &path, e))?;
     Ok(SaveOutcome { memory: to_memory(scope, &path, doc), created: existing.is_none(), archived, changed: true })
+}
+
+/// `extra` (raw frontmatter lines of unknown keys) with each key set: its earlier line and that
+/// line's continuation lines replaced in place, or the key appended.
+fn with_keys(mut extra: Vec<String>, keys: &[(&str, &str)]) -> Vec<String> {
+    for (key, value) in keys {
+        let line = format!("{key}: {}", frontmatter::quote_if_needed(value));
+        let start = extra.iter().position(|l| l.split_once(':').is_some_and(|(k, _)| k.trim() == *key && !l.starts_with([' ', '\t'])));
+        match start {
+            Some(i) => {
+                let mut end = i + 1;
+                while end < extra.len() && (extra[end].starts_with([' ', '\t']) || extra[end].starts_with("- ")) {
+                    end += 1;
+                }
+                extra.splice(i..end, [line]);
+            }
+            None => extra.push(line),
+        }
+    }
+    extra
 }
 
 /// Copies the current `<name>.md` into the archive; returns the archived path.

@@ -9,6 +9,7 @@
 //! Deliberately does not: know about Tauri, clap, MCP or a terminal; read the clock (callers
 //! pass `now`); print or exit.
 
+mod agents;
 mod errors;
 mod launch;
 mod memories;

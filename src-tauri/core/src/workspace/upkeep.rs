@@ -118,8 +118,12 @@ impl Workspace {
             checks.extend(crate::embed::embed_checks(&self.model_paths(config), config.retrieval.strategy).to_checks());
         }
         checks.extend(crate::sessions::session_checks(&self.home.index_db()));
+        if let Some(env) = self.agent_env() {
+            checks.extend(crate::agents::agent_checks(&env));
+        }
         checks
     }
+
 
     /// Where a trust anchor lives: USER.md, or a known project's `.engram/ENGRAM.md`.
     pub fn anchor_path(&self, slug: Option<&str>) -> Result<(AnchorKind, PathBuf), WorkspaceError> {

@@ -1,0 +1,32 @@
+//! Errors of agent integration: each says which file and what to do.
+
+use crate::error::ErrorCode;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error("{path} does not parse ({reason}); fix it by hand (Engram left it untouched)")]
+    Unparseable { path: String, reason: String },
+    #[error("{path}: `{key}` is {found}, not {expected}; fix it by hand (Engram left it untouched)")]
+    UnexpectedShape { path: String, key: String, expected: &'static str, found: String },
+    #[error("{path} changed while Engram was editing it; run the command again")]
+    ChangedUnderfoot { path: String },
+    #[error("cannot {action} {path}: {source}")]
+    Io { action: &'static str, path: String, source: std::io::Error },
+}
+
+impl AgentError {
+    pub(crate) fn io(action: &'static str, path: &std::path::Path, source: std::io::Error) -> AgentError {
+        AgentError::Io { action, path: path.display().to_string(), source }
+    }
+}
+
+impl ErrorCode for AgentError {
+    fn code(&self) -> &'static str {
+        match self {
+            AgentError::Unparseable { .. } => "unparseable_agent_file",
+            AgentError::UnexpectedShape { .. } => "unexpected_agent_file_shape",
+            AgentError::ChangedUnderfoot { .. } => "changed_underfoot",
+            AgentError::Io { .. } => "io",
+        }
+    }
+}

@@ -1,0 +1,37 @@
+//! The agents Engram serves, through the workspace: where their configuration lives (from the
+//! launch environment, by the same rule as everything else), and bringing in what Claude Code
+//! already remembers.
+//!
+//! Owns: building `AgentEnv` from the launch environment, and telling the caches when an
+//! import wrote memories.
+//! Deliberately does not: edit agents' files or decide how a topic file maps to a memory; the
+//! `agents` and `import` modules do.
+
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+
+use super::Workspace;
+use crate::agents::AgentEnv;
+use crate::import::{self, ImportReport};
+
+impl Workspace {
+    /// Where the agents keep their configuration (`~/.claude`, `CLAUDE_CONFIG_DIR`, `~/.codex`,
+    /// `CODEX_HOME`); `None` when the person's home directory is unknown.
+    pub fn agent_env(&self) -> Option<AgentEnv> {
+        let home = self.env.user_home.clone()?;
+        Some(AgentEnv::new(home, self.env.claude_config_dir.clone(), self.env.codex_home.clone()))
+    }
+
+    /// Claude Code's auto-memory into each repository's project scope (`engram import claude`).
+    /// `None` when the person's home directory is unknown.
+    pub fn import_claude(&self, dry_run: bool, now: DateTime<Utc>) -> Option<std::io::Result<(ImportReport, std::path::PathBuf)>> {
+        let projects = self.agent_env()?.claude_projects();
+        let report = import::import_claude(&self.home, &projects, Path::new("/"), dry_run, now);
+        if !dry_run {
+            self.memories_written();
+            self.projects_written();
+        }
+        Some(report.map(|r| (r, projects)))
+    }
+}
