@@ -22,6 +22,8 @@ pub struct SearchRow {
     pub kind: String,
     pub description: String,
     pub score: f64,
+    /// What backs the hit (query words contained, similarity), independent of normalization.
+    pub evidence: rank::Evidence,
 }
 
 #[derive(Debug, Serialize)]
@@ -60,12 +62,15 @@ pub async fn search_memories(app: AppHandle, query: String, within: SearchIn, se
         let (dirs, shadowing) = coverage(state, &within)?;
         let ranking = {
             let corpus = state.lock_cache().corpus_of(&dirs, shadowing)?;
-            rank::rank(&corpus, &query, &params, &synonyms, state.semantic(&config))
+            rank::rank_with_relevance(&corpus, &query, &params, &synonyms, state.semantic(&config))
         };
         let rows = ranking
+            .ranking
             .hits
             .into_iter()
-            .map(|h| SearchRow {
+            .zip(ranking.evidence)
+            .map(|(h, evidence)| SearchRow {
+                evidence,
                 project: if h.scope == Scope::Project { h.path.parent().and_then(|dir| project_slug(state, dir)) } else { None },
                 scope: h.scope,
                 name: h.name,
@@ -74,7 +79,7 @@ pub async fn search_memories(app: AppHandle, query: String, within: SearchIn, se
                 score: h.score,
             })
             .collect();
-        Ok(SearchResults { seq, rows, strategy: ranking.strategy, note: ranking.note, micros: started.elapsed().as_micros() })
+        Ok(SearchResults { seq, rows, strategy: ranking.ranking.strategy, note: ranking.ranking.note, micros: started.elapsed().as_micros() })
     })
     .await
 }
