@@ -1,7 +1,7 @@
 //! The Sessions view: recall over past agent transcripts, the recent sessions, one transcript.
 //! The index is kept current by the session watcher (see `events`); these only read it.
 
-use engram_core::sessions::{RecallHit, RecallQuery, SessionIndex, SessionMeta, SourceKind, Transcript};
+use engram_core::sessions::{group_runs, RecallHit, RecallQuery, SessionGroup, SessionIndex, SourceKind, Transcript};
 use serde::Serialize;
 use tauri::AppHandle;
 
@@ -34,6 +34,7 @@ pub async fn recall_sessions(
     query: String,
     source: Option<SourceKind>,
     project: Option<String>,
+    folder: Option<String>,
     limit: Option<usize>,
 ) -> IpcResult<Vec<RecallHit>> {
     off_main(app, move |state| {
@@ -42,15 +43,22 @@ pub async fn recall_sessions(
         q.source = source;
         if let Some(slug) = project {
             q.cwd_prefix = state.project(&slug)?.roots.first().cloned();
+        } else if let Some(folder) = folder {
+            // A folder sessions ran in that is no Engram project (e.g. one only Claude Code knows).
+            q.cwd_prefix = Some(folder.into());
         }
         Ok(SessionIndex::open(&state.home.index_db())?.recall(&q)?)
     })
     .await
 }
 
+/// Recent sessions, each with its subagent and compaction runs folded under it.
 #[tauri::command]
-pub async fn list_sessions(app: AppHandle, source: Option<SourceKind>, limit: Option<usize>) -> IpcResult<Vec<SessionMeta>> {
-    off_main(app, move |state| Ok(SessionIndex::open(&state.home.index_db())?.sessions(source, limit.unwrap_or(200))?)).await
+pub async fn list_sessions(app: AppHandle, source: Option<SourceKind>, limit: Option<usize>) -> IpcResult<Vec<SessionGroup>> {
+    off_main(app, move |state| {
+        Ok(group_runs(SessionIndex::open(&state.home.index_db())?.sessions(source, limit.unwrap_or(200))?))
+    })
+    .await
 }
 
 #[tauri::command]
