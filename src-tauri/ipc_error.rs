@@ -37,6 +37,7 @@ from_core_error!(
     engram_core::rank::RankError,
     engram_core::editor::EditorError,
     engram_core::sessions::SessionError,
+    engram_core::desktop::DesktopError,
 );
 
 pub type IpcResult<T> = Result<T, IpcError>;
