@@ -1,7 +1,8 @@
 //! The Archive view: versions per memory, a diff against the current file, restore, prune.
 
 use chrono::{DateTime, Utc};
-use engram_core::memory::{version_against_current, PrunePolicy, PruneReport, SaveOutcome, ScopeFilter, VersionDiff};
+use engram_core::embed::{restore_with_vector, SavedWithVector};
+use engram_core::memory::{version_against_current, PrunePolicy, PruneReport, ScopeFilter, VersionDiff};
 use serde::Serialize;
 use tauri::AppHandle;
 
@@ -48,14 +49,16 @@ pub async fn version_diff(app: AppHandle, location: Location, name: String, vers
     .await
 }
 
-/// Restores a version, as `engram memory archive restore` does (the current file is archived first).
+/// Restores a version, as `engram memory archive restore` does (the current file is archived
+/// first), and writes its vector so it ranks semantically at once.
 #[tauri::command]
-pub async fn restore_version(app: AppHandle, location: Location, name: String, version: String) -> IpcResult<SaveOutcome> {
+pub async fn restore_version(app: AppHandle, location: Location, name: String, version: String) -> IpcResult<SavedWithVector> {
     off_main(app, move |state| {
+        let config = state.config()?;
         let store = state.store(location.project_slug())?;
-        let outcome = store.restore(location.scope, &name, &version, Utc::now())?;
+        let restored = restore_with_vector(&store, location.scope, &name, &version, Utc::now(), &state.model_paths(&config))?;
         state.memories_written();
-        Ok(outcome)
+        Ok(restored)
     })
     .await
 }

@@ -128,6 +128,16 @@ pub async fn forget_memory(app: AppHandle, memory: MemoryRef) -> IpcResult<Forge
     .await
 }
 
+/// Opens a web or mail link from a rendered memory in the system browser (the window itself
+/// never navigates); the UI asks the person first.
+#[tauri::command]
+pub fn open_link(url: String) -> IpcResult<()> {
+    if !engram_core::render::openable_link(&url) {
+        return Err(IpcError::new("invalid_link", format!("only web and mail links open from a memory, not {url:?}")));
+    }
+    open::that_detached(&url).map_err(|e| IpcError::new("launch_failed", format!("no browser opens {url}: {e}")))
+}
+
 /// Markdown → safe HTML for live previews (anchors, the editor's preview tab).
 #[tauri::command]
 pub fn render_markdown(text: String) -> String {
