@@ -60,6 +60,9 @@ class Driver:
     def run(self, script, *args):
         return self._call("POST", f"/session/{self.session}/execute/sync", {"script": script, "args": list(args)})
 
+    def set_size(self, width, height):
+        self._call("POST", f"/session/{self.session}/window/rect", {"x": 0, "y": 0, "width": width, "height": height})
+
     def screenshot_png(self):
         return base64.b64decode(self._call("GET", f"/session/{self.session}/screenshot"))
 
@@ -132,6 +135,11 @@ class App:
 
     def wait_for(self, selector, timeout=20):
         until(selector, lambda: self.run("const e = document.querySelector(arguments[0]); return !!e && e.offsetParent !== null;", selector), timeout)
+
+    def resize(self, width, height):
+        """Sets the window's size and waits until the page has it."""
+        self.driver.set_size(width, height)
+        until(f"a {width}x{height} window", lambda: self.run("return [innerWidth, innerHeight];") == [width, height])
 
     def screenshot(self, path):
         with open(path, "wb") as f:
