@@ -28,13 +28,13 @@ done
 # The menu may not have ~/.local/bin on its PATH: the entry names the binary by its full path.
 case "$bin_dir" in *[[:space:]]*) exec_path="\"$bin_dir/engram-app\"";; *) exec_path="$bin_dir/engram-app";; esac
 sed -e "s|^Exec=engram-app\$|Exec=$exec_path|" -e "s|^TryExec=engram-app\$|TryExec=$bin_dir/engram-app|" \
-  "$here/$entry" > "$data_dir/applications/$entry.tmp"
+  "$here/$entry" > "$data_dir/applications/.$entry"   # hidden until it validates
 if command -v desktop-file-validate >/dev/null; then
-  desktop-file-validate "$data_dir/applications/$entry.tmp"
+  desktop-file-validate "$data_dir/applications/.$entry" || { rm -f "$data_dir/applications/.$entry"; exit 1; }
 else
   echo "install-user: desktop-file-validate not found (Debian: desktop-file-utils); entry not validated" >&2
 fi
-mv "$data_dir/applications/$entry.tmp" "$data_dir/applications/$entry"
+mv "$data_dir/applications/.$entry" "$data_dir/applications/$entry"
 command -v update-desktop-database >/dev/null && update-desktop-database -q "$data_dir/applications" || true
 command -v gtk-update-icon-cache >/dev/null && gtk-update-icon-cache -q -t "$data_dir/icons/hicolor" 2>/dev/null || true
 

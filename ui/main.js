@@ -252,6 +252,11 @@ document.addEventListener('keydown', (e) => {
   if (a) { e.preventDefault(); openExternal(a); }
 });
 
+// A dropdown shows the same focus ring as every other control. WebKitGTK draws <select> natively
+// and does not match :focus-visible on it reliably, so focus is marked on the element itself.
+document.addEventListener('focusin', (e) => { if (e.target.tagName === 'SELECT') e.target.dataset.focused = 'true'; });
+document.addEventListener('focusout', (e) => { if (e.target.tagName === 'SELECT') delete e.target.dataset.focused; });
+
 // The web view's own context menu (Back, Reload, Inspect…) means nothing in a desktop app;
 // where text can be typed or selected it stays, for copy and paste.
 document.addEventListener('contextmenu', (e) => {

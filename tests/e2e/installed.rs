@@ -88,11 +88,12 @@ async fn the_installed_menu_entry_is_valid_and_starts_the_app() -> TestResult {
         .env("ENGRAM_HOME", &sandbox.home)
         .env("HOME", &sandbox.user_home)
         .env("NO_AT_BRIDGE", "1")
+        // Not piped: the app inherits them, and a pipe would stay open for as long as it runs.
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
+        .stderr(Stdio::null())
+        .status()
         .map_err(|e| format!("gtk-launch is missing ({e}); scripts/setup.sh --for test installs libgtk-3-bin"))?;
-    ensure!(launched.status.success(), "gtk-launch failed: {}", String::from_utf8_lossy(&launched.stderr));
+    ensure!(launched.success(), "gtk-launch failed: {launched}");
     let app = bin.join("engram-app");
     let started = wait_for(Duration::from_secs(20), || !pids_of(&app).is_empty());
     // The app answers agents on its home's socket once its window has painted.

@@ -34,10 +34,11 @@ async fn the_search_overlay_and_the_dialog_trap_focus_and_esc_closes_them() -> T
             for i in 0..8 {
                 if i < 5 { press(&driver, Key::Tab).await?; } else { press_shift(&driver, Key::Tab).await?; }
                 let f = focused(&driver).await?;
-                ensure!(f.within("search-overlay"), "Tab #{i} left the search overlay: focus on {f:?}");
+                let typed = ui::value_of(&testid(&driver, "search-input").await?).await?;
+                ensure!(f.within("search-overlay"), "Tab #{i} left the search overlay: focus on {f:?} (query {typed:?})");
                 if f.testid == "search-project" {
                     saw_dropdown = true;
-                    ensure!(f.ring, "the focused dropdown shows no focus ring");
+                    ensure!(f.ring, "the focused dropdown shows no focus ring (Tab #{i}, query {typed:?}): {f:?}");
                 }
             }
             ensure!(saw_dropdown, "Tab never reached the project dropdown in the overlay");
