@@ -19,6 +19,7 @@ mod live;
 mod reindex;
 mod relevance;
 mod search;
+mod session_runs;
 mod sessions;
 mod smoke;
 mod toasts;

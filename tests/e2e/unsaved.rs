@@ -24,8 +24,9 @@ async fn anchor_edits_are_never_discarded_without_asking() -> TestResult {
             ui::ready(&driver).await?;
             click(&driver, "nav-anchor-user").await?;
             click(&driver, "anchor-create").await?;
-            let skeleton = std::fs::read_to_string(&file)?;
+            // The editor opens once the skeleton is on disk.
             testid(&driver, "anchor-editor").await?;
+            let skeleton = std::fs::read_to_string(&file)?;
             // Unchanged: Esc just closes the editor.
             press(&driver, Key::Escape).await?;
             testid(&driver, "anchor-edit").await?;

@@ -52,6 +52,8 @@ fn main() -> Result<()> {
                     .into(),
             ),
             deb: DebianSettings {
+                // What the binaries link at run time (WebKitGTK 4.1, GTK 3, the tray library).
+                depends: Some(vec!["libwebkit2gtk-4.1-0".into(), "libgtk-3-0".into(), "libayatana-appindicator3-1".into()]),
                 desktop_template: Some(repo.join("packaging/deb/engram.desktop.hbs")),
                 section: Some("devel".into()),
                 ..Default::default()
