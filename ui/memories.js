@@ -163,7 +163,8 @@ export function createMemoriesView(app) {
       class: `memory-row${isSelected ? ' selected' : ''}${r.error ? ' broken' : ''}`,
       role: 'option', 'aria-selected': isSelected ? 'true' : 'false', id: optionId(r.name),
       testid: 'memory-row', dataset: { name: r.name, scope: r.scope, selected: isSelected ? 'true' : 'false' },
-      onClick: () => { select(r.name); list.el.focus(); },
+      // Focus stays on the list for the arrow keys; a mouse click draws no ring around it.
+      onClick: () => { select(r.name); list.el.focus({ focusVisible: false }); },
     },
       h('div', { class: 'row-top' },
         h('span', { class: 'row-name' }, r.name),

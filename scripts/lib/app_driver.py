@@ -125,7 +125,11 @@ class App:
 
     def click(self, selector):
         """Clicks the first element matching the CSS `selector`, once there is one."""
-        until(selector, lambda: self.run("const e = document.querySelector(arguments[0]); if (!e) return false; e.click(); return true;", selector))
+        # A pointer click (detail 1), as a person's: the app moves focus into a view only after
+        # a keyboard activation (detail 0, what element.click() would look like).
+        until(selector, lambda: self.run(
+            "const e = document.querySelector(arguments[0]); if (!e) return false;"
+            "e.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true, detail: 1 })); return true;", selector))
 
     def type_into(self, selector, text):
         """Sets a text field's value as typing would (input events fire)."""
