@@ -67,7 +67,12 @@ async fn the_installed_menu_entry_is_valid_and_starts_the_app() -> TestResult {
         .env("BIN_DIR", &bin)
         .env("DATA_DIR", &data)
         .output()?;
-    ensure!(out.status.success(), "install-user.sh failed:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    ensure!(
+        out.status.success(),
+        "install-user.sh failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     for b in ["engram", "engram-app"] {
         ensure!(bin.join(b).is_file(), "{b} is not installed in {}", bin.display());
     }
@@ -78,7 +83,10 @@ async fn the_installed_menu_entry_is_valid_and_starts_the_app() -> TestResult {
     let entry = data.join("applications").join(ENTRY);
     validate(&entry)?;
     let text = std::fs::read_to_string(&entry)?;
-    ensure!(text.contains(&format!("Exec={}\n", bin.join("engram-app").display())), "the entry does not start the installed app:\n{text}");
+    ensure!(
+        text.contains(&format!("Exec={}\n", bin.join("engram-app").display())),
+        "the entry does not start the installed app:\n{text}"
+    );
     ensure!(text.contains("Icon=engram-app\n"), "the entry's icon:\n{text}");
 
     // Started as a menu starts it: by the entry's id, found through XDG_DATA_DIRS.
@@ -115,20 +123,27 @@ async fn start_at_login_writes_a_tray_only_autostart_entry() -> TestResult {
     let autostart = config_home.join("autostart").join(ENTRY);
     let entry = autostart.clone();
     sandbox
-        .run_with_env("start_at_login_writes_a_tray_only_autostart_entry", &[("XDG_CONFIG_HOME", &config_home)], |driver| async move {
-            ui::ready(&driver).await?;
-            click(&driver, "nav-settings").await?;
-            let toggle = testid(&driver, "settings-autostart").await?;
-            ensure!(!toggle.is_selected().await?, "start at login is on in a fresh home");
-            toggle.click().await?;
-            ui::eventually("the autostart entry to be written", || {
-                let there = entry.is_file();
-                async move { Ok(there.then_some(())) }
-            })
-            .await?;
-            ensure!(testid(&driver, "settings-autostart").await?.is_selected().await?, "the toggle did not stay on");
-            Ok(())
-        })
+        .run_with_env(
+            "start_at_login_writes_a_tray_only_autostart_entry",
+            &[("XDG_CONFIG_HOME", &config_home)],
+            |driver| async move {
+                ui::ready(&driver).await?;
+                click(&driver, "nav-settings").await?;
+                let toggle = testid(&driver, "settings-autostart").await?;
+                ensure!(!toggle.is_selected().await?, "start at login is on in a fresh home");
+                toggle.click().await?;
+                ui::eventually("the autostart entry to be written", || {
+                    let there = entry.is_file();
+                    async move { Ok(there.then_some(())) }
+                })
+                .await?;
+                ensure!(
+                    testid(&driver, "settings-autostart").await?.is_selected().await?,
+                    "the toggle did not stay on"
+                );
+                Ok(())
+            },
+        )
         .await?;
     validate(&autostart)?;
     let text = std::fs::read_to_string(&autostart)?;

@@ -32,10 +32,17 @@ async fn the_search_overlay_and_the_dialog_trap_focus_and_esc_closes_them() -> T
             // Tab and Shift+Tab, many times: focus never leaves the overlay.
             let mut saw_dropdown = false;
             for i in 0..8 {
-                if i < 5 { press(&driver, Key::Tab).await?; } else { press_shift(&driver, Key::Tab).await?; }
+                if i < 5 {
+                    press(&driver, Key::Tab).await?;
+                } else {
+                    press_shift(&driver, Key::Tab).await?;
+                }
                 let f = focused(&driver).await?;
                 let typed = ui::value_of(&testid(&driver, "search-input").await?).await?;
-                ensure!(f.within("search-overlay"), "Tab #{i} left the search overlay: focus on {f:?} (query {typed:?})");
+                ensure!(
+                    f.within("search-overlay"),
+                    "Tab #{i} left the search overlay: focus on {f:?} (query {typed:?})"
+                );
                 if f.testid == "search-project" {
                     saw_dropdown = true;
                     ensure!(f.ring, "the focused dropdown shows no focus ring (Tab #{i}, query {typed:?}): {f:?}");
@@ -87,7 +94,10 @@ async fn enter_on_the_sidebar_moves_focus_into_the_list_and_arrows_move_one_row(
             ui::ready(&driver).await?;
             keys::focus_on(&driver, "nav-compose").await?;
             press(&driver, Key::Enter).await?;
-            ensure!(focused(&driver).await?.testid == "compose-prompt", "Enter on Compose preview did not focus its prompt");
+            ensure!(
+                focused(&driver).await?.testid == "compose-prompt",
+                "Enter on Compose preview did not focus its prompt"
+            );
             keys::focus_on(&driver, "nav-user").await?;
             press(&driver, Key::Enter).await?;
             ui::text_contains(&driver, "memories-title", "User memories").await?;
@@ -98,13 +108,20 @@ async fn enter_on_the_sidebar_moves_focus_into_the_list_and_arrows_move_one_row(
             .await?;
             // Nothing selected yet, and the list shows it has focus.
             ensure!(f.ring, "the focused memory list shows no focus ring before a selection");
-            ensure!(ui::texts(&driver, ui::css("[data-testid=\"memory-row\"][data-selected=\"true\"]")).await?.is_empty(), "a row is selected already");
+            ensure!(
+                ui::texts(&driver, ui::css("[data-testid=\"memory-row\"][data-selected=\"true\"]")).await?.is_empty(),
+                "a row is selected already"
+            );
             press(&driver, Key::Down).await?;
             press(&driver, Key::Down).await?;
             ui::text_contains(&driver, "detail-name", "beta-notes").await?;
             let f = focused(&driver).await?;
             ensure!(f.testid == "memory-list", "↓ moved focus out of the list: {f:?}");
-            ensure!(f.activedescendant == "memory-option-beta-notes", "aria-activedescendant: {:?}", f.activedescendant);
+            ensure!(
+                f.activedescendant == "memory-option-beta-notes",
+                "aria-activedescendant: {:?}",
+                f.activedescendant
+            );
 
             // Archive: ↓ goes to the next row on screen, one at a time.
             keys::focus_on(&driver, "nav-archive").await?;
@@ -114,7 +131,10 @@ async fn enter_on_the_sidebar_moves_focus_into_the_list_and_arrows_move_one_row(
             let rows = driver.find_all(ui::tid("archive-version")).await?;
             let mut order = Vec::new();
             for r in &rows {
-                order.push((r.attr("data-name").await?.unwrap_or_default(), r.attr("data-version").await?.unwrap_or_default()));
+                order.push((
+                    r.attr("data-name").await?.unwrap_or_default(),
+                    r.attr("data-version").await?.unwrap_or_default(),
+                ));
             }
             ensure!(order.len() == 4, "archived rows: {order:?}");
             for (step, want) in order.iter().enumerate() {
@@ -124,15 +144,23 @@ async fn enter_on_the_sidebar_moves_focus_into_the_list_and_arrows_move_one_row(
                     let want = want.clone();
                     let driver = driver.clone();
                     async move {
-                        let sel = driver.find(ui::css("[data-testid=\"archive-version\"][data-selected=\"true\"]")).await?;
-                        let got = (sel.attr("data-name").await?.unwrap_or_default(), sel.attr("data-version").await?.unwrap_or_default());
+                        let sel =
+                            driver.find(ui::css("[data-testid=\"archive-version\"][data-selected=\"true\"]")).await?;
+                        let got = (
+                            sel.attr("data-name").await?.unwrap_or_default(),
+                            sel.attr("data-version").await?.unwrap_or_default(),
+                        );
                         Ok((got == want).then_some(()))
                     }
                 })
                 .await?;
             }
             let f = focused(&driver).await?;
-            ensure!(f.activedescendant.starts_with("archive-option-beta-notes-"), "archive aria-activedescendant: {:?}", f.activedescendant);
+            ensure!(
+                f.activedescendant.starts_with("archive-option-beta-notes-"),
+                "archive aria-activedescendant: {:?}",
+                f.activedescendant
+            );
             Ok(())
         })
         .await
@@ -154,13 +182,20 @@ async fn folded_tool_calls_are_one_tab_stop_moved_with_arrows() -> TestResult {
         .run("folded_tool_calls_are_one_tab_stop_moved_with_arrows", |driver| async move {
             ui::ready(&driver).await?;
             ui::click(&driver, "nav-sessions").await?;
-            ui::click_on(&driver, ui::css("[data-testid=\"session-row\"][data-session-id=\"tools-session\"]"), "the session").await?;
+            ui::click_on(
+                &driver,
+                ui::css("[data-testid=\"session-row\"][data-session-id=\"tools-session\"]"),
+                "the session",
+            )
+            .await?;
             ui::text_contains(&driver, "transcript-title", "Reading the config").await?;
             let summaries = driver.find_all(ui::css("[data-testid=\"transcript-view\"] details > summary")).await?;
             ensure!(summaries.len() == 3, "{} folded tool turns", summaries.len());
             let mut stops = 0;
             for s in &summaries {
-                if s.attr("tabindex").await?.as_deref() == Some("0") { stops += 1; }
+                if s.attr("tabindex").await?.as_deref() == Some("0") {
+                    stops += 1;
+                }
             }
             ensure!(stops == 1, "{stops} of the folded tool turns are Tab stops; one is");
             // Readable, not JSON: the tool's name and its arguments.
@@ -172,7 +207,11 @@ async fn folded_tool_calls_are_one_tab_stop_moved_with_arrows() -> TestResult {
             let f = focused(&driver).await?;
             ensure!(f.tag == "SUMMARY" && f.ring, "↓ from the first tool call: {f:?}");
             let text = driver.execute("return document.activeElement.textContent;", vec![]).await?;
-            ensure!(text.json().as_str().is_some_and(|t| t.starts_with("Read · /repo/config.toml")), "↓ did not reach the second tool call: {:?}", text.json());
+            ensure!(
+                text.json().as_str().is_some_and(|t| t.starts_with("Read · /repo/config.toml")),
+                "↓ did not reach the second tool call: {:?}",
+                text.json()
+            );
             // Tab leaves the group: the next stop is past every tool call.
             press(&driver, Key::Tab).await?;
             let f = focused(&driver).await?;

@@ -38,7 +38,12 @@ async fn relevance_comes_from_evidence_and_a_save_refreshes_to_the_retyped_ranki
     let sandbox = std::sync::Arc::new(Sandbox::new()?);
     sandbox.with_models()?;
     let memories = [
-        ("db-migrations", "project", "How schema migrations are written and rolled back", "Every migration has a down step."),
+        (
+            "db-migrations",
+            "project",
+            "How schema migrations are written and rolled back",
+            "Every migration has a down step.",
+        ),
         ("commit-style", "feedback", "Commit messages in the imperative mood", "Write 'Add X', not 'Added X'."),
         ("editor-setup", "reference", "Editor settings for the monorepo", "Format on save; rulers at 100."),
         ("pet-care", "user", "Feeding the office cat", "The cat eats wet food twice a day."),
@@ -67,7 +72,10 @@ async fn relevance_comes_from_evidence_and_a_save_refreshes_to_the_retyped_ranki
             let relevance = top.attr("data-relevance").await?.unwrap_or_default();
             ensure!(relevance == "strong" || relevance == "good", "pet-care's relevance: {relevance:?}");
             let others = result_names(&driver).await?;
-            ensure!(!others.iter().any(|n| n == "editor-setup" || n == "commit-style"), "noise kept for a cat question: {others:?}");
+            ensure!(
+                !others.iter().any(|n| n == "editor-setup" || n == "commit-style"),
+                "noise kept for a cat question: {others:?}"
+            );
 
             // An agent saves the exact match while the search is open.
             ui::fill(&input, "rotate the signing keys for release builds").await?;
@@ -78,15 +86,30 @@ async fn relevance_comes_from_evidence_and_a_save_refreshes_to_the_retyped_ranki
             .await?;
             agent.run_engram(
                 &agent.user_home,
-                &["memory", "save", "signing-keys", "--type", "project", "--description", "Rotate the signing keys for release builds", "--body", "Quarterly, with the vault CLI."],
+                &[
+                    "memory",
+                    "save",
+                    "signing-keys",
+                    "--type",
+                    "project",
+                    "--description",
+                    "Rotate the signing keys for release builds",
+                    "--body",
+                    "Quarterly, with the vault CLI.",
+                ],
             )?;
-            let refreshed = names_until(&driver, "the saved memory in the open search", |n| n.iter().any(|x| x == "signing-keys")).await?;
+            let refreshed =
+                names_until(&driver, "the saved memory in the open search", |n| n.iter().any(|x| x == "signing-keys"))
+                    .await?;
             // Give the vector's own change time to re-rank, then compare with a retyped query.
             tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
             let refreshed_now = result_names(&driver).await?;
             ui::fill(&input, "rotate the signing keys for release builds").await?;
             let retyped = names_until(&driver, "results for the retyped query", |n| !n.is_empty()).await?;
-            ensure!(refreshed_now == retyped, "refreshed {refreshed_now:?} (first {refreshed:?}) vs retyped {retyped:?}");
+            ensure!(
+                refreshed_now == retyped,
+                "refreshed {refreshed_now:?} (first {refreshed:?}) vs retyped {retyped:?}"
+            );
             ensure!(retyped.first().is_some_and(|n| n == "signing-keys"), "the exact match is not first: {retyped:?}");
             Ok(())
         })

@@ -35,7 +35,12 @@ async fn runs_fold_under_their_session_counts_agree_and_the_open_transcript_foll
         claude_line("assistant", "Summary: the phx server did not start because of a missing dependency.", "2026-02-10T22:00:30Z"),
     ];
     std::fs::write(claude_dir.join(SESSION).join("subagents/agent-a1b2c3.jsonl"), compaction.join("\n") + "\n")?;
-    let notes = sandbox.write_session("release-notes", "Writing the release notes", &sandbox.user_home, &[("user", "Draft the release notes."), ("assistant", "Here is a draft.")])?;
+    let notes = sandbox.write_session(
+        "release-notes",
+        "Writing the release notes",
+        &sandbox.user_home,
+        &[("user", "Draft the release notes."), ("assistant", "Here is a draft.")],
+    )?;
 
     sandbox
         .run("runs_fold_under_their_session_counts_agree_and_the_open_transcript_follows", move |driver| async move {

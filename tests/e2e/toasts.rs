@@ -31,7 +31,16 @@ async fn assert_toasts_clear_of_buttons(driver: &WebDriver, when: &str) -> TestR
             continue;
         }
         let r = toast.rect().await?;
-        let t = Rect { left: r.x, top: r.y, right: r.x + r.width, bottom: r.y + r.height, width: r.width, height: r.height, vw: 0.0, vh: 0.0 };
+        let t = Rect {
+            left: r.x,
+            top: r.y,
+            right: r.x + r.width,
+            bottom: r.y + r.height,
+            width: r.width,
+            height: r.height,
+            vw: 0.0,
+            vh: 0.0,
+        };
         for (name, b) in &buttons {
             ensure!(!t.overlaps(b), "{when}: a toast ({t:?}) covers the button {name:?} ({b:?})");
         }
@@ -44,8 +53,18 @@ async fn assert_toasts_clear_of_buttons(driver: &WebDriver, when: &str) -> TestR
 async fn a_delete_toast_offers_undo_and_toasts_stay_clear_of_buttons() -> TestResult {
     let sandbox = Sandbox::new()?;
     sandbox.with_models()?;
-    sandbox.save_user("flaky-ci-retry", "feedback", "Retry the flaky integration job once", "Retry once, then file a bug.\n")?;
-    sandbox.save_user("vendor-lockfile", "project", "Commit Cargo.lock for binaries", "Binaries commit their lockfile.\n")?;
+    sandbox.save_user(
+        "flaky-ci-retry",
+        "feedback",
+        "Retry the flaky integration job once",
+        "Retry once, then file a bug.\n",
+    )?;
+    sandbox.save_user(
+        "vendor-lockfile",
+        "project",
+        "Commit Cargo.lock for binaries",
+        "Binaries commit their lockfile.\n",
+    )?;
     let file = sandbox.user_memory_file("flaky-ci-retry");
     let original = std::fs::read_to_string(&file)?;
     let on_disk = file.clone();
@@ -56,7 +75,8 @@ async fn a_delete_toast_offers_undo_and_toasts_stay_clear_of_buttons() -> TestRe
                 keys::resize(&driver, w, h).await?;
                 ui::open_memory(&driver, "vendor-lockfile").await?;
                 click(&driver, "detail-edit").await?;
-                ui::fill(&testid(&driver, "form-description").await?, &format!("Commit Cargo.lock for binaries ({w})")).await?;
+                ui::fill(&testid(&driver, "form-description").await?, &format!("Commit Cargo.lock for binaries ({w})"))
+                    .await?;
                 click(&driver, "form-save").await?;
                 ui::shown(&driver, ui::tid("toast"), "the save toast").await?;
                 assert_toasts_clear_of_buttons(&driver, &format!("after a save at {w}×{h}")).await?;
@@ -71,11 +91,13 @@ async fn a_delete_toast_offers_undo_and_toasts_stay_clear_of_buttons() -> TestRe
             ui::open_memory(&driver, "flaky-ci-retry").await?;
             click(&driver, "detail-delete").await?;
             click(&driver, "confirm-ok").await?;
-            ui::rows_until(&driver, "flaky-ci-retry to leave the list", |r| !r.iter().any(|n| n == "flaky-ci-retry")).await?;
+            ui::rows_until(&driver, "flaky-ci-retry to leave the list", |r| !r.iter().any(|n| n == "flaky-ci-retry"))
+                .await?;
             ensure!(!on_disk.exists(), "the file is still on disk after the delete");
             ui::text_contains(&driver, "toast", "moved to the archive").await?;
             click(&driver, "toast-action").await?;
-            ui::rows_until(&driver, "Undo to bring flaky-ci-retry back", |r| r.iter().any(|n| n == "flaky-ci-retry")).await?;
+            ui::rows_until(&driver, "Undo to bring flaky-ci-retry back", |r| r.iter().any(|n| n == "flaky-ci-retry"))
+                .await?;
             ui::text_contains(&driver, "detail-name", "flaky-ci-retry").await?;
             Ok(())
         })
@@ -94,34 +116,43 @@ async fn failures_read_as_words_with_details_on_demand_at_most_two_at_once() -> 
     sandbox.save_user("deploy-steps", "project", "How we ship", "make release\n")?;
     let missing_editor = sandbox.user_home.join("no-such-editor");
     sandbox
-        .run_with_env("failures_read_as_words_with_details_on_demand_at_most_two_at_once", &[("VISUAL", &missing_editor)], |driver| async move {
-            ui::open_user_memories(&driver).await?;
-            ui::open_memory(&driver, "deploy-steps").await?;
-            for _ in 0..3 {
-                click(&driver, "detail-open-editor").await?;
-            }
-            ui::eventually("three failures to have been reported", || async {
-                Ok((driver.find_all(ui::css("[data-testid=\"toast\"][data-kind=\"error\"]")).await?.len() >= 2).then_some(()))
-            })
-            .await?;
-            tokio::time::sleep(std::time::Duration::from_millis(600)).await;
-            let shown = ui::texts(&driver, ui::css("[data-testid=\"toast\"]:not(.leaving)")).await?;
-            ensure!(shown.len() <= 2, "{} toasts at once: {shown:?}", shown.len());
-            let message = driver.find(ui::css("[data-testid=\"toast\"]:not(.leaving) .toast-message")).await?.text().await?;
-            ensure!(message.starts_with("Could not open the editor"), "the toast says {message:?}");
-            ensure!(!message.contains("no-such-editor") && !message.contains("os error"), "the toast shows the raw error: {message:?}");
-            // The raw error is one click away, and stays while it is read.
-            let toast = driver.find(ui::css("[data-testid=\"toast\"]:not(.leaving)")).await?;
-            toast.find(By::Css("[data-testid=\"toast-details\"]")).await?.click().await?;
-            let details = toast.find(By::Css("[data-testid=\"toast-details-text\"]")).await?.text().await?;
-            ensure!(details.contains("no-such-editor"), "the details do not name what failed: {details:?}");
-            toast.find(By::Css("[data-testid=\"toast-dismiss\"]")).await?.click().await?;
-            ui::eventually("the dismissed toast to go", || {
-                let toast = toast.clone();
-                async move { Ok((!toast.is_present().await? || !toast.is_displayed().await?).then_some(())) }
-            })
-            .await?;
-            Ok(())
-        })
+        .run_with_env(
+            "failures_read_as_words_with_details_on_demand_at_most_two_at_once",
+            &[("VISUAL", &missing_editor)],
+            |driver| async move {
+                ui::open_user_memories(&driver).await?;
+                ui::open_memory(&driver, "deploy-steps").await?;
+                for _ in 0..3 {
+                    click(&driver, "detail-open-editor").await?;
+                }
+                ui::eventually("three failures to have been reported", || async {
+                    Ok((driver.find_all(ui::css("[data-testid=\"toast\"][data-kind=\"error\"]")).await?.len() >= 2)
+                        .then_some(()))
+                })
+                .await?;
+                tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+                let shown = ui::texts(&driver, ui::css("[data-testid=\"toast\"]:not(.leaving)")).await?;
+                ensure!(shown.len() <= 2, "{} toasts at once: {shown:?}", shown.len());
+                let message =
+                    driver.find(ui::css("[data-testid=\"toast\"]:not(.leaving) .toast-message")).await?.text().await?;
+                ensure!(message.starts_with("Could not open the editor"), "the toast says {message:?}");
+                ensure!(
+                    !message.contains("no-such-editor") && !message.contains("os error"),
+                    "the toast shows the raw error: {message:?}"
+                );
+                // The raw error is one click away, and stays while it is read.
+                let toast = driver.find(ui::css("[data-testid=\"toast\"]:not(.leaving)")).await?;
+                toast.find(By::Css("[data-testid=\"toast-details\"]")).await?.click().await?;
+                let details = toast.find(By::Css("[data-testid=\"toast-details-text\"]")).await?.text().await?;
+                ensure!(details.contains("no-such-editor"), "the details do not name what failed: {details:?}");
+                toast.find(By::Css("[data-testid=\"toast-dismiss\"]")).await?.click().await?;
+                ui::eventually("the dismissed toast to go", || {
+                    let toast = toast.clone();
+                    async move { Ok((!toast.is_present().await? || !toast.is_displayed().await?).then_some(())) }
+                })
+                .await?;
+                Ok(())
+            },
+        )
         .await
 }

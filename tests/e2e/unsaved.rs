@@ -30,7 +30,10 @@ async fn anchor_edits_are_never_discarded_without_asking() -> TestResult {
             // Unchanged: Esc just closes the editor.
             press(&driver, Key::Escape).await?;
             testid(&driver, "anchor-edit").await?;
-            ensure!(driver.find_all(ui::tid("confirm-dialog")).await?.is_empty(), "an unchanged editor asked before closing");
+            ensure!(
+                driver.find_all(ui::tid("confirm-dialog")).await?.is_empty(),
+                "an unchanged editor asked before closing"
+            );
 
             click(&driver, "anchor-edit").await?;
             testid(&driver, "anchor-editor").await?.send_keys("- Answer in British English.\n").await?;

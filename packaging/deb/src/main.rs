@@ -24,7 +24,8 @@ fn main() -> Result<()> {
         }
     }
     let conf: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(repo.join("tauri.conf.json"))?)?;
-    let text = |key: &str| conf[key].as_str().map(str::to_string).with_context(|| format!("tauri.conf.json has no {key}"));
+    let text =
+        |key: &str| conf[key].as_str().map(str::to_string).with_context(|| format!("tauri.conf.json has no {key}"));
     let icons = ["icons/32x32.png", "icons/128x128.png", "icons/icon.png"]
         .iter()
         .map(|p| repo.join(p).display().to_string())
@@ -53,7 +54,11 @@ fn main() -> Result<()> {
             ),
             deb: DebianSettings {
                 // What the binaries link at run time (WebKitGTK 4.1, GTK 3, the tray library).
-                depends: Some(vec!["libwebkit2gtk-4.1-0".into(), "libgtk-3-0".into(), "libayatana-appindicator3-1".into()]),
+                depends: Some(vec![
+                    "libwebkit2gtk-4.1-0".into(),
+                    "libgtk-3-0".into(),
+                    "libayatana-appindicator3-1".into(),
+                ]),
                 desktop_template: Some(repo.join("packaging/deb/engram.desktop.hbs")),
                 section: Some("devel".into()),
                 ..Default::default()

@@ -191,7 +191,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         set_autostart(dir.path(), Path::new("/usr/bin/engram-app"), true).unwrap();
         let path = autostart_path(dir.path());
-        let text = std::fs::read_to_string(&path).unwrap().replace("X-GNOME-Autostart-enabled=true", "X-GNOME-Autostart-enabled=false");
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("X-GNOME-Autostart-enabled=true", "X-GNOME-Autostart-enabled=false");
         std::fs::write(&path, text).unwrap();
         assert!(!autostart_enabled(dir.path()));
     }

@@ -181,7 +181,13 @@ mod tests {
 
     #[test]
     fn every_word_matched_is_strong_and_an_unrelated_memory_is_dropped() {
-        let r = rank_with_relevance(&corpus(), "token refresh", &params(Strategy::Bm25), &Synonyms::new(&[]), Semantic::Unavailable("test".into()));
+        let r = rank_with_relevance(
+            &corpus(),
+            "token refresh",
+            &params(Strategy::Bm25),
+            &Synonyms::new(&[]),
+            Semantic::Unavailable("test".into()),
+        );
         assert_eq!(r.ranking.hits.len(), 1);
         assert_eq!(r.ranking.hits[0].name, "jwt-refresh");
         assert_eq!(r.evidence[0].relevance, Relevance::Strong);
@@ -190,10 +196,22 @@ mod tests {
 
     #[test]
     fn half_the_words_is_good_and_a_synonym_alone_is_weak() {
-        let r = rank_with_relevance(&corpus(), "token rotation", &params(Strategy::Bm25), &Synonyms::new(&[]), Semantic::Unavailable("t".into()));
+        let r = rank_with_relevance(
+            &corpus(),
+            "token rotation",
+            &params(Strategy::Bm25),
+            &Synonyms::new(&[]),
+            Semantic::Unavailable("t".into()),
+        );
         assert_eq!(r.evidence[0].relevance, Relevance::Good);
         // "database" and "postgres" are one built-in synonym group (db/database/sql/postgres).
-        let r = rank_with_relevance(&corpus(), "database", &params(Strategy::Bm25), &Synonyms::new(&[]), Semantic::Unavailable("t".into()));
+        let r = rank_with_relevance(
+            &corpus(),
+            "database",
+            &params(Strategy::Bm25),
+            &Synonyms::new(&[]),
+            Semantic::Unavailable("t".into()),
+        );
         assert_eq!(r.ranking.hits.len(), 1, "{:?}", r.ranking.hits);
         assert_eq!(r.ranking.hits[0].name, "pg-backups");
         assert_eq!(r.evidence[0].relevance, Relevance::Weak);
@@ -203,11 +221,25 @@ mod tests {
     #[test]
     fn an_unrelated_query_keeps_only_real_similarity_though_normalized_scores_say_1_0() {
         // Semantic scoring gives every memory some similarity; the normalized top is 1.0 anyway.
-        let scorer = Fixed(vec![("jwt-refresh", 0.12), ("kitten-food", 0.18), ("deploy-steps", 0.05), ("pg-backups", 0.1)]);
-        let r = rank_with_relevance(&corpus(), "stock market crash", &params(Strategy::Semantic), &Synonyms::new(&[]), Semantic::Available(&scorer));
+        let scorer =
+            Fixed(vec![("jwt-refresh", 0.12), ("kitten-food", 0.18), ("deploy-steps", 0.05), ("pg-backups", 0.1)]);
+        let r = rank_with_relevance(
+            &corpus(),
+            "stock market crash",
+            &params(Strategy::Semantic),
+            &Synonyms::new(&[]),
+            Semantic::Available(&scorer),
+        );
         assert!(r.ranking.hits.is_empty(), "noise kept: {:?}", r.ranking.hits);
-        let scorer = Fixed(vec![("jwt-refresh", 0.12), ("kitten-food", 0.61), ("deploy-steps", 0.05), ("pg-backups", 0.1)]);
-        let r = rank_with_relevance(&corpus(), "what should my cat eat", &params(Strategy::Semantic), &Synonyms::new(&[]), Semantic::Available(&scorer));
+        let scorer =
+            Fixed(vec![("jwt-refresh", 0.12), ("kitten-food", 0.61), ("deploy-steps", 0.05), ("pg-backups", 0.1)]);
+        let r = rank_with_relevance(
+            &corpus(),
+            "what should my cat eat",
+            &params(Strategy::Semantic),
+            &Synonyms::new(&[]),
+            Semantic::Available(&scorer),
+        );
         assert_eq!(r.ranking.hits.len(), 1, "{:?}", r.ranking.hits);
         assert_eq!(r.ranking.hits[0].name, "kitten-food");
         assert_eq!(r.evidence[0].relevance, Relevance::Strong);

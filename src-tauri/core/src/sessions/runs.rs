@@ -103,7 +103,8 @@ mod tests {
             meta("s1/agent-b2", "Find every caller of refresh()", 6),
         ]);
         assert_eq!(grouped.iter().map(|g| g.session.session_id.as_str()).collect::<Vec<_>>(), ["s1", "s2"]);
-        let kinds: Vec<(&str, RunKind)> = grouped[0].runs.iter().map(|r| (r.session.session_id.as_str(), r.kind)).collect();
+        let kinds: Vec<(&str, RunKind)> =
+            grouped[0].runs.iter().map(|r| (r.session.session_id.as_str(), r.kind)).collect();
         assert_eq!(kinds, [("s1/agent-a1", RunKind::Compaction), ("s1/agent-b2", RunKind::Subagent)]);
         assert!(grouped[1].runs.is_empty());
     }
