@@ -15,9 +15,10 @@ say() { printf '\033[1m==>\033[0m %s\n' "$*"; }
 
 # --- system packages -----------------------------------------------------------------------
 packages=(make libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
-  libssl-dev build-essential pkg-config file curl ca-certificates python3 python3-pip git)
+  libssl-dev build-essential pkg-config file curl ca-certificates python3 python3-pip git
+  desktop-file-utils)
 if [ "$purpose" = test ]; then
-  packages+=(xvfb xauth webkit2gtk-driver xdotool trayer dbus-daemon dbus-x11 ripgrep)
+  packages+=(xvfb xauth webkit2gtk-driver xdotool trayer dbus-daemon dbus-x11 ripgrep libgtk-3-bin)
 fi
 missing=()
 for p in "${packages[@]}"; do

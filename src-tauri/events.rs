@@ -34,9 +34,9 @@ pub fn watch_memories(app: &AppHandle) {
     let emitter = app.clone();
     let forward = Box::new(move |change: MemoryChange| {
         emitter.state::<AppState>().workspace.memory_changed(&change);
-        if !matches!(change, MemoryChange::SidecarChanged { .. }) {
-            let _ = emitter.emit(MEMORY_CHANGED, &change);
-        }
+        // Sidecars too: an open search re-ranks when a saved memory's vector lands (it is
+        // written just after the .md), so the refreshed ranking is the one a retyped query gets.
+        let _ = emitter.emit(MEMORY_CHANGED, &change);
     });
     match MemoryWatcher::start(home, DEBOUNCE, forward) {
         Ok(watcher) => {

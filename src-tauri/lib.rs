@@ -30,6 +30,7 @@ pub fn run() {
 
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+.plugin(tauri_plugin_clipboard_manager::init())
         .manage(AppState::new(workspace))
         .setup(|app| {
             let handle = app.handle().clone();
@@ -37,6 +38,12 @@ pub fn run() {
             events::watch_sessions(&handle);
             tray::install(&handle);
             stop_cleanly_on_signals(handle.clone());
+            // Started at login (`--tray`): only the tray icon until the person opens the window.
+            if std::env::args().any(|a| a == engram_core::desktop::TRAY_FLAG) {
+                if let Some(window) = app.get_webview_window("main") {
+                    let _ = window.hide();
+                }
+            }
             after_first_paint(handle);
             Ok(())
         })
@@ -48,6 +55,7 @@ pub fn run() {
             commands::memories::render_markdown,
             commands::memories::open_in_editor,
             commands::memories::reveal_in_folder,
+            commands::memories::open_link,
             commands::search::search_memories,
             commands::compose::compose_preview,
             commands::archive::list_versions,
@@ -61,6 +69,9 @@ pub fn run() {
             commands::projects::add_project,
             commands::settings::get_settings,
             commands::settings::first_paint_done,
+            commands::settings::get_autostart,
+            commands::settings::set_autostart,
+            commands::settings::open_config,
             commands::reindex::start_reindex,
             commands::reindex::reindex_running,
             commands::sessions::sessions_overview,

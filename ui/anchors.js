@@ -10,12 +10,18 @@
 
 import { call } from './api.js';
 import { h, clear, setSafeHtml } from './dom.js';
-import { toast } from './dialog.js';
+import { confirmDialog, toast, errorToast } from './dialog.js';
+
+// The one question asked before typed text is thrown away (the memory form asks it too).
+export function confirmDiscard(message = 'Your edits are not saved and will be lost.') {
+  return confirmDialog({ title: 'Discard changes?', message, confirmLabel: 'Discard', danger: true });
+}
 
 export function createAnchorView(app) {
   let project = null;
   let anchor = null;
   let editing = false;
+  let isDirty = () => false; // true while the editor holds text that differs from the file
 
   const el = h('section', { class: 'view anchor-view', testid: 'anchor-view' });
 
@@ -31,6 +37,7 @@ export function createAnchorView(app) {
 
   async function load() {
     editing = false;
+    isDirty = () => false;
     try {
       anchor = await call('get_anchor', { project });
       render();
@@ -48,6 +55,7 @@ export function createAnchorView(app) {
   }
 
   function render() {
+    isDirty = () => false;
     if (!anchor.exists) {
       clear(el, header(), h('div', { class: 'view-body' },
         h('div', { class: 'empty-state', testid: 'anchor-missing' },
@@ -71,9 +79,10 @@ export function createAnchorView(app) {
     try {
       anchor = await call('init_anchor', { project });
       toast('Created from the skeleton', 'success');
+      if (project) app.reloadProjects();
       edit();
     } catch (e) {
-      toast(e.message, 'error', 7000);
+      errorToast('Could not create the file', e);
     }
   }
 
@@ -82,10 +91,13 @@ export function createAnchorView(app) {
     const text = h('textarea', { class: 'input mono anchor-editor', testid: 'anchor-editor', spellcheck: 'false', 'aria-label': `${heading()} text` });
     text.value = anchor.text;
     const error = h('div', { class: 'form-error', testid: 'anchor-error', hidden: true, role: 'alert' });
+    const original = anchor.text;
+    isDirty = () => editing && text.value !== original;
     const save = async () => {
       try {
         anchor = await call('save_anchor', { project, text: text.value });
         editing = false;
+        isDirty = () => false;
         toast('Saved', 'success', 2000);
         render();
       } catch (e) {
@@ -95,10 +107,17 @@ export function createAnchorView(app) {
         text.focus();
       }
     };
-    const cancel = () => { editing = false; render(); };
+    const cancel = async () => {
+      if (isDirty() && !await confirmDiscard()) { text.focus(); return; }
+      editing = false;
+      isDirty = () => false;
+      render();
+      const again = el.querySelector('[data-testid="anchor-edit"]');
+      if (again) again.focus();
+    };
     text.addEventListener('keydown', (e) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') { e.preventDefault(); save(); }
-      if (e.key === 'Escape' && text.value === anchor.text) { e.preventDefault(); e.stopPropagation(); cancel(); }
+      if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); cancel(); }
     });
     clear(el,
       header([h('button', { class: 'btn', testid: 'anchor-cancel', onClick: cancel }, 'Cancel'),
@@ -109,7 +128,12 @@ export function createAnchorView(app) {
 
   return {
     el,
-    show: (slug) => { project = slug || null; load(); },
+    show: (slug) => { project = slug || null; return load(); },
+    focusMain: () => {
+      const first = el.querySelector('[data-testid="anchor-edit"], [data-testid="anchor-create"], button');
+      if (first) first.focus();
+    },
+    hasUnsavedEdits: () => isDirty(),
     onChange: (change) => {
       if (change.kind === 'user_anchor_changed' && !project && !editing && el.isConnected) load();
     },

@@ -14,7 +14,7 @@
 
 import { call, sameLocation } from './api.js';
 import { h, clear, absoluteTime, relativeTime, formatBytes, debounce } from './dom.js';
-import { confirmDialog, toast } from './dialog.js';
+import { confirmDialog, toast, errorToast } from './dialog.js';
 
 export function createArchiveView(app) {
   let location = { scope: 'user', project: null };
@@ -46,7 +46,7 @@ export function createArchiveView(app) {
   listEl.addEventListener('keydown', (e) => {
     if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
     e.preventDefault();
-    const flat = visible();
+    const flat = inDisplayOrder(visible());
     if (!flat.length) return;
     let i = flat.findIndex((v) => selected && v.name === selected.name && v.version === selected.version);
     i = i === -1 ? 0 : Math.min(flat.length - 1, Math.max(0, i + (e.key === 'ArrowDown' ? 1 : -1)));
@@ -60,6 +60,17 @@ export function createArchiveView(app) {
     if (!picker.value) location = { scope: 'user', project: null };
   }
 
+  // The rows as the list shows them (grouped by name, each group newest first), which is the
+  // order ↑/↓ must follow.
+  function inDisplayOrder(shown) {
+    const groups = new Map();
+    for (const v of shown) {
+      if (!groups.has(v.name)) groups.set(v.name, []);
+      groups.get(v.name).push(v);
+    }
+    return [...groups.entries()].sort((a, b) => a[0].localeCompare(b[0])).flatMap(([, vs]) => vs);
+  }
+
   function visible() {
     const needle = filter.value.trim().toLowerCase();
     return needle ? versions.filter((v) => v.name.includes(needle)) : versions;
@@ -70,7 +81,7 @@ export function createArchiveView(app) {
       versions = await call('list_versions', { location, name: null });
     } catch (e) {
       versions = [];
-      toast(e.message, 'error');
+      errorToast('Could not list the archive', e);
     }
     const names = new Set(versions.map((v) => v.name));
     subtitle.textContent = `${versions.length} version${versions.length === 1 ? '' : 's'} of ${names.size} memor${names.size === 1 ? 'y' : 'ies'} · restorable`;
@@ -101,7 +112,7 @@ export function createArchiveView(app) {
         vs.map((v) => {
           const isSel = selected && selected.name === v.name && selected.version === v.version;
           return h('div', {
-            class: `version-row${isSel ? ' selected' : ''}`, role: 'option', 'aria-selected': isSel ? 'true' : 'false',
+            class: `version-row${isSel ? ' selected' : ''}`, role: 'option', 'aria-selected': isSel ? 'true' : 'false', id: `archive-option-${v.name}-${v.version}`,
             testid: 'archive-version', dataset: { name: v.name, version: v.version, selected: isSel ? 'true' : 'false' },
             onClick: () => choose(v),
           },
@@ -115,7 +126,7 @@ export function createArchiveView(app) {
     selected = { name: v.name, version: v.version };
     renderList();
     const row = listEl.querySelector('[data-selected="true"]');
-    if (row) row.scrollIntoView({ block: 'nearest' });
+    if (row) { row.scrollIntoView({ block: 'nearest' }); listEl.setAttribute('aria-activedescendant', row.id); }
     showDiff();
   }
 
@@ -171,7 +182,7 @@ export function createArchiveView(app) {
       selected = null;
       await load();
     } catch (e) {
-      toast(e.message, 'error', 7000);
+      errorToast('Could not restore', e);
     }
   }
 
@@ -180,7 +191,7 @@ export function createArchiveView(app) {
     try {
       report = await call('prune_archive', { location, dryRun: true });
     } catch (e) {
-      toast(e.message, 'error', 7000);
+      errorToast('Could not preview the prune', e);
       return;
     }
     if (!report.removed.length) {
@@ -200,7 +211,7 @@ export function createArchiveView(app) {
       toast(`Pruned ${done.removed.length} version${done.removed.length === 1 ? '' : 's'}`, 'success');
       await load();
     } catch (e) {
-      toast(e.message, 'error', 7000);
+      errorToast('Could not prune', e);
     }
   }
 
@@ -212,5 +223,6 @@ export function createArchiveView(app) {
       load();
     },
     onChange: () => { if (el.isConnected) load(); },
+    focusMain: () => listEl.focus(),
   };
 }

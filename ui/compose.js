@@ -11,7 +11,7 @@
 
 import { call } from './api.js';
 import { h, clear, formatBytes, debounce } from './dom.js';
-import { toast } from './dialog.js';
+import { toast, errorToast } from './dialog.js';
 
 const CUT_REASONS = {
   top_k: 'over the top_k limit',
@@ -81,7 +81,10 @@ export function createComposeView(app) {
       h('h3', {}, 'Selected memories'),
       h('ul', { class: 'compose-list', testid: 'compose-selected' },
         c.selected.length ? c.selected.map((m) => h('li', {},
-          h('span', { class: 'mono' }, m.name), h('span', { class: 'badge badge-scope' }, m.scope),
+          h('button', {
+            class: 'link-button mono', testid: 'compose-selected-memory', dataset: { name: m.name, scope: m.scope },
+            title: `Open ${m.name}`, onClick: () => app.showMemory({ scope: m.scope, project: m.scope === 'project' ? c.project : null }, m.name),
+          }, m.name), h('span', { class: 'badge badge-scope' }, m.scope),
           h('span', { class: 'num muted' }, `${m.score.toFixed(2)} · ${formatBytes(m.bytes)}`))) : h('li', { class: 'muted' }, 'None ranked above zero for this prompt')),
       h('h3', {}, 'Cut by the caps'),
       h('ul', { class: 'compose-list' },
@@ -91,23 +94,22 @@ export function createComposeView(app) {
     clear(notes, c.notes.map((n) => h('p', { class: 'note' }, n)));
   }
 
+  // Through the clipboard plugin (the window may write text, never read): the web clipboard API
+  // is not granted to the page.
   async function copyBlock() {
     try {
-      await navigator.clipboard.writeText(lastText);
-      toast('Block copied', 'success', 2000);
-    } catch {
-      const range = document.createRange();
-      range.selectNodeContents(output);
-      const selection = window.getSelection();
-      selection.removeAllRanges();
-      selection.addRange(range);
-      toast('Selected the block: press Ctrl+C to copy', 'info');
+      await call('plugin:clipboard-manager|write_text', { text: lastText });
+      copy.dataset.copiedBytes = String(new TextEncoder().encode(lastText).length);
+      toast('Block copied to the clipboard', 'success', 2000);
+    } catch (e) {
+      errorToast('Could not copy the block', e);
     }
   }
 
   return {
     el,
     show: () => { fillProjects(); run(); prompt.focus(); },
+    focusMain: () => prompt.focus(),
     refresh: () => { fillProjects(); },
   };
 }

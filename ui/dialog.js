@@ -1,19 +1,59 @@
-// In-window confirmation dialogs and toasts (drivable by keyboard and by the E2E tests).
+// In-window confirmation dialogs, the focus trap every overlay uses, and toasts (drivable by
+// keyboard and by the E2E tests). Deliberately does not: decide what a message says about an
+// error (callers pass human text; the raw error goes in `details`).
 //
 // data-testid:
 //   confirm-dialog      the modal        confirm-message   its text
 //   confirm-ok          confirm button   confirm-cancel    cancel button
+//   toasts              the toast area (top right, under the view header, never over the form's buttons)
 //   toast               a notification (data-kind = info | success | error)
+//   toast-dismiss       its × button     toast-action      its action (e.g. Undo)
+//   toast-details       "Details" toggle toast-details-text  the raw text it reveals
 
 import { h } from './dom.js';
+
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+function focusables(container) {
+  return [...container.querySelectorAll(FOCUSABLE)].filter((el) => !el.closest('[hidden]') && el.getClientRects().length > 0);
+}
+
+// Keeps Tab and Shift+Tab inside `container` while it is open, and brings focus back into it if
+// something (a click on the backdrop, a script) moved it out. Returns the function that releases it.
+export function trapFocus(container) {
+  const onKey = (e) => {
+    if (e.key !== 'Tab') return;
+    const items = focusables(container);
+    if (!items.length) { e.preventDefault(); return; }
+    const first = items[0];
+    const last = items[items.length - 1];
+    const inside = container.contains(document.activeElement);
+    if (e.shiftKey && (document.activeElement === first || !inside)) { e.preventDefault(); last.focus(); }
+    else if (!e.shiftKey && (document.activeElement === last || !inside)) { e.preventDefault(); first.focus(); }
+  };
+  const onFocusIn = (e) => {
+    if (!container.contains(e.target)) {
+      const items = focusables(container);
+      if (items.length) items[0].focus();
+    }
+  };
+  document.addEventListener('keydown', onKey, true);
+  document.addEventListener('focusin', onFocusIn, true);
+  return () => {
+    document.removeEventListener('keydown', onKey, true);
+    document.removeEventListener('focusin', onFocusIn, true);
+  };
+}
 
 export function confirmDialog({ title, message, details = null, confirmLabel = 'Confirm', danger = false }) {
   return new Promise((resolve) => {
     const previous = document.activeElement;
+    let release = () => {};
     const close = (answer) => {
+      release();
       overlay.remove();
       document.removeEventListener('keydown', onKey, true);
-      if (previous && previous.focus) previous.focus();
+      if (previous && previous.isConnected && previous.focus) previous.focus();
       resolve(answer);
     };
     const onKey = (e) => {
@@ -21,28 +61,77 @@ export function confirmDialog({ title, message, details = null, confirmLabel = '
     };
     const ok = h('button', { class: danger ? 'btn btn-danger' : 'btn btn-primary', testid: 'confirm-ok', onClick: () => close(true) }, confirmLabel);
     const cancel = h('button', { class: 'btn', testid: 'confirm-cancel', onClick: () => close(false) }, 'Cancel');
-    const overlay = h('div', { class: 'modal-backdrop', onMousedown: (e) => { if (e.target === overlay) close(false); } },
-      h('div', { class: 'modal', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'confirm-title', testid: 'confirm-dialog' },
-        h('h2', { id: 'confirm-title', class: 'modal-title' }, title),
-        h('p', { class: 'modal-message', testid: 'confirm-message' }, message),
-        details,
-        h('div', { class: 'modal-actions' }, cancel, ok)));
+    const dialog = h('div', { class: 'modal', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'confirm-title', 'aria-describedby': 'confirm-message', testid: 'confirm-dialog' },
+      h('h2', { id: 'confirm-title', class: 'modal-title' }, title),
+      h('p', { class: 'modal-message', id: 'confirm-message', testid: 'confirm-message' }, message),
+      details,
+      h('div', { class: 'modal-actions' }, cancel, ok));
+    const overlay = h('div', { class: 'modal-backdrop', onMousedown: (e) => { if (e.target === overlay) close(false); } }, dialog);
     document.body.append(overlay);
     document.addEventListener('keydown', onKey, true);
     (danger ? cancel : ok).focus();
+    release = trapFocus(dialog);
   });
 }
 
+// At most this many toasts at once: an older one makes room for a newer one.
+const MAX_TOASTS = 2;
 let toastHost = null;
 
-export function toast(message, kind = 'info', timeout = 4500) {
+// `message` is what a person reads; `details` (e.g. the raw error) stays folded until asked
+// for; `action` is `{ label, run }` (e.g. Undo) and dismisses the toast when taken.
+export function toast(message, kind = 'info', timeout = 4500, { details = null, action = null } = {}) {
   if (!toastHost) {
-    toastHost = h('div', { class: 'toasts', role: 'status', 'aria-live': 'polite' });
+    toastHost = h('div', { class: 'toasts', testid: 'toasts', role: 'status', 'aria-live': 'polite' });
     document.body.append(toastHost);
   }
-  const el = h('div', { class: `toast toast-${kind}`, testid: 'toast', dataset: { kind } }, message);
+  let timer = null;
+  const dismiss = () => {
+    clearTimeout(timer);
+    el.classList.add('leaving');
+    setTimeout(() => el.remove(), 250);
+  };
+  const detailText = details ? h('pre', { class: 'toast-details', testid: 'toast-details-text', hidden: true }, details) : null;
+  const el = h('div', { class: `toast toast-${kind}`, testid: 'toast', dataset: { kind } },
+    h('div', { class: 'toast-row' },
+      h('span', { class: 'toast-message' }, message),
+      action ? h('button', { class: 'btn btn-small', testid: 'toast-action', onClick: () => { dismiss(); action.run(); } }, action.label) : null,
+      details ? h('button', {
+        class: 'btn btn-small btn-link', testid: 'toast-details', 'aria-expanded': 'false',
+        onClick: (e) => {
+          detailText.hidden = !detailText.hidden;
+          e.currentTarget.setAttribute('aria-expanded', detailText.hidden ? 'false' : 'true');
+          // Someone reading the details keeps the toast until they dismiss it.
+          clearTimeout(timer);
+        },
+      }, 'Details') : null,
+      h('button', { class: 'toast-dismiss', testid: 'toast-dismiss', 'aria-label': 'Dismiss notification', title: 'Dismiss', onClick: dismiss }, '×')),
+    detailText);
   toastHost.append(el);
-  setTimeout(() => el.classList.add('leaving'), timeout);
-  setTimeout(() => el.remove(), timeout + 300);
+  const live = [...toastHost.children].filter((t) => !t.classList.contains('leaving'));
+  for (const old of live.slice(0, Math.max(0, live.length - MAX_TOASTS))) {
+    old.classList.add('leaving');
+    setTimeout(() => old.remove(), 250);
+  }
+  // Hovering or focusing a toast keeps it (a person about to click Undo must not lose it).
+  const arm = () => { clearTimeout(timer); timer = setTimeout(dismiss, timeout); };
+  el.addEventListener('mouseenter', () => clearTimeout(timer));
+  el.addEventListener('mouseleave', arm);
+  el.addEventListener('focusin', () => clearTimeout(timer));
+  arm();
   return el;
 }
+
+// A failed operation as a person reads it: what failed in words, the shell's message as the
+// details (it names paths and exit statuses a person may want, but should not have to parse).
+export function errorToast(what, error) {
+  const message = error && error.message ? error.message : String(error);
+  const friendly = HUMAN_ERRORS[error && error.code];
+  return toast(friendly ? `${what}: ${friendly}` : `${what}.`, 'error', 8000, { details: message });
+}
+
+const HUMAN_ERRORS = {
+  launch_failed: 'no program could open it. Set editor.command in config.toml (Settings), or $VISUAL.',
+  not_found: 'it no longer exists on disk.',
+  no_shell: 'the Engram shell is not available.',
+};

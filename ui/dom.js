@@ -32,11 +32,17 @@ export function clear(el, ...children) {
 }
 
 // HTML produced by core's markdown renderer (pulldown-cmark + ammonia): no script, no remote
-// loads. Links stay inert in the window.
+// loads. Links never navigate the window: a web or mail link carries its target as
+// data-external-href, and main.js asks before handing it to the browser.
 export function setSafeHtml(el, html) {
   el.innerHTML = html;
   for (const a of el.querySelectorAll('a')) {
     a.addEventListener('click', (e) => e.preventDefault());
+    if (a.dataset.externalHref) {
+      a.tabIndex = 0;
+      a.setAttribute('role', 'link');
+      a.title = a.dataset.externalHref;
+    }
   }
   return el;
 }

@@ -9,13 +9,13 @@
 
 import { call, on, sameLocation } from './api.js';
 import { h, clear } from './dom.js';
-import { toast } from './dialog.js';
+import { toast, errorToast, confirmDialog } from './dialog.js';
 import { createSidebar } from './sidebar.js';
 import { createMemoriesView } from './memories.js';
 import { createSearch } from './search.js';
 import { createComposeView } from './compose.js';
 import { createArchiveView } from './archive.js';
-import { createAnchorView } from './anchors.js';
+import { createAnchorView, confirmDiscard } from './anchors.js';
 import { createSettingsView } from './settings.js';
 import { createSessionsView } from './sessions.js';
 
@@ -35,18 +35,26 @@ const app = {
     if (r.view === 'anchor') return (r.project || null) === (route.project || null);
     return true;
   },
-  navigate(route, options = {}) {
-    if (this.route.view === 'memories' && views.memories.hasUnsavedEdits() && !options.force) {
-      toast('Save or cancel your edit first', 'info', 3000);
-      return;
+  // Leaving a view with unsaved typing asks first (memory form and trust anchors alike).
+  // `options.byKeyboard` moves focus into the new view's main control, so a keyboard user
+  // continues where they were going instead of starting again from the top of the page.
+  async navigate(route, options = {}) {
+    const current = views[this.route.view];
+    const leaving = !this.isActive(route) || options.select;
+    if (leaving && !options.force && current.hasUnsavedEdits && current.hasUnsavedEdits()) {
+      if (!await confirmDiscard()) return false;
     }
     this.route = route;
     sidebar.render();
-    show(route, options);
+    layout.closeOverlaySidebar();
+    await show(route, options);
+    if (options.byKeyboard && views[route.view].focusMain) views[route.view].focusMain();
+    return true;
   },
   showMemory(location, name) {
     this.navigate({ view: 'memories', location }, { select: name });
   },
+  reloadProjects: () => loadProjects(),
   openSearch() {
     this.lastFocus = document.activeElement;
     search.show();
@@ -62,7 +70,7 @@ const app = {
       toast(`Added ${added.name}`, 'success');
       this.navigate({ view: 'memories', location: { scope: 'project', project: added.slug } });
     } catch (e) {
-      toast(e.message, 'error', 7000);
+      errorToast('Could not add the project', e);
     }
   },
   async reindex() {
@@ -74,7 +82,7 @@ const app = {
       started = await call('start_reindex');
     } catch (e) {
       sidebar.setProgress(null);
-      toast(e.message, 'error', 7000);
+      errorToast('Could not start the reindex', e);
       return;
     }
     // Not started: another run is going, and its own end event clears the progress.
@@ -93,6 +101,42 @@ const views = {
   sessions: createSessionsView(app),
 };
 const main = h('main', { class: 'main', testid: 'main-view' });
+const layout = createLayout();
+
+// The sidebar collapses below a width (and on request): then a button at the top left shows it
+// over the view, and choosing a place or Esc hides it again.
+function createLayout() {
+  const NARROW = '(max-width: 900px)';
+  const toggle = h('button', {
+    class: 'sidebar-toggle', testid: 'sidebar-toggle', 'aria-label': 'Show navigation', title: 'Show or hide navigation (Ctrl+B)',
+    'aria-expanded': 'false', 'aria-controls': 'sidebar', onClick: () => setCollapsed(!document.body.classList.contains('nav-collapsed')),
+  }, h('span', { class: 'hamburger', 'aria-hidden': 'true' }));
+  const media = window.matchMedia(NARROW);
+  function setCollapsed(collapsed) {
+    document.body.classList.toggle('nav-collapsed', collapsed);
+    // Narrow: the open sidebar floats over the view instead of squeezing it.
+    document.body.classList.toggle('nav-overlay', !collapsed && media.matches);
+    toggle.setAttribute('aria-expanded', collapsed ? 'false' : 'true');
+    toggle.setAttribute('aria-label', collapsed ? 'Show navigation' : 'Hide navigation');
+    if (!collapsed && media.matches) {
+      const here = sidebar.el.querySelector('.nav-item.active') || sidebar.el.querySelector('.nav-item');
+      if (here) here.focus();
+    }
+  }
+  media.addEventListener('change', () => setCollapsed(media.matches));
+  setCollapsed(media.matches);
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && document.body.classList.contains('nav-overlay') && !document.querySelector('.modal-backdrop')) {
+      setCollapsed(true);
+      toggle.focus();
+    }
+  });
+  return {
+    toggle,
+    setCollapsed,
+    closeOverlaySidebar: () => { if (document.body.classList.contains('nav-overlay')) setCollapsed(true); },
+  };
+}
 
 function show(route, options = {}) {
   const view = views[route.view];
@@ -108,7 +152,7 @@ async function loadProjects() {
     app.projects = await call('list_projects');
   } catch (e) {
     app.projects = [];
-    toast(e.message, 'error');
+    errorToast('Could not list projects', e);
   }
   const r = app.route;
   const gone = (slug) => slug && !app.projects.some((p) => p.slug === slug);
@@ -126,10 +170,15 @@ document.addEventListener('keydown', (e) => {
     e.preventDefault();
     if (search.isOpen()) search.close(); else app.openSearch();
   }
+  if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'b') {
+    e.preventDefault();
+    layout.setCollapsed(!document.body.classList.contains('nav-collapsed'));
+  }
 });
 
 on('memory-changed', (change) => {
   search.refresh();
+  if (change.kind === 'sidecar_changed') return; // only rankings depend on vectors
   if (change.kind === 'projects_changed') { loadProjects(); return; }
   if (app.route.view === 'memories') views.memories.onChange(change);
   if (app.route.view === 'archive') views.archive.onChange(change);
@@ -168,7 +217,7 @@ on('tray-action', (action) => {
 
 async function boot() {
   const root = document.getElementById('app');
-  clear(root, sidebar.el, main, search.el);
+  clear(root, layout.toggle, sidebar.el, main, search.el);
   sidebar.render();
   await loadProjects();
   await show(app.route);
@@ -181,6 +230,32 @@ async function boot() {
   });
   if (await call('reindex_running').catch(() => false)) sidebar.setProgress({ done: 0, total: 0 });
 }
+
+// A web or mail link in rendered markdown opens in the system browser, after the person sees
+// where it goes (a memory is text an agent wrote; its links deserve a look first).
+async function openExternal(a) {
+  const url = a.dataset.externalHref;
+  const ok = await confirmDialog({ title: 'Open this link in your browser?', message: url, confirmLabel: 'Open in browser' });
+  if (!ok) return;
+  try {
+    await call('open_link', { url });
+  } catch (e) {
+    errorToast('Could not open the link', e);
+  }
+}
+document.addEventListener('click', (e) => {
+  const a = e.target.closest && e.target.closest('a[data-external-href]');
+  if (a) { e.preventDefault(); openExternal(a); }
+});
+document.addEventListener('keydown', (e) => {
+  const a = e.key === 'Enter' && e.target.closest && e.target.closest('a[data-external-href]');
+  if (a) { e.preventDefault(); openExternal(a); }
+});
+
+// A dropdown shows the same focus ring as every other control. WebKitGTK draws <select> natively
+// and does not match :focus-visible on it reliably, so focus is marked on the element itself.
+document.addEventListener('focusin', (e) => { if (e.target.tagName === 'SELECT') e.target.dataset.focused = 'true'; });
+document.addEventListener('focusout', (e) => { if (e.target.tagName === 'SELECT') delete e.target.dataset.focused; });
 
 // The web view's own context menu (Back, Reload, Inspect…) means nothing in a desktop app;
 // where text can be typed or selected it stays, for copy and paste.

@@ -16,7 +16,7 @@
 
 import { call, sameLocation } from './api.js';
 import { h, clear, setSafeHtml, relativeTime, absoluteTime, debounce } from './dom.js';
-import { confirmDialog, toast } from './dialog.js';
+import { confirmDialog, toast, errorToast } from './dialog.js';
 import { VirtualList } from './virtual-list.js';
 
 const TYPE_ORDER = ['user', 'feedback', 'project', 'reference'];
@@ -45,6 +45,11 @@ export function createMemoriesView(app) {
 
   const title = h('h1', { testid: 'memories-title' });
   const count = h('span', { class: 'subtitle', testid: 'memories-count' });
+  // The sidebar lists only ENGRAM.md files that exist; a project without one offers it here.
+  const anchorButton = h('button', {
+    class: 'btn', testid: 'memory-project-anchor', hidden: true, title: 'Create the project trust anchor (.engram/ENGRAM.md) every agent reads in this repository',
+    onClick: () => app.navigate({ view: 'anchor', project: location.project }),
+  }, 'Add ENGRAM.md');
   const newButton = h('button', { class: 'btn btn-primary', testid: 'memory-new', onClick: () => startNew() }, '+ New memory');
   const filter = h('input', {
     class: 'input filter', type: 'search', testid: 'memory-filter', placeholder: 'Filter by name, type or description',
@@ -64,7 +69,7 @@ export function createMemoriesView(app) {
   const el = h('section', { class: 'view memories-view', testid: 'memories-view' },
     h('header', { class: 'view-header' },
       h('div', { class: 'view-titles' }, title, count),
-      h('div', { class: 'view-actions' }, newButton)),
+      h('div', { class: 'view-actions' }, anchorButton, newButton)),
     h('div', { class: 'split' },
       h('div', { class: 'list-pane' }, h('div', { class: 'list-tools' }, filter), list.el, empty),
       pane));
@@ -109,6 +114,12 @@ export function createMemoriesView(app) {
     count.textContent = filter.value.trim()
       ? `${visible.matching} of ${total} ${total === 1 ? 'memory' : 'memories'}`
       : `${total} ${total === 1 ? 'memory' : 'memories'}`;
+    // A selection the filter hides is no longer what the pane should show.
+    if (selected && !editing && !items.some((it) => it.row && it.row.name === selected)) {
+      selected = null;
+      list.el.removeAttribute('aria-activedescendant');
+      renderNothingSelected();
+    }
     if (total === 0) {
       showEmpty('No memories here yet', location && location.scope === 'project'
         ? 'Agents working in this project save memories here. You can also create one.'
@@ -128,6 +139,17 @@ export function createMemoriesView(app) {
       offerNew ? h('button', { class: 'btn', onClick: () => startNew() }, 'New memory') : null);
   }
 
+  function optionId(name) {
+    return `memory-option-${name}`;
+  }
+
+  // The listbox names its selected row for assistive tech (focus stays on the list itself).
+  function paintList() {
+    list.paint();
+    if (selected && document.getElementById(optionId(selected))) list.el.setAttribute('aria-activedescendant', optionId(selected));
+    else list.el.removeAttribute('aria-activedescendant');
+  }
+
   function renderItem(item) {
     if (item.header) {
       const label = item.type === UNREADABLE ? 'unreadable' : item.type;
@@ -139,9 +161,10 @@ export function createMemoriesView(app) {
     const isSelected = r.name === selected;
     return h('div', {
       class: `memory-row${isSelected ? ' selected' : ''}${r.error ? ' broken' : ''}`,
-      role: 'option', 'aria-selected': isSelected ? 'true' : 'false',
+      role: 'option', 'aria-selected': isSelected ? 'true' : 'false', id: optionId(r.name),
       testid: 'memory-row', dataset: { name: r.name, scope: r.scope, selected: isSelected ? 'true' : 'false' },
-      onClick: () => { select(r.name); list.el.focus(); },
+      // Focus stays on the list for the arrow keys; a mouse click draws no ring around it.
+      onClick: () => { select(r.name); list.el.focus({ focusVisible: false }); },
     },
       h('div', { class: 'row-top' },
         h('span', { class: 'row-name' }, r.name),
@@ -167,7 +190,7 @@ export function createMemoriesView(app) {
     }
     editing = null;
     selected = name;
-    list.paint();
+    paintList();
     await loadDetail();
   }
 
@@ -249,7 +272,7 @@ export function createMemoriesView(app) {
     const go = () => {
       editing = { original: null, isNew: true };
       selected = null;
-      list.paint();
+      paintList();
       renderForm({ name: '', type: location.scope === 'user' ? 'user' : 'project', description: '', body: '' });
     };
     if (editing && editing.isDirty && editing.isDirty()) {
@@ -339,17 +362,35 @@ export function createMemoriesView(app) {
     });
     if (!ok) return;
     try {
-      await call('forget_memory', { memory: { ...location, name } });
-      toast(`${name} moved to the archive`, 'success');
+      const forgotten = await call('forget_memory', { memory: { ...location, name } });
+      const where = { ...location };
+      toast(`${name} moved to the archive`, 'success', 8000, {
+        action: { label: 'Undo', run: () => undoDelete(where, name, forgotten.version) },
+      });
       const index = items.findIndex((it) => it.row && it.row.name === name);
       removeRow(name);
       refreshList();
       const next = items.slice(index).find((it) => it.row) || [...items].reverse().find((it) => it.row);
       selected = next ? next.row.name : null;
-      list.paint();
+      paintList();
       await loadDetail();
     } catch (e) {
-      toast(e.message, 'error');
+      errorToast('Could not delete', e);
+    }
+  }
+
+  // Undo of a delete: the archived version comes back through the archive's restore (with its
+  // vector), exactly as restoring it from the Archive view would.
+  async function undoDelete(where, name, version) {
+    try {
+      await call('restore_version', { location: where, name, version });
+      toast(`Restored ${name}`, 'success', 3000);
+      if (sameLocation(where, location)) {
+        await reload();
+        if (!editing) { selected = name; paintList(); await loadDetail(); }
+      }
+    } catch (e) {
+      errorToast(`Could not restore ${name}`, e);
     }
   }
 
@@ -371,6 +412,8 @@ export function createMemoriesView(app) {
     const changed = !sameLocation(loc, location);
     location = { scope: loc.scope, project: loc.scope === 'project' ? loc.project : null };
     title.textContent = location.scope === 'user' ? 'User memories' : app.projectName(location.project);
+    const known = location.scope === 'project' ? app.projects.find((p) => p.slug === location.project) : null;
+    anchorButton.hidden = !known || !known.roots.length || known.has_anchor;
     if (changed) {
       filter.value = '';
       editing = null;
@@ -383,12 +426,13 @@ export function createMemoriesView(app) {
     }
     await reload();
     if (name) {
+      editing = null; // the caller asked about unsaved edits before coming here
       filter.value = '';
       refreshList();
       selected = name;
       const index = items.findIndex((it) => it.row && it.row.name === name);
       list.scrollToIndex(index);
-      list.paint();
+      paintList();
       await loadDetail();
     }
   }
@@ -417,7 +461,12 @@ export function createMemoriesView(app) {
     if (change.kind === 'removed') {
       removeRow(change.name);
       refreshList();
-      if (change.name === selected && !editing) await loadDetail();
+      if (change.name === selected && !editing) {
+        selected = null;
+        paintList();
+        renderNothingSelected();
+        toast(`${change.name} was deleted on disk; it can be restored from Archive`, 'info', 5000);
+      }
       return;
     }
     try {
@@ -426,7 +475,9 @@ export function createMemoriesView(app) {
       refreshList();
       if (change.name === selected) {
         if (editing && !editing.isNew) {
-          if (!pane.querySelector('[data-testid="detail-stale"]')) pane.prepend(h('div', { class: 'banner', testid: 'detail-stale' }, 'This memory changed on disk while you were editing. Saving will keep your version; the other one goes to the archive.'));
+          const form = pane.querySelector('[data-testid="memory-form"]');
+          // Inside the form, above the fields: the form shrinks its body box, so Save stays in view.
+          if (form && !pane.querySelector('[data-testid="detail-stale"]')) form.prepend(h('div', { class: 'banner', testid: 'detail-stale' }, 'This memory changed on disk while you were editing. Saving will keep your version; the other one goes to the archive.'));
         } else if (!editing) {
           detail = d;
           renderDetail();
@@ -442,7 +493,7 @@ export function createMemoriesView(app) {
       const what = await call('open_in_editor', { memory: memoryRef });
       toast(`Opened in ${what}`, 'info', 2500);
     } catch (e) {
-      toast(e.message, 'error', 7000);
+      errorToast('Could not open the editor', e);
     }
   }
 
@@ -450,7 +501,7 @@ export function createMemoriesView(app) {
     try {
       await call('reveal_in_folder', { memory: memoryRef });
     } catch (e) {
-      toast(e.message, 'error', 7000);
+      errorToast('Could not open the folder', e);
     }
   }
 
@@ -458,6 +509,7 @@ export function createMemoriesView(app) {
     el, show, onChange, openInEditor,
     get location() { return location; },
     hasUnsavedEdits: () => !!editing && !!editing.isDirty && editing.isDirty(),
+    focusMain: () => (rows.length ? list.el : filter).focus(),
     focusFilter: () => filter.focus(),
   };
 }

@@ -14,7 +14,27 @@
 
 import { call } from './api.js';
 import { h, clear } from './dom.js';
-import { toast } from './dialog.js';
+import { toast, errorToast, trapFocus } from './dialog.js';
+
+const RELEVANCE_LABEL = { strong: 'Strong match', good: 'Good match', weak: 'Weak match' };
+const RELEVANCE_BARS = { strong: 3, good: 2, weak: 1 };
+
+// Relevance a person can read: a label and three bars from the evidence (query words found,
+// similarity), not the normalized score, which is 1.00 at the top of any ranking.
+function relevanceOf(r) {
+  const e = r.evidence;
+  const words = e.query_terms ? `${e.matched_terms} of ${e.query_terms} word${e.query_terms === 1 ? '' : 's'}` : null;
+  const similar = e.cosine === null || e.cosine === undefined ? null : `similarity ${e.cosine.toFixed(2)}`;
+  const why = [words, e.synonym_match && !e.matched_terms ? 'a synonym' : null, similar].filter(Boolean).join(' · ');
+  const bars = RELEVANCE_BARS[e.relevance] || 0;
+  return h('span', {
+    class: `result-score relevance-${e.relevance}`, testid: 'search-result-score',
+    dataset: { relevance: e.relevance, score: String(r.score) },
+    title: `${RELEVANCE_LABEL[e.relevance]}: ${why}. Rank score ${r.score.toFixed(2)} (relative to the top result).`,
+  },
+  h('span', { class: 'relevance-bars', 'aria-hidden': 'true' }, [1, 2, 3].map((i) => h('span', { class: i <= bars ? 'on' : '' }))),
+  h('span', { class: 'relevance-label' }, RELEVANCE_LABEL[e.relevance]));
+}
 
 export function createSearch(app) {
   let seq = 0;
@@ -41,9 +61,10 @@ export function createSearch(app) {
   project.addEventListener('change', () => { choice = project.value; run(); });
   panel.addEventListener('keydown', (e) => {
     if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); close(); }
+    else if (e.target === project) return; // the dropdown's own keys
     else if (e.key === 'ArrowDown') { e.preventDefault(); move(1); }
     else if (e.key === 'ArrowUp') { e.preventDefault(); move(-1); }
-    else if (e.key === 'Enter' && rows[active]) {
+    else if (e.key === 'Enter' && rows[active] && e.target.tagName !== 'BUTTON') {
       e.preventDefault();
       if (e.ctrlKey || e.metaKey) showInApp(rows[active]); else openInEditor(rows[active]);
     }
@@ -116,6 +137,7 @@ export function createSearch(app) {
 
   function render(result) {
     if (!result) {
+      input.removeAttribute('aria-activedescendant');
       clear(results, h('div', { class: 'search-empty', testid: 'search-empty' },
         'Type to rank memories the way an agent would get them.'));
       status.textContent = '';
@@ -126,7 +148,7 @@ export function createSearch(app) {
       clear(results, h('div', { class: 'search-empty', testid: 'search-empty' }, `No memory matches “${input.value.trim()}”.`));
     } else {
       clear(results, rows.map((r, i) => h('div', {
-        class: `search-result${i === active ? ' active' : ''}`, role: 'option', 'aria-selected': i === active ? 'true' : 'false',
+        class: `search-result${i === active ? ' active' : ''}`, role: 'option', 'aria-selected': i === active ? 'true' : 'false', id: `search-option-${i}`,
         testid: 'search-result', dataset: { name: r.name, scope: r.scope, project: r.project || '', active: i === active ? 'true' : 'false' },
         onMousemove: () => { if (active !== i) { active = i; paintActive(); } },
         onClick: () => showInApp(r),
@@ -135,18 +157,20 @@ export function createSearch(app) {
           h('div', { class: 'result-top' },
             h('span', { class: 'result-name' }, r.name),
             h('span', { class: `badge badge-type type-${r.type}` }, r.type),
-            h('span', { class: 'badge badge-scope' }, r.scope === 'user' ? 'user' : app.projectName(r.project))),
+            h('span', { class: 'badge badge-scope' }, r.scope === 'user' ? 'user scope' : app.projectName(r.project))),
           h('div', { class: 'result-description' }, r.description)),
-        h('span', { class: 'result-score', testid: 'search-result-score', title: 'Normalized score (top result = 1.00)' }, r.score.toFixed(2)))));
+        relevanceOf(r))));
     }
     status.textContent = `${rows.length} result${rows.length === 1 ? '' : 's'} · ${result.strategy} · ${lastRoundTrip.toFixed(0)} ms`;
     status.title = `Ranked in ${(result.micros / 1000).toFixed(1)} ms; ${lastRoundTrip.toFixed(1)} ms from asking to the answer`;
     note.textContent = result.note || '';
     note.hidden = !result.note;
     status.dataset.roundTripMs = lastRoundTrip.toFixed(1);
+    paintActive();
   }
 
   function paintActive() {
+    if (rows.length) input.setAttribute('aria-activedescendant', `search-option-${active}`); else input.removeAttribute('aria-activedescendant');
     results.querySelectorAll('[data-testid="search-result"]').forEach((row, i) => {
       const on = i === active;
       row.classList.toggle('active', on);
@@ -167,7 +191,7 @@ export function createSearch(app) {
       const what = await call('open_in_editor', { memory: { scope: r.scope, project: r.project, name: r.name } });
       toast(`Opened ${r.name} in ${what}`, 'info', 2500);
     } catch (e) {
-      toast(e.message, 'error', 7000);
+      errorToast('Could not open the editor', e);
     }
   }
 
@@ -176,8 +200,18 @@ export function createSearch(app) {
     app.showMemory({ scope: r.scope, project: r.project }, r.name);
   }
 
+  // While open, Tab cycles inside the panel and Esc closes it from wherever focus is.
+  let releaseFocus = () => {};
+  const onEscape = (e) => {
+    if (e.key === 'Escape' && open && !document.querySelector('.modal-backdrop')) { e.preventDefault(); close(); }
+  };
+
   function show() {
-    if (!open) fillProjects();
+    if (!open) {
+      fillProjects();
+      releaseFocus = trapFocus(panel);
+      document.addEventListener('keydown', onEscape);
+    }
     open = true;
     el.hidden = false;
     input.focus();
@@ -186,6 +220,9 @@ export function createSearch(app) {
   }
 
   function close() {
+    if (!open) return;
+    releaseFocus();
+    document.removeEventListener('keydown', onEscape);
     open = false;
     el.hidden = true;
     app.restoreFocus();

@@ -18,6 +18,10 @@ import { h, clear, relativeTime, absoluteTime, debounce } from './dom.js';
 const SOURCES = [['', 'All sources'], ['claude', 'Claude Code'], ['codex', 'Codex'], ['engram', 'Engram']];
 const SOURCE_LABEL = { claude: 'Claude Code', codex: 'Codex', engram: 'Engram' };
 
+function messagesLabel(n) {
+  return `${n} message${n === 1 ? '' : 's'}`;
+}
+
 // A session's folder by its last component (the project, usually): a full path is cut at the
 // end by the row's width, which hides exactly the part that tells sessions apart. The whole
 // path is the tooltip.
@@ -26,15 +30,79 @@ function folderLabel(cwd) {
   return h('span', { class: 'session-folder', title: cwd }, ` · ${name}`);
 }
 
+// A tool call is recorded as `name {json arguments}`: shown as the tool's name and its
+// arguments one per line (a command or a path reads as itself, not as escaped JSON).
+function readableTool(text) {
+  const m = /^([\w.:-]+) (\{[\s\S]*\})$/.exec(text);
+  if (!m) return null;
+  let args;
+  try { args = JSON.parse(m[2]); } catch { return null; }
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return null;
+  const entries = Object.entries(args);
+  const show = (v) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
+  const headline = entries.find(([, v]) => typeof v === 'string' && v.trim());
+  return {
+    summary: headline ? `${m[1]} · ${headline[1].split('\n')[0]}` : m[1],
+    body: entries.map(([k, v]) => `${k}: ${show(v)}`).join('\n'),
+  };
+}
+
+// Text with the query's words marked, so the reason a turn matched is visible in it.
+function marked(text, words) {
+  if (!words.length) return text;
+  const pattern = new RegExp(`\\b(${words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})\\w*`, 'gi');
+  const out = [];
+  let last = 0;
+  for (const m of text.matchAll(pattern)) {
+    if (m.index > last) out.push(text.slice(last, m.index));
+    out.push(h('mark', { class: 'turn-mark' }, m[0]));
+    last = m.index + m[0].length;
+  }
+  out.push(text.slice(last));
+  return out;
+}
+
+// The words of a recall query (FTS5 syntax stripped: quotes, OR/AND/NOT, a trailing *).
+export function queryWords(query) {
+  return (query.match(/[\p{L}\p{N}_]+/gu) || []).filter((w) => !['OR', 'AND', 'NOT', 'NEAR'].includes(w) && w.length > 1);
+}
+
 // A tool call or its output is context, often long: folded to its first line unless it is the
-// turn a search hit points at.
-function toolTurnBody(turn, isHit) {
-  if (turn.role !== 'tool') return h('div', { class: 'turn-text' }, turn.text);
-  const lines = turn.text.split('\n');
-  const first = lines[0].length > 120 ? `${lines[0].slice(0, 120)}…` : lines[0];
+// turn a search hit points at. Its summary is not a Tab stop of its own: the transcript's tool
+// turns are one arrow-key group (see `rovingTools`).
+function toolTurnBody(turn, isHit, words) {
+  if (turn.role !== 'tool') return h('div', { class: 'turn-text' }, marked(turn.text, words));
+  const tool = readableTool(turn.text);
+  const text = tool ? tool.body : turn.text;
+  const lines = text.split('\n');
+  const headline = tool ? tool.summary : lines[0];
+  const first = headline.length > 120 ? `${headline.slice(0, 120)}…` : headline;
   return h('details', { class: 'turn-fold', open: isHit || undefined },
-    h('summary', {}, first, lines.length > 1 ? h('span', { class: 'muted small' }, ` · ${lines.length} lines`) : null),
-    h('div', { class: 'turn-text' }, turn.text));
+    h('summary', { tabindex: '-1' }, first, lines.length > 1 ? h('span', { class: 'muted small' }, ` · ${lines.length} lines`) : null),
+    h('div', { class: 'turn-text' }, marked(text, words)));
+}
+
+// Makes the folded tool calls of a transcript one Tab stop: Tab reaches the first (or the one
+// last used), ↑/↓ (and Home/End) move between them, Enter/Space unfold as usual.
+function rovingTools(container) {
+  const summaries = [...container.querySelectorAll('.turn-fold > summary')];
+  if (!summaries.length) return;
+  summaries[0].tabIndex = 0;
+  container.addEventListener('keydown', (e) => {
+    const at = summaries.indexOf(e.target);
+    if (at === -1) return;
+    let next = null;
+    if (e.key === 'ArrowDown') next = Math.min(summaries.length - 1, at + 1);
+    else if (e.key === 'ArrowUp') next = Math.max(0, at - 1);
+    else if (e.key === 'Home') next = 0;
+    else if (e.key === 'End') next = summaries.length - 1;
+    if (next === null) return;
+    e.preventDefault();
+    summaries[at].tabIndex = -1;
+    summaries[next].tabIndex = 0;
+    summaries[next].focus();
+    summaries[next].scrollIntoView({ block: 'nearest' });
+  });
 }
 
 export function createSessionsView(app) {
@@ -42,6 +110,7 @@ export function createSessionsView(app) {
   let openId = null;
   let items = [];
   let active = -1;
+  let openTs = null; // the turn a recall hit pointed at, for highlighting the query's words
 
   const summary = h('span', { class: 'subtitle', testid: 'sessions-summary' }, 'Search what you and your agents said in past sessions');
   const query = h('input', { class: 'input filter', type: 'search', testid: 'sessions-query', placeholder: 'Words, "a phrase" or prefix*', title: 'Search transcripts: words (all must match), "an exact phrase", prefix* or OR', 'aria-label': 'Search sessions', spellcheck: 'false' });
@@ -77,11 +146,30 @@ export function createSessionsView(app) {
     open(item.session_id, item.ts || null);
   }
 
+  // The project filter: Engram's projects (`p:<slug>`), then every other folder sessions ran
+  // in (`d:<path>`; Claude Code and Codex know projects Engram has never seen).
+  let folders = [];
   function fillProjects() {
     const current = project.value;
     const withRoots = app.projects.filter((p) => p.roots.length);
-    clear(project, h('option', { value: '' }, 'All projects'), withRoots.map((p) => h('option', { value: p.slug }, p.name)));
-    project.value = withRoots.some((p) => p.slug === current) ? current : '';
+    const inProject = (cwd) => withRoots.some((p) => p.roots.some((r) => cwd === r || cwd.startsWith(`${r}/`)));
+    const others = folders.filter((cwd) => !inProject(cwd));
+    clear(project, h('option', { value: '' }, 'All projects'),
+      withRoots.length ? h('optgroup', { label: 'Engram projects' }, withRoots.map((p) => h('option', { value: `p:${p.slug}` }, p.name))) : null,
+      others.length ? h('optgroup', { label: 'Other folders' }, others.map((cwd) => h('option', { value: `d:${cwd}`, title: cwd }, folderName(cwd)))) : null);
+    project.value = [...project.options].some((o) => o.value === current) ? current : '';
+  }
+
+  function folderName(cwd) {
+    return cwd.replace(/\/+$/, '').split('/').pop() || cwd;
+  }
+
+  // What the project filter stands for: a project's roots, or one folder.
+  function chosenRoots() {
+    const v = project.value;
+    if (v.startsWith('p:')) { const p = app.projects.find((x) => x.slug === v.slice(2)); return p ? p.roots : []; }
+    if (v.startsWith('d:')) return [v.slice(2)];
+    return null;
   }
 
   async function loadOverview() {
@@ -103,14 +191,20 @@ export function createSessionsView(app) {
     const src = source.value || null;
     try {
       if (text) {
-        const hits = await call('recall_sessions', { query: text, source: src, project: project.value || null, limit: 50 });
+        const v = project.value;
+        const hits = await call('recall_sessions', {
+          query: text, source: src, limit: 50,
+          project: v.startsWith('p:') ? v.slice(2) : null, folder: v.startsWith('d:') ? v.slice(2) : null,
+        });
         if (mine !== seq) return;
         renderHits(hits, text);
       } else {
         let sessions = await call('list_sessions', { source: src, limit: 300 });
         if (mine !== seq) return;
-        const p = app.projects.find((x) => x.slug === project.value);
-        if (p) sessions = sessions.filter((s) => s.cwd && p.roots.some((r) => s.cwd === r || s.cwd.startsWith(`${r}/`)));
+        const seen = [...new Set(sessions.map((s) => s.cwd).filter(Boolean))].sort((a, b) => folderName(a).localeCompare(folderName(b)));
+        if (seen.join('\n') !== folders.join('\n')) { folders = seen; fillProjects(); }
+        const roots = chosenRoots();
+        if (roots) sessions = sessions.filter((s) => s.cwd && roots.some((r) => s.cwd === r || s.cwd.startsWith(`${r}/`)));
         renderSessions(sessions);
       }
     } catch (e) {
@@ -136,14 +230,27 @@ export function createSessionsView(app) {
       return;
     }
     clear(list, sessions.map((s) => h('div', {
-      class: `session-row${s.session_id === openId ? ' selected' : ''}`, role: 'option', testid: 'session-row',
+      class: `session-row${s.session_id === openId ? ' selected' : ''}`, role: 'option', testid: 'session-row', id: `session-option-${s.session_id}`,
       dataset: { sessionId: s.session_id, source: s.source }, onClick: () => open(s.session_id),
     },
       h('div', { class: 'row-top' }, h('span', { class: 'row-name' }, s.title || '(untitled session)'),
         h('span', { class: 'row-time', title: absoluteTime(s.last_ts) }, relativeTime(s.last_ts))),
       h('div', { class: 'row-description' },
         h('span', { class: `badge badge-source source-${s.source}` }, SOURCE_LABEL[s.source] || s.source), ' ',
-        `${s.messages} messages`, s.cwd ? folderLabel(s.cwd) : null))));
+        messagesLabel(s.messages), s.cwd ? folderLabel(s.cwd) : null),
+      runsOf(s))));
+  }
+
+  // A session's subagent and compaction runs, folded under it: each opens on its own.
+  function runsOf(s) {
+    if (!s.runs || !s.runs.length) return null;
+    return h('div', { class: 'session-runs' }, s.runs.map((r) => h('button', {
+      class: 'session-run', testid: 'session-run', type: 'button', tabindex: '-1',
+      dataset: { sessionId: r.session_id, kind: r.kind, parent: s.session_id },
+      onClick: (e) => { e.stopPropagation(); open(r.session_id); },
+    }, h('span', { class: `badge run-${r.kind}` }, r.kind === 'compaction' ? 'compaction' : 'subagent'), ' ',
+    h('span', { class: 'run-title' }, r.kind === 'compaction' ? 'Conversation summary' : (r.title || 'Subagent run')),
+    h('span', { class: 'muted small' }, ` · ${messagesLabel(r.messages)}`))));
   }
 
   // One entry per session, in the order of its best hit, with up to three of its matching
@@ -173,7 +280,7 @@ export function createSessionsView(app) {
       (hit.snippet_parts && hit.snippet_parts.length ? hit.snippet_parts : [{ text: hit.snippet, hit: false }])
         .map((part) => (part.hit ? h('mark', {}, part.text) : part.text)));
     clear(list, groups.map(({ best, hits: mine }) => h('div', {
-      class: `recall-hit${best.session_id === openId ? ' selected' : ''}`, role: 'option', testid: 'recall-hit',
+      class: `recall-hit${best.session_id === openId ? ' selected' : ''}`, role: 'option', testid: 'recall-hit', id: `session-option-${best.session_id}`,
       dataset: { sessionId: best.session_id, source: best.source, matches: String(mine.length) }, onClick: () => open(best.session_id, best.ts),
     },
       h('div', { class: 'row-top' }, h('span', { class: 'row-name' }, best.title || '(untitled session)'),
@@ -191,12 +298,18 @@ export function createSessionsView(app) {
       h('p', {}, 'Search above, or pick a recent session to read it as turns.')));
   }
 
-  async function open(sessionId, ts = null) {
+  // `keepPlace`: a refresh of the open transcript (the agent appended turns) keeps the reader's
+  // scroll position, or follows the end if they were reading the end.
+  async function open(sessionId, ts = null, { keepPlace = false } = {}) {
     openId = sessionId;
+    if (!keepPlace) openTs = ts;
+    const atEnd = pane.scrollHeight - pane.scrollTop - pane.clientHeight < 40;
+    const scrollTop = pane.scrollTop;
     for (const row of list.querySelectorAll('[data-session-id]')) {
       const on = row.dataset.sessionId === sessionId;
       row.classList.toggle('selected', on);
-      if (on) row.scrollIntoView({ block: 'nearest' });
+      row.setAttribute('aria-selected', on ? 'true' : 'false');
+      if (on) { row.scrollIntoView({ block: 'nearest' }); list.setAttribute('aria-activedescendant', row.id); }
     }
     let t;
     try {
@@ -208,11 +321,13 @@ export function createSessionsView(app) {
     if (openId !== sessionId) return;
     const m = t.meta;
     let target = null;
+    const words = openTs !== null && query.value.trim() ? queryWords(query.value) : [];
+    ts = keepPlace ? null : ts;
     const turns = t.turns.map((turn) => {
       const node = h('div', { class: `turn turn-${turn.role}`, testid: 'transcript-turn', dataset: { role: turn.role } },
         h('div', { class: 'turn-head' }, h('span', { class: `role role-${turn.role}` }, turn.role),
           h('span', { class: 'muted small' }, turn.ts ? absoluteTime(turn.ts) : '')),
-        toolTurnBody(turn, ts && turn.ts === ts));
+        toolTurnBody(turn, ts && turn.ts === ts, words));
       if (ts && !target && turn.ts === ts) target = node;
       return node;
     });
@@ -224,9 +339,15 @@ export function createSessionsView(app) {
         h('div', { class: 'detail-meta' },
           m.cwd ? h('span', { class: 'mono' }, m.cwd) : null,
           m.first_ts ? h('span', {}, `${absoluteTime(m.first_ts)} → ${absoluteTime(m.last_ts)}`) : null,
-          h('span', {}, `${t.turns.length} turns`))),
-      h('div', { class: 'turns' }, turns.length ? turns : h('p', { class: 'muted' }, 'This session has no readable turns.')));
-    if (target) {
+          // Same unit as the list (messages: what the person and the agent said), tool calls apart.
+          h('span', { testid: 'transcript-count' }, messagesLabel(t.turns.filter((x) => x.role !== 'tool').length),
+            t.turns.some((x) => x.role === 'tool') ? ` · ${t.turns.filter((x) => x.role === 'tool').length} tool calls` : ''))),
+      h('div', { class: 'turns', testid: 'transcript-turns' }, turns.length ? turns : h('p', { class: 'muted' }, 'This session has no readable turns.')));
+    rovingTools(pane);
+    pane.dataset.turns = String(t.turns.length);
+    if (keepPlace) {
+      pane.scrollTop = atEnd ? pane.scrollHeight : scrollTop;
+    } else if (target) {
       target.classList.add('turn-hit');
       target.scrollIntoView({ block: 'center' });
     } else pane.scrollTop = 0;
@@ -238,6 +359,7 @@ export function createSessionsView(app) {
     if (!el.isConnected) return;
     await loadOverview();
     run();
+    if (openId) open(openId, null, { keepPlace: true });
   }, 500);
 
   return {
@@ -250,5 +372,6 @@ export function createSessionsView(app) {
       query.focus();
     },
     onChange,
+    focusMain: () => query.focus(),
   };
 }

@@ -1,18 +1,44 @@
-// Settings: the effective configuration (read-only; edit config.toml) and the `engram doctor`
-// checks.
+// Settings: where things are (home, config.toml, the transcript folders read), the effective
+// configuration with a way to open (or create) config.toml in the editor, start at login, and
+// the `engram doctor` checks with the Reindex they may call for.
 //
 // data-testid:
 //   settings-view     the view          settings-home      ENGRAM_HOME path
+//   settings-open-config  open config.toml in the editor (creates it, all defaults, when missing)
 //   settings-config   effective config  settings-config-error  config.toml does not load
-//   settings-status   overall doctor status (data-status = ok | warn | error)
-//   doctor-check      one check (data-area, data-status)
+//   settings-autostart    start at login (tray only) checkbox
+//   settings-session-folder  a transcript folder read (data-source, data-exists)
+//   settings-reindex  Reindex button    settings-status   overall doctor status (data-status = ok | warn | error)
+//   doctor-check      one check (data-area, data-status; its label is unique in the list)
 
 import { call } from './api.js';
 import { h, clear } from './dom.js';
+import { toast, errorToast } from './dialog.js';
 
 const STATUS_LABEL = { ok: 'OK', warn: 'Warning', error: 'Problem' };
+const SOURCE_LABEL = { claude: 'Claude Code', codex: 'Codex', engram: 'Engram' };
 
-export function createSettingsView() {
+// Two checks of one area (the runtime and the model are both "embeddings") get a label that
+// tells them apart: the words before "found"/"missing", or a number.
+function checkLabels(checks) {
+  const counts = new Map();
+  for (const c of checks) counts.set(c.area, (counts.get(c.area) || 0) + 1);
+  const seen = new Map();
+  return checks.map((c) => {
+    if (counts.get(c.area) === 1) return c.area;
+    const n = (seen.get(c.area) || 0) + 1;
+    seen.set(c.area, n);
+    const what = /^(.{1,40}?) (found|missing|loaded)\b/.exec(c.detail);
+    return what ? `${c.area}: ${what[1]}` : `${c.area} (${n})`;
+  });
+}
+
+// A check that a reindex would fix says so with the button rather than a command to type.
+function wantsReindex(c) {
+  return c.status !== 'ok' && /engram (sessions index|memory reindex)/.test(c.detail);
+}
+
+export function createSettingsView(app) {
   const el = h('section', { class: 'view settings-view', testid: 'settings-view' });
 
   function configTable(config) {
@@ -24,36 +50,85 @@ export function createSettingsView() {
     return h('div', { class: 'config-grid', testid: 'settings-config' }, sections);
   }
 
+  async function openConfig() {
+    try {
+      const [what, created] = await call('open_config');
+      toast(created ? `Created config.toml (all defaults) and opened it in ${what}` : `Opened config.toml in ${what}`, 'info', 3500);
+      if (created) load();
+    } catch (e) {
+      errorToast('Could not open config.toml', e);
+    }
+  }
+
+  function autostartToggle(enabled) {
+    const box = h('input', { type: 'checkbox', testid: 'settings-autostart', id: 'settings-autostart' });
+    box.checked = enabled;
+    box.addEventListener('change', async () => {
+      box.disabled = true;
+      try {
+        box.checked = await call('set_autostart', { enabled: box.checked });
+        toast(box.checked ? 'Engram will start in the tray when you log in' : 'Engram will not start at login', 'success', 3000);
+      } catch (e) {
+        box.checked = !box.checked;
+        errorToast('Could not change start at login', e);
+      } finally {
+        box.disabled = false;
+      }
+    });
+    return h('label', { class: 'toggle', for: 'settings-autostart' }, box,
+      h('span', {}, 'Start Engram at login, in the tray only ', h('span', { class: 'muted' }, '(an entry in ~/.config/autostart)')));
+  }
+
   async function load() {
     clear(el, h('header', { class: 'view-header' }, h('div', { class: 'view-titles' }, h('h1', {}, 'Settings'))));
     let s;
+    let autostart = false;
     try {
-      s = await call('get_settings');
+      [s, autostart] = await Promise.all([call('get_settings'), call('get_autostart').catch(() => false)]);
     } catch (e) {
       el.append(h('div', { class: 'view-body' }, h('div', { class: 'error-box' }, e.message)));
       return;
     }
     const config = 'Ok' in s.config ? s.config.Ok : null;
     const configError = 'Err' in s.config ? s.config.Err : null;
+    const labels = checkLabels(s.checks);
+    const reindexButton = (testid) => h('button', { class: 'btn', testid, onClick: () => app.reindex() }, '↻ Reindex');
+    const needsReindex = s.checks.some(wantsReindex);
     clear(el,
       h('header', { class: 'view-header' },
-        h('div', { class: 'view-titles' }, h('h1', {}, 'Settings'), h('span', { class: 'subtitle' }, `Engram ${s.version} · read-only here: edit config.toml, changes apply right away`))),
+        h('div', { class: 'view-titles' }, h('h1', {}, 'Settings'), h('span', { class: 'subtitle' }, `Engram ${s.version} · changes to config.toml apply right away`)),
+        h('div', { class: 'view-actions' },
+          h('button', { class: 'btn btn-primary', testid: 'settings-open-config', onClick: openConfig }, s.config_exists ? 'Open config.toml' : 'Create config.toml'))),
       h('div', { class: 'view-body scroll settings-body' },
         h('div', { class: 'card' },
           h('h2', {}, 'Locations'),
           h('dl', { class: 'kv' },
             h('dt', {}, 'Home'), h('dd', { class: 'mono', testid: 'settings-home' }, s.home),
-            h('dt', {}, 'Config file'), h('dd', { class: 'mono' }, s.config_file, s.config_exists ? '' : h('span', { class: 'muted' }, '  (not created: all defaults)')))),
+            h('dt', {}, 'Config file'), h('dd', { class: 'mono' }, s.config_file, s.config_exists ? '' : h('span', { class: 'muted' }, '  (not created: all defaults)')),
+            (s.session_folders || []).map((f) => [
+              h('dt', {}, `${SOURCE_LABEL[f.source] || f.source} transcripts`),
+              h('dd', { class: 'mono', testid: 'settings-session-folder', dataset: { source: f.source, exists: f.exists ? 'true' : 'false' } },
+                f.path || '(unknown: no home folder)', f.path && !f.exists ? h('span', { class: 'muted' }, '  (not there yet)') : ''),
+            ]))),
         h('div', { class: 'card' },
-          h('h2', {}, 'Health ', h('span', { class: `status-pill status-${s.status}`, testid: 'settings-status', dataset: { status: s.status } }, STATUS_LABEL[s.status])),
-          h('ul', { class: 'checks' }, s.checks.map((c) => h('li', { class: `check check-${c.status}`, testid: 'doctor-check', dataset: { area: c.area, status: c.status } },
+          h('h2', {}, 'Desktop'),
+          autostartToggle(autostart)),
+        h('div', { class: 'card' },
+          h('h2', {}, 'Health ', h('span', { class: `status-pill status-${s.status}`, testid: 'settings-status', dataset: { status: s.status } }, STATUS_LABEL[s.status]),
+            h('span', { class: 'card-actions' }, reindexButton('settings-reindex'))),
+          needsReindex ? h('p', { class: 'note' }, 'Some checks want a reindex: the Reindex button brings embeddings and the session index up to date.') : null,
+          h('ul', { class: 'checks' }, s.checks.map((c, i) => h('li', { class: `check check-${c.status}`, testid: 'doctor-check', dataset: { area: c.area, status: c.status } },
             h('span', { class: 'check-dot', 'aria-label': STATUS_LABEL[c.status] }),
-            h('span', { class: 'check-area' }, c.area),
+            h('span', { class: 'check-area' }, labels[i]),
             h('span', { class: 'check-detail' }, c.detail))))),
         h('div', { class: 'card' },
           h('h2', {}, 'Effective configuration'),
           configError ? h('div', { class: 'error-box', testid: 'settings-config-error' }, configError) : configTable(config))));
   }
 
-  return { el, show: load };
+  return {
+    el,
+    show: load,
+    focusMain: () => { const b = el.querySelector('[data-testid="settings-open-config"]'); if (b) b.focus(); },
+  };
 }

@@ -22,14 +22,14 @@ export function createSidebar(app) {
   const reindex = h('button', { class: 'btn btn-block', testid: 'reindex-button', onClick: () => app.reindex(), title: 'Bring embedding vectors and the session index up to date' }, '↻ Reindex');
 
   const isMac = navigator.platform.toUpperCase().includes('MAC');
-  const el = h('nav', { class: 'sidebar', testid: 'sidebar', 'aria-label': 'Engram' },
+  const el = h('nav', { class: 'sidebar', id: 'sidebar', testid: 'sidebar', 'aria-label': 'Engram' },
     h('div', { class: 'brand' }, h('span', { class: 'brand-mark', 'aria-hidden': 'true' }), h('span', { class: 'brand-name' }, 'Engram')),
     h('button', { class: 'search-trigger', testid: 'open-search', onClick: () => app.openSearch() },
       h('span', {}, 'Search memories…'), h('span', { class: 'keys' }, h('kbd', {}, isMac ? '⌘' : 'Ctrl'), h('kbd', {}, 'K'))),
     h('div', { class: 'nav-scroll' },
       h('div', { class: 'nav-section' }, 'Trust anchors'), anchors,
       h('div', { class: 'nav-section' }, h('span', {}, 'Memories'),
-        h('button', { class: 'icon-btn', testid: 'nav-add-project', title: 'Add a project by picking its folder', 'aria-label': 'Add a project', onClick: () => app.addProject() }, '+')),
+        h('button', { class: 'icon-btn add-project', testid: 'nav-add-project', title: 'Add a project by picking its folder', 'aria-label': 'Add a project', onClick: () => app.addProject() }, h('span', { 'aria-hidden': 'true' }, '+'), h('span', { class: 'add-label' }, 'Add project'))),
       memories,
       h('div', { class: 'nav-section' }, 'Tools'), tools),
     h('div', { class: 'sidebar-footer' }, reindex, progress, status));
@@ -38,14 +38,15 @@ export function createSidebar(app) {
     const active = app.isActive(route);
     return h('button', {
       class: `nav-item${active ? ' active' : ''}`, testid, dataset: { active: active ? 'true' : 'false', ...extra },
-      'aria-current': active ? 'page' : null, onClick: () => app.navigate(route), title: label,
+      // A click from the keyboard (Enter, Space) has no pointer detail: focus follows into the view.
+      'aria-current': active ? 'page' : null, onClick: (e) => app.navigate(route, { byKeyboard: e.detail === 0 }), title: label,
     }, h('span', { class: 'nav-label' }, label), trailing);
   }
 
   function render() {
     clear(anchors,
       item('nav-anchor-user', 'USER.md', { view: 'anchor', project: null }),
-      app.projects.filter((p) => p.roots.length).map((p) =>
+      app.projects.filter((p) => p.has_anchor).map((p) =>
         item('nav-anchor-project', `${p.name} · ENGRAM.md`, { view: 'anchor', project: p.slug }, { project: p.slug })));
     clear(memories,
       item('nav-user', 'User memories', { view: 'memories', location: { scope: 'user', project: null } }),

@@ -60,6 +60,9 @@ class Driver:
     def run(self, script, *args):
         return self._call("POST", f"/session/{self.session}/execute/sync", {"script": script, "args": list(args)})
 
+    def set_size(self, width, height):
+        self._call("POST", f"/session/{self.session}/window/rect", {"x": 0, "y": 0, "width": width, "height": height})
+
     def screenshot_png(self):
         return base64.b64decode(self._call("GET", f"/session/{self.session}/screenshot"))
 
@@ -122,7 +125,11 @@ class App:
 
     def click(self, selector):
         """Clicks the first element matching the CSS `selector`, once there is one."""
-        until(selector, lambda: self.run("const e = document.querySelector(arguments[0]); if (!e) return false; e.click(); return true;", selector))
+        # A pointer click (detail 1), as a person's: the app moves focus into a view only after
+        # a keyboard activation (detail 0, what element.click() would look like).
+        until(selector, lambda: self.run(
+            "const e = document.querySelector(arguments[0]); if (!e) return false;"
+            "e.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true, detail: 1 })); return true;", selector))
 
     def type_into(self, selector, text):
         """Sets a text field's value as typing would (input events fire)."""
@@ -132,6 +139,11 @@ class App:
 
     def wait_for(self, selector, timeout=20):
         until(selector, lambda: self.run("const e = document.querySelector(arguments[0]); return !!e && e.offsetParent !== null;", selector), timeout)
+
+    def resize(self, width, height):
+        """Sets the window's size and waits until the page has it."""
+        self.driver.set_size(width, height)
+        until(f"a {width}x{height} window", lambda: self.run("return [innerWidth, innerHeight];") == [width, height])
 
     def screenshot(self, path):
         with open(path, "wb") as f:

@@ -69,6 +69,16 @@ pub async fn forget_memory(app: AppHandle, memory: MemoryRef) -> IpcResult<Forge
     .await
 }
 
+/// Opens a web or mail link from a rendered memory in the system browser (the window itself
+/// never navigates); the UI asks the person first.
+#[tauri::command]
+pub fn open_link(url: String) -> IpcResult<()> {
+    if !engram_core::render::openable_link(&url) {
+        return Err(front_end(FrontEndCode::InvalidLink, format!("only web and mail links open from a memory, not {url:?}")));
+    }
+    open::that_detached(&url).map_err(|e| front_end(FrontEndCode::LaunchFailed, format!("no browser opens {url}: {e}")))
+}
+
 /// Markdown → safe HTML for live previews (anchors, the editor's preview tab).
 #[tauri::command]
 pub fn render_markdown(text: String) -> String {

@@ -15,11 +15,15 @@ pub struct ProjectView {
     pub name: String,
     pub roots: Vec<String>,
     pub remote: Option<String>,
+    /// Whether the repository has its trust anchor (`.engram/ENGRAM.md`): the sidebar lists only
+    /// anchors that exist; the project's view offers to create a missing one.
+    pub has_anchor: bool,
 }
 
 impl From<KnownProject> for ProjectView {
     fn from(p: KnownProject) -> Self {
         ProjectView {
+            has_anchor: !p.roots.is_empty() && engram_core::anchors::project_anchor_path(&p.to_project()).is_file(),
             name: p.display_name(),
             roots: p.roots.iter().map(|r| r.display().to_string()).collect(),
             slug: p.slug,

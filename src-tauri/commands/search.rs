@@ -40,7 +40,7 @@ const MAX_ROWS: usize = 50;
 pub async fn search_memories(app: AppHandle, query: String, within: SearchIn, seq: u64) -> IpcResult<SearchResults> {
     off_main(app, move |ws| {
         let started = Instant::now();
-        let options = SearchOptions { limit: Some(MAX_ROWS), strategy: None };
+        let options = SearchOptions { limit: Some(MAX_ROWS), strategy: None, only_evident: true };
         let results = match &within {
             SearchIn::Everything => ws.search(&query, Coverage::Everything, &options)?,
             SearchIn::UserOnly => ws.search(&query, Coverage::Agent(&ws.store_of(None)?, ScopeFilter::User), &options)?,

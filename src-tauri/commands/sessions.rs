@@ -1,7 +1,7 @@
 //! The Sessions view: recall over past agent transcripts, the recent sessions, one transcript.
 //! The index is kept current by the session watcher (see `events`); these only read it.
 
-use engram_core::sessions::{RecallHit, RecallQuery, SessionMeta, SourceKind, Transcript};
+use engram_core::sessions::{group_runs, RecallHit, RecallQuery, SessionGroup, SourceKind, Transcript};
 use serde::Serialize;
 use tauri::AppHandle;
 
@@ -33,6 +33,7 @@ pub async fn recall_sessions(
     query: String,
     source: Option<SourceKind>,
     project: Option<String>,
+    folder: Option<String>,
     limit: Option<usize>,
 ) -> IpcResult<Vec<RecallHit>> {
     off_main(app, move |ws| {
@@ -41,6 +42,9 @@ pub async fn recall_sessions(
         q.source = source;
         if let Some(slug) = project {
             q.cwd_prefix = ws.project_root(&slug)?;
+        } else if let Some(folder) = folder {
+            // A folder sessions ran in that is no Engram project (e.g. one only Claude Code knows).
+            q.cwd_prefix = Some(folder.into());
         }
         // The watcher keeps the index current; recall here never indexes first.
         Ok(ws.recall(&q, false)?.0)
@@ -48,9 +52,10 @@ pub async fn recall_sessions(
     .await
 }
 
+/// Recent sessions, each with its subagent and compaction runs folded under it.
 #[tauri::command]
-pub async fn list_sessions(app: AppHandle, source: Option<SourceKind>, limit: Option<usize>) -> IpcResult<Vec<SessionMeta>> {
-    off_main(app, move |ws| Ok(ws.sessions(source, limit.unwrap_or(200))?)).await
+pub async fn list_sessions(app: AppHandle, source: Option<SourceKind>, limit: Option<usize>) -> IpcResult<Vec<SessionGroup>> {
+    off_main(app, move |ws| Ok(group_runs(ws.sessions(source, limit.unwrap_or(200))?))).await
 }
 
 #[tauri::command]

@@ -2,10 +2,12 @@
 
 use engram_core::config::Config;
 use engram_core::doctor::{self, Check, Status};
+use engram_core::workspace::SessionFolder;
 use serde::Serialize;
 use tauri::AppHandle;
 
-use crate::ipc_error::IpcResult;
+use crate::ipc_error::{front_end, IpcResult};
+use engram_core::error::FrontEndCode;
 use crate::state::off_main;
 
 #[derive(Debug, Serialize)]
@@ -18,6 +20,8 @@ pub struct Settings {
     pub status: Status,
     pub checks: Vec<Check>,
     pub version: &'static str,
+    /// The transcript folders the session index reads, per source switched on in config.
+    pub session_folders: Vec<SessionFolder>,
 }
 
 /// The same checks `engram doctor` runs; the app has no working directory, so each project is
@@ -28,6 +32,7 @@ pub async fn get_settings(app: AppHandle) -> IpcResult<Settings> {
         let checks = ws.doctor(None);
         let config_file = ws.home().config_file();
         Ok(Settings {
+            session_folders: ws.session_folders(),
             home: ws.home().root().display().to_string(),
             config_exists: config_file.is_file(),
             config_file: config_file.display().to_string(),
@@ -47,4 +52,40 @@ pub async fn get_settings(app: AppHandle) -> IpcResult<Settings> {
 pub fn first_paint_done(state: tauri::State<'_, crate::state::AppState>) -> u128 {
     state.mark_first_paint();
     state.started.elapsed().as_millis()
+}
+
+/// Where desktop autostart entries live, as the launch environment resolved it.
+fn config_home(ws: &engram_core::Workspace) -> IpcResult<std::path::PathBuf> {
+    ws.env().config_home.clone().ok_or_else(|| front_end(FrontEndCode::NoHome, "neither XDG_CONFIG_HOME nor HOME is set"))
+}
+
+/// Whether the app starts (tray only) at login.
+#[tauri::command]
+pub async fn get_autostart(app: AppHandle) -> IpcResult<bool> {
+    off_main(app, |ws| Ok(engram_core::desktop::autostart_enabled(&config_home(ws)?))).await
+}
+
+/// Adds or removes the XDG autostart entry for this executable (started with `--tray`).
+#[tauri::command]
+pub async fn set_autostart(app: AppHandle, enabled: bool) -> IpcResult<bool> {
+    off_main(app, move |ws| {
+        let exec = std::env::current_exe()
+            .map_err(|e| front_end(FrontEndCode::LaunchFailed, format!("cannot tell where the app is installed: {e}")))?;
+        let home = config_home(ws)?;
+        engram_core::desktop::set_autostart(&home, &exec, enabled)?;
+        Ok(engram_core::desktop::autostart_enabled(&home))
+    })
+    .await
+}
+
+/// Opens config.toml in the editor, creating it first (every key at its default, commented)
+/// when there is none. Returns what was launched and whether the file was created.
+#[tauri::command]
+pub async fn open_config(app: AppHandle) -> IpcResult<(String, bool)> {
+    off_main(app, |ws| {
+        let path = ws.home().config_file();
+        let created = engram_core::desktop::create_starter_config(&path)?;
+        Ok((crate::editor_launch::open_file(ws, &path)?, created))
+    })
+    .await
 }

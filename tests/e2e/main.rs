@@ -4,6 +4,7 @@
 
 #[macro_use]
 mod harness;
+mod keys;
 mod seed;
 mod ui;
 
@@ -11,9 +12,16 @@ mod browse;
 mod compose;
 mod delete;
 mod edit;
+mod installed;
+mod keyboard;
+mod layout;
 mod live;
 mod reindex;
+mod relevance;
 mod search;
+mod session_runs;
 mod sessions;
 mod smoke;
+mod toasts;
 mod tray;
+mod unsaved;

@@ -169,9 +169,17 @@ pub fn compose(
             sections.push(section(SectionKind::Memory, &heading, body.clone(), Some(hit.scope), Some(hit.name.clone())));
         }
     }
+    // A selected memory's size is the size of its section in the block (heading included), so
+    // the two lists a person compares show one number for one memory.
+    let section_bytes = |h: &Hit| {
+        sections
+            .iter()
+            .find(|s| s.kind == SectionKind::Memory && s.scope == Some(h.scope) && s.name.as_deref() == Some(h.name.as_str()))
+            .map_or(0, |s| s.bytes)
+    };
     let selected = chosen
         .iter()
-        .map(|(h, body)| Selected { scope: h.scope, name: h.name.clone(), kind: h.kind.clone(), score: h.score, bytes: body.len() })
+        .map(|(h, _)| Selected { scope: h.scope, name: h.name.clone(), kind: h.kind.clone(), score: h.score, bytes: section_bytes(h) })
         .collect();
     let text = render(&sections);
     Composition {
@@ -361,6 +369,11 @@ mod tests {
             at += found + piece.len();
         }
         assert_eq!(c.selected.len(), 2);
+        // Each selected memory's size is its section's size: one number for one memory.
+        for m in &c.selected {
+            let section = c.sections.iter().find(|s| s.name.as_deref() == Some(m.name.as_str())).unwrap();
+            assert_eq!(m.bytes, section.bytes, "{}", m.name);
+        }
         assert_eq!(c.bytes, t.len());
         let section_bytes: usize = c.sections.iter().map(|s| s.bytes).sum();
         assert!(section_bytes <= t.len());

@@ -41,6 +41,10 @@ pub enum FrontEndCode {
     Busy,
     /// The command line or the request was not understood.
     Usage,
+    /// A link the app will not hand to the browser (only web and mail links open).
+    InvalidLink,
+    /// The person's home directory (or `XDG_CONFIG_HOME`) is unknown.
+    NoHome,
 }
 
 impl FrontEndCode {
@@ -50,6 +54,8 @@ impl FrontEndCode {
             FrontEndCode::LaunchFailed => "launch_failed",
             FrontEndCode::Busy => "busy",
             FrontEndCode::Usage => "usage",
+            FrontEndCode::InvalidLink => "invalid_link",
+            FrontEndCode::NoHome => "no_home",
         }
     }
 
@@ -104,6 +110,7 @@ fn coded(e: &(dyn std::error::Error + 'static)) -> Option<(&'static str, Option<
         crate::editor::EditorError,
         crate::compose_service::ServiceError,
         crate::agents::AgentError,
+        crate::desktop::DesktopError,
     );
     None
 }
@@ -132,6 +139,7 @@ into_report!(
     crate::editor::EditorError,
     crate::compose_service::ServiceError,
     crate::agents::AgentError,
+    crate::desktop::DesktopError,
 );
 
 #[cfg(test)]

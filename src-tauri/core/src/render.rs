@@ -2,7 +2,9 @@
 //!
 //! Owns: markdown → HTML with pulldown-cmark, then an ammonia allow-list: no script, no event
 //! handlers, no `javascript:`/`data:` links, no images or links that reach another host
-//! (remote images are dropped, remote links keep their text but lose their target).
+//! (remote images are dropped; a web or mail link keeps its text and carries its target only as
+//! `data-external-href`, which the window never follows by itself: the app asks, then hands it
+//! to the system browser through `openable_link`).
 //! Deliberately does not: read files or resolve `[[other-name]]` links (the UI handles those).
 
 use ammonia::{Builder, UrlRelative};
@@ -16,7 +18,20 @@ pub fn markdown_to_safe_html(markdown: &str) -> String {
         | Options::ENABLE_FOOTNOTES;
     let mut raw = String::with_capacity(markdown.len() * 3 / 2);
     html::push_html(&mut raw, Parser::new_ext(markdown, options));
-    sanitizer().clean(&raw).to_string()
+    let clean = sanitizer().clean(&raw).to_string();
+    // ammonia writes every attribute as `name="…"` with the value escaped, so this rename
+    // cannot reach into text or another attribute.
+    clean.replace("<a href=\"https://", "<a data-external-href=\"https://")
+        .replace("<a href=\"http://", "<a data-external-href=\"http://")
+        .replace("<a href=\"mailto:", "<a data-external-href=\"mailto:")
+}
+
+/// Whether `url` may be handed to the system's opener from a rendered memory: a web or mail
+/// address, nothing that runs or reads a local file.
+pub fn openable_link(url: &str) -> bool {
+    let lower = url.to_ascii_lowercase();
+    (lower.starts_with("https://") || lower.starts_with("http://") || lower.starts_with("mailto:"))
+        && !url.chars().any(|c| c.is_control() || c.is_whitespace())
 }
 
 fn sanitizer() -> Builder<'static> {
@@ -28,8 +43,9 @@ fn sanitizer() -> Builder<'static> {
         .add_tags(["input"])
         .add_tag_attributes("input", ["type", "checked", "disabled"])
         .add_generic_attributes(["class"])
-        // Only in-page anchors keep a target; anything with a scheme or host is made inert.
-        .url_schemes(Default::default())
+        // Web and mail links keep their target (renamed to data-external-href below); other
+        // schemes and relative references to another host are made inert.
+        .url_schemes(["http", "https", "mailto"].into_iter().collect())
         .url_relative(UrlRelative::Custom(Box::new(keep_in_page_anchor)))
         .link_rel(Some("noopener noreferrer"));
     builder
@@ -90,10 +106,21 @@ mod tests {
         );
         assert!(!html.contains("<img"), "{html}");
         assert!(!html.contains("evil.example"), "{html}");
-        assert!(!html.contains("href=\"https:"), "{html}");
+        assert!(!html.contains(" href=\"https:"), "{html}");
+        assert!(html.contains("data-external-href=\"https://example.com/x\""), "{html}");
         assert!(!html.contains("cdn.example"), "{html}");
         assert!(!html.contains("data:"), "{html}");
         assert!(html.contains("docs"), "{html}");
+    }
+
+    #[test]
+    fn only_web_and_mail_links_are_openable() {
+        assert!(openable_link("https://example.com/a?b=c"));
+        assert!(openable_link("mailto:someone@example.com"));
+        assert!(!openable_link("file:///etc/passwd"));
+        assert!(!openable_link("javascript:alert(1)"));
+        assert!(!openable_link("https://example.com/a b"));
+        assert!(!openable_link("/usr/bin/xterm"));
     }
 
     #[test]

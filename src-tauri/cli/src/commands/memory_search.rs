@@ -40,7 +40,7 @@ impl From<StrategyArg> for Strategy {
 }
 
 pub fn run(ctx: &Context, args: SearchArgs) -> Result<()> {
-    let options = SearchOptions { limit: args.limit, strategy: args.strategy.map(Into::into) };
+    let options = SearchOptions { limit: args.limit, strategy: args.strategy.map(Into::into), only_evident: false };
     let store = ctx.store();
     let ranking = ctx.workspace.search(&args.query, Coverage::Agent(&store, args.scope.into()), &options)?;
     if let Some(note) = &ranking.note {

@@ -238,7 +238,7 @@ impl EngramTools {
         let dir = self.directory(args.cwd.as_deref(), &peer).await;
         Ok(answer(
             self.blocking(move |ws| {
-                let options = SearchOptions { limit: Some(limit(args.limit)?), strategy: None };
+                let options = SearchOptions { limit: Some(limit(args.limit)?), strategy: None, only_evident: false };
                 let store = ws.store_at(&dir);
                 let results = ws.search(&args.query, Coverage::Agent(&store, args.scope.unwrap_or_default().into()), &options)?;
                 let hits: Vec<_> = results.hits.into_iter().map(|h| h.hit).collect();

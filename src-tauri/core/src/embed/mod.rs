@@ -24,7 +24,9 @@ pub use error::EmbedError;
 pub use reindex::{
     reindex, reindex_files, write_vector, ReindexOutcome, ReindexProgress, ReindexReport,
 };
-pub use save::{create_with_vector, rename_with_vector, save_with_vector, vector_for, SavedWithVector, VectorStatus};
+pub use save::{
+    create_with_vector, rename_with_vector, restore_with_vector, save_with_vector, vector_for, SavedWithVector, VectorStatus,
+};
 pub use scorer::{semantic_arg, ModelScorer};
 pub use semantic::{cosine, semantic_scores, VectorCache};
 use semantic::{dot, normalized};

@@ -71,6 +71,21 @@ pub fn rename_with_vector(
     Ok(SavedWithVector { outcome, vector })
 }
 
+/// `Store::restore` (the current file, if any, is archived first), then the sidecar: a restored
+/// memory ranks semantically right away instead of waiting for a reindex.
+pub fn restore_with_vector(
+    store: &Store,
+    scope: Scope,
+    name: &str,
+    version: &str,
+    now: DateTime<Utc>,
+    models: &ModelPaths,
+) -> Result<SavedWithVector, StoreError> {
+    let outcome = store.restore(scope, name, version, now)?;
+    let vector = vector_for(&outcome, models);
+    Ok(SavedWithVector { outcome, vector })
+}
+
 /// The sidecar for a memory the store just wrote (a save, a create, a restore).
 pub fn vector_for(outcome: &SaveOutcome, models: &ModelPaths) -> VectorStatus {
     match shared_embedder(models) {
@@ -117,6 +132,25 @@ mod tests {
             other => panic!("expected skipped, got {other:?}"),
         }
         assert!(!saved.outcome.memory.path.with_extension("vec").exists());
+    }
+
+    #[test]
+    fn restore_brings_a_forgotten_memory_back_and_says_what_happened_to_its_vector() {
+        let home = tempfile::tempdir().unwrap();
+        let store = Store::new(crate::EngramHome::new(home.path()), None);
+        let draft = MemoryDraft {
+            name: "deploy-steps".into(),
+            kind: "project".into(),
+            description: "how we ship".into(),
+            body: "make release".into(),
+            tags: vec![],
+        };
+        store.save(Scope::User, draft, Utc::now()).unwrap();
+        let forgotten = store.forget(Scope::User, "deploy-steps", Utc::now()).unwrap();
+        let models = ModelPaths::new(home.path().join("no-models"), "all-MiniLM-L6-v2");
+        let restored = restore_with_vector(&store, Scope::User, "deploy-steps", &forgotten.version, Utc::now(), &models).unwrap();
+        assert_eq!(store.get(Some(Scope::User), "deploy-steps").unwrap().body.trim(), "make release");
+        assert!(matches!(restored.vector, VectorStatus::Skipped { .. }), "{:?}", restored.vector);
     }
 
     #[test]

@@ -180,7 +180,7 @@ impl Store {
         if dir.join(format!("{}.md", draft.name)).exists() {
             return Err(StoreError::AlreadyExists { scope: scope.to_string(), name: draft.name });
         }
-        let outcome = write_locked(scope, &dir, None, draft, now)?;
+        let outcome = write_locked(scope, &dir, None, draft, &[], now)?;
         regenerate_index(scope, &dir)?;
         Ok(outcome)
     }

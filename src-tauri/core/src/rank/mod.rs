@@ -14,6 +14,7 @@
 pub mod bm25;
 pub mod corpus;
 pub mod fusion;
+pub mod relevance;
 mod snapshot;
 pub mod synonyms;
 pub mod tokenize;
@@ -23,6 +24,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 pub use corpus::{Corpus, DocTerms};
+pub use relevance::{rank_with_relevance, Evidence, Relevance, RelevantRanking};
 pub use snapshot::{CorpusCache, Shadowing};
 pub use synonyms::Synonyms;
 

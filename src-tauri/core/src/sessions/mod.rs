@@ -18,6 +18,7 @@ mod line;
 mod native;
 mod recall;
 mod roots;
+mod runs;
 mod transcript;
 mod types;
 mod watcher;
@@ -28,6 +29,7 @@ pub use error::SessionError;
 pub use health::session_checks;
 pub use index::SessionIndex;
 pub use roots::SourceRoots;
+pub use runs::{group_runs, parent_of, RunKind, SessionGroup, SessionRun};
 pub use transcript::IndexStats;
 pub use types::{
     IndexProgress, IndexSummary, RecallHit, RecallQuery, SessionChange, SessionMeta, SnippetPart, Transcript, Turn,

@@ -25,6 +25,8 @@ pub struct LaunchEnv {
     pub claude_config_dir: Option<PathBuf>,
     /// `CODEX_HOME` (Codex's own override of `~/.codex`).
     pub codex_home: Option<PathBuf>,
+    /// `$XDG_CONFIG_HOME` (absolute), else `~/.config`: where desktop autostart entries live.
+    pub config_home: Option<PathBuf>,
     /// `$VISUAL` and `$EDITOR`, for "open in editor".
     pub visual: Option<String>,
     pub editor: Option<String>,
@@ -45,9 +47,11 @@ impl LaunchEnv {
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>, user_home: Option<PathBuf>) -> LaunchEnv {
         let value = |key: &str| lookup(key).filter(|v| !v.trim().is_empty());
         let path = |key: &str| value(key).map(PathBuf::from);
+        let user_home = user_home.filter(|h| !h.as_os_str().is_empty());
         LaunchEnv {
+            config_home: path("XDG_CONFIG_HOME").filter(|p| p.is_absolute()).or_else(|| user_home.as_ref().map(|h| h.join(".config"))),
             engram_home: path("ENGRAM_HOME"),
-            user_home: user_home.filter(|h| !h.as_os_str().is_empty()),
+            user_home,
             models_dir: path("ENGRAM_MODELS_DIR"),
             claude_config_dir: path("CLAUDE_CONFIG_DIR"),
             codex_home: path("CODEX_HOME"),
@@ -125,6 +129,7 @@ mod tests {
         assert_eq!(e.claude_config_dir, None);
         assert_eq!(e.codex_home, None);
         assert_eq!(e.visual, None);
+        assert_eq!(e.config_home, Some(PathBuf::from("/home/p/.config")));
         assert!(!e.no_service);
         assert_eq!(e.resolve_home(None).unwrap().root(), std::path::Path::new("/home/p/.engram"));
     }

@@ -34,7 +34,7 @@ pub use errors::WorkspaceError;
 pub use launch::{HomeError, LaunchEnv, DEFAULT_MODEL_IDLE};
 pub use memories::{MemoryRow, VersionRow};
 pub use retrieval::{Coverage, SearchHit, SearchOptions, SearchResults};
-pub use sessions::IndexRequest;
+pub use sessions::{IndexRequest, SessionFolder};
 pub use upkeep::{ReindexPhase, ReindexSummary};
 
 /// Identity of the config file as last read: `None` when it does not exist.

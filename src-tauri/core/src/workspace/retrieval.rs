@@ -20,7 +20,7 @@ use crate::compose::{compose, ComposeRequest, Composition};
 use crate::config::{Config, ConfigError, Strategy};
 use crate::embed::{ModelPaths, ModelScorer};
 use crate::memory::{Scope, ScopeFilter, Store};
-use crate::rank::{self, Hit, SearchParams, Semantic, Shadowing, Synonyms};
+use crate::rank::{self, Evidence, Hit, SearchParams, Semantic, Shadowing, Synonyms};
 
 /// How long a failed load of assets that are present is remembered before the next call tries
 /// again (such a load costs up to a second). Missing assets are looked for on every call (a
@@ -111,15 +111,20 @@ pub struct SearchOptions {
     pub limit: Option<usize>,
     /// Overrides `retrieval.strategy` for this search.
     pub strategy: Option<Strategy>,
+    /// Leave out hits with no evidence at all (no query word, no real similarity): a person's
+    /// search view wants that; agents and scripts get the ranking as compose sees it.
+    pub only_evident: bool,
 }
 
-/// One ranked memory and the project it belongs to.
+/// One ranked memory, the project it belongs to, and the evidence behind it.
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchHit {
     #[serde(flatten)]
     pub hit: Hit,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project: Option<String>,
+    /// What backs the hit (query words contained, similarity), independent of normalization.
+    pub evidence: Evidence,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -155,19 +160,22 @@ impl Workspace {
             Ok(scorer) => Semantic::Available(scorer.as_ref()),
             Err(why) => Semantic::Unavailable(why.clone()),
         };
-        let ranking = {
+        let relevant = {
             let corpus = self.corpus_cache().corpus_of(&dirs, shadowing)?;
-            rank::rank(&corpus, query, &params, &synonyms, semantic)
+            rank::rank_with_relevance(&corpus, query, &params, &synonyms, semantic, options.only_evident)
         };
         let project_of = |hit: &Hit| {
             let dir = hit.path.parent()?;
             slugs.iter().find(|(d, _)| d == dir).map(|(_, slug)| slug.clone())
         };
-        Ok(SearchResults {
-            hits: ranking.hits.into_iter().map(|hit| SearchHit { project: project_of(&hit), hit }).collect(),
-            strategy: ranking.strategy,
-            note: ranking.note,
-        })
+        let hits = relevant
+            .ranking
+            .hits
+            .into_iter()
+            .zip(relevant.evidence)
+            .map(|(hit, evidence)| SearchHit { project: project_of(&hit), hit, evidence })
+            .collect();
+        Ok(SearchResults { hits, strategy: relevant.ranking.strategy, note: relevant.ranking.note })
     }
 
     /// The directories a coverage ranks, whether projects shadow the user, and which project

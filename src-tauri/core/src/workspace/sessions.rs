@@ -13,6 +13,14 @@ use crate::sessions::{
     IndexProgress, IndexStats, IndexSummary, RecallHit, RecallQuery, SessionError, SessionIndex, SessionMeta, SourceKind, Transcript,
 };
 
+/// A transcript folder the session index reads.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SessionFolder {
+    pub source: SourceKind,
+    pub path: Option<String>,
+    pub exists: bool,
+}
+
 /// What to index: every source switched on (default), or one; `rebuild` starts from nothing.
 #[derive(Debug, Clone, Default)]
 pub struct IndexRequest {
@@ -62,6 +70,21 @@ impl Workspace {
 
     pub fn transcript(&self, session_id: &str) -> Result<Transcript, WorkspaceError> {
         Ok(self.session_index()?.transcript(session_id)?)
+    }
+
+    /// The folders each source switched on in config is read from (all of them when the
+    /// config does not load).
+    pub fn session_folders(&self) -> Vec<SessionFolder> {
+        let enabled = self.config().map(|c| c.sessions.sources).ok();
+        let roots = self.session_roots();
+        SourceKind::ALL
+            .into_iter()
+            .filter(|s| enabled.as_ref().is_none_or(|on| on.contains(s)))
+            .map(|source| {
+                let path = roots.root(source);
+                SessionFolder { source, exists: path.is_some_and(|p| p.is_dir()), path: path.map(|p| p.display().to_string()) }
+            })
+            .collect()
     }
 
     pub fn session_stats(&self) -> Result<IndexStats, WorkspaceError> {

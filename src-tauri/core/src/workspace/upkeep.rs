@@ -140,9 +140,10 @@ impl Workspace {
     }
 
     /// What opens `path` for editing: `editor.command`, else `$VISUAL`, `$EDITOR`, else the
-    /// system default.
+    /// system default. A config that does not parse still lets a file open (to be fixed, when
+    /// it is config.toml itself): its editor key is then taken as unset.
     pub fn editor_for(&self, path: &Path) -> Result<EditorLaunch, WorkspaceError> {
-        let config = self.config()?;
-        Ok(resolve_editor(&config.editor.command, self.env.visual.as_deref(), self.env.editor.as_deref(), path)?)
+        let configured = self.config().map(|c| c.editor.command).unwrap_or_default();
+        Ok(resolve_editor(&configured, self.env.visual.as_deref(), self.env.editor.as_deref(), path)?)
     }
 }

@@ -1,0 +1,249 @@
+//! How much evidence backs a hit, in terms a person can read: the ranker normalizes every
+//! ranking so its top hit scores 1.0, which says nothing about whether that hit is related to
+//! the query at all. Evidence is absolute: how many of the query's words the memory contains,
+//! and how similar its embedding is to the query's.
+//!
+//! Owns: `rank_with_relevance` (the ranking plus evidence per hit, hits with no evidence
+//! dropped when asked) and the thresholds that turn evidence into a `Relevance` label.
+//! Deliberately does not: change the order or the scores `rank` gives (compose and the CLI use
+//! those unchanged); a person's search view uses this to label and to drop noise.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::tokenize::terms;
+use super::{rank, Corpus, DocTerms, Hit, Ranking, SearchParams, Semantic, SemanticScorer, Synonyms};
+
+/// MiniLM cosine at or above which a memory is about the same thing as the query (measured:
+/// cat/kitten 0.60, a paraphrased memory and its query 0.45–0.7, unrelated sentences 0–0.2).
+pub const STRONG_COSINE: f32 = 0.5;
+pub const GOOD_COSINE: f32 = 0.35;
+/// Below this, similarity is what any two English sentences share: no evidence.
+pub const WEAK_COSINE: f32 = 0.22;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Relevance {
+    /// No word of the query and no real similarity: noise, left out.
+    None,
+    Weak,
+    Good,
+    Strong,
+}
+
+/// The evidence behind one hit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evidence {
+    /// Distinct query words (stemmed) the memory contains.
+    pub matched_terms: usize,
+    /// Distinct words in the query (stemmed, stop-words dropped).
+    pub query_terms: usize,
+    /// Whether a synonym of a query word matched (it counts as weak evidence on its own).
+    pub synonym_match: bool,
+    /// Cosine similarity to the query, when semantic scoring ran and the memory has a vector.
+    pub cosine: Option<f32>,
+    pub relevance: Relevance,
+}
+
+impl Evidence {
+    fn judge(matched_terms: usize, query_terms: usize, synonym_match: bool, cosine: Option<f32>) -> Evidence {
+        let c = cosine.unwrap_or(0.0);
+        let all_words = query_terms > 0 && matched_terms == query_terms;
+        let most_words = query_terms > 0 && matched_terms * 2 >= query_terms && matched_terms > 0;
+        let relevance = if all_words || c >= STRONG_COSINE {
+            Relevance::Strong
+        } else if most_words || c >= GOOD_COSINE {
+            Relevance::Good
+        } else if matched_terms > 0 || synonym_match || c >= WEAK_COSINE {
+            Relevance::Weak
+        } else {
+            Relevance::None
+        };
+        Evidence { matched_terms, query_terms, synonym_match, cosine, relevance }
+    }
+}
+
+/// A ranking whose hits each carry their evidence.
+#[derive(Debug, Clone)]
+pub struct RelevantRanking {
+    pub ranking: Ranking,
+    /// One per hit of `ranking`, in the same order.
+    pub evidence: Vec<Evidence>,
+}
+
+/// Passes similarities through and keeps a copy, so the evidence uses the very cosines the
+/// ranking used (the query is embedded once).
+struct Recording<'a> {
+    inner: &'a dyn SemanticScorer,
+    seen: RefCell<Option<Vec<Option<f32>>>>,
+}
+
+impl SemanticScorer for Recording<'_> {
+    fn similarities(&self, query: &str, docs: &[DocTerms]) -> Result<Vec<Option<f32>>, String> {
+        let result = self.inner.similarities(query, docs);
+        if let Ok(cosines) = &result {
+            *self.seen.borrow_mut() = Some(cosines.clone());
+        }
+        result
+    }
+}
+
+/// `rank`, then evidence for each hit; with `drop_unevident`, hits without evidence are left out.
+pub fn rank_with_relevance(
+    corpus: &Corpus,
+    query: &str,
+    params: &SearchParams,
+    synonyms: &Synonyms,
+    semantic: Semantic<'_>,
+    drop_unevident: bool,
+) -> RelevantRanking {
+    let (ranking, cosines) = match semantic {
+        Semantic::Available(scorer) => {
+            let recording = Recording { inner: scorer, seen: RefCell::new(None) };
+            let ranking = rank(corpus, query, params, synonyms, Semantic::Available(&recording));
+            (ranking, recording.seen.into_inner())
+        }
+        unavailable => (rank(corpus, query, params, synonyms, unavailable), None),
+    };
+    let exact: Vec<String> = {
+        let mut t = terms(query);
+        t.sort();
+        t.dedup();
+        t
+    };
+    let docs_with = |term: &str| -> HashSet<u32> { corpus.postings(term).iter().map(|(d, _)| *d).collect() };
+    let exact_docs: Vec<HashSet<u32>> = exact.iter().map(|t| docs_with(t)).collect();
+    let synonym_docs: HashSet<u32> = exact
+        .iter()
+        .flat_map(|t| synonyms.mates(t).iter().filter(|m| !exact.contains(m)).cloned().collect::<Vec<_>>())
+        .flat_map(|m| docs_with(&m))
+        .collect();
+    let index_of: HashMap<&Path, usize> = corpus.docs.iter().enumerate().map(|(i, d)| (d.path.as_path(), i)).collect();
+
+    let mut hits: Vec<Hit> = Vec::with_capacity(ranking.hits.len());
+    let mut evidence = Vec::with_capacity(ranking.hits.len());
+    for hit in ranking.hits {
+        let Some(&i) = index_of.get(hit.path.as_path()) else { continue };
+        let doc = i as u32;
+        let matched = exact_docs.iter().filter(|docs| docs.contains(&doc)).count();
+        let cosine = cosines.as_ref().and_then(|c| c.get(i).copied().flatten());
+        let e = Evidence::judge(matched, exact.len(), synonym_docs.contains(&doc), cosine);
+        if !drop_unevident || e.relevance > Relevance::None {
+            hits.push(hit);
+            evidence.push(e);
+        }
+    }
+    RelevantRanking { ranking: Ranking { hits, strategy: ranking.strategy, note: ranking.note }, evidence }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Fusion, Strategy};
+    use crate::memory::{Memory, Scope};
+
+    fn doc(name: &str, description: &str, body: &str) -> DocTerms {
+        DocTerms::from_memory(&Memory {
+            scope: Scope::User,
+            name: name.into(),
+            kind: "project".into(),
+            description: description.into(),
+            body: body.into(),
+            created: None,
+            updated: None,
+            tags: vec![],
+            path: format!("/m/{name}.md").into(),
+        })
+    }
+
+    fn params(strategy: Strategy) -> SearchParams {
+        SearchParams { strategy, fusion: Fusion::Blend, semantic_weight: 0.6, min_score: 0.0, limit: None }
+    }
+
+    /// Cosines by memory name (the corpus orders documents its own way).
+    struct Fixed(Vec<(&'static str, f32)>);
+    impl SemanticScorer for Fixed {
+        fn similarities(&self, _: &str, docs: &[DocTerms]) -> Result<Vec<Option<f32>>, String> {
+            Ok(docs.iter().map(|d| self.0.iter().find(|(n, _)| *n == d.name).map(|(_, c)| *c)).collect())
+        }
+    }
+
+    fn corpus() -> Corpus {
+        Corpus::build([
+            doc("jwt-refresh", "How token refresh works", "The auth middleware refreshes JWT tokens."),
+            doc("kitten-food", "What the kitten eats", "Wet food twice a day."),
+            doc("deploy-steps", "Shipping a release", "Run make deploy."),
+            doc("pg-backups", "Nightly postgres backups", "Dumps go to the bucket."),
+        ])
+    }
+
+    #[test]
+    fn every_word_matched_is_strong_and_an_unrelated_memory_is_dropped() {
+        let r = rank_with_relevance(
+            &corpus(),
+            "token refresh",
+            &params(Strategy::Bm25),
+            &Synonyms::new(&[]),
+            Semantic::Unavailable("test".into()), true
+        );
+        assert_eq!(r.ranking.hits.len(), 1);
+        assert_eq!(r.ranking.hits[0].name, "jwt-refresh");
+        assert_eq!(r.evidence[0].relevance, Relevance::Strong);
+        assert_eq!((r.evidence[0].matched_terms, r.evidence[0].query_terms), (2, 2));
+    }
+
+    #[test]
+    fn half_the_words_is_good_and_a_synonym_alone_is_weak() {
+        let r = rank_with_relevance(
+            &corpus(),
+            "token rotation",
+            &params(Strategy::Bm25),
+            &Synonyms::new(&[]),
+            Semantic::Unavailable("t".into()), true
+        );
+        assert_eq!(r.evidence[0].relevance, Relevance::Good);
+        // "database" and "postgres" are one built-in synonym group (db/database/sql/postgres).
+        let r = rank_with_relevance(
+            &corpus(),
+            "database",
+            &params(Strategy::Bm25),
+            &Synonyms::new(&[]),
+            Semantic::Unavailable("t".into()), true
+        );
+        assert_eq!(r.ranking.hits.len(), 1, "{:?}", r.ranking.hits);
+        assert_eq!(r.ranking.hits[0].name, "pg-backups");
+        assert_eq!(r.evidence[0].relevance, Relevance::Weak);
+        assert!(r.evidence[0].synonym_match && r.evidence[0].matched_terms == 0);
+    }
+
+    #[test]
+    fn an_unrelated_query_keeps_only_real_similarity_though_normalized_scores_say_1_0() {
+        // Semantic scoring gives every memory some similarity; the normalized top is 1.0 anyway.
+        let scorer =
+            Fixed(vec![("jwt-refresh", 0.12), ("kitten-food", 0.18), ("deploy-steps", 0.05), ("pg-backups", 0.1)]);
+        let r = rank_with_relevance(
+            &corpus(),
+            "stock market crash",
+            &params(Strategy::Semantic),
+            &Synonyms::new(&[]),
+            Semantic::Available(&scorer), true
+        );
+        assert!(r.ranking.hits.is_empty(), "noise kept: {:?}", r.ranking.hits);
+        let scorer =
+            Fixed(vec![("jwt-refresh", 0.12), ("kitten-food", 0.61), ("deploy-steps", 0.05), ("pg-backups", 0.1)]);
+        let r = rank_with_relevance(
+            &corpus(),
+            "what should my cat eat",
+            &params(Strategy::Semantic),
+            &Synonyms::new(&[]),
+            Semantic::Available(&scorer), true
+        );
+        assert_eq!(r.ranking.hits.len(), 1, "{:?}", r.ranking.hits);
+        assert_eq!(r.ranking.hits[0].name, "kitten-food");
+        assert_eq!(r.evidence[0].relevance, Relevance::Strong);
+        assert_eq!(r.evidence[0].cosine, Some(0.61));
+    }
+}

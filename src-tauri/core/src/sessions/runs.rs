@@ -1,0 +1,118 @@
+//! Subagent and compaction runs under the session they belong to (DESIGN §7: "Subagent and
+//! compaction runs belong to their parent session").
+//!
+//! Owns: `group_runs`, which folds a list of sessions so each Claude Code subagent file
+//! (`<parent>/subagents/agent-*.jsonl`, indexed as `<parent id>/<agent stem>`) appears under
+//! its parent, and tells a compaction run (its prompt is Claude Code's summary request) from
+//! other subagent work.
+//! Deliberately does not: query the index (callers pass what `SessionIndex::sessions` listed)
+//! or change how files are indexed.
+
+use serde::Serialize;
+
+use super::SessionMeta;
+
+/// The opening of the prompt Claude Code sends to the run that compacts a conversation (seen in
+/// real transcripts of Claude Code 2.x; a run whose title starts with it is a compaction).
+const COMPACTION_PROMPT: &str = "Your task is to create a detailed summary of the conversation";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunKind {
+    Subagent,
+    Compaction,
+}
+
+/// A run that belongs to another session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionRun {
+    #[serde(flatten)]
+    pub session: SessionMeta,
+    pub kind: RunKind,
+}
+
+/// A session with the runs that belong to it (newest activity of either sets its order).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionGroup {
+    #[serde(flatten)]
+    pub session: SessionMeta,
+    pub runs: Vec<SessionRun>,
+}
+
+/// The parent session id of a subagent run, if `session_id` names one.
+pub fn parent_of(session_id: &str) -> Option<&str> {
+    session_id.split_once('/').map(|(parent, _)| parent).filter(|p| !p.is_empty())
+}
+
+pub fn run_kind(session: &SessionMeta) -> RunKind {
+    if session.title.as_deref().is_some_and(|t| t.trim_start().starts_with(COMPACTION_PROMPT)) {
+        RunKind::Compaction
+    } else {
+        RunKind::Subagent
+    }
+}
+
+/// Folds runs under their parents, keeping the order of `sessions` for the parents. A run whose
+/// parent is not in the list stays on its own (its parent may be older than the list's limit).
+pub fn group_runs(sessions: Vec<SessionMeta>) -> Vec<SessionGroup> {
+    let ids: std::collections::HashSet<String> = sessions.iter().map(|s| s.session_id.clone()).collect();
+    let mut groups: Vec<SessionGroup> = Vec::new();
+    let mut runs: Vec<(String, SessionRun)> = Vec::new();
+    for s in sessions {
+        match parent_of(&s.session_id).filter(|p| ids.contains(*p)).map(str::to_string) {
+            Some(parent) => {
+                let kind = run_kind(&s);
+                runs.push((parent, SessionRun { session: s, kind }));
+            }
+            None => groups.push(SessionGroup { session: s, runs: Vec::new() }),
+        }
+    }
+    for (parent, run) in runs {
+        if let Some(g) = groups.iter_mut().find(|g| g.session.session_id == parent) {
+            g.runs.push(run);
+        }
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sessions::SourceKind;
+
+    fn meta(id: &str, title: &str, messages: u64) -> SessionMeta {
+        SessionMeta {
+            session_id: id.into(),
+            source: SourceKind::Claude,
+            path: format!("/p/{id}.jsonl"),
+            cwd: Some("/repo".into()),
+            title: Some(title.into()),
+            model: None,
+            first_ts: None,
+            last_ts: None,
+            messages,
+        }
+    }
+
+    #[test]
+    fn runs_fold_under_their_parent_and_compactions_are_named() {
+        let grouped = group_runs(vec![
+            meta("s1/agent-a1", "Your task is to create a detailed summary of the conversation so far", 2),
+            meta("s1", "Fix the login redirect", 40),
+            meta("s2", "Add a CSV export", 12),
+            meta("s1/agent-b2", "Find every caller of refresh()", 6),
+        ]);
+        assert_eq!(grouped.iter().map(|g| g.session.session_id.as_str()).collect::<Vec<_>>(), ["s1", "s2"]);
+        let kinds: Vec<(&str, RunKind)> =
+            grouped[0].runs.iter().map(|r| (r.session.session_id.as_str(), r.kind)).collect();
+        assert_eq!(kinds, [("s1/agent-a1", RunKind::Compaction), ("s1/agent-b2", RunKind::Subagent)]);
+        assert!(grouped[1].runs.is_empty());
+    }
+
+    #[test]
+    fn a_run_without_its_parent_in_the_list_stays_listed() {
+        let grouped = group_runs(vec![meta("old/agent-x", "Look up the schema", 3)]);
+        assert_eq!(grouped.len(), 1);
+        assert_eq!(grouped[0].session.session_id, "old/agent-x");
+    }
+}

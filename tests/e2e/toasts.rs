@@ -1,0 +1,158 @@
+//! Toasts stay out of the way and speak plainly: never over a button, at most two at once,
+//! dismissible, a failure in words with the raw error behind "Details"; a delete offers Undo,
+//! which restores the archived version (with its embedding).
+
+use thirtyfour::prelude::*;
+
+use crate::harness::TestResult;
+use crate::keys::{self, Rect};
+use crate::seed::Sandbox;
+use crate::ui::{self, click, testid};
+
+/// Every displayed button's rectangle except the toasts' own.
+async fn button_rects(driver: &WebDriver) -> TestResult<Vec<(String, Rect)>> {
+    let v = driver
+        .execute(
+            r#"return [...document.querySelectorAll('button')]
+                 .filter((b) => b.getClientRects().length && !b.closest('.toasts'))
+                 .map((b) => { const r = b.getBoundingClientRect();
+                   return [b.dataset.testid || b.textContent.trim(), { left: r.left, top: r.top, right: r.right, bottom: r.bottom,
+                     width: r.width, height: r.height, vw: innerWidth, vh: innerHeight }]; });"#,
+            vec![],
+        )
+        .await?;
+    Ok(serde_json::from_value(v.json().clone())?)
+}
+
+async fn assert_toasts_clear_of_buttons(driver: &WebDriver, when: &str) -> TestResult {
+    let buttons = button_rects(driver).await?;
+    for toast in driver.find_all(ui::tid("toast")).await? {
+        if !toast.is_displayed().await? {
+            continue;
+        }
+        let r = toast.rect().await?;
+        let t = Rect {
+            left: r.x,
+            top: r.y,
+            right: r.x + r.width,
+            bottom: r.y + r.height,
+            width: r.width,
+            height: r.height,
+            vw: 0.0,
+            vh: 0.0,
+        };
+        for (name, b) in &buttons {
+            ensure!(!t.overlaps(b), "{when}: a toast ({t:?}) covers the button {name:?} ({b:?})");
+        }
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn a_delete_toast_offers_undo_and_toasts_stay_clear_of_buttons() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    sandbox.with_models()?;
+    sandbox.save_user(
+        "flaky-ci-retry",
+        "feedback",
+        "Retry the flaky integration job once",
+        "Retry once, then file a bug.\n",
+    )?;
+    sandbox.save_user(
+        "vendor-lockfile",
+        "project",
+        "Commit Cargo.lock for binaries",
+        "Binaries commit their lockfile.\n",
+    )?;
+    let file = sandbox.user_memory_file("flaky-ci-retry");
+    let original = std::fs::read_to_string(&file)?;
+    let on_disk = file.clone();
+    sandbox
+        .run("a_delete_toast_offers_undo_and_toasts_stay_clear_of_buttons", |driver| async move {
+            ui::open_user_memories(&driver).await?;
+            for (w, h) in [(1280, 800), (720, 480)] {
+                keys::resize(&driver, w, h).await?;
+                ui::open_memory(&driver, "vendor-lockfile").await?;
+                click(&driver, "detail-edit").await?;
+                ui::fill(&testid(&driver, "form-description").await?, &format!("Commit Cargo.lock for binaries ({w})"))
+                    .await?;
+                click(&driver, "form-save").await?;
+                ui::shown(&driver, ui::tid("toast"), "the save toast").await?;
+                assert_toasts_clear_of_buttons(&driver, &format!("after a save at {w}×{h}")).await?;
+                // Back in the form, the toast must not sit on Save or Cancel either.
+                click(&driver, "detail-edit").await?;
+                testid(&driver, "form-save").await?;
+                assert_toasts_clear_of_buttons(&driver, &format!("with the form open at {w}×{h}")).await?;
+                click(&driver, "form-cancel").await?;
+            }
+            keys::resize(&driver, 1280, 800).await?;
+
+            ui::open_memory(&driver, "flaky-ci-retry").await?;
+            click(&driver, "detail-delete").await?;
+            click(&driver, "confirm-ok").await?;
+            ui::rows_until(&driver, "flaky-ci-retry to leave the list", |r| !r.iter().any(|n| n == "flaky-ci-retry"))
+                .await?;
+            ensure!(!on_disk.exists(), "the file is still on disk after the delete");
+            ui::text_contains(&driver, "toast", "moved to the archive").await?;
+            click(&driver, "toast-action").await?;
+            ui::rows_until(&driver, "Undo to bring flaky-ci-retry back", |r| r.iter().any(|n| n == "flaky-ci-retry"))
+                .await?;
+            ui::text_contains(&driver, "detail-name", "flaky-ci-retry").await?;
+            Ok(())
+        })
+        .await?;
+    let restored = std::fs::read_to_string(&file)?;
+    ensure!(restored == original, "Undo restored something else:\n{restored}\n--- was ---\n{original}");
+    // Restored through the save-with-vector path: the embedding is there without a reindex.
+    ensure!(file.with_extension("vec").is_file(), "the restored memory has no embedding sidecar");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn failures_read_as_words_with_details_on_demand_at_most_two_at_once() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    sandbox.save_user("deploy-steps", "project", "How we ship", "make release\n")?;
+    let missing_editor = sandbox.user_home.join("no-such-editor");
+    sandbox
+        .run_with_env(
+            "failures_read_as_words_with_details_on_demand_at_most_two_at_once",
+            &[("VISUAL", &missing_editor)],
+            |driver| async move {
+                ui::open_user_memories(&driver).await?;
+                ui::open_memory(&driver, "deploy-steps").await?;
+                for _ in 0..3 {
+                    click(&driver, "detail-open-editor").await?;
+                }
+                ui::eventually("three failures to have been reported", || async {
+                    Ok((driver.find_all(ui::css("[data-testid=\"toast\"][data-kind=\"error\"]")).await?.len() >= 2)
+                        .then_some(()))
+                })
+                .await?;
+                tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+                let shown = ui::texts(&driver, ui::css("[data-testid=\"toast\"]:not(.leaving)")).await?;
+                ensure!(shown.len() <= 2, "{} toasts at once: {shown:?}", shown.len());
+                let message =
+                    driver.find(ui::css("[data-testid=\"toast\"]:not(.leaving) .toast-message")).await?.text().await?;
+                ensure!(message.starts_with("Could not open the editor"), "the toast says {message:?}");
+                ensure!(
+                    !message.contains("no-such-editor") && !message.contains("os error"),
+                    "the toast shows the raw error: {message:?}"
+                );
+                // The raw error is one click away, and stays while it is read.
+                let toast = driver.find(ui::css("[data-testid=\"toast\"]:not(.leaving)")).await?;
+                toast.find(By::Css("[data-testid=\"toast-details\"]")).await?.click().await?;
+                let details = toast.find(By::Css("[data-testid=\"toast-details-text\"]")).await?.text().await?;
+                ensure!(details.contains("no-such-editor"), "the details do not name what failed: {details:?}");
+                toast.find(By::Css("[data-testid=\"toast-dismiss\"]")).await?.click().await?;
+                ui::eventually("the dismissed toast to go", || {
+                    let toast = toast.clone();
+                    async move { Ok((!toast.is_present().await? || !toast.is_displayed().await?).then_some(())) }
+                })
+                .await?;
+                Ok(())
+            },
+        )
+        .await
+}
