@@ -14,7 +14,7 @@ use rusqlite::Connection;
 use super::error::{is_busy, is_corrupt, SessionError};
 
 const SCHEMA_KEY: &str = "sessions.schema";
-const SCHEMA_VERSION: &str = "2";
+const SCHEMA_VERSION: &str = "3";
 /// Long enough to wait out another process's file transaction, short enough to report a stuck lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -49,7 +49,9 @@ CREATE TABLE IF NOT EXISTS session_files(
     model TEXT,
     first_ts TEXT,
     last_ts TEXT,
-    messages INTEGER NOT NULL DEFAULT 0
+    messages INTEGER NOT NULL DEFAULT 0,
+    -- the vault: unix seconds when the transcript file was found deleted (rows kept)
+    source_removed_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS session_files_session ON session_files(session_id);
 CREATE TABLE IF NOT EXISTS session_messages(
@@ -131,7 +133,13 @@ fn open_once(path: &Path) -> Result<Connection, Failure> {
     conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-32768; PRAGMA temp_store=MEMORY; CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);")?;
     let version: Option<String> =
         conn.query_row("SELECT value FROM meta WHERE key = ?1", [SCHEMA_KEY], |r| r.get(0)).ok();
-    if version.as_deref() != Some(SCHEMA_VERSION) {
+    if version.as_deref() == Some("2") {
+        // Version 3 only adds the vault column; vaulted sessions exist nowhere else, so migrate
+        // in place rather than rebuild.
+        conn.execute_batch("BEGIN IMMEDIATE; ALTER TABLE session_files ADD COLUMN source_removed_at INTEGER; COMMIT;")?;
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)", [SCHEMA_KEY, SCHEMA_VERSION])?;
+        conn.execute_batch(CREATE)?;
+    } else if version.as_deref() != Some(SCHEMA_VERSION) {
         // Another version's layout (or none): only the session tables are ours to replace.
         conn.execute_batch(&format!("BEGIN IMMEDIATE; {DROP} {CREATE} COMMIT;"))?;
         conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)", [SCHEMA_KEY, SCHEMA_VERSION])?;

@@ -20,6 +20,7 @@ mod recall;
 mod roots;
 mod transcript;
 mod types;
+mod vault;
 mod watcher;
 
 pub use crate::config::SessionSource as SourceKind;
@@ -32,4 +33,5 @@ pub use transcript::IndexStats;
 pub use types::{
     IndexProgress, IndexSummary, RecallHit, RecallQuery, SessionChange, SessionMeta, SnippetPart, Transcript, Turn,
 };
+pub use vault::{VaultPruneReport, VaultedFile};
 pub use watcher::SessionWatcher;
