@@ -58,6 +58,8 @@ pub fn run() {
             commands::projects::add_project,
             commands::settings::get_settings,
             commands::settings::first_paint_done,
+            commands::agents::agent_connections,
+            commands::agents::change_agent_connection,
             commands::reindex::start_reindex,
             commands::reindex::reindex_running,
             commands::sessions::sessions_overview,

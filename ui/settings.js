@@ -9,6 +9,7 @@
 
 import { call } from './api.js';
 import { h, clear } from './dom.js';
+import { agentsCard } from './agents.js';
 
 const STATUS_LABEL = { ok: 'OK', warn: 'Warning', error: 'Problem' };
 
@@ -44,6 +45,7 @@ export function createSettingsView() {
           h('dl', { class: 'kv' },
             h('dt', {}, 'Home'), h('dd', { class: 'mono', testid: 'settings-home' }, s.home),
             h('dt', {}, 'Config file'), h('dd', { class: 'mono' }, s.config_file, s.config_exists ? '' : h('span', { class: 'muted' }, '  (not created: all defaults)')))),
+        agentsCard({ onChange: load }).el,
         h('div', { class: 'card' },
           h('h2', {}, 'Health ', h('span', { class: `status-pill status-${s.status}`, testid: 'settings-status', dataset: { status: s.status } }, STATUS_LABEL[s.status])),
           h('ul', { class: 'checks' }, s.checks.map((c) => h('li', { class: `check check-${c.status}`, testid: 'doctor-check', dataset: { area: c.area, status: c.status } },
