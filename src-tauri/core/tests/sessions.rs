@@ -468,3 +468,20 @@ fn the_watcher_indexes_appends_and_new_roots() {
     assert_eq!(env.open().vaulted().unwrap().len(), 1);
     drop(watcher);
 }
+
+#[test]
+fn an_index_of_the_previous_schema_is_migrated_without_losing_sessions() {
+    let env = Env::new();
+    let cfg = SessionsConfig::default();
+    fs::create_dir_all(env.engram()).unwrap();
+    fs::write(env.engram().join("old.jsonl"), line("user", "capybara mango")).unwrap();
+    env.index(&cfg);
+    {
+        let conn = rusqlite::Connection::open(env.home.index_db()).unwrap();
+        conn.execute_batch("ALTER TABLE session_files DROP COLUMN source_removed_at; UPDATE meta SET value = '2' WHERE key = 'sessions.schema';").unwrap();
+    }
+    assert_eq!(count(&env.open(), "mango"), 1, "schema 2 → 3 keeps the rows (vaulted sessions exist nowhere else)");
+    fs::remove_file(env.engram().join("old.jsonl")).unwrap();
+    env.index(&cfg);
+    assert_eq!(env.open().vaulted().unwrap().len(), 1);
+}
