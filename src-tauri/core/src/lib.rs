@@ -16,6 +16,7 @@ pub mod embed;
 pub mod error;
 pub mod home;
 pub mod import;
+pub mod instructions;
 pub mod memory;
 pub mod project;
 pub mod rank;
