@@ -72,6 +72,8 @@ pub fn run() {
             commands::settings::get_autostart,
             commands::settings::set_autostart,
             commands::settings::open_config,
+            commands::agents::agent_connections,
+            commands::agents::change_agent_connection,
             commands::reindex::start_reindex,
             commands::reindex::reindex_running,
             commands::sessions::sessions_overview,

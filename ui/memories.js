@@ -15,6 +15,7 @@
 //   form-save  form-cancel  form-error (data-code = the shell's error code)
 
 import { call, sameLocation } from './api.js';
+import { firstRunPanel } from './first-run.js';
 import { h, clear, setSafeHtml, relativeTime, absoluteTime, debounce } from './dom.js';
 import { confirmDialog, toast, errorToast } from './dialog.js';
 import { VirtualList } from './virtual-list.js';
@@ -135,8 +136,10 @@ export function createMemoriesView(app) {
   function showEmpty(heading, text, offerNew) {
     list.el.hidden = true;
     empty.hidden = false;
+    // The user scope empty is a new home: show how memories get in, not only that none did.
+    const firstRun = offerNew && !(location && location.scope === 'project') ? firstRunPanel(app) : null;
     clear(empty, h('div', { class: 'empty-title' }, heading), h('p', {}, text),
-      offerNew ? h('button', { class: 'btn', onClick: () => startNew() }, 'New memory') : null);
+      offerNew ? h('button', { class: 'btn', onClick: () => startNew() }, 'New memory') : null, firstRun);
   }
 
   function optionId(name) {

@@ -14,6 +14,7 @@
 import { call } from './api.js';
 import { h, clear } from './dom.js';
 import { toast, errorToast } from './dialog.js';
+import { agentsCard } from './agents.js';
 
 const STATUS_LABEL = { ok: 'OK', warn: 'Warning', error: 'Problem' };
 const SOURCE_LABEL = { claude: 'Claude Code', codex: 'Codex', engram: 'Engram' };
@@ -110,6 +111,7 @@ export function createSettingsView(app) {
               h('dd', { class: 'mono', testid: 'settings-session-folder', dataset: { source: f.source, exists: f.exists ? 'true' : 'false' } },
                 f.path || '(unknown: no home folder)', f.path && !f.exists ? h('span', { class: 'muted' }, '  (not there yet)') : ''),
             ]))),
+        agentsCard({ onChange: load }).el,
         h('div', { class: 'card' },
           h('h2', {}, 'Desktop'),
           autostartToggle(autostart)),

@@ -4,6 +4,7 @@
 //! Deliberately does not: hold rules; each command resolves paths through core from a scope,
 //! a project slug and a name — the UI never sends a path to read or write.
 
+pub mod agents;
 pub mod anchors;
 pub mod archive;
 pub mod compose;

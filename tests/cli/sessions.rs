@@ -209,3 +209,26 @@ fn watch_prints_a_line_per_indexed_change() {
     let hits = a.json(&["recall", "quokka", "--no-index"]);
     assert_eq!(hits[0]["session_id"], "live");
 }
+
+#[test]
+fn a_deleted_transcript_stays_recallable_until_pruned() {
+    let a = Agents::new();
+    a.json(&["sessions", "index"]);
+    let claude = a.claude_project().join("0a1b2c3d-1111-2222-3333-444455556666.jsonl");
+    fs::remove_file(&claude).unwrap();
+    let s = a.json(&["sessions", "index"]);
+    assert_eq!(s["files_removed"], 1);
+    let hits = a.json(&["recall", "Redis cache catalog"]);
+    assert_eq!(hits[0]["session_id"], "0a1b2c3d-1111-2222-3333-444455556666", "{hits}");
+    let shown = a.json(&["sessions", "show", "0a1b2c3d-1111-2222-3333-444455556666"]);
+    assert!(shown.to_string().contains("materialized view"), "{shown}");
+    let recent = a.json(&["sessions", "prune", "--source-removed", "--older-than", "1"]);
+    assert_eq!(recent["removed"].as_array().unwrap().len(), 0, "deleted moments ago: kept");
+    let dry = a.json(&["sessions", "prune", "--source-removed", "--dry-run"]);
+    assert_eq!(dry["removed"].as_array().unwrap().len(), 1);
+    let pruned = a.json(&["sessions", "prune", "--source-removed"]);
+    assert_eq!(pruned["removed"][0]["path"], claude.display().to_string());
+    let hits = a.json(&["recall", "Redis cache catalog"]);
+    assert_eq!(hits.as_array().unwrap().len(), 0, "{hits}");
+    a.engram().args(["sessions", "prune"]).assert().code(2);
+}

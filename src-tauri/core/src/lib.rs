@@ -18,6 +18,7 @@ pub mod error;
 pub mod home;
 mod index_db;
 pub mod import;
+pub mod instructions;
 pub mod memory;
 pub mod project;
 pub mod rank;

@@ -223,13 +223,48 @@ fn incremental_indexing_follows_every_kind_of_file_change() {
     assert_eq!(count(&env.open(), "guava"), 1);
     assert_eq!(env.fts_rows("grape"), 0, "the full-text entries went with the messages");
 
-    // Deleted: its rows go away.
+    // Deleted: the vault keeps it searchable, marked with when its source disappeared.
     fs::remove_file(&path).unwrap();
     let s = env.index(&cfg);
     assert_eq!(s.files_removed, 1);
-    assert_eq!(s.sessions, 0);
+    assert_eq!(s.sessions, 1);
+    assert_eq!(count(&env.open(), "guava"), 1);
+    let vaulted = env.open().vaulted().unwrap();
+    assert_eq!(vaulted.len(), 1);
+    assert_eq!(vaulted[0].path, path);
+    let marked_at = vaulted[0].source_removed_at;
+    assert!(marked_at > 0);
+    assert_eq!(env.index(&cfg).files_removed, 0, "marked once, not again on every pass");
+
+    // Prune by age: too recent to go; then all of them.
+    let mut index = env.open();
+    let kept = index.prune_source_removed(Some(30), marked_at + 86_400, false).unwrap();
+    assert!(kept.removed.is_empty());
+    let dry = index.prune_source_removed(None, marked_at, true).unwrap();
+    assert_eq!(dry.removed.len(), 1);
+    assert_eq!(count(&env.open(), "guava"), 1, "a dry run removes nothing");
+    let pruned = index.prune_source_removed(Some(30), marked_at + 31 * 86_400, false).unwrap();
+    assert_eq!(pruned.removed.len(), 1);
     assert_eq!(count(&env.open(), "guava"), 0);
     assert_eq!(env.fts_rows("guava"), 0, "the full-text entries went with the messages");
+}
+
+#[test]
+fn a_vaulted_file_that_comes_back_is_read_again_and_unmarked() {
+    let env = Env::new();
+    let cfg = SessionsConfig::default();
+    let path = env.engram().join("back.jsonl");
+    fs::create_dir_all(env.engram()).unwrap();
+    fs::write(&path, line("user", "quokka papaya")).unwrap();
+    env.index(&cfg);
+    fs::remove_file(&path).unwrap();
+    env.index(&cfg);
+    assert_eq!(env.open().vaulted().unwrap().len(), 1);
+    fs::write(&path, format!("{}{}", line("user", "wombat kiwi"), line("assistant", "numbat lime"))).unwrap();
+    env.index(&cfg);
+    assert!(env.open().vaulted().unwrap().is_empty());
+    assert_eq!(count(&env.open(), "kiwi"), 1);
+    assert_eq!(count(&env.open(), "papaya"), 0, "a replaced file is read again whole");
 }
 
 #[test]
@@ -428,7 +463,25 @@ fn the_watcher_indexes_appends_and_new_roots() {
     wait_for("the new root", &|| count(&env.open(), "grace") >= 1);
 
     fs::remove_file(&path).unwrap();
-    wait_for("the removal", &|| count(&env.open(), "nectarine") == 0);
-    assert!(changes.lock().unwrap().iter().any(|c| matches!(c, SessionChange::Removed { .. })));
+    wait_for("the removal", &|| changes.lock().unwrap().iter().any(|c| matches!(c, SessionChange::Removed { .. })));
+    assert_eq!(count(&env.open(), "nectarine"), 1, "the vault keeps a deleted transcript searchable");
+    assert_eq!(env.open().vaulted().unwrap().len(), 1);
     drop(watcher);
+}
+
+#[test]
+fn an_index_of_the_previous_schema_is_migrated_without_losing_sessions() {
+    let env = Env::new();
+    let cfg = SessionsConfig::default();
+    fs::create_dir_all(env.engram()).unwrap();
+    fs::write(env.engram().join("old.jsonl"), line("user", "capybara mango")).unwrap();
+    env.index(&cfg);
+    {
+        let conn = rusqlite::Connection::open(env.home.index_db()).unwrap();
+        conn.execute_batch("ALTER TABLE session_files DROP COLUMN source_removed_at; UPDATE meta SET value = '2' WHERE key = 'sessions.schema';").unwrap();
+    }
+    assert_eq!(count(&env.open(), "mango"), 1, "schema 2 → 3 keeps the rows (vaulted sessions exist nowhere else)");
+    fs::remove_file(env.engram().join("old.jsonl")).unwrap();
+    env.index(&cfg);
+    assert_eq!(env.open().vaulted().unwrap().len(), 1);
 }

@@ -11,3 +11,4 @@ pub mod memory_search;
 pub mod reindex;
 pub mod serve;
 pub mod sessions;
+pub mod sessions_prune;

@@ -55,6 +55,8 @@ pub enum SessionsCommand {
         /// The session id (as `sessions list` and `recall` print it)
         id: String,
     },
+    /// Remove sessions kept after their transcript file was deleted
+    Prune(super::sessions_prune::PruneArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -80,6 +82,7 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
     match cmd {
         SessionsCommand::Index { source, rebuild } => index(ctx, source, rebuild),
         SessionsCommand::Watch => watch(ctx),
+        SessionsCommand::Prune(args) => super::sessions_prune::run(ctx, args),
         SessionsCommand::List { source, limit } => {
             let sessions = ctx.workspace.sessions(source.kind(), limit)?;
             if ctx.json {
@@ -127,7 +130,7 @@ fn print_summary(s: &IndexSummary) {
         println!("  {} file(s) shrank or were replaced and were read again from the start", s.files_reindexed_whole);
     }
     if s.files_removed > 0 {
-        println!("  {} file(s) are gone; their messages left the index", s.files_removed);
+        println!("  {} file(s) are gone; their sessions stay searchable (`engram sessions prune --source-removed` removes them)", s.files_removed);
     }
     if s.files_skipped_binary > 0 {
         println!("  {} file(s) are not text and were skipped", s.files_skipped_binary);

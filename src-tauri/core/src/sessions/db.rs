@@ -13,7 +13,7 @@ use super::error::{is_busy, is_corrupt, SessionError};
 use crate::index_db;
 
 const SCHEMA_KEY: &str = "sessions.schema";
-const SCHEMA_VERSION: &str = "2";
+const SCHEMA_VERSION: &str = "3";
 
 const DROP: &str = "
 DROP TRIGGER IF EXISTS session_messages_ai;
@@ -46,7 +46,9 @@ CREATE TABLE IF NOT EXISTS session_files(
     model TEXT,
     first_ts TEXT,
     last_ts TEXT,
-    messages INTEGER NOT NULL DEFAULT 0
+    messages INTEGER NOT NULL DEFAULT 0,
+    -- the vault: unix seconds when the transcript file was found deleted (rows kept)
+    source_removed_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS session_files_session ON session_files(session_id);
 CREATE TABLE IF NOT EXISTS session_messages(
@@ -113,7 +115,14 @@ impl From<rusqlite::Error> for Failure {
 
 fn open_once(path: &Path) -> Result<Connection, Failure> {
     let conn = index_db::open(path)?;
-    if index_db::schema_version(&conn, SCHEMA_KEY).as_deref() != Some(SCHEMA_VERSION) {
+    let version = index_db::schema_version(&conn, SCHEMA_KEY);
+    if version.as_deref() == Some("2") {
+        // Version 3 only adds the vault column; vaulted sessions exist nowhere else, so migrate
+        // in place rather than rebuild.
+        conn.execute_batch("BEGIN IMMEDIATE; ALTER TABLE session_files ADD COLUMN source_removed_at INTEGER; COMMIT;")?;
+        index_db::set_schema_version(&conn, SCHEMA_KEY, SCHEMA_VERSION)?;
+        conn.execute_batch(CREATE)?;
+    } else if version.as_deref() != Some(SCHEMA_VERSION) {
         // Another version's layout (or none): only the session tables are ours to replace.
         conn.execute_batch(&format!("BEGIN IMMEDIATE; {DROP} {CREATE} COMMIT;"))?;
         index_db::set_schema_version(&conn, SCHEMA_KEY, SCHEMA_VERSION)?;

@@ -121,8 +121,14 @@ impl SessionIndex {
         for (path, source) in &known {
             let disabled = !cfg.sources.contains(source);
             let checked_and_gone = wanted.contains(source) && !present.contains(path.as_path());
-            if disabled || checked_and_gone {
+            if disabled {
                 self.remove_file(path)?;
+                summary.files_removed += 1;
+            } else if checked_and_gone && !super::vault::is_vaulted(&self.conn, path)? {
+                // Vaulted, not dropped: the transcript stays searchable (see `vault`).
+                self.begin()?;
+                super::vault::mark_removed(&self.conn, path, super::vault::unix_now())?;
+                self.commit()?;
                 summary.files_removed += 1;
             }
         }
@@ -186,14 +192,14 @@ impl SessionIndex {
 
     /// Starts a write transaction unless one is open (`BEGIN IMMEDIATE`: lock contention shows
     /// up here, as `Busy`, rather than halfway through).
-    fn begin(&mut self) -> Result<(), SessionError> {
+    pub(super) fn begin(&mut self) -> Result<(), SessionError> {
         if self.conn.is_autocommit() {
             self.conn.execute_batch("BEGIN IMMEDIATE").map_err(|e| SessionError::from_sql(&self.path, e))?;
         }
         Ok(())
     }
 
-    fn commit(&mut self) -> Result<(), SessionError> {
+    pub(super) fn commit(&mut self) -> Result<(), SessionError> {
         if !self.conn.is_autocommit() {
             if let Err(e) = write_fts(&self.conn, &mut self.pending_fts) {
                 self.rollback();
@@ -204,7 +210,7 @@ impl SessionIndex {
         Ok(())
     }
 
-    fn rollback(&mut self) {
+    pub(super) fn rollback(&mut self) {
         self.pending_fts.clear();
         if !self.conn.is_autocommit() {
             let _ = self.conn.execute_batch("ROLLBACK");
@@ -275,12 +281,15 @@ impl SessionIndex {
             Ok(_) => return Ok(FileChange::Unchanged),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 self.begin()?;
-                let path_text = path.to_string_lossy().to_string();
-                let removed = self.remove_rows(&path_text, &format!("{}/%", escape_like(&path_text)))?;
-                return Ok(if removed > 0 { FileChange::Removed } else { FileChange::Unchanged });
+                let marked = super::vault::mark_removed(&self.conn, path, super::vault::unix_now())?;
+                return Ok(if marked > 0 { FileChange::Removed } else { FileChange::Unchanged });
             }
             Err(source) => return Err(SessionError::Io { path: path.to_path_buf(), source }),
         };
+        if super::vault::is_vaulted(&self.conn, path)? {
+            self.begin()?;
+            super::vault::unmark(&self.conn, path)?;
+        }
         let previous = self.checkpoint(path)?;
         if let Some(cp) = &previous {
             if cp.size == stat.size && cp.mtime_ns == stat.mtime_ns && cp.inode == stat.inode && cp.include_tools == include_tools {

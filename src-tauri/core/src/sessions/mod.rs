@@ -21,6 +21,7 @@ mod roots;
 mod runs;
 mod transcript;
 mod types;
+mod vault;
 mod watcher;
 
 pub use crate::config::SessionSource as SourceKind;
@@ -34,4 +35,5 @@ pub use transcript::IndexStats;
 pub use types::{
     IndexProgress, IndexSummary, RecallHit, RecallQuery, SessionChange, SessionMeta, SnippetPart, Transcript, Turn,
 };
+pub use vault::{VaultPruneReport, VaultedFile};
 pub use watcher::SessionWatcher;

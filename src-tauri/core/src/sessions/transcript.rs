@@ -66,7 +66,15 @@ impl SessionIndex {
             .map_err(|e| SessionError::from_sql(&self.path, e))?
             .ok_or_else(|| SessionError::NotFound { id: session_id.to_string() })?;
         let path = Path::new(&meta.path);
-        let mut file = File::open(path).map_err(|source| SessionError::Io { path: path.to_path_buf(), source })?;
+        let mut file = match File::open(path) {
+            Ok(f) => f,
+            // Deleted since indexing: the vault's stored turns are the transcript now.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let turns = super::vault::stored_turns(&self.conn, path).map_err(|e| SessionError::from_sql(&self.path, e))?;
+                return Ok(Transcript { meta, turns });
+            }
+            Err(source) => return Err(SessionError::Io { path: path.to_path_buf(), source }),
+        };
         let mut state = SessionState::default();
         let mut ignored = IndexSummary::default();
         let read = read_complete_lines(&mut file, meta.source, &mut state, true, &mut ignored)

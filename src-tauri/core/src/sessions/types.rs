@@ -132,7 +132,7 @@ pub struct IndexProgress {
 pub enum SessionChange {
     /// New messages from a transcript are searchable.
     Indexed { source: SourceKind, session_id: String, path: PathBuf, messages: u64 },
-    /// A transcript disappeared; its messages left the index.
+    /// A transcript disappeared; the vault keeps its messages searchable until pruned.
     Removed { path: PathBuf },
     /// A failure while indexing; the watcher keeps running.
     Failed { message: String },

@@ -202,8 +202,8 @@ impl WatchState {
             } else if discover::is_transcript(source, root, &path) {
                 self.index_one(source, &path);
             } else if !path.exists() {
-                // A removed directory: drop whatever was indexed under it.
-                match self.index.remove_file(&path) {
+                // A removed directory: the vault keeps whatever was indexed under it.
+                match self.index.vault_missing(&path) {
                     Ok(true) => (self.on_change)(SessionChange::Removed { path }),
                     Ok(false) => {}
                     Err(e) => (self.on_change)(SessionChange::Failed { message: e.to_string() }),

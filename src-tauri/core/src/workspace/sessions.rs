@@ -87,6 +87,17 @@ impl Workspace {
             .collect()
     }
 
+    /// Removes sessions the vault kept after their transcript was deleted (`older_than_days`
+    /// since the deletion was noticed, when given) as of `now`; `dry_run` only lists them.
+    pub fn prune_vaulted_sessions(
+        &self,
+        older_than_days: Option<u32>,
+        now: chrono::DateTime<chrono::Utc>,
+        dry_run: bool,
+    ) -> Result<crate::sessions::VaultPruneReport, WorkspaceError> {
+        Ok(self.session_index()?.prune_source_removed(older_than_days, now.timestamp(), dry_run)?)
+    }
+
     pub fn session_stats(&self) -> Result<IndexStats, WorkspaceError> {
         Ok(self.session_index()?.stats()?)
     }

@@ -1,0 +1,70 @@
+//! Agents in Settings and on the first-run screen: each agent's connection, and Connect /
+//! Disconnect with the change shown first (a dry run) and then applied.
+//!
+//! Thin: core plans and applies (`engram_core::agents`) and knows where the agents' files are
+//! (the workspace's launch environment); this only names which `engram` binary they should run
+//! (the one installed beside the app, else `engram` on PATH).
+
+use engram_core::agents::{self, Action, Agent, AgentConnection, AgentEnv, ConnectReport, EngramCommand};
+use engram_core::error::FrontEndCode;
+use engram_core::Workspace;
+use serde::Serialize;
+use tauri::AppHandle;
+
+use crate::ipc_error::{front_end, IpcResult};
+use crate::state::off_main;
+
+fn agent_env(ws: &Workspace) -> IpcResult<AgentEnv> {
+    ws.agent_env().ok_or_else(|| front_end(FrontEndCode::NoHome, "cannot find your home directory (set HOME)"))
+}
+
+/// `engram` beside the app's own executable (how the package installs both), else on PATH.
+fn engram_command() -> EngramCommand {
+    let beside = std::env::current_exe().ok().and_then(|exe| exe.parent().map(|d| d.join("engram"))).filter(|p| p.is_file());
+    EngramCommand::new(beside.map(|p| p.display().to_string()).unwrap_or_else(|| "engram".into()))
+}
+
+fn parse_agent(agent: &str) -> IpcResult<Agent> {
+    Agent::parse(agent).ok_or_else(|| front_end(FrontEndCode::Usage, format!("unknown agent `{agent}`: use claude or codex")))
+}
+
+#[derive(Debug, Serialize)]
+pub struct AgentView {
+    #[serde(flatten)]
+    pub connection: AgentConnection,
+    pub connected: bool,
+    /// Where this agent's transcripts are read from when past sessions are indexed.
+    pub transcripts_dir: String,
+}
+
+#[tauri::command]
+pub async fn agent_connections(app: AppHandle) -> IpcResult<Vec<AgentView>> {
+    off_main(app, |ws| {
+        let env = agent_env(ws)?;
+        Ok(Agent::ALL
+            .into_iter()
+            .map(|a| {
+                let connection = agents::connection(a, &env);
+                let transcripts_dir = match a {
+                    Agent::Claude => env.claude_projects(),
+                    Agent::Codex => env.codex_dir().join("sessions"),
+                };
+                AgentView { connected: connection.connected(), connection, transcripts_dir: transcripts_dir.display().to_string() }
+            })
+            .collect())
+    })
+    .await
+}
+
+/// Plans (`dry_run`) or applies connect/disconnect for one agent; the report carries the
+/// per-file summary and diff the confirm dialog shows.
+#[tauri::command]
+pub async fn change_agent_connection(app: AppHandle, agent: String, connect: bool, dry_run: bool) -> IpcResult<ConnectReport> {
+    let agent = parse_agent(&agent)?;
+    let action = if connect { Action::Connect } else { Action::Disconnect };
+    off_main(app, move |ws| {
+        let edits = agents::plan(agent, action, &agent_env(ws)?, &engram_command())?;
+        Ok(agents::apply(agent, action, edits, dry_run, chrono::Utc::now())?)
+    })
+    .await
+}

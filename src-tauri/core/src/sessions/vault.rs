@@ -1,0 +1,114 @@
+//! The session vault (DESIGN §7): a session whose transcript file disappears (Claude Code purges
+//! transcripts after `cleanupPeriodDays`) stays indexed, searchable and viewable, marked with
+//! when its source was found missing, until the person prunes it.
+//!
+//! Owns: marking and unmarking `session_files.source_removed_at` (unix seconds), listing the
+//! vaulted files, and `prune --source-removed [--older-than DAYS]`.
+//! Deliberately does not: decide when a file is gone (the indexer does) or delete transcripts.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::params;
+use serde::Serialize;
+
+use super::index::escape_like;
+use super::{SessionError, SessionIndex};
+
+/// One transcript kept after its file disappeared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VaultedFile {
+    pub path: PathBuf,
+    pub session_id: String,
+    /// Unix seconds when the indexer first found the file missing.
+    pub source_removed_at: i64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct VaultPruneReport {
+    pub dry_run: bool,
+    pub removed: Vec<VaultedFile>,
+}
+
+/// Marks a file (and files under it, for a removed directory) as gone, keeping its rows.
+/// Returns how many were newly marked.
+pub(crate) fn mark_removed(conn: &rusqlite::Connection, path: &Path, now: i64) -> rusqlite::Result<usize> {
+    let text = path.to_string_lossy();
+    conn.execute(
+        "UPDATE session_files SET source_removed_at = ?3 WHERE (path = ?1 OR path LIKE ?2 ESCAPE '\\') AND source_removed_at IS NULL",
+        params![text, format!("{}/%", escape_like(&text)), now],
+    )
+}
+
+/// Whether the file is already marked gone (a read: no write lock taken).
+pub(crate) fn is_vaulted(conn: &rusqlite::Connection, path: &Path) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT count(*) FROM session_files WHERE path = ?1 AND source_removed_at IS NOT NULL",
+        params![path.to_string_lossy()],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+}
+
+/// The file is back (restored from a backup, or a new file at the same path): no longer vaulted.
+pub(crate) fn unmark(conn: &rusqlite::Connection, path: &Path) -> rusqlite::Result<usize> {
+    conn.execute(
+        "UPDATE session_files SET source_removed_at = NULL WHERE path = ?1 AND source_removed_at IS NOT NULL",
+        params![path.to_string_lossy()],
+    )
+}
+
+/// The indexed turns of a file, in order: what remains of a transcript whose file is gone.
+pub(crate) fn stored_turns(conn: &rusqlite::Connection, path: &Path) -> rusqlite::Result<Vec<super::Turn>> {
+    let mut stmt = conn.prepare(
+        "SELECT m.role, m.ts, m.text FROM session_messages m JOIN session_files f ON f.id = m.file_id WHERE f.path = ?1 ORDER BY m.id",
+    )?;
+    let rows = stmt.query_map(params![path.to_string_lossy()], |r| Ok(super::Turn { role: r.get(0)?, ts: r.get(1)?, text: r.get(2)? }))?;
+    rows.collect()
+}
+
+/// The current time in unix seconds, read where the indexer records a disappearance.
+pub(crate) fn unix_now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+}
+
+impl SessionIndex {
+    /// Marks `path` (a file, or a removed directory's files) as gone; true when any was newly
+    /// marked.
+    pub(crate) fn vault_missing(&mut self, path: &Path) -> Result<bool, SessionError> {
+        self.begin()?;
+        match mark_removed(&self.conn, path, unix_now()) {
+            Ok(n) => {
+                self.commit()?;
+                Ok(n > 0)
+            }
+            Err(e) => {
+                self.rollback();
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Files kept in the index after their source disappeared, oldest disappearance first.
+    pub fn vaulted(&self) -> Result<Vec<VaultedFile>, SessionError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT path, session_id, source_removed_at FROM session_files WHERE source_removed_at IS NOT NULL ORDER BY source_removed_at, path",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(VaultedFile { path: PathBuf::from(r.get::<_, String>(0)?), session_id: r.get(1)?, source_removed_at: r.get(2)? })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Removes vaulted sessions whose source disappeared at least `older_than_days` ago (all of
+    /// them when `None`). `now` is unix seconds.
+    pub fn prune_source_removed(&mut self, older_than_days: Option<u32>, now: i64, dry_run: bool) -> Result<VaultPruneReport, SessionError> {
+        let cutoff = older_than_days.map_or(i64::MAX, |d| now - i64::from(d) * 86_400);
+        let doomed: Vec<VaultedFile> = self.vaulted()?.into_iter().filter(|v| v.source_removed_at <= cutoff).collect();
+        if !dry_run {
+            for v in &doomed {
+                self.remove_file(&v.path)?;
+            }
+        }
+        Ok(VaultPruneReport { dry_run, removed: doomed })
+    }
+}

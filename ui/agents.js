@@ -1,0 +1,78 @@
+// Agents (Claude Code, Codex): each one's connection, and Connect / Disconnect that first shows
+// exactly what will change in the agent's own files (a dry run) and asks.
+//
+// data-testid:
+//   agents-card        the card          agent-row         one agent (data-agent, data-connected)
+//   agent-state        its state text    agent-toggle      Connect / Disconnect button
+//   agent-change       the planned change shown in the confirm dialog
+
+import { call } from './api.js';
+import { h, clear } from './dom.js';
+import { confirmDialog, toast } from './dialog.js';
+
+function partText(part) {
+  switch (part.state) {
+    case 'installed': return 'installed';
+    case 'missing': return 'not installed';
+    case 'broken_binary': return `points at ${part.program}, which does not exist`;
+    default: return `unreadable: ${part.reason}`;
+  }
+}
+
+function changeText(report) {
+  return report.files.filter((f) => f.changed)
+    .map((f) => `${f.path}:\n${f.summary.map((s) => `  ${s}`).join('\n')}\n${f.diff}`).join('\n');
+}
+
+export function agentsCard({ onChange = () => {} } = {}) {
+  const el = h('div', { class: 'card', testid: 'agents-card' }, h('h2', {}, 'Agents'));
+
+  async function toggle(agent) {
+    const connect = !agent.connected;
+    const verb = connect ? 'Connect' : 'Disconnect';
+    try {
+      const plan = await call('change_agent_connection', { agent: agent.agent, connect, dryRun: true });
+      if (!plan.changed) {
+        toast(`${agent.name} is already ${connect ? 'connected' : 'disconnected'}`, 'info');
+        return load();
+      }
+      const ok = await confirmDialog({
+        title: `${verb} ${agent.name}?`,
+        message: connect
+          ? `Engram adds its prompt hook and MCP server to ${agent.name}'s own files. A backup of each file is kept beside it.`
+          : `Engram removes exactly what it added to ${agent.name}'s files. A backup of each file is kept beside it.`,
+        details: h('pre', { class: 'mono diff-block', testid: 'agent-change' }, changeText(plan)),
+        confirmLabel: verb,
+      });
+      if (!ok) return;
+      await call('change_agent_connection', { agent: agent.agent, connect, dryRun: false });
+      toast(`${agent.name} ${connect ? 'connected' : 'disconnected'}; restart its sessions to pick it up`, 'success');
+      onChange();
+    } catch (e) {
+      toast(e.message, 'error', 9000);
+    }
+    await load();
+  }
+
+  async function load() {
+    let agents;
+    try {
+      agents = await call('agent_connections');
+    } catch (e) {
+      clear(el, h('h2', {}, 'Agents'), h('div', { class: 'error-box' }, e.message));
+      return [];
+    }
+    clear(el, h('h2', {}, 'Agents'),
+      h('ul', { class: 'checks' }, agents.map((a) => h('li', { class: `check check-${a.connected ? 'ok' : 'warn'}`, testid: 'agent-row', dataset: { agent: a.agent, connected: String(a.connected) } },
+        h('span', { class: 'check-area' }, a.name),
+        h('span', { class: 'check-detail', testid: 'agent-state' },
+          `hook ${partText(a.hook)} · MCP server ${partText(a.mcp)}`,
+          a.notes.length ? h('span', { class: 'muted' }, ` — ${a.notes.join('; ')}`) : null),
+        h('button', { class: a.connected ? 'btn' : 'btn btn-primary', testid: 'agent-toggle', onClick: () => toggle(a) },
+          a.connected ? 'Disconnect' : `Connect ${a.name}`)))));
+    return agents;
+  }
+
+  load();
+  return { el, load };
+}
