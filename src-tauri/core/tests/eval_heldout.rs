@@ -146,8 +146,97 @@ const BM25_FLOORS: &[(Half, &str, f64, f64, f64)] = &[
     (Half::Test, "keyword", 0.98, 0.98, 0.98),
 ];
 const DEFAULT_FLOORS: &[(Half, &str, f64, f64, f64)] = &[
-    (Half::Dev, "ALL", 0.56, 0.70, 0.66),
-    (Half::Test, "ALL", 0.41, 0.60, 0.54),
+    (Half::Dev, "ALL", 0.63, 0.75, 0.71),
+    (Half::Test, "ALL", 0.53, 0.70, 0.63),
+    (Half::Test, "paraphrase", 0.30, 0.55, 0.45),
     (Half::Dev, "keyword", 0.98, 0.98, 0.98),
     (Half::Test, "keyword", 0.98, 0.98, 0.98),
 ];
+
+/// Tuning aid: vectors held in memory so vector layouts can be compared before any sidecar
+/// change. `EXP_VEC`: 0 whole text (as the sidecar), 1 headline only, 2 max of headline and
+/// body chunks, 3 max of whole and headline.
+struct LayoutScorer {
+    embedder: std::sync::Arc<std::sync::Mutex<engram_core::embed::Embedder>>,
+    vectors: std::collections::HashMap<std::path::PathBuf, (Vec<f32>, Vec<f32>, Vec<Vec<f32>>)>,
+}
+
+fn unit(mut v: Vec<f32>) -> Vec<f32> {
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-9);
+    v.iter_mut().for_each(|x| *x /= n);
+    v
+}
+
+fn dotp(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+impl engram_core::rank::SemanticScorer for LayoutScorer {
+    fn similarities(&self, query: &str, docs: &[engram_core::rank::DocTerms]) -> Result<Vec<Option<f32>>, String> {
+        use engram_core::embed::TextEmbedder;
+        let q = unit(self.embedder.lock().unwrap().embed(&[query.to_string()]).map_err(|e| e.to_string())?.pop().unwrap());
+        let mode = std::env::var("EXP_VEC").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+        Ok(docs
+            .iter()
+            .map(|d| {
+                let (whole, head, chunks) = self.vectors.get(&d.path)?;
+                let s = match mode {
+                    1 => dotp(&q, head),
+                    2 => chunks.iter().map(|c| dotp(&q, c)).fold(dotp(&q, head), f32::max),
+                    3 => dotp(&q, whole).max(dotp(&q, head)),
+                    4 => 0.5 * dotp(&q, whole) + 0.5 * dotp(&q, head),
+                    5 => {
+                        let best_chunk = chunks.iter().map(|c| dotp(&q, c)).fold(0.0, f32::max);
+                        0.5 * dotp(&q, head) + 0.5 * best_chunk.max(dotp(&q, whole))
+                    }
+                    _ => dotp(&q, whole),
+                };
+                Some(s.max(0.0))
+            })
+            .collect())
+    }
+}
+
+#[test]
+#[ignore]
+fn tune_vector_layout_on_dev() {
+    use engram_core::embed::TextEmbedder;
+    let tmp = tempfile::tempdir().unwrap();
+    let set = eval_set::load(tmp.path());
+    let paths = model_paths();
+    let embedder = engram_core::embed::shared_embedder(&paths).unwrap();
+    let mut vectors = std::collections::HashMap::new();
+    for f in eval_set::all_files(&set) {
+        let m = f.parsed.unwrap();
+        let name = m.name.replace('-', " ");
+        let head = format!("{name}\n{}", m.description);
+        let whole = format!("{name}\n{}\n{}", m.description, m.body);
+        let mut texts = vec![whole, head];
+        for para in m.body.split("\n\n").filter(|p| !p.trim().is_empty()) {
+            texts.push(para.to_string());
+        }
+        let mut v = embedder.lock().unwrap().embed(&texts).unwrap().into_iter().map(unit);
+        let whole = v.next().unwrap();
+        let head = v.next().unwrap();
+        vectors.insert(m.path.clone(), (whole, head, v.collect()));
+    }
+    let scorer = LayoutScorer { embedder: embedder.clone(), vectors };
+    // `EVAL_TUNE="EXP_VEC=0;EXP_VEC=3"` runs each setting; only the dev half is printed.
+    let settings = std::env::var("EVAL_TUNE").unwrap_or_default();
+    for setting in settings.split(';') {
+        for kv in setting.split(',').filter(|kv| !kv.is_empty()) {
+            let (k, v) = kv.split_once('=').unwrap();
+            std::env::set_var(k, v);
+        }
+        let config = Config { strategy: Strategy::Auto, fusion: Fusion::Blend, semantic_weight: 0.6, scorer: Some(&scorer) };
+        let report = eval_set::evaluate(&set, &config, false);
+        let line = |r: &Report, c: &str| {
+            let t = r[&(Half::Dev, c.to_string())];
+            format!("{c} {:.3}/{:.3}/{:.3}", t.hit1(), t.hit3(), t.mrr())
+        };
+        println!("{setting:<40} | {} | {} | {} | {}", line(&report, "ALL"), line(&report, "paraphrase"), line(&report, "long-prompt"), line(&report, "synonym"));
+        for kv in setting.split(',').filter(|kv| !kv.is_empty()) {
+            std::env::remove_var(kv.split_once('=').unwrap().0);
+        }
+    }
+}
