@@ -97,6 +97,9 @@ fn error_code(error: &anyhow::Error) -> &'static str {
         if let Some(e) = cause.downcast_ref::<engram_core::compose_service::ServiceError>() {
             return e.code();
         }
+        if let Some(e) = cause.downcast_ref::<engram_core::compose::cases::CasesError>() {
+            return e.code();
+        }
     }
     "failed"
 }

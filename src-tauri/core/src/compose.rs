@@ -19,6 +19,7 @@ use crate::config::{RetrievalConfig, Strategy};
 use crate::memory::{read_memory_file, Scope, ScopeFilter, Store};
 use crate::rank::{self, CorpusCache, Hit, SearchParams, Semantic, Synonyms};
 
+pub mod cases;
 mod fit;
 
 /// What to compose for.

@@ -7,6 +7,7 @@ pub mod embedding;
 pub mod init;
 pub mod memory;
 pub mod memory_search;
+pub mod memory_test;
 pub mod reindex;
 pub mod serve;
 pub mod sessions;
