@@ -7,6 +7,7 @@ mod concurrency;
 mod crash;
 mod doctor;
 mod memory;
+mod memory_test;
 mod service;
 mod sessions;
 mod support;

@@ -1,9 +1,12 @@
 //! Prompt composition (DESIGN §5): the memory block an agent gets for one turn.
 //!
 //! Owns: assembling trust anchors, both MEMORY.md indexes and the top-ranked bodies under the
-//! shared `top_k` and `max_bytes` caps (the top entry is always admitted), and reporting what
-//! each section costs and what the caps cut. A source that cannot be read is left out with a
-//! note: composition never fails the turn.
+//! shared `top_k` cap and a `max_bytes` that bounds the whole block, and reporting what each
+//! section costs and what the caps cut. The budget goes to the trust anchors first (the person's
+//! own words), then to ranked bodies (a quarter of what is left is held back for the indexes),
+//! then to the indexes; a top entry too long for what is left goes in cut at a line boundary,
+//! and every cut says so in the block. A source that cannot be read is left out with a note:
+//! composition never fails the turn. How each source is trimmed to fit lives in `fit`.
 //! Deliberately does not: resolve the project or load embeddings (callers pass the store and a
 //! `Semantic`), or print.
 
@@ -15,6 +18,9 @@ use crate::anchors;
 use crate::config::{RetrievalConfig, Strategy};
 use crate::memory::{read_memory_file, Scope, ScopeFilter, Store};
 use crate::rank::{self, CorpusCache, Hit, SearchParams, Semantic, Synonyms};
+
+pub mod cases;
+mod fit;
 
 /// What to compose for.
 #[derive(Debug, Clone)]
@@ -116,7 +122,7 @@ pub fn compose(
         let path = path?;
         match anchors::read(&path) {
             Ok(Some(text)) if !text.trim().is_empty() && !anchors::is_untouched_skeleton(&text) => {
-                Some(section(kind, heading, text, None, None))
+                Some(section(kind, heading, fit::anchor(&text, heading), None, None))
             }
             Ok(_) => None,
             Err(e) => {
@@ -146,11 +152,18 @@ pub fn compose(
         (every_memory(store, &mut notes), retrieval.strategy)
     };
 
-    let (chosen, cut) = admit(&hits, request, !retrieval.enabled, &mut notes);
+    let unlimited = !retrieval.enabled;
+    let limit = if unlimited { usize::MAX } else { request.max_bytes };
+    let mut fixed: Vec<Section> = Vec::new();
+    for anchor in [user_anchor, project_anchor].into_iter().flatten() {
+        let room = limit.saturating_sub(block_len(&fixed) + section_overhead(&anchor.heading, "##"));
+        match fit::cut_to(&anchor.body, room, &anchor.heading) {
+            Some(body) => fixed.push(section(anchor.kind, &anchor.heading, body, None, None)),
+            None => notes.push(format!("left out {}: larger than max_bytes", anchor.heading)),
+        }
+    }
 
-    let mut sections = Vec::new();
-    sections.extend(user_anchor);
-    sections.extend(project_anchor);
+    let mut indexes: Vec<(Scope, SectionKind, &str, String)> = Vec::new();
     for scope in [Scope::User, Scope::Project] {
         if scope == Scope::Project && store.project().is_none() {
             continue;
@@ -160,14 +173,44 @@ pub fn compose(
             Scope::Project => (SectionKind::ProjectIndex, "Project memory index"),
         };
         match store.index_text(scope) {
-            Ok(Some(text)) if !text.trim().is_empty() => sections.push(section(kind, heading, text, None, None)),
+            Ok(Some(text)) if !text.trim().is_empty() => indexes.push((scope, kind, heading, fit::index(&text))),
             Ok(_) => {}
             Err(e) => notes.push(format!("left out {heading}: {e}")),
         }
-        for (hit, body) in chosen.iter().filter(|(h, _)| h.scope == scope) {
+    }
+    let index_cost: usize = indexes.iter().map(|(_, _, h, t)| section_overhead(h, "##") + t.len()).sum();
+    let after_anchors = limit.saturating_sub(block_len(&fixed));
+    let body_budget = after_anchors - index_cost.min(after_anchors / 4);
+    let (chosen, cut) = admit(&hits, request, unlimited, body_budget, &mut notes);
+    let bodies: Vec<Section> = chosen
+        .iter()
+        .map(|(hit, body)| {
             let heading = format!("{} [{}]", hit.name, hit.kind);
-            sections.push(section(SectionKind::Memory, &heading, body.clone(), Some(hit.scope), Some(hit.name.clone())));
+            section(SectionKind::Memory, &heading, body.clone(), Some(hit.scope), Some(hit.name.clone()))
+        })
+        .collect();
+
+    let mut room = limit.saturating_sub(block_len(&fixed) + bodies.iter().map(section_cost).sum::<usize>());
+    let mut fitted_indexes = Vec::new();
+    let count = indexes.len();
+    for (i, (scope, kind, heading, text)) in indexes.into_iter().enumerate() {
+        // Each index gets an even share of what is left; what one does not use passes on.
+        let share = room / (count - i);
+        let what = format!("the {}", heading.to_lowercase());
+        match fit::cut_to(&text, share.saturating_sub(section_overhead(heading, "##")), &what) {
+            Some(body) if share > section_overhead(heading, "##") => {
+                let s = section(kind, heading, body, None, None);
+                room = room.saturating_sub(section_cost(&s));
+                fitted_indexes.push((scope, s));
+            }
+            _ => notes.push(format!("left out {heading}: no room under max_bytes")),
         }
+    }
+
+    let mut sections = fixed;
+    for scope in [Scope::User, Scope::Project] {
+        sections.extend(fitted_indexes.iter().filter(|(s, _)| *s == scope).map(|(_, section)| section.clone()));
+        sections.extend(bodies.iter().filter(|b| b.scope == Some(scope)).cloned());
     }
     // A selected memory's size is the size of its section in the block (heading included), so
     // the two lists a person compares show one number for one memory.
@@ -200,6 +243,22 @@ fn section(kind: SectionKind, heading: &str, body: String, scope: Option<Scope>,
     Section { kind, heading: heading.to_string(), bytes, scope, name, body }
 }
 
+/// What a section adds to the rendered block besides its body: heading line and blank line.
+fn section_overhead(heading: &str, level: &str) -> usize {
+    level.len() + 1 + heading.len() + 1 + 2
+}
+
+fn section_cost(s: &Section) -> usize {
+    let level = if s.kind == SectionKind::Memory { "###" } else { "##" };
+    section_overhead(&s.heading, level) + s.body.trim_end_matches('\n').len()
+}
+
+/// Length of the rendered block of `sections` (the `<engram-memory>` lines included).
+fn block_len(sections: &[Section]) -> usize {
+    const WRAPPER: usize = "<engram-memory>\n".len() + "</engram-memory>\n".len();
+    WRAPPER + sections.iter().map(section_cost).sum::<usize>()
+}
+
 fn render(sections: &[Section]) -> String {
     if sections.is_empty() {
         return String::new();
@@ -218,28 +277,31 @@ fn render(sections: &[Section]) -> String {
     out
 }
 
-/// Applies `top_k` and `max_bytes` together (the top entry always goes in) and reads bodies.
+/// Applies `top_k` and the body budget together and reads bodies; a top entry longer than the
+/// budget goes in cut at a line boundary (with a line saying so) when any of it fits.
 /// Only bodies that can still be admitted are read: with a large store nearly every memory
 /// matches something, and reading each one's file per turn would dominate the call. A cut
 /// reports the body size the ranker saw (the same file, refreshed for this call).
-fn admit(hits: &[Hit], request: &ComposeRequest, unlimited: bool, notes: &mut Vec<String>) -> (Vec<(Hit, String)>, Vec<Cut>) {
+fn admit(hits: &[Hit], request: &ComposeRequest, unlimited: bool, budget: usize, notes: &mut Vec<String>) -> (Vec<(Hit, String)>, Vec<Cut>) {
     let mut chosen: Vec<(Hit, String)> = Vec::new();
     let mut cut = Vec::new();
     let mut used = 0usize;
     let reason_for = |chosen: usize, used: usize, cost: usize| {
-        if unlimited || chosen == 0 {
+        if unlimited {
             None
         } else if chosen >= request.top_k {
             Some(CutReason::TopK)
-        } else if used + cost > request.max_bytes {
+        } else if used + cost > budget {
             Some(CutReason::MaxBytes)
         } else {
             None
         }
     };
     for hit in hits {
+        let overhead = section_overhead(&format!("{} [{}]", hit.name, hit.kind), "###");
         let known = hit.body_bytes as usize;
-        if let Some(reason) = reason_for(chosen.len(), used, known) {
+        let may_cut_to_fit = chosen.is_empty() && !unlimited;
+        if let Some(reason) = reason_for(chosen.len(), used, known + overhead).filter(|_| !may_cut_to_fit) {
             cut.push(Cut { scope: hit.scope, name: hit.name.clone(), score: hit.score, bytes: known, reason });
             continue;
         }
@@ -251,9 +313,19 @@ fn admit(hits: &[Hit], request: &ComposeRequest, unlimited: bool, notes: &mut Ve
                 continue;
             }
         };
-        let cost = body.len();
+        let cost = body.len() + overhead;
         match reason_for(chosen.len(), used, cost) {
-            Some(reason) => cut.push(Cut { scope: hit.scope, name: hit.name.clone(), score: hit.score, bytes: cost, reason }),
+            Some(CutReason::MaxBytes) if may_cut_to_fit => {
+                match fit::cut_to(&body, budget.saturating_sub(overhead), &hit.name) {
+                    Some(shortened) => {
+                        notes.push(format!("{}/{} cut to {} of {} bytes to fit max_bytes", hit.scope, hit.name, shortened.len(), body.len()));
+                        used += shortened.len() + overhead;
+                        chosen.push((hit.clone(), shortened));
+                    }
+                    None => cut.push(Cut { scope: hit.scope, name: hit.name.clone(), score: hit.score, bytes: body.len(), reason: CutReason::MaxBytes }),
+                }
+            }
+            Some(reason) => cut.push(Cut { scope: hit.scope, name: hit.name.clone(), score: hit.score, bytes: body.len(), reason }),
             None => {
                 used += cost;
                 chosen.push((hit.clone(), body));
@@ -335,7 +407,7 @@ mod tests {
         let hits = [hit("kept", kept, 5), hit("second", tmp.path().join("gone.md"), 40), hit("third", tmp.path().join("gone2.md"), 7)];
         let request = ComposeRequest { query: String::new(), top_k: 1, max_bytes: 1000 };
         let mut notes = Vec::new();
-        let (chosen, cut) = admit(&hits, &request, false, &mut notes);
+        let (chosen, cut) = admit(&hits, &request, false, 1000, &mut notes);
         assert_eq!(chosen.len(), 1);
         assert_eq!(chosen[0].1, "body\n");
         let cut: Vec<(&str, usize, CutReason)> = cut.iter().map(|c| (c.name.as_str(), c.bytes, c.reason)).collect();
@@ -357,7 +429,7 @@ mod tests {
             "<engram-memory>",
             "## User preferences\nPrefer tabs.",
             "## Project context\nLedger service.",
-            "## User memory index\n# Memory index",
+            "## User memory index\n### project\n",
             "### deploy-steps [project]\nRun make deploy.",
             "## Project memory index",
             "### db-migrations [project]",
@@ -393,19 +465,59 @@ mod tests {
     }
 
     #[test]
-    fn caps_apply_together_and_the_top_entry_always_goes_in() {
+    fn caps_apply_together_and_a_long_top_entry_goes_in_cut_to_fit() {
         let (_tmp, store) = setup();
-        save(&store, Scope::User, "huge-cache", "cache cache cache", &"cache ".repeat(2000));
+        save(&store, Scope::User, "huge-cache", "cache cache cache", &"cache cache cache\n".repeat(700));
         save(&store, Scope::User, "small-cache", "cache notes", "cache tip");
         save(&store, Scope::User, "tiny-cache", "cache", "cache");
-        let c = compose_for(&store, "cache", 10, 100);
-        assert_eq!(c.selected[0].name, "huge-cache", "top entry admitted despite max_bytes");
+        let c = compose_for(&store, "cache", 10, 1000);
+        assert!(c.text.len() <= 1000, "{}", c.text.len());
+        assert_eq!(c.selected[0].name, "huge-cache", "top entry admitted, cut to fit");
+        assert!(c.selected[0].bytes < 1000);
+        assert!(c.text.contains("more lines of huge-cache cut to fit max_bytes"), "{}", c.text);
+        assert!(c.notes.iter().any(|n| n.contains("huge-cache cut to")), "{:?}", c.notes);
         assert!(c.cut.iter().all(|x| x.reason == CutReason::MaxBytes));
-        assert_eq!(c.selected.len() + c.cut.len(), 3);
         let c = compose_for(&store, "cache", 1, 1_000_000);
         assert_eq!(c.selected.len(), 1);
         assert_eq!(c.cut.len(), 2);
         assert!(c.cut.iter().all(|x| x.reason == CutReason::TopK));
+    }
+
+    #[test]
+    fn the_block_is_lean_indexes_nested_no_generated_comment_no_doubled_heading() {
+        let (_tmp, store) = setup();
+        std::fs::create_dir_all(store.home().root()).unwrap();
+        std::fs::write(store.home().user_anchor(), "# User preferences\n\n## Style\nShort answers.\n").unwrap();
+        save(&store, Scope::User, "deploy-steps", "How to deploy", "Run make deploy.");
+        save(&store, Scope::Project, "db-migrations", "Database migrations", "Use sqlx migrate.");
+        let c = compose_for(&store, "deploy", 10, 24_000);
+        let t = &c.text;
+        assert!(!t.contains("<!--"), "{t}");
+        assert!(!t.contains("# Memory index"), "{t}");
+        assert_eq!(t.matches("User preferences").count(), 1, "anchor title repeated: {t}");
+        assert!(t.contains("## User preferences\n#### Style\nShort answers."), "{t}");
+        assert!(t.contains("## Project memory index\n### project\n\n- [db-migrations](db-migrations.md) — Database migrations"), "{t}");
+        // Every heading nests under the block's own `##` sections.
+        assert!(t.lines().filter(|l| l.starts_with("# ")).count() == 0, "{t}");
+    }
+
+    #[test]
+    fn the_whole_block_respects_max_bytes_even_with_a_huge_description() {
+        let (_tmp, store) = setup();
+        save(&store, Scope::User, "a-note", "deploy notes", "Run make deploy.");
+        // A hand-written file whose description is 1 MB; the next save puts it in MEMORY.md.
+        let dir = store.dir(Scope::User).unwrap();
+        let huge = "word ".repeat(200_000);
+        std::fs::write(dir.join("huge.md"), format!("---\nname: huge\ntype: note\ndescription: {huge}\ncreated: 2026-01-01T00:00:00Z\n---\nbody\n")).unwrap();
+        for i in 0..50 {
+            save(&store, Scope::User, &format!("filler-{i}"), "unrelated filler entry for the index", "nothing");
+        }
+        let c = compose_for(&store, "deploy", 10, 2_000);
+        assert!(c.text.len() <= 2_000, "{} bytes", c.text.len());
+        assert_eq!(c.bytes, c.text.len());
+        assert!(c.text.contains("### a-note [project]\nRun make deploy."), "{}", c.text);
+        assert!(c.text.contains("cut to fit max_bytes]"), "the block says what was cut: {}", c.text);
+        assert!(c.text.lines().all(|l| l.len() <= fit::MAX_INDEX_LINE), "an index line is unbounded");
     }
 
     #[test]

@@ -111,6 +111,7 @@ fn coded(e: &(dyn std::error::Error + 'static)) -> Option<(&'static str, Option<
         crate::compose_service::ServiceError,
         crate::agents::AgentError,
         crate::desktop::DesktopError,
+        crate::compose::cases::CasesError,
     );
     None
 }
@@ -140,6 +141,7 @@ into_report!(
     crate::compose_service::ServiceError,
     crate::agents::AgentError,
     crate::desktop::DesktopError,
+    crate::compose::cases::CasesError,
 );
 
 #[cfg(test)]

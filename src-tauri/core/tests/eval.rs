@@ -215,7 +215,8 @@ fn the_default_strategy_meets_its_floors_and_never_loses_keywords() {
     assert!(blend["keyword"].mrr() >= bm25["keyword"].mrr(), "never worse than bm25 on keywords");
 }
 
-// Measured with the defaults (blend, w 0.6): Hit@1 0.892, Hit@3 0.964, MRR 0.934; paraphrase Hit@3 0.889.
-const SEMANTIC_FLOOR_HIT1: f64 = 0.87;
-const SEMANTIC_FLOOR_HIT3: f64 = 0.95;
-const SEMANTIC_FLOOR_MRR: f64 = 0.91;
+// Measured with the defaults (calibrated blend, w 0.6): Hit@1 0.928, Hit@3 0.976, MRR 0.958;
+// paraphrase Hit@3 0.944 (plain blend was 0.892 / 0.964 / 0.934).
+const SEMANTIC_FLOOR_HIT1: f64 = 0.91;
+const SEMANTIC_FLOOR_HIT3: f64 = 0.96;
+const SEMANTIC_FLOOR_MRR: f64 = 0.94;

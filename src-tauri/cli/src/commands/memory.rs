@@ -40,6 +40,8 @@ pub enum MemoryCommand {
     Archive(ArchiveCommand),
     /// Bring every memory's embedding sidecar (.vec) up to date (incremental)
     Reindex(super::reindex::ReindexArgs),
+    /// Run your retrieval cases (memory/tests.toml per scope); exit 1 with the ranks found on failure
+    Test,
 }
 
 #[derive(Debug, clap::Args)]
@@ -74,6 +76,7 @@ pub fn run(ctx: &Context, cmd: MemoryCommand) -> Result<()> {
         MemoryCommand::Search(args) => super::memory_search::run(ctx, args),
         MemoryCommand::Archive(cmd) => archive::run(ctx, cmd),
         MemoryCommand::Reindex(args) => super::reindex::run(ctx, args),
+        MemoryCommand::Test => super::memory_test::run(ctx),
     }
 }
 

@@ -8,6 +8,7 @@ pub mod import;
 pub mod init;
 pub mod memory;
 pub mod memory_search;
+pub mod memory_test;
 pub mod reindex;
 pub mod serve;
 pub mod sessions;

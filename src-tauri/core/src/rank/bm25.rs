@@ -54,6 +54,31 @@ pub fn bm25_scores(corpus: &Corpus, query: &[(String, f32)]) -> Vec<f32> {
     scores
 }
 
+/// How much of the query the best lexical match explains: the idf-weighted share of the query's
+/// terms that the top-scoring document contains (1.0 when it contains them all; a term it has
+/// only through a synonym counts at the synonym weight). Terms the corpus has never seen count at
+/// the highest idf, since they are the query's most specific words.
+pub fn coverage_of_best(corpus: &Corpus, query: &[(String, f32)], synonyms: &Synonyms, scores: &[f32]) -> f32 {
+    let Some(best) = scores.iter().enumerate().filter(|(_, s)| **s > 0.0).max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i as u32) else {
+        return 0.0;
+    };
+    let n = corpus.len() as f32;
+    let (mut matched, mut total) = (0.0f32, 0.0f32);
+    let has = |term: &str| corpus.postings(term).iter().any(|(doc, _)| *doc == best);
+    // Synonyms are not part of what the person asked; they only give partial credit below.
+    for (term, weight) in query.iter().filter(|(_, w)| *w >= 1.0) {
+        let df = corpus.postings(term).len() as f32;
+        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        total += weight * idf;
+        if has(term) {
+            matched += weight * idf;
+        } else if synonyms.mates(term).iter().any(|m| has(m)) {
+            matched += SYNONYM_WEIGHT * weight * idf;
+        }
+    }
+    if total > 0.0 { matched / total } else { 0.0 }
+}
+
 /// Share of the query's distinct exact terms a document contains (synonyms ignored).
 pub fn keyword_scores(corpus: &Corpus, query: &[(String, f32)]) -> Vec<f32> {
     let exact: Vec<&String> = query.iter().filter(|(_, w)| *w >= 1.0).map(|(t, _)| t).collect();
@@ -128,6 +153,22 @@ mod tests {
         let migrations = c.docs.iter().position(|d| d.name == "postgres-migrations").unwrap();
         let style = c.docs.iter().position(|d| d.name == "code-style").unwrap();
         assert!(s[migrations] > s[style]);
+    }
+
+    #[test]
+    fn coverage_says_how_much_of_the_query_the_best_match_explains() {
+        let c = corpus();
+        let syn = Synonyms::new(&[]);
+        let full = weighted_query("sqlx migrations", &syn);
+        assert_eq!(coverage_of_best(&c, &full, &syn, &bm25_scores(&c, &full)), 1.0);
+        let partial = weighted_query("rustfmt quarterly forecast", &syn);
+        let cov = coverage_of_best(&c, &partial, &syn, &bm25_scores(&c, &partial));
+        assert!(cov > 0.0 && cov < 0.5, "one rare word of three: {cov}");
+        let via_synonym = weighted_query("rollout", &syn);
+        let cov = coverage_of_best(&c, &via_synonym, &syn, &bm25_scores(&c, &via_synonym));
+        assert!((cov - SYNONYM_WEIGHT).abs() < 1e-6, "{cov}");
+        let none = weighted_query("zebra", &syn);
+        assert_eq!(coverage_of_best(&c, &none, &syn, &bm25_scores(&c, &none)), 0.0);
     }
 
     #[test]

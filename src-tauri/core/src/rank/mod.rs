@@ -132,7 +132,10 @@ pub fn rank(corpus: &Corpus, query: &str, params: &SearchParams, synonyms: &Syno
             let asked_for_semantic = params.strategy == Strategy::Semantic;
             match semantic {
                 Semantic::Available(scorer) => match scorer.similarities(query, &corpus.docs) {
-                    Ok(cosine) => (fuse(&lexical, &cosine, params), Strategy::Semantic, None),
+                    Ok(cosine) => {
+                        let confidence = bm25::coverage_of_best(corpus, &weighted, synonyms, &lexical);
+                        (fuse(&lexical, &cosine, confidence, params), Strategy::Semantic, None)
+                    }
                     Err(why) => (lexical, Strategy::Bm25, Some(format!("semantic scoring failed ({why}); ranked with bm25"))),
                 },
                 Semantic::Unavailable(why) if asked_for_semantic => {
@@ -145,9 +148,9 @@ pub fn rank(corpus: &Corpus, query: &str, params: &SearchParams, synonyms: &Syno
     Ranking { hits: into_hits(corpus, scores, params), strategy, note }
 }
 
-fn fuse(lexical: &[f32], cosine: &[Option<f32>], params: &SearchParams) -> Vec<f32> {
+fn fuse(lexical: &[f32], cosine: &[Option<f32>], lexical_confidence: f32, params: &SearchParams) -> Vec<f32> {
     match params.fusion {
-        Fusion::Blend => fusion::blend(lexical, cosine, params.semantic_weight),
+        Fusion::Blend => fusion::calibrated_blend(lexical, cosine, lexical_confidence, params.semantic_weight),
         Fusion::Rrf => {
             let semantic: Vec<f32> = cosine.iter().map(|c| c.unwrap_or(0.0).max(0.0)).collect();
             fusion::rrf(&[lexical.to_vec(), semantic], 60.0)

@@ -24,6 +24,8 @@ pub enum WorkspaceError {
     Anchor(#[from] crate::anchors::AnchorError),
     #[error(transparent)]
     Editor(#[from] crate::editor::EditorError),
+    #[error(transparent)]
+    Cases(#[from] crate::compose::cases::CasesError),
     #[error("Engram does not know where {project} lives on disk; add it by picking its folder")]
     NoProjectRoot { project: String },
     #[error("the embedding model crashed earlier in this process; restart it to embed again")]
@@ -43,6 +45,7 @@ impl ErrorCode for WorkspaceError {
             WorkspaceError::Rank(e) => e.code(),
             WorkspaceError::Anchor(e) => e.code(),
             WorkspaceError::Editor(e) => e.code(),
+            WorkspaceError::Cases(e) => e.code(),
             WorkspaceError::NoProjectRoot { .. } => "no_project_root",
             WorkspaceError::ModelCrashed => "model_crashed",
             WorkspaceError::ReindexRunning => "busy",

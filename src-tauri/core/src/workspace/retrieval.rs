@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::{lock, Workspace, WorkspaceError};
+use crate::compose::cases::{load_cases, run_cases, CasesReport};
 use crate::compose::{compose, ComposeRequest, Composition};
 use crate::config::{Config, ConfigError, Strategy};
 use crate::embed::{ModelPaths, ModelScorer};
@@ -244,6 +245,22 @@ impl Workspace {
         if let Err(e) = self.corpus_cache().corpus(&store, ScopeFilter::User) {
             tracing::debug!("warm-up: {e}");
         }
+    }
+
+    /// The person's own retrieval cases (`memory/tests.toml` of each scope `store` covers), each
+    /// composed as an agent turn; `None` when there are none.
+    pub fn memory_tests(&self, store: &Store) -> Result<Option<CasesReport>, WorkspaceError> {
+        let cases = load_cases(store)?;
+        if cases.is_empty() {
+            return Ok(None);
+        }
+        let config = self.config()?;
+        let scorer = self.semantic_scorer(config.retrieval.strategy, &config);
+        let semantic = || match &scorer {
+            Ok(scorer) => Semantic::Available(scorer.as_ref()),
+            Err(why) => Semantic::Unavailable(why.clone()),
+        };
+        Ok(Some(run_cases(store, &mut self.corpus_cache(), &config.retrieval, &semantic, &cases)))
     }
 
     /// How many blocks this workspace composed, and the model it holds (for `serve --status`).

@@ -1,0 +1,261 @@
+//! The person's own retrieval cases (`engram memory test`, DESIGN §9): `memory/tests.toml` in
+//! each scope lists prompts and the memories each must inject, and a run composes every prompt
+//! exactly as an agent's turn would and reports, for each expected memory, its rank and whether
+//! the caps let it in.
+//!
+//! ```toml
+//! [[case]]
+//! prompt = "how do we ship a release?"
+//! expect = ["deploy-process"]   # every one must be injected
+//! within = 3                    # optional: and ranked at most this far down
+//! ```
+//!
+//! Owns: the file format, its validation (a bad file is an error naming the file and line,
+//! never skipped), and judging each case.
+//! Deliberately does not: print, pick the strategy or load the model (the caller passes a
+//! `Semantic` per call), or write the file.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{compose, ComposeRequest};
+use crate::config::{RetrievalConfig, Strategy};
+use crate::error::ErrorCode;
+use crate::memory::{Scope, ScopeFilter, Store, StoreError};
+use crate::rank::{self, CorpusCache, SearchParams, Semantic, Synonyms};
+
+pub const CASES_FILE: &str = "tests.toml";
+
+#[derive(Debug, thiserror::Error)]
+pub enum CasesError {
+    #[error(transparent)]
+    Store(StoreError),
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{} is not a valid retrieval-case file: {message}", path.display())]
+    Invalid { path: PathBuf, message: String },
+}
+
+impl ErrorCode for CasesError {
+    fn code(&self) -> &'static str {
+        match self {
+            CasesError::Store(e) => e.code(),
+            CasesError::Read { .. } => "io",
+            CasesError::Invalid { .. } => "invalid_cases",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseSpec {
+    pub prompt: String,
+    pub expect: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<usize>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CasesFile {
+    #[serde(default)]
+    case: Vec<CaseSpec>,
+}
+
+/// A case and the file it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    pub scope: Scope,
+    pub file: PathBuf,
+    pub spec: CaseSpec,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Expectation {
+    pub name: String,
+    /// 1-based rank among the ranked memories; `None` when it did not rank at all.
+    pub rank: Option<usize>,
+    /// Whether the compose block for this prompt carries its body.
+    pub injected: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseResult {
+    pub scope: Scope,
+    pub file: PathBuf,
+    pub prompt: String,
+    pub within: Option<usize>,
+    pub expected: Vec<Expectation>,
+    pub passed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CasesReport {
+    pub strategy: Strategy,
+    pub passed: usize,
+    pub failed: usize,
+    pub cases: Vec<CaseResult>,
+    pub notes: Vec<String>,
+}
+
+/// The cases of every scope the store covers (user, then the project's); a scope without a
+/// `tests.toml` has none.
+pub fn load_cases(store: &Store) -> Result<Vec<Case>, CasesError> {
+    let mut cases = Vec::new();
+    for scope in store.scopes(ScopeFilter::All) {
+        let file = store.dir(scope).map_err(CasesError::Store)?.join(CASES_FILE);
+        let text = match std::fs::read_to_string(&file) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(source) => return Err(CasesError::Read { path: file, source }),
+        };
+        for spec in parse_cases(&text, &file)? {
+            cases.push(Case { scope, file: file.clone(), spec });
+        }
+    }
+    Ok(cases)
+}
+
+/// Parses one `tests.toml`; errors name the file and, from the TOML parser, the line.
+pub fn parse_cases(text: &str, file: &Path) -> Result<Vec<CaseSpec>, CasesError> {
+    let invalid = |message: String| CasesError::Invalid { path: file.to_path_buf(), message };
+    let parsed: CasesFile = toml::from_str(text).map_err(|e| invalid(e.to_string().trim().to_string()))?;
+    for (i, case) in parsed.case.iter().enumerate() {
+        if case.prompt.trim().is_empty() {
+            return Err(invalid(format!("case {} has an empty prompt", i + 1)));
+        }
+        if case.expect.is_empty() {
+            return Err(invalid(format!("case {} ({:?}) expects no memory; list at least one name", i + 1, case.prompt)));
+        }
+        if case.within == Some(0) {
+            return Err(invalid(format!("case {} has within = 0; ranks start at 1", i + 1)));
+        }
+    }
+    Ok(parsed.case)
+}
+
+/// Runs every case: composes its prompt as an agent turn would (same strategy, caps and
+/// shadowing) and ranks it to report where each expected memory landed. `semantic` gives the
+/// ranker's semantic slot for each call.
+pub fn run_cases<'s>(
+    store: &Store,
+    cache: &mut CorpusCache,
+    retrieval: &RetrievalConfig,
+    semantic: &dyn Fn() -> Semantic<'s>,
+    cases: &[Case],
+) -> CasesReport {
+    let params = SearchParams::from_config(retrieval);
+    let synonyms = Synonyms::new(&retrieval.synonyms);
+    let mut notes = Vec::new();
+    let mut strategy = retrieval.strategy;
+    let mut results = Vec::new();
+    for case in cases {
+        let composition = compose(store, cache, retrieval, &ComposeRequest::new(case.spec.prompt.clone(), retrieval), semantic());
+        strategy = composition.strategy;
+        notes.extend(composition.notes.iter().filter(|n| !notes.contains(*n)).cloned().collect::<Vec<_>>());
+        let hits = match rank::search(store, cache, ScopeFilter::All, &case.spec.prompt, &params, &synonyms, semantic()) {
+            Ok(ranking) => ranking.hits,
+            Err(e) => {
+                notes.push(format!("{:?}: {e}", case.spec.prompt));
+                Vec::new()
+            }
+        };
+        let expected: Vec<Expectation> = case
+            .spec
+            .expect
+            .iter()
+            .map(|name| Expectation {
+                name: name.clone(),
+                rank: hits.iter().position(|h| &h.name == name).map(|p| p + 1),
+                injected: composition.selected.iter().any(|s| &s.name == name),
+            })
+            .collect();
+        let passed = expected.iter().all(|e| e.injected && case.spec.within.is_none_or(|w| e.rank.is_some_and(|r| r <= w)));
+        results.push(CaseResult {
+            scope: case.scope,
+            file: case.file.clone(),
+            prompt: case.spec.prompt.clone(),
+            within: case.spec.within,
+            expected,
+            passed,
+        });
+    }
+    let passed = results.iter().filter(|r| r.passed).count();
+    CasesReport { strategy, passed, failed: results.len() - passed, cases: results, notes }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::MemoryDraft;
+    use crate::project::Project;
+    use crate::EngramHome;
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = Project { slug: "repo-00000000".into(), root: tmp.path().join("repo"), remote: None };
+        let store = Store::new(EngramHome::new(tmp.path().join("home")), Some(project));
+        let now = "2026-01-01T00:00:00Z".parse().unwrap();
+        for (scope, name, description, body) in [
+            (Scope::User, "deploy-steps", "How to ship a release", "Tag, build, roll out."),
+            (Scope::User, "code-style", "Formatting rules", "rustfmt, no trailing whitespace."),
+            (Scope::Project, "db-migrations", "Database migrations", "sqlx migrate run before tests."),
+        ] {
+            let draft = MemoryDraft { name: name.into(), kind: "project".into(), description: description.into(), body: body.into(), tags: vec![] };
+            store.save(scope, draft, now).unwrap();
+        }
+        (tmp, store)
+    }
+
+    fn run(store: &Store, top_k: usize) -> CasesReport {
+        let retrieval = RetrievalConfig { strategy: Strategy::Bm25, top_k, ..Default::default() };
+        let cases = load_cases(store).unwrap();
+        run_cases(store, &mut CorpusCache::in_memory(), &retrieval, &|| Semantic::Unavailable("bm25".into()), &cases)
+    }
+
+    #[test]
+    fn cases_from_both_scopes_pass_or_fail_with_the_ranks_found() {
+        let (_tmp, store) = store();
+        std::fs::write(
+            store.dir(Scope::User).unwrap().join(CASES_FILE),
+            "[[case]]\nprompt = \"how do I ship a release?\"\nexpect = [\"deploy-steps\"]\nwithin = 1\n",
+        )
+        .unwrap();
+        std::fs::write(
+            store.dir(Scope::Project).unwrap().join(CASES_FILE),
+            "[[case]]\nprompt = \"run the database migrations and check formatting\"\nexpect = [\"db-migrations\", \"code-style\"]\n\n[[case]]\nprompt = \"database migrations\"\nexpect = [\"deploy-steps\"]\n",
+        )
+        .unwrap();
+        let report = run(&store, 10);
+        assert_eq!(report.cases.len(), 3);
+        assert_eq!((report.passed, report.failed), (2, 1));
+        assert_eq!(report.cases[0].scope, Scope::User);
+        assert_eq!(report.cases[0].expected[0].rank, Some(1));
+        let failed = &report.cases[2];
+        assert!(!failed.passed);
+        assert_eq!(failed.expected[0], Expectation { name: "deploy-steps".into(), rank: None, injected: false });
+
+        // The caps decide too: with top_k 1 the second memory of the two-memory case is ranked
+        // but not injected.
+        let report = run(&store, 1);
+        let two = &report.cases[1];
+        assert!(!two.passed);
+        assert_eq!(two.expected.iter().filter(|e| e.injected).count(), 1);
+        assert!(two.expected.iter().all(|e| e.rank.is_some()), "{two:?}");
+    }
+
+    #[test]
+    fn a_bad_file_is_an_error_naming_it_never_skipped() {
+        let (_tmp, store) = store();
+        let file = store.dir(Scope::User).unwrap().join(CASES_FILE);
+        std::fs::write(&file, "[[case]]\nprompt = \"x\"\nexpected = [\"a\"]\n").unwrap();
+        let err = load_cases(&store).unwrap_err();
+        assert_eq!(err.code(), "invalid_cases");
+        assert!(err.to_string().contains("tests.toml") && err.to_string().contains("expected"), "{err}");
+        std::fs::write(&file, "[[case]]\nprompt = \"x\"\nexpect = []\n").unwrap();
+        assert!(load_cases(&store).unwrap_err().to_string().contains("expects no memory"));
+        std::fs::remove_file(&file).unwrap();
+        assert!(load_cases(&store).unwrap().is_empty(), "no file, no cases");
+    }
+}
