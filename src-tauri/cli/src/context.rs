@@ -26,6 +26,9 @@ impl Context {
             std::env::home_dir(),
         )
         .context("cannot find a home directory: pass --home DIR or set ENGRAM_HOME")?;
+        if let Some(reason) = home.unusable_reason() {
+            anyhow::bail!(reason);
+        }
         let cwd = match cwd {
             Some(dir) => dir,
             None => std::env::current_dir().context("cannot read the current directory; pass --cwd DIR")?,
@@ -68,11 +71,29 @@ impl Context {
 /// Reports a failed command on stderr and returns exit code 1.
 pub fn report_failure(error: &anyhow::Error) -> ExitCode {
     let code = error_code(error);
-    eprintln!("error: {error:#}");
+    let message = error_chain(error);
+    eprintln!("error: {message}");
     if std::env::args().any(|a| a == "--json") {
-        eprintln!("{}", serde_json::json!({ "code": code, "message": format!("{error:#}") }));
+        eprintln!("{}", serde_json::json!({ "code": code, "message": message }));
     }
     ExitCode::from(1)
+}
+
+/// The error and its causes, each said once: core errors already include their OS cause in
+/// their message, so the chain would otherwise print it twice.
+fn error_chain(error: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if message.contains(&text) {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(": ");
+        }
+        message.push_str(&text);
+    }
+    message
 }
 
 /// The stable kind of a core error, when the chain holds one.

@@ -62,6 +62,8 @@ pub fn home_checks(home: &EngramHome, config: &Result<Config, String>) -> Vec<Ch
             }
             Err(e) => checks.push(Check::error("home", format!("{} is not writable: {e}", root.display()))),
         }
+    } else if let Some(reason) = home.unusable_reason() {
+        checks.push(Check::error("home", reason));
     } else {
         checks.push(Check::warn("home", format!("{} does not exist yet; the first save creates it", root.display())));
     }

@@ -47,7 +47,7 @@ pub enum SessionsCommand {
     List {
         #[arg(long, value_enum, default_value = "all")]
         source: SourceArg,
-        #[arg(long, default_value_t = 20)]
+        #[arg(long, default_value_t = 20, value_parser = crate::scope_args::positive_count)]
         limit: usize,
     },
     /// Print one session's transcript
@@ -62,7 +62,7 @@ pub struct RecallArgs {
     /// What to look for: words, a question, or FTS5 syntax (`OR`, "exact phrase", prefix*)
     pub query: String,
     /// Most results to show
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = crate::scope_args::positive_count)]
     pub limit: usize,
     /// Only this source
     #[arg(long, value_enum, default_value = "all")]
@@ -130,11 +130,22 @@ fn index(ctx: &Context, source: SourceArg, rebuild: bool) -> Result<()> {
     let db = ctx.home.index_db();
     let mut index = if rebuild { SessionIndex::rebuild(&db)? } else { SessionIndex::open(&db)? };
     let summary = index.index(&source_roots(ctx), cfg, source.kind(), &mut |_| {})?;
+    warn_about_problems(&summary);
     if ctx.json {
         return ctx.print_json(&summary);
     }
     print_summary(&summary);
     Ok(())
+}
+
+/// Files that could not be read, or had lines skipped, named on stderr; the run still succeeded.
+fn warn_about_problems(s: &IndexSummary) {
+    for p in &s.problems {
+        match &p.error {
+            Some(reason) => eprintln!("warning: cannot read {}: {reason}; the other transcripts were indexed", p.path.display()),
+            None => eprintln!("warning: {}: {} malformed line(s) skipped", p.path.display(), p.malformed_lines),
+        }
+    }
 }
 
 fn print_summary(s: &IndexSummary) {
@@ -147,9 +158,6 @@ fn print_summary(s: &IndexSummary) {
     }
     if s.files_removed > 0 {
         println!("  {} file(s) are gone; their messages left the index", s.files_removed);
-    }
-    if s.files_skipped_binary > 0 {
-        println!("  {} file(s) are not text and were skipped", s.files_skipped_binary);
     }
     if s.malformed_lines > 0 {
         println!("  {} malformed line(s) skipped", s.malformed_lines);
@@ -199,7 +207,7 @@ pub fn recall(ctx: &Context, args: RecallArgs) -> Result<()> {
     if !args.no_index {
         // Cheap when the index is current; a writer holding the lock only means slightly older results.
         match index.index(&source_roots(ctx), cfg, None, &mut |_| {}) {
-            Ok(_) => {}
+            Ok(summary) => warn_about_problems(&summary),
             Err(e @ engram_core::sessions::SessionError::Busy { .. }) => eprintln!("note: searching without indexing first: {e}"),
             Err(e) => return Err(e.into()),
         }

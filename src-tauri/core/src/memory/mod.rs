@@ -6,6 +6,7 @@
 
 pub mod archive;
 mod atomic;
+mod bounded_read;
 pub mod diff;
 mod error;
 pub mod frontmatter;
@@ -15,6 +16,7 @@ mod model;
 pub mod naming;
 pub mod secrets;
 mod store;
+pub mod validate;
 pub mod watch;
 
 pub use archive::{ArchivedVersion, PrunePolicy};

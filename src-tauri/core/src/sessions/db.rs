@@ -2,8 +2,9 @@
 //!
 //! Owns: opening the database politely (WAL, a busy timeout), the session schema and its
 //! version (key `sessions.schema` in the shared `meta` table), dropping and recreating only its
-//! own tables when the version changes, and starting over from an empty file when the database
-//! is corrupt or not a database at all — it is derived data.
+//! own tables when the version changes (except from version 2, which is migrated in place so the
+//! vault of sessions whose files are gone survives), and starting over from an empty file when
+//! the database is corrupt or not a database at all — it is derived data.
 //! Deliberately does not: touch the ranker's tables, or decide what goes into its own.
 
 use std::path::Path;
@@ -14,7 +15,7 @@ use rusqlite::Connection;
 use super::error::{is_busy, is_corrupt, SessionError};
 
 const SCHEMA_KEY: &str = "sessions.schema";
-const SCHEMA_VERSION: &str = "2";
+const SCHEMA_VERSION: &str = "3";
 /// Long enough to wait out another process's file transaction, short enough to report a stuck lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -49,7 +50,8 @@ CREATE TABLE IF NOT EXISTS session_files(
     model TEXT,
     first_ts TEXT,
     last_ts TEXT,
-    messages INTEGER NOT NULL DEFAULT 0
+    messages INTEGER NOT NULL DEFAULT 0,
+    malformed INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS session_files_session ON session_files(session_id);
 CREATE TABLE IF NOT EXISTS session_messages(
@@ -131,7 +133,9 @@ fn open_once(path: &Path) -> Result<Connection, Failure> {
     conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-32768; PRAGMA temp_store=MEMORY; CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);")?;
     let version: Option<String> =
         conn.query_row("SELECT value FROM meta WHERE key = ?1", [SCHEMA_KEY], |r| r.get(0)).ok();
-    if version.as_deref() != Some(SCHEMA_VERSION) {
+    if version.as_deref() == Some("2") {
+        migrate_from_2(&conn)?;
+    } else if version.as_deref() != Some(SCHEMA_VERSION) {
         // Another version's layout (or none): only the session tables are ours to replace.
         conn.execute_batch(&format!("BEGIN IMMEDIATE; {DROP} {CREATE} COMMIT;"))?;
         conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)", [SCHEMA_KEY, SCHEMA_VERSION])?;
@@ -141,6 +145,26 @@ fn open_once(path: &Path) -> Result<Connection, Failure> {
     // A damaged FTS index shows up here rather than in the middle of a search.
     conn.query_row("SELECT count(*) FROM session_files", [], |_| Ok(()))?;
     Ok(conn)
+}
+
+/// Version 2 → 3: a per-file count of malformed lines; files once skipped whole as binary are
+/// read again (their lines are judged one by one now); messages two concurrent indexers stored
+/// twice (same file, role, time and text, an exact copy) are removed, as are their full-text rows.
+fn migrate_from_2(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(&format!(
+        "BEGIN IMMEDIATE;
+         ALTER TABLE session_files ADD COLUMN malformed INTEGER NOT NULL DEFAULT 0;
+         UPDATE session_files SET size = -1, is_binary = 0 WHERE is_binary = 1;
+         CREATE TEMP TABLE duplicate_messages AS
+             SELECT id, text FROM session_messages
+             WHERE id NOT IN (SELECT min(id) FROM session_messages GROUP BY file_id, role, ts, text);
+         INSERT INTO session_fts(session_fts, rowid, text) SELECT 'delete', id, text FROM duplicate_messages;
+         DELETE FROM session_messages WHERE id IN (SELECT id FROM duplicate_messages);
+         DROP TABLE duplicate_messages;
+         UPDATE session_files SET messages = (SELECT count(*) FROM session_messages WHERE file_id = session_files.id);
+         INSERT OR REPLACE INTO meta(key, value) VALUES ('{SCHEMA_KEY}', '{SCHEMA_VERSION}');
+         COMMIT;"
+    ))
 }
 
 #[cfg(test)]

@@ -30,6 +30,6 @@ pub use index::SessionIndex;
 pub use roots::SourceRoots;
 pub use transcript::IndexStats;
 pub use types::{
-    IndexProgress, IndexSummary, RecallHit, RecallQuery, SessionChange, SessionMeta, SnippetPart, Transcript, Turn,
+    FileProblem, IndexProgress, IndexSummary, RecallHit, RecallQuery, SessionChange, SessionMeta, SnippetPart, Transcript, Turn,
 };
 pub use watcher::SessionWatcher;
