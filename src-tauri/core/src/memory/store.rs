@@ -550,3 +550,7 @@ fn to_memory(scope: Scope, path: &Path, doc: Document) -> Memory {
         path: path.to_path_buf(),
     }
 }
+
+#[cfg(test)]
+#[path = "store_tests.rs"]
+mod tests;
