@@ -6,6 +6,7 @@ mod concurrency;
 mod crash;
 mod doctor;
 mod memory;
+mod robustness;
 mod service;
 mod sessions;
 mod support;

@@ -101,6 +101,17 @@ pub fn store_checks(store: &Store) -> Vec<Check> {
         if !broken.is_empty() {
             checks.push(Check::warn(area, format!("{} file(s) do not parse — fix or forget them: {}", broken.len(), broken.join("; "))));
         }
+        match crate::memory::leaked_secrets(store, scope) {
+            Ok(leaks) if leaks.is_empty() => {}
+            Ok(leaks) => {
+                let listed: Vec<String> = leaks
+                    .iter()
+                    .map(|l| format!("{} ({}: `{}`) — {}", l.path.display(), l.kind, l.excerpt, l.remedy()))
+                    .collect();
+                checks.push(Check::error(area, format!("{} file(s) hold what looks like a secret: {}", leaks.len(), listed.join("; "))));
+            }
+            Err(e) => checks.push(Check::error(area, e.to_string())),
+        }
         match store.index_drift(scope) {
             Ok(drift) if drift.is_empty() => {}
             Ok(drift) => checks.push(Check::warn(area, format!("MEMORY.md is out of date ({}); any save regenerates it", drift.join("; ")))),

@@ -254,6 +254,17 @@ impl Store {
         Ok(SaveOutcome { memory, created, archived, changed: true })
     }
 
+    /// Deletes one archived version for good (a leaked secret's copy); the person asked for it
+    /// by name and version, so nothing else is touched.
+    pub fn purge_version(&self, scope: Scope, name: &str, version: &str) -> Result<PathBuf, StoreError> {
+        let path = self.version_path(scope, name, version)?;
+        let dir = self.dir(scope)?;
+        let _lock = lock_scope(&dir)?;
+        fs::remove_file(&path).map_err(|e| StoreError::io("remove", &path, e))?;
+        sync_dir(&dir.join(ARCHIVE_DIR)).map_err(|e| StoreError::io("sync", &dir, e))?;
+        Ok(path)
+    }
+
     /// Removes archived versions beyond the policy; with `dry_run`, only reports them.
     pub fn prune(&self, filter: ScopeFilter, policy: &PrunePolicy, now: DateTime<Utc>, dry_run: bool) -> Result<PruneReport, StoreError> {
         let mut removed = Vec::new();

@@ -538,6 +538,30 @@ pub(crate) fn read_complete_lines(
     Ok(out)
 }
 
+/// What a transcript's lines come to, read on their own (no index, no file): for diagnostics and
+/// fuzzing the line parsers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineCounts {
+    pub messages: u64,
+    pub skipped: u64,
+    pub malformed: u64,
+}
+
+/// Parses every newline-separated line of `bytes` as `source` would, in order, like an index run.
+pub fn parse_transcript_lines(source: SourceKind, bytes: &[u8], include_tools: bool) -> LineCounts {
+    let mut state = SessionState::default();
+    let mut counts = LineCounts::default();
+    for raw in bytes.split(|&b| b == b'\n') {
+        match parse_line(source, &mut state, raw, include_tools) {
+            None => {}
+            Some(LineOutcome::Messages(m)) => counts.messages += m.len() as u64,
+            Some(LineOutcome::Skipped(_)) => counts.skipped += 1,
+            Some(LineOutcome::Malformed) => counts.malformed += 1,
+        }
+    }
+    counts
+}
+
 /// One raw line through its source's parser; `None` for a blank line.
 pub(crate) fn parse_line(source: SourceKind, state: &mut SessionState, raw: &[u8], include_tools: bool) -> Option<LineOutcome> {
     let trimmed = raw.trim_ascii();

@@ -26,7 +26,7 @@ pub use crate::config::SessionSource as SourceKind;
 pub use crate::config::SessionsConfig;
 pub use error::SessionError;
 pub use health::session_checks;
-pub use index::SessionIndex;
+pub use index::{parse_transcript_lines, LineCounts, SessionIndex};
 pub use roots::SourceRoots;
 pub use transcript::IndexStats;
 pub use types::{
