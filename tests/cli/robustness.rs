@@ -90,7 +90,14 @@ fn a_home_that_is_a_file_is_named_as_such() {
     let sb = Sandbox::new();
     let file = sb.cwd.path().join("home-file");
     std::fs::write(&file, "x").unwrap();
-    sb.engram().arg("--home").arg(&file).args(["memory", "list"]).assert().code(1).stderr(predicate::str::contains("is a file, not a directory"));
+    assert_cmd::Command::cargo_bin("engram")
+        .unwrap()
+        .arg("--home")
+        .arg(&file)
+        .args(["memory", "list"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("is a file, not a directory"));
 }
 
 #[test]
