@@ -14,13 +14,13 @@ const KILLS: u64 = 24;
 fn killed_saves_leave_every_memory_whole() {
     let sb = Sandbox::new();
     let bin = assert_cmd::cargo::cargo_bin("engram");
-    // Large bodies keep each save busy long enough for kills to land mid-write.
+    // Bodies at the size limit (256 KiB) keep each save busy long enough for kills to land mid-write.
     let line_a = "alpha alpha alpha alpha alpha alpha alpha alpha alpha alpha alpha\n";
     let line_b = "bravo bravo bravo bravo bravo bravo bravo bravo bravo bravo bravo\n";
     let body_a = sb.cwd.path().join("a.txt");
     let body_b = sb.cwd.path().join("b.txt");
-    fs::write(&body_a, line_a.repeat(60_000)).unwrap();
-    fs::write(&body_b, line_b.repeat(60_000)).unwrap();
+    fs::write(&body_a, line_a.repeat(3_900)).unwrap();
+    fs::write(&body_b, line_b.repeat(3_900)).unwrap();
     // A first complete save, so later kills hit overwrites (archive + replace) too.
     sb.engram()
         .args(["memory", "save", "big", "--type", "reference", "--description", "large", "--body-file"])
@@ -53,8 +53,8 @@ fn killed_saves_leave_every_memory_whole() {
 
         let text = fs::read_to_string(sb.home.path().join("memory/big.md")).expect("the memory survives every kill");
         let body_text = text.splitn(3, "---\n").nth(2).expect("frontmatter intact");
-        let whole_a = body_text == line_a.repeat(60_000);
-        let whole_b = body_text == line_b.repeat(60_000);
+        let whole_a = body_text == line_a.repeat(3_900);
+        let whole_b = body_text == line_b.repeat(3_900);
         assert!(whole_a || whole_b, "kill {i}: body is torn ({} bytes)", body_text.len());
     }
 

@@ -8,6 +8,7 @@ mod crash;
 mod doctor;
 mod memory;
 mod memory_test;
+mod robustness;
 mod service;
 mod sessions;
 mod support;

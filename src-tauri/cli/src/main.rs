@@ -3,6 +3,17 @@
 //! Owns: the command tree and global flags (DESIGN §9), exit codes (1 failure, 2 usage).
 //! Deliberately does not: hold any rule about memories, ranking or sessions; that is core's.
 
+// Every `println!`/`print!` below this point (all modules declared after it) goes through
+// `output`, so a closed pipe ends the command quietly instead of panicking.
+macro_rules! println {
+    () => { $crate::output::write_stdout(format_args!(""), true) };
+    ($($arg:tt)*) => { $crate::output::write_stdout(format_args!($($arg)*), true) };
+}
+macro_rules! print {
+    ($($arg:tt)*) => { $crate::output::write_stdout(format_args!($($arg)*), false) };
+}
+
+mod output;
 mod commands;
 mod compose_client;
 mod context;

@@ -169,13 +169,12 @@ impl Config {
     /// Parses and validates `text`; `origin` names the file in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
         let config: Config = toml::from_str(text).map_err(|e| {
-            let line = e.span().map(|s| line_at(text, s.start)).unwrap_or(1);
-            ConfigError::Invalid {
-                path: origin.to_string(),
-                line,
-                key: String::new(),
-                message: e.message().trim().to_string(),
-            }
+            let start = e.span().map(|s| s.start);
+            let line = start.map(|b| line_at(text, b)).unwrap_or(1);
+            let key = start.and_then(|b| key_at(text, b)).unwrap_or_default();
+            let message = e.message().trim().to_string();
+            let message = if key.is_empty() { message } else { format!("{key}: {message}") };
+            ConfigError::Invalid { path: origin.to_string(), line, key, message }
         })?;
         config.validate(text, origin)?;
         Ok(config)
@@ -201,8 +200,12 @@ impl Config {
         if !(0.0..=1.0).contains(&r.min_score) || r.min_score.is_nan() {
             return Err(fail("retrieval", "min_score", format!("must be between 0 and 1, got {}", r.min_score)));
         }
-        if r.embedding_model.trim().is_empty() {
-            return Err(fail("retrieval", "embedding_model", "must not be empty".into()));
+        if !is_model_id(&r.embedding_model) {
+            return Err(fail(
+                "retrieval",
+                "embedding_model",
+                format!("`{}` is not a model id: use a name like all-MiniLM-L6-v2 (letters, digits, `.`, `_`, `-`), not a path; models live in ENGRAM_HOME/models/<id>/", r.embedding_model),
+            ));
         }
         if let Some(group) = r.synonyms.iter().find(|g| g.len() < 2 || g.iter().any(|w| w.trim().is_empty())) {
             return Err(fail("retrieval", "synonyms", format!("each group needs at least two non-empty words, got {group:?}")));
@@ -212,6 +215,36 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// A model id names a directory under `models/`, so it is one path component and never `..`.
+fn is_model_id(id: &str) -> bool {
+    (1..=128).contains(&id.len())
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && id.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && !id.contains("..")
+}
+
+/// The dotted key (`retrieval.top_k`) whose line holds byte `byte`, for parse errors that point at
+/// a value; `None` when the line is not a `key = value` line.
+fn key_at(text: &str, byte: usize) -> Option<String> {
+    let byte = byte.min(text.len());
+    let line_start = text[..byte].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("");
+    let key = line.split_once('=')?.0.trim().trim_matches('"');
+    if key.is_empty() || key.starts_with('[') {
+        return None;
+    }
+    let section = text[..line_start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('[') && !l.starts_with("[["))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    Some(match section {
+        Some(section) if !section.is_empty() => format!("{section}.{key}"),
+        _ => key.to_string(),
+    })
 }
 
 fn line_at(text: &str, byte: usize) -> usize {
@@ -239,6 +272,27 @@ fn line_of_key(text: &str, section: &str, key: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn type_errors_name_the_key_and_line() {
+        let err = Config::parse("[retrieval]\nstrategy = \"bm25\"\ntop_k = \"ten\"\n", "config.toml").unwrap_err();
+        let ConfigError::Invalid { line, key, message, .. } = &err else { panic!("{err}") };
+        assert_eq!((*line, key.as_str()), (3, "retrieval.top_k"));
+        assert!(message.starts_with("retrieval.top_k: "), "{message}");
+        assert!(err.to_string().contains("line 3"), "{err}");
+    }
+
+    #[test]
+    fn model_ids_are_names_not_paths() {
+        for bad in ["/etc", "../x", "a/b", "..", ".hidden", ""] {
+            let text = format!("[retrieval]\nembedding_model = {bad:?}\n");
+            let err = Config::parse(&text, "config.toml").unwrap_err().to_string();
+            assert!(err.contains("retrieval.embedding_model") && err.contains("line 2"), "{bad:?} → {err}");
+        }
+        for good in ["all-MiniLM-L6-v2", "bge-small-en-v1.5", "my_model"] {
+            assert!(Config::parse(&format!("[retrieval]\nembedding_model = {good:?}\n"), "c").is_ok(), "{good}");
+        }
+    }
 
     #[test]
     fn empty_file_is_all_defaults() {

@@ -62,6 +62,8 @@ pub fn home_checks(home: &EngramHome, config: &Result<Config, String>) -> Vec<Ch
             }
             Err(e) => checks.push(Check::error("home", format!("{} is not writable: {e}", root.display()))),
         }
+    } else if let Some(reason) = home.unusable_reason() {
+        checks.push(Check::error("home", reason));
     } else {
         checks.push(Check::warn("home", format!("{} does not exist yet; the first save creates it", root.display())));
     }
@@ -107,6 +109,17 @@ fn scope_checks(store: &Store, scopes: &[Scope]) -> Vec<Check> {
         checks.push(Check::ok(area, format!("{} memories in {}{project_note}", files.len() - broken.len(), dir.display())));
         if !broken.is_empty() {
             checks.push(Check::warn(area, format!("{} file(s) do not parse — fix or forget them: {}", broken.len(), broken.join("; "))));
+        }
+        match crate::memory::leaked_secrets(store, scope) {
+            Ok(leaks) if leaks.is_empty() => {}
+            Ok(leaks) => {
+                let listed: Vec<String> = leaks
+                    .iter()
+                    .map(|l| format!("{} ({}: `{}`) — {}", l.path.display(), l.kind, l.excerpt, l.remedy()))
+                    .collect();
+                checks.push(Check::error(area, format!("{} file(s) hold what looks like a secret: {}", leaks.len(), listed.join("; "))));
+            }
+            Err(e) => checks.push(Check::error(area, e.to_string())),
         }
         match store.index_drift(scope) {
             Ok(drift) if drift.is_empty() => {}

@@ -2,7 +2,8 @@
 //!
 //! Owns: resolution of the home directory from an explicit flag, the environment value and the
 //! user's home (passed in, never read here), and every path derived from it.
-//! Deliberately does not: create directories or touch the disk; writers do that when they need to.
+//! Deliberately does not: create directories or write (writers do that when they need to); it
+//! reads the disk only to say whether the home is usable.
 
 use std::path::{Path, PathBuf};
 
@@ -32,6 +33,13 @@ impl EngramHome {
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// Why this home cannot be used: something other than a directory is at its path. A home
+    /// that does not exist yet is fine (the first write creates it).
+    pub fn unusable_reason(&self) -> Option<String> {
+        let meta = std::fs::metadata(&self.root).ok()?;
+        (!meta.is_dir()).then(|| format!("the Engram home {} is a file, not a directory; pass --home DIR (or set ENGRAM_HOME) to a directory", self.root.display()))
     }
     pub fn config_file(&self) -> PathBuf {
         self.root.join("config.toml")

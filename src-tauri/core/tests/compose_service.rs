@@ -191,6 +191,38 @@ fn bad_lines_on_the_socket_get_error_replies_and_the_service_keeps_serving() {
 }
 
 #[test]
+fn a_slow_client_holds_neither_the_service_nor_its_own_connection_past_the_deadline() {
+    let f = Fixture::new(BM25, None);
+    seed(&f);
+    let handle = spawn_compose_service(engram_core::Workspace::with_models(f.home.clone(), f.models_dir.clone())).unwrap();
+    // Trickles a byte every 300 ms: each read is quick, the request as a whole never completes.
+    let socket = handle.socket().to_path_buf();
+    let trickler = std::thread::spawn(move || {
+        let started = std::time::Instant::now();
+        let mut stream = UnixStream::connect(&socket).unwrap();
+        for _ in 0..40 {
+            if stream.write_all(b" ").is_err() {
+                return Some(started.elapsed());
+            }
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        None
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    // Meanwhile others are answered at once (bounded by a short timeout, not the 30 s one).
+    for _ in 0..3 {
+        match call(&f.home, &Request::new(Call::Status), Duration::from_secs(2)).unwrap() {
+            Reply::Status(s) => assert_eq!(s.pid, std::process::id()),
+            other => panic!("expected a status, got {other:?}"),
+        }
+    }
+    let composed = call(&f.home, &f.request("deploy", None), Duration::from_secs(2)).unwrap();
+    assert!(matches!(composed, Reply::Composed(_)), "{composed:?}");
+    let cut_off = trickler.join().unwrap().expect("the trickling client is cut off at the request deadline");
+    assert!(cut_off < Duration::from_secs(11), "cut off after {cut_off:?}");
+}
+
+#[test]
 fn one_server_per_home_and_a_stale_socket_is_replaced() {
     let f = Fixture::new(BM25, None);
     seed(&f);

@@ -268,20 +268,100 @@ fn a_vaulted_file_that_comes_back_is_read_again_and_unmarked() {
 }
 
 #[test]
-fn binary_and_garbage_files_are_skipped_with_a_count() {
+fn bad_bytes_cost_only_their_line_wherever_they_are() {
     let env = Env::new();
     write(&env.engram().join("good.jsonl"), &line("user", "juliet"));
+    // Invalid UTF-8 and a NUL in the very first line, then valid lines: the file is a transcript.
+    let mut mixed = b"{\"ts\":\"2026-06-01T10:00:00Z\",\"role\":\"user\",\"text\":\"caf\xe9\"}\n".to_vec();
+    mixed.extend_from_slice(b"{\"role\":\"user\",\"text\":\"nul\0here\"}\n");
+    mixed.extend_from_slice(line("user", "kilo").as_bytes());
+    mixed.extend_from_slice(line("assistant", "lima").as_bytes());
+    fs::write(env.engram().join("mixed.jsonl"), &mixed).unwrap();
     let mut bin = vec![0u8, 159, 146, 150, 0, 1, 2];
     bin.extend(std::iter::repeat_n(0xffu8, 5000));
-    fs::create_dir_all(env.engram()).unwrap();
     fs::write(env.engram().join("blob.jsonl"), &bin).unwrap();
     fs::write(env.engram().join("noise.jsonl"), "lorem ipsum\nnot json at all\n\n").unwrap();
     let s = env.index(&SessionsConfig::default());
-    assert_eq!(s.files_skipped_binary, 1);
-    assert_eq!(s.malformed_lines, 2);
-    assert_eq!(s.messages_indexed, 1);
+    assert_eq!(s.messages_indexed, 3, "juliet, kilo and lima");
+    assert_eq!(s.malformed_lines, 4);
+    assert_eq!(count(&env.open(), "kilo"), 1);
+    let mut named: Vec<(String, u64)> =
+        s.problems.iter().map(|p| (p.path.file_name().unwrap().to_string_lossy().into_owned(), p.malformed_lines)).collect();
+    named.sort();
+    assert_eq!(named, vec![("mixed.jsonl".to_string(), 2), ("noise.jsonl".to_string(), 2)]);
     let s = env.index(&SessionsConfig::default());
-    assert_eq!((s.files_indexed, s.files_skipped_binary), (0, 0), "a binary file is not re-read until it changes");
+    assert_eq!((s.files_indexed, s.malformed_lines), (0, 0), "unchanged files are not re-read");
+    // doctor names the files with skipped lines.
+    let checks = engram_core::sessions::session_checks(&env.home.index_db());
+    let warning = checks.iter().map(|c| c.detail.clone()).find(|d| d.contains("malformed")).expect("a doctor warning");
+    assert!(warning.contains("mixed.jsonl") && warning.contains("noise.jsonl"), "{warning}");
+}
+
+#[test]
+fn an_unreadable_transcript_is_reported_and_the_rest_indexed() {
+    let env = Env::new();
+    write(&env.engram().join("a.jsonl"), &line("user", "mike"));
+    // A symlink to itself cannot be opened by anyone, root included (mode 000 would not stop root).
+    let unreadable = env.engram().join("b.jsonl");
+    std::os::unix::fs::symlink(&unreadable, &unreadable).unwrap();
+    let s = env.index(&SessionsConfig::default());
+    assert_eq!(s.messages_indexed, 1);
+    assert_eq!(count(&env.open(), "mike"), 1);
+    assert_eq!(s.problems.len(), 1, "{:?}", s.problems);
+    assert_eq!(s.problems[0].path, unreadable);
+    assert!(s.problems[0].error.as_deref().unwrap().contains("symbolic links"), "{:?}", s.problems);
+    fs::remove_file(&unreadable).unwrap();
+    write(&unreadable, &line("user", "november"));
+    let s = env.index(&SessionsConfig::default());
+    assert_eq!((s.messages_indexed, s.problems.len()), (1, 0), "readable now: indexed on the next run");
+}
+
+#[test]
+fn concurrent_indexers_never_store_a_message_twice() {
+    let env = Env::new();
+    for f in 0..40 {
+        let text: String = (0..200).map(|m| line("user", &format!("s{f} m{m} quebec"))).collect();
+        write(&env.engram().join(format!("s{f}.jsonl")), &text);
+    }
+    let (db, roots) = (env.home.index_db(), env.roots.clone());
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let (db, roots) = (db.clone(), roots.clone());
+            std::thread::spawn(move || {
+                let mut index = SessionIndex::open(&db).unwrap();
+                index.index(&roots, &SessionsConfig::default(), None, &mut |_| {}).unwrap();
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let rows: i64 = conn.query_row("SELECT count(*) FROM session_messages", [], |r| r.get(0)).unwrap();
+    assert_eq!(rows, 40 * 200);
+    assert_eq!(env.fts_rows("quebec"), 40 * 200);
+}
+
+#[test]
+fn duplicates_left_by_an_older_version_are_removed_by_the_migration() {
+    let env = Env::new();
+    write(&env.engram().join("a.jsonl"), &format!("{}{}", line("user", "romeo"), line("user", "sierra")));
+    env.index(&SessionsConfig::default());
+    {
+        let conn = rusqlite::Connection::open(env.home.index_db()).unwrap();
+        conn.execute_batch(
+            "INSERT INTO session_messages(file_id, role, ts, text) SELECT file_id, role, ts, text FROM session_messages;
+             INSERT INTO session_fts(rowid, text) SELECT id, text FROM session_messages WHERE id > 2;
+             ALTER TABLE session_files DROP COLUMN malformed;
+             UPDATE meta SET value = '2' WHERE key = 'sessions.schema';",
+        )
+        .unwrap();
+    }
+    assert_eq!(count(&env.open(), "romeo"), 1);
+    assert_eq!(env.fts_rows("romeo"), 1);
+    let conn = rusqlite::Connection::open(env.home.index_db()).unwrap();
+    let rows: i64 = conn.query_row("SELECT count(*) FROM session_messages", [], |r| r.get(0)).unwrap();
+    assert_eq!(rows, 2);
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! `engram memory archive list|restore|prune`: prior versions of memories.
+//! `engram memory archive list|restore|prune|purge`: prior versions of memories.
 
 use anyhow::Result;
 use engram_core::memory::{Scope, ScopeFilter};
@@ -18,6 +18,15 @@ pub enum ArchiveCommand {
     Restore {
         name: String,
         /// The version id shown by `archive list`
+        #[arg(id = "VERSION", value_name = "VERSION")]
+        version: String,
+        #[arg(long, value_enum, default_value = "user")]
+        scope: ScopeArg,
+    },
+    /// Delete one archived version for good (say, a copy holding a leaked secret; `engram doctor` lists them)
+    Purge {
+        name: String,
+        /// The version id shown by `archive list` or `doctor`
         #[arg(id = "VERSION", value_name = "VERSION")]
         version: String,
         #[arg(long, value_enum, default_value = "user")]
@@ -43,6 +52,7 @@ pub fn run(ctx: &Context, cmd: ArchiveCommand) -> Result<()> {
     match cmd {
         ArchiveCommand::List { name, scope } => list(ctx, name.as_deref(), scope.into()),
         ArchiveCommand::Restore { name, version, scope } => restore(ctx, &name, &version, scope.into()),
+        ArchiveCommand::Purge { name, version, scope } => purge(ctx, &name, &version, scope.into()),
         ArchiveCommand::Prune { keep, older_than, dry_run, scope } => prune(ctx, keep, older_than, dry_run, scope.into()),
     }
 }
@@ -79,6 +89,15 @@ fn restore(ctx: &Context, name: &str, version: &str, scope: Scope) -> Result<()>
         Some(previous) => println!("restored {scope}/{name} from {version}; the version it replaced is archived at {}", previous.display()),
         None => println!("restored {scope}/{name} from {version}"),
     }
+    Ok(())
+}
+
+fn purge(ctx: &Context, name: &str, version: &str, scope: Scope) -> Result<()> {
+    let path = ctx.store().purge_version(scope, name, version)?;
+    if ctx.json {
+        return ctx.print_json(&serde_json::json!({ "scope": scope, "name": name, "version": version, "removed": path }));
+    }
+    println!("purged {scope}/{name} version {version} ({})", path.display());
     Ok(())
 }
 

@@ -23,7 +23,7 @@ pub struct ComposeArgs {
     #[arg(long, value_enum)]
     pub hook: Option<HookKind>,
     /// Override retrieval.top_k
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::scope_args::positive_count)]
     pub top_k: Option<usize>,
     /// Override retrieval.max_bytes
     #[arg(long, value_name = "N")]

@@ -13,7 +13,7 @@ pub struct SearchArgs {
     #[arg(long, value_enum, default_value_t)]
     pub scope: ScopeFilterArg,
     /// At most N results (default: all with a non-zero score)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::scope_args::positive_count)]
     pub limit: Option<usize>,
     /// keyword, bm25, semantic or auto (default: retrieval.strategy from config)
     #[arg(long, value_enum)]

@@ -47,7 +47,7 @@ pub enum SessionsCommand {
     List {
         #[arg(long, value_enum, default_value = "all")]
         source: SourceArg,
-        #[arg(long, default_value_t = 20)]
+        #[arg(long, default_value_t = 20, value_parser = crate::scope_args::positive_count)]
         limit: usize,
     },
     /// Print one session's transcript
@@ -64,7 +64,7 @@ pub struct RecallArgs {
     /// What to look for: words, a question, or FTS5 syntax (`OR`, "exact phrase", prefix*)
     pub query: String,
     /// Most results to show
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = crate::scope_args::positive_count)]
     pub limit: usize,
     /// Only this source
     #[arg(long, value_enum, default_value = "all")]
@@ -114,11 +114,19 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
 
 fn index(ctx: &Context, source: SourceArg, rebuild: bool) -> Result<()> {
     let summary = ctx.workspace.index_sessions(&IndexRequest { only: source.kind(), rebuild }, &mut |_| {})?;
+    warn_about_problems(&summary);
     if ctx.json {
         return ctx.print_json(&summary);
     }
     print_summary(&summary);
     Ok(())
+}
+
+/// Files that could not be read, or had lines skipped, named on stderr; the run still succeeded.
+fn warn_about_problems(s: &IndexSummary) {
+    for p in &s.problems {
+        eprintln!("warning: {}", p.describe());
+    }
 }
 
 fn print_summary(s: &IndexSummary) {
@@ -131,9 +139,6 @@ fn print_summary(s: &IndexSummary) {
     }
     if s.files_removed > 0 {
         println!("  {} file(s) are gone; their sessions stay searchable (`engram sessions prune --source-removed` removes them)", s.files_removed);
-    }
-    if s.files_skipped_binary > 0 {
-        println!("  {} file(s) are not text and were skipped", s.files_skipped_binary);
     }
     if s.malformed_lines > 0 {
         println!("  {} malformed line(s) skipped", s.malformed_lines);

@@ -1,56 +1,99 @@
 //! The serving loop and the handle the app shell and `engram serve` hold.
 //!
-//! Owns: accepting one connection at a time (a compose takes milliseconds; clients queue in
-//! the listen backlog), bounding how long a silent client can hold the loop, turning a panic
-//! inside one call into an error reply instead of a dead service, and stopping on request.
+//! Owns: accepting connections, each read on its own thread under one deadline for the whole
+//! request (so a client that trickles bytes holds only its own thread, never the service),
+//! answering the requests one at a time on the serving thread (which owns the composer and its
+//! caches; a compose takes milliseconds), turning a panic inside one call into an error reply
+//! instead of a dead service, and stopping on request.
 //! Deliberately does not: choose the models directory or install signal handlers (callers do).
 
 use std::io::Write;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::protocol::Response;
-use super::socket::{bind, read_request_line};
+use super::socket::{bind, read_request_line_by};
 use super::{ComposeService, ServiceError};
 use crate::{EngramHome, Workspace};
 
-/// How long a connected client may take to send its request line.
-const CLIENT_READ_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a connected client may take to send its whole request line (and to take the answer).
+const CLIENT_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Connections read at once; more are closed at once (their clients compose in-process).
+const MAX_CONNECTIONS: usize = 64;
+
+/// A request read from one connection, and where its answer goes.
+struct Pending {
+    line: Result<String, String>,
+    answer: Sender<Response>,
+}
 
 /// Answers connections on `listener` until `stop` is set (and a connection wakes the loop).
 pub fn serve(listener: &UnixListener, service: &ComposeService, stop: &AtomicBool) {
-    for stream in listener.incoming() {
-        if stop.load(Ordering::SeqCst) {
-            break;
-        }
-        match stream {
-            Ok(stream) => answer(stream, service),
-            Err(e) => {
-                tracing::warn!("compose service: accept failed: {e}");
-                // Out of file descriptors and similar: do not spin.
-                std::thread::sleep(Duration::from_millis(50));
+    let (requests, incoming) = channel::<Pending>();
+    let open = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let open = &open;
+        scope.spawn(move || {
+            for stream in listener.incoming() {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                match stream {
+                    Ok(stream) if open.load(Ordering::SeqCst) >= MAX_CONNECTIONS => {
+                        tracing::warn!("compose service: {MAX_CONNECTIONS} connections open; closing a new one");
+                        drop(stream);
+                    }
+                    Ok(stream) => {
+                        open.fetch_add(1, Ordering::SeqCst);
+                        let requests = requests.clone();
+                        scope.spawn(move || {
+                            connection(stream, &requests);
+                            open.fetch_sub(1, Ordering::SeqCst);
+                        });
+                    }
+                    Err(e) => {
+                        tracing::warn!("compose service: accept failed: {e}");
+                        // Out of file descriptors and similar: do not spin.
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                }
             }
+            // Dropping `requests` here (and in each finished connection) ends the loop below.
+        });
+        for pending in incoming {
+            let response = match pending.line {
+                Ok(line) => catch_unwind(AssertUnwindSafe(|| service.respond(&line)))
+                    .unwrap_or_else(|_| Response::error("internal", "the compose service failed on this request; compose in-process")),
+                Err(why) => Response::error("malformed_request", why),
+            };
+            let _ = pending.answer.send(response);
         }
-    }
+    });
 }
 
-fn answer(mut stream: UnixStream, service: &ComposeService) {
-    let _ = stream.set_read_timeout(Some(CLIENT_READ_TIMEOUT));
-    let _ = stream.set_write_timeout(Some(CLIENT_READ_TIMEOUT));
-    let response = match read_request_line(&stream) {
-        Ok(Ok(line)) => catch_unwind(AssertUnwindSafe(|| service.respond(&line)))
-            .unwrap_or_else(|_| Response::error("internal", "the compose service failed on this request; compose in-process")),
-        Ok(Err(why)) => Response::error("malformed_request", why),
+/// One client: its request read by the deadline, handed to the serving thread, the answer written.
+fn connection(mut stream: UnixStream, requests: &Sender<Pending>) {
+    let deadline = Instant::now() + CLIENT_DEADLINE;
+    let line = match read_request_line_by(&stream, deadline) {
+        Ok(line) => line,
         Err(e) => {
-            tracing::debug!("compose service: client went away: {e}");
+            tracing::debug!("compose service: client went away or was too slow: {e}");
             return;
         }
     };
+    let (answer, answered) = channel();
+    if requests.send(Pending { line, answer }).is_err() {
+        return;
+    }
+    let Ok(response) = answered.recv() else { return };
+    let _ = stream.set_write_timeout(Some(deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(100))));
     if let Err(e) = stream.write_all(response.to_line().as_bytes()) {
         tracing::debug!("compose service: client went away before the answer: {e}");
     }

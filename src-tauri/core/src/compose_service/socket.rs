@@ -12,7 +12,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::protocol::{parse_response, Reply, Request, MAX_REQUEST_BYTES};
 use super::ServiceError;
@@ -124,17 +124,36 @@ pub fn exchange(mut stream: UnixStream, request: &Request, timeout: Duration) ->
     parse_response(&line)
 }
 
-/// Reads one request line from a client, at most `MAX_REQUEST_BYTES`; the inner `Err` says why
-/// the bytes are not a request (too long, unterminated, not UTF-8) for the error reply.
-pub(super) fn read_request_line(stream: &UnixStream) -> std::io::Result<Result<String, String>> {
+/// Reads one request line from a client, at most `MAX_REQUEST_BYTES`, all of it by `deadline`
+/// (a client sending a byte at a time gets no more time than one sending it at once); the inner
+/// `Err` says why the bytes are not a request (too long, unterminated, not UTF-8) for the error
+/// reply. Running out of time is an `io::Error` of kind `TimedOut`.
+pub(super) fn read_request_line_by(mut stream: &UnixStream, deadline: Instant) -> std::io::Result<Result<String, String>> {
     let mut line = Vec::new();
-    let mut reader = BufReader::new(stream).take(MAX_REQUEST_BYTES as u64 + 1);
-    reader.read_until(b'\n', &mut line)?;
-    if line.len() > MAX_REQUEST_BYTES {
-        return Ok(Err(format!("request longer than {MAX_REQUEST_BYTES} bytes")));
-    }
-    if line.last() != Some(&b'\n') {
-        return Ok(Err("request line not terminated by a newline".into()));
+    let mut chunk = [0u8; 64 * 1024];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the request did not arrive in time"));
+        }
+        stream.set_read_timeout(Some(left))?;
+        let n = match stream.read(&mut chunk) {
+            Ok(n) => n,
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let end = chunk[..n].iter().position(|&b| b == b'\n').map(|i| i + 1);
+        line.extend_from_slice(&chunk[..end.unwrap_or(n)]);
+        if line.len() > MAX_REQUEST_BYTES {
+            return Ok(Err(format!("request longer than {MAX_REQUEST_BYTES} bytes")));
+        }
+        if end.is_some() {
+            break;
+        }
+        if n == 0 {
+            return Ok(Err("request line not terminated by a newline".into()));
+        }
     }
     Ok(String::from_utf8(line).map_err(|_| "request is not UTF-8".to_string()))
 }

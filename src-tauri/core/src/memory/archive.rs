@@ -59,6 +59,20 @@ pub fn parse_version_file_name(file_name: &str) -> Option<(String, String, DateT
     Some((name.to_string(), format!("{nanos}.{tag}"), Utc.timestamp_nanos(at)))
 }
 
+/// The newest archived copy of `name` in `archive_dir`, if any.
+pub fn newest_version_path(archive_dir: &std::path::Path, name: &str) -> Option<PathBuf> {
+    let entries = std::fs::read_dir(archive_dir).ok()?;
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let file_name = e.file_name().to_string_lossy().into_owned();
+            let (memory, version, _) = parse_version_file_name(&file_name)?;
+            (memory == name).then(|| (version, e.path()))
+        })
+        .max_by(|a, b| a.0.cmp(&b.0))
+        .map(|(_, path)| path)
+}
+
 /// Which versions a prune removes. `versions` may hold several memories; `has_current(name)`
 /// says whether the memory still exists, because the newest copy of a forgotten memory is
 /// its only way back and the age rule never takes it.

@@ -12,7 +12,7 @@ pub enum StoreError {
     InvalidField { field: &'static str, reason: String },
     #[error("refused: the content looks like a secret ({kind}: `{excerpt}`); remove it and store a pointer to where the secret lives instead")]
     SecretDetected { kind: &'static str, excerpt: String },
-    #[error("no memory named `{name}` in {scope}")]
+    #[error("no memory named `{name}` in {scope}; `engram memory list` shows the memories there are")]
     NotFound { scope: String, name: String },
     #[error("a memory named `{name}` already exists in {scope} scope")]
     AlreadyExists { scope: String, name: String },
@@ -26,6 +26,12 @@ pub enum StoreError {
     NameMismatch { path: String, expected: String, found: String },
     #[error("refused: {path} is a symbolic link; Engram does not write through links")]
     Symlink { path: String },
+    #[error("another writer ({holder}) has held the lock on {path} for {seconds} s; wait for it to finish, or stop it if it is stuck")]
+    Locked { path: String, holder: String, seconds: u64 },
+    #[error("{path} {reason}")]
+    Unreadable { path: String, reason: String },
+    #[error("archived version {version} of `{name}` does not parse ({reason}); nothing was restored. Its text is at {path}: copy what you need from it by hand")]
+    UnparseableVersion { name: String, version: String, path: String, reason: String },
     #[error("{action} {path}: {source}")]
     Io { action: &'static str, path: String, source: std::io::Error },
 }
@@ -53,6 +59,9 @@ impl ErrorCode for StoreError {
             StoreError::UnparseableExisting { .. } => "unparseable_existing",
             StoreError::NameMismatch { .. } => "name_mismatch",
             StoreError::Symlink { .. } => "symlink_refused",
+            StoreError::Locked { .. } => "scope_locked",
+            StoreError::Unreadable { .. } => "unreadable_file",
+            StoreError::UnparseableVersion { .. } => "unparseable_version",
             StoreError::Io { source, .. } if is_disk_full(source) => "disk_full",
             StoreError::Io { .. } => "io",
         }

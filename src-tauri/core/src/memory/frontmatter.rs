@@ -26,6 +26,14 @@ pub struct FormatError(pub String);
 
 pub fn parse(text: &str) -> Result<Document, FormatError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // Classic Mac line endings (CR only): read as lines, like every editor does.
+    let cr_only;
+    let text = if text.contains('\r') && !text.contains('\n') {
+        cr_only = text.replace('\r', "\n");
+        cr_only.as_str()
+    } else {
+        text
+    };
     let mut lines = text.split_inclusive('\n');
     let first = lines.next().unwrap_or("");
     if first.trim_end() != "---" {
@@ -317,6 +325,12 @@ mod tests {
             let err = parse(text).unwrap_err().to_string();
             assert!(err.contains(expected), "{text:?} → {err}");
         }
+    }
+
+    #[test]
+    fn cr_only_line_endings_parse() {
+        let d = parse("---\rname: a\rtype: user\rdescription: d\r---\rbody\r").unwrap();
+        assert_eq!((d.name.as_str(), d.description.as_str(), d.body.as_str()), ("a", "d", "body\n"));
     }
 
     #[test]

@@ -5,18 +5,22 @@
 //! Deliberately does not: rank, embed or render; those modules consume what the store reads.
 
 pub mod archive;
+mod bounded_read;
 pub mod diff;
 mod error;
 pub mod frontmatter;
 pub mod index;
+pub mod leaks;
 mod model;
 pub mod naming;
 pub mod secrets;
 mod store;
+pub mod validate;
 pub mod watch;
 
 pub use archive::{ArchivedVersion, PrunePolicy};
 pub use error::StoreError;
+pub use leaks::{leaked_secrets, LeakedSecret};
 pub use model::{Memory, MemoryFile, Scope, ScopeFilter};
 pub use diff::{line_diff, version_against_current, LineDiff, VersionDiff};
 pub use store::{read_memory_file, ForgetOutcome, MemoryDraft, PruneReport, SaveOutcome, Store};

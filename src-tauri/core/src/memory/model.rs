@@ -52,6 +52,15 @@ pub enum ScopeFilter {
     All,
 }
 
+impl From<Scope> for ScopeFilter {
+    fn from(scope: Scope) -> ScopeFilter {
+        match scope {
+            Scope::User => ScopeFilter::User,
+            Scope::Project => ScopeFilter::Project,
+        }
+    }
+}
+
 impl ScopeFilter {
     pub fn includes(self, scope: Scope) -> bool {
         matches!(

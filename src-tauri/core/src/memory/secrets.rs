@@ -49,7 +49,9 @@ fn rules() -> &'static [Rule] {
             rule("npm token", r"\b(npm_[A-Za-z0-9]{36})\b", 1, false),
             rule(
                 "password or secret assignment",
-                r#"(?i)\b(?:password|passwd|pwd|secret|client_secret|api[_-]?key|auth[_-]?token|access[_-]?token|private[_-]?key)\b\s*[:=]\s*['"]?([^\s'"`,;]{8,})"#,
+                // A prefix names whose password it is (`DATABASE_PASSWORD`, `db-password`); a
+                // suffix would make it something else (`password_policy`), so none is allowed.
+                r#"(?i)(?:\b|[_.-])(?:password|passwd|pwd|secret|secret[_-]?key|client_secret|api[_-]?key|auth[_-]?token|access[_-]?token|private[_-]?key)\b\s*[:=]\s*['"]?([^\s'"`,;]{6,})"#,
                 1,
                 true,
             ),
@@ -85,6 +87,10 @@ fn is_placeholder(value: &str) -> bool {
 /// A value worth refusing has the texture of a credential: digits or symbols among letters,
 /// or mixed case at some length. Plain words (`password: required`) are prose.
 fn looks_like_a_real_value(value: &str) -> bool {
+    // A path or a URL says where a secret lives, which is what a memory should hold.
+    if value.starts_with(['/', '~']) || value.starts_with("./") || value.contains("://") {
+        return false;
+    }
     let has_digit = value.chars().any(|c| c.is_ascii_digit());
     let has_symbol = value.chars().any(|c| !c.is_alphanumeric() && c != '-' && c != '_' && c != '.');
     let has_upper = value.chars().any(|c| c.is_uppercase());
@@ -152,6 +158,45 @@ mod tests {
         for text in prose {
             assert_eq!(find_secret(text), None, "{text}");
         }
+    }
+
+    /// Every case is checked and every failure reported at once, so one run shows the whole gap.
+    fn failures(cases: &[(&str, bool)]) -> Vec<String> {
+        cases
+            .iter()
+            .filter(|(text, secret)| find_secret(text).is_some() != *secret)
+            .map(|(text, secret)| format!("{text:?}: expected {}", if *secret { "a secret" } else { "no secret" }))
+            .collect()
+    }
+
+    #[test]
+    fn assignments_with_prefixes_and_short_values() {
+        let cases: &[(&str, bool)] = &[
+            ("DATABASE_PASSWORD=hunter2hunter2", true),
+            ("DB_PASSWORD=Xk9mP2vL7qRt", true),
+            ("db_password=Xk9mP2vL7qRt", true),
+            ("db-password: s3cretpass", true),
+            ("password=hunter2", true),
+            ("PASSWORD=\"hunter2\"", true),
+            ("export REDIS_PASSWORD=p4ssw0rd!", true),
+            ("app.secret=Zq9x7Lm2p", true),
+            ("STRIPE_SECRET_KEY=Zq9x7Lm2pQ8", true),
+            ("GITHUB_AUTH_TOKEN: 9f8e7d6c5b4a", true),
+            ("The DATABASE_PASSWORD variable holds the database password.", false),
+            ("DB_PASSWORD is read from the environment at start-up.", false),
+            ("Set DATABASE_PASSWORD=<secret> in .env, never in code.", false),
+            ("DB_PASSWORD=${DB_PASSWORD}", false),
+            ("password_policy: minimum 12 characters", false),
+            ("password: required", false),
+            ("password: must be rotated", false),
+            ("pwd: /home/u/app", false),
+            ("DB_PASSWORD_FILE=/run/secrets/db", false),
+            ("db_password: read from vault at secret/data/db", false),
+            ("API keys look like `sk-` followed by 48 characters.", false),
+            ("A GitHub token is ghp_ plus 36 alphanumerics; AWS key ids start with AKIA.", false),
+        ];
+        let failed = failures(cases);
+        assert!(failed.is_empty(), "{} case(s) failed:\n{}", failed.len(), failed.join("\n"));
     }
 
     #[test]

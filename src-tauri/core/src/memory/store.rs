@@ -12,11 +12,12 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::archive::{self, ArchivedVersion, PrunePolicy, ARCHIVE_DIR};
-use crate::storage::{refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, ScopeLock, TEMP_PREFIX};
+use super::bounded_read::{non_regular_kind, read_regular, ReadRefusal};
 use super::frontmatter::{self, Document};
 use super::index::{render_index, INDEX_FILE};
+use crate::storage::{refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, LockFailure, ScopeLock, LOCK_WAIT, TEMP_PREFIX};
 use super::naming::{canonical_type, validate_name};
-use super::secrets::find_secret;
+use super::validate::{strip_controls, validate_draft, MEMORY_FILE_MAX};
 use super::{Memory, MemoryFile, Scope, ScopeFilter, StoreError};
 use crate::project::{self, Project};
 use crate::EngramHome;
@@ -59,8 +60,6 @@ pub struct PruneReport {
     pub removed: Vec<ArchivedVersion>,
     pub kept: usize,
 }
-
-pub const DESCRIPTION_MAX: usize = 500;
 
 pub struct Store {
     home: EngramHome,
@@ -128,17 +127,20 @@ impl Store {
                 }
             }
         }
-        let scope = scope.map_or("any".to_string(), |s| s.to_string());
+        let scope = match scopes.as_slice() {
+            [one] => format!("the {one} scope"),
+            _ => "the project or user scope".to_string(),
+        };
         Err(StoreError::NotFound { scope, name: name.to_string() })
     }
 
     /// The scope's generated MEMORY.md, if there is one.
     pub fn index_text(&self, scope: Scope) -> Result<Option<String>, StoreError> {
         let path = self.dir(scope)?.join(INDEX_FILE);
-        match fs::read_to_string(&path) {
+        match read_text(&path) {
             Ok(text) => Ok(Some(text)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(StoreError::io("read", &path, e)),
+            Err(StoreError::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
         }
     }
 
@@ -161,13 +163,10 @@ impl Store {
             }
         }
         let dir = self.prepare_dir(scope)?;
-        let _lock = ScopeLock::acquire(&dir).map_err(|e| StoreError::io("lock", &dir, e))?;
-        sweep_stale_temps(&dir, now.into());
-        sweep_stale_temps(&dir.join(ARCHIVE_DIR), now.into());
+        let _lock = lock_and_tidy(&dir, now)?;
         let outcome = write_locked(scope, &dir, None, draft, keys, now)?;
-        if outcome.changed {
-            regenerate_index(scope, &dir)?;
-        }
+        // Even an unchanged save repairs an index a killed writer left behind.
+        regenerate_index(scope, &dir)?;
         Ok(outcome)
     }
 
@@ -176,7 +175,7 @@ impl Store {
     pub fn create(&self, scope: Scope, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
         let draft = validate_draft(draft)?;
         let dir = self.prepare_dir(scope)?;
-        let _lock = ScopeLock::acquire(&dir).map_err(|e| StoreError::io("lock", &dir, e))?;
+        let _lock = lock_and_tidy(&dir, now)?;
         if dir.join(format!("{}.md", draft.name)).exists() {
             return Err(StoreError::AlreadyExists { scope: scope.to_string(), name: draft.name });
         }
@@ -193,8 +192,8 @@ impl Store {
         validate_name(old)?;
         let draft = validate_draft(draft)?;
         let dir = self.prepare_dir(scope)?;
-        let _lock = ScopeLock::acquire(&dir).map_err(|e| StoreError::io("lock", &dir, e))?;
-        if dir.join(format!("{}.md", draft.name)).exists() {
+        let _lock = lock_and_tidy(&dir, now)?;
+        if fs::symlink_metadata(dir.join(format!("{}.md", draft.name))).is_ok() {
             return Err(StoreError::AlreadyExists { scope: scope.to_string(), name: draft.name });
         }
         let outcome = write_locked(scope, &dir, Some(old), draft, &[], now)?;
@@ -207,12 +206,12 @@ impl Store {
     pub fn forget(&self, scope: Scope, name: &str, now: DateTime<Utc>) -> Result<ForgetOutcome, StoreError> {
         validate_name(name)?;
         let dir = self.dir(scope)?;
-        if !dir.join(format!("{name}.md")).exists() {
-            return Err(StoreError::NotFound { scope: scope.to_string(), name: name.to_string() });
+        let not_found = || StoreError::NotFound { scope: format!("the {scope} scope"), name: name.to_string() };
+        if fs::symlink_metadata(dir.join(format!("{name}.md"))).is_err() {
+            return Err(not_found());
         }
-        let _lock = ScopeLock::acquire(&dir).map_err(|e| StoreError::io("lock", &dir, e))?;
-        let archived = remove_memory_files(&dir, name, now)?
-            .ok_or_else(|| StoreError::NotFound { scope: scope.to_string(), name: name.to_string() })?;
+        let _lock = lock_and_tidy(&dir, now)?;
+        let archived = remove_memory_files(&dir, name, now)?.ok_or_else(not_found)?;
         regenerate_index(scope, &dir)?;
         let version = archived
             .file_name()
@@ -224,6 +223,9 @@ impl Store {
 
     /// Archived versions, newest first; all memories of the scope or one.
     pub fn versions(&self, scope: Scope, name: Option<&str>) -> Result<Vec<ArchivedVersion>, StoreError> {
+        if let Some(name) = name {
+            validate_name(name)?;
+        }
         let archive_dir = self.dir(scope)?.join(ARCHIVE_DIR);
         let entries = match fs::read_dir(&archive_dir) {
             Ok(entries) => entries,
@@ -247,24 +249,48 @@ impl Store {
     /// The text of one archived version (for previews and diffs).
     pub fn version_text(&self, scope: Scope, name: &str, version: &str) -> Result<String, StoreError> {
         let path = self.version_path(scope, name, version)?;
-        fs::read_to_string(&path).map_err(|e| StoreError::io("read", &path, e))
+        read_text(&path)
     }
 
     /// Makes an archived version current again; the current file, if any, is archived first.
+    /// A version that is not a valid memory of that name is refused before anything is written
+    /// (restoring it would replace a working memory with one that cannot be read).
     pub fn restore(&self, scope: Scope, name: &str, version: &str, now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
         let source = self.version_path(scope, name, version)?;
         let dir = self.prepare_dir(scope)?;
-        let _lock = ScopeLock::acquire(&dir).map_err(|e| StoreError::io("lock", &dir, e))?;
-        let text = fs::read_to_string(&source).map_err(|e| StoreError::io("read", &source, e))?;
+        let _lock = lock_and_tidy(&dir, now)?;
+        let text = read_text(&source)?;
+        let refuse = |reason: String| StoreError::UnparseableVersion {
+            name: name.to_string(),
+            version: version.to_string(),
+            path: source.display().to_string(),
+            reason,
+        };
+        let doc = frontmatter::parse(&text).map_err(|e| refuse(e.to_string()))?;
+        if doc.name != name {
+            return Err(refuse(format!("its `name: {}` is not `{name}`", doc.name)));
+        }
+        canonical_type(&doc.kind).map_err(|e| refuse(e.to_string()))?;
         let current = dir.join(format!("{name}.md"));
-        let created = !current.exists();
+        let created = fs::symlink_metadata(&current).is_err();
         let archived = if created { None } else { Some(archive_current(&dir, name, now)?) };
         write_atomic(&dir, &format!("{name}.md"), text.as_bytes()).map_err(|e| StoreError::io("write", &current, e))?;
         regenerate_index(scope, &dir)?;
         let memory = read_memory_file(scope, &current)
             .map_err(|reason| StoreError::UnparseableExisting { path: current.display().to_string(), reason })?
-            .ok_or_else(|| StoreError::NotFound { scope: scope.to_string(), name: name.to_string() })?;
+            .ok_or_else(|| StoreError::NotFound { scope: format!("the {scope} scope"), name: name.to_string() })?;
         Ok(SaveOutcome { memory, created, archived, changed: true })
+    }
+
+    /// Deletes one archived version for good (a leaked secret's copy); the person asked for it
+    /// by name and version, so nothing else is touched.
+    pub fn purge_version(&self, scope: Scope, name: &str, version: &str) -> Result<PathBuf, StoreError> {
+        let path = self.version_path(scope, name, version)?;
+        let dir = self.dir(scope)?;
+        let _lock = lock_scope(&dir)?;
+        fs::remove_file(&path).map_err(|e| StoreError::io("remove", &path, e))?;
+        sync_dir(&dir.join(ARCHIVE_DIR)).map_err(|e| StoreError::io("sync", &dir, e))?;
+        Ok(path)
     }
 
     /// Removes archived versions beyond the policy; with `dry_run`, only reports them.
@@ -276,7 +302,7 @@ impl Store {
             let _lock = if dry_run || !dir.exists() {
                 None
             } else {
-                Some(ScopeLock::acquire(&dir).map_err(|e| StoreError::io("lock", &dir, e))?)
+                Some(lock_and_tidy(&dir, now)?)
             };
             let versions = self.versions(scope, None)?;
             let doomed: Vec<ArchivedVersion> = archive::select_for_prune(&versions, policy, now, |_, name| {
@@ -316,7 +342,7 @@ impl Store {
     /// Rewrites a scope's MEMORY.md from its files (repairs drift after hand edits).
     pub fn reindex_scope(&self, scope: Scope) -> Result<(), StoreError> {
         let dir = self.prepare_dir(scope)?;
-        let _lock = ScopeLock::acquire(&dir).map_err(|e| StoreError::io("lock", &dir, e))?;
+        let _lock = lock_scope(&dir)?;
         regenerate_index(scope, &dir)
     }
 
@@ -348,49 +374,31 @@ impl Store {
     }
 }
 
-fn validate_draft(mut draft: MemoryDraft) -> Result<MemoryDraft, StoreError> {
-    validate_name(&draft.name)?;
-    draft.kind = canonical_type(&draft.kind)?;
-    draft.description = draft.description.trim().to_string();
-    if draft.description.is_empty() {
-        return Err(StoreError::InvalidField { field: "description", reason: "must not be empty: one line saying what this memory is for".into() });
-    }
-    if draft.description.contains(['\n', '\r']) {
-        return Err(StoreError::InvalidField { field: "description", reason: "must be a single line".into() });
-    }
-    if draft.description.chars().count() > DESCRIPTION_MAX {
-        return Err(StoreError::InvalidField { field: "description", reason: format!("must be at most {DESCRIPTION_MAX} characters; put details in the body") });
-    }
-    // Bodies are stored newline-terminated; normalizing here makes re-saving the same text a no-op.
-    if !draft.body.is_empty() && !draft.body.ends_with('\n') {
-        draft.body.push('\n');
-    }
-    draft.tags = draft.tags.iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
-    let scanned = format!("{}\n{}\n{}", draft.description, draft.tags.join(" "), draft.body);
-    if let Some(found) = find_secret(&scanned) {
-        return Err(StoreError::SecretDetected { kind: found.kind, excerpt: found.excerpt });
-    }
-    Ok(draft)
-}
-
 /// Writes `draft` while the scope lock is held. `previous` names the file whose `created` and
 /// unknown keys carry over when it differs from the draft's name (a rename).
 fn write_locked(scope: Scope, dir: &Path, previous: Option<&str>, draft: MemoryDraft, keys: &[(&str, &str)], now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
     let path = dir.join(format!("{}.md", draft.name));
     let source = dir.join(format!("{}.md", previous.unwrap_or(&draft.name)));
     refuse_symlink(&path).map_err(|e| StoreError::io("write", &path, e))?;
-    let existing = match fs::read_to_string(&source) {
-        Ok(text) => Some(frontmatter::parse(&text).map_err(|e| StoreError::UnparseableExisting {
-            path: source.display().to_string(),
-            reason: e.to_string(),
-        })?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if previous.is_some() {
-                return Err(StoreError::NotFound { scope: scope.to_string(), name: previous.unwrap_or_default().to_string() });
+    // One rule for every file that is not a valid memory of its name (no frontmatter, a
+    // truncated one, or another `name:`): it is never overwritten; the person fixes or forgets it.
+    let existing = match read_text(&source) {
+        Ok(text) => {
+            let unparseable = |reason: String| StoreError::UnparseableExisting { path: source.display().to_string(), reason };
+            let doc = frontmatter::parse(&text).map_err(|e| unparseable(e.to_string()))?;
+            let stem = previous.unwrap_or(&draft.name);
+            if doc.name != stem {
+                return Err(unparseable(format!("`name: {}` must equal the file name `{stem}`", doc.name)));
+            }
+            Some(doc)
+        }
+        Err(StoreError::NotFound { .. }) => {
+            if let Some(previous) = previous {
+                return Err(StoreError::NotFound { scope: format!("the {scope} scope"), name: previous.to_string() });
             }
             None
         }
-        Err(e) => return Err(StoreError::io("read", &source, e)),
+        Err(e) => return Err(e),
     };
     let extra = with_keys(existing.as_ref().map(|d| d.extra.clone()).unwrap_or_default(), keys);
     let unchanged = previous.is_none()
@@ -441,12 +449,18 @@ fn with_keys(mut extra: Vec<String>, keys: &[(&str, &str)]) -> Vec<String> {
     extra
 }
 
-/// Copies the current `<name>.md` into the archive; returns the archived path.
+/// Copies the current `<name>.md` into the archive; returns the archived path. When the newest
+/// archived copy already holds these bytes (a save that failed after archiving), it is reused.
 fn archive_current(dir: &Path, name: &str, now: DateTime<Utc>) -> Result<PathBuf, StoreError> {
     let current = dir.join(format!("{name}.md"));
-    let bytes = fs::read(&current).map_err(|e| StoreError::io("read", &current, e))?;
+    let bytes = read_bytes(&current)?;
     let archive_dir = dir.join(ARCHIVE_DIR);
     fs::create_dir_all(&archive_dir).map_err(|e| StoreError::io("create", &archive_dir, e))?;
+    if let Some(newest) = archive::newest_version_path(&archive_dir, name) {
+        if read_regular(&newest, MEMORY_FILE_MAX).is_ok_and(|old| old == bytes) {
+            return Ok(newest);
+        }
+    }
     let file_name = archive::version_file_name(name, &archive::new_version_id(now));
     write_atomic(&archive_dir, &file_name, &bytes).map_err(|e| StoreError::io("archive", &archive_dir, e))?;
     Ok(archive_dir.join(file_name))
@@ -455,7 +469,7 @@ fn archive_current(dir: &Path, name: &str, now: DateTime<Utc>) -> Result<PathBuf
 /// Archives then removes `<name>.md` and its `.vec` sidecar; `None` if there was no file.
 fn remove_memory_files(dir: &Path, name: &str, now: DateTime<Utc>) -> Result<Option<PathBuf>, StoreError> {
     let path = dir.join(format!("{name}.md"));
-    if !path.exists() {
+    if fs::symlink_metadata(&path).is_err() {
         return Ok(None);
     }
     let archived = archive_current(dir, name, now)?;
@@ -470,11 +484,54 @@ fn remove_memory_files(dir: &Path, name: &str, now: DateTime<Utc>) -> Result<Opt
     Ok(Some(archived))
 }
 
+/// Takes the scope lock (bounded wait) and clears what killed writers left: temp files older
+/// than a minute in the scope and its archive.
+fn lock_and_tidy(dir: &Path, now: DateTime<Utc>) -> Result<ScopeLock, StoreError> {
+    let lock = lock_scope(dir)?;
+    sweep_stale_temps(dir, now.into());
+    sweep_stale_temps(&dir.join(ARCHIVE_DIR), now.into());
+    Ok(lock)
+}
+
+fn lock_scope(dir: &Path) -> Result<ScopeLock, StoreError> {
+    ScopeLock::acquire(dir).map_err(|failure| match failure {
+        LockFailure::TimedOut { holder } => StoreError::Locked {
+            path: dir.display().to_string(),
+            holder: holder.unwrap_or_else(|| "another process".to_string()),
+            seconds: LOCK_WAIT.as_secs(),
+        },
+        LockFailure::Io(e) => StoreError::io("lock", dir, e),
+    })
+}
+
+/// Rewrites MEMORY.md when it differs from what the directory says (so a writer killed between
+/// its rename and this step is repaired by the next one).
 fn regenerate_index(scope: Scope, dir: &Path) -> Result<(), StoreError> {
     let files = list_dir(scope, dir)?;
     let memories: Vec<&Memory> = files.iter().filter_map(|f| f.parsed.as_ref().ok()).collect();
     let text = render_index(&memories);
-    write_atomic(dir, INDEX_FILE, text.as_bytes()).map_err(|e| StoreError::io("write", &dir.join(INDEX_FILE), e))
+    let path = dir.join(INDEX_FILE);
+    if read_regular(&path, MEMORY_FILE_MAX).is_ok_and(|current| current == text.as_bytes()) {
+        return Ok(());
+    }
+    write_atomic(dir, INDEX_FILE, text.as_bytes()).map_err(|e| StoreError::io("write", &path, e))
+}
+
+/// A memory directory's file, bounded and only if regular; a missing file is `NotFound`.
+fn read_bytes(path: &Path) -> Result<Vec<u8>, StoreError> {
+    read_regular(path, MEMORY_FILE_MAX).map_err(|refusal| match refusal {
+        ReadRefusal::Missing => StoreError::NotFound {
+            scope: path.parent().map_or_else(String::new, |d| d.display().to_string()),
+            name: path.file_stem().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        },
+        ReadRefusal::Io(e) => StoreError::io("read", path, e),
+        other => StoreError::Unreadable { path: path.display().to_string(), reason: other.to_string() },
+    })
+}
+
+fn read_text(path: &Path) -> Result<String, StoreError> {
+    String::from_utf8(read_bytes(path)?)
+        .map_err(|_| StoreError::Unreadable { path: path.display().to_string(), reason: "is not UTF-8 text".into() })
 }
 
 fn list_dir(scope: Scope, dir: &Path) -> Result<Vec<MemoryFile>, StoreError> {
@@ -493,7 +550,10 @@ fn list_dir(scope: Scope, dir: &Path) -> Result<Vec<MemoryFile>, StoreError> {
         }
         let path = entry.path();
         let Ok(meta) = fs::metadata(&path) else { continue };
-        if !meta.is_file() {
+        // Listed with its reason, like any file that is not a memory: `get` then says the same.
+        if let Some(what) = non_regular_kind(meta.file_type()) {
+            let reason = ReadRefusal::NotAFile(what).to_string();
+            files.push(MemoryFile { scope, name: name.to_string(), path, size: 0, modified: std::time::UNIX_EPOCH, parsed: Err(reason) });
             continue;
         }
         let parsed = match read_memory_file(scope, &path) {
@@ -515,10 +575,10 @@ fn list_dir(scope: Scope, dir: &Path) -> Result<Vec<MemoryFile>, StoreError> {
 
 /// `Ok(None)` when the file does not exist; `Err(reason)` when it exists but is not a memory.
 pub fn read_memory_file(scope: Scope, path: &Path) -> Result<Option<Memory>, String> {
-    let bytes = match fs::read(path) {
+    let bytes = match read_regular(path, MEMORY_FILE_MAX) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read: {e}")),
+        Err(ReadRefusal::Missing) => return Ok(None),
+        Err(refusal) => return Err(refusal.to_string()),
     };
     let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
     let doc = frontmatter::parse(&text).map_err(|e| e.to_string())?;
@@ -531,6 +591,9 @@ pub fn read_memory_file(scope: Scope, path: &Path) -> Result<Option<Memory>, Str
     }
     let mut doc = doc;
     doc.kind = canonical_type(&doc.kind).map_err(|e| e.to_string())?;
+    // Others may write these files: what ends up on a terminal or in a prompt carries no escapes.
+    doc.description = strip_controls(&doc.description);
+    doc.tags = doc.tags.iter().map(|t| strip_controls(t)).collect();
     Ok(Some(to_memory(scope, path, doc)))
 }
 
@@ -547,3 +610,7 @@ fn to_memory(scope: Scope, path: &Path, doc: Document) -> Memory {
         path: path.to_path_buf(),
     }
 }
+
+#[cfg(test)]
+#[path = "store_tests.rs"]
+mod tests;

@@ -26,7 +26,7 @@ pub fn weighted_query(query: &str, synonyms: &Synonyms) -> Vec<(String, f32)> {
     }
     for t in &exact {
         for mate in synonyms.mates(t) {
-            weights.entry(mate.clone()).or_insert(SYNONYM_WEIGHT);
+            weights.entry(mate.to_string()).or_insert(SYNONYM_WEIGHT);
         }
     }
     let mut out: Vec<(String, f32)> = weights.into_iter().collect();

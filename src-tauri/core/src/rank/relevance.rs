@@ -118,8 +118,8 @@ pub fn rank_with_relevance(
     let exact_docs: Vec<HashSet<u32>> = exact.iter().map(|t| docs_with(t)).collect();
     let synonym_docs: HashSet<u32> = exact
         .iter()
-        .flat_map(|t| synonyms.mates(t).iter().filter(|m| !exact.contains(m)).cloned().collect::<Vec<_>>())
-        .flat_map(|m| docs_with(&m))
+        .flat_map(|t| synonyms.mates(t).into_iter().filter(|m| !exact.iter().any(|e| e == m)).collect::<Vec<_>>())
+        .flat_map(|m| docs_with(m))
         .collect();
     let index_of: HashMap<&Path, usize> = corpus.docs.iter().enumerate().map(|(i, d)| (d.path.as_path(), i)).collect();
 

@@ -274,12 +274,14 @@ fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
     if r.take(4)? != MAGIC {
         return None;
     }
-    let n_words = r.u32()? as usize;
+    // Every count is checked against the bytes left (each item takes at least that many), so a
+    // corrupt count is a rebuild, never a huge allocation.
+    let n_words = r.count(4)?;
     let mut words: Vec<Arc<str>> = Vec::with_capacity(n_words);
     for _ in 0..n_words {
         words.push(Arc::from(r.str()?));
     }
-    let n_entries = r.u32()? as usize;
+    let n_entries = r.count(21)?;
     let mut entries = Vec::with_capacity(n_entries);
     for _ in 0..n_entries {
         let file_name = r.str()?;
@@ -294,7 +296,7 @@ fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
                 let description = r.str()?;
                 let body_bytes = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
                 let length = f32::from_le_bytes(r.take(4)?.try_into().ok()?);
-                let n = r.u32()? as usize;
+                let n = r.count(8)?;
                 let mut terms = Vec::with_capacity(n);
                 for _ in 0..n {
                     let id = r.u32()? as usize;
@@ -330,12 +332,33 @@ impl<'a> Reader<'a> {
         self.pos += n;
         Some(slice)
     }
+    /// A count of items of at least `min_item_bytes` each, if that many could still follow.
+    fn count(&mut self, min_item_bytes: usize) -> Option<usize> {
+        let n = self.u32()? as usize;
+        (n <= (self.data.len() - self.pos) / min_item_bytes).then_some(n)
+    }
     fn u32(&mut self) -> Option<u32> {
         Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
     }
     fn str(&mut self) -> Option<String> {
         let n = self.u32()? as usize;
         String::from_utf8(self.take(n)?.to_vec()).ok()
+    }
+}
+
+#[cfg(test)]
+mod corrupt_counts {
+    use super::*;
+
+    #[test]
+    fn a_huge_count_is_refused_without_allocating() {
+        let mut data = MAGIC.to_vec();
+        data.extend_from_slice(&u32::MAX.to_le_bytes());
+        assert!(decode(&data, Path::new("/m")).is_none());
+        let mut data = MAGIC.to_vec();
+        data.extend_from_slice(&0u32.to_le_bytes());
+        data.extend_from_slice(&u32::MAX.to_le_bytes());
+        assert!(decode(&data, Path::new("/m")).is_none());
     }
 }
 

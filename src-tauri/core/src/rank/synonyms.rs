@@ -41,10 +41,13 @@ const BUILT_IN: &[&[&str]] = &[
     &["timezone", "tz", "utc"],
 ];
 
-/// Map from a stemmed term to the other stemmed terms of its groups.
+/// Synonym groups of stemmed terms, indexed by term: building is linear in the words of all
+/// groups and a lookup touches only the groups a term is in, so one huge group costs nothing to
+/// queries that do not use its words (mates are listed per group, never copied per word).
 #[derive(Debug, Clone, Default)]
 pub struct Synonyms {
-    mates: HashMap<String, Vec<String>>,
+    groups: Vec<Vec<String>>,
+    groups_of: HashMap<String, Vec<usize>>,
 }
 
 impl Synonyms {
@@ -64,19 +67,25 @@ impl Synonyms {
         let mut stems: Vec<String> = words.flat_map(terms).collect();
         stems.sort();
         stems.dedup();
-        for s in &stems {
-            let entry = self.mates.entry(s.clone()).or_default();
-            for other in &stems {
-                if other != s && !entry.contains(other) {
-                    entry.push(other.clone());
-                }
-            }
+        if stems.len() < 2 {
+            return;
         }
+        let id = self.groups.len();
+        for s in &stems {
+            self.groups_of.entry(s.clone()).or_default().push(id);
+        }
+        self.groups.push(stems);
     }
 
-    /// Stemmed terms related to `term` (not including it).
-    pub fn mates(&self, term: &str) -> &[String] {
-        self.mates.get(term).map_or(&[], Vec::as_slice)
+    /// Stemmed terms related to `term` (not including it), each once.
+    pub fn mates<'a>(&'a self, term: &str) -> Vec<&'a str> {
+        let Some(ids) = self.groups_of.get(term) else { return Vec::new() };
+        let mut seen = std::collections::HashSet::new();
+        ids.iter()
+            .flat_map(|&id| self.groups[id].iter())
+            .map(String::as_str)
+            .filter(|m| *m != term && seen.insert(*m))
+            .collect()
     }
 }
 
@@ -87,16 +96,29 @@ mod tests {
     #[test]
     fn groups_connect_in_both_directions_after_stemming() {
         let s = Synonyms::new(&[]);
-        assert!(s.mates("databas").contains(&"postgr".to_string()) || s.mates("databas").contains(&"postgres".to_string()));
-        assert!(s.mates("deploy").contains(&"ship".to_string()));
-        assert!(s.mates("ship").contains(&"deploy".to_string()));
-        assert!(s.mates("k8s").contains(&"kubernet".to_string()));
+        assert!(s.mates("databas").contains(&"postgr") || s.mates("databas").contains(&"postgres"));
+        assert!(s.mates("deploy").contains(&"ship"));
+        assert!(s.mates("ship").contains(&"deploy"));
+        assert!(s.mates("k8s").contains(&"kubernet"));
+        assert!(s.mates("zebra").is_empty());
+    }
+
+    #[test]
+    fn a_huge_group_is_indexed_once_and_still_connects_its_words() {
+        let letters = |i: usize| -> String { (0..4).map(|k| (b'a' + ((i / 26usize.pow(k)) % 26) as u8) as char).collect() };
+        let words: Vec<String> = (0..5000).map(|i| format!("zq{}", letters(i))).collect();
+        let s = Synonyms::new(&[words.clone()]);
+        // One copy of each group, not a list of mates per word (n² strings for a group of n).
+        let stored: usize = s.groups.iter().map(Vec::len).sum();
+        assert!(stored < 5000 + 1000, "{stored} strings stored");
+        let mate_count = s.mates(&terms(&words[1])[0]).len();
+        assert_eq!(mate_count, 4999);
         assert!(s.mates("zebra").is_empty());
     }
 
     #[test]
     fn config_groups_extend_the_vocabulary() {
         let s = Synonyms::new(&[vec!["gql".into(), "graphql".into()]]);
-        assert!(s.mates("gql").contains(&"graphql".to_string()));
+        assert!(s.mates("gql").contains(&"graphql"));
     }
 }

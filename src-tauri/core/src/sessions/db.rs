@@ -1,8 +1,9 @@
 //! The session tables: a tenant of `index.sqlite` (see `crate::index_db`, which opens the file).
 //!
 //! Owns: the session schema and its version (key `sessions.schema` in the shared `meta`
-//! table), dropping and recreating only its own tables when the version changes, and asking
-//! for a fresh file when its tables are damaged — it is derived data.
+//! table), dropping and recreating only its own tables when the version changes (except from
+//! version 2, which is migrated in place so the vault of sessions whose files are gone
+//! survives), and asking for a fresh file when its tables are damaged.
 //! Deliberately does not: open the file or set its pragmas (the owner does), touch the ranker's
 //! tables, or decide what goes into its own.
 
@@ -47,6 +48,7 @@ CREATE TABLE IF NOT EXISTS session_files(
     first_ts TEXT,
     last_ts TEXT,
     messages INTEGER NOT NULL DEFAULT 0,
+    malformed INTEGER NOT NULL DEFAULT 0,
     -- the vault: unix seconds when the transcript file was found deleted (rows kept)
     source_removed_at INTEGER
 );
@@ -117,10 +119,8 @@ fn open_once(path: &Path) -> Result<Connection, Failure> {
     let conn = index_db::open(path)?;
     let version = index_db::schema_version(&conn, SCHEMA_KEY);
     if version.as_deref() == Some("2") {
-        // Version 3 only adds the vault column; vaulted sessions exist nowhere else, so migrate
-        // in place rather than rebuild.
-        conn.execute_batch("BEGIN IMMEDIATE; ALTER TABLE session_files ADD COLUMN source_removed_at INTEGER; COMMIT;")?;
-        index_db::set_schema_version(&conn, SCHEMA_KEY, SCHEMA_VERSION)?;
+        // Vaulted sessions exist nowhere else: migrate in place rather than rebuild.
+        migrate_from_2(&conn)?;
         conn.execute_batch(CREATE)?;
     } else if version.as_deref() != Some(SCHEMA_VERSION) {
         // Another version's layout (or none): only the session tables are ours to replace.
@@ -132,6 +132,27 @@ fn open_once(path: &Path) -> Result<Connection, Failure> {
     // A damaged FTS index shows up here rather than in the middle of a search.
     conn.query_row("SELECT count(*) FROM session_files", [], |_| Ok(()))?;
     Ok(conn)
+}
+
+/// Version 2 → 3: a per-file count of malformed lines; files once skipped whole as binary are
+/// read again (their lines are judged one by one now); messages two concurrent indexers stored
+/// twice (same file, role, time and text, an exact copy) are removed, as are their full-text rows.
+fn migrate_from_2(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(&format!(
+        "BEGIN IMMEDIATE;
+         ALTER TABLE session_files ADD COLUMN malformed INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE session_files ADD COLUMN source_removed_at INTEGER;
+         UPDATE session_files SET size = -1, is_binary = 0 WHERE is_binary = 1;
+         CREATE TEMP TABLE duplicate_messages AS
+             SELECT id, text FROM session_messages
+             WHERE id NOT IN (SELECT min(id) FROM session_messages GROUP BY file_id, role, ts, text);
+         INSERT INTO session_fts(session_fts, rowid, text) SELECT 'delete', id, text FROM duplicate_messages;
+         DELETE FROM session_messages WHERE id IN (SELECT id FROM duplicate_messages);
+         DROP TABLE duplicate_messages;
+         UPDATE session_files SET messages = (SELECT count(*) FROM session_messages WHERE file_id = session_files.id);
+         INSERT OR REPLACE INTO meta(key, value) VALUES ('{SCHEMA_KEY}', '{SCHEMA_VERSION}');
+         COMMIT;"
+    ))
 }
 
 #[cfg(test)]

@@ -7,7 +7,20 @@
 
 use std::path::{Path, PathBuf};
 
+use super::types::FileProblem;
 use super::SourceKind;
+
+/// Why a source root cannot hold transcripts: it, or a directory above it, is a file (say
+/// `CLAUDE_CONFIG_DIR` set to a file). A root that simply does not exist yet is no problem.
+pub(crate) fn root_problem(source: SourceKind, root: &Path) -> Option<FileProblem> {
+    let blocker = root.ancestors().find(|p| std::fs::symlink_metadata(p).is_ok())?;
+    let meta = std::fs::metadata(blocker).ok()?;
+    if meta.is_dir() {
+        return None;
+    }
+    let error = format!("the {source} transcripts should be under {}, but {} is not a directory", root.display(), blocker.display());
+    Some(FileProblem { path: blocker.to_path_buf(), malformed_lines: 0, error: Some(error) })
+}
 
 /// Whether `path` (under `root`) is a transcript of `source`.
 pub(crate) fn is_transcript(source: SourceKind, root: &Path, path: &Path) -> bool {
@@ -68,6 +81,18 @@ mod tests {
         assert!(is_transcript(SourceKind::Engram, r, Path::new("/r/s1.jsonl")));
         assert!(!is_transcript(SourceKind::Engram, r, Path::new("/r/sub/s1.jsonl")));
         assert!(!is_transcript(SourceKind::Engram, r, Path::new("/r/s1.json")));
+    }
+
+    #[test]
+    fn a_root_under_a_file_is_a_problem_and_a_missing_one_is_not() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("claude-config");
+        std::fs::write(&file, "not a directory").unwrap();
+        let problem = root_problem(SourceKind::Claude, &file.join("projects")).unwrap();
+        assert_eq!(problem.path, file);
+        assert!(problem.error.unwrap().contains("is not a directory"));
+        assert!(root_problem(SourceKind::Claude, &tmp.path().join("missing/projects")).is_none());
+        assert!(root_problem(SourceKind::Claude, tmp.path()).is_none());
     }
 
     #[test]

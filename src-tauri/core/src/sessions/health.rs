@@ -31,8 +31,14 @@ pub fn session_checks(db: &Path) -> Vec<Check> {
                 AREA,
                 format!("db ok: {} sessions, {} messages from {} files{newest}{written}", s.sessions, s.messages, s.files),
             )];
-            if s.binary_files > 0 {
-                checks.push(Check::warn(AREA, format!("{} transcript file(s) are not text and were skipped", s.binary_files)));
+            if s.files_with_malformed_lines > 0 {
+                let named: Vec<String> = s.malformed_examples.iter().map(|(path, n)| format!("{path} ({n} line(s))")).collect();
+                let more = s.files_with_malformed_lines.saturating_sub(named.len() as u64);
+                let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+                checks.push(Check::warn(
+                    AREA,
+                    format!("{} transcript file(s) have malformed lines that were skipped: {}{more}", s.files_with_malformed_lines, named.join(", ")),
+                ));
             }
             checks
         }

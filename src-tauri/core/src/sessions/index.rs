@@ -3,8 +3,11 @@
 //! Owns: `SessionIndex` (one connection to `index.sqlite`), the per-file checkpoint (size, mtime,
 //! inode, include-tools setting, byte offset after the last complete line, a hash of the file's
 //! head) and the decisions it drives: unchanged → skip; grown → read the new bytes; shrunk,
-//! replaced or re-configured → read the whole file again; gone → drop its rows; binary → skip
-//! until it changes. A torn last line is left for the next run.
+//! replaced or re-configured → read the whole file again; gone → drop its rows. A torn last line
+//! is left for the next run; a malformed line (bad JSON, invalid UTF-8, NUL) is counted against
+//! its file and skipped, wherever it is; an unreadable file is reported and the others indexed.
+//! Two indexers never store a line twice: the checkpoint is read again under the write lock
+//! before a file's new bytes are read.
 //! Deliberately does not: parse a format (the per-source parsers do) or rank (see `recall`).
 
 use std::collections::HashSet;
@@ -19,12 +22,11 @@ use sha2::{Digest, Sha256};
 
 use super::error::{is_corrupt, SessionError};
 use super::line::{LineOutcome, Message, SessionState};
+use super::types::FileProblem;
 use super::{db, discover, IndexProgress, IndexSummary, SessionsConfig, SourceKind, SourceRoots};
 
 /// Bytes of a file's start remembered as a hash, to notice a file replaced by one that is longer.
 const HEAD_BYTES: u64 = 4096;
-/// Bytes looked at to call a new file binary.
-const SNIFF_BYTES: usize = 8192;
 /// Transcript bytes read between commits during a full run.
 const BATCH_BYTES: u64 = 8 * 1024 * 1024;
 
@@ -44,7 +46,6 @@ pub(crate) enum FileChange {
     Unchanged,
     Indexed { session_id: String, messages: u64 },
     Removed,
-    Binary,
 }
 
 struct Checkpoint {
@@ -57,6 +58,7 @@ struct Checkpoint {
     head_hash: Vec<u8>,
     include_tools: bool,
     messages: u64,
+    malformed: u64,
     state: SessionState,
 }
 
@@ -112,6 +114,9 @@ impl SessionIndex {
         let mut files = Vec::new();
         for source in &wanted {
             if let Some(root) = roots.root(*source) {
+                if let Some(problem) = discover::root_problem(*source, root) {
+                    summary.problems.push(problem);
+                }
                 files.extend(discover::transcripts(*source, root).into_iter().map(|p| (*source, p)));
             }
         }
@@ -138,7 +143,7 @@ impl SessionIndex {
             done += 1;
             progress(IndexProgress { source, path: path.to_path_buf(), done, total });
         })?;
-        summary.sessions = self.conn.query_row("SELECT count(*) FROM session_files WHERE is_binary = 0", [], |r| r.get(0))?;
+        summary.sessions = self.conn.query_row("SELECT count(*) FROM session_files", [], |r| r.get(0))?;
         summary.seconds = started.elapsed().as_secs_f64();
         Ok(summary)
     }
@@ -276,6 +281,32 @@ impl SessionIndex {
         include_tools: bool,
         summary: &mut IndexSummary,
     ) -> Result<FileChange, SessionError> {
+        let malformed_before = summary.malformed_lines;
+        match self.read_into_batch(source, path, include_tools, summary) {
+            // Only this file's reads fail this way, before anything of it is written: its rows
+            // stay as they were, the other files go on.
+            Err(SessionError::Io { path, source }) => {
+                summary.problems.push(FileProblem { path, malformed_lines: 0, error: Some(source.to_string()) });
+                Ok(FileChange::Unchanged)
+            }
+            Ok(change) => {
+                let malformed = summary.malformed_lines - malformed_before;
+                if malformed > 0 {
+                    summary.problems.push(FileProblem { path: path.to_path_buf(), malformed_lines: malformed, error: None });
+                }
+                Ok(change)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn read_into_batch(
+        &mut self,
+        source: SourceKind,
+        path: &Path,
+        include_tools: bool,
+        summary: &mut IndexSummary,
+    ) -> Result<FileChange, SessionError> {
         let stat = match std::fs::metadata(path) {
             Ok(m) if m.is_file() => stat_of(&m),
             Ok(_) => return Ok(FileChange::Unchanged),
@@ -286,15 +317,24 @@ impl SessionIndex {
             }
             Err(source) => return Err(SessionError::Io { path: path.to_path_buf(), source }),
         };
-        if super::vault::is_vaulted(&self.conn, path)? {
-            self.begin()?;
+        let unchanged = |cp: &Option<Checkpoint>| {
+            cp.as_ref().is_some_and(|cp| {
+                cp.size == stat.size && cp.mtime_ns == stat.mtime_ns && cp.inode == stat.inode && cp.include_tools == include_tools
+            })
+        };
+        // A file the vault marked as gone is back: unmark it, whatever its bytes.
+        let vaulted = super::vault::is_vaulted(&self.conn, path)?;
+        if !vaulted && unchanged(&self.checkpoint(path)?) {
+            return Ok(FileChange::Unchanged);
+        }
+        // Under the write lock, look again: another indexer may have stored these bytes since.
+        self.begin()?;
+        if vaulted {
             super::vault::unmark(&self.conn, path)?;
         }
         let previous = self.checkpoint(path)?;
-        if let Some(cp) = &previous {
-            if cp.size == stat.size && cp.mtime_ns == stat.mtime_ns && cp.inode == stat.inode && cp.include_tools == include_tools {
-                return Ok(FileChange::Unchanged);
-            }
+        if unchanged(&previous) {
+            return Ok(FileChange::Unchanged);
         }
         let io = |source| SessionError::Io { path: path.to_path_buf(), source };
         let mut file = match File::open(path) {
@@ -309,23 +349,14 @@ impl SessionIndex {
         if previous.is_some() && resume.is_none() {
             summary.files_reindexed_whole += 1;
         }
-        let (offset, mut state, prior_messages) = match resume {
-            Some(cp) => (cp.offset, cp.state.clone(), cp.messages),
-            None => (0, SessionState::default(), 0),
+        let (offset, mut state, prior_messages, prior_malformed) = match resume {
+            Some(cp) => (cp.offset, cp.state.clone(), cp.messages, cp.malformed),
+            None => (0, SessionState::default(), 0, 0),
         };
-        if offset == 0 && looks_binary(&mut file).map_err(io)? {
-            summary.files_skipped_binary += 1;
-            self.begin()?;
-            let tx = &self.conn;
-            if let Some(cp) = &previous {
-                delete_messages(tx, &mut self.pending_fts, cp.id)?;
-            }
-            let key = session_key(source, path, &state);
-            save_checkpoint(tx, source, path, &stat, 0, 0, &[], include_tools, true, &key, &state, 0)?;
-            return Ok(FileChange::Binary);
-        }
         file.seek(SeekFrom::Start(offset)).map_err(io)?;
+        let malformed_before = summary.malformed_lines;
         let read = read_complete_lines(&mut file, source, &mut state, include_tools, summary).map_err(io)?;
+        let malformed = prior_malformed + (summary.malformed_lines - malformed_before);
         let head = head_hash(&mut file, offset + read.consumed).map_err(io)?;
         let key = session_key(source, path, &state);
 
@@ -335,7 +366,8 @@ impl SessionIndex {
             delete_messages(tx, &mut self.pending_fts, cp.id)?;
         }
         let total_messages = prior_messages + read.messages.len() as u64;
-        let file_id = save_checkpoint(tx, source, path, &stat, offset + read.consumed, head.0, &head.1, include_tools, false, &key, &state, total_messages)?;
+        let counts = (total_messages, malformed);
+        let file_id = save_checkpoint(tx, source, path, &stat, offset + read.consumed, head.0, &head.1, include_tools, &key, &state, counts)?;
         let indexed = read.messages.len() as u64;
         {
             let mut insert = tx.prepare_cached("INSERT INTO session_messages(file_id, role, ts, text) VALUES (?1, ?2, ?3, ?4)")?;
@@ -354,7 +386,7 @@ impl SessionIndex {
             .conn
             .prepare_cached(
                 "SELECT id, size, mtime_ns, inode, offset, head_len, head_hash, include_tools, messages,
-                        state_session_id, cwd, agent_title, first_prompt, model, first_ts, last_ts
+                        state_session_id, cwd, agent_title, first_prompt, model, first_ts, last_ts, malformed
                  FROM session_files WHERE path = ?1",
             )
             .map_err(|e| SessionError::from_sql(&self.path, e))?;
@@ -372,6 +404,7 @@ impl SessionIndex {
                         head_hash: r.get(6)?,
                         include_tools: r.get(7)?,
                         messages: r.get::<_, i64>(8)? as u64,
+                        malformed: r.get::<_, i64>(16)? as u64,
                         state: SessionState {
                             session_id: r.get(9)?,
                             cwd: r.get(10)?,
@@ -423,21 +456,20 @@ fn save_checkpoint(
     head_len: u64,
     head_hash: &[u8],
     include_tools: bool,
-    is_binary: bool,
     key: &str,
     state: &SessionState,
-    messages: u64,
+    (messages, malformed): (u64, u64),
 ) -> Result<i64, rusqlite::Error> {
     tx.prepare_cached(
         "INSERT INTO session_files(path, source, size, mtime_ns, inode, offset, head_len, head_hash, include_tools, is_binary,
-                                   session_id, state_session_id, cwd, agent_title, first_prompt, model, first_ts, last_ts, messages)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
+                                   session_id, state_session_id, cwd, agent_title, first_prompt, model, first_ts, last_ts, messages, malformed)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
          ON CONFLICT(path) DO UPDATE SET source = excluded.source, size = excluded.size, mtime_ns = excluded.mtime_ns,
              inode = excluded.inode, offset = excluded.offset, head_len = excluded.head_len, head_hash = excluded.head_hash,
              include_tools = excluded.include_tools, is_binary = excluded.is_binary, session_id = excluded.session_id,
              state_session_id = excluded.state_session_id, cwd = excluded.cwd, agent_title = excluded.agent_title,
              first_prompt = excluded.first_prompt, model = excluded.model, first_ts = excluded.first_ts,
-             last_ts = excluded.last_ts, messages = excluded.messages
+             last_ts = excluded.last_ts, messages = excluded.messages, malformed = excluded.malformed
          RETURNING id",
     )?
     .query_row(
@@ -451,7 +483,6 @@ fn save_checkpoint(
             head_len as i64,
             head_hash,
             include_tools,
-            is_binary,
             key,
             state.session_id,
             state.cwd,
@@ -461,6 +492,7 @@ fn save_checkpoint(
             state.first_ts,
             state.last_ts,
             messages as i64,
+            malformed as i64,
         ],
         |r| r.get(0),
     )
@@ -514,6 +546,30 @@ pub(crate) fn read_complete_lines(
         }
     }
     Ok(out)
+}
+
+/// What a transcript's lines come to, read on their own (no index, no file): for diagnostics and
+/// fuzzing the line parsers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineCounts {
+    pub messages: u64,
+    pub skipped: u64,
+    pub malformed: u64,
+}
+
+/// Parses every newline-separated line of `bytes` as `source` would, in order, like an index run.
+pub fn parse_transcript_lines(source: SourceKind, bytes: &[u8], include_tools: bool) -> LineCounts {
+    let mut state = SessionState::default();
+    let mut counts = LineCounts::default();
+    for raw in bytes.split(|&b| b == b'\n') {
+        match parse_line(source, &mut state, raw, include_tools) {
+            None => {}
+            Some(LineOutcome::Messages(m)) => counts.messages += m.len() as u64,
+            Some(LineOutcome::Skipped(_)) => counts.skipped += 1,
+            Some(LineOutcome::Malformed) => counts.malformed += 1,
+        }
+    }
+    counts
 }
 
 /// One raw line through its source's parser; `None` for a blank line.
@@ -575,21 +631,6 @@ fn head_matches(file: &mut File, cp: &Checkpoint) -> std::io::Result<bool> {
         Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
         Err(e) => Err(e),
     }
-}
-
-/// NUL bytes or invalid UTF-8 at the start: not a transcript.
-fn looks_binary(file: &mut File) -> std::io::Result<bool> {
-    let mut head = Vec::with_capacity(SNIFF_BYTES);
-    file.seek(SeekFrom::Start(0))?;
-    file.take(SNIFF_BYTES as u64).read_to_end(&mut head)?;
-    if head.contains(&0) {
-        return Ok(true);
-    }
-    Ok(match std::str::from_utf8(&head) {
-        Ok(_) => false,
-        // A multi-byte character cut by the sniff window is still text.
-        Err(e) => e.error_len().is_some(),
-    })
 }
 
 pub(crate) fn escape_like(text: &str) -> String {

@@ -28,12 +28,12 @@ pub use crate::config::SessionSource as SourceKind;
 pub use crate::config::SessionsConfig;
 pub use error::SessionError;
 pub use health::session_checks;
-pub use index::SessionIndex;
+pub use index::{parse_transcript_lines, LineCounts, SessionIndex};
 pub use roots::SourceRoots;
 pub use runs::{group_runs, parent_of, RunKind, SessionGroup, SessionRun};
 pub use transcript::IndexStats;
 pub use types::{
-    IndexProgress, IndexSummary, RecallHit, RecallQuery, SessionChange, SessionMeta, SnippetPart, Transcript, Turn,
+    FileProblem, IndexProgress, IndexSummary, RecallHit, RecallQuery, SessionChange, SessionMeta, SnippetPart, Transcript, Turn,
 };
 pub use vault::{VaultPruneReport, VaultedFile};
 pub use watcher::SessionWatcher;

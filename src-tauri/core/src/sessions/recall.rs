@@ -44,12 +44,18 @@ struct Raw {
     matched_terms: usize,
 }
 
+/// The most hits one recall returns.
+pub const RECALL_LIMIT_MAX: usize = 10_000;
+
 impl SessionIndex {
     pub fn recall(&self, q: &RecallQuery) -> Result<Vec<RecallHit>, SessionError> {
         let text = q.text.trim();
         if text.is_empty() || q.limit == 0 {
             return Ok(Vec::new());
         }
+        // Bounded so no caller's count overflows the arithmetic below or SQLite's signed LIMIT.
+        let bounded = RecallQuery { limit: q.limit.min(RECALL_LIMIT_MAX), ..q.clone() };
+        let q = &bounded;
         let strict = match self.search(text, q, q.limit) {
             Ok(hits) => self.with_snippets(text, hits),
             Err(e) if is_query_error(&e) => {

@@ -22,7 +22,9 @@ const META_COLUMNS: &str =
 pub struct IndexStats {
     pub sessions: u64,
     pub files: u64,
-    pub binary_files: u64,
+    /// Files with lines skipped as malformed, and the first few of them.
+    pub files_with_malformed_lines: u64,
+    pub malformed_examples: Vec<(String, u64)>,
     pub messages: u64,
     /// The newest message timestamp across all sessions.
     pub newest: Option<String>,
@@ -90,7 +92,7 @@ impl SessionIndex {
 
 pub(crate) fn stats_of(conn: &rusqlite::Connection) -> rusqlite::Result<IndexStats> {
     conn.query_row(
-        "SELECT count(*) FILTER (WHERE is_binary = 0 AND messages > 0), count(*), count(*) FILTER (WHERE is_binary = 1),
+        "SELECT count(*) FILTER (WHERE is_binary = 0 AND messages > 0), count(*), count(*) FILTER (WHERE malformed > 0),
                 coalesce(sum(messages), 0), max(last_ts)
          FROM session_files",
         [],
@@ -98,10 +100,16 @@ pub(crate) fn stats_of(conn: &rusqlite::Connection) -> rusqlite::Result<IndexSta
             Ok(IndexStats {
                 sessions: r.get::<_, i64>(0)? as u64,
                 files: r.get::<_, i64>(1)? as u64,
-                binary_files: r.get::<_, i64>(2)? as u64,
+                files_with_malformed_lines: r.get::<_, i64>(2)? as u64,
+                malformed_examples: Vec::new(),
                 messages: r.get::<_, i64>(3)? as u64,
                 newest: r.get(4)?,
             })
         },
     )
+    .and_then(|mut stats| {
+        let mut stmt = conn.prepare("SELECT path, malformed FROM session_files WHERE malformed > 0 ORDER BY malformed DESC, path LIMIT 5")?;
+        stats.malformed_examples = stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?.collect::<Result<_, _>>()?;
+        Ok(stats)
+    })
 }

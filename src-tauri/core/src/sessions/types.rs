@@ -101,8 +101,6 @@ pub struct IndexSummary {
     pub files_reindexed_whole: u64,
     /// Index entries dropped because their file is gone (or its source is switched off).
     pub files_removed: u64,
-    /// Files that are not text (binary or garbage), skipped until they change.
-    pub files_skipped_binary: u64,
     /// Sessions in the index after the run.
     pub sessions: u64,
     /// Messages added by this run.
@@ -111,10 +109,32 @@ pub struct IndexSummary {
     pub lines: u64,
     /// Lines deliberately not indexed, by kind (`progress`, `event_msg:token_count`, `boilerplate`, …).
     pub lines_skipped: BTreeMap<String, u64>,
-    /// Lines that are not valid JSON (or not an object).
+    /// Lines that are not valid JSON (or not an object, or not UTF-8).
     pub malformed_lines: u64,
+    /// Files this run found malformed lines in, or could not read (the others were indexed).
+    pub problems: Vec<FileProblem>,
     pub bytes_read: u64,
     pub seconds: f64,
+}
+
+/// A transcript with lines that were skipped as malformed, or that could not be read at all.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileProblem {
+    pub path: PathBuf,
+    /// Malformed lines this run skipped in the file.
+    pub malformed_lines: u64,
+    /// Why the file could not be read; `None` when it was read.
+    pub error: Option<String>,
+}
+
+impl FileProblem {
+    /// One line for a person: what happened to this file, and that nothing else was lost.
+    pub fn describe(&self) -> String {
+        match &self.error {
+            Some(reason) => format!("cannot read {}: {reason}; the other transcripts were indexed", self.path.display()),
+            None => format!("{}: {} malformed line(s) skipped", self.path.display(), self.malformed_lines),
+        }
+    }
 }
 
 /// Progress of an indexing run, reported after each file (`done` of `total` files checked).

@@ -218,7 +218,13 @@ impl WatchState {
     fn index_one(&mut self, source: SourceKind, path: &Path) {
         let mut summary = IndexSummary::default();
         match self.index.index_file(source, path, self.cfg.include_tools, &mut summary) {
-            Ok(change) => report(&self.on_change, source, path, change),
+            Ok(change) => {
+                for problem in summary.problems.iter().filter(|p| p.error.is_some()) {
+                    let reason = problem.error.as_deref().unwrap_or_default();
+                    (self.on_change)(SessionChange::Failed { message: format!("cannot read {}: {reason}", problem.path.display()) });
+                }
+                report(&self.on_change, source, path, change)
+            }
             Err(e) => (self.on_change)(SessionChange::Failed { message: e.to_string() }),
         }
     }
@@ -230,6 +236,6 @@ fn report(on_change: &OnChange, source: SourceKind, path: &Path, change: FileCha
             on_change(SessionChange::Indexed { source, session_id, path: path.to_path_buf(), messages })
         }
         FileChange::Removed => on_change(SessionChange::Removed { path: path.to_path_buf() }),
-        FileChange::Unchanged | FileChange::Binary => {}
+        FileChange::Unchanged => {}
     }
 }

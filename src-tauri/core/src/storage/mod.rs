@@ -11,4 +11,4 @@ mod atomic;
 mod lock;
 
 pub use atomic::{refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, TEMP_PREFIX};
-pub use lock::{ScopeLock, LOCK_FILE};
+pub use lock::{LockFailure, ScopeLock, LOCK_FILE, LOCK_WAIT};

@@ -51,7 +51,7 @@ impl Workspace {
         let mut notes = Vec::new();
         if index_first {
             match self.index_sessions(&IndexRequest::default(), &mut |_| {}) {
-                Ok(_) => {}
+                Ok(summary) => notes.extend(summary.problems.iter().map(|p| p.describe())),
                 Err(WorkspaceError::Sessions(e @ SessionError::Busy { .. })) => notes.push(format!("searching without indexing first: {e}")),
                 Err(e) => return Err(e),
             }

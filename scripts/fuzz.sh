@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs every cargo-fuzz target of fuzz/ for SECONDS_EACH seconds (default 60), one after another,
+# with a seed corpus made from the real transcript samples and the repository's fixtures.
+# Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz --locked`).
+# Findings (crashing inputs) land in fuzz/artifacts/<target>/; the script exits non-zero on one.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+SECONDS_EACH="${1:-60}"
+
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+    echo "fuzz: the nightly toolchain is missing; install it with: rustup toolchain install nightly" >&2
+    exit 3
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+    echo "fuzz: cargo-fuzz is missing; install it with: cargo install cargo-fuzz --locked" >&2
+    exit 3
+fi
+
+TARGETS=(frontmatter claude_lines codex_lines config service_protocol)
+CORPUS_ROOT="${FUZZ_CORPUS_DIR:-fuzz/corpus}"
+
+# Seeds: one file per sample transcript and per line of it, every memory fixture, every config.
+seed() {
+    local target="$1" dir="$CORPUS_ROOT/$1"
+    mkdir -p "$dir"
+    case "$target" in
+        claude_lines) find src-tauri/core/tests/fixtures/formats/claude-code -name '*.jsonl' -exec cp -t "$dir" {} + ;;
+        codex_lines) find src-tauri/core/tests/fixtures/formats/codex -name '*.jsonl' -exec cp -t "$dir" {} + ;;
+        frontmatter) find fuzz/seeds/frontmatter src-tauri/core/tests/fixtures -name '*.md' -exec cp -t "$dir" {} + 2>/dev/null || true ;;
+        config) cp -t "$dir" fuzz/seeds/config/* ;;
+        service_protocol) cp -t "$dir" fuzz/seeds/service_protocol/* ;;
+    esac
+}
+
+status=0
+for target in "${TARGETS[@]}"; do
+    seed "$target"
+    echo "==> fuzz $target for ${SECONDS_EACH}s"
+    if ! (cd fuzz && cargo +nightly fuzz run --sanitizer none "$target" "../$CORPUS_ROOT/$target" -- \
+            -max_total_time="$SECONDS_EACH" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1); then
+        echo "fuzz: $target found a failing input (see fuzz/artifacts/$target/)" >&2
+        status=1
+    fi
+done
+exit $status

@@ -1,0 +1,149 @@
+//! The real binary against hostile input: closed pipes, bad counts, misleading OS errors, homes and
+//! source directories that are files, archive names with paths, and leaked secrets to purge.
+
+use std::io::Read;
+use std::process::{Command as StdCommand, Stdio};
+
+use predicates::prelude::*;
+
+use crate::support::Sandbox;
+
+fn save(sb: &Sandbox, name: &str, body: &str) {
+    sb.engram()
+        .args(["memory", "save", name, "--type", "user", "--description", &format!("about {name}"), "--body", body])
+        .assert()
+        .success();
+}
+
+/// Runs `engram ARGS` with stdout read for 10 bytes and then closed, like `| head -c 10`.
+fn with_closed_pipe(sb: &Sandbox, args: &[&str]) -> (Option<i32>, String) {
+    let bin = assert_cmd::cargo::cargo_bin("engram");
+    let mut child = StdCommand::new(bin)
+        .env_remove("ENGRAM_HOME")
+        .env("HOME", sb.home.path())
+        .env("ENGRAM_NO_SERVICE", "1")
+        .arg("--home")
+        .arg(sb.home.path())
+        .arg("--cwd")
+        .arg(sb.cwd.path())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 10];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    (child.wait().unwrap().code(), stderr)
+}
+
+#[test]
+fn a_closed_pipe_ends_output_quietly() {
+    let sb = Sandbox::new();
+    // Written as files (faster than 300 saves): more output than a pipe buffers (64 KiB), so the
+    // writer meets the closed pipe.
+    let dir = sb.home.path().join("memory");
+    std::fs::create_dir_all(&dir).unwrap();
+    for i in 0..300 {
+        let description = format!("deploy notes {i} {}", "release ".repeat(50));
+        std::fs::write(dir.join(format!("memory-{i:03}.md")), format!("---\nname: memory-{i:03}\ntype: user\ndescription: {description}\n---\ndeploy\n")).unwrap();
+    }
+    // Enough output that the pipe's buffer fills after the reader is gone.
+    let bulk: String = (0..3000).map(|i| format!("deploy step {i} of the release\n")).collect();
+    save(&sb, "bulk", &bulk);
+    for args in [&["memory", "list"][..], &["memory", "get", "bulk"], &["memory", "search", "deploy"], &["memory", "list", "--json"]] {
+        let (code, stderr) = with_closed_pipe(&sb, args);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn zero_and_huge_counts_are_usage_errors() {
+    let sb = Sandbox::new();
+    for args in [
+        &["recall", "x", "--limit", "0"][..],
+        &["recall", "x", "--limit", "18446744073709551615"],
+        &["memory", "search", "x", "--limit", "0"],
+        &["compose", "--query", "x", "--top-k", "0"],
+        &["sessions", "list", "--limit", "0"],
+    ] {
+        sb.engram().args(args).assert().code(2).stderr(predicate::str::contains("between 1 and"));
+    }
+}
+
+#[test]
+fn os_errors_are_said_once() {
+    let sb = Sandbox::new();
+    let dir = sb.cwd.path().join("a-directory");
+    std::fs::create_dir(&dir).unwrap();
+    let out = sb.engram().args(["memory", "save", "x", "--type", "user", "--description", "d", "--body-file"]).arg(&dir).assert().failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert_eq!(stderr.matches("os error 21").count(), 1, "{stderr}");
+}
+
+#[test]
+fn a_home_that_is_a_file_is_named_as_such() {
+    let sb = Sandbox::new();
+    let file = sb.cwd.path().join("home-file");
+    std::fs::write(&file, "x").unwrap();
+    assert_cmd::Command::cargo_bin("engram")
+        .unwrap()
+        .arg("--home")
+        .arg(&file)
+        .args(["memory", "list"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("is a file, not a directory"));
+}
+
+#[test]
+fn a_claude_config_dir_that_is_a_file_is_reported_and_the_rest_indexed() {
+    let sb = Sandbox::new();
+    let file = sb.cwd.path().join("claude-config");
+    std::fs::write(&file, "x").unwrap();
+    std::fs::create_dir_all(sb.home.path().join("sessions")).unwrap();
+    std::fs::write(sb.home.path().join("sessions/s.jsonl"), "{\"ts\":\"2026-06-01T10:00:00Z\",\"role\":\"user\",\"text\":\"tango\"}\n").unwrap();
+    sb.engram()
+        .env("CLAUDE_CONFIG_DIR", &file)
+        .args(["sessions", "index"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("is not a directory"))
+        .stdout(predicate::str::contains("indexed 1 new message"));
+}
+
+#[test]
+fn archive_names_are_validated() {
+    let sb = Sandbox::new();
+    sb.engram().args(["memory", "archive", "list", "../x"]).assert().code(1).stderr(predicate::str::contains("invalid name"));
+}
+
+#[test]
+fn not_found_says_where_it_looked() {
+    let sb = Sandbox::new();
+    sb.engram().args(["memory", "get", "nope"]).assert().code(1).stderr(predicate::str::contains("no memory named `nope` in the"));
+}
+
+#[test]
+fn doctor_finds_a_leaked_secret_in_the_archive_and_purge_removes_it() {
+    let sb = Sandbox::new();
+    save(&sb, "db", "connect as app");
+    save(&sb, "db", "the password is in the vault");
+    let archive = sb.home.path().join("memory/.archive");
+    let entry = std::fs::read_dir(&archive).unwrap().next().unwrap().unwrap().path();
+    std::fs::write(&entry, "---\nname: db\ntype: user\ndescription: about db\n---\nDATABASE_PASSWORD=hunter2hunter2\n").unwrap();
+    let version = entry.file_name().unwrap().to_string_lossy().trim_start_matches("db.").trim_end_matches(".md").to_string();
+    sb.engram()
+        .arg("doctor")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("looks like a secret").and(predicate::str::contains(format!("archive purge db {version}"))));
+    sb.engram().args(["memory", "archive", "purge", "db", &version]).assert().success();
+    assert!(!entry.exists());
+    let out = sb.engram().arg("doctor").output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("looks like a secret"));
+}
