@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What an agent pays per turn for `engram compose` at N memories, as a fresh process:
-# bm25 in-process, semantic in-process (model loaded every turn), and through a running
-# `engram serve` (model kept loaded). Also the server's resident memory.
+# bm25 in-process, semantic in-process (model loaded every turn), and through the compose
+# service that the first `engram compose` starts by itself (model kept loaded). Also the
+# service's resident memory.
 # usage: scripts/bench-compose-service.sh [N] [MODELS_DIR]
 #   (default 1000 and ~/.cache/engram/models; needs hyperfine and the model assets;
 #    `engram memory reindex` embeds all N memories first: about 40 memories/s on 2 cores)
@@ -26,19 +27,20 @@ $engram compose --query "$query" >/dev/null   # warms index.sqlite, as any earli
 "$target/release/examples/compose_timing" "$work/home" "$work/repo" "$models" "$query"
 
 printf '[retrieval]\nstrategy = "bm25"\n' > "$work/home/config.toml"
-hyperfine -N --warmup 3 --runs 40 --export-json "$work/bm25.json" \
+ENGRAM_NO_SERVICE=1 hyperfine -N --warmup 3 --runs 40 --export-json "$work/bm25.json" \
   -n "bm25, in-process" "$engram compose --query '$query'"
 rm "$work/home/config.toml"   # default strategy: auto
 ENGRAM_NO_SERVICE=1 hyperfine -N --warmup 2 --runs 20 --export-json "$work/semantic.json" \
   -n "auto (semantic), in-process" "$engram compose --query '$query'"
 
-$engram serve 2>/dev/null &
-server=$!
+# The first turn finds no service: it answers in-process and starts one in the background.
+$engram compose --query "$query" >/dev/null
 until $engram serve --status >/dev/null 2>&1; do sleep 0.1; done
+server=$($engram --json serve --status | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
 hyperfine -N --warmup 3 --runs 40 --export-json "$work/service.json" \
-  -n "auto (semantic), via engram serve" "$engram compose --query '$query'"
+  -n "auto (semantic), via the self-started service" "$engram compose --query '$query'"
 $engram serve --status
-echo "server RSS: $(grep -E 'VmRSS|VmHWM' /proc/$server/status | tr -s ' ' | tr '\n' ' ')"
+echo "service RSS: $(grep -E 'VmRSS|VmHWM' /proc/$server/status | tr -s ' ' | tr '\n' ' ')"
 
 for f in bm25 semantic service; do
   python3 - "$work/$f.json" <<'PY'

@@ -18,6 +18,8 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
 fi
 
 TARGETS=(frontmatter claude_lines codex_lines config service_protocol)
+# Built outside the clone, so a later run (CI's included) reuses the instrumented build.
+FUZZ_TARGET_DIR="${FUZZ_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/engram/fuzz-target}"
 CORPUS_ROOT="${FUZZ_CORPUS_DIR:-fuzz/corpus}"
 
 # Seeds: one file per sample transcript and per line of it, every memory fixture, every config.
@@ -37,7 +39,7 @@ status=0
 for target in "${TARGETS[@]}"; do
     seed "$target"
     echo "==> fuzz $target for ${SECONDS_EACH}s"
-    if ! (cd fuzz && cargo +nightly fuzz run --sanitizer none "$target" "../$CORPUS_ROOT/$target" -- \
+    if ! (cd fuzz && cargo +nightly fuzz run --sanitizer none --target-dir "$FUZZ_TARGET_DIR" "$target" "../$CORPUS_ROOT/$target" -- \
             -max_total_time="$SECONDS_EACH" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1); then
         echo "fuzz: $target found a failing input (see fuzz/artifacts/$target/)" >&2
         status=1

@@ -52,6 +52,13 @@ if [ "$purpose" = test ] && ! command -v tauri-driver >/dev/null 2>&1 && [ ! -x 
   cargo install tauri-driver --locked --version '^2.1'
 fi
 
+# --- cargo-fuzz (the test suite runs a short smoke of every fuzz target on the nightly toolchain)
+if [ "$purpose" = test ] && rustup run nightly rustc --version >/dev/null 2>&1 \
+    && ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+  say "installing cargo-fuzz"
+  cargo install cargo-fuzz --locked
+fi
+
 # --- embedding assets ----------------------------------------------------------------------
 if [ "$purpose" = test ]; then
   models_dir="${ENGRAM_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/engram/models}"

@@ -88,7 +88,29 @@ pub fn report(error: &(dyn std::error::Error + 'static)) -> ErrorReport {
     ErrorReport { code: code.to_string(), message, field: field.map(str::to_string) }
 }
 
-/// Every core error type, tried in turn.
+/// Every core error type, listed once: `$apply!` receives the whole list.
+macro_rules! core_errors {
+    ($apply:ident) => {
+        $apply! {
+            crate::workspace::WorkspaceError,
+            crate::workspace::HomeError,
+            crate::memory::StoreError,
+            crate::config::ConfigError,
+            crate::project::ProjectError,
+            crate::embed::EmbedError,
+            crate::sessions::SessionError,
+            crate::rank::RankError,
+            crate::anchors::AnchorError,
+            crate::editor::EditorError,
+            crate::compose_service::ServiceError,
+            crate::agents::AgentError,
+            crate::desktop::DesktopError,
+            crate::compose::cases::CasesError,
+        }
+    };
+}
+
+/// The first core error type `e` is, tried in turn.
 fn coded(e: &(dyn std::error::Error + 'static)) -> Option<(&'static str, Option<&'static str>)> {
     macro_rules! try_types {
         ($($ty:ty),* $(,)?) => {$(
@@ -97,22 +119,7 @@ fn coded(e: &(dyn std::error::Error + 'static)) -> Option<(&'static str, Option<
             }
         )*};
     }
-    try_types!(
-        crate::workspace::WorkspaceError,
-        crate::workspace::HomeError,
-        crate::memory::StoreError,
-        crate::config::ConfigError,
-        crate::project::ProjectError,
-        crate::embed::EmbedError,
-        crate::sessions::SessionError,
-        crate::rank::RankError,
-        crate::anchors::AnchorError,
-        crate::editor::EditorError,
-        crate::compose_service::ServiceError,
-        crate::agents::AgentError,
-        crate::desktop::DesktopError,
-        crate::compose::cases::CasesError,
-    );
+    core_errors!(try_types);
     None
 }
 
@@ -127,22 +134,7 @@ macro_rules! into_report {
     )*};
 }
 
-into_report!(
-    crate::workspace::WorkspaceError,
-    crate::workspace::HomeError,
-    crate::memory::StoreError,
-    crate::config::ConfigError,
-    crate::project::ProjectError,
-    crate::embed::EmbedError,
-    crate::sessions::SessionError,
-    crate::rank::RankError,
-    crate::anchors::AnchorError,
-    crate::editor::EditorError,
-    crate::compose_service::ServiceError,
-    crate::agents::AgentError,
-    crate::desktop::DesktopError,
-    crate::compose::cases::CasesError,
-);
+core_errors!(into_report);
 
 #[cfg(test)]
 mod tests {

@@ -353,6 +353,7 @@ fn duplicates_left_by_an_older_version_are_removed_by_the_migration() {
             "INSERT INTO session_messages(file_id, role, ts, text) SELECT file_id, role, ts, text FROM session_messages;
              INSERT INTO session_fts(rowid, text) SELECT id, text FROM session_messages WHERE id > 2;
              ALTER TABLE session_files DROP COLUMN malformed;
+             ALTER TABLE session_files DROP COLUMN source_removed_at;
              UPDATE meta SET value = '2' WHERE key = 'sessions.schema';",
         )
         .unwrap();
@@ -558,7 +559,7 @@ fn an_index_of_the_previous_schema_is_migrated_without_losing_sessions() {
     env.index(&cfg);
     {
         let conn = rusqlite::Connection::open(env.home.index_db()).unwrap();
-        conn.execute_batch("ALTER TABLE session_files DROP COLUMN source_removed_at; UPDATE meta SET value = '2' WHERE key = 'sessions.schema';").unwrap();
+        conn.execute_batch("ALTER TABLE session_files DROP COLUMN source_removed_at; ALTER TABLE session_files DROP COLUMN malformed; UPDATE meta SET value = '2' WHERE key = 'sessions.schema';").unwrap();
     }
     assert_eq!(count(&env.open(), "mango"), 1, "schema 2 → 3 keeps the rows (vaulted sessions exist nowhere else)");
     fs::remove_file(env.engram().join("old.jsonl")).unwrap();

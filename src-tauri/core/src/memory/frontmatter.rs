@@ -191,11 +191,17 @@ fn split_flow_list(inner: &str) -> Vec<String> {
     let mut parts = Vec::new();
     let mut current = String::new();
     let mut quote: Option<char> = None;
-    for c in inner.chars() {
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
         match (quote, c) {
             (None, '"' | '\'') => {
                 quote = Some(c);
                 current.push(c);
+            }
+            // Inside double quotes a backslash escapes the next character (`\"` does not close).
+            (Some('"'), '\\') => {
+                current.push(c);
+                current.extend(chars.next());
             }
             (Some(q), _) if c == q => {
                 quote = None;
@@ -324,6 +330,25 @@ mod tests {
         for (text, expected) in cases {
             let err = parse(text).unwrap_err().to_string();
             assert!(err.contains(expected), "{text:?} → {err}");
+        }
+    }
+
+    #[test]
+    fn tags_with_escaped_quotes_and_commas_survive_a_rewrite() {
+        // Found by the frontmatter fuzz target (fuzz/findings/): a tag holding `"` rendered to
+        // `"a\"b"`, which the flow-list splitter cut at the escaped quote.
+        let doc = Document {
+            name: "a".into(),
+            kind: "user".into(),
+            description: "d".into(),
+            tags: vec!["x\"y".into(), "p\\, q".into(), "# c".into(), "\"".into()],
+            ..parse("---\nname: a\ntype: user\ndescription: d\n---\n").unwrap()
+        };
+        let again = parse(&render(&doc)).unwrap();
+        assert_eq!(again.tags, doc.tags);
+        let found = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz/findings/frontmatter-tags-render-roundtrip.bin")).unwrap();
+        if let Ok(parsed) = parse(&String::from_utf8_lossy(&found)) {
+            assert_eq!(parse(&render(&parsed)).unwrap().tags, parsed.tags);
         }
     }
 
