@@ -4,6 +4,7 @@
 //! rendering it back so those unknown keys survive every rewrite verbatim.
 //! Deliberately does not: validate names against the filename or touch the disk.
 
+use chrono::Datelike;
 use chrono::{DateTime, SecondsFormat, Utc};
 
 /// A parsed memory file. `extra` holds unknown keys as their original lines, in order.
@@ -159,7 +160,10 @@ fn timestamp(value: &str, key: &str, lineno: usize) -> Result<DateTime<Utc>, For
             chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d")
                 .map(|d| d.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc())
         })
-        .map_err(|_| FormatError(format!("frontmatter line {lineno}: `{key}` must be an RFC 3339 time like 2026-05-08T12:34:56Z, got `{value}`")))
+        .ok()
+        // `%Y` also reads signed and five-digit years, which RFC 3339 cannot write back.
+        .filter(|t| (0..=9999).contains(&t.year()))
+        .ok_or_else(|| FormatError(format!("frontmatter line {lineno}: `{key}` must be an RFC 3339 time like 2026-05-08T12:34:56Z, got `{value}`")))
 }
 
 fn parse_tags(value: &str, continuation: &[&str], lineno: usize) -> Result<Vec<String>, FormatError> {
@@ -194,7 +198,9 @@ fn split_flow_list(inner: &str) -> Vec<String> {
     let mut chars = inner.chars();
     while let Some(c) = chars.next() {
         match (quote, c) {
-            (None, '"' | '\'') => {
+            // A quote opens a quoted item only at the item's start; inside a plain item it is a
+            // character like any other (`it's` stays one tag).
+            (None, '"' | '\'') if current.trim().is_empty() => {
                 quote = Some(c);
                 current.push(c);
             }
@@ -341,14 +347,27 @@ mod tests {
             name: "a".into(),
             kind: "user".into(),
             description: "d".into(),
-            tags: vec!["x\"y".into(), "p\\, q".into(), "# c".into(), "\"".into()],
+            tags: vec!["x\"y".into(), "p\\, q".into(), "# c".into(), "\"".into(), "it's".into(), "\\".into()],
             ..parse("---\nname: a\ntype: user\ndescription: d\n---\n").unwrap()
         };
         let again = parse(&render(&doc)).unwrap();
         assert_eq!(again.tags, doc.tags);
-        let found = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz/findings/frontmatter-tags-render-roundtrip.bin")).unwrap();
-        if let Ok(parsed) = parse(&String::from_utf8_lossy(&found)) {
-            assert_eq!(parse(&render(&parsed)).unwrap().tags, parsed.tags);
+        // Every input the fuzz target ever found stays a regression case.
+        let findings = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/findings");
+        for entry in std::fs::read_dir(findings).unwrap().flatten() {
+            let found = std::fs::read(entry.path()).unwrap();
+            let Ok(text) = std::str::from_utf8(&found) else { continue };
+            if let Ok(parsed) = parse(text) {
+                assert_eq!(parse(&render(&parsed)).unwrap().tags, parsed.tags, "{}", entry.path().display());
+            }
+        }
+    }
+
+    #[test]
+    fn dates_that_cannot_be_written_back_are_refused() {
+        for bad in ["-2026-06-01", "+12026-06-01", "-0001-01-01T00:00:00Z"] {
+            let text = format!("---\nname: a\ntype: user\ndescription: d\nupdated: {bad}\n---\n");
+            assert!(parse(&text).is_err(), "{bad}");
         }
     }
 
