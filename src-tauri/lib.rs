@@ -37,7 +37,6 @@ pub fn run() {
             events::watch_memories(&handle);
             events::watch_sessions(&handle);
             tray::install(&handle);
-            stop_cleanly_on_signals(handle.clone());
             // Started at login (`--tray`): only the tray icon until the person opens the window.
             if std::env::args().any(|a| a == engram_core::desktop::TRAY_FLAG) {
                 if let Some(window) = app.get_webview_window("main") {
@@ -106,27 +105,11 @@ fn serve_compose(app: &tauri::AppHandle) {
     let state = app.state::<AppState>();
     match engram_core::compose_service::spawn_compose_service(state.workspace.clone()) {
         Ok(handle) => {
-            app.manage(RunningComposeService(std::sync::Mutex::new(Some(handle))));
+            app.manage(RunningComposeService(handle));
         }
         Err(e) => tracing::warn!("compose service not started: {e}"),
     }
 }
 
 /// Kept in managed state so the service lives exactly as long as the app.
-struct RunningComposeService(std::sync::Mutex<Option<engram_core::compose_service::ServiceHandle>>);
-
-/// SIGTERM, SIGINT and SIGHUP end the app cleanly: the compose service stops and removes its
-/// socket (a killed app used to leave `compose.sock` behind), then the app exits.
-fn stop_cleanly_on_signals(app: tauri::AppHandle) {
-    let installed = ctrlc::set_handler(move || {
-        if let Some(running) = app.try_state::<RunningComposeService>() {
-            if let Some(handle) = running.0.lock().unwrap_or_else(|p| p.into_inner()).take() {
-                handle.stop();
-            }
-        }
-        app.exit(0);
-    });
-    if let Err(e) = installed {
-        tracing::warn!("cannot handle termination signals: {e}");
-    }
-}
+struct RunningComposeService(#[allow(dead_code)] engram_core::compose_service::ServiceHandle);
