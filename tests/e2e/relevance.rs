@@ -10,12 +10,11 @@ use crate::keys::press_ctrl;
 use crate::seed::Sandbox;
 use crate::ui::{self, css, testid};
 
+/// The names of the rows on screen, read in one script: the list re-renders when the disk
+/// changes, so reading row by row could meet a row that was just replaced.
 async fn result_names(driver: &WebDriver) -> TestResult<Vec<String>> {
-    let mut out = Vec::new();
-    for row in driver.find_all(ui::tid("search-result")).await? {
-        out.push(row.attr("data-name").await?.unwrap_or_default());
-    }
-    Ok(out)
+    let script = "return [...document.querySelectorAll('[data-testid=\"search-result\"]')].map((r) => r.dataset.name || '');";
+    Ok(driver.execute(script, Vec::<serde_json::Value>::new()).await?.convert()?)
 }
 
 async fn names_until(driver: &WebDriver, what: &str, ok: impl Fn(&[String]) -> bool) -> TestResult<Vec<String>> {
