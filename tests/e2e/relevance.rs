@@ -67,9 +67,15 @@ async fn relevance_comes_from_evidence_and_a_save_refreshes_to_the_retyped_ranki
             // Related in meaning, sharing one word: labelled from the evidence.
             ui::fill(&input, "what does the kitten eat").await?;
             names_until(&driver, "pet-care first", |n| n.first().is_some_and(|x| x == "pet-care")).await?;
-            let top = driver.find(css("[data-testid=\"search-result\"] [data-testid=\"search-result-score\"]")).await?;
-            let relevance = top.attr("data-relevance").await?.unwrap_or_default();
-            ensure!(relevance == "strong" || relevance == "good", "pet-care's relevance: {relevance:?}");
+            // The list may still show a partial query's results (typing is coalesced): wait for
+            // the whole query's label rather than reading the first one shown.
+            let script = "const s = document.querySelector('[data-testid=\"search-result\"] [data-testid=\"search-result-score\"]'); return s ? (s.dataset.relevance || '') : '';";
+            let labelled = ui::eventually("pet-care labelled good or strong", || async {
+                let relevance: String = driver.execute(script, Vec::<serde_json::Value>::new()).await?.convert()?;
+                Ok((relevance == "strong" || relevance == "good").then_some(relevance))
+            })
+            .await;
+            ensure!(labelled.is_ok(), "pet-care's relevance never reached good: {labelled:?}");
             let others = result_names(&driver).await?;
             ensure!(
                 !others.iter().any(|n| n == "editor-setup" || n == "commit-style"),
