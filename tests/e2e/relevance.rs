@@ -8,7 +8,7 @@ use thirtyfour::prelude::*;
 use crate::harness::TestResult;
 use crate::keys::press_ctrl;
 use crate::seed::Sandbox;
-use crate::ui::{self, css, testid};
+use crate::ui::{self, testid};
 
 /// The names of the rows on screen, read in one script: the list re-renders when the disk
 /// changes, so reading row by row could meet a row that was just replaced.
