@@ -39,9 +39,7 @@ pub fn save_with_vector(
     now: DateTime<Utc>,
     models: &ModelPaths,
 ) -> Result<SavedWithVector, StoreError> {
-    let outcome = store.save(scope, draft, now)?;
-    let vector = vector_for(&outcome, models);
-    Ok(SavedWithVector { outcome, vector })
+    Ok(with_vector(store.save(scope, draft, now)?, models))
 }
 
 /// `Store::create` (refused when the name exists), then the sidecar.
@@ -52,9 +50,7 @@ pub fn create_with_vector(
     now: DateTime<Utc>,
     models: &ModelPaths,
 ) -> Result<SavedWithVector, StoreError> {
-    let outcome = store.create(scope, draft, now)?;
-    let vector = vector_for(&outcome, models);
-    Ok(SavedWithVector { outcome, vector })
+    Ok(with_vector(store.create(scope, draft, now)?, models))
 }
 
 /// `Store::rename` (the old name is archived), then the sidecar under the new name.
@@ -66,9 +62,7 @@ pub fn rename_with_vector(
     now: DateTime<Utc>,
     models: &ModelPaths,
 ) -> Result<SavedWithVector, StoreError> {
-    let outcome = store.rename(scope, old_name, draft, now)?;
-    let vector = vector_for(&outcome, models);
-    Ok(SavedWithVector { outcome, vector })
+    Ok(with_vector(store.rename(scope, old_name, draft, now)?, models))
 }
 
 /// `Store::restore` (the current file, if any, is archived first), then the sidecar: a restored
@@ -81,13 +75,17 @@ pub fn restore_with_vector(
     now: DateTime<Utc>,
     models: &ModelPaths,
 ) -> Result<SavedWithVector, StoreError> {
-    let outcome = store.restore(scope, name, version, now)?;
-    let vector = vector_for(&outcome, models);
-    Ok(SavedWithVector { outcome, vector })
+    Ok(with_vector(store.restore(scope, name, version, now)?, models))
 }
 
-/// The sidecar for a memory the store just wrote (a save, a create, a restore).
-pub fn vector_for(outcome: &SaveOutcome, models: &ModelPaths) -> VectorStatus {
+/// A memory the store just wrote, with its sidecar written beside it.
+fn with_vector(outcome: SaveOutcome, models: &ModelPaths) -> SavedWithVector {
+    let vector = vector_for(&outcome, models);
+    SavedWithVector { outcome, vector }
+}
+
+/// The sidecar for a memory the store just wrote (a save, a create, a rename, a restore).
+fn vector_for(outcome: &SaveOutcome, models: &ModelPaths) -> VectorStatus {
     match shared_embedder(models) {
         Err(e) => VectorStatus::Skipped {
             reason: e.to_string(),

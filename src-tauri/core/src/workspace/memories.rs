@@ -134,10 +134,10 @@ impl Workspace {
 
     /// Makes an archived version current again (the current file archived first), with its vector.
     pub fn restore(&self, store: &Store, scope: Scope, name: &str, version: &str, now: DateTime<Utc>) -> Result<SavedWithVector, WorkspaceError> {
-        let outcome = store.restore(scope, name, version, now)?;
+        let models = self.model_paths(&self.config()?);
+        let restored = embed::restore_with_vector(store, scope, name, version, now, &models)?;
         self.memories_written();
-        let vector = embed::vector_for(&outcome, &self.model_paths(&self.config()?));
-        Ok(SavedWithVector { outcome, vector })
+        Ok(restored)
     }
 
     /// The archive policy from config, with the caller's overrides.
