@@ -7,6 +7,7 @@ mod commands;
 mod editor_launch;
 mod events;
 mod ipc_error;
+mod shutdown;
 mod state;
 mod tray;
 
@@ -17,7 +18,9 @@ use state::AppState;
 
 pub fn run() {
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
         .with_writer(std::io::stderr)
         .try_init();
     let workspace = match Workspace::open(None, LaunchEnv::from_process()) {
@@ -30,10 +33,12 @@ pub fn run() {
 
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
-.plugin(tauri_plugin_clipboard_manager::init())
+        .plugin(tauri_plugin_clipboard_manager::init())
         .manage(AppState::new(workspace))
+        .manage(shutdown::ComposeServiceSlot::default())
         .setup(|app| {
             let handle = app.handle().clone();
+            shutdown::exit_on_termination_signals(&handle);
             events::watch_memories(&handle);
             events::watch_sessions(&handle);
             tray::install(&handle);
@@ -80,8 +85,13 @@ pub fn run() {
             commands::sessions::list_sessions,
             commands::sessions::session_transcript,
         ])
-        .run(tauri::generate_context!())
-        .expect("error while running Engram");
+        .build(tauri::generate_context!())
+        .expect("error while building Engram")
+        .run(|app, event| {
+            if let tauri::RunEvent::Exit = event {
+                shutdown::stop_compose_service(app);
+            }
+        });
 }
 
 /// Work that would compete with the first paint for the CPU (two cores here) starts once the
@@ -103,13 +113,6 @@ fn after_first_paint(app: tauri::AppHandle) {
 /// `engram serve`) already does that job: the app then leaves it be.
 fn serve_compose(app: &tauri::AppHandle) {
     let state = app.state::<AppState>();
-    match engram_core::compose_service::spawn_compose_service(state.workspace.clone()) {
-        Ok(handle) => {
-            app.manage(RunningComposeService(handle));
-        }
-        Err(e) => tracing::warn!("compose service not started: {e}"),
-    }
+    app.state::<shutdown::ComposeServiceSlot>()
+        .start(|| engram_core::compose_service::spawn_compose_service(state.workspace.clone()));
 }
-
-/// Kept in managed state so the service lives exactly as long as the app.
-struct RunningComposeService(#[allow(dead_code)] engram_core::compose_service::ServiceHandle);
