@@ -2,9 +2,9 @@
 //! Quit does, and on exit the compose service stops and removes its socket.
 //!
 //! The signals are watched by a GLib source on the GTK main loop that the window already runs:
-//! the handler only wakes that loop, and the exit request is made from the loop itself, between
-//! two events, like any other. (A process-wide handler on a thread of its own took over these
-//! signals outside the loop and left the tray's menu without its actions.)
+//! GLib's handler only wakes that loop, and the exit request is made from the loop itself,
+//! between two events, like a click on the tray's Quit. No thread of its own, nothing done
+//! inside the signal handler.
 //! Deliberately does not: decide anything about the service; core's `ServiceHandle` removes the
 //! socket when stopped.
 
