@@ -54,6 +54,14 @@ export function agentsCard({ onChange = () => {} } = {}) {
     await load();
   }
 
+  // The agent whose row holds the focus, so a re-render gives it back (a keyboard user who just
+  // connected an agent stays on its button, now Disconnect).
+  function focusedAgent() {
+    const active = document.activeElement;
+    const row = active && el.contains(active) ? active.closest('[data-testid="agent-row"]') : null;
+    return row ? row.dataset.agent : null;
+  }
+
   async function load() {
     let agents;
     try {
@@ -62,6 +70,7 @@ export function agentsCard({ onChange = () => {} } = {}) {
       clear(el, h('h2', {}, 'Agents'), h('div', { class: 'error-box' }, e.message));
       return [];
     }
+    const keepFocus = focusedAgent();
     clear(el, h('h2', {}, 'Agents'),
       h('ul', { class: 'checks' }, agents.map((a) => h('li', { class: `check check-${a.connected ? 'ok' : 'warn'}`, testid: 'agent-row', dataset: { agent: a.agent, connected: String(a.connected) } },
         h('span', { class: 'check-area' }, a.name),
@@ -70,6 +79,10 @@ export function agentsCard({ onChange = () => {} } = {}) {
           a.notes.length ? h('span', { class: 'muted' }, ` — ${a.notes.join('; ')}`) : null),
         h('button', { class: a.connected ? 'btn' : 'btn btn-primary', testid: 'agent-toggle', onClick: () => toggle(a) },
           a.connected ? 'Disconnect' : `Connect ${a.name}`)))));
+    if (keepFocus) {
+      const button = el.querySelector(`[data-testid="agent-row"][data-agent="${keepFocus}"] [data-testid="agent-toggle"]`);
+      if (button) button.focus();
+    }
     return agents;
   }
 

@@ -9,7 +9,7 @@
 //   settings-autostart    start at login (tray only) checkbox
 //   settings-session-folder  a transcript folder read (data-source, data-exists)
 //   settings-reindex  Reindex button    settings-status   overall doctor status (data-status = ok | warn | error)
-//   doctor-check      one check (data-area, data-status; its label is unique in the list)
+//   settings-health   the health card   doctor-check      one check (data-area, data-status; its label is unique in the list)
 
 import { call } from './api.js';
 import { h, clear } from './dom.js';
@@ -80,6 +80,32 @@ export function createSettingsView(app) {
       h('span', {}, 'Start Engram at login, in the tray only ', h('span', { class: 'muted' }, '(an entry in ~/.config/autostart)')));
   }
 
+  // The doctor's checks, with the Reindex action. Rebuilt alone when an agent is connected or
+  // disconnected (the checks name each agent's connection), so the rest of the view — and the
+  // focus on the agent's button — stays where it was.
+  function healthCard(s) {
+    const labels = checkLabels(s.checks);
+    const needsReindex = s.checks.some(wantsReindex);
+    return h('div', { class: 'card', testid: 'settings-health' },
+      h('h2', {}, 'Health ', h('span', { class: `status-pill status-${s.status}`, testid: 'settings-status', dataset: { status: s.status } }, STATUS_LABEL[s.status]),
+        h('span', { class: 'card-actions' }, h('button', { class: 'btn', testid: 'settings-reindex', onClick: () => app.reindex() }, '↻ Reindex'))),
+      needsReindex ? h('p', { class: 'note' }, 'Some checks want a reindex: the Reindex button brings embeddings and the session index up to date.') : null,
+      h('ul', { class: 'checks' }, s.checks.map((c, i) => h('li', { class: `check check-${c.status}`, testid: 'doctor-check', dataset: { area: c.area, status: c.status } },
+        h('span', { class: 'check-dot', 'aria-label': STATUS_LABEL[c.status] }),
+        h('span', { class: 'check-area' }, labels[i]),
+        h('span', { class: 'check-detail' }, c.detail)))));
+  }
+
+  async function refreshHealth() {
+    const current = el.querySelector('[data-testid="settings-health"]');
+    if (!current) return;
+    try {
+      current.replaceWith(healthCard(await call('get_settings')));
+    } catch (e) {
+      errorToast('Could not refresh the health checks', e);
+    }
+  }
+
   async function load() {
     clear(el, h('header', { class: 'view-header' }, h('div', { class: 'view-titles' }, h('h1', {}, 'Settings'))));
     let s;
@@ -92,9 +118,6 @@ export function createSettingsView(app) {
     }
     const config = 'Ok' in s.config ? s.config.Ok : null;
     const configError = 'Err' in s.config ? s.config.Err : null;
-    const labels = checkLabels(s.checks);
-    const reindexButton = (testid) => h('button', { class: 'btn', testid, onClick: () => app.reindex() }, '↻ Reindex');
-    const needsReindex = s.checks.some(wantsReindex);
     clear(el,
       h('header', { class: 'view-header' },
         h('div', { class: 'view-titles' }, h('h1', {}, 'Settings'), h('span', { class: 'subtitle' }, `Engram ${s.version} · changes to config.toml apply right away`)),
@@ -111,18 +134,11 @@ export function createSettingsView(app) {
               h('dd', { class: 'mono', testid: 'settings-session-folder', dataset: { source: f.source, exists: f.exists ? 'true' : 'false' } },
                 f.path || '(unknown: no home folder)', f.path && !f.exists ? h('span', { class: 'muted' }, '  (not there yet)') : ''),
             ]))),
-        agentsCard({ onChange: load }).el,
+        agentsCard({ onChange: refreshHealth }).el,
         h('div', { class: 'card' },
           h('h2', {}, 'Desktop'),
           autostartToggle(autostart)),
-        h('div', { class: 'card' },
-          h('h2', {}, 'Health ', h('span', { class: `status-pill status-${s.status}`, testid: 'settings-status', dataset: { status: s.status } }, STATUS_LABEL[s.status]),
-            h('span', { class: 'card-actions' }, reindexButton('settings-reindex'))),
-          needsReindex ? h('p', { class: 'note' }, 'Some checks want a reindex: the Reindex button brings embeddings and the session index up to date.') : null,
-          h('ul', { class: 'checks' }, s.checks.map((c, i) => h('li', { class: `check check-${c.status}`, testid: 'doctor-check', dataset: { area: c.area, status: c.status } },
-            h('span', { class: 'check-dot', 'aria-label': STATUS_LABEL[c.status] }),
-            h('span', { class: 'check-area' }, labels[i]),
-            h('span', { class: 'check-detail' }, c.detail))))),
+        healthCard(s),
         h('div', { class: 'card' },
           h('h2', {}, 'Effective configuration'),
           configError ? h('div', { class: 'error-box', testid: 'settings-config-error' }, configError) : configTable(config))));

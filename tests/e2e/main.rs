@@ -8,6 +8,7 @@ mod keys;
 mod seed;
 mod ui;
 
+mod agents;
 mod browse;
 mod compose;
 mod delete;
@@ -21,6 +22,7 @@ mod relevance;
 mod search;
 mod session_runs;
 mod sessions;
+mod shutdown;
 mod smoke;
 mod toasts;
 mod tray;
