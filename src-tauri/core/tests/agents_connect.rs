@@ -214,7 +214,8 @@ fn codex_round_trip_keeps_comments_and_order() {
     let parsed: toml::Table = toml::from_str(&config).unwrap();
     assert_eq!(parsed["mcp_servers"]["engram"]["command"].as_str(), Some(engram.program.as_str()));
     assert_eq!(parsed["mcp_servers"]["engram"]["args"].as_array().unwrap()[0].as_str(), Some("mcp"));
-    assert_eq!(parsed["features"]["codex_hooks"].as_bool(), Some(true));
+    assert!(parsed.get("features").is_none(), "Codex runs hooks by default; connect adds no switch:\n{config}");
+    assert!(report.notes.iter().any(|n| n.contains("/hooks")), "connect tells the person Codex asks them to trust the hook: {:?}", report.notes);
     let hooks_now: serde_json::Value = serde_json::from_str(&fs::read_to_string(home.join(".codex/hooks.json")).unwrap()).unwrap();
     assert_eq!(hooks_now["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"], format!("{} compose --hook codex", engram.program));
     assert_eq!(hooks_now["hooks"]["Stop"][0]["hooks"][0]["command"], "say done");

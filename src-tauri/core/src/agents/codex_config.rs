@@ -2,17 +2,18 @@
 //!
 //! Owns: editing the file with `toml_edit`, so comments, blank lines and key order of
 //! everything else survive; registering and removing `[mcp_servers.engram]`
-//! (`command`, `args = ["mcp"]`); turning Codex's hooks on (`[features] codex_hooks = true`)
-//! only when the person has not set either switch, marked so that disconnect removes only what
-//! connect added.
-//! Deliberately does not: write hooks (they go to hooks.json, see `hooks_json`).
+//! (`command`, `args = ["mcp"]`); reading the person's hooks switch (`[features] hooks`, or its
+//! deprecated alias `codex_hooks`); removing the `codex_hooks = true` that earlier releases of
+//! `engram connect codex` added (recognized by its mark).
+//! Deliberately does not: write hooks (they go to hooks.json, see `hooks_json`), or turn hooks
+//! on: Codex runs hooks by default, and `codex_hooks` is a deprecated alias Codex warns about.
 
 use toml_edit::{value, Array, DocumentMut, Item, Table};
 
 use super::AgentError;
 
 pub const SERVER: &str = "engram";
-/// The trailing comment that marks a feature switch Engram added.
+/// The trailing comment that marks the feature switch earlier releases of connect added.
 const MARK: &str = " # added by `engram connect codex`; `engram disconnect codex` removes it";
 
 pub fn parse(path: &std::path::Path, text: Option<&str>) -> Result<DocumentMut, AgentError> {
@@ -79,24 +80,8 @@ pub fn hooks_switch(doc: &DocumentMut) -> Option<bool> {
     features.get("hooks").or_else(|| features.get("codex_hooks")).and_then(Item::as_bool)
 }
 
-/// Turns hooks on when no switch is set (older Codex releases need it; newer ones accept it).
-pub fn enable_hooks(doc: &mut DocumentMut) -> Option<String> {
-    if hooks_switch(doc).is_some() {
-        return None;
-    }
-    let root = doc.as_table_mut();
-    if !root.contains_key("features") {
-        root.insert("features", Item::Table(Table::new()));
-    }
-    let features = root["features"].as_table_like_mut()?;
-    let mut switch = toml_edit::Value::from(true);
-    switch.decor_mut().set_suffix(MARK);
-    features.insert("codex_hooks", Item::Value(switch));
-    Some("turned Codex hooks on ([features] codex_hooks = true)".into())
-}
-
-/// Removes the switch `enable_hooks` added (recognized by its mark), and `[features]` when
-/// that leaves it empty.
+/// Removes the switch an earlier `engram connect codex` added (recognized by its mark), and
+/// `[features]` when that leaves it empty.
 pub fn remove_enabled_hooks(doc: &mut DocumentMut) -> Option<String> {
     let root = doc.as_table_mut();
     let features = root.get_mut("features")?.as_table_like_mut()?;
@@ -126,24 +111,30 @@ mod tests {
     fn round_trip_keeps_every_byte() {
         let mut doc = parse(std::path::Path::new("c.toml"), Some(ORIGINAL)).unwrap();
         assert!(install_server(&mut doc, "c.toml", "/bin/engram").unwrap().is_some());
-        assert!(enable_hooks(&mut doc).is_some());
         let connected = doc.to_string();
         let mut kept = connected.lines().filter(|l| !l.is_empty() && ORIGINAL.lines().any(|o| o == *l));
         assert!(ORIGINAL.lines().filter(|o| !o.is_empty()).all(|o| kept.next() == Some(o)), "every original line stays, in order:\n{connected}");
         assert!(connected.contains("[mcp_servers.engram]\ncommand = \"/bin/engram\"\nargs = [\"mcp\"]"), "{connected}");
+        assert!(!connected.contains("[features]"), "hooks are on by default; no switch is added:\n{connected}");
         let mut again = parse(std::path::Path::new("c.toml"), Some(&connected)).unwrap();
         assert!(install_server(&mut again, "c.toml", "/bin/engram").unwrap().is_none());
-        assert!(enable_hooks(&mut again).is_none());
         assert!(remove_server(&mut again).is_some());
-        assert!(remove_enabled_hooks(&mut again).is_some());
+        assert!(remove_enabled_hooks(&mut again).is_none());
         assert_eq!(again.to_string(), ORIGINAL);
+    }
+
+    #[test]
+    fn disconnect_removes_the_switch_an_earlier_connect_added() {
+        let text = format!("model = \"o4\"\n\n[features]\ncodex_hooks = true{MARK}\n");
+        let mut doc = parse(std::path::Path::new("c.toml"), Some(&text)).unwrap();
+        assert!(remove_enabled_hooks(&mut doc).is_some());
+        assert_eq!(doc.to_string(), "model = \"o4\"\n\n");
     }
 
     #[test]
     fn a_switch_the_person_set_is_theirs() {
         let text = "[features]\ncodex_hooks = true\n";
         let mut doc = parse(std::path::Path::new("c.toml"), Some(text)).unwrap();
-        assert!(enable_hooks(&mut doc).is_none());
         assert!(remove_enabled_hooks(&mut doc).is_none());
         assert_eq!(doc.to_string(), text);
         let off = parse(std::path::Path::new("c.toml"), Some("[features]\nhooks = false\n")).unwrap();

@@ -74,6 +74,8 @@ pub struct ConnectReport {
     pub dry_run: bool,
     pub changed: bool,
     pub files: Vec<FileChange>,
+    /// What the person still has to do in the agent itself for the change to take effect.
+    pub notes: Vec<String>,
 }
 
 impl ConnectReport {
@@ -89,6 +91,9 @@ impl ConnectReport {
                 out.push_str(&format!("  backup: {}\n", b.display()));
             }
             out.push_str(&f.diff);
+        }
+        for note in &self.notes {
+            out.push_str(&format!("Note: {note}\n"));
         }
         if !self.changed {
             out.push_str(&format!(
@@ -143,7 +148,11 @@ pub fn apply(agent: Agent, action: Action, edits: Vec<PlannedEdit>, dry_run: boo
         files.push(FileChange { path: edit.path, changed, summary: if changed { edit.summary } else { vec![] }, diff, backup });
     }
     let changed = files.iter().any(|f| f.changed);
-    Ok(ConnectReport { agent, action, dry_run, changed, files })
+    let notes = match (agent, action) {
+        (Agent::Codex, Action::Connect) if changed => vec![super::status::CODEX_TRUST_NOTE.to_string()],
+        _ => vec![],
+    };
+    Ok(ConnectReport { agent, action, dry_run, changed, files, notes })
 }
 
 
@@ -160,11 +169,7 @@ fn edit_codex_config(path: &Path, action: Action, engram: &EngramCommand) -> Res
     let mut doc = codex_config::parse(path, before.as_deref())?;
     let shown = path.display().to_string();
     let summary: Vec<String> = match action {
-        Action::Connect => {
-            let mut s: Vec<String> = codex_config::install_server(&mut doc, &shown, &engram.program)?.into_iter().collect();
-            s.extend(codex_config::enable_hooks(&mut doc));
-            s
-        }
+        Action::Connect => codex_config::install_server(&mut doc, &shown, &engram.program)?.into_iter().collect(),
         Action::Disconnect => codex_config::remove_server(&mut doc).into_iter().chain(codex_config::remove_enabled_hooks(&mut doc)).collect(),
     };
     let after = if summary.is_empty() { before.clone().unwrap_or_default() } else { doc.to_string() };

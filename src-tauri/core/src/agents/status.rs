@@ -13,6 +13,11 @@ use serde::Serialize;
 use super::{claude_config, codex_config, config_file, hooks_json, json_doc::JsonDoc, Agent, AgentEnv};
 use crate::doctor::Check;
 
+/// Codex skips a user hook until the person has reviewed and trusted that exact definition
+/// (its hash is kept in Codex's own config); Engram cannot, and should not, do that for them.
+pub const CODEX_TRUST_NOTE: &str =
+    "Codex runs a new or changed hook only after you trust it: in Codex, type /hooks and trust `compose --hook codex`";
+
 /// The state of one part (hook or MCP server) of a connection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
@@ -80,6 +85,8 @@ pub fn connection(agent: Agent, env: &AgentEnv) -> AgentConnection {
             Ok(doc) => {
                 if codex_config::hooks_switch(&doc) == Some(false) {
                     notes.push("hooks are switched off in config.toml ([features]); Codex will not run the compose hook".into());
+                } else if hook.is_installed() {
+                    notes.push(CODEX_TRUST_NOTE.into());
                 }
                 part(codex_config::find_server(&doc).map(|(c, _)| c), |c| Some(c.to_string()))
             }
