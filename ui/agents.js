@@ -72,7 +72,8 @@ export function agentsCard({ onChange = () => {} } = {}) {
     }
     const keepFocus = focusedAgent();
     clear(el, h('h2', {}, 'Agents'),
-      h('ul', { class: 'checks' }, agents.map((a) => h('li', { class: `check check-${a.connected ? 'ok' : 'warn'}`, testid: 'agent-row', dataset: { agent: a.agent, connected: String(a.connected) } },
+      h('ul', { class: 'checks' }, agents.map((a) => h('li', { class: `check agent-check check-${a.connected ? 'ok' : 'warn'}`, testid: 'agent-row', dataset: { agent: a.agent, connected: String(a.connected) } },
+        h('span', { class: 'check-dot', 'aria-label': a.connected ? 'connected' : 'not connected' }),
         h('span', { class: 'check-area' }, a.name),
         h('span', { class: 'check-detail', testid: 'agent-state' },
           `hook ${partText(a.hook)} · MCP server ${partText(a.mcp)}`,

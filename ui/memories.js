@@ -39,6 +39,7 @@ function compareTypes(a, b) {
 export function createMemoriesView(app) {
   let location = null;
   let rows = [];
+  let listed = false;          // rows hold this location's listing (not a load in progress)
   let selected = null;        // name of the selected memory
   let detail = null;          // the loaded MemoryDetail
   let editing = null;         // { original, isNew } while the form is open
@@ -131,15 +132,22 @@ export function createMemoriesView(app) {
       empty.hidden = true;
       list.el.hidden = false;
     }
+    // The first-run panel takes the detail pane while the user scope is empty, and gives it
+    // back when the first memory arrives; rendered once, so focus inside it survives refreshes.
+    const showingFirstRun = !!pane.querySelector('[data-testid="first-run"]');
+    if (!selected && !editing && showingFirstRun !== firstRunHere()) renderNothingSelected();
+  }
+
+  // An empty user scope is a new home: the detail pane shows how memories get in.
+  function firstRunHere() {
+    return listed && rows.length === 0 && !(location && location.scope === 'project');
   }
 
   function showEmpty(heading, text, offerNew) {
     list.el.hidden = true;
     empty.hidden = false;
-    // The user scope empty is a new home: show how memories get in, not only that none did.
-    const firstRun = offerNew && !(location && location.scope === 'project') ? firstRunPanel(app) : null;
     clear(empty, h('div', { class: 'empty-title' }, heading), h('p', {}, text),
-      offerNew ? h('button', { class: 'btn', onClick: () => startNew() }, 'New memory') : null, firstRun);
+      offerNew ? h('button', { class: 'btn', onClick: () => startNew() }, 'New memory') : null);
   }
 
   function optionId(name) {
@@ -215,6 +223,10 @@ export function createMemoriesView(app) {
 
   function renderNothingSelected() {
     detail = null;
+    if (firstRunHere()) {
+      clear(pane, firstRunPanel(app));
+      return;
+    }
     clear(pane, h('div', { class: 'empty-state', testid: 'detail-empty' },
       h('div', { class: 'empty-title' }, 'No memory selected'),
       h('p', {}, 'Pick a memory on the left, or press ', h('kbd', {}, 'Ctrl'), ' ', h('kbd', {}, 'K'), ' to search all of them.')));
@@ -422,6 +434,7 @@ export function createMemoriesView(app) {
       editing = null;
       selected = null;
       rows = [];
+      listed = false;
       list.setItems([]);
       count.textContent = 'Loading…';
       empty.hidden = true;
@@ -446,9 +459,11 @@ export function createMemoriesView(app) {
       const fresh = await call('list_memories', { location: loc });
       if (!sameLocation(loc, location)) return;
       rows = fresh;
+      listed = true;
       refreshList();
     } catch (e) {
       rows = [];
+      listed = false;
       refreshList();
       showEmpty('Cannot list these memories', e.message, false);
     }
