@@ -9,6 +9,8 @@ async fn the_window_opens_with_the_app_title() -> TestResult {
     let sandbox = Sandbox::new()?;
     sandbox
         .run("the_window_opens_with_the_app_title", |driver| async move {
+            // The body is written by the UI's scripts: read it once their first render is done.
+            crate::ui::ready(&driver).await?;
             let title = driver.title().await?;
             ensure!(title == "Engram", "window title is {title:?}");
             let body = driver.find(thirtyfour::By::Tag("body")).await?.text().await?;
