@@ -1,30 +1,43 @@
 #!/usr/bin/env bash
 # What an agent pays per turn for `engram compose` at N memories, as a fresh process:
 # bm25 in-process, semantic in-process (model loaded every turn), and through the compose
-# service that the first `engram compose` starts by itself (model kept loaded). Also the
+# service that the first `engram compose` starts by itself (model kept loaded). Checks that the
+# served block is byte for byte the in-process one (query and both hook forms), and reports the
 # service's resident memory.
 # usage: scripts/bench-compose-service.sh [N] [MODELS_DIR]
-#   (default 1000 and ~/.cache/engram/models; needs hyperfine and the model assets;
-#    `engram memory reindex` embeds all N memories first: about 40 memories/s on 2 cores)
+#   (default 1000 and ~/.cache/engram/models; needs hyperfine and the model assets)
+# Up to 2000 memories are embedded for real (`engram memory reindex`, about 20-40 memories/s on
+# 2 cores); above that each memory gets a random unit vector of the model's size instead
+# (gen_memories MODEL_ID): the scan costs the same, the ranking means nothing.
+# Only the release CLI is built (ENGRAM_BIN=path uses one already built); the generator is the
+# dev-profile example the workspace's tests build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 n="${1:-1000}"
 models="${2:-$HOME/.cache/engram/models}"
 target="${CARGO_TARGET_DIR:-$PWD/target}"
-cargo build --release -q -p engram-cli
-cargo build --release -q -p engram-core --example gen_memories --example compose_timing
+model_id="all-MiniLM-L6-v2"
+bin="${ENGRAM_BIN:-$target/release/engram}"
+[ -n "${ENGRAM_BIN:-}" ] || cargo build --release --locked -q -p engram-cli
+[ -x "$target/debug/examples/gen_memories" ] || cargo build --locked -q --workspace --example gen_memories
 work="$(mktemp -d)"
+cleanup() {
+  # The self-started service of this throwaway home, by the pid it reported.
+  if [ -n "${server:-}" ]; then kill "$server" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
 server=""
-cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
-"$target/release/examples/gen_memories" "$work" "$n"
 export ENGRAM_MODELS_DIR="$models"
-engram="$target/release/engram --home $work/home --cwd $work/repo"
-$engram memory reindex >/dev/null
+engram="$bin --home $work/home --cwd $work/repo"
+if [ "$n" -le 2000 ]; then
+  "$target/debug/examples/gen_memories" "$work" "$n"
+  $engram memory reindex >/dev/null
+else
+  "$target/debug/examples/gen_memories" "$work" "$n" "$model_id"
+fi
 query="why does the refresh token cache break after a canary deploy?"
-$engram compose --query "$query" >/dev/null   # warms index.sqlite, as any earlier turn would
-
-"$target/release/examples/compose_timing" "$work/home" "$work/repo" "$models" "$query"
+ENGRAM_NO_SERVICE=1 $engram compose --query "$query" >/dev/null   # warms index.sqlite, as any earlier turn would
 
 printf '[retrieval]\nstrategy = "bm25"\n' > "$work/home/config.toml"
 ENGRAM_NO_SERVICE=1 hyperfine -N --warmup 3 --runs 40 --export-json "$work/bm25.json" \
@@ -35,12 +48,29 @@ ENGRAM_NO_SERVICE=1 hyperfine -N --warmup 2 --runs 20 --export-json "$work/seman
 
 # The first turn finds no service: it answers in-process and starts one in the background.
 $engram compose --query "$query" >/dev/null
-until $engram serve --status >/dev/null 2>&1; do sleep 0.1; done
+for _ in $(seq 1 300); do $engram serve --status >/dev/null 2>&1 && break; sleep 0.1; done
 server=$($engram --json serve --status | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
-hyperfine -N --warmup 3 --runs 40 --export-json "$work/service.json" \
+hyperfine -N --warmup 3 --runs 60 --export-json "$work/service.json" \
   -n "auto (semantic), via the self-started service" "$engram compose --query '$query'"
 $engram serve --status
 echo "service RSS: $(grep -E 'VmRSS|VmHWM' /proc/$server/status | tr -s ' ' | tr '\n' ' ')"
+
+# The served block is the in-process block, byte for byte, for every way an agent asks.
+payload=$(python3 -c 'import json,sys; print(json.dumps({"session_id": "s1", "cwd": sys.argv[1], "hook_event_name": "UserPromptSubmit", "prompt": sys.argv[2]}))' "$work/repo" "$query")
+same=0
+for form in query claude codex; do
+  ask() {
+    if [ "$form" = query ]; then $engram compose --query "$query"; else printf '%s' "$payload" | $engram compose --hook "$form"; fi
+  }
+  served=$(ENGRAM_LOG=debug ask 2>"$work/served.err"; echo x)
+  grep -q "served by: service" "$work/served.err" || { echo "FAIL: the $form turn was not served by the service:"; cat "$work/served.err"; same=1; continue; }
+  inproc=$(ENGRAM_NO_SERVICE=1 ask; echo x)
+  if [ "$served" = "$inproc" ] && [ "${#served}" -gt 2 ]; then
+    echo "identical ($form): served and in-process blocks are the same ${#served} bytes"
+  else
+    echo "FAIL: the served $form block differs from the in-process one:"; diff <(printf '%s' "$inproc") <(printf '%s' "$served") || true; same=1
+  fi
+done
 
 for f in bm25 semantic service; do
   python3 - "$work/$f.json" <<'PY'
@@ -48,6 +78,8 @@ import json, statistics, sys
 r = json.load(open(sys.argv[1]))["results"][0]
 t = sorted(x * 1000 for x in r["times"])
 p = lambda q: t[min(len(t) - 1, round(q * (len(t) - 1)))]
-print(f'{r["command"]:<40} mean {statistics.mean(t):7.1f} ms   p50 {p(0.5):7.1f} ms   p95 {p(0.95):7.1f} ms   (n={len(t)})')
+print(f'{r["command"]:<46} mean {statistics.mean(t):7.1f} ms   p50 {p(0.5):7.1f} ms   p95 {p(0.95):7.1f} ms   (n={len(t)})')
 PY
 done
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+exit $same
