@@ -21,6 +21,7 @@ pub mod import;
 pub mod instructions;
 pub mod memory;
 pub mod project;
+pub mod project_lookup;
 pub mod rank;
 pub mod render;
 pub mod sessions;

@@ -26,6 +26,7 @@ use crate::config::{Config, ConfigError};
 use crate::embed::ModelPaths;
 use crate::memory::{MemoryChange, Store};
 use crate::project::{self, KnownProject, Project};
+use crate::project_lookup::ProjectLookup;
 use crate::rank::CorpusCache;
 use crate::sessions::SourceRoots;
 use crate::EngramHome;
@@ -52,6 +53,8 @@ pub struct Workspace {
     known: Mutex<Option<Vec<KnownProject>>>,
     reindexing: AtomicBool,
     composed: std::sync::atomic::AtomicU64,
+    /// Which project each working directory belongs to, so a turn does not start git each time.
+    projects: ProjectLookup,
 }
 
 impl Workspace {
@@ -69,6 +72,7 @@ impl Workspace {
             known: Mutex::new(None),
             reindexing: AtomicBool::new(false),
             composed: Default::default(),
+            projects: ProjectLookup::default(),
         }
     }
 
@@ -127,12 +131,12 @@ impl Workspace {
     /// The store for the user scope and the project `cwd` belongs to (user scope only when
     /// `cwd` resolves to no project).
     pub fn store_at(&self, cwd: &Path) -> Store {
-        Store::new(self.home.clone(), project::resolve(cwd).ok())
+        Store::new(self.home.clone(), self.projects.project_at(cwd).ok())
     }
 
     /// The project `cwd` belongs to.
     pub fn project_at(&self, cwd: &Path) -> Result<Project, WorkspaceError> {
-        Ok(project::resolve(cwd)?)
+        Ok(self.projects.project_at(cwd)?)
     }
 
     /// The store for the user scope plus, when named, one known project (refuses any slug that
