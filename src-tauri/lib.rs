@@ -17,7 +17,9 @@ use state::AppState;
 
 pub fn run() {
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
         .with_writer(std::io::stderr)
         .try_init();
     let workspace = match Workspace::open(None, LaunchEnv::from_process()) {
@@ -30,7 +32,7 @@ pub fn run() {
 
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
-.plugin(tauri_plugin_clipboard_manager::init())
+        .plugin(tauri_plugin_clipboard_manager::init())
         .manage(AppState::new(workspace))
         .setup(|app| {
             let handle = app.handle().clone();
@@ -64,6 +66,10 @@ pub fn run() {
             commands::anchors::get_anchor,
             commands::anchors::init_anchor,
             commands::anchors::save_anchor,
+            commands::instructions::instruction_files,
+            commands::instructions::get_instruction,
+            commands::instructions::save_instruction,
+            commands::instructions::open_instruction_in_editor,
             commands::projects::list_projects,
             commands::projects::add_project,
             commands::settings::get_settings,

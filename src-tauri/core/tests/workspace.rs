@@ -17,12 +17,24 @@ fn at(second: u32) -> DateTime<Utc> {
 }
 
 fn draft(name: &str, description: &str, body: &str) -> MemoryDraft {
-    MemoryDraft { name: name.into(), kind: "project".into(), description: description.into(), body: body.into(), tags: vec![] }
+    MemoryDraft {
+        name: name.into(),
+        kind: "project".into(),
+        description: description.into(),
+        body: body.into(),
+        tags: vec![],
+    }
 }
 
 fn repo(dir: &Path) -> std::path::PathBuf {
     std::fs::create_dir_all(dir).unwrap();
-    assert!(std::process::Command::new("git").arg("init").arg("-q").arg(dir).status().unwrap().success());
+    assert!(std::process::Command::new("git")
+        .arg("init")
+        .arg("-q")
+        .arg(dir)
+        .status()
+        .unwrap()
+        .success());
     dir.to_path_buf()
 }
 
@@ -39,13 +51,32 @@ fn create_refuses_a_taken_name_even_when_two_creators_race() {
         let handles: Vec<_> = (0..8)
             .map(|i| {
                 let (ws, store) = (&ws, &store);
-                s.spawn(move || ws.create(store, Scope::User, draft("shared-name", &format!("writer {i}"), "body"), at(i)).is_ok())
+                s.spawn(move || {
+                    ws.create(
+                        store,
+                        Scope::User,
+                        draft("shared-name", &format!("writer {i}"), "body"),
+                        at(i),
+                    )
+                    .is_ok()
+                })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    assert_eq!(winners.iter().filter(|w| **w).count(), 1, "exactly one creator wins: {winners:?}");
-    let err = ws.create(&store, Scope::User, draft("shared-name", "again", "b"), at(9)).unwrap_err();
+    assert_eq!(
+        winners.iter().filter(|w| **w).count(),
+        1,
+        "exactly one creator wins: {winners:?}"
+    );
+    let err = ws
+        .create(
+            &store,
+            Scope::User,
+            draft("shared-name", "again", "b"),
+            at(9),
+        )
+        .unwrap_err();
     assert_eq!(err.code(), "already_exists");
     assert_eq!(err.field(), Some("name"));
     // Nothing was archived: no creator overwrote another.
@@ -57,9 +88,16 @@ fn timestamps_come_from_the_clock_passed_in() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
     let store = ws.store_of(None).unwrap();
-    ws.save(&store, Scope::User, draft("clocked", "d", "one"), at(1)).unwrap();
-    let saved = ws.save(&store, Scope::User, draft("clocked", "d", "two"), at(2)).unwrap();
-    assert_eq!(saved.outcome.memory.created, Some(at(1)), "an overwrite keeps created");
+    ws.save(&store, Scope::User, draft("clocked", "d", "one"), at(1))
+        .unwrap();
+    let saved = ws
+        .save(&store, Scope::User, draft("clocked", "d", "two"), at(2))
+        .unwrap();
+    assert_eq!(
+        saved.outcome.memory.created,
+        Some(at(1)),
+        "an overwrite keeps created"
+    );
     assert_eq!(saved.outcome.memory.updated, Some(at(2)));
     let versions = ws.versions(&store, Scope::User, Some("clocked")).unwrap();
     assert_eq!(versions.len(), 1);
@@ -70,24 +108,68 @@ fn timestamps_come_from_the_clock_passed_in() {
 fn search_over_everything_labels_each_hit_with_its_project_and_shadows_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let (a, b) = (repo(&tmp.path().join("alpha")), repo(&tmp.path().join("beta")));
-    ws.save(&ws.store_at(&a), Scope::Project, draft("deploy-steps", "How alpha deploys with helm", "helm upgrade"), at(1)).unwrap();
-    ws.save(&ws.store_at(&b), Scope::Project, draft("deploy-steps", "How beta deploys with helm", "helm install"), at(2)).unwrap();
-    ws.save(&ws.store_of(None).unwrap(), Scope::User, draft("deploy-steps", "My usual helm deploy", "helm"), at(3)).unwrap();
+    let (a, b) = (
+        repo(&tmp.path().join("alpha")),
+        repo(&tmp.path().join("beta")),
+    );
+    ws.save(
+        &ws.store_at(&a),
+        Scope::Project,
+        draft(
+            "deploy-steps",
+            "How alpha deploys with helm",
+            "helm upgrade",
+        ),
+        at(1),
+    )
+    .unwrap();
+    ws.save(
+        &ws.store_at(&b),
+        Scope::Project,
+        draft("deploy-steps", "How beta deploys with helm", "helm install"),
+        at(2),
+    )
+    .unwrap();
+    ws.save(
+        &ws.store_of(None).unwrap(),
+        Scope::User,
+        draft("deploy-steps", "My usual helm deploy", "helm"),
+        at(3),
+    )
+    .unwrap();
 
-    let options = SearchOptions { strategy: Some(engram_core::config::Strategy::Bm25), ..Default::default() };
-    let all = ws.search("helm deploy", Coverage::Everything, &options).unwrap();
-    let mut labels: Vec<(Scope, Option<String>)> = all.hits.iter().map(|h| (h.hit.scope, h.project.clone())).collect();
+    let options = SearchOptions {
+        strategy: Some(engram_core::config::Strategy::Bm25),
+        ..Default::default()
+    };
+    let all = ws
+        .search("helm deploy", Coverage::Everything, &options)
+        .unwrap();
+    let mut labels: Vec<(Scope, Option<String>)> = all
+        .hits
+        .iter()
+        .map(|h| (h.hit.scope, h.project.clone()))
+        .collect();
     labels.sort();
     let alpha = ws.store_at(&a).project().unwrap().slug.clone();
     let beta = ws.store_at(&b).project().unwrap().slug.clone();
-    let mut expected = vec![(Scope::User, None), (Scope::Project, Some(alpha.clone())), (Scope::Project, Some(beta))];
+    let mut expected = vec![
+        (Scope::User, None),
+        (Scope::Project, Some(alpha.clone())),
+        (Scope::Project, Some(beta)),
+    ];
     expected.sort();
     assert_eq!(labels, expected);
 
     // As alpha's agent sees it: alpha's memory shadows the user's namesake; beta is not there.
     let store = ws.store_at(&a);
-    let agent = ws.search("helm deploy", Coverage::Agent(&store, ScopeFilter::All), &options).unwrap();
+    let agent = ws
+        .search(
+            "helm deploy",
+            Coverage::Agent(&store, ScopeFilter::All),
+            &options,
+        )
+        .unwrap();
     assert_eq!(agent.hits.len(), 1);
     assert_eq!(agent.hits[0].project.as_deref(), Some(alpha.as_str()));
 }
@@ -112,11 +194,17 @@ fn the_configuration_is_reread_when_the_file_changes_and_a_bad_file_is_an_error_
 fn an_unknown_project_and_a_project_without_a_root_are_structured_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let Err(err) = ws.store_of(Some("nope-12345678")) else { panic!("an unknown slug must be refused") };
+    let Err(err) = ws.store_of(Some("nope-12345678")) else {
+        panic!("an unknown slug must be refused")
+    };
     assert_eq!(err.code(), "unknown_project");
     let report = engram_core::error::report(&err);
     assert_eq!(report.code, "unknown_project");
-    assert!(report.message.contains("nope-12345678"), "{}", report.message);
+    assert!(
+        report.message.contains("nope-12345678"),
+        "{}",
+        report.message
+    );
 }
 
 #[test]
@@ -125,19 +213,51 @@ fn reindex_covers_the_user_scope_every_known_project_and_the_callers_own() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     // Saved without a model: no vectors yet.
-    let bare = Workspace::new(EngramHome::new(&home), LaunchEnv::with_models_dir(tmp.path().join("no-models")));
-    let (a, b, c) = (repo(&tmp.path().join("a")), repo(&tmp.path().join("b")), repo(&tmp.path().join("c")));
-    bare.save(&bare.store_at(&a), Scope::Project, draft("fact-a", "d", "alpha"), at(1)).unwrap();
-    bare.save(&bare.store_at(&b), Scope::Project, draft("fact-b", "d", "beta"), at(2)).unwrap();
-    bare.save(&bare.store_of(None).unwrap(), Scope::User, draft("fact-u", "d", "user"), at(3)).unwrap();
-    let vectors = || walk(&home).into_iter().filter(|p| p.extension().is_some_and(|e| e == "vec")).count();
+    let bare = Workspace::new(
+        EngramHome::new(&home),
+        LaunchEnv::with_models_dir(tmp.path().join("no-models")),
+    );
+    let (a, b, c) = (
+        repo(&tmp.path().join("a")),
+        repo(&tmp.path().join("b")),
+        repo(&tmp.path().join("c")),
+    );
+    bare.save(
+        &bare.store_at(&a),
+        Scope::Project,
+        draft("fact-a", "d", "alpha"),
+        at(1),
+    )
+    .unwrap();
+    bare.save(
+        &bare.store_at(&b),
+        Scope::Project,
+        draft("fact-b", "d", "beta"),
+        at(2),
+    )
+    .unwrap();
+    bare.save(
+        &bare.store_of(None).unwrap(),
+        Scope::User,
+        draft("fact-u", "d", "user"),
+        at(3),
+    )
+    .unwrap();
+    let vectors = || {
+        walk(&home)
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "vec"))
+            .count()
+    };
     assert_eq!(vectors(), 0);
 
     let ws = Workspace::with_models(EngramHome::new(&home), models.models_dir());
     // Run from a third repository that has no memories of its own.
     let third = ws.project_at(&c).unwrap();
     let mut seen = 0;
-    let report = ws.reindex_embeddings(Some(&third), &mut |p| seen = seen.max(p.total)).unwrap();
+    let report = ws
+        .reindex_embeddings(Some(&third), &mut |p| seen = seen.max(p.total))
+        .unwrap();
     assert_eq!(report.created, 3, "{report:?}");
     assert_eq!(seen, 3);
     assert_eq!(vectors(), 3);
@@ -154,4 +274,112 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
         }
     }
     out
+}
+
+#[test]
+fn instruction_files_are_found_where_the_agents_look_and_edited_through_the_workspace() {
+    use engram_core::instructions::InstructionKind;
+    let tmp = tempfile::tempdir().unwrap();
+    let user_home = tmp.path().join("me");
+    let claude_dir = tmp.path().join("claude-config");
+    let env = LaunchEnv::from_lookup(
+        |k| (k == "CLAUDE_CONFIG_DIR").then(|| claude_dir.display().to_string()),
+        Some(user_home.clone()),
+    );
+    let ws = Workspace::new(EngramHome::new(tmp.path().join("home")), env);
+    let root = repo(&tmp.path().join("shop"));
+    std::fs::write(root.join("AGENTS.md"), "Run `make test` before a commit.\n").unwrap();
+    let project = ws.add_project(&root).unwrap();
+
+    let files = ws.instruction_files(Some(&project.slug)).unwrap();
+    let kinds: Vec<_> = files.iter().map(|f| (f.kind, f.exists)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (InstructionKind::UserClaude, false),
+            (InstructionKind::ProjectClaude, false),
+            (InstructionKind::ProjectDotClaude, false),
+            (InstructionKind::ProjectLocalClaude, false),
+            (InstructionKind::ProjectAgents, true),
+        ]
+    );
+    assert_eq!(
+        files[0].path,
+        claude_dir.join("CLAUDE.md"),
+        "CLAUDE_CONFIG_DIR is where Claude Code looks"
+    );
+
+    let view = ws
+        .instruction(Some(&project.slug), InstructionKind::ProjectAgents)
+        .unwrap();
+    assert_eq!(view.text, "Run `make test` before a commit.\n");
+    let saved = ws
+        .save_instruction(
+            Some(&project.slug),
+            InstructionKind::ProjectAgents,
+            "Run `make check`.\n",
+            Some(Some(&view.text)),
+            at(1),
+        )
+        .unwrap();
+    assert!(
+        saved
+            .archived
+            .as_ref()
+            .is_some_and(|p| p.starts_with(ws.home().root())),
+        "{saved:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("AGENTS.md")).unwrap(),
+        "Run `make check`.\n"
+    );
+    assert_eq!(
+        ws.instruction(Some(&project.slug), InstructionKind::ProjectAgents)
+            .unwrap()
+            .archived_versions,
+        1
+    );
+
+    ws.save_instruction(
+        None,
+        InstructionKind::UserClaude,
+        "Answer briefly.\n",
+        Some(None),
+        at(2),
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(claude_dir.join("CLAUDE.md")).unwrap(),
+        "Answer briefly.\n"
+    );
+    assert!(
+        !user_home.join(".claude").exists(),
+        "nothing written where Claude Code does not look"
+    );
+
+    assert_eq!(
+        ws.instruction_files(None).unwrap().len(),
+        1,
+        "without a project only the user-wide file"
+    );
+    assert_eq!(
+        ws.instruction(None, InstructionKind::ProjectClaude)
+            .unwrap_err()
+            .code(),
+        "no_project"
+    );
+    assert_eq!(
+        ws.instruction_files(Some("nope-00000000"))
+            .unwrap_err()
+            .code(),
+        "unknown_project"
+    );
+    let homeless = Workspace::new(
+        EngramHome::new(tmp.path().join("home")),
+        LaunchEnv::default(),
+    );
+    assert_eq!(
+        homeless.instruction_files(None).unwrap_err().code(),
+        "no_home"
+    );
 }

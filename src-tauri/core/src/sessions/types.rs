@@ -24,7 +24,12 @@ pub struct RecallQuery {
 
 impl RecallQuery {
     pub fn new(text: impl Into<String>) -> Self {
-        RecallQuery { text: text.into(), limit: 10, source: None, cwd_prefix: None }
+        RecallQuery {
+            text: text.into(),
+            limit: 10,
+            source: None,
+            cwd_prefix: None,
+        }
     }
 }
 
@@ -59,6 +64,8 @@ pub struct RecallHit {
     pub widened: bool,
     /// The transcript file.
     pub path: String,
+    /// When the transcript file was found deleted (RFC 3339); the vault kept the session.
+    pub source_removed_at: Option<String>,
 }
 
 /// One indexed session (one transcript file).
@@ -73,6 +80,8 @@ pub struct SessionMeta {
     pub first_ts: Option<String>,
     pub last_ts: Option<String>,
     pub messages: u64,
+    /// When the transcript file was found deleted (RFC 3339); the vault kept the session.
+    pub source_removed_at: Option<String>,
 }
 
 /// One readable turn of a transcript.
@@ -103,6 +112,8 @@ pub struct IndexSummary {
     pub files_removed: u64,
     /// Sessions in the index after the run.
     pub sessions: u64,
+    /// Sessions a rebuild kept although their transcript file is gone (the vault).
+    pub vault_kept: u64,
     /// Messages added by this run.
     pub messages_indexed: u64,
     /// Lines read by this run.
@@ -131,8 +142,15 @@ impl FileProblem {
     /// One line for a person: what happened to this file, and that nothing else was lost.
     pub fn describe(&self) -> String {
         match &self.error {
-            Some(reason) => format!("cannot read {}: {reason}; the other transcripts were indexed", self.path.display()),
-            None => format!("{}: {} malformed line(s) skipped", self.path.display(), self.malformed_lines),
+            Some(reason) => format!(
+                "cannot read {}: {reason}; the other transcripts were indexed",
+                self.path.display()
+            ),
+            None => format!(
+                "{}: {} malformed line(s) skipped",
+                self.path.display(),
+                self.malformed_lines
+            ),
         }
     }
 }
@@ -151,7 +169,12 @@ pub struct IndexProgress {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SessionChange {
     /// New messages from a transcript are searchable.
-    Indexed { source: SourceKind, session_id: String, path: PathBuf, messages: u64 },
+    Indexed {
+        source: SourceKind,
+        session_id: String,
+        path: PathBuf,
+        messages: u64,
+    },
     /// A transcript disappeared; the vault keeps its messages searchable until pruned.
     Removed { path: PathBuf },
     /// A failure while indexing; the watcher keeps running.
