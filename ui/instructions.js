@@ -259,6 +259,7 @@ export function createInstructionsView(app) {
       if (first) first.focus();
     },
     hasUnsavedEdits: () => isDirty(),
+    left: () => { editing = false; isDirty = () => false; },
     refresh: () => { if (el.isConnected) fillPicker(); },
   };
 }

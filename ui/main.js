@@ -152,7 +152,12 @@ function createLayout() {
 
 function show(route, options = {}) {
   const view = views[route.view];
-  if (main.firstChild !== view.el) clear(main, view.el);
+  if (main.firstChild !== view.el) {
+    // The view being left forgets an editor the person chose to discard (or never typed in).
+    const leaving = Object.values(views).find((v) => v.el === main.firstChild);
+    if (leaving && leaving.left) leaving.left();
+    clear(main, view.el);
+  }
   if (route.view === 'memories') return view.show(route.location, options);
   if (route.view === 'anchor') return view.show(route.project);
   if (route.view === 'instructions') return view.show(route.project, route.kind);

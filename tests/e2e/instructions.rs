@@ -29,6 +29,20 @@ async fn shoot(driver: &WebDriver, label: &str) -> TestResult {
     Ok(())
 }
 
+/// Puts multi-line text in the editor as a paste would (WebKitWebDriver's typing drops line
+/// breaks in a textarea), with the input event the page listens to.
+async fn paste(driver: &WebDriver, text: &str) -> TestResult {
+    let editor = testid(driver, "instruction-editor").await?;
+    editor.focus().await?;
+    driver
+        .execute(
+            "const t = document.querySelector('[data-testid=\"instruction-editor\"]'); t.value = arguments[0]; t.dispatchEvent(new Event('input', { bubbles: true }));",
+            vec![serde_json::json!(text)],
+        )
+        .await?;
+    Ok(())
+}
+
 /// `(kind, exists)` of each file the list shows, top to bottom.
 async fn listed(driver: &WebDriver) -> TestResult<Vec<(String, bool)>> {
     let mut out = Vec::new();
@@ -127,8 +141,7 @@ async fn agents_files_are_viewed_edited_archived_and_guarded() -> TestResult {
 
             // Edit and save: the file changes on disk, the prior text is archived.
             click(&driver, "instruction-edit").await?;
-            let editor = testid(&driver, "instruction-editor").await?;
-            ui::fill(&editor, EDITED).await?;
+            paste(&driver, EDITED).await?;
             shoot(&driver, "instructions-editor").await?;
             click(&driver, "instruction-save").await?;
             text_contains(&driver, "instruction-body", "make check").await?;
@@ -141,7 +154,7 @@ async fn agents_files_are_viewed_edited_archived_and_guarded() -> TestResult {
             // A secret is refused: the file is unchanged and the typed text stays in the editor.
             click(&driver, "instruction-edit").await?;
             let secret = "# Shop\n\nDeploy with AKIAZ3MXQ7V2LPRT4K9B.\n";
-            ui::fill(&testid(&driver, "instruction-editor").await?, secret).await?;
+            paste(&driver, secret).await?;
             click(&driver, "instruction-save").await?;
             let error = testid(&driver, "instruction-error").await?;
             ensure!(error.attr("data-code").await?.as_deref() == Some("secret_detected"), "the refusal's code: {:?}", error.attr("data-code").await?);
@@ -171,7 +184,7 @@ async fn agents_files_are_viewed_edited_archived_and_guarded() -> TestResult {
             text_contains(&driver, "instruction-missing", "does not exist").await?;
             shoot(&driver, "instructions-missing").await?;
             click(&driver, "instruction-create").await?;
-            ui::fill(&testid(&driver, "instruction-editor").await?, "Use the staging database for tests.\n").await?;
+            paste(&driver, "Use the staging database for tests.\n").await?;
             crate::keys::press_ctrl(&driver, "s").await?;
             text_contains(&driver, "instruction-body", "staging database").await?;
             ensure!(
