@@ -225,7 +225,9 @@ async fn agents_files_are_viewed_edited_archived_and_guarded() -> TestResult {
             // The same views at 800×600; a file in the preview opens in the agents' files view.
             resize(&driver, 800, 600).await?;
             shoot(&driver, "compose-agent-files-800").await?;
-            click_on(&driver, css("[data-testid=\"compose-agent-file\"][data-kind=\"project_agents\"] button"), "AGENTS.md in the preview").await?;
+            let link = driver.find(css("[data-testid=\"compose-agent-file\"][data-kind=\"project_agents\"] button")).await?;
+            link.scroll_into_view().await?;
+            link.click().await?;
             testid(&driver, "instructions-view").await?;
             text_contains(&driver, "instruction-title", "AGENTS.md").await?;
             text_contains(&driver, "instruction-body", "make check").await?;
