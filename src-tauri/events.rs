@@ -28,18 +28,12 @@ pub fn watch_memories(app: &AppHandle) {
     let state = app.state::<AppState>();
     let home = state.workspace.home();
     if let Err(e) = std::fs::create_dir_all(home.root()) {
-        tracing::warn!(
-            "cannot create {}: {e}; live updates are off",
-            home.root().display()
-        );
+        tracing::warn!("cannot create {}: {e}; live updates are off", home.root().display());
         return;
     }
     let emitter = app.clone();
     let forward = Box::new(move |change: MemoryChange| {
-        emitter
-            .state::<AppState>()
-            .workspace
-            .memory_changed(&change);
+        emitter.state::<AppState>().workspace.memory_changed(&change);
         // Sidecars too: an open search re-ranks when a saved memory's vector lands (it is
         // written just after the .md), so the refreshed ranking is the one a retyped query gets.
         let _ = emitter.emit(MEMORY_CHANGED, &change);
@@ -69,12 +63,7 @@ pub fn watch_sessions(app: &AppHandle) {
     let forward = Box::new(move |change: SessionChange| {
         let _ = emitter.emit(SESSION_CHANGED, &change);
     });
-    match SessionWatcher::start(
-        state.workspace.home().index_db(),
-        state.workspace.session_roots(),
-        config.sessions,
-        forward,
-    ) {
+    match SessionWatcher::start(state.workspace.home().index_db(), state.workspace.session_roots(), config.sessions, forward) {
         Ok(watcher) => {
             if let Ok(mut slot) = state.session_watcher.lock() {
                 *slot = Some(watcher);
@@ -91,12 +80,7 @@ struct Progress {
     total: usize,
 }
 
-pub fn reindex_progress(
-    app: &AppHandle,
-    phase: engram_core::workspace::ReindexPhase,
-    done: usize,
-    total: usize,
-) {
+pub fn reindex_progress(app: &AppHandle, phase: engram_core::workspace::ReindexPhase, done: usize, total: usize) {
     let _ = app.emit(REINDEX_PROGRESS, Progress { phase, done, total });
 }
 

@@ -17,9 +17,7 @@ use state::AppState;
 
 pub fn run() {
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
-        )
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
         .with_writer(std::io::stderr)
         .try_init();
     let workspace = match Workspace::open(None, LaunchEnv::from_process()) {
@@ -32,7 +30,7 @@ pub fn run() {
 
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
-        .plugin(tauri_plugin_clipboard_manager::init())
+.plugin(tauri_plugin_clipboard_manager::init())
         .manage(AppState::new(workspace))
         .setup(|app| {
             let handle = app.handle().clone();

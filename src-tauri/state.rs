@@ -61,10 +61,5 @@ where
     use tauri::Manager;
     tauri::async_runtime::spawn_blocking(move || work(&app.state::<AppState>().workspace))
         .await
-        .map_err(|e| {
-            front_end(
-                FrontEndCode::Internal,
-                format!("the task stopped unexpectedly: {e}"),
-            )
-        })?
+        .map_err(|e| front_end(FrontEndCode::Internal, format!("the task stopped unexpectedly: {e}")))?
 }

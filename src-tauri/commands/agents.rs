@@ -5,9 +5,7 @@
 //! (the workspace's launch environment); this only names which `engram` binary they should run
 //! (the one installed beside the app, else `engram` on PATH).
 
-use engram_core::agents::{
-    self, Action, Agent, AgentConnection, AgentEnv, ConnectReport, EngramCommand,
-};
+use engram_core::agents::{self, Action, Agent, AgentConnection, AgentEnv, ConnectReport, EngramCommand};
 use engram_core::error::FrontEndCode;
 use engram_core::Workspace;
 use serde::Serialize;
@@ -17,34 +15,17 @@ use crate::ipc_error::{front_end, IpcResult};
 use crate::state::off_main;
 
 fn agent_env(ws: &Workspace) -> IpcResult<AgentEnv> {
-    ws.agent_env().ok_or_else(|| {
-        front_end(
-            FrontEndCode::NoHome,
-            "cannot find your home directory (set HOME)",
-        )
-    })
+    ws.agent_env().ok_or_else(|| front_end(FrontEndCode::NoHome, "cannot find your home directory (set HOME)"))
 }
 
 /// `engram` beside the app's own executable (how the package installs both), else on PATH.
 fn engram_command() -> EngramCommand {
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|d| d.join("engram")))
-        .filter(|p| p.is_file());
-    EngramCommand::new(
-        beside
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| "engram".into()),
-    )
+    let beside = std::env::current_exe().ok().and_then(|exe| exe.parent().map(|d| d.join("engram"))).filter(|p| p.is_file());
+    EngramCommand::new(beside.map(|p| p.display().to_string()).unwrap_or_else(|| "engram".into()))
 }
 
 fn parse_agent(agent: &str) -> IpcResult<Agent> {
-    Agent::parse(agent).ok_or_else(|| {
-        front_end(
-            FrontEndCode::Usage,
-            format!("unknown agent `{agent}`: use claude or codex"),
-        )
-    })
+    Agent::parse(agent).ok_or_else(|| front_end(FrontEndCode::Usage, format!("unknown agent `{agent}`: use claude or codex")))
 }
 
 #[derive(Debug, Serialize)]
@@ -68,11 +49,7 @@ pub async fn agent_connections(app: AppHandle) -> IpcResult<Vec<AgentView>> {
                     Agent::Claude => env.claude_projects(),
                     Agent::Codex => env.codex_dir().join("sessions"),
                 };
-                AgentView {
-                    connected: connection.connected(),
-                    connection,
-                    transcripts_dir: transcripts_dir.display().to_string(),
-                }
+                AgentView { connected: connection.connected(), connection, transcripts_dir: transcripts_dir.display().to_string() }
             })
             .collect())
     })
@@ -82,27 +59,12 @@ pub async fn agent_connections(app: AppHandle) -> IpcResult<Vec<AgentView>> {
 /// Plans (`dry_run`) or applies connect/disconnect for one agent; the report carries the
 /// per-file summary and diff the confirm dialog shows.
 #[tauri::command]
-pub async fn change_agent_connection(
-    app: AppHandle,
-    agent: String,
-    connect: bool,
-    dry_run: bool,
-) -> IpcResult<ConnectReport> {
+pub async fn change_agent_connection(app: AppHandle, agent: String, connect: bool, dry_run: bool) -> IpcResult<ConnectReport> {
     let agent = parse_agent(&agent)?;
-    let action = if connect {
-        Action::Connect
-    } else {
-        Action::Disconnect
-    };
+    let action = if connect { Action::Connect } else { Action::Disconnect };
     off_main(app, move |ws| {
         let edits = agents::plan(agent, action, &agent_env(ws)?, &engram_command())?;
-        Ok(agents::apply(
-            agent,
-            action,
-            edits,
-            dry_run,
-            chrono::Utc::now(),
-        )?)
+        Ok(agents::apply(agent, action, edits, dry_run, chrono::Utc::now())?)
     })
     .await
 }

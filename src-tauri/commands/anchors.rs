@@ -56,11 +56,7 @@ pub async fn init_anchor(app: AppHandle, project: Option<String>) -> IpcResult<A
 }
 
 #[tauri::command]
-pub async fn save_anchor(
-    app: AppHandle,
-    project: Option<String>,
-    text: String,
-) -> IpcResult<AnchorView> {
+pub async fn save_anchor(app: AppHandle, project: Option<String>, text: String) -> IpcResult<AnchorView> {
     off_main(app, move |ws| {
         let (_, path) = ws.anchor_path(project.as_deref())?;
         anchors::save(&path, &text)?;

@@ -12,58 +12,20 @@ use crate::ipc_error::IpcResult;
 use crate::state::off_main;
 
 #[tauri::command]
-pub async fn list_versions(
-    app: AppHandle,
-    location: Location,
-    name: Option<String>,
-) -> IpcResult<Vec<VersionRow>> {
-    off_main(app, move |ws| {
-        Ok(ws.versions(
-            &ws.store_of(location.project_slug())?,
-            location.scope,
-            name.as_deref(),
-        )?)
-    })
-    .await
+pub async fn list_versions(app: AppHandle, location: Location, name: Option<String>) -> IpcResult<Vec<VersionRow>> {
+    off_main(app, move |ws| Ok(ws.versions(&ws.store_of(location.project_slug())?, location.scope, name.as_deref())?)).await
 }
 
 #[tauri::command]
-pub async fn version_diff(
-    app: AppHandle,
-    location: Location,
-    name: String,
-    version: String,
-) -> IpcResult<VersionDiff> {
-    off_main(app, move |ws| {
-        Ok(ws.version_diff(
-            &ws.store_of(location.project_slug())?,
-            location.scope,
-            &name,
-            &version,
-        )?)
-    })
-    .await
+pub async fn version_diff(app: AppHandle, location: Location, name: String, version: String) -> IpcResult<VersionDiff> {
+    off_main(app, move |ws| Ok(ws.version_diff(&ws.store_of(location.project_slug())?, location.scope, &name, &version)?)).await
 }
 
 /// Restores a version, as `engram memory archive restore` does (the current file is archived
 /// first, and the restored memory gets its vector).
 #[tauri::command]
-pub async fn restore_version(
-    app: AppHandle,
-    location: Location,
-    name: String,
-    version: String,
-) -> IpcResult<SavedWithVector> {
-    off_main(app, move |ws| {
-        Ok(ws.restore(
-            &ws.store_of(location.project_slug())?,
-            location.scope,
-            &name,
-            &version,
-            Utc::now(),
-        )?)
-    })
-    .await
+pub async fn restore_version(app: AppHandle, location: Location, name: String, version: String) -> IpcResult<SavedWithVector> {
+    off_main(app, move |ws| Ok(ws.restore(&ws.store_of(location.project_slug())?, location.scope, &name, &version, Utc::now())?)).await
 }
 
 /// A prune and the moment it was judged at: the confirmed prune passes `as_of` back, so exactly
@@ -78,12 +40,7 @@ pub struct PruneView {
 /// Prune by the configured policy (`archive.keep_versions`, `archive.max_age_days`);
 /// `dry_run` lists exactly what would go.
 #[tauri::command]
-pub async fn prune_archive(
-    app: AppHandle,
-    location: Location,
-    dry_run: bool,
-    as_of: Option<DateTime<Utc>>,
-) -> IpcResult<PruneView> {
+pub async fn prune_archive(app: AppHandle, location: Location, dry_run: bool, as_of: Option<DateTime<Utc>>) -> IpcResult<PruneView> {
     off_main(app, move |ws| {
         let store = ws.store_of(location.project_slug())?;
         let filter = match location.scope {
@@ -91,13 +48,7 @@ pub async fn prune_archive(
             Scope::Project => ScopeFilter::Project,
         };
         let as_of = as_of.unwrap_or_else(Utc::now);
-        let report = ws.prune(
-            &store,
-            filter,
-            &ws.prune_policy(None, None)?,
-            as_of,
-            dry_run,
-        )?;
+        let report = ws.prune(&store, filter, &ws.prune_policy(None, None)?, as_of, dry_run)?;
         Ok(PruneView { report, as_of })
     })
     .await

@@ -7,13 +7,6 @@ use crate::ipc_error::IpcResult;
 use crate::state::off_main;
 
 #[tauri::command]
-pub async fn compose_preview(
-    app: AppHandle,
-    prompt: String,
-    project: Option<String>,
-) -> IpcResult<Composition> {
-    off_main(app, move |ws| {
-        Ok(ws.compose_for(project.as_deref(), &prompt)?)
-    })
-    .await
+pub async fn compose_preview(app: AppHandle, prompt: String, project: Option<String>) -> IpcResult<Composition> {
+    off_main(app, move |ws| Ok(ws.compose_for(project.as_deref(), &prompt)?)).await
 }

@@ -17,27 +17,16 @@ pub fn start_reindex(app: AppHandle) -> bool {
         return false;
     }
     std::thread::spawn(move || {
-        let mut progress = |phase: ReindexPhase, done: usize, total: usize| {
-            events::reindex_progress(&app, phase, done, total)
-        };
+        let mut progress = |phase: ReindexPhase, done: usize, total: usize| events::reindex_progress(&app, phase, done, total);
         // Whatever happens inside, the window must hear that the run ended, or its progress bar
         // would spin forever and Reindex stay disabled until a restart.
-        let summary = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            ws.reindex(None, &mut progress)
-        })) {
+        let summary = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ws.reindex(None, &mut progress))) {
             Ok(Ok(summary)) => summary,
-            Ok(Err(e)) => ReindexSummary {
-                embeddings: Err(report(&e)),
-                sessions: Err(report(&e)),
-            },
+            Ok(Err(e)) => ReindexSummary { embeddings: Err(report(&e)), sessions: Err(report(&e)) },
             Err(_) => {
                 tracing::error!("reindex stopped by a panic");
-                let stopped = FrontEndCode::Internal
-                    .report("reindex stopped unexpectedly; nothing was lost, try again");
-                ReindexSummary {
-                    embeddings: Err(stopped.clone()),
-                    sessions: Err(stopped),
-                }
+                let stopped = FrontEndCode::Internal.report("reindex stopped unexpectedly; nothing was lost, try again");
+                ReindexSummary { embeddings: Err(stopped.clone()), sessions: Err(stopped) }
             }
         };
         events::reindex_finished(&app, &summary);

@@ -37,39 +37,16 @@ pub enum SearchIn {
 const MAX_ROWS: usize = 50;
 
 #[tauri::command]
-pub async fn search_memories(
-    app: AppHandle,
-    query: String,
-    within: SearchIn,
-    seq: u64,
-) -> IpcResult<SearchResults> {
+pub async fn search_memories(app: AppHandle, query: String, within: SearchIn, seq: u64) -> IpcResult<SearchResults> {
     off_main(app, move |ws| {
         let started = Instant::now();
-        let options = SearchOptions {
-            limit: Some(MAX_ROWS),
-            strategy: None,
-            only_evident: true,
-        };
+        let options = SearchOptions { limit: Some(MAX_ROWS), strategy: None, only_evident: true };
         let results = match &within {
             SearchIn::Everything => ws.search(&query, Coverage::Everything, &options)?,
-            SearchIn::UserOnly => ws.search(
-                &query,
-                Coverage::Agent(&ws.store_of(None)?, ScopeFilter::User),
-                &options,
-            )?,
-            SearchIn::Project(slug) => ws.search(
-                &query,
-                Coverage::Agent(&ws.store_of(Some(slug))?, ScopeFilter::All),
-                &options,
-            )?,
+            SearchIn::UserOnly => ws.search(&query, Coverage::Agent(&ws.store_of(None)?, ScopeFilter::User), &options)?,
+            SearchIn::Project(slug) => ws.search(&query, Coverage::Agent(&ws.store_of(Some(slug))?, ScopeFilter::All), &options)?,
         };
-        Ok(SearchResults {
-            seq,
-            rows: results.hits,
-            strategy: results.strategy,
-            note: results.note,
-            micros: started.elapsed().as_micros(),
-        })
+        Ok(SearchResults { seq, rows: results.hits, strategy: results.strategy, note: results.note, micros: started.elapsed().as_micros() })
     })
     .await
 }

@@ -1,9 +1,7 @@
 //! The Sessions view: recall over past agent transcripts, the recent sessions, one transcript.
 //! The index is kept current by the session watcher (see `events`); these only read it.
 
-use engram_core::sessions::{
-    group_runs, RecallHit, RecallQuery, SessionGroup, SourceKind, Transcript,
-};
+use engram_core::sessions::{group_runs, RecallHit, RecallQuery, SessionGroup, SourceKind, Transcript};
 use serde::Serialize;
 use tauri::AppHandle;
 
@@ -23,12 +21,7 @@ pub struct SessionsOverview {
 pub async fn sessions_overview(app: AppHandle) -> IpcResult<SessionsOverview> {
     off_main(app, |ws| {
         let stats = ws.session_stats()?;
-        Ok(SessionsOverview {
-            sessions: stats.sessions,
-            messages: stats.messages,
-            newest: stats.newest,
-            sources: ws.config()?.sessions.sources,
-        })
+        Ok(SessionsOverview { sessions: stats.sessions, messages: stats.messages, newest: stats.newest, sources: ws.config()?.sessions.sources })
     })
     .await
 }
@@ -61,15 +54,8 @@ pub async fn recall_sessions(
 
 /// Recent sessions, each with its subagent and compaction runs folded under it.
 #[tauri::command]
-pub async fn list_sessions(
-    app: AppHandle,
-    source: Option<SourceKind>,
-    limit: Option<usize>,
-) -> IpcResult<Vec<SessionGroup>> {
-    off_main(app, move |ws| {
-        Ok(group_runs(ws.sessions(source, limit.unwrap_or(200))?))
-    })
-    .await
+pub async fn list_sessions(app: AppHandle, source: Option<SourceKind>, limit: Option<usize>) -> IpcResult<Vec<SessionGroup>> {
+    off_main(app, move |ws| Ok(group_runs(ws.sessions(source, limit.unwrap_or(200))?))).await
 }
 
 #[tauri::command]

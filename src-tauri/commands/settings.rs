@@ -7,8 +7,8 @@ use serde::Serialize;
 use tauri::AppHandle;
 
 use crate::ipc_error::{front_end, IpcResult};
-use crate::state::off_main;
 use engram_core::error::FrontEndCode;
+use crate::state::off_main;
 
 #[derive(Debug, Serialize)]
 pub struct Settings {
@@ -56,33 +56,21 @@ pub fn first_paint_done(state: tauri::State<'_, crate::state::AppState>) -> u128
 
 /// Where desktop autostart entries live, as the launch environment resolved it.
 fn config_home(ws: &engram_core::Workspace) -> IpcResult<std::path::PathBuf> {
-    ws.env().config_home.clone().ok_or_else(|| {
-        front_end(
-            FrontEndCode::NoHome,
-            "neither XDG_CONFIG_HOME nor HOME is set",
-        )
-    })
+    ws.env().config_home.clone().ok_or_else(|| front_end(FrontEndCode::NoHome, "neither XDG_CONFIG_HOME nor HOME is set"))
 }
 
 /// Whether the app starts (tray only) at login.
 #[tauri::command]
 pub async fn get_autostart(app: AppHandle) -> IpcResult<bool> {
-    off_main(app, |ws| {
-        Ok(engram_core::desktop::autostart_enabled(&config_home(ws)?))
-    })
-    .await
+    off_main(app, |ws| Ok(engram_core::desktop::autostart_enabled(&config_home(ws)?))).await
 }
 
 /// Adds or removes the XDG autostart entry for this executable (started with `--tray`).
 #[tauri::command]
 pub async fn set_autostart(app: AppHandle, enabled: bool) -> IpcResult<bool> {
     off_main(app, move |ws| {
-        let exec = std::env::current_exe().map_err(|e| {
-            front_end(
-                FrontEndCode::LaunchFailed,
-                format!("cannot tell where the app is installed: {e}"),
-            )
-        })?;
+        let exec = std::env::current_exe()
+            .map_err(|e| front_end(FrontEndCode::LaunchFailed, format!("cannot tell where the app is installed: {e}")))?;
         let home = config_home(ws)?;
         engram_core::desktop::set_autostart(&home, &exec, enabled)?;
         Ok(engram_core::desktop::autostart_enabled(&home))

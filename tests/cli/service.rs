@@ -18,45 +18,13 @@ const QUERY: &str = "why does the token refresh cache break after a deploy?";
 fn seed(sb: &Sandbox) {
     std::fs::write(sb.home.path().join("USER.md"), "Prefer small commits.\n").unwrap();
     for (scope, name, description, body) in [
-        (
-            "user",
-            "deploy-steps",
-            "How to deploy the ledger",
-            "Run make deploy; watch the canary.",
-        ),
-        (
-            "user",
-            "commit-style",
-            "Commit message conventions",
-            "Imperative mood, 72 columns.",
-        ),
-        (
-            "project",
-            "jwt-refresh-flow",
-            "How auth refresh interacts with the token cache",
-            "Refresh tokens rotate on use.",
-        ),
-        (
-            "project",
-            "release-process",
-            "How this repo ships a release",
-            "Tag vX.Y.Z, CI publishes the image.",
-        ),
+        ("user", "deploy-steps", "How to deploy the ledger", "Run make deploy; watch the canary."),
+        ("user", "commit-style", "Commit message conventions", "Imperative mood, 72 columns."),
+        ("project", "jwt-refresh-flow", "How auth refresh interacts with the token cache", "Refresh tokens rotate on use."),
+        ("project", "release-process", "How this repo ships a release", "Tag vX.Y.Z, CI publishes the image."),
     ] {
         sb.engram()
-            .args([
-                "memory",
-                "save",
-                name,
-                "--type",
-                "project",
-                "--description",
-                description,
-                "--scope",
-                scope,
-                "--body",
-                body,
-            ])
+            .args(["memory", "save", name, "--type", "project", "--description", description, "--scope", scope, "--body", body])
             .assert()
             .success();
     }
@@ -102,24 +70,16 @@ impl Server {
             }
             if let Some(exit) = self.child.try_wait().unwrap() {
                 let mut err = String::new();
-                let _ =
-                    std::io::Read::read_to_string(self.child.stderr.as_mut().unwrap(), &mut err);
+                let _ = std::io::Read::read_to_string(self.child.stderr.as_mut().unwrap(), &mut err);
                 panic!("engram serve exited with {exit}: {err}");
             }
-            assert!(
-                started.elapsed() < READY_TIMEOUT,
-                "engram serve did not answer within {READY_TIMEOUT:?}"
-            );
+            assert!(started.elapsed() < READY_TIMEOUT, "engram serve did not answer within {READY_TIMEOUT:?}");
             std::thread::sleep(Duration::from_millis(50));
         }
     }
 
     fn signal(&self, signal: &str) {
-        let ok = Command::new("kill")
-            .arg(format!("-{signal}"))
-            .arg(self.child.id().to_string())
-            .status()
-            .unwrap();
+        let ok = Command::new("kill").arg(format!("-{signal}")).arg(self.child.id().to_string()).status().unwrap();
         assert!(ok.success());
     }
 
@@ -130,10 +90,7 @@ impl Server {
             if let Some(exit) = self.child.try_wait().unwrap() {
                 break exit;
             }
-            assert!(
-                started.elapsed() < READY_TIMEOUT,
-                "engram serve did not stop within {READY_TIMEOUT:?}"
-            );
+            assert!(started.elapsed() < READY_TIMEOUT, "engram serve did not stop within {READY_TIMEOUT:?}");
             std::thread::sleep(Duration::from_millis(20));
         };
         let mut err = String::new();
@@ -150,20 +107,12 @@ impl Drop for Server {
 }
 
 fn status(sb: &Sandbox) -> Option<Value> {
-    let out = sb
-        .engram()
-        .args(["serve", "--status", "--json"])
-        .output()
-        .unwrap();
-    out.status
-        .success()
-        .then(|| serde_json::from_slice(&out.stdout).unwrap())
+    let out = sb.engram().args(["serve", "--status", "--json"]).output().unwrap();
+    out.status.success().then(|| serde_json::from_slice(&out.stdout).unwrap())
 }
 
 fn composed(sb: &Sandbox) -> u64 {
-    status(sb).expect("the service answers")["composed"]
-        .as_u64()
-        .unwrap()
+    status(sb).expect("the service answers")["composed"].as_u64().unwrap()
 }
 
 /// stdout and stderr of `engram compose ARGS`, through the service if one runs, or forced
@@ -172,13 +121,7 @@ fn compose(sb: &Sandbox, args: &[&str], in_process: bool, stdin: &str) -> (Strin
     compose_with_models(sb, None, args, in_process, stdin)
 }
 
-fn compose_with_models(
-    sb: &Sandbox,
-    models: Option<&Path>,
-    args: &[&str],
-    in_process: bool,
-    stdin: &str,
-) -> (String, String) {
+fn compose_with_models(sb: &Sandbox, models: Option<&Path>, args: &[&str], in_process: bool, stdin: &str) -> (String, String) {
     let mut cmd = sb.engram();
     if let Some(models) = models {
         cmd.env("ENGRAM_MODELS_DIR", models);
@@ -188,22 +131,9 @@ fn compose_with_models(
     } else {
         cmd.env_remove("ENGRAM_NO_SERVICE");
     }
-    let out = cmd
-        .arg("compose")
-        .args(args)
-        .write_stdin(stdin)
-        .timeout(READY_TIMEOUT)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    let out = cmd.arg("compose").args(args).write_stdin(stdin).timeout(READY_TIMEOUT).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
 }
 
 fn hook_payload(sb: &Sandbox) -> String {
@@ -220,22 +150,14 @@ fn hook_payload(sb: &Sandbox) -> String {
 fn assert_every_form_matches(sb: &Sandbox) {
     let query = ["--query", QUERY];
     let served = compose(sb, &query, false, "");
-    assert!(
-        served.0.contains("### jwt-refresh-flow [project]"),
-        "{}",
-        served.0
-    );
+    assert!(served.0.contains("### jwt-refresh-flow [project]"), "{}", served.0);
     assert_eq!(served, compose(sb, &query, true, ""));
     let json = ["--json", "--query", QUERY, "--top-k", "1"];
     assert_eq!(compose(sb, &json, false, ""), compose(sb, &json, true, ""));
     let hook = ["--hook", "claude"];
     let payload = hook_payload(sb);
     let served = compose(sb, &hook, false, &payload);
-    assert!(
-        served.0.starts_with("<engram-memory>\n## User preferences"),
-        "{}",
-        served.0
-    );
+    assert!(served.0.starts_with("<engram-memory>\n## User preferences"), "{}", served.0);
     assert_eq!(served, compose(sb, &hook, true, &payload));
 }
 
@@ -249,55 +171,23 @@ fn compose_is_served_by_engram_serve_with_the_in_process_block_and_sigterm_clean
     assert_eq!(composed(&sb), 0);
 
     assert_every_form_matches(&sb);
-    assert_eq!(
-        composed(&sb),
-        3,
-        "the three non-forced calls went through the service, the forced ones did not"
-    );
-    let out = sb
-        .engram()
-        .env("ENGRAM_LOG", "debug")
-        .args(["compose", "--query", QUERY])
-        .output()
-        .unwrap();
+    assert_eq!(composed(&sb), 3, "the three non-forced calls went through the service, the forced ones did not");
+    let out = sb.engram().env("ENGRAM_LOG", "debug").args(["compose", "--query", QUERY]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("served by: service"));
 
     // A memory saved by another process is in the next served block.
     sb.engram()
-        .args([
-            "memory",
-            "save",
-            "token-cache",
-            "--type",
-            "project",
-            "--description",
-            "Token cache flush on deploy",
-            "--body",
-            "Flushed by the deploy job.",
-        ])
+        .args(["memory", "save", "token-cache", "--type", "project", "--description", "Token cache flush on deploy", "--body", "Flushed by the deploy job."])
         .assert()
         .success();
     let served = compose(&sb, &["--query", QUERY], false, "");
-    assert!(
-        served.0.contains("### token-cache [project]"),
-        "{}",
-        served.0
-    );
+    assert!(served.0.contains("### token-cache [project]"), "{}", served.0);
     assert_eq!(served, compose(&sb, &["--query", QUERY], true, ""));
 
     // A second server on the same home says so and leaves the first alone.
-    let second = sb
-        .engram()
-        .arg("serve")
-        .timeout(READY_TIMEOUT)
-        .output()
-        .unwrap();
+    let second = sb.engram().arg("serve").timeout(READY_TIMEOUT).output().unwrap();
     assert_eq!(second.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&second.stderr).contains("already serves"),
-        "{}",
-        String::from_utf8_lossy(&second.stderr)
-    );
+    assert!(String::from_utf8_lossy(&second.stderr).contains("already serves"), "{}", String::from_utf8_lossy(&second.stderr));
     assert!(composed(&sb) >= 5);
 
     server.signal("TERM");
@@ -305,9 +195,7 @@ fn compose_is_served_by_engram_serve_with_the_in_process_block_and_sigterm_clean
     assert!(exit.success(), "{exit}: {stderr}");
     assert!(!socket.exists(), "SIGTERM removes the socket");
     assert!(status(&sb).is_none());
-    assert!(compose(&sb, &["--query", QUERY], false, "")
-        .0
-        .contains("### jwt-refresh-flow"));
+    assert!(compose(&sb, &["--query", QUERY], false, "").0.contains("### jwt-refresh-flow"));
 }
 
 #[test]
@@ -372,20 +260,13 @@ fn a_service_of_another_version_garbage_or_silence_means_in_process() {
     seed(&sb);
     let expected = compose(&sb, &["--query", QUERY], true, "");
     for answer in [
-        Some(
-            "{\"protocol\": 99, \"engram\": \"9.9.9\", \"reply\": {\"composed\": {}}}\n"
-                .to_string(),
-        ),
+        Some("{\"protocol\": 99, \"engram\": \"9.9.9\", \"reply\": {\"composed\": {}}}\n".to_string()),
         Some("this is not json\n".to_string()),
         Some("{\"protocol\": 1".to_string()),
         None,
     ] {
         let (socket, thread) = fake_service(&sb, answer.clone());
-        assert_eq!(
-            compose(&sb, &["--query", QUERY], false, ""),
-            expected,
-            "answer {answer:?}"
-        );
+        assert_eq!(compose(&sb, &["--query", QUERY], false, ""), expected, "answer {answer:?}");
         stop_fake(socket.clone(), thread);
         std::fs::remove_file(socket).unwrap();
     }
@@ -397,13 +278,8 @@ fn test_models() -> Option<PathBuf> {
         eprintln!("SKIPPED: ENGRAM_TEST_MODELS is not set; run scripts/fetch-models.sh DIR and set it to test the service with the model");
         return None;
     };
-    if !(dir.join("onnxruntime/libonnxruntime.so.1.24.4").is_file()
-        && dir.join("all-MiniLM-L6-v2/model.onnx").is_file())
-    {
-        eprintln!(
-            "SKIPPED: embedding assets missing under ENGRAM_TEST_MODELS={}",
-            dir.display()
-        );
+    if !(dir.join("onnxruntime/libonnxruntime.so.1.24.4").is_file() && dir.join("all-MiniLM-L6-v2/model.onnx").is_file()) {
+        eprintln!("SKIPPED: embedding assets missing under ENGRAM_TEST_MODELS={}", dir.display());
         return None;
     }
     Some(dir)
@@ -414,11 +290,7 @@ fn with_the_model_the_service_ranks_semantically_and_prints_the_in_process_block
     let Some(models) = test_models() else { return };
     let sb = Sandbox::new();
     seed(&sb);
-    sb.engram()
-        .env("ENGRAM_MODELS_DIR", &models)
-        .args(["memory", "reindex"])
-        .assert()
-        .success();
+    sb.engram().env("ENGRAM_MODELS_DIR", &models).args(["memory", "reindex"]).assert().success();
     let _server = Server::start_with_models(&sb, Some(&models));
     // An idle service holds no model: the first semantic call loads it.
     assert_eq!(status(&sb).unwrap()["model_loaded"], Value::Null);
@@ -428,25 +300,15 @@ fn with_the_model_the_service_ranks_semantically_and_prints_the_in_process_block
     assert_eq!(status(&sb).unwrap()["model_loaded"], "all-MiniLM-L6-v2");
     let v: Value = serde_json::from_str(&served.0).unwrap();
     assert_eq!(v["strategy"], "semantic", "{}", served.1);
-    assert_eq!(
-        served,
-        compose_with_models(&sb, Some(&models), &json, true, "")
-    );
+    assert_eq!(served, compose_with_models(&sb, Some(&models), &json, true, ""));
     let text = ["--query", "how do we ship a new version?"];
-    assert_eq!(
-        compose_with_models(&sb, Some(&models), &text, false, ""),
-        compose_with_models(&sb, Some(&models), &text, true, "")
-    );
+    assert_eq!(compose_with_models(&sb, Some(&models), &text, false, ""), compose_with_models(&sb, Some(&models), &text, true, ""));
     assert_eq!(composed(&sb), 2);
 
     // A client with another models directory is not answered with this one's model.
     let other = tempfile::tempdir().unwrap();
     let elsewhere = compose_with_models(&sb, Some(other.path()), &json, false, "");
-    assert_eq!(
-        composed(&sb),
-        2,
-        "the service refused; the client composed in-process"
-    );
+    assert_eq!(composed(&sb), 2, "the service refused; the client composed in-process");
     let v: Value = serde_json::from_str(&elsewhere.0).unwrap();
     assert_eq!(v["strategy"], "bm25");
 }
@@ -455,10 +317,7 @@ fn with_the_model_the_service_ranks_semantically_and_prints_the_in_process_block
 fn eventually(what: &str, mut check: impl FnMut() -> bool) {
     let started = Instant::now();
     while !check() {
-        assert!(
-            started.elapsed() < READY_TIMEOUT,
-            "{what} did not happen within {READY_TIMEOUT:?}"
-        );
+        assert!(started.elapsed() < READY_TIMEOUT, "{what} did not happen within {READY_TIMEOUT:?}");
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -468,72 +327,31 @@ fn compose_without_a_service_answers_itself_and_starts_one_that_serves_the_next_
     let sb = Sandbox::new();
     seed(&sb);
     let expected = compose(&sb, &["--query", QUERY], true, "");
-    let first = sb
-        .engram()
-        .env_remove("ENGRAM_SERVICE_AUTOSTART")
-        .env("ENGRAM_LOG", "debug")
-        .args(["compose", "--query", QUERY])
-        .output()
-        .unwrap();
+    let first = sb.engram().env_remove("ENGRAM_SERVICE_AUTOSTART").env("ENGRAM_LOG", "debug").args(["compose", "--query", QUERY]).output().unwrap();
     assert!(first.status.success());
-    assert_eq!(
-        String::from_utf8(first.stdout).unwrap(),
-        expected.0,
-        "the first turn is answered in-process, with the same block"
-    );
+    assert_eq!(String::from_utf8(first.stdout).unwrap(), expected.0, "the first turn is answered in-process, with the same block");
     assert!(String::from_utf8_lossy(&first.stderr).contains("served by: this process"));
 
-    eventually("the self-started service answering", || {
-        status(&sb).is_some()
-    });
+    eventually("the self-started service answering", || status(&sb).is_some());
     let pid = status(&sb).unwrap()["pid"].as_u64().unwrap();
-    let next = sb
-        .engram()
-        .env_remove("ENGRAM_SERVICE_AUTOSTART")
-        .env("ENGRAM_LOG", "debug")
-        .args(["compose", "--query", QUERY])
-        .output()
-        .unwrap();
+    let next = sb.engram().env_remove("ENGRAM_SERVICE_AUTOSTART").env("ENGRAM_LOG", "debug").args(["compose", "--query", QUERY]).output().unwrap();
     assert_eq!(String::from_utf8(next.stdout).unwrap(), expected.0);
-    assert!(
-        String::from_utf8_lossy(&next.stderr).contains("served by: service"),
-        "{}",
-        String::from_utf8_lossy(&next.stderr)
-    );
+    assert!(String::from_utf8_lossy(&next.stderr).contains("served by: service"), "{}", String::from_utf8_lossy(&next.stderr));
     assert_eq!(composed(&sb), 1);
     assert!(sb.home.path().join("serve.log").is_file());
 
     // One service per home: another compose while it runs starts nothing new.
-    sb.engram()
-        .env_remove("ENGRAM_SERVICE_AUTOSTART")
-        .args(["compose", "--query", QUERY])
-        .assert()
-        .success();
+    sb.engram().env_remove("ENGRAM_SERVICE_AUTOSTART").args(["compose", "--query", QUERY]).assert().success();
     assert_eq!(status(&sb).unwrap()["pid"].as_u64().unwrap(), pid);
 
     // ENGRAM_NO_SERVICE still forces in-process and starts nothing.
-    let ok = Command::new("kill")
-        .arg("-TERM")
-        .arg(pid.to_string())
-        .status()
-        .unwrap();
+    let ok = Command::new("kill").arg("-TERM").arg(pid.to_string()).status().unwrap();
     assert!(ok.success());
-    eventually("the service stopping on SIGTERM", || {
-        status(&sb).is_none() && !sb.home.path().join("compose.sock").exists()
-    });
-    let forced = sb
-        .engram()
-        .env_remove("ENGRAM_SERVICE_AUTOSTART")
-        .env("ENGRAM_NO_SERVICE", "1")
-        .args(["compose", "--query", QUERY])
-        .output()
-        .unwrap();
+    eventually("the service stopping on SIGTERM", || status(&sb).is_none() && !sb.home.path().join("compose.sock").exists());
+    let forced = sb.engram().env_remove("ENGRAM_SERVICE_AUTOSTART").env("ENGRAM_NO_SERVICE", "1").args(["compose", "--query", QUERY]).output().unwrap();
     assert!(forced.status.success());
     std::thread::sleep(Duration::from_millis(500));
-    assert!(
-        status(&sb).is_none(),
-        "ENGRAM_NO_SERVICE=1 never starts a service"
-    );
+    assert!(status(&sb).is_none(), "ENGRAM_NO_SERVICE=1 never starts a service");
 }
 
 #[test]
@@ -553,10 +371,7 @@ fn a_service_exits_after_its_idle_period_and_when_its_home_is_deleted() {
         if let Some(exit) = idle.try_wait().unwrap() {
             break exit;
         }
-        assert!(
-            started.elapsed() < READY_TIMEOUT,
-            "an idle service must exit"
-        );
+        assert!(started.elapsed() < READY_TIMEOUT, "an idle service must exit");
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(exit.success());
@@ -573,16 +388,11 @@ fn a_service_exits_after_its_idle_period_and_when_its_home_is_deleted() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    eventually("the service listening", || {
-        home.join("compose.sock").exists()
-    });
+    eventually("the service listening", || home.join("compose.sock").exists());
     drop(doomed);
     let started = Instant::now();
     while orphan.try_wait().unwrap().is_none() {
-        assert!(
-            started.elapsed() < READY_TIMEOUT,
-            "a service whose home was deleted must exit"
-        );
+        assert!(started.elapsed() < READY_TIMEOUT, "a service whose home was deleted must exit");
         std::thread::sleep(Duration::from_millis(50));
     }
 }

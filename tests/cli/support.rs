@@ -11,10 +11,7 @@ pub struct Sandbox {
 
 impl Sandbox {
     pub fn new() -> Self {
-        Self {
-            home: tempfile::tempdir().unwrap(),
-            cwd: tempfile::tempdir().unwrap(),
-        }
+        Self { home: tempfile::tempdir().unwrap(), cwd: tempfile::tempdir().unwrap() }
     }
 
     /// `engram` with `--home` and `--cwd` set to this sandbox, and no inherited ENGRAM_HOME.

@@ -31,16 +31,11 @@ pub struct App {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 fn tauri_driver_binary() -> PathBuf {
-    let from_cargo_home =
-        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo/bin/tauri-driver"));
+    let from_cargo_home = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo/bin/tauri-driver"));
     match from_cargo_home {
         Some(p) if p.exists() => p,
         _ => PathBuf::from("tauri-driver"),
@@ -55,10 +50,7 @@ pub fn app_binary() -> PathBuf {
 /// The cargo target directory of this build (`<target>/debug/engram-app` → `<target>`).
 pub fn target_dir() -> PathBuf {
     let bin = app_binary();
-    bin.parent()
-        .and_then(Path::parent)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("target"))
+    bin.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("target"))
 }
 
 fn wait_for_port(port: u16, deadline: Instant) -> TestResult {
@@ -68,10 +60,7 @@ fn wait_for_port(port: u16, deadline: Instant) -> TestResult {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    Err(format!(
-        "nothing listens on port {port}; is tauri-driver installed and WebKitWebDriver present?"
-    )
-    .into())
+    Err(format!("nothing listens on port {port}; is tauri-driver installed and WebKitWebDriver present?").into())
 }
 
 impl App {
@@ -80,47 +69,32 @@ impl App {
         let port = free_port();
         let native_port = free_port();
         let mut cmd = Command::new(tauri_driver_binary());
-        cmd.args([
-            "--port",
-            &port.to_string(),
-            "--native-port",
-            &native_port.to_string(),
-        ])
-        .env("ENGRAM_HOME", home)
-        .env("NO_AT_BRIDGE", "1")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
-        .env_remove("ENGRAM_MODELS_DIR")
-        // The machine's editor must never start from a test; a test that wants one sets it.
-        .env_remove("VISUAL")
-        .env_remove("EDITOR")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        cmd.args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
+            .env("ENGRAM_HOME", home)
+            .env("NO_AT_BRIDGE", "1")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("ENGRAM_MODELS_DIR")
+            // The machine's editor must never start from a test; a test that wants one sets it.
+            .env_remove("VISUAL")
+            .env_remove("EDITOR")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
         for (k, v) in extra_env {
             cmd.env(k, v);
         }
-        let mut driver_process = cmd
-            .spawn()
-            .map_err(|e| format!("cannot start tauri-driver: {e}"))?;
+        let mut driver_process = cmd.spawn().map_err(|e| format!("cannot start tauri-driver: {e}"))?;
         // tauri-driver listens before its WebKitWebDriver child does: wait for both.
         let deadline = Instant::now() + Duration::from_secs(20);
-        if let Err(e) =
-            wait_for_port(port, deadline).and_then(|_| wait_for_port(native_port, deadline))
-        {
+        if let Err(e) = wait_for_port(port, deadline).and_then(|_| wait_for_port(native_port, deadline)) {
             stop(&mut driver_process);
             return Err(e);
         }
         let mut caps = Capabilities::new();
         caps.set("browserName", "wry")?;
-        caps.set(
-            "tauri:options",
-            serde_json::json!({ "application": app_binary() }),
-        )?;
+        caps.set("tauri:options", serde_json::json!({ "application": app_binary() }))?;
         match WebDriver::new(format!("http://127.0.0.1:{port}"), caps).await {
-            Ok(driver) => Ok(App {
-                driver,
-                driver_process,
-            }),
+            Ok(driver) => Ok(App { driver, driver_process }),
             Err(e) => {
                 stop(&mut driver_process);
                 Err(format!("cannot open a WebDriver session: {e}").into())
@@ -136,9 +110,7 @@ impl App {
 }
 
 fn stop(process: &mut Child) {
-    let _ = Command::new("kill")
-        .args(["-TERM", &process.id().to_string()])
-        .status();
+    let _ = Command::new("kill").args(["-TERM", &process.id().to_string()]).status();
     let deadline = Instant::now() + Duration::from_secs(5);
     while Instant::now() < deadline {
         if let Ok(Some(_)) = process.try_wait() {
@@ -170,12 +142,7 @@ pub async fn capture(driver: &WebDriver, label: &str) -> TestResult<PathBuf> {
 /// Runs `scenario` against a fresh app on `home`, always quits it, then reports the outcome.
 /// A failed or panicking scenario leaves `<target>/e2e-screenshots/<test>.png`. With
 /// `ENGRAM_E2E_SCREENSHOTS=all` a passing one does too (to look at the UI).
-pub async fn run<F, Fut>(
-    test: &str,
-    home: &Path,
-    extra_env: &[(&str, &Path)],
-    scenario: F,
-) -> TestResult
+pub async fn run<F, Fut>(test: &str, home: &Path, extra_env: &[(&str, &Path)], scenario: F) -> TestResult
 where
     F: FnOnce(WebDriver) -> Fut,
     Fut: std::future::Future<Output = TestResult> + Send + 'static,
@@ -186,19 +153,12 @@ where
         Ok(result) => result,
         Err(join) => Err(format!("the scenario panicked: {}", panic_message(join)).into()),
     };
-    let want_shot =
-        outcome.is_err() || std::env::var("ENGRAM_E2E_SCREENSHOTS").is_ok_and(|v| v == "all");
-    let shot = if want_shot {
-        Some(capture(&app.driver, test).await)
-    } else {
-        None
-    };
+    let want_shot = outcome.is_err() || std::env::var("ENGRAM_E2E_SCREENSHOTS").is_ok_and(|v| v == "all");
+    let shot = if want_shot { Some(capture(&app.driver, test).await) } else { None };
     app.close().await;
     match (outcome, shot) {
         (Err(e), Some(Ok(png))) => Err(format!("{e}\n(screenshot: {})", png.display()).into()),
-        (Err(e), Some(Err(shot_error))) => {
-            Err(format!("{e}\n(no screenshot: {shot_error})").into())
-        }
+        (Err(e), Some(Err(shot_error))) => Err(format!("{e}\n(no screenshot: {shot_error})").into()),
         (outcome, _) => outcome,
     }
 }

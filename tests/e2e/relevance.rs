@@ -14,17 +14,10 @@ use crate::ui::{self, testid};
 /// changes, so reading row by row could meet a row that was just replaced.
 async fn result_names(driver: &WebDriver) -> TestResult<Vec<String>> {
     let script = "return [...document.querySelectorAll('[data-testid=\"search-result\"]')].map((r) => r.dataset.name || '');";
-    Ok(driver
-        .execute(script, Vec::<serde_json::Value>::new())
-        .await?
-        .convert()?)
+    Ok(driver.execute(script, Vec::<serde_json::Value>::new()).await?.convert()?)
 }
 
-async fn names_until(
-    driver: &WebDriver,
-    what: &str,
-    ok: impl Fn(&[String]) -> bool,
-) -> TestResult<Vec<String>> {
+async fn names_until(driver: &WebDriver, what: &str, ok: impl Fn(&[String]) -> bool) -> TestResult<Vec<String>> {
     let seen = std::sync::Mutex::new(Vec::new());
     let outcome = ui::eventually(what, || {
         let (seen, ok) = (&seen, &ok);
@@ -50,24 +43,9 @@ async fn relevance_comes_from_evidence_and_a_save_refreshes_to_the_retyped_ranki
             "How schema migrations are written and rolled back",
             "Every migration has a down step.",
         ),
-        (
-            "commit-style",
-            "feedback",
-            "Commit messages in the imperative mood",
-            "Write 'Add X', not 'Added X'.",
-        ),
-        (
-            "editor-setup",
-            "reference",
-            "Editor settings for the monorepo",
-            "Format on save; rulers at 100.",
-        ),
-        (
-            "pet-care",
-            "user",
-            "Feeding the office cat",
-            "The cat eats wet food twice a day.",
-        ),
+        ("commit-style", "feedback", "Commit messages in the imperative mood", "Write 'Add X', not 'Added X'."),
+        ("editor-setup", "reference", "Editor settings for the monorepo", "Format on save; rulers at 100."),
+        ("pet-care", "user", "Feeding the office cat", "The cat eats wet food twice a day."),
     ];
     for (name, kind, description, body) in memories {
         sandbox.save_user(name, kind, description, body)?;

@@ -32,12 +32,7 @@ impl Sandbox {
         let user_home = root.join("user-home");
         std::fs::create_dir_all(&home)?;
         std::fs::create_dir_all(&user_home)?;
-        Ok(Sandbox {
-            _root: dir,
-            home,
-            user_home,
-            root,
-        })
+        Ok(Sandbox { _root: dir, home, user_home, root })
     }
 
     fn engram_home(&self) -> EngramHome {
@@ -48,10 +43,7 @@ impl Sandbox {
     pub fn add_project(&self, name: &str) -> TestResult<Project> {
         let repo = self.root.join(name);
         std::fs::create_dir_all(&repo)?;
-        let status = Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(&repo)
-            .status()?;
+        let status = Command::new("git").args(["init", "-q"]).current_dir(&repo).status()?;
         ensure!(status.success(), "git init failed in {}", repo.display());
         let project = project::resolve(&repo)?;
         project::register(&self.engram_home(), &project)?;
@@ -68,30 +60,12 @@ impl Sandbox {
     }
 
     /// Saves a memory in `project`'s scope through the store.
-    pub fn save_project(
-        &self,
-        project: &Project,
-        name: &str,
-        kind: &str,
-        description: &str,
-        body: &str,
-    ) -> TestResult {
+    pub fn save_project(&self, project: &Project, name: &str, kind: &str, description: &str, body: &str) -> TestResult {
         self.save(Some(project), name, kind, description, body)
     }
 
-    fn save(
-        &self,
-        project: Option<&Project>,
-        name: &str,
-        kind: &str,
-        description: &str,
-        body: &str,
-    ) -> TestResult {
-        let scope = if project.is_some() {
-            Scope::Project
-        } else {
-            Scope::User
-        };
+    fn save(&self, project: Option<&Project>, name: &str, kind: &str, description: &str, body: &str) -> TestResult {
+        let scope = if project.is_some() { Scope::Project } else { Scope::User };
         let draft = MemoryDraft {
             name: name.into(),
             kind: kind.into(),
@@ -105,18 +79,10 @@ impl Sandbox {
 
     /// Writes an Engram-native transcript `ENGRAM_HOME/sessions/<id>.jsonl` (DESIGN §7): a
     /// header line, then one line per `(role, text)` turn, a minute apart.
-    pub fn write_session(
-        &self,
-        id: &str,
-        title: &str,
-        cwd: &Path,
-        turns: &[(&str, &str)],
-    ) -> TestResult<PathBuf> {
+    pub fn write_session(&self, id: &str, title: &str, cwd: &Path, turns: &[(&str, &str)]) -> TestResult<PathBuf> {
         let dir = self.engram_home().sessions_dir();
         std::fs::create_dir_all(&dir)?;
-        let mut lines = vec![
-            serde_json::json!({ "session": { "id": id, "title": title, "cwd": cwd } }).to_string(),
-        ];
+        let mut lines = vec![serde_json::json!({ "session": { "id": id, "title": title, "cwd": cwd } }).to_string()];
         for (minute, (role, text)) in turns.iter().enumerate() {
             let ts = format!("2026-11-02T09:{minute:02}:00Z");
             lines.push(serde_json::json!({ "ts": ts, "role": role, "text": text }).to_string());
@@ -128,16 +94,12 @@ impl Sandbox {
 
     /// Where a user memory lives on disk.
     pub fn user_memory_file(&self, name: &str) -> PathBuf {
-        self.engram_home()
-            .user_memory_dir()
-            .join(format!("{name}.md"))
+        self.engram_home().user_memory_dir().join(format!("{name}.md"))
     }
 
     /// Where a project memory lives on disk.
     pub fn project_memory_file(&self, project: &Project, name: &str) -> PathBuf {
-        self.engram_home()
-            .project_memory_dir(&project.slug)
-            .join(format!("{name}.md"))
+        self.engram_home().project_memory_dir(&project.slug).join(format!("{name}.md"))
     }
 
     /// The archived versions of a user memory, as the store lists them.
@@ -152,8 +114,7 @@ impl Sandbox {
             "ENGRAM_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set ENGRAM_TEST_MODELS=DIR (scripts/test.sh does both)",
         )?;
         ensure!(
-            dir.join("onnxruntime/libonnxruntime.so.1.24.4").is_file()
-                && dir.join("all-MiniLM-L6-v2/model.onnx").is_file(),
+            dir.join("onnxruntime/libonnxruntime.so.1.24.4").is_file() && dir.join("all-MiniLM-L6-v2/model.onnx").is_file(),
             "embedding assets missing under ENGRAM_TEST_MODELS={}: run scripts/fetch-models.sh {0}",
             dir.display()
         );
@@ -202,12 +163,7 @@ impl Sandbox {
     }
 
     /// `run` with more environment for the app (e.g. `VISUAL`).
-    pub async fn run_with_env<F, Fut>(
-        &self,
-        test: &str,
-        env: &[(&str, &Path)],
-        scenario: F,
-    ) -> TestResult
+    pub async fn run_with_env<F, Fut>(&self, test: &str, env: &[(&str, &Path)], scenario: F) -> TestResult
     where
         F: FnOnce(WebDriver) -> Fut,
         Fut: std::future::Future<Output = TestResult> + Send + 'static,

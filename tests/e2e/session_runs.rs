@@ -24,36 +24,22 @@ fn claude_line(kind: &str, text: &str, ts: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display: run through scripts/e2e.sh"]
-async fn runs_fold_under_their_session_counts_agree_and_the_open_transcript_follows() -> TestResult
-{
+async fn runs_fold_under_their_session_counts_agree_and_the_open_transcript_follows() -> TestResult {
     let sandbox = Sandbox::new()?;
-    let claude_dir = sandbox
-        .user_home
-        .join(".claude/projects/-home-marco-projects-spotter");
+    let claude_dir = sandbox.user_home.join(".claude/projects/-home-marco-projects-spotter");
     std::fs::create_dir_all(claude_dir.join(SESSION).join("subagents"))?;
-    let sample = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/src-tauri/core/tests/fixtures/formats/claude-code/short.jsonl"
-    );
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/src-tauri/core/tests/fixtures/formats/claude-code/short.jsonl");
     std::fs::copy(sample, claude_dir.join(format!("{SESSION}.jsonl")))?;
     let compaction = [
         claude_line("user", "Your task is to create a detailed summary of the conversation so far, paying close attention to the user's explicit requests.", "2026-02-10T22:00:00Z"),
         claude_line("assistant", "Summary: the phx server did not start because of a missing dependency.", "2026-02-10T22:00:30Z"),
     ];
-    std::fs::write(
-        claude_dir
-            .join(SESSION)
-            .join("subagents/agent-a1b2c3.jsonl"),
-        compaction.join("\n") + "\n",
-    )?;
+    std::fs::write(claude_dir.join(SESSION).join("subagents/agent-a1b2c3.jsonl"), compaction.join("\n") + "\n")?;
     let notes = sandbox.write_session(
         "release-notes",
         "Writing the release notes",
         &sandbox.user_home,
-        &[
-            ("user", "Draft the release notes."),
-            ("assistant", "Here is a draft."),
-        ],
+        &[("user", "Draft the release notes."), ("assistant", "Here is a draft.")],
     )?;
 
     sandbox

@@ -60,27 +60,13 @@ async fn recall_highlights_matches_opens_transcripts_filters_and_follows_appends
         ("assistant", "Rotate them every quarter with the vault CLI; the previous key stays valid for a week."),
         ("user", "And who gets paged when a rotation fails?"),
     ];
-    sandbox.write_session(
-        "keys-rotation",
-        "Rotating signing keys",
-        &sandbox.user_home,
-        &keys,
-    )?;
-    let pets = [
-        ("user", "What should the kitten eat?"),
-        ("assistant", "Wet food twice a day."),
-    ];
-    let pets_file =
-        sandbox.write_session("pet-care", "Feeding the kitten", &sandbox.user_home, &pets)?;
+    sandbox.write_session("keys-rotation", "Rotating signing keys", &sandbox.user_home, &keys)?;
+    let pets = [("user", "What should the kitten eat?"), ("assistant", "Wet food twice a day.")];
+    let pets_file = sandbox.write_session("pet-care", "Feeding the kitten", &sandbox.user_home, &pets)?;
     // A real Claude Code transcript (2.1.38), where Claude Code keeps it.
-    let claude_dir = sandbox
-        .user_home
-        .join(".claude/projects/-home-marco-projects-spotter");
+    let claude_dir = sandbox.user_home.join(".claude/projects/-home-marco-projects-spotter");
     std::fs::create_dir_all(&claude_dir)?;
-    let sample = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/src-tauri/core/tests/fixtures/formats/claude-code/short.jsonl"
-    );
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/src-tauri/core/tests/fixtures/formats/claude-code/short.jsonl");
     std::fs::copy(sample, claude_dir.join(format!("{CLAUDE_SESSION}.jsonl")))?;
 
     sandbox

@@ -11,11 +11,7 @@ async fn the_window_opens_with_the_app_title() -> TestResult {
         .run("the_window_opens_with_the_app_title", |driver| async move {
             let title = driver.title().await?;
             ensure!(title == "Engram", "window title is {title:?}");
-            let body = driver
-                .find(thirtyfour::By::Tag("body"))
-                .await?
-                .text()
-                .await?;
+            let body = driver.find(thirtyfour::By::Tag("body")).await?.text().await?;
             ensure!(body.contains("Engram"), "body text: {body}");
             Ok(())
         })

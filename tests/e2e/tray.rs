@@ -33,9 +33,7 @@ impl Background {
 
 impl Drop for Background {
     fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
+        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
         let deadline = Instant::now() + Duration::from_secs(3);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -50,9 +48,10 @@ impl Drop for Background {
 }
 
 fn xdotool(args: &[&str]) -> TestResult<String> {
-    let out = Command::new("xdotool").args(args).output().map_err(|e| {
-        format!("cannot run xdotool (scripts/setup.sh --for test installs it): {e}")
-    })?;
+    let out = Command::new("xdotool")
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run xdotool (scripts/setup.sh --for test installs it): {e}"))?;
     if !out.status.success() {
         return Err(format!(
             "xdotool {} failed ({}): {}",
@@ -86,24 +85,14 @@ fn geometry(window: &str) -> TestResult<Geometry> {
             .parse()
             .map_err(|e| format!("bad {key} in {shell}: {e}").into())
     };
-    Ok(Geometry {
-        x: field("X")?,
-        y: field("Y")?,
-        width: field("WIDTH")?,
-        height: field("HEIGHT")?,
-    })
+    Ok(Geometry { x: field("X")?, y: field("Y")?, width: field("WIDTH")?, height: field("HEIGHT")? })
 }
 
 /// trayer's panel window (WM_NAME "panel", class "trayer").
 fn trayer_panel() -> TestResult<Option<String>> {
-    let Ok(names) = xdotool(&["search", "--name", "^panel$"]) else {
-        return Ok(None);
-    };
+    let Ok(names) = xdotool(&["search", "--name", "^panel$"]) else { return Ok(None) };
     let classes = xdotool(&["search", "--class", "trayer"]).unwrap_or_default();
-    Ok(names
-        .lines()
-        .find(|w| classes.lines().any(|c| c == *w))
-        .map(str::to_string))
+    Ok(names.lines().find(|w| classes.lines().any(|c| c == *w)).map(str::to_string))
 }
 
 fn start_trayer() -> TestResult<(Background, String)> {
@@ -116,34 +105,13 @@ fn start_trayer() -> TestResult<(Background, String)> {
         "no session bus (DBUS_SESSION_BUS_ADDRESS unset): without one the app has no tray; run through scripts/e2e.sh (dbus-run-session)"
     );
     let child = Command::new("trayer")
-        .args([
-            "--edge",
-            "bottom",
-            "--align",
-            "right",
-            "--widthtype",
-            "request",
-            "--height",
-            "32",
-        ])
-        .args([
-            "--SetDockType",
-            "false",
-            "--SetPartialStrut",
-            "false",
-            "--expand",
-            "true",
-        ])
+        .args(["--edge", "bottom", "--align", "right", "--widthtype", "request", "--height", "32"])
+        .args(["--SetDockType", "false", "--SetPartialStrut", "false", "--expand", "true"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| {
-            format!("cannot start trayer (scripts/setup.sh --for test installs it): {e}")
-        })?;
-    let mut trayer = Background {
-        child,
-        what: "trayer",
-    };
+        .map_err(|e| format!("cannot start trayer (scripts/setup.sh --for test installs it): {e}"))?;
+    let mut trayer = Background { child, what: "trayer" };
     let deadline = Instant::now() + ui::PATIENCE;
     loop {
         if let Some(panel) = trayer_panel()? {
@@ -152,21 +120,14 @@ fn start_trayer() -> TestResult<(Background, String)> {
         if let Some(status) = trayer.exited() {
             return Err(format!("trayer exited ({status}) before showing its panel; is another tray host running on this display?").into());
         }
-        ensure!(
-            Instant::now() < deadline,
-            "trayer's panel window never appeared (xdotool search --name panel --class trayer)"
-        );
+        ensure!(Instant::now() < deadline, "trayer's panel window never appeared (xdotool search --name panel --class trayer)");
         std::thread::sleep(Duration::from_millis(50));
     }
 }
 
 /// Ids of the windows mapped right now.
 fn visible_windows() -> Vec<String> {
-    xdotool(&["search", "--onlyvisible", "--name", ""])
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_string)
-        .collect()
+    xdotool(&["search", "--onlyvisible", "--name", ""]).unwrap_or_default().lines().map(str::to_string).collect()
 }
 
 /// The icon's own window: the app's (WM_NAME `engram-app`) XEmbed plug docked in the panel,
@@ -174,8 +135,7 @@ fn visible_windows() -> Vec<String> {
 fn tray_icon(panel: &str) -> TestResult<String> {
     let deadline = Instant::now() + ui::PATIENCE;
     loop {
-        let candidates =
-            xdotool(&["search", "--onlyvisible", "--name", "^engram-app$"]).unwrap_or_default();
+        let candidates = xdotool(&["search", "--onlyvisible", "--name", "^engram-app$"]).unwrap_or_default();
         for window in candidates.lines() {
             if let Ok(g) = geometry(window) {
                 if (16..=64).contains(&g.width) && (16..=64).contains(&g.height) {
@@ -202,32 +162,15 @@ async fn open_menu(icon: &str, panel: &str) -> TestResult<String> {
     // The menu opens on a right click (a left click activates the icon).
     xdotool(&["mousemove", "--sync", "--window", icon, "16", "15"])?;
     xdotool(&["click", "3"])?;
-    let menu = ui::eventually(
-        "the tray menu to open after right-clicking the icon",
-        || {
-            let new: Vec<String> = visible_windows()
-                .into_iter()
-                .filter(|w| !before.contains(w))
-                .collect();
-            let menu = new
-                .into_iter()
-                .find(|w| geometry(w).is_ok_and(|g| g.height > 40 && g.width > 40));
-            async move { Ok(menu) }
-        },
-    )
+    let menu = ui::eventually("the tray menu to open after right-clicking the icon", || {
+        let new: Vec<String> = visible_windows().into_iter().filter(|w| !before.contains(w)).collect();
+        let menu = new.into_iter().find(|w| geometry(w).is_ok_and(|g| g.height > 40 && g.width > 40));
+        async move { Ok(menu) }
+    })
     .await
-    .map_err(|e| {
-        format!(
-            "{e}; right-clicked icon window {icon} ({}) in panel {}",
-            describe(icon),
-            describe(panel)
-        )
-    })?;
+    .map_err(|e| format!("{e}; right-clicked icon window {icon} ({}) in panel {}", describe(icon), describe(panel)))?;
     let g = geometry(&menu)?;
-    ensure!(
-        g.height > 4 * 16,
-        "the tray menu ({menu}, {g:?}) is too short for its four items"
-    );
+    ensure!(g.height > 4 * 16, "the tray menu ({menu}, {g:?}) is too short for its four items");
     let icon_at = geometry(icon)?;
     ensure!(
         g.x <= icon_at.x + icon_at.width && g.x + g.width >= icon_at.x - 8,
@@ -252,16 +195,8 @@ const REINDEX_ITEM: usize = 3;
 #[ignore = "needs a display and a session bus: run through scripts/e2e.sh"]
 async fn the_tray_menu_opens_search_and_runs_a_reindex() -> TestResult {
     let sandbox = Sandbox::new()?;
-    sandbox.save_user(
-        "deploy-window",
-        "project",
-        "Deploys happen Tuesday mornings",
-        "Never on Fridays.\n",
-    )?;
-    let turns = [
-        ("user", "how do we rotate the signing keys?"),
-        ("assistant", "Rotate them quarterly with the vault CLI."),
-    ];
+    sandbox.save_user("deploy-window", "project", "Deploys happen Tuesday mornings", "Never on Fridays.\n")?;
+    let turns = [("user", "how do we rotate the signing keys?"), ("assistant", "Rotate them quarterly with the vault CLI.")];
     sandbox.write_session("tray-session", "Signing keys", &sandbox.user_home, &turns)?;
     let (_trayer, panel) = start_trayer()?;
     sandbox

@@ -15,9 +15,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use engram_core::compose::Composition;
-use engram_core::compose_service::{
-    call, Call, ComposeCall, ComposeService, Reply, Request, ServiceError,
-};
+use engram_core::compose_service::{call, Call, ComposeCall, ComposeService, Reply, Request, ServiceError};
 
 use crate::context::Context;
 
@@ -27,13 +25,7 @@ const SERVICE_TIMEOUT: Duration = Duration::from_secs(2);
 /// Set to anything but empty or `0` to compose in-process even when a service runs.
 pub const NO_SERVICE_ENV: &str = "ENGRAM_NO_SERVICE";
 
-pub fn composition(
-    ctx: &Context,
-    cwd: &Path,
-    query: &str,
-    top_k: Option<usize>,
-    max_bytes: Option<usize>,
-) -> Result<Composition> {
+pub fn composition(ctx: &Context, cwd: &Path, query: &str, top_k: Option<usize>, max_bytes: Option<usize>) -> Result<Composition> {
     if !ctx.workspace.env().no_service {
         match from_service(ctx, cwd, query, top_k, max_bytes) {
             Ok(composition) => {
@@ -42,11 +34,8 @@ pub fn composition(
             }
             Err(e) => {
                 tracing::debug!("served by: this process ({e})");
-                if matches!(e, ServiceError::Unreachable { .. })
-                    && ctx.workspace.env().autostart_service
-                {
-                    let composition = ComposeService::new(ctx.workspace.clone())
-                        .compose(cwd, query, top_k, max_bytes)?;
+                if matches!(e, ServiceError::Unreachable { .. }) && ctx.workspace.env().autostart_service {
+                    let composition = ComposeService::new(ctx.workspace.clone()).compose(cwd, query, top_k, max_bytes)?;
                     start_service(ctx);
                     return Ok(composition);
                 }
@@ -70,10 +59,7 @@ fn start_service(ctx: &Context) {
     let home = ctx.home().root();
     let started = (|| -> std::io::Result<()> {
         std::fs::create_dir_all(home)?;
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(home.join("serve.log"))?;
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(home.join("serve.log"))?;
         let mut cmd = Command::new(std::env::current_exe()?);
         cmd.arg("--home")
             .arg(std::path::absolute(home)?)
@@ -88,26 +74,13 @@ fn start_service(ctx: &Context) {
     })();
     match started {
         Ok(()) => tracing::debug!("started a compose service for {}", home.display()),
-        Err(e) => tracing::debug!(
-            "could not start a compose service for {}: {e}",
-            home.display()
-        ),
+        Err(e) => tracing::debug!("could not start a compose service for {}: {e}", home.display()),
     }
 }
 
-fn from_service(
-    ctx: &Context,
-    cwd: &Path,
-    query: &str,
-    top_k: Option<usize>,
-    max_bytes: Option<usize>,
-) -> Result<Composition, ServiceError> {
+fn from_service(ctx: &Context, cwd: &Path, query: &str, top_k: Option<usize>, max_bytes: Option<usize>) -> Result<Composition, ServiceError> {
     let absolute = |p: &Path| {
-        std::path::absolute(p).map_err(|source| ServiceError::Io {
-            action: "resolve",
-            path: p.into(),
-            source,
-        })
+        std::path::absolute(p).map_err(|source| ServiceError::Io { action: "resolve", path: p.into(), source })
     };
     let request = Request::new(Call::Compose(ComposeCall {
         home: absolute(ctx.home().root())?,
@@ -119,8 +92,6 @@ fn from_service(
     }));
     match call(ctx.home(), &request, SERVICE_TIMEOUT)? {
         Reply::Composed(composition) => Ok(composition),
-        other => Err(ServiceError::Protocol {
-            reason: format!("expected a composition, got {other:?}"),
-        }),
+        other => Err(ServiceError::Protocol { reason: format!("expected a composition, got {other:?}") }),
     }
 }

@@ -26,14 +26,9 @@ impl Context {
         let workspace = Workspace::open(home, LaunchEnv::from_process())?;
         let cwd = match cwd {
             Some(dir) => dir,
-            None => std::env::current_dir()
-                .context("cannot read the current directory; pass --cwd DIR")?,
+            None => std::env::current_dir().context("cannot read the current directory; pass --cwd DIR")?,
         };
-        Ok(Self {
-            workspace,
-            cwd,
-            json,
-        })
+        Ok(Self { workspace, cwd, json })
     }
 
     pub fn home(&self) -> &EngramHome {

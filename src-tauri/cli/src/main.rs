@@ -13,11 +13,11 @@ macro_rules! print {
     ($($arg:tt)*) => { $crate::output::write_stdout(format_args!($($arg)*), false) };
 }
 
+mod output;
 mod commands;
 mod compose_client;
 mod context;
 mod mcp;
-mod output;
 mod scope_args;
 
 use std::path::PathBuf;
@@ -28,12 +28,7 @@ use clap::{Parser, Subcommand};
 use crate::context::Context;
 
 #[derive(Debug, Parser)]
-#[command(
-    name = "engram",
-    version,
-    about = "Long-term memory for coding agents",
-    propagate_version = true
-)]
+#[command(name = "engram", version, about = "Long-term memory for coding agents", propagate_version = true)]
 struct Cli {
     /// Engram home (default: $ENGRAM_HOME, else ~/.engram)
     #[arg(long, global = true, value_name = "DIR")]
@@ -97,12 +92,8 @@ fn main() -> ExitCode {
         Command::Serve(args) => commands::serve::run(&ctx, args),
         Command::Mcp => mcp::run(&ctx),
         Command::Import(cmd) => commands::import::run(&ctx, cmd),
-        Command::Connect(args) => {
-            commands::connect::run(&ctx, args, engram_core::agents::Action::Connect)
-        }
-        Command::Disconnect(args) => {
-            commands::connect::run(&ctx, args, engram_core::agents::Action::Disconnect)
-        }
+        Command::Connect(args) => commands::connect::run(&ctx, args, engram_core::agents::Action::Connect),
+        Command::Disconnect(args) => commands::connect::run(&ctx, args, engram_core::agents::Action::Disconnect),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

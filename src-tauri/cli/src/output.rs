@@ -8,13 +8,7 @@ use std::io::Write;
 
 pub fn write_stdout(args: std::fmt::Arguments<'_>, newline: bool) {
     let mut out = std::io::stdout().lock();
-    let written = out.write_fmt(args).and_then(|()| {
-        if newline {
-            out.write_all(b"\n")
-        } else {
-            Ok(())
-        }
-    });
+    let written = out.write_fmt(args).and_then(|()| if newline { out.write_all(b"\n") } else { Ok(()) });
     if let Err(e) = written {
         end_of_output(e);
     }

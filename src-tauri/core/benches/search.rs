@@ -15,10 +15,7 @@ mod synthetic;
 const QUERY: &str = "why does the refresh token cache break after a canary deploy?";
 
 fn benches(c: &mut Criterion) {
-    let retrieval = RetrievalConfig {
-        strategy: Strategy::Bm25,
-        ..Default::default()
-    };
+    let retrieval = RetrievalConfig { strategy: Strategy::Bm25, ..Default::default() };
     let params = SearchParams::from_config(&retrieval);
     let synonyms = Synonyms::new(&[]);
     for n in [1_000usize, 10_000, 100_000] {
@@ -31,51 +28,25 @@ fn benches(c: &mut Criterion) {
         let mut cache = CorpusCache::in_memory();
         let corpus = cache.corpus(&store, ScopeFilter::All).unwrap();
         group.bench_function(BenchmarkId::new("rank_warm", n), |b| {
-            b.iter(|| {
-                black_box(rank::rank(
-                    &corpus,
-                    QUERY,
-                    &params,
-                    &synonyms,
-                    Semantic::Unavailable("bench".into()),
-                ))
-            })
+            b.iter(|| black_box(rank::rank(&corpus, QUERY, &params, &synonyms, Semantic::Unavailable("bench".into()))))
         });
         // search(): the same plus a stat of every file to catch edits.
         group.bench_function(BenchmarkId::new("search_warm_checked", n), |b| {
             b.iter(|| {
                 black_box(
-                    rank::search(
-                        &store,
-                        &mut cache,
-                        ScopeFilter::All,
-                        QUERY,
-                        &params,
-                        &synonyms,
-                        Semantic::Unavailable("bench".into()),
-                    )
-                    .unwrap(),
+                    rank::search(&store, &mut cache, ScopeFilter::All, QUERY, &params, &synonyms, Semantic::Unavailable("bench".into()))
+                        .unwrap(),
                 )
             })
         });
         // A fresh process: snapshots come from index.sqlite.
-        CorpusCache::persistent(&store.home().index_db())
-            .corpus(&store, ScopeFilter::All)
-            .unwrap();
+        CorpusCache::persistent(&store.home().index_db()).corpus(&store, ScopeFilter::All).unwrap();
         group.bench_function(BenchmarkId::new("search_cold_persistent", n), |b| {
             b.iter(|| {
                 let mut fresh = CorpusCache::persistent(&store.home().index_db());
                 black_box(
-                    rank::search(
-                        &store,
-                        &mut fresh,
-                        ScopeFilter::All,
-                        QUERY,
-                        &params,
-                        &synonyms,
-                        Semantic::Unavailable("bench".into()),
-                    )
-                    .unwrap(),
+                    rank::search(&store, &mut fresh, ScopeFilter::All, QUERY, &params, &synonyms, Semantic::Unavailable("bench".into()))
+                        .unwrap(),
                 )
             })
         });
@@ -83,13 +54,7 @@ fn benches(c: &mut Criterion) {
             b.iter(|| {
                 let mut fresh = CorpusCache::persistent(&store.home().index_db());
                 let request = ComposeRequest::new(QUERY, &retrieval);
-                black_box(compose(
-                    &store,
-                    &mut fresh,
-                    &retrieval,
-                    &request,
-                    Semantic::Unavailable("bench".into()),
-                ))
+                black_box(compose(&store, &mut fresh, &retrieval, &request, Semantic::Unavailable("bench".into())))
             })
         });
         if n <= 10_000 {
@@ -98,16 +63,8 @@ fn benches(c: &mut Criterion) {
                 b.iter(|| {
                     let mut fresh = CorpusCache::in_memory();
                     black_box(
-                        rank::search(
-                            &store,
-                            &mut fresh,
-                            ScopeFilter::All,
-                            QUERY,
-                            &params,
-                            &synonyms,
-                            Semantic::Unavailable("bench".into()),
-                        )
-                        .unwrap(),
+                        rank::search(&store, &mut fresh, ScopeFilter::All, QUERY, &params, &synonyms, Semantic::Unavailable("bench".into()))
+                            .unwrap(),
                     )
                 })
             });

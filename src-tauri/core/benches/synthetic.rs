@@ -9,85 +9,19 @@ use engram_core::project::Project;
 use engram_core::EngramHome;
 
 const WORDS: &[&str] = &[
-    "auth",
-    "token",
-    "refresh",
-    "cache",
-    "database",
-    "migration",
-    "deploy",
-    "release",
-    "rollback",
-    "canary",
-    "kubernetes",
-    "pod",
-    "helm",
-    "terraform",
-    "pipeline",
-    "runner",
-    "test",
-    "fixture",
-    "mock",
-    "snapshot",
-    "latency",
-    "throughput",
-    "queue",
-    "kafka",
-    "redis",
-    "postgres",
-    "index",
-    "query",
-    "schema",
-    "column",
-    "webhook",
-    "signature",
-    "retry",
-    "timeout",
-    "backoff",
-    "logging",
-    "metrics",
-    "tracing",
-    "alert",
-    "oncall",
-    "frontend",
-    "bundle",
-    "react",
-    "component",
-    "style",
-    "lint",
-    "format",
-    "review",
-    "branch",
-    "commit",
-    "merchant",
-    "invoice",
-    "refund",
-    "settlement",
-    "currency",
-    "ledger",
-    "payment",
-    "dispute",
-    "fraud",
-    "limit",
-    "config",
-    "secret",
-    "vault",
-    "environment",
-    "feature",
-    "flag",
-    "rollout",
-    "version",
-    "header",
-    "pagination",
+    "auth", "token", "refresh", "cache", "database", "migration", "deploy", "release", "rollback", "canary",
+    "kubernetes", "pod", "helm", "terraform", "pipeline", "runner", "test", "fixture", "mock", "snapshot",
+    "latency", "throughput", "queue", "kafka", "redis", "postgres", "index", "query", "schema", "column",
+    "webhook", "signature", "retry", "timeout", "backoff", "logging", "metrics", "tracing", "alert", "oncall",
+    "frontend", "bundle", "react", "component", "style", "lint", "format", "review", "branch", "commit",
+    "merchant", "invoice", "refund", "settlement", "currency", "ledger", "payment", "dispute", "fraud", "limit",
+    "config", "secret", "vault", "environment", "feature", "flag", "rollout", "version", "header", "pagination",
 ];
 
 struct Lcg(u64);
 impl Lcg {
     fn next(&mut self) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (self.0 >> 33) as usize
     }
     fn word(&mut self) -> &'static str {
@@ -106,11 +40,7 @@ pub fn build_store(root: &Path, n: usize) -> Store {
         fs::create_dir_all(store.dir(scope).unwrap()).unwrap();
     }
     for i in 0..n {
-        let scope = if i % 10 == 0 {
-            Scope::Project
-        } else {
-            Scope::User
-        };
+        let scope = if i % 10 == 0 { Scope::Project } else { Scope::User };
         let name = format!("{}-{}-{i}", rng.word(), rng.word());
         let description: Vec<&str> = (0..8).map(|_| rng.word()).collect();
         let body: Vec<&str> = (0..120).map(|_| rng.word()).collect();

@@ -17,18 +17,11 @@ struct Set {
 }
 
 fn main() {
-    let max_bytes: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(24_000);
+    let max_bytes: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(24_000);
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("ledger");
     std::fs::create_dir_all(repo.join(".engram")).unwrap();
-    let project = Project {
-        slug: "ledger-0a1b2c3d".into(),
-        root: repo.clone(),
-        remote: None,
-    };
+    let project = Project { slug: "ledger-0a1b2c3d".into(), root: repo.clone(), remote: None };
     let home = EngramHome::new(tmp.path().join("home"));
     std::fs::create_dir_all(home.root()).unwrap();
     std::fs::write(home.user_anchor(), "# User preferences\n\n## Style\n\nShort answers, no emoji.\n\n## Tools\n\nfish shell, Neovim, podman.\n").unwrap();
@@ -37,29 +30,14 @@ fn main() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/eval_set");
     let now = "2026-06-01T00:00:00Z".parse().unwrap();
     for (file, scope) in [("user", Scope::User), ("ledger", Scope::Project)] {
-        let set: Set =
-            toml::from_str(&std::fs::read_to_string(format!("{dir}/{file}.toml")).unwrap())
-                .unwrap();
+        let set: Set = toml::from_str(&std::fs::read_to_string(format!("{dir}/{file}.toml")).unwrap()).unwrap();
         for m in set.memory {
             store.save(scope, m, now).unwrap();
         }
     }
-    let retrieval = RetrievalConfig {
-        strategy: Strategy::Bm25,
-        max_bytes,
-        ..Default::default()
-    };
-    let request = ComposeRequest::new(
-        "CI fails with no cached data for this query after I changed a sqlx query",
-        &retrieval,
-    );
-    let c = compose(
-        &store,
-        &mut CorpusCache::in_memory(),
-        &retrieval,
-        &request,
-        Semantic::Unavailable("bm25".into()),
-    );
+    let retrieval = RetrievalConfig { strategy: Strategy::Bm25, max_bytes, ..Default::default() };
+    let request = ComposeRequest::new("CI fails with no cached data for this query after I changed a sqlx query", &retrieval);
+    let c = compose(&store, &mut CorpusCache::in_memory(), &retrieval, &request, Semantic::Unavailable("bm25".into()));
     let mut per_kind: std::collections::BTreeMap<String, usize> = Default::default();
     for s in &c.sections {
         *per_kind.entry(format!("{:?}", s.kind)).or_default() += s.bytes;
@@ -67,11 +45,5 @@ fn main() {
     for (kind, bytes) in per_kind {
         println!("{kind:<16} {bytes:>6}");
     }
-    println!(
-        "{:<16} {:>6}  ({} memories, {} cut, max_bytes {max_bytes})",
-        "block",
-        c.bytes,
-        c.selected.len(),
-        c.cut.len()
-    );
+    println!("{:<16} {:>6}  ({} memories, {} cut, max_bytes {max_bytes})", "block", c.bytes, c.selected.len(), c.cut.len());
 }

@@ -24,10 +24,7 @@ fn main() {
     let home = EngramHome::new(PathBuf::from(&args[0]));
     let cwd = PathBuf::from(&args[1]);
     let models_dir = PathBuf::from(&args[2]);
-    let query = args
-        .get(3)
-        .cloned()
-        .unwrap_or_else(|| "why does the refresh token cache break after a canary deploy?".into());
+    let query = args.get(3).cloned().unwrap_or_else(|| "why does the refresh token cache break after a canary deploy?".into());
     let mut step = Step(Instant::now());
 
     println!("fresh process:");
@@ -39,76 +36,33 @@ fn main() {
     let mut cache = CorpusCache::persistent(&home.index_db());
     step.print("open index.sqlite");
     let corpus = cache.corpus(&store, ScopeFilter::All).expect("corpus");
-    step.print(&format!(
-        "corpus from the persistent cache ({} docs, stat every file)",
-        corpus.len()
-    ));
+    step.print(&format!("corpus from the persistent cache ({} docs, stat every file)", corpus.len()));
     let paths = ModelPaths::new(&models_dir, config.retrieval.embedding_model.clone());
     let scorer = ModelScorer::load(&paths).expect("model");
     step.print("model load (ONNX Runtime + all-MiniLM-L6-v2)");
     let embedder = shared_embedder(&paths).expect("model");
-    embedder
-        .lock()
-        .unwrap()
-        .embed(std::slice::from_ref(&query))
-        .expect("embed");
+    embedder.lock().unwrap().embed(std::slice::from_ref(&query)).expect("embed");
     step.print("query embed (first inference)");
-    embedder
-        .lock()
-        .unwrap()
-        .embed(std::slice::from_ref(&query))
-        .expect("embed");
+    embedder.lock().unwrap().embed(std::slice::from_ref(&query)).expect("embed");
     step.print("query embed (second inference)");
     let mut vectors = VectorCache::new();
-    let found = corpus
-        .docs
-        .iter()
-        .filter(|d| vectors.vector(&d.path, paths.model_id()).is_some())
-        .count();
+    let found = corpus.docs.iter().filter(|d| vectors.vector(&d.path, paths.model_id()).is_some()).count();
     step.print(&format!("read {found} .vec sidecars"));
-    let found = corpus
-        .docs
-        .iter()
-        .filter(|d| vectors.vector(&d.path, paths.model_id()).is_some())
-        .count();
+    let found = corpus.docs.iter().filter(|d| vectors.vector(&d.path, paths.model_id()).is_some()).count();
     step.print(&format!("revalidate {found} cached vectors (stat only)"));
     let mut retrieval = config.retrieval.clone();
     retrieval.strategy = Strategy::Semantic;
     let request = ComposeRequest::new(query.clone(), &retrieval);
-    let c = compose(
-        &store,
-        &mut cache,
-        &retrieval,
-        &request,
-        Semantic::Available(&scorer),
-    );
-    step.print(&format!(
-        "compose, semantic, cold vectors ({} bytes)",
-        c.bytes
-    ));
-    compose(
-        &store,
-        &mut cache,
-        &retrieval,
-        &request,
-        Semantic::Available(&scorer),
-    );
+    let c = compose(&store, &mut cache, &retrieval, &request, Semantic::Available(&scorer));
+    step.print(&format!("compose, semantic, cold vectors ({} bytes)", c.bytes));
+    compose(&store, &mut cache, &retrieval, &request, Semantic::Available(&scorer));
     step.print("compose, semantic, warm (embed + cosine + bm25 + bodies)");
     retrieval.strategy = Strategy::Bm25;
-    compose(
-        &store,
-        &mut cache,
-        &retrieval,
-        &request,
-        Semantic::Unavailable("off".into()),
-    );
+    compose(&store, &mut cache, &retrieval, &request, Semantic::Unavailable("off".into()));
     step.print("compose, bm25, warm");
 
     println!("compose service (after warm-up):");
-    let service = ComposeService::new(engram_core::Workspace::with_models(
-        home.clone(),
-        models_dir.clone(),
-    ));
+    let service = ComposeService::new(engram_core::Workspace::with_models(home.clone(), models_dir.clone()));
     service.warm_up();
     step.print("warm-up");
     for i in 0..3 {
@@ -120,10 +74,7 @@ fn main() {
 struct Step(Instant);
 impl Step {
     fn print(&mut self, what: &str) {
-        println!(
-            "  {:>8.2} ms  {what}",
-            self.0.elapsed().as_secs_f64() * 1000.0
-        );
+        println!("  {:>8.2} ms  {what}", self.0.elapsed().as_secs_f64() * 1000.0);
         self.0 = Instant::now();
     }
 }

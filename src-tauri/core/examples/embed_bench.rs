@@ -123,14 +123,8 @@ fn main() {
     embedder.release_if_idle(std::time::Duration::ZERO, Instant::now());
     println!("rss_mb loaded {loaded_rss:.0} released {:.0}", rss_mb());
     let reload = Instant::now();
-    embedder
-        .embed(&["how do we roll back a deploy".to_string()])
-        .unwrap();
-    println!(
-        "reload_and_embed_s {:.3} rss_mb {:.0}",
-        reload.elapsed().as_secs_f64(),
-        rss_mb()
-    );
+    embedder.embed(&["how do we roll back a deploy".to_string()]).unwrap();
+    println!("reload_and_embed_s {:.3} rss_mb {:.0}", reload.elapsed().as_secs_f64(), rss_mb());
 
     let dir = tempfile::tempdir().unwrap();
     let docs: Vec<Memory> = (0..n).map(|i| memory(dir.path(), i)).collect();

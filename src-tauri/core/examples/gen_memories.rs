@@ -26,19 +26,10 @@ fn main() {
             state ^= state << 17;
             (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
         };
-        for file in store
-            .list(ScopeFilter::All)
-            .expect("list the generated store")
-        {
+        for file in store.list(ScopeFilter::All).expect("list the generated store") {
             let vector: Vec<f32> = (0..384).map(|_| next()).collect();
             let sidecar = file.path.with_extension("vec");
-            write_sidecar(
-                &sidecar,
-                &model_id,
-                text_hash(&file.path.display().to_string()),
-                &vector,
-            )
-            .expect("write a sidecar");
+            write_sidecar(&sidecar, &model_id, text_hash(&file.path.display().to_string()), &vector).expect("write a sidecar");
         }
     }
 }

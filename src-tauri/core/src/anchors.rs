@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::error::ErrorCode;
-use crate::project::Project;
 use crate::storage::write_atomic;
+use crate::project::Project;
 use crate::EngramHome;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -33,10 +33,7 @@ pub struct InitOutcome {
 #[derive(Debug, thiserror::Error)]
 pub enum AnchorError {
     #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    Io { path: String, source: std::io::Error },
     #[error("refused: the text looks like a secret ({kind}: `{excerpt}`); agents read this file every turn, so store a pointer to where the secret lives instead")]
     SecretDetected { kind: &'static str, excerpt: String },
 }
@@ -63,10 +60,7 @@ pub fn read(path: &Path) -> Result<Option<String>, AnchorError> {
     match fs::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(AnchorError::Io {
-            path: path.display().to_string(),
-            source,
-        }),
+        Err(source) => Err(AnchorError::Io { path: path.display().to_string(), source }),
     }
 }
 
@@ -88,52 +82,29 @@ pub fn is_untouched_skeleton(text: &str) -> bool {
 /// Creates the anchor skeleton unless the file exists (never overwrites).
 pub fn init(kind: AnchorKind, path: &Path) -> Result<InitOutcome, AnchorError> {
     if path.exists() {
-        return Ok(InitOutcome {
-            anchor: kind,
-            path: path.to_path_buf(),
-            created: false,
-        });
+        return Ok(InitOutcome { anchor: kind, path: path.to_path_buf(), created: false });
     }
     let dir = path.parent().unwrap_or(Path::new("."));
-    let io = |source| AnchorError::Io {
-        path: path.display().to_string(),
-        source,
-    };
+    let io = |source| AnchorError::Io { path: path.display().to_string(), source };
     fs::create_dir_all(dir).map_err(io)?;
     let text = match kind {
         AnchorKind::User => USER_SKELETON,
         AnchorKind::Project => PROJECT_SKELETON,
     };
-    let file_name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("ENGRAM.md");
+    let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("ENGRAM.md");
     write_atomic(dir, file_name, text.as_bytes()).map_err(io)?;
-    Ok(InitOutcome {
-        anchor: kind,
-        path: path.to_path_buf(),
-        created: true,
-    })
+    Ok(InitOutcome { anchor: kind, path: path.to_path_buf(), created: true })
 }
 
 /// Replaces the anchor's text (creating its directory if needed), refusing secrets.
 pub fn save(path: &Path, text: &str) -> Result<(), AnchorError> {
     if let Some(found) = crate::memory::secrets::find_secret(text) {
-        return Err(AnchorError::SecretDetected {
-            kind: found.kind,
-            excerpt: found.excerpt,
-        });
+        return Err(AnchorError::SecretDetected { kind: found.kind, excerpt: found.excerpt });
     }
     let dir = path.parent().unwrap_or(Path::new("."));
-    let io = |source| AnchorError::Io {
-        path: path.display().to_string(),
-        source,
-    };
+    let io = |source| AnchorError::Io { path: path.display().to_string(), source };
     fs::create_dir_all(dir).map_err(io)?;
-    let file_name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("ENGRAM.md");
+    let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("ENGRAM.md");
     write_atomic(dir, file_name, text.as_bytes()).map_err(io)?;
     Ok(())
 }
@@ -152,11 +123,7 @@ mod tests {
         fs::write(&path, "mine").unwrap();
         assert!(!init(AnchorKind::User, &path).unwrap().created);
         assert_eq!(read(&path).unwrap().as_deref(), Some("mine"));
-        let project = Project {
-            slug: "x-00000000".into(),
-            root: tmp.path().join("repo"),
-            remote: None,
-        };
+        let project = Project { slug: "x-00000000".into(), root: tmp.path().join("repo"), remote: None };
         let p = project_anchor_path(&project);
         assert!(init(AnchorKind::Project, &p).unwrap().created);
         let text = read(&p).unwrap().unwrap();
@@ -170,15 +137,9 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("repo/.engram/ENGRAM.md");
         save(&path, "# Project context\n\nUse make.\n").unwrap();
-        assert_eq!(
-            read(&path).unwrap().as_deref(),
-            Some("# Project context\n\nUse make.\n")
-        );
+        assert_eq!(read(&path).unwrap().as_deref(), Some("# Project context\n\nUse make.\n"));
         let err = save(&path, "deploy with key id AKIAZ3MXQ7V2LPRT4K9B in prod\n").unwrap_err();
         assert_eq!(err.code(), "secret_detected");
-        assert_eq!(
-            read(&path).unwrap().as_deref(),
-            Some("# Project context\n\nUse make.\n")
-        );
+        assert_eq!(read(&path).unwrap().as_deref(), Some("# Project context\n\nUse make.\n"));
     }
 }

@@ -21,15 +21,9 @@ pub const TRAY_FLAG: &str = "--tray";
 #[derive(Debug, thiserror::Error)]
 pub enum DesktopError {
     #[error("cannot write {path}: {source}; check that the folder is writable")]
-    Write {
-        path: String,
-        source: std::io::Error,
-    },
+    Write { path: String, source: std::io::Error },
     #[error("cannot remove {path}: {source}")]
-    Remove {
-        path: String,
-        source: std::io::Error,
-    },
+    Remove { path: String, source: std::io::Error },
     #[error("the app's path {0:?} cannot go in a desktop entry (it has a quote, backslash or line break)")]
     UnsafeExec(String),
 }
@@ -55,8 +49,7 @@ pub fn autostart_enabled(config_home: &Path) -> bool {
     match std::fs::read_to_string(autostart_path(config_home)) {
         Ok(text) => !text.lines().any(|l| {
             let l = l.trim();
-            l.eq_ignore_ascii_case("Hidden=true")
-                || l.eq_ignore_ascii_case("X-GNOME-Autostart-enabled=false")
+            l.eq_ignore_ascii_case("Hidden=true") || l.eq_ignore_ascii_case("X-GNOME-Autostart-enabled=false")
         }),
         Err(_) => false,
     }
@@ -69,18 +62,12 @@ pub fn set_autostart(config_home: &Path, exec: &Path, enabled: bool) -> Result<(
         return match std::fs::remove_file(&path) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(source) => Err(DesktopError::Remove {
-                path: path.display().to_string(),
-                source,
-            }),
+            Err(source) => Err(DesktopError::Remove { path: path.display().to_string(), source }),
         };
     }
     let text = autostart_entry(exec)?;
     let dir = path.parent().expect("autostart path has a folder");
-    let write_err = |source| DesktopError::Write {
-        path: path.display().to_string(),
-        source,
-    };
+    let write_err = |source| DesktopError::Write { path: path.display().to_string(), source };
     std::fs::create_dir_all(dir).map_err(write_err)?;
     write_atomic(dir, DESKTOP_FILE, text.as_bytes()).map_err(write_err)
 }
@@ -105,16 +92,10 @@ pub fn autostart_entry(exec: &Path) -> Result<String, DesktopError> {
 /// holds characters the Exec escaping rules would turn into something else.
 fn exec_value(exec: &Path) -> Result<String, DesktopError> {
     let s = exec.to_string_lossy();
-    if s.chars()
-        .any(|c| matches!(c, '"' | '\\' | '`' | '$' | '\n' | '\r' | '%'))
-    {
+    if s.chars().any(|c| matches!(c, '"' | '\\' | '`' | '$' | '\n' | '\r' | '%')) {
         return Err(DesktopError::UnsafeExec(s.into_owned()));
     }
-    Ok(if s.contains(' ') {
-        format!("\"{s}\"")
-    } else {
-        s.into_owned()
-    })
+    Ok(if s.contains(' ') { format!("\"{s}\"") } else { s.into_owned() })
 }
 
 /// A `config.toml` with every key at its default, commented out, so a person sees what can be
@@ -152,16 +133,10 @@ pub fn create_starter_config(path: &Path) -> Result<bool, DesktopError> {
     if path.exists() {
         return Ok(false);
     }
-    let write_err = |source| DesktopError::Write {
-        path: path.display().to_string(),
-        source,
-    };
+    let write_err = |source| DesktopError::Write { path: path.display().to_string(), source };
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(write_err)?;
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("config.toml");
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("config.toml");
     write_atomic(dir, name, STARTER_CONFIG.as_bytes()).map_err(write_err)?;
     Ok(true)
 }
@@ -173,26 +148,16 @@ mod tests {
 
     #[test]
     fn the_starter_config_is_the_defaults_commented_or_not() {
-        assert_eq!(
-            Config::parse(STARTER_CONFIG, "starter").unwrap(),
-            Config::default()
-        );
+        assert_eq!(Config::parse(STARTER_CONFIG, "starter").unwrap(), Config::default());
         // Uncommenting every key (minus the example synonym group) still gives the defaults.
         let uncommented: String = STARTER_CONFIG
             .lines()
             .filter(|l| !l.contains("synonyms"))
-            .map(|l| {
-                l.strip_prefix("# ")
-                    .filter(|rest| rest.contains(" = "))
-                    .unwrap_or(l)
-            })
+            .map(|l| l.strip_prefix("# ").filter(|rest| rest.contains(" = ")).unwrap_or(l))
             .map(|l| format!("{l}\n"))
             .collect();
         assert!(uncommented.contains("\ntop_k = 10"), "{uncommented}");
-        assert_eq!(
-            Config::parse(&uncommented, "uncommented").unwrap(),
-            Config::default()
-        );
+        assert_eq!(Config::parse(&uncommented, "uncommented").unwrap(), Config::default());
     }
 
     #[test]
@@ -203,27 +168,16 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), STARTER_CONFIG);
         std::fs::write(&path, "[retrieval]\ntop_k = 3\n").unwrap();
         assert!(!create_starter_config(&path).unwrap());
-        assert_eq!(
-            std::fs::read_to_string(&path).unwrap(),
-            "[retrieval]\ntop_k = 3\n"
-        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "[retrieval]\ntop_k = 3\n");
     }
 
     #[test]
     fn autostart_writes_a_tray_only_entry_and_removes_it() {
         let dir = tempfile::tempdir().unwrap();
         assert!(!autostart_enabled(dir.path()));
-        set_autostart(
-            dir.path(),
-            Path::new("/home/a b/.local/bin/engram-app"),
-            true,
-        )
-        .unwrap();
+        set_autostart(dir.path(), Path::new("/home/a b/.local/bin/engram-app"), true).unwrap();
         let text = std::fs::read_to_string(autostart_path(dir.path())).unwrap();
-        assert!(
-            text.contains("Exec=\"/home/a b/.local/bin/engram-app\" --tray\n"),
-            "{text}"
-        );
+        assert!(text.contains("Exec=\"/home/a b/.local/bin/engram-app\" --tray\n"), "{text}");
         assert!(autostart_enabled(dir.path()));
         set_autostart(dir.path(), Path::new("/x"), false).unwrap();
         assert!(!autostart_path(dir.path()).exists());
@@ -237,10 +191,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         set_autostart(dir.path(), Path::new("/usr/bin/engram-app"), true).unwrap();
         let path = autostart_path(dir.path());
-        let text = std::fs::read_to_string(&path).unwrap().replace(
-            "X-GNOME-Autostart-enabled=true",
-            "X-GNOME-Autostart-enabled=false",
-        );
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("X-GNOME-Autostart-enabled=true", "X-GNOME-Autostart-enabled=false");
         std::fs::write(&path, text).unwrap();
         assert!(!autostart_enabled(dir.path()));
     }

@@ -111,10 +111,7 @@ mod tests {
     #[test]
     fn layout_matches_design() {
         let h = EngramHome::new("/e");
-        assert_eq!(
-            h.project_memory_dir("acme-ledger-1a2b3c4d"),
-            Path::new("/e/projects/acme-ledger-1a2b3c4d/memory")
-        );
+        assert_eq!(h.project_memory_dir("acme-ledger-1a2b3c4d"), Path::new("/e/projects/acme-ledger-1a2b3c4d/memory"));
         assert_eq!(h.index_db(), Path::new("/e/index.sqlite"));
         assert_eq!(h.user_memory_dir(), Path::new("/e/memory"));
     }

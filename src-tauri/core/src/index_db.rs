@@ -19,15 +19,11 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// A file that is corrupt or not a database is deleted and created anew.
 pub(crate) fn open(path: &Path) -> rusqlite::Result<Connection> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+        std::fs::create_dir_all(dir).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
     }
     match open_once(path) {
         Err(e) if is_corrupt(&e) => {
-            tracing::warn!(
-                "{} is unreadable ({e}); starting it over (it holds only derived data)",
-                path.display()
-            );
+            tracing::warn!("{} is unreadable ({e}); starting it over (it holds only derived data)", path.display());
             remove(path).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
             open_once(path)
         }
@@ -49,20 +45,11 @@ fn open_once(path: &Path) -> rusqlite::Result<Connection> {
 
 /// The schema version a tenant recorded under `key`, if any.
 pub(crate) fn schema_version(conn: &Connection, key: &str) -> Option<String> {
-    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
-        .ok()
+    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).ok()
 }
 
-pub(crate) fn set_schema_version(
-    conn: &Connection,
-    key: &str,
-    version: &str,
-) -> rusqlite::Result<()> {
-    conn.execute(
-        "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
-        [key, version],
-    )
-    .map(drop)
+pub(crate) fn set_schema_version(conn: &Connection, key: &str, version: &str) -> rusqlite::Result<()> {
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)", [key, version]).map(drop)
 }
 
 /// Deletes the database file and its WAL companions (the next `open` starts empty).
@@ -81,10 +68,7 @@ pub(crate) fn remove(path: &Path) -> std::io::Result<()> {
 
 /// The file is damaged or is not a database: starting over is the fix.
 pub(crate) fn is_corrupt(e: &rusqlite::Error) -> bool {
-    matches!(
-        e.sqlite_error_code(),
-        Some(ErrorCode::DatabaseCorrupt) | Some(ErrorCode::NotADatabase)
-    )
+    matches!(e.sqlite_error_code(), Some(ErrorCode::DatabaseCorrupt) | Some(ErrorCode::NotADatabase))
 }
 
 #[cfg(test)]
@@ -96,11 +80,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub/index.sqlite");
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(
-            &path,
-            b"not a database at all, just text that is long enough",
-        )
-        .unwrap();
+        std::fs::write(&path, b"not a database at all, just text that is long enough").unwrap();
         let conn = open(&path).unwrap();
         assert_eq!(schema_version(&conn, "a.schema"), None);
         set_schema_version(&conn, "a.schema", "3").unwrap();

@@ -82,13 +82,7 @@ fn engram(home: &Path) -> EngramCommand {
     EngramCommand::new(bin.display().to_string())
 }
 
-fn run(
-    agent: Agent,
-    action: Action,
-    env: &AgentEnv,
-    engram: &EngramCommand,
-    dry_run: bool,
-) -> agents::ConnectReport {
+fn run(agent: Agent, action: Action, env: &AgentEnv, engram: &EngramCommand, dry_run: bool) -> agents::ConnectReport {
     let edits = agents::plan(agent, action, env, engram).unwrap();
     agents::apply(agent, action, edits, dry_run, now()).unwrap()
 }
@@ -116,84 +110,39 @@ fn claude_round_trip_keeps_everything_else_byte_for_byte() {
 
     let dry = run(Agent::Claude, Action::Connect, &env, &engram, true);
     assert!(dry.changed && dry.files.iter().all(|f| f.backup.is_none()));
-    assert!(
-        dry.describe().contains("+            \"command\": \""),
-        "{}",
-        dry.describe()
-    );
-    assert_eq!(
-        fs::read_to_string(home.join(".claude/settings.json")).unwrap(),
-        SETTINGS,
-        "a dry run writes nothing"
-    );
+    assert!(dry.describe().contains("+            \"command\": \""), "{}", dry.describe());
+    assert_eq!(fs::read_to_string(home.join(".claude/settings.json")).unwrap(), SETTINGS, "a dry run writes nothing");
     assert!(backups(home).is_empty());
 
     let report = run(Agent::Claude, Action::Connect, &env, &engram, false);
     assert!(report.changed);
-    let settings: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(home.join(".claude/settings.json")).unwrap())
-            .unwrap();
+    let settings: serde_json::Value = serde_json::from_str(&fs::read_to_string(home.join(".claude/settings.json")).unwrap()).unwrap();
     let groups = settings["hooks"]["UserPromptSubmit"].as_array().unwrap();
     assert_eq!(groups.len(), 2, "the person's own hook stays");
     assert_eq!(groups[0]["hooks"][0]["command"], "~/bin/lint-prompt");
-    assert_eq!(
-        groups[1]["hooks"][0]["command"],
-        format!("{} compose --hook claude", engram.program)
-    );
-    assert_eq!(
-        settings["hooks"]["Stop"][0]["hooks"][0]["command"],
-        "notify-send done"
-    );
-    let state: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
-    assert_eq!(
-        state["mcpServers"]["engram"],
-        serde_json::json!({"type": "stdio", "command": engram.program, "args": ["mcp"]})
-    );
+    assert_eq!(groups[1]["hooks"][0]["command"], format!("{} compose --hook claude", engram.program));
+    assert_eq!(settings["hooks"]["Stop"][0]["hooks"][0]["command"], "notify-send done");
+    let state: serde_json::Value = serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    assert_eq!(state["mcpServers"]["engram"], serde_json::json!({"type": "stdio", "command": engram.program, "args": ["mcp"]}));
     assert_eq!(state["mcpServers"]["docs"]["command"], "npx");
-    assert_eq!(
-        fs::metadata(home.join(".claude.json"))
-            .unwrap()
-            .permissions()
-            .mode()
-            & 0o777,
-        0o600,
-        "credentials file stays private"
-    );
+    assert_eq!(fs::metadata(home.join(".claude.json")).unwrap().permissions().mode() & 0o777, 0o600, "credentials file stays private");
     let first_backups = backups(home);
     assert_eq!(first_backups.len(), 1, "{first_backups:?}");
-    assert_eq!(
-        fs::read_to_string(home.join(&first_backups[0])).unwrap(),
-        CLAUDE_STATE
-    );
+    assert_eq!(fs::read_to_string(home.join(&first_backups[0])).unwrap(), CLAUDE_STATE);
     assert_eq!(backups(&home.join(".claude")).len(), 1);
 
     let status = agents::connection(Agent::Claude, &env);
     assert!(status.connected(), "{status:?}");
-    assert!(
-        status.notes.iter().any(|n| n.contains("14 days")),
-        "{:?}",
-        status.notes
-    );
+    assert!(status.notes.iter().any(|n| n.contains("14 days")), "{:?}", status.notes);
 
     let again = run(Agent::Claude, Action::Connect, &env, &engram, false);
     assert!(!again.changed, "{}", again.describe());
-    assert_eq!(
-        backups(home),
-        first_backups,
-        "an unchanged connect makes no backup"
-    );
+    assert_eq!(backups(home), first_backups, "an unchanged connect makes no backup");
 
     let off = run(Agent::Claude, Action::Disconnect, &env, &engram, false);
     assert!(off.changed);
-    assert_eq!(
-        fs::read_to_string(home.join(".claude/settings.json")).unwrap(),
-        SETTINGS
-    );
-    assert_eq!(
-        fs::read_to_string(home.join(".claude.json")).unwrap(),
-        CLAUDE_STATE
-    );
+    assert_eq!(fs::read_to_string(home.join(".claude/settings.json")).unwrap(), SETTINGS);
+    assert_eq!(fs::read_to_string(home.join(".claude.json")).unwrap(), CLAUDE_STATE);
     assert!(!run(Agent::Claude, Action::Disconnect, &env, &engram, false).changed);
 }
 
@@ -208,10 +157,7 @@ fn claude_connect_creates_missing_files_and_honours_claude_config_dir() {
     assert!(config_dir.join(".claude.json").is_file());
     assert!(!tmp.path().join("home/.claude.json").exists());
     run(Agent::Claude, Action::Disconnect, &env, &engram, false);
-    assert_eq!(
-        fs::read_to_string(config_dir.join("settings.json")).unwrap(),
-        "{}\n"
-    );
+    assert_eq!(fs::read_to_string(config_dir.join("settings.json")).unwrap(), "{}\n");
 }
 
 #[test]
@@ -221,24 +167,13 @@ fn a_moved_binary_is_reported_and_reconnect_repoints_it() {
     let old = EngramCommand::new(tmp.path().join("gone/engram").display().to_string());
     run(Agent::Claude, Action::Connect, &env, &old, false);
     let status = agents::connection(Agent::Claude, &env);
-    assert!(
-        matches!(status.hook, PartState::BrokenBinary { .. }),
-        "{status:?}"
-    );
+    assert!(matches!(status.hook, PartState::BrokenBinary { .. }), "{status:?}");
     let engram = engram(tmp.path());
     let report = run(Agent::Claude, Action::Connect, &env, &engram, false);
-    assert!(
-        report.describe().contains("(was `"),
-        "{}",
-        report.describe()
-    );
+    assert!(report.describe().contains("(was `"), "{}", report.describe());
     assert!(agents::connection(Agent::Claude, &env).connected());
     let settings = fs::read_to_string(env.claude_settings()).unwrap();
-    assert_eq!(
-        settings.matches("compose --hook claude").count(),
-        1,
-        "{settings}"
-    );
+    assert_eq!(settings.matches("compose --hook claude").count(), 1, "{settings}");
 }
 
 #[test]
@@ -250,27 +185,14 @@ fn a_file_that_does_not_parse_is_refused_and_nothing_is_written() {
     let broken = "{\n  \"numStartups\": 1,\n";
     fs::write(home.join(".claude.json"), broken).unwrap();
     let err = agents::plan(Agent::Claude, Action::Connect, &env(home), &engram(home)).unwrap_err();
-    assert!(
-        err.to_string().contains(".claude.json does not parse"),
-        "{err}"
-    );
-    assert_eq!(
-        fs::read_to_string(home.join(".claude.json")).unwrap(),
-        broken
-    );
-    assert_eq!(
-        fs::read_to_string(home.join(".claude/settings.json")).unwrap(),
-        SETTINGS,
-        "the other file is untouched too"
-    );
+    assert!(err.to_string().contains(".claude.json does not parse"), "{err}");
+    assert_eq!(fs::read_to_string(home.join(".claude.json")).unwrap(), broken);
+    assert_eq!(fs::read_to_string(home.join(".claude/settings.json")).unwrap(), SETTINGS, "the other file is untouched too");
 
     fs::create_dir_all(home.join(".codex")).unwrap();
     fs::write(home.join(".codex/config.toml"), "model = \n").unwrap();
     let err = agents::plan(Agent::Codex, Action::Connect, &env(home), &engram(home)).unwrap_err();
-    assert!(
-        err.to_string().contains("config.toml does not parse"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("config.toml does not parse"), "{err}");
     assert!(!home.join(".codex/hooks.json").exists());
 }
 
@@ -287,36 +209,15 @@ fn codex_round_trip_keeps_comments_and_order() {
     let report = run(Agent::Codex, Action::Connect, &env, &engram, false);
     assert!(report.changed);
     let config = fs::read_to_string(home.join(".codex/config.toml")).unwrap();
-    let mut kept = config
-        .lines()
-        .filter(|l| !l.is_empty() && CODEX_CONFIG.lines().any(|o| o == *l));
-    assert!(
-        CODEX_CONFIG
-            .lines()
-            .filter(|o| !o.is_empty())
-            .all(|o| kept.next() == Some(o)),
-        "every original line stays, in order:\n{config}"
-    );
+    let mut kept = config.lines().filter(|l| !l.is_empty() && CODEX_CONFIG.lines().any(|o| o == *l));
+    assert!(CODEX_CONFIG.lines().filter(|o| !o.is_empty()).all(|o| kept.next() == Some(o)), "every original line stays, in order:\n{config}");
     let parsed: toml::Table = toml::from_str(&config).unwrap();
-    assert_eq!(
-        parsed["mcp_servers"]["engram"]["command"].as_str(),
-        Some(engram.program.as_str())
-    );
-    assert_eq!(
-        parsed["mcp_servers"]["engram"]["args"].as_array().unwrap()[0].as_str(),
-        Some("mcp")
-    );
+    assert_eq!(parsed["mcp_servers"]["engram"]["command"].as_str(), Some(engram.program.as_str()));
+    assert_eq!(parsed["mcp_servers"]["engram"]["args"].as_array().unwrap()[0].as_str(), Some("mcp"));
     assert_eq!(parsed["features"]["codex_hooks"].as_bool(), Some(true));
-    let hooks_now: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(home.join(".codex/hooks.json")).unwrap()).unwrap();
-    assert_eq!(
-        hooks_now["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"],
-        format!("{} compose --hook codex", engram.program)
-    );
-    assert_eq!(
-        hooks_now["hooks"]["Stop"][0]["hooks"][0]["command"],
-        "say done"
-    );
+    let hooks_now: serde_json::Value = serde_json::from_str(&fs::read_to_string(home.join(".codex/hooks.json")).unwrap()).unwrap();
+    assert_eq!(hooks_now["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"], format!("{} compose --hook codex", engram.program));
+    assert_eq!(hooks_now["hooks"]["Stop"][0]["hooks"][0]["command"], "say done");
     assert!(agents::connection(Agent::Codex, &env).connected());
 
     let n = backups(&home.join(".codex")).len();
@@ -324,12 +225,6 @@ fn codex_round_trip_keeps_comments_and_order() {
     assert_eq!(backups(&home.join(".codex")).len(), n);
 
     run(Agent::Codex, Action::Disconnect, &env, &engram, false);
-    assert_eq!(
-        fs::read_to_string(home.join(".codex/config.toml")).unwrap(),
-        CODEX_CONFIG
-    );
-    assert_eq!(
-        fs::read_to_string(home.join(".codex/hooks.json")).unwrap(),
-        hooks
-    );
+    assert_eq!(fs::read_to_string(home.join(".codex/config.toml")).unwrap(), CODEX_CONFIG);
+    assert_eq!(fs::read_to_string(home.join(".codex/hooks.json")).unwrap(), hooks);
 }

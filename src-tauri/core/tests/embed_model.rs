@@ -59,15 +59,9 @@ fn an_idle_model_is_released_and_the_next_call_loads_it_again_with_the_same_vect
     let idle = std::time::Duration::from_secs(600);
     assert!(!embedder.release_if_idle(idle, used), "just used: kept");
     assert!(embedder.is_loaded());
-    assert!(
-        embedder.release_if_idle(idle, used + idle),
-        "idle for the whole period: released"
-    );
+    assert!(embedder.release_if_idle(idle, used + idle), "idle for the whole period: released");
     assert!(!embedder.is_loaded());
-    assert!(
-        !embedder.release_if_idle(idle, used + idle * 2),
-        "nothing left to release"
-    );
+    assert!(!embedder.release_if_idle(idle, used + idle * 2), "nothing left to release");
     let after = embedder.embed(&text).unwrap();
     assert!(embedder.is_loaded(), "embedding loads the model again");
     assert_eq!(before, after, "the reloaded model gives the same vector");
@@ -88,10 +82,7 @@ fn the_shared_model_is_released_only_when_idle_and_its_holders_keep_working() {
     let deadline = now + std::time::Duration::from_secs(20);
     let mut released = false;
     while !released && std::time::Instant::now() < deadline {
-        released = release_idle_shared_model(
-            std::time::Duration::ZERO,
-            std::time::Instant::now() + std::time::Duration::from_secs(1),
-        );
+        released = release_idle_shared_model(std::time::Duration::ZERO, std::time::Instant::now() + std::time::Duration::from_secs(1));
     }
     assert!(released, "an idle shared model was never released");
     // The same handle embeds again, with the same result.
@@ -113,11 +104,7 @@ fn reindex_writes_vectors_the_model_agrees_with() {
     let docs = support::memories(
         dir.path(),
         &[
-            (
-                "db-migrations",
-                "how schema changes ship",
-                "Run sqlx migrate before deploy.",
-            ),
+            ("db-migrations", "how schema changes ship", "Run sqlx migrate before deploy."),
             ("cat-care", "feeding the kitten", "Wet food twice a day."),
         ],
     );

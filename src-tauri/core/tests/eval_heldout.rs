@@ -22,88 +22,41 @@ fn the_set_is_big_varied_correctly_labelled_and_split() {
     let queries = eval_set::queries();
     assert!(memories.len() >= 250, "{} memories", memories.len());
     for p in PROJECTS {
-        assert!(
-            memories
-                .iter()
-                .filter(|m| m.project.as_deref() == Some(p))
-                .count()
-                >= 50,
-            "project {p}"
-        );
+        assert!(memories.iter().filter(|m| m.project.as_deref() == Some(p)).count() >= 50, "project {p}");
     }
-    assert!(
-        memories.iter().filter(|m| m.project.is_none()).count() >= 50,
-        "user scope"
-    );
+    assert!(memories.iter().filter(|m| m.project.is_none()).count() >= 50, "user scope");
     let long_bodies = memories.iter().filter(|m| m.body.len() > 600).count();
     assert!(long_bodies >= 10, "only {long_bodies} long bodies");
 
     assert!(queries.len() >= 300, "{} queries", queries.len());
     let paraphrases = queries.iter().filter(|q| q.class == "paraphrase").count();
-    assert!(
-        paraphrases * 10 >= queries.len() * 4,
-        "{paraphrases} paraphrases of {}",
-        queries.len()
-    );
-    assert!(
-        queries.iter().filter(|q| q.expect.len() > 1).count() >= 30,
-        "queries with several right answers"
-    );
+    assert!(paraphrases * 10 >= queries.len() * 4, "{paraphrases} paraphrases of {}", queries.len());
+    assert!(queries.iter().filter(|q| q.expect.len() > 1).count() >= 30, "queries with several right answers");
     for q in queries.iter().filter(|q| q.class == "long-prompt") {
-        assert!(
-            q.q.split_whitespace().count() >= 20,
-            "long prompt too short: {:?}",
-            q.q
-        );
+        assert!(q.q.split_whitespace().count() >= 20, "long prompt too short: {:?}", q.q);
     }
 
     // Each label names a memory the agent can see from the query's project, and the copy it sees
     // (project shadows user) is the one meant.
     let visible = |project: &str, name: &str| {
-        memories.iter().any(|m| {
-            m.name == name && (m.project.is_none() || m.project.as_deref() == Some(project))
-        })
+        memories.iter().any(|m| m.name == name && (m.project.is_none() || m.project.as_deref() == Some(project)))
     };
     for q in &queries {
-        assert!(
-            CLASSES.contains(&q.class.as_str()),
-            "unknown class {}",
-            q.class
-        );
-        assert!(
-            PROJECTS.contains(&q.project()),
-            "unknown project {}",
-            q.project()
-        );
+        assert!(CLASSES.contains(&q.class.as_str()), "unknown class {}", q.class);
+        assert!(PROJECTS.contains(&q.project()), "unknown project {}", q.project());
         for name in &q.expect {
-            assert!(
-                visible(q.project(), name),
-                "{:?} expects {name}, not visible from {}",
-                q.q,
-                q.project()
-            );
+            assert!(visible(q.project(), name), "{:?} expects {name}, not visible from {}", q.q, q.project());
         }
     }
     let shadowed: BTreeSet<(&str, &str)> = memories
         .iter()
         .filter_map(|m| m.project.as_deref().map(|p| (p, m.name.as_str())))
-        .filter(|(_, name)| {
-            memories
-                .iter()
-                .any(|u| u.project.is_none() && u.name == *name)
-        })
+        .filter(|(_, name)| memories.iter().any(|u| u.project.is_none() && u.name == *name))
         .collect();
     assert!(shadowed.len() >= 4, "shadowing pairs {shadowed:?}");
     let shadow_queries: Vec<_> = queries.iter().filter(|q| q.class == "shadowing").collect();
-    assert!(shadow_queries
-        .iter()
-        .any(|q| shadowed.contains(&(q.project(), q.expect[0].as_str()))));
-    assert!(
-        shadow_queries
-            .iter()
-            .any(|q| !shadowed.contains(&(q.project(), q.expect[0].as_str()))),
-        "a user copy where nothing shadows it"
-    );
+    assert!(shadow_queries.iter().any(|q| shadowed.contains(&(q.project(), q.expect[0].as_str()))));
+    assert!(shadow_queries.iter().any(|q| !shadowed.contains(&(q.project(), q.expect[0].as_str()))), "a user copy where nothing shadows it");
 
     // A paraphrase shares no index term (stemmed, stop words dropped) with any of its targets.
     let mut overlaps = Vec::new();
@@ -112,25 +65,13 @@ fn the_set_is_big_varied_correctly_labelled_and_split() {
         for name in &q.expect {
             let target = memories
                 .iter()
-                .find(|m| {
-                    m.name == *name
-                        && (m.project.as_deref() == Some(q.project()) || m.project.is_none())
-                })
+                .find(|m| m.name == *name && (m.project.as_deref() == Some(q.project()) || m.project.is_none()))
                 .unwrap();
-            let text = format!(
-                "{} {} {} {}",
-                target.name.replace('-', " "),
-                target.kind,
-                target.description,
-                target.body
-            );
+            let text = format!("{} {} {} {}", target.name.replace('-', " "), target.kind, target.description, target.body);
             let target_terms: BTreeSet<String> = terms(&text).into_iter().collect();
             let shared: Vec<&String> = query_terms.intersection(&target_terms).collect();
             if !shared.is_empty() {
-                overlaps.push(format!(
-                    "paraphrase {:?} shares {shared:?} with {name}",
-                    q.q
-                ));
+                overlaps.push(format!("paraphrase {:?} shares {shared:?} with {name}", q.q));
             }
         }
     }
@@ -143,10 +84,7 @@ fn the_set_is_big_varied_correctly_labelled_and_split() {
     }
     for class in CLASSES {
         for half in [Half::Dev, Half::Test] {
-            assert!(
-                per_half.get(&(half, class)).copied().unwrap_or(0) >= 5,
-                "{class} in {half:?}: {per_half:?}"
-            );
+            assert!(per_half.get(&(half, class)).copied().unwrap_or(0) >= 5, "{class} in {half:?}: {per_half:?}");
         }
     }
 }
@@ -173,27 +111,9 @@ fn bm25_meets_its_floors_on_both_halves() {
     let tmp = tempfile::tempdir().unwrap();
     let set = eval_set::load(tmp.path());
     let weight = RetrievalConfig::default().semantic_weight as f32;
-    let bm25 = eval_set::evaluate(
-        &set,
-        &Config {
-            strategy: Strategy::Bm25,
-            fusion: Fusion::Blend,
-            semantic_weight: weight,
-            scorer: None,
-        },
-        show_dev_misses(),
-    );
+    let bm25 = eval_set::evaluate(&set, &Config { strategy: Strategy::Bm25, fusion: Fusion::Blend, semantic_weight: weight, scorer: None }, show_dev_misses());
     eval_set::print_report("bm25 (held-out set)", &bm25);
-    let keyword = eval_set::evaluate(
-        &set,
-        &Config {
-            strategy: Strategy::Keyword,
-            fusion: Fusion::Blend,
-            semantic_weight: weight,
-            scorer: None,
-        },
-        false,
-    );
+    let keyword = eval_set::evaluate(&set, &Config { strategy: Strategy::Keyword, fusion: Fusion::Blend, semantic_weight: weight, scorer: None }, false);
     eval_set::print_report("keyword (held-out set)", &keyword);
     assert_floors("bm25", &bm25, BM25_FLOORS);
 }
@@ -204,36 +124,16 @@ fn the_default_strategy_meets_its_floors_on_both_halves() {
     let set = eval_set::load(tmp.path());
     let paths = model_paths();
     let embedder = engram_core::embed::shared_embedder(&paths).unwrap();
-    let report = engram_core::embed::reindex_files(
-        eval_set::all_files(&set),
-        &mut *embedder.lock().unwrap(),
-        &mut |_| {},
-    )
-    .unwrap();
+    let report = engram_core::embed::reindex_files(eval_set::all_files(&set), &mut *embedder.lock().unwrap(), &mut |_| {}).unwrap();
     assert!(report.failed.is_empty(), "{:?}", report.failed);
     let scorer = engram_core::embed::ModelScorer::load(&paths).unwrap();
     let defaults = RetrievalConfig::default();
-    let config = |fusion| Config {
-        strategy: Strategy::Auto,
-        fusion,
-        semantic_weight: defaults.semantic_weight as f32,
-        scorer: Some(&scorer),
-    };
+    let config = |fusion| Config { strategy: Strategy::Auto, fusion, semantic_weight: defaults.semantic_weight as f32, scorer: Some(&scorer) };
     let default = eval_set::evaluate(&set, &config(defaults.fusion), show_dev_misses());
-    eval_set::print_report(
-        "default: semantic + configured fusion (held-out set)",
-        &default,
-    );
-    let other = if defaults.fusion == Fusion::Blend {
-        Fusion::Rrf
-    } else {
-        Fusion::Blend
-    };
+    eval_set::print_report("default: semantic + configured fusion (held-out set)", &default);
+    let other = if defaults.fusion == Fusion::Blend { Fusion::Rrf } else { Fusion::Blend };
     let alternative = eval_set::evaluate(&set, &config(other), false);
-    eval_set::print_report(
-        &format!("semantic + {other:?} (held-out set)"),
-        &alternative,
-    );
+    eval_set::print_report(&format!("semantic + {other:?} (held-out set)"), &alternative);
     assert_floors("default", &default, DEFAULT_FLOORS);
 }
 
@@ -272,35 +172,17 @@ fn dotp(a: &[f32], b: &[f32]) -> f32 {
 }
 
 impl engram_core::rank::SemanticScorer for LayoutScorer {
-    fn similarities(
-        &self,
-        query: &str,
-        docs: &[engram_core::rank::DocTerms],
-    ) -> Result<Vec<Option<f32>>, String> {
+    fn similarities(&self, query: &str, docs: &[engram_core::rank::DocTerms]) -> Result<Vec<Option<f32>>, String> {
         use engram_core::embed::TextEmbedder;
-        let q = unit(
-            self.embedder
-                .lock()
-                .unwrap()
-                .embed(&[query.to_string()])
-                .map_err(|e| e.to_string())?
-                .pop()
-                .unwrap(),
-        );
-        let mode = std::env::var("EXP_VEC")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
+        let q = unit(self.embedder.lock().unwrap().embed(&[query.to_string()]).map_err(|e| e.to_string())?.pop().unwrap());
+        let mode = std::env::var("EXP_VEC").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
         Ok(docs
             .iter()
             .map(|d| {
                 let (whole, head, chunks) = self.vectors.get(&d.path)?;
                 let s = match mode {
                     1 => dotp(&q, head),
-                    2 => chunks
-                        .iter()
-                        .map(|c| dotp(&q, c))
-                        .fold(dotp(&q, head), f32::max),
+                    2 => chunks.iter().map(|c| dotp(&q, c)).fold(dotp(&q, head), f32::max),
                     3 => dotp(&q, whole).max(dotp(&q, head)),
                     4 => 0.5 * dotp(&q, whole) + 0.5 * dotp(&q, head),
                     5 => {
@@ -333,21 +215,12 @@ fn tune_vector_layout_on_dev() {
         for para in m.body.split("\n\n").filter(|p| !p.trim().is_empty()) {
             texts.push(para.to_string());
         }
-        let mut v = embedder
-            .lock()
-            .unwrap()
-            .embed(&texts)
-            .unwrap()
-            .into_iter()
-            .map(unit);
+        let mut v = embedder.lock().unwrap().embed(&texts).unwrap().into_iter().map(unit);
         let whole = v.next().unwrap();
         let head = v.next().unwrap();
         vectors.insert(m.path.clone(), (whole, head, v.collect()));
     }
-    let scorer = LayoutScorer {
-        embedder: embedder.clone(),
-        vectors,
-    };
+    let scorer = LayoutScorer { embedder: embedder.clone(), vectors };
     // `EVAL_TUNE="EXP_VEC=0;EXP_VEC=3"` runs each setting; only the dev half is printed.
     let settings = std::env::var("EVAL_TUNE").unwrap_or_default();
     for setting in settings.split(';') {
@@ -355,24 +228,13 @@ fn tune_vector_layout_on_dev() {
             let (k, v) = kv.split_once('=').unwrap();
             std::env::set_var(k, v);
         }
-        let config = Config {
-            strategy: Strategy::Auto,
-            fusion: Fusion::Blend,
-            semantic_weight: 0.6,
-            scorer: Some(&scorer),
-        };
+        let config = Config { strategy: Strategy::Auto, fusion: Fusion::Blend, semantic_weight: 0.6, scorer: Some(&scorer) };
         let report = eval_set::evaluate(&set, &config, false);
         let line = |r: &Report, c: &str| {
             let t = r[&(Half::Dev, c.to_string())];
             format!("{c} {:.3}/{:.3}/{:.3}", t.hit1(), t.hit3(), t.mrr())
         };
-        println!(
-            "{setting:<40} | {} | {} | {} | {}",
-            line(&report, "ALL"),
-            line(&report, "paraphrase"),
-            line(&report, "long-prompt"),
-            line(&report, "synonym")
-        );
+        println!("{setting:<40} | {} | {} | {} | {}", line(&report, "ALL"), line(&report, "paraphrase"), line(&report, "long-prompt"), line(&report, "synonym"));
         for kv in setting.split(',').filter(|kv| !kv.is_empty()) {
             std::env::remove_var(kv.split_once('=').unwrap().0);
         }

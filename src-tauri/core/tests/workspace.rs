@@ -17,24 +17,12 @@ fn at(second: u32) -> DateTime<Utc> {
 }
 
 fn draft(name: &str, description: &str, body: &str) -> MemoryDraft {
-    MemoryDraft {
-        name: name.into(),
-        kind: "project".into(),
-        description: description.into(),
-        body: body.into(),
-        tags: vec![],
-    }
+    MemoryDraft { name: name.into(), kind: "project".into(), description: description.into(), body: body.into(), tags: vec![] }
 }
 
 fn repo(dir: &Path) -> std::path::PathBuf {
     std::fs::create_dir_all(dir).unwrap();
-    assert!(std::process::Command::new("git")
-        .arg("init")
-        .arg("-q")
-        .arg(dir)
-        .status()
-        .unwrap()
-        .success());
+    assert!(std::process::Command::new("git").arg("init").arg("-q").arg(dir).status().unwrap().success());
     dir.to_path_buf()
 }
 
@@ -51,32 +39,13 @@ fn create_refuses_a_taken_name_even_when_two_creators_race() {
         let handles: Vec<_> = (0..8)
             .map(|i| {
                 let (ws, store) = (&ws, &store);
-                s.spawn(move || {
-                    ws.create(
-                        store,
-                        Scope::User,
-                        draft("shared-name", &format!("writer {i}"), "body"),
-                        at(i),
-                    )
-                    .is_ok()
-                })
+                s.spawn(move || ws.create(store, Scope::User, draft("shared-name", &format!("writer {i}"), "body"), at(i)).is_ok())
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    assert_eq!(
-        winners.iter().filter(|w| **w).count(),
-        1,
-        "exactly one creator wins: {winners:?}"
-    );
-    let err = ws
-        .create(
-            &store,
-            Scope::User,
-            draft("shared-name", "again", "b"),
-            at(9),
-        )
-        .unwrap_err();
+    assert_eq!(winners.iter().filter(|w| **w).count(), 1, "exactly one creator wins: {winners:?}");
+    let err = ws.create(&store, Scope::User, draft("shared-name", "again", "b"), at(9)).unwrap_err();
     assert_eq!(err.code(), "already_exists");
     assert_eq!(err.field(), Some("name"));
     // Nothing was archived: no creator overwrote another.
@@ -88,16 +57,9 @@ fn timestamps_come_from_the_clock_passed_in() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
     let store = ws.store_of(None).unwrap();
-    ws.save(&store, Scope::User, draft("clocked", "d", "one"), at(1))
-        .unwrap();
-    let saved = ws
-        .save(&store, Scope::User, draft("clocked", "d", "two"), at(2))
-        .unwrap();
-    assert_eq!(
-        saved.outcome.memory.created,
-        Some(at(1)),
-        "an overwrite keeps created"
-    );
+    ws.save(&store, Scope::User, draft("clocked", "d", "one"), at(1)).unwrap();
+    let saved = ws.save(&store, Scope::User, draft("clocked", "d", "two"), at(2)).unwrap();
+    assert_eq!(saved.outcome.memory.created, Some(at(1)), "an overwrite keeps created");
     assert_eq!(saved.outcome.memory.updated, Some(at(2)));
     let versions = ws.versions(&store, Scope::User, Some("clocked")).unwrap();
     assert_eq!(versions.len(), 1);
@@ -108,68 +70,24 @@ fn timestamps_come_from_the_clock_passed_in() {
 fn search_over_everything_labels_each_hit_with_its_project_and_shadows_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let (a, b) = (
-        repo(&tmp.path().join("alpha")),
-        repo(&tmp.path().join("beta")),
-    );
-    ws.save(
-        &ws.store_at(&a),
-        Scope::Project,
-        draft(
-            "deploy-steps",
-            "How alpha deploys with helm",
-            "helm upgrade",
-        ),
-        at(1),
-    )
-    .unwrap();
-    ws.save(
-        &ws.store_at(&b),
-        Scope::Project,
-        draft("deploy-steps", "How beta deploys with helm", "helm install"),
-        at(2),
-    )
-    .unwrap();
-    ws.save(
-        &ws.store_of(None).unwrap(),
-        Scope::User,
-        draft("deploy-steps", "My usual helm deploy", "helm"),
-        at(3),
-    )
-    .unwrap();
+    let (a, b) = (repo(&tmp.path().join("alpha")), repo(&tmp.path().join("beta")));
+    ws.save(&ws.store_at(&a), Scope::Project, draft("deploy-steps", "How alpha deploys with helm", "helm upgrade"), at(1)).unwrap();
+    ws.save(&ws.store_at(&b), Scope::Project, draft("deploy-steps", "How beta deploys with helm", "helm install"), at(2)).unwrap();
+    ws.save(&ws.store_of(None).unwrap(), Scope::User, draft("deploy-steps", "My usual helm deploy", "helm"), at(3)).unwrap();
 
-    let options = SearchOptions {
-        strategy: Some(engram_core::config::Strategy::Bm25),
-        ..Default::default()
-    };
-    let all = ws
-        .search("helm deploy", Coverage::Everything, &options)
-        .unwrap();
-    let mut labels: Vec<(Scope, Option<String>)> = all
-        .hits
-        .iter()
-        .map(|h| (h.hit.scope, h.project.clone()))
-        .collect();
+    let options = SearchOptions { strategy: Some(engram_core::config::Strategy::Bm25), ..Default::default() };
+    let all = ws.search("helm deploy", Coverage::Everything, &options).unwrap();
+    let mut labels: Vec<(Scope, Option<String>)> = all.hits.iter().map(|h| (h.hit.scope, h.project.clone())).collect();
     labels.sort();
     let alpha = ws.store_at(&a).project().unwrap().slug.clone();
     let beta = ws.store_at(&b).project().unwrap().slug.clone();
-    let mut expected = vec![
-        (Scope::User, None),
-        (Scope::Project, Some(alpha.clone())),
-        (Scope::Project, Some(beta)),
-    ];
+    let mut expected = vec![(Scope::User, None), (Scope::Project, Some(alpha.clone())), (Scope::Project, Some(beta))];
     expected.sort();
     assert_eq!(labels, expected);
 
     // As alpha's agent sees it: alpha's memory shadows the user's namesake; beta is not there.
     let store = ws.store_at(&a);
-    let agent = ws
-        .search(
-            "helm deploy",
-            Coverage::Agent(&store, ScopeFilter::All),
-            &options,
-        )
-        .unwrap();
+    let agent = ws.search("helm deploy", Coverage::Agent(&store, ScopeFilter::All), &options).unwrap();
     assert_eq!(agent.hits.len(), 1);
     assert_eq!(agent.hits[0].project.as_deref(), Some(alpha.as_str()));
 }
@@ -194,17 +112,11 @@ fn the_configuration_is_reread_when_the_file_changes_and_a_bad_file_is_an_error_
 fn an_unknown_project_and_a_project_without_a_root_are_structured_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let Err(err) = ws.store_of(Some("nope-12345678")) else {
-        panic!("an unknown slug must be refused")
-    };
+    let Err(err) = ws.store_of(Some("nope-12345678")) else { panic!("an unknown slug must be refused") };
     assert_eq!(err.code(), "unknown_project");
     let report = engram_core::error::report(&err);
     assert_eq!(report.code, "unknown_project");
-    assert!(
-        report.message.contains("nope-12345678"),
-        "{}",
-        report.message
-    );
+    assert!(report.message.contains("nope-12345678"), "{}", report.message);
 }
 
 #[test]
@@ -213,51 +125,19 @@ fn reindex_covers_the_user_scope_every_known_project_and_the_callers_own() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     // Saved without a model: no vectors yet.
-    let bare = Workspace::new(
-        EngramHome::new(&home),
-        LaunchEnv::with_models_dir(tmp.path().join("no-models")),
-    );
-    let (a, b, c) = (
-        repo(&tmp.path().join("a")),
-        repo(&tmp.path().join("b")),
-        repo(&tmp.path().join("c")),
-    );
-    bare.save(
-        &bare.store_at(&a),
-        Scope::Project,
-        draft("fact-a", "d", "alpha"),
-        at(1),
-    )
-    .unwrap();
-    bare.save(
-        &bare.store_at(&b),
-        Scope::Project,
-        draft("fact-b", "d", "beta"),
-        at(2),
-    )
-    .unwrap();
-    bare.save(
-        &bare.store_of(None).unwrap(),
-        Scope::User,
-        draft("fact-u", "d", "user"),
-        at(3),
-    )
-    .unwrap();
-    let vectors = || {
-        walk(&home)
-            .into_iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "vec"))
-            .count()
-    };
+    let bare = Workspace::new(EngramHome::new(&home), LaunchEnv::with_models_dir(tmp.path().join("no-models")));
+    let (a, b, c) = (repo(&tmp.path().join("a")), repo(&tmp.path().join("b")), repo(&tmp.path().join("c")));
+    bare.save(&bare.store_at(&a), Scope::Project, draft("fact-a", "d", "alpha"), at(1)).unwrap();
+    bare.save(&bare.store_at(&b), Scope::Project, draft("fact-b", "d", "beta"), at(2)).unwrap();
+    bare.save(&bare.store_of(None).unwrap(), Scope::User, draft("fact-u", "d", "user"), at(3)).unwrap();
+    let vectors = || walk(&home).into_iter().filter(|p| p.extension().is_some_and(|e| e == "vec")).count();
     assert_eq!(vectors(), 0);
 
     let ws = Workspace::with_models(EngramHome::new(&home), models.models_dir());
     // Run from a third repository that has no memories of its own.
     let third = ws.project_at(&c).unwrap();
     let mut seen = 0;
-    let report = ws
-        .reindex_embeddings(Some(&third), &mut |p| seen = seen.max(p.total))
-        .unwrap();
+    let report = ws.reindex_embeddings(Some(&third), &mut |p| seen = seen.max(p.total)).unwrap();
     assert_eq!(report.created, 3, "{report:?}");
     assert_eq!(seen, 3);
     assert_eq!(vectors(), 3);

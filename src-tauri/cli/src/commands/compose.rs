@@ -62,29 +62,14 @@ pub fn run(ctx: &Context, args: ComposeArgs) -> Result<()> {
 
 fn run_hook(ctx: &Context, agent: Agent, args: &ComposeArgs) -> Result<()> {
     let mut raw = String::new();
-    std::io::stdin()
-        .read_to_string(&mut raw)
-        .context("reading the hook payload from stdin")?;
+    std::io::stdin().read_to_string(&mut raw).context("reading the hook payload from stdin")?;
     let turn = hook_payload::parse(agent, &raw)?;
     let cwd = turn.cwd.unwrap_or_else(|| ctx.cwd.clone());
-    emit(
-        ctx,
-        &cwd,
-        turn.prompt.as_deref().unwrap_or(""),
-        args,
-        Some(agent),
-    )
+    emit(ctx, &cwd, turn.prompt.as_deref().unwrap_or(""), args, Some(agent))
 }
 
-fn emit(
-    ctx: &Context,
-    cwd: &Path,
-    query: &str,
-    args: &ComposeArgs,
-    hook: Option<Agent>,
-) -> Result<()> {
-    let composition =
-        crate::compose_client::composition(ctx, cwd, query, args.top_k, args.max_bytes)?;
+fn emit(ctx: &Context, cwd: &Path, query: &str, args: &ComposeArgs, hook: Option<Agent>) -> Result<()> {
+    let composition = crate::compose_client::composition(ctx, cwd, query, args.top_k, args.max_bytes)?;
     if ctx.json && hook.is_none() {
         return ctx.print_json(&composition);
     }

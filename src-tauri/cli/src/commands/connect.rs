@@ -35,20 +35,13 @@ impl From<AgentArg> for Agent {
 
 /// The agents' locations, as the workspace resolved them from the launch environment.
 pub fn agent_env(ctx: &Context) -> Result<AgentEnv> {
-    ctx.workspace
-        .agent_env()
-        .ok_or_else(|| anyhow::anyhow!("cannot find your home directory (set HOME)"))
+    ctx.workspace.agent_env().ok_or_else(|| anyhow::anyhow!("cannot find your home directory (set HOME)"))
 }
 
 /// The running engram binary's absolute path, so agents find it without PATH.
 pub fn engram_command() -> EngramCommand {
-    let exe = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.canonicalize().ok());
-    EngramCommand::new(
-        exe.map(|p| p.display().to_string())
-            .unwrap_or_else(|| "engram".into()),
-    )
+    let exe = std::env::current_exe().ok().and_then(|p| p.canonicalize().ok());
+    EngramCommand::new(exe.map(|p| p.display().to_string()).unwrap_or_else(|| "engram".into()))
 }
 
 pub fn run(ctx: &Context, args: ConnectArgs, action: Action) -> Result<()> {
@@ -61,18 +54,11 @@ pub fn run(ctx: &Context, args: ConnectArgs, action: Action) -> Result<()> {
     }
     print!("{}", report.describe());
     if report.changed {
-        let verb = if action == Action::Connect {
-            "connected"
-        } else {
-            "disconnected"
-        };
+        let verb = if action == Action::Connect { "connected" } else { "disconnected" };
         if args.dry_run {
             println!("(dry run: nothing written)");
         } else {
-            println!(
-                "{} {verb}; restart running sessions to pick it up.",
-                agent.display_name()
-            );
+            println!("{} {verb}; restart running sessions to pick it up.", agent.display_name());
         }
     }
     Ok(())

@@ -43,30 +43,15 @@ pub fn run(ctx: &Context, cmd: ImportCommand) -> Result<()> {
             ImportOutcome::Unchanged => "unchanged".to_string(),
             ImportOutcome::Skipped { reason } => format!("skipped: {reason}"),
         };
-        println!(
-            "{what:<10} {project}/{}  ← {}",
-            item.name,
-            item.source.display()
-        );
+        println!("{what:<10} {project}/{}  ← {}", item.name, item.source.display());
     }
     for u in &report.unresolved {
-        println!(
-            "unresolved {} ({} file(s)): no existing directory matches this name; not imported",
-            u.dir.display(),
-            u.topic_files
-        );
+        println!("unresolved {} ({} file(s)): no existing directory matches this name; not imported", u.dir.display(), u.topic_files);
     }
     let created = report.count(|o| *o == ImportOutcome::Created);
     let updated = report.count(|o| *o == ImportOutcome::Updated);
     let skipped = report.count(|o| matches!(o, ImportOutcome::Skipped { .. }));
-    let prefix = if report.dry_run {
-        "dry run: would import"
-    } else {
-        "imported"
-    };
-    println!(
-        "{prefix} {created} new, {updated} updated; {skipped} skipped; {} unresolved director(ies)",
-        report.unresolved.len()
-    );
+    let prefix = if report.dry_run { "dry run: would import" } else { "imported" };
+    println!("{prefix} {created} new, {updated} updated; {skipped} skipped; {} unresolved director(ies)", report.unresolved.len());
     Ok(())
 }

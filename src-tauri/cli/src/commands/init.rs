@@ -21,10 +21,7 @@ pub enum Which {
 pub fn run(ctx: &Context, args: InitArgs) -> Result<()> {
     let outcome: InitOutcome = match args.which {
         Which::User => anchors::init(AnchorKind::User, &anchors::user_anchor_path(ctx.home()))?,
-        Which::Project => anchors::init(
-            AnchorKind::Project,
-            &anchors::project_anchor_path(&ctx.project()?),
-        )?,
+        Which::Project => anchors::init(AnchorKind::Project, &anchors::project_anchor_path(&ctx.project()?))?,
     };
     if ctx.json {
         return ctx.print_json(&outcome);

@@ -40,17 +40,9 @@ impl From<StrategyArg> for Strategy {
 }
 
 pub fn run(ctx: &Context, args: SearchArgs) -> Result<()> {
-    let options = SearchOptions {
-        limit: args.limit,
-        strategy: args.strategy.map(Into::into),
-        only_evident: false,
-    };
+    let options = SearchOptions { limit: args.limit, strategy: args.strategy.map(Into::into), only_evident: false };
     let store = ctx.store();
-    let ranking = ctx.workspace.search(
-        &args.query,
-        Coverage::Agent(&store, args.scope.into()),
-        &options,
-    )?;
+    let ranking = ctx.workspace.search(&args.query, Coverage::Agent(&store, args.scope.into()), &options)?;
     if let Some(note) = &ranking.note {
         eprintln!("note: {note}");
     }
@@ -63,10 +55,7 @@ pub fn run(ctx: &Context, args: SearchArgs) -> Result<()> {
         return Ok(());
     }
     for hit in ranking.hits.iter().map(|h| &h.hit) {
-        println!(
-            "{:.3}  {:<7} {:<28} {:<10} {}",
-            hit.score, hit.scope, hit.name, hit.kind, hit.description
-        );
+        println!("{:.3}  {:<7} {:<28} {:<10} {}", hit.score, hit.scope, hit.name, hit.kind, hit.description);
     }
     Ok(())
 }

@@ -24,9 +24,7 @@ pub fn run(ctx: &Context, _args: ReindexArgs) -> Result<()> {
         }
     };
     let project = ctx.project().ok();
-    let report = ctx
-        .workspace
-        .reindex_embeddings(project.as_ref(), &mut progress)?;
+    let report = ctx.workspace.reindex_embeddings(project.as_ref(), &mut progress)?;
 
     if ctx.json {
         return ctx.print_json(&report);

@@ -36,20 +36,14 @@ pub fn run(ctx: &Context, args: ServeArgs) -> Result<()> {
         return status(ctx);
     }
     let handle = spawn_compose_service(ctx.workspace.clone())?;
-    let idle = args
-        .model_idle_secs
-        .map(|s| Duration::from_secs(s.max(1)))
-        .unwrap_or(ctx.workspace.env().model_idle);
+    let idle = args.model_idle_secs.map(|s| Duration::from_secs(s.max(1))).unwrap_or(ctx.workspace.env().model_idle);
     release_idle_model_in_background(idle);
     let (stop_tx, stop_rx) = mpsc::channel();
     ctrlc::set_handler(move || {
         let _ = stop_tx.send(());
     })
     .context("cannot install the Ctrl-C / SIGTERM handler")?;
-    eprintln!(
-        "engram: compose service listening on {} (Ctrl-C to stop)",
-        handle.socket().display()
-    );
+    eprintln!("engram: compose service listening on {} (Ctrl-C to stop)", handle.socket().display());
     let idle_exit = args.idle_exit.map(|s| Duration::from_secs(s.max(1)));
     let (mut seen, mut last_call) = (ctx.workspace.compose_stats().0, Instant::now());
     loop {
@@ -78,30 +72,16 @@ pub fn run(ctx: &Context, args: ServeArgs) -> Result<()> {
 }
 
 fn status(ctx: &Context) -> Result<()> {
-    let reply = call(
-        ctx.home(),
-        &Request::new(Call::Status),
-        Duration::from_secs(2),
-    )
-    .with_context(|| {
-        format!(
-            "no compose service is running for {}",
-            ctx.home().root().display()
-        )
-    })?;
-    let Reply::Status(status) = reply else {
-        bail!("the compose service answered a status request with {reply:?}")
-    };
+    let reply = call(ctx.home(), &Request::new(Call::Status), Duration::from_secs(2))
+        .with_context(|| format!("no compose service is running for {}", ctx.home().root().display()))?;
+    let Reply::Status(status) = reply else { bail!("the compose service answered a status request with {reply:?}") };
     if ctx.json {
         return ctx.print_json(&status);
     }
     println!("serving:     {}", status.home.display());
     println!("pid:         {}", status.pid);
     println!("models:      {}", status.models_dir.display());
-    println!(
-        "model:       {}",
-        status.model_loaded.as_deref().unwrap_or("not loaded")
-    );
+    println!("model:       {}", status.model_loaded.as_deref().unwrap_or("not loaded"));
     println!("composed:    {}", status.composed);
     Ok(())
 }

@@ -29,10 +29,7 @@ pub fn run(ctx: &Context) -> Result<()> {
             .serve(rmcp::transport::stdio())
             .await
             .context("the MCP client did not complete the handshake")?;
-        running
-            .waiting()
-            .await
-            .context("the MCP session ended with an error")?;
+        running.waiting().await.context("the MCP session ended with an error")?;
         Ok(())
     })
 }

@@ -22,26 +22,10 @@ fn all(ws: &Workspace, cwd: &Path) -> Vec<(&'static str, &'static str, Option<Pa
     let store = ws.store_at(cwd);
     let project = store.project().cloned();
     vec![
-        (
-            USER_INDEX,
-            "The user's memory index",
-            store.dir(Scope::User).ok().map(|d| d.join("MEMORY.md")),
-        ),
-        (
-            PROJECT_INDEX,
-            "This project's memory index",
-            store.dir(Scope::Project).ok().map(|d| d.join("MEMORY.md")),
-        ),
-        (
-            USER_ANCHOR,
-            "The person's own preferences (USER.md)",
-            Some(anchors::user_anchor_path(ws.home())),
-        ),
-        (
-            PROJECT_ANCHOR,
-            "The repository's project context (.engram/ENGRAM.md)",
-            project.map(|p| anchors::project_anchor_path(&p)),
-        ),
+        (USER_INDEX, "The user's memory index", store.dir(Scope::User).ok().map(|d| d.join("MEMORY.md"))),
+        (PROJECT_INDEX, "This project's memory index", store.dir(Scope::Project).ok().map(|d| d.join("MEMORY.md"))),
+        (USER_ANCHOR, "The person's own preferences (USER.md)", Some(anchors::user_anchor_path(ws.home()))),
+        (PROJECT_ANCHOR, "The repository's project context (.engram/ENGRAM.md)", project.map(|p| anchors::project_anchor_path(&p))),
     ]
 }
 
@@ -57,19 +41,11 @@ pub fn list(ws: &Workspace, cwd: &Path) -> Vec<Resource> {
 pub fn read(ws: &Workspace, cwd: &Path, uri: &str) -> Result<ReadResourceResponse, ErrorData> {
     let found = all(ws, cwd).into_iter().find(|(u, _, _)| *u == uri);
     let Some((_, _, Some(path))) = found else {
-        return Err(ErrorData::resource_not_found(
-            format!("no resource at {uri}"),
-            None,
-        ));
+        return Err(ErrorData::resource_not_found(format!("no resource at {uri}"), None));
     };
     match anchors::read(&path) {
-        Ok(Some(text)) => {
-            Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
-        }
-        Ok(None) => Err(ErrorData::resource_not_found(
-            format!("{uri} does not exist yet ({})", path.display()),
-            None,
-        )),
+        Ok(Some(text)) => Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into()),
+        Ok(None) => Err(ErrorData::resource_not_found(format!("{uri} does not exist yet ({})", path.display()), None)),
         Err(e) => Err(ErrorData::internal_error(e.to_string(), None)),
     }
 }

@@ -19,34 +19,21 @@ pub fn find_server(root: &Map<String, Value>) -> Option<(String, Vec<String>)> {
     let args = server
         .get("args")
         .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
         .unwrap_or_default();
     Some((command, args))
 }
 
 /// Registers the server; `None` when it was already registered exactly so.
-pub fn install_server(
-    root: &mut Map<String, Value>,
-    path: &str,
-    program: &str,
-) -> Result<Option<String>, AgentError> {
-    let servers = root
-        .entry("mcpServers")
-        .or_insert_with(|| Value::Object(Map::new()));
+pub fn install_server(root: &mut Map<String, Value>, path: &str, program: &str) -> Result<Option<String>, AgentError> {
+    let servers = root.entry("mcpServers").or_insert_with(|| Value::Object(Map::new()));
     let found = kind_of(servers);
-    let servers = servers
-        .as_object_mut()
-        .ok_or_else(|| AgentError::UnexpectedShape {
-            path: path.to_string(),
-            key: "mcpServers".into(),
-            expected: "an object",
-            found,
-        })?;
+    let servers = servers.as_object_mut().ok_or_else(|| AgentError::UnexpectedShape {
+        path: path.to_string(),
+        key: "mcpServers".into(),
+        expected: "an object",
+        found,
+    })?;
     let wanted = json!({ "type": "stdio", "command": program, "args": ["mcp"] });
     match servers.get_mut(SERVER) {
         Some(existing) if is_current(existing, program) => Ok(None),
@@ -59,15 +46,11 @@ pub fn install_server(
             } else {
                 *existing = wanted;
             }
-            Ok(Some(format!(
-                "mcpServers.{SERVER} now runs `{program} mcp`"
-            )))
+            Ok(Some(format!("mcpServers.{SERVER} now runs `{program} mcp`")))
         }
         None => {
             servers.insert(SERVER.into(), wanted);
-            Ok(Some(format!(
-                "registered MCP server mcpServers.{SERVER} (`{program} mcp`)"
-            )))
+            Ok(Some(format!("registered MCP server mcpServers.{SERVER} (`{program} mcp`)")))
         }
     }
 }
@@ -94,21 +77,12 @@ mod tests {
 
     #[test]
     fn keeps_other_servers_and_their_order() {
-        let mut root: Map<String, Value> = serde_json::from_str(
-            r#"{"numStartups": 3, "mcpServers": {"a": {"command": "x"}}, "z": 1}"#,
-        )
-        .unwrap();
+        let mut root: Map<String, Value> =
+            serde_json::from_str(r#"{"numStartups": 3, "mcpServers": {"a": {"command": "x"}}, "z": 1}"#).unwrap();
         let before = serde_json::to_string(&root).unwrap();
-        assert!(install_server(&mut root, "c.json", "/bin/engram")
-            .unwrap()
-            .is_some());
-        assert!(install_server(&mut root, "c.json", "/bin/engram")
-            .unwrap()
-            .is_none());
-        assert_eq!(
-            find_server(&root),
-            Some(("/bin/engram".into(), vec!["mcp".into()]))
-        );
+        assert!(install_server(&mut root, "c.json", "/bin/engram").unwrap().is_some());
+        assert!(install_server(&mut root, "c.json", "/bin/engram").unwrap().is_none());
+        assert_eq!(find_server(&root), Some(("/bin/engram".into(), vec!["mcp".into()])));
         assert!(remove_server(&mut root).is_some());
         assert_eq!(serde_json::to_string(&root).unwrap(), before);
     }

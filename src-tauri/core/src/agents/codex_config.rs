@@ -18,10 +18,7 @@ const MARK: &str = " # added by `engram connect codex`; `engram disconnect codex
 pub fn parse(path: &std::path::Path, text: Option<&str>) -> Result<DocumentMut, AgentError> {
     text.unwrap_or("")
         .parse::<DocumentMut>()
-        .map_err(|e| AgentError::Unparseable {
-            path: path.display().to_string(),
-            reason: e.to_string().trim().to_string(),
-        })
+        .map_err(|e| AgentError::Unparseable { path: path.display().to_string(), reason: e.to_string().trim().to_string() })
 }
 
 /// The registered server's command and args, when `[mcp_servers.engram]` exists.
@@ -31,48 +28,29 @@ pub fn find_server(doc: &DocumentMut) -> Option<(String, Vec<String>)> {
     let args = server
         .get("args")
         .and_then(Item::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str())
-                .map(str::to_string)
-                .collect()
-        })
+        .map(|a| a.iter().filter_map(|v| v.as_str()).map(str::to_string).collect())
         .unwrap_or_default();
     Some((command, args))
 }
 
 /// Registers the server; `None` when it was already registered exactly so.
-pub fn install_server(
-    doc: &mut DocumentMut,
-    path: &str,
-    program: &str,
-) -> Result<Option<String>, AgentError> {
+pub fn install_server(doc: &mut DocumentMut, path: &str, program: &str) -> Result<Option<String>, AgentError> {
     if find_server(doc).is_some_and(|(c, a)| c == program && a == ["mcp"]) {
         return Ok(None);
     }
-    let shape = |key: &str| AgentError::UnexpectedShape {
-        path: path.to_string(),
-        key: key.to_string(),
-        expected: "a table",
-        found: "something else".into(),
-    };
+    let shape = |key: &str| AgentError::UnexpectedShape { path: path.to_string(), key: key.to_string(), expected: "a table", found: "something else".into() };
     let root = doc.as_table_mut();
     if !root.contains_key("mcp_servers") {
         let mut servers = Table::new();
         servers.set_implicit(true);
         root.insert("mcp_servers", Item::Table(servers));
     }
-    let servers = root["mcp_servers"]
-        .as_table_like_mut()
-        .ok_or_else(|| shape("mcp_servers"))?;
+    let servers = root["mcp_servers"].as_table_like_mut().ok_or_else(|| shape("mcp_servers"))?;
     let existed = servers.contains_key(SERVER);
     if !existed {
         servers.insert(SERVER, Item::Table(Table::new()));
     }
-    let server = servers
-        .get_mut(SERVER)
-        .and_then(Item::as_table_like_mut)
-        .ok_or_else(|| shape("mcp_servers.engram"))?;
+    let server = servers.get_mut(SERVER).and_then(Item::as_table_like_mut).ok_or_else(|| shape("mcp_servers.engram"))?;
     server.insert("command", value(program));
     let mut args = Array::new();
     args.push("mcp");
@@ -98,10 +76,7 @@ pub fn remove_server(doc: &mut DocumentMut) -> Option<String> {
 /// The person's hooks switch: `Some(false)` when they turned hooks off.
 pub fn hooks_switch(doc: &DocumentMut) -> Option<bool> {
     let features = doc.get("features")?;
-    features
-        .get("hooks")
-        .or_else(|| features.get("codex_hooks"))
-        .and_then(Item::as_bool)
+    features.get("hooks").or_else(|| features.get("codex_hooks")).and_then(Item::as_bool)
 }
 
 /// Turns hooks on when no switch is set (older Codex releases need it; newer ones accept it).
@@ -150,29 +125,14 @@ mod tests {
     #[test]
     fn round_trip_keeps_every_byte() {
         let mut doc = parse(std::path::Path::new("c.toml"), Some(ORIGINAL)).unwrap();
-        assert!(install_server(&mut doc, "c.toml", "/bin/engram")
-            .unwrap()
-            .is_some());
+        assert!(install_server(&mut doc, "c.toml", "/bin/engram").unwrap().is_some());
         assert!(enable_hooks(&mut doc).is_some());
         let connected = doc.to_string();
-        let mut kept = connected
-            .lines()
-            .filter(|l| !l.is_empty() && ORIGINAL.lines().any(|o| o == *l));
-        assert!(
-            ORIGINAL
-                .lines()
-                .filter(|o| !o.is_empty())
-                .all(|o| kept.next() == Some(o)),
-            "every original line stays, in order:\n{connected}"
-        );
-        assert!(
-            connected.contains("[mcp_servers.engram]\ncommand = \"/bin/engram\"\nargs = [\"mcp\"]"),
-            "{connected}"
-        );
+        let mut kept = connected.lines().filter(|l| !l.is_empty() && ORIGINAL.lines().any(|o| o == *l));
+        assert!(ORIGINAL.lines().filter(|o| !o.is_empty()).all(|o| kept.next() == Some(o)), "every original line stays, in order:\n{connected}");
+        assert!(connected.contains("[mcp_servers.engram]\ncommand = \"/bin/engram\"\nargs = [\"mcp\"]"), "{connected}");
         let mut again = parse(std::path::Path::new("c.toml"), Some(&connected)).unwrap();
-        assert!(install_server(&mut again, "c.toml", "/bin/engram")
-            .unwrap()
-            .is_none());
+        assert!(install_server(&mut again, "c.toml", "/bin/engram").unwrap().is_none());
         assert!(enable_hooks(&mut again).is_none());
         assert!(remove_server(&mut again).is_some());
         assert!(remove_enabled_hooks(&mut again).is_some());
@@ -186,19 +146,12 @@ mod tests {
         assert!(enable_hooks(&mut doc).is_none());
         assert!(remove_enabled_hooks(&mut doc).is_none());
         assert_eq!(doc.to_string(), text);
-        let off = parse(
-            std::path::Path::new("c.toml"),
-            Some("[features]\nhooks = false\n"),
-        )
-        .unwrap();
+        let off = parse(std::path::Path::new("c.toml"), Some("[features]\nhooks = false\n")).unwrap();
         assert_eq!(hooks_switch(&off), Some(false));
     }
 
     #[test]
     fn refuses_broken_toml() {
-        assert!(matches!(
-            parse(std::path::Path::new("c.toml"), Some("[x\n")),
-            Err(AgentError::Unparseable { .. })
-        ));
+        assert!(matches!(parse(std::path::Path::new("c.toml"), Some("[x\n")), Err(AgentError::Unparseable { .. })));
     }
 }

@@ -32,10 +32,7 @@ pub enum CasesError {
     #[error(transparent)]
     Store(StoreError),
     #[error("cannot read {}: {source}", path.display())]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Read { path: PathBuf, source: std::io::Error },
     #[error("{} is not a valid retrieval-case file: {message}", path.display())]
     Invalid { path: PathBuf, message: String },
 }
@@ -107,21 +104,14 @@ pub struct CasesReport {
 pub fn load_cases(store: &Store) -> Result<Vec<Case>, CasesError> {
     let mut cases = Vec::new();
     for scope in store.scopes(ScopeFilter::All) {
-        let file = store
-            .dir(scope)
-            .map_err(CasesError::Store)?
-            .join(CASES_FILE);
+        let file = store.dir(scope).map_err(CasesError::Store)?.join(CASES_FILE);
         let text = match std::fs::read_to_string(&file) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(source) => return Err(CasesError::Read { path: file, source }),
         };
         for spec in parse_cases(&text, &file)? {
-            cases.push(Case {
-                scope,
-                file: file.clone(),
-                spec,
-            });
+            cases.push(Case { scope, file: file.clone(), spec });
         }
     }
     Ok(cases)
@@ -129,28 +119,17 @@ pub fn load_cases(store: &Store) -> Result<Vec<Case>, CasesError> {
 
 /// Parses one `tests.toml`; errors name the file and, from the TOML parser, the line.
 pub fn parse_cases(text: &str, file: &Path) -> Result<Vec<CaseSpec>, CasesError> {
-    let invalid = |message: String| CasesError::Invalid {
-        path: file.to_path_buf(),
-        message,
-    };
-    let parsed: CasesFile =
-        toml::from_str(text).map_err(|e| invalid(e.to_string().trim().to_string()))?;
+    let invalid = |message: String| CasesError::Invalid { path: file.to_path_buf(), message };
+    let parsed: CasesFile = toml::from_str(text).map_err(|e| invalid(e.to_string().trim().to_string()))?;
     for (i, case) in parsed.case.iter().enumerate() {
         if case.prompt.trim().is_empty() {
             return Err(invalid(format!("case {} has an empty prompt", i + 1)));
         }
         if case.expect.is_empty() {
-            return Err(invalid(format!(
-                "case {} ({:?}) expects no memory; list at least one name",
-                i + 1,
-                case.prompt
-            )));
+            return Err(invalid(format!("case {} ({:?}) expects no memory; list at least one name", i + 1, case.prompt)));
         }
         if case.within == Some(0) {
-            return Err(invalid(format!(
-                "case {} has within = 0; ranks start at 1",
-                i + 1
-            )));
+            return Err(invalid(format!("case {} has within = 0; ranks start at 1", i + 1)));
         }
     }
     Ok(parsed.case)
@@ -172,31 +151,10 @@ pub fn run_cases<'s>(
     let mut strategy = retrieval.strategy;
     let mut results = Vec::new();
     for case in cases {
-        let composition = compose(
-            store,
-            cache,
-            retrieval,
-            &ComposeRequest::new(case.spec.prompt.clone(), retrieval),
-            semantic(),
-        );
+        let composition = compose(store, cache, retrieval, &ComposeRequest::new(case.spec.prompt.clone(), retrieval), semantic());
         strategy = composition.strategy;
-        notes.extend(
-            composition
-                .notes
-                .iter()
-                .filter(|n| !notes.contains(*n))
-                .cloned()
-                .collect::<Vec<_>>(),
-        );
-        let hits = match rank::search(
-            store,
-            cache,
-            ScopeFilter::All,
-            &case.spec.prompt,
-            &params,
-            &synonyms,
-            semantic(),
-        ) {
+        notes.extend(composition.notes.iter().filter(|n| !notes.contains(*n)).cloned().collect::<Vec<_>>());
+        let hits = match rank::search(store, cache, ScopeFilter::All, &case.spec.prompt, &params, &synonyms, semantic()) {
             Ok(ranking) => ranking.hits,
             Err(e) => {
                 notes.push(format!("{:?}: {e}", case.spec.prompt));
@@ -213,13 +171,7 @@ pub fn run_cases<'s>(
                 injected: composition.selected.iter().any(|s| &s.name == name),
             })
             .collect();
-        let passed = expected.iter().all(|e| {
-            e.injected
-                && case
-                    .spec
-                    .within
-                    .is_none_or(|w| e.rank.is_some_and(|r| r <= w))
-        });
+        let passed = expected.iter().all(|e| e.injected && case.spec.within.is_none_or(|w| e.rank.is_some_and(|r| r <= w)));
         results.push(CaseResult {
             scope: case.scope,
             file: case.file.clone(),
@@ -230,13 +182,7 @@ pub fn run_cases<'s>(
         });
     }
     let passed = results.iter().filter(|r| r.passed).count();
-    CasesReport {
-        strategy,
-        passed,
-        failed: results.len() - passed,
-        cases: results,
-        notes,
-    }
+    CasesReport { strategy, passed, failed: results.len() - passed, cases: results, notes }
 }
 
 #[cfg(test)]
@@ -248,59 +194,24 @@ mod tests {
 
     fn store() -> (tempfile::TempDir, Store) {
         let tmp = tempfile::tempdir().unwrap();
-        let project = Project {
-            slug: "repo-00000000".into(),
-            root: tmp.path().join("repo"),
-            remote: None,
-        };
+        let project = Project { slug: "repo-00000000".into(), root: tmp.path().join("repo"), remote: None };
         let store = Store::new(EngramHome::new(tmp.path().join("home")), Some(project));
         let now = "2026-01-01T00:00:00Z".parse().unwrap();
         for (scope, name, description, body) in [
-            (
-                Scope::User,
-                "deploy-steps",
-                "How to ship a release",
-                "Tag, build, roll out.",
-            ),
-            (
-                Scope::User,
-                "code-style",
-                "Formatting rules",
-                "rustfmt, no trailing whitespace.",
-            ),
-            (
-                Scope::Project,
-                "db-migrations",
-                "Database migrations",
-                "sqlx migrate run before tests.",
-            ),
+            (Scope::User, "deploy-steps", "How to ship a release", "Tag, build, roll out."),
+            (Scope::User, "code-style", "Formatting rules", "rustfmt, no trailing whitespace."),
+            (Scope::Project, "db-migrations", "Database migrations", "sqlx migrate run before tests."),
         ] {
-            let draft = MemoryDraft {
-                name: name.into(),
-                kind: "project".into(),
-                description: description.into(),
-                body: body.into(),
-                tags: vec![],
-            };
+            let draft = MemoryDraft { name: name.into(), kind: "project".into(), description: description.into(), body: body.into(), tags: vec![] };
             store.save(scope, draft, now).unwrap();
         }
         (tmp, store)
     }
 
     fn run(store: &Store, top_k: usize) -> CasesReport {
-        let retrieval = RetrievalConfig {
-            strategy: Strategy::Bm25,
-            top_k,
-            ..Default::default()
-        };
+        let retrieval = RetrievalConfig { strategy: Strategy::Bm25, top_k, ..Default::default() };
         let cases = load_cases(store).unwrap();
-        run_cases(
-            store,
-            &mut CorpusCache::in_memory(),
-            &retrieval,
-            &|| Semantic::Unavailable("bm25".into()),
-            &cases,
-        )
+        run_cases(store, &mut CorpusCache::in_memory(), &retrieval, &|| Semantic::Unavailable("bm25".into()), &cases)
     }
 
     #[test]
@@ -323,14 +234,7 @@ mod tests {
         assert_eq!(report.cases[0].expected[0].rank, Some(1));
         let failed = &report.cases[2];
         assert!(!failed.passed);
-        assert_eq!(
-            failed.expected[0],
-            Expectation {
-                name: "deploy-steps".into(),
-                rank: None,
-                injected: false
-            }
-        );
+        assert_eq!(failed.expected[0], Expectation { name: "deploy-steps".into(), rank: None, injected: false });
 
         // The caps decide too: with top_k 1 the second memory of the two-memory case is ranked
         // but not injected.
@@ -348,15 +252,9 @@ mod tests {
         std::fs::write(&file, "[[case]]\nprompt = \"x\"\nexpected = [\"a\"]\n").unwrap();
         let err = load_cases(&store).unwrap_err();
         assert_eq!(err.code(), "invalid_cases");
-        assert!(
-            err.to_string().contains("tests.toml") && err.to_string().contains("expected"),
-            "{err}"
-        );
+        assert!(err.to_string().contains("tests.toml") && err.to_string().contains("expected"), "{err}");
         std::fs::write(&file, "[[case]]\nprompt = \"x\"\nexpect = []\n").unwrap();
-        assert!(load_cases(&store)
-            .unwrap_err()
-            .to_string()
-            .contains("expects no memory"));
+        assert!(load_cases(&store).unwrap_err().to_string().contains("expects no memory"));
         std::fs::remove_file(&file).unwrap();
         assert!(load_cases(&store).unwrap().is_empty(), "no file, no cases");
     }

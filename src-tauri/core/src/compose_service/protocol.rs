@@ -72,10 +72,7 @@ pub struct ErrorReply {
 
 impl ErrorReply {
     pub fn new(code: &str, message: impl Into<String>) -> Self {
-        ErrorReply {
-            code: code.to_string(),
-            message: message.into(),
-        }
+        ErrorReply { code: code.to_string(), message: message.into() }
     }
 }
 
@@ -93,11 +90,7 @@ pub struct ServiceStatus {
 
 impl Request {
     pub fn new(call: Call) -> Self {
-        Request {
-            protocol: PROTOCOL_VERSION,
-            engram: ENGRAM_VERSION.to_string(),
-            call,
-        }
+        Request { protocol: PROTOCOL_VERSION, engram: ENGRAM_VERSION.to_string(), call }
     }
 
     /// One line of JSON, newline included.
@@ -108,11 +101,7 @@ impl Request {
 
 impl Response {
     pub fn new(reply: Reply) -> Self {
-        Response {
-            protocol: PROTOCOL_VERSION,
-            engram: ENGRAM_VERSION.to_string(),
-            reply,
-        }
+        Response { protocol: PROTOCOL_VERSION, engram: ENGRAM_VERSION.to_string(), reply }
     }
 
     pub fn error(code: &str, message: impl Into<String>) -> Self {
@@ -143,12 +132,8 @@ struct Envelope {
 
 /// Reads a request line: an error reply for anything malformed or from another version.
 pub fn parse_request(line: &str) -> Result<Request, ErrorReply> {
-    let envelope: Envelope = serde_json::from_str(line).map_err(|e| {
-        ErrorReply::new(
-            "malformed_request",
-            format!("not a compose service request: {e}"),
-        )
-    })?;
+    let envelope: Envelope = serde_json::from_str(line)
+        .map_err(|e| ErrorReply::new("malformed_request", format!("not a compose service request: {e}")))?;
     if envelope.protocol != PROTOCOL_VERSION || envelope.engram != ENGRAM_VERSION {
         return Err(ErrorReply::new(
             "version_mismatch",
@@ -158,19 +143,13 @@ pub fn parse_request(line: &str) -> Result<Request, ErrorReply> {
             ),
         ));
     }
-    serde_json::from_str(line).map_err(|e| {
-        ErrorReply::new(
-            "malformed_request",
-            format!("not a compose service request: {e}"),
-        )
-    })
+    serde_json::from_str(line).map_err(|e| ErrorReply::new("malformed_request", format!("not a compose service request: {e}")))
 }
 
 /// Reads a response line on the client: anything but a same-version reply is an error.
 pub fn parse_response(line: &str) -> Result<Reply, ServiceError> {
-    let envelope: Envelope = serde_json::from_str(line).map_err(|e| ServiceError::Protocol {
-        reason: e.to_string(),
-    })?;
+    let envelope: Envelope =
+        serde_json::from_str(line).map_err(|e| ServiceError::Protocol { reason: e.to_string() })?;
     if envelope.protocol != PROTOCOL_VERSION || envelope.engram != ENGRAM_VERSION {
         return Err(ServiceError::VersionMismatch {
             ours: PROTOCOL_VERSION,
@@ -179,14 +158,9 @@ pub fn parse_response(line: &str) -> Result<Reply, ServiceError> {
             their_version: envelope.engram,
         });
     }
-    let response: Response = serde_json::from_str(line).map_err(|e| ServiceError::Protocol {
-        reason: e.to_string(),
-    })?;
+    let response: Response = serde_json::from_str(line).map_err(|e| ServiceError::Protocol { reason: e.to_string() })?;
     match response.reply {
-        Reply::Error(e) => Err(ServiceError::Refused {
-            code: e.code,
-            message: e.message,
-        }),
+        Reply::Error(e) => Err(ServiceError::Refused { code: e.code, message: e.message }),
         reply => Ok(reply),
     }
 }
@@ -210,62 +184,33 @@ mod tests {
     fn a_request_survives_its_own_line() {
         let request = Request::new(compose_call());
         let line = request.to_line();
-        assert!(
-            line.ends_with('\n') && line.matches('\n').count() == 1,
-            "one line: {line:?}"
-        );
+        assert!(line.ends_with('\n') && line.matches('\n').count() == 1, "one line: {line:?}");
         assert_eq!(parse_request(line.trim_end()).unwrap(), request);
-        assert_eq!(
-            parse_request(&Request::new(Call::Status).to_line())
-                .unwrap()
-                .call,
-            Call::Status
-        );
+        assert_eq!(parse_request(&Request::new(Call::Status).to_line()).unwrap().call, Call::Status);
     }
 
     #[test]
     fn malformed_requests_get_an_error_reply() {
-        for bad in [
-            "",
-            "not json",
-            "{\"protocol\": 1}",
-            "[1,2]",
-            "{\"protocol\":\"x\",\"engram\":\"0\"}",
-        ] {
+        for bad in ["", "not json", "{\"protocol\": 1}", "[1,2]", "{\"protocol\":\"x\",\"engram\":\"0\"}"] {
             let e = parse_request(bad).unwrap_err();
             assert_eq!(e.code, "malformed_request", "{bad:?}");
         }
-        let unknown_call = format!(
-            r#"{{"protocol":{PROTOCOL_VERSION},"engram":"{ENGRAM_VERSION}","call":{{"reboot":{{}}}}}}"#
-        );
-        assert_eq!(
-            parse_request(&unknown_call).unwrap_err().code,
-            "malformed_request"
-        );
-        let missing_field = format!(
-            r#"{{"protocol":{PROTOCOL_VERSION},"engram":"{ENGRAM_VERSION}","call":{{"compose":{{"query":"x"}}}}}}"#
-        );
+        let unknown_call = format!(r#"{{"protocol":{PROTOCOL_VERSION},"engram":"{ENGRAM_VERSION}","call":{{"reboot":{{}}}}}}"#);
+        assert_eq!(parse_request(&unknown_call).unwrap_err().code, "malformed_request");
+        let missing_field = format!(r#"{{"protocol":{PROTOCOL_VERSION},"engram":"{ENGRAM_VERSION}","call":{{"compose":{{"query":"x"}}}}}}"#);
         let e = parse_request(&missing_field).unwrap_err();
         assert!(e.message.contains("missing field"), "{}", e.message);
     }
 
     #[test]
     fn another_version_is_told_which_one_this_is() {
-        let other_protocol = format!(
-            r#"{{"protocol":{},"engram":"{ENGRAM_VERSION}","call":"status"}}"#,
-            PROTOCOL_VERSION + 1
-        );
+        let other_protocol = format!(r#"{{"protocol":{},"engram":"{ENGRAM_VERSION}","call":"status"}}"#, PROTOCOL_VERSION + 1);
         let e = parse_request(&other_protocol).unwrap_err();
         assert_eq!(e.code, "version_mismatch");
         assert!(e.message.contains(ENGRAM_VERSION), "{}", e.message);
         // A newer build with a call this one does not know still gets the version answer.
-        let other_build = format!(
-            r#"{{"protocol":{PROTOCOL_VERSION},"engram":"0.0.0-other","call":{{"future":1}}}}"#
-        );
-        assert_eq!(
-            parse_request(&other_build).unwrap_err().code,
-            "version_mismatch"
-        );
+        let other_build = format!(r#"{{"protocol":{PROTOCOL_VERSION},"engram":"0.0.0-other","call":{{"future":1}}}}"#);
+        assert_eq!(parse_request(&other_build).unwrap_err().code, "version_mismatch");
     }
 
     #[test]
@@ -280,17 +225,9 @@ mod tests {
         assert!(matches!(parse_response(&ok.to_line()), Ok(Reply::Status(s)) if s.composed == 2));
         let mut old = ok.clone();
         old.engram = "0.0.1-old".into();
-        assert!(matches!(
-            parse_response(&old.to_line()),
-            Err(ServiceError::VersionMismatch { .. })
-        ));
+        assert!(matches!(parse_response(&old.to_line()), Err(ServiceError::VersionMismatch { .. })));
         let refused = Response::error("models_dir_mismatch", "other models");
-        assert!(
-            matches!(parse_response(&refused.to_line()), Err(ServiceError::Refused { code, .. }) if code == "models_dir_mismatch")
-        );
-        assert!(matches!(
-            parse_response("{\"protocol\":1"),
-            Err(ServiceError::Protocol { .. })
-        ));
+        assert!(matches!(parse_response(&refused.to_line()), Err(ServiceError::Refused { code, .. }) if code == "models_dir_mismatch"));
+        assert!(matches!(parse_response("{\"protocol\":1"), Err(ServiceError::Protocol { .. })));
     }
 }

@@ -100,8 +100,8 @@ fn load_model(paths: &ModelPaths) -> Result<TextEmbedding, EmbedError> {
         tokenizer_config_file: read("tokenizer_config.json")?,
     };
     // Without explicit mean pooling fastembed silently takes the CLS token.
-    let model =
-        UserDefinedEmbeddingModel::new(read("model.onnx")?, tokenizer).with_pooling(Pooling::Mean);
+    let model = UserDefinedEmbeddingModel::new(read("model.onnx")?, tokenizer)
+        .with_pooling(Pooling::Mean);
     let options = InitOptionsUserDefined::new()
         .with_environment(environment)
         .with_max_length(MAX_LENGTH);
@@ -136,12 +136,11 @@ impl TextEmbedder for Embedder {
             Some(model) => model,
             empty => empty.insert(load_model(&self.paths)?),
         };
-        let vectors =
-            model
-                .embed(texts, Some(self.batch_size))
-                .map_err(|e| EmbedError::Inference {
-                    reason: e.to_string(),
-                })?;
+        let vectors = model
+            .embed(texts, Some(self.batch_size))
+            .map_err(|e| EmbedError::Inference {
+                reason: e.to_string(),
+            })?;
         if vectors.len() != texts.len() || vectors.iter().any(|v| v.len() != MODEL_DIMENSION) {
             return Err(EmbedError::Inference {
                 reason: format!(
@@ -192,16 +191,10 @@ static SHARED: Mutex<Option<(ModelPaths, Arc<Mutex<Embedder>>)>> = Mutex::new(No
 /// Drops the process-wide model if nobody used it for `idle` as of `now` (and nobody is using
 /// it right now); returns whether it did. Holders keep their handle: the next `embed` reloads.
 pub fn release_idle_shared_model(idle: Duration, now: Instant) -> bool {
-    let slot = SHARED
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let Some((_, embedder)) = slot.as_ref() else {
-        return false;
-    };
+    let slot = SHARED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let Some((_, embedder)) = slot.as_ref() else { return false };
     // Busy means in use: not idle.
-    embedder
-        .try_lock()
-        .is_ok_and(|mut embedder| embedder.release_if_idle(idle, now))
+    embedder.try_lock().is_ok_and(|mut embedder| embedder.release_if_idle(idle, now))
 }
 
 /// Hands freed pages back to the system. glibc keeps freed heap memory for reuse, so without
@@ -220,16 +213,12 @@ fn return_freed_memory() {
 /// `engram serve`); the thread lives as long as the process.
 pub fn release_idle_model_in_background(idle: Duration) {
     let tick = (idle / 4).clamp(Duration::from_secs(1), Duration::from_secs(60));
-    let spawned = std::thread::Builder::new()
-        .name("engram-model-idle".into())
-        .spawn(move || loop {
-            std::thread::sleep(tick);
-            if release_idle_shared_model(idle, Instant::now()) {
-                tracing::info!(
-                    "embedding model unused for {idle:?}: released; the next search loads it again"
-                );
-            }
-        });
+    let spawned = std::thread::Builder::new().name("engram-model-idle".into()).spawn(move || loop {
+        std::thread::sleep(tick);
+        if release_idle_shared_model(idle, Instant::now()) {
+            tracing::info!("embedding model unused for {idle:?}: released; the next search loads it again");
+        }
+    });
     if let Err(e) = spawned {
         tracing::warn!("the idle model stays loaded: cannot start its timer: {e}");
     }

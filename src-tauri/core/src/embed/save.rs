@@ -62,10 +62,7 @@ pub fn rename_with_vector(
     now: DateTime<Utc>,
     models: &ModelPaths,
 ) -> Result<SavedWithVector, StoreError> {
-    Ok(with_vector(
-        store.rename(scope, old_name, draft, now)?,
-        models,
-    ))
+    Ok(with_vector(store.rename(scope, old_name, draft, now)?, models))
 }
 
 /// `Store::restore` (the current file, if any, is archived first), then the sidecar: a restored
@@ -78,10 +75,7 @@ pub fn restore_with_vector(
     now: DateTime<Utc>,
     models: &ModelPaths,
 ) -> Result<SavedWithVector, StoreError> {
-    Ok(with_vector(
-        store.restore(scope, name, version, now)?,
-        models,
-    ))
+    Ok(with_vector(store.restore(scope, name, version, now)?, models))
 }
 
 /// A memory the store just wrote, with its sidecar written beside it.
@@ -150,32 +144,11 @@ mod tests {
             tags: vec![],
         };
         store.save(Scope::User, draft, Utc::now()).unwrap();
-        let forgotten = store
-            .forget(Scope::User, "deploy-steps", Utc::now())
-            .unwrap();
+        let forgotten = store.forget(Scope::User, "deploy-steps", Utc::now()).unwrap();
         let models = ModelPaths::new(home.path().join("no-models"), "all-MiniLM-L6-v2");
-        let restored = restore_with_vector(
-            &store,
-            Scope::User,
-            "deploy-steps",
-            &forgotten.version,
-            Utc::now(),
-            &models,
-        )
-        .unwrap();
-        assert_eq!(
-            store
-                .get(Some(Scope::User), "deploy-steps")
-                .unwrap()
-                .body
-                .trim(),
-            "make release"
-        );
-        assert!(
-            matches!(restored.vector, VectorStatus::Skipped { .. }),
-            "{:?}",
-            restored.vector
-        );
+        let restored = restore_with_vector(&store, Scope::User, "deploy-steps", &forgotten.version, Utc::now(), &models).unwrap();
+        assert_eq!(store.get(Some(Scope::User), "deploy-steps").unwrap().body.trim(), "make release");
+        assert!(matches!(restored.vector, VectorStatus::Skipped { .. }), "{:?}", restored.vector);
     }
 
     #[test]
@@ -190,24 +163,11 @@ mod tests {
             tags: vec![],
         };
         let models = ModelPaths::new(home.path().join("no-models"), "all-MiniLM-L6-v2");
-        store
-            .save(Scope::User, draft("deploy"), Utc::now())
-            .unwrap();
-        let saved = rename_with_vector(
-            &store,
-            Scope::User,
-            "deploy",
-            draft("deploy-steps"),
-            Utc::now(),
-            &models,
-        )
-        .unwrap();
+        store.save(Scope::User, draft("deploy"), Utc::now()).unwrap();
+        let saved = rename_with_vector(&store, Scope::User, "deploy", draft("deploy-steps"), Utc::now(), &models).unwrap();
         assert_eq!(saved.outcome.memory.name, "deploy-steps");
         assert!(matches!(saved.vector, VectorStatus::Skipped { .. }));
         assert!(store.get(Some(Scope::User), "deploy").is_err());
-        assert_eq!(
-            store.versions(Scope::User, Some("deploy")).unwrap().len(),
-            1
-        );
+        assert_eq!(store.versions(Scope::User, Some("deploy")).unwrap().len(), 1);
     }
 }

@@ -43,9 +43,7 @@ impl ModelScorer {
     }
 
     fn vectors(&self) -> std::sync::MutexGuard<'_, VectorCache> {
-        self.cache
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -55,13 +53,7 @@ impl SemanticScorer for ModelScorer {
             .embedder
             .lock()
             .map_err(|_| "the embedding model crashed earlier in this process".to_string())?;
-        let query_vector = super::normalized(
-            embedder
-                .embed(&[query.to_string()])
-                .map_err(|e| e.to_string())?
-                .pop()
-                .unwrap_or_default(),
-        );
+        let query_vector = super::normalized(embedder.embed(&[query.to_string()]).map_err(|e| e.to_string())?.pop().unwrap_or_default());
         let model_id = embedder.model_id().to_string();
         // The model is shared (the compose service uses it too): free it before the scan.
         drop(embedder);
@@ -69,11 +61,7 @@ impl SemanticScorer for ModelScorer {
         // Cached vectors are unit length: with a unit query the cosine is the dot product.
         Ok(docs
             .iter()
-            .map(|d| {
-                cache
-                    .vector(&d.path, &model_id)
-                    .map(|v| super::dot(v, &query_vector).max(0.0))
-            })
+            .map(|d| cache.vector(&d.path, &model_id).map(|v| super::dot(v, &query_vector).max(0.0)))
             .collect())
     }
 }

@@ -59,19 +59,13 @@ impl VectorCache {
         let trusted = self.trusting && self.entries.contains_key(key);
         if !trusted {
             let sidecar = sidecar_path(memory_path);
-            let stamp = std::fs::metadata(&sidecar).ok().map(|meta| {
-                (
-                    meta.len(),
-                    meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-                )
-            });
+            let stamp = std::fs::metadata(&sidecar)
+                .ok()
+                .map(|meta| (meta.len(), meta.modified().unwrap_or(SystemTime::UNIX_EPOCH)));
             let fresh = matches!(self.entries.get(key), Some(c) if c.stamp == stamp);
             if !fresh {
-                let vector = stamp
-                    .and_then(|_| read_sidecar(&sidecar))
-                    .map(|s| (s.header.model_id, normalized(s.vector)));
-                self.entries
-                    .insert(key.into(), CachedVector { stamp, vector });
+                let vector = stamp.and_then(|_| read_sidecar(&sidecar)).map(|s| (s.header.model_id, normalized(s.vector)));
+                self.entries.insert(key.into(), CachedVector { stamp, vector });
             }
         }
         match &self.entries.get(key)?.vector {
@@ -147,12 +141,7 @@ pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
     // may not reorder (float addition is not associative), so it cannot use SIMD lanes.
     let mut lanes = [0.0f32; 8];
     let (a_chunks, b_chunks) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = a_chunks
-        .remainder()
-        .iter()
-        .zip(b_chunks.remainder())
-        .map(|(x, y)| x * y)
-        .sum();
+    let tail: f32 = a_chunks.remainder().iter().zip(b_chunks.remainder()).map(|(x, y)| x * y).sum();
     for (x, y) in a_chunks.zip(b_chunks) {
         for i in 0..8 {
             lanes[i] += x[i] * y[i];
@@ -263,13 +252,7 @@ mod tests {
         std::fs::remove_file(dir.path().join("m.vec")).unwrap();
         assert!(cache.vector(&md, "axis").is_none());
         // And one that appears later, too.
-        write_sidecar(
-            &dir.path().join("m.vec"),
-            "axis",
-            text_hash("a"),
-            &[3.0, 0.0],
-        )
-        .unwrap();
+        write_sidecar(&dir.path().join("m.vec"), "axis", text_hash("a"), &[3.0, 0.0]).unwrap();
         assert_eq!(cache.vector(&md, "axis").unwrap(), &[1.0, 0.0]);
     }
 
@@ -281,10 +264,7 @@ mod tests {
         cache.trust_watcher();
         assert!(cache.vector(&md, "axis").is_none());
         write_sidecar(&vec, "axis", text_hash("a"), &[1.0, 0.0]).unwrap();
-        assert!(
-            cache.vector(&md, "axis").is_none(),
-            "not reported yet: the missing sidecar is remembered"
-        );
+        assert!(cache.vector(&md, "axis").is_none(), "not reported yet: the missing sidecar is remembered");
         cache.invalidate(&md);
         assert_eq!(cache.vector(&md, "axis").unwrap(), &[1.0, 0.0]);
         write_sidecar(&vec, "axis", text_hash("a"), &[0.0, 2.0, 0.0]).unwrap();
@@ -296,24 +276,12 @@ mod tests {
     #[test]
     fn dot_agrees_with_the_plain_sum_at_every_length() {
         for len in [0, 1, 7, 8, 9, 16, 383, 384] {
-            let a: Vec<f32> = (0..len)
-                .map(|i| ((i * 7 % 13) as f32 - 6.0) / 10.0)
-                .collect();
-            let b: Vec<f32> = (0..len)
-                .map(|i| ((i * 5 % 11) as f32 - 5.0) / 10.0)
-                .collect();
+            let a: Vec<f32> = (0..len).map(|i| ((i * 7 % 13) as f32 - 6.0) / 10.0).collect();
+            let b: Vec<f32> = (0..len).map(|i| ((i * 5 % 11) as f32 - 5.0) / 10.0).collect();
             let plain: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
-            assert!(
-                (dot(&a, &b) - plain).abs() < 1e-4,
-                "length {len}: {} vs {plain}",
-                dot(&a, &b)
-            );
+            assert!((dot(&a, &b) - plain).abs() < 1e-4, "length {len}: {} vs {plain}", dot(&a, &b));
         }
-        assert_eq!(
-            dot(&[1.0, 2.0], &[1.0]),
-            0.0,
-            "mismatched lengths score nothing"
-        );
+        assert_eq!(dot(&[1.0, 2.0], &[1.0]), 0.0, "mismatched lengths score nothing");
     }
 
     #[test]

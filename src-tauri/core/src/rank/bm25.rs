@@ -58,19 +58,8 @@ pub fn bm25_scores(corpus: &Corpus, query: &[(String, f32)]) -> Vec<f32> {
 /// terms that the top-scoring document contains (1.0 when it contains them all; a term it has
 /// only through a synonym counts at the synonym weight). Terms the corpus has never seen count at
 /// the highest idf, since they are the query's most specific words.
-pub fn coverage_of_best(
-    corpus: &Corpus,
-    query: &[(String, f32)],
-    synonyms: &Synonyms,
-    scores: &[f32],
-) -> f32 {
-    let Some(best) = scores
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| **s > 0.0)
-        .max_by(|a, b| a.1.total_cmp(b.1))
-        .map(|(i, _)| i as u32)
-    else {
+pub fn coverage_of_best(corpus: &Corpus, query: &[(String, f32)], synonyms: &Synonyms, scores: &[f32]) -> f32 {
+    let Some(best) = scores.iter().enumerate().filter(|(_, s)| **s > 0.0).max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i as u32) else {
         return 0.0;
     };
     let n = corpus.len() as f32;
@@ -87,20 +76,12 @@ pub fn coverage_of_best(
             matched += SYNONYM_WEIGHT * weight * idf;
         }
     }
-    if total > 0.0 {
-        matched / total
-    } else {
-        0.0
-    }
+    if total > 0.0 { matched / total } else { 0.0 }
 }
 
 /// Share of the query's distinct exact terms a document contains (synonyms ignored).
 pub fn keyword_scores(corpus: &Corpus, query: &[(String, f32)]) -> Vec<f32> {
-    let exact: Vec<&String> = query
-        .iter()
-        .filter(|(_, w)| *w >= 1.0)
-        .map(|(t, _)| t)
-        .collect();
+    let exact: Vec<&String> = query.iter().filter(|(_, w)| *w >= 1.0).map(|(t, _)| t).collect();
     let mut scores = vec![0.0f32; corpus.len()];
     if exact.is_empty() {
         return scores;
@@ -135,21 +116,9 @@ mod tests {
 
     fn corpus() -> Corpus {
         Corpus::build([
-            doc(
-                "postgres-migrations",
-                "How we run database migrations",
-                "Use sqlx migrate run before tests.",
-            ),
-            doc(
-                "deploy-checklist",
-                "Steps to ship a release",
-                "Tag, build, push the image, roll out.",
-            ),
-            doc(
-                "code-style",
-                "Formatting rules",
-                "Run rustfmt; no trailing whitespace. Mention database once.",
-            ),
+            doc("postgres-migrations", "How we run database migrations", "Use sqlx migrate run before tests."),
+            doc("deploy-checklist", "Steps to ship a release", "Tag, build, push the image, roll out."),
+            doc("code-style", "Formatting rules", "Run rustfmt; no trailing whitespace. Mention database once."),
         ])
     }
 
@@ -158,12 +127,7 @@ mod tests {
         let c = corpus();
         let q = weighted_query("how do I run the database migrations?", &Synonyms::new(&[]));
         let s = bm25_scores(&c, &q);
-        let best = s
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.total_cmp(b.1))
-            .unwrap()
-            .0;
+        let best = s.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).unwrap().0;
         assert_eq!(c.docs[best].name, "postgres-migrations");
     }
 
@@ -173,11 +137,7 @@ mod tests {
         let syn = Synonyms::new(&[]);
         let q = weighted_query("deploy", &syn);
         let s = bm25_scores(&c, &q);
-        let idx = c
-            .docs
-            .iter()
-            .position(|d| d.name == "deploy-checklist")
-            .unwrap();
+        let idx = c.docs.iter().position(|d| d.name == "deploy-checklist").unwrap();
         assert!(s[idx] > 0.0, "deploy finds ship/release via synonyms");
         let exact = bm25_scores(&c, &weighted_query("ship", &syn))[idx];
         assert!(exact > s[idx] * 0.99 || s[idx] > 0.0);
@@ -190,11 +150,7 @@ mod tests {
     fn headline_matches_outweigh_body_mentions() {
         let c = corpus();
         let s = bm25_scores(&c, &weighted_query("database", &Synonyms::new(&[])));
-        let migrations = c
-            .docs
-            .iter()
-            .position(|d| d.name == "postgres-migrations")
-            .unwrap();
+        let migrations = c.docs.iter().position(|d| d.name == "postgres-migrations").unwrap();
         let style = c.docs.iter().position(|d| d.name == "code-style").unwrap();
         assert!(s[migrations] > s[style]);
     }
@@ -204,10 +160,7 @@ mod tests {
         let c = corpus();
         let syn = Synonyms::new(&[]);
         let full = weighted_query("sqlx migrations", &syn);
-        assert_eq!(
-            coverage_of_best(&c, &full, &syn, &bm25_scores(&c, &full)),
-            1.0
-        );
+        assert_eq!(coverage_of_best(&c, &full, &syn, &bm25_scores(&c, &full)), 1.0);
         let partial = weighted_query("rustfmt quarterly forecast", &syn);
         let cov = coverage_of_best(&c, &partial, &syn, &bm25_scores(&c, &partial));
         assert!(cov > 0.0 && cov < 0.5, "one rare word of three: {cov}");
@@ -215,19 +168,13 @@ mod tests {
         let cov = coverage_of_best(&c, &via_synonym, &syn, &bm25_scores(&c, &via_synonym));
         assert!((cov - SYNONYM_WEIGHT).abs() < 1e-6, "{cov}");
         let none = weighted_query("zebra", &syn);
-        assert_eq!(
-            coverage_of_best(&c, &none, &syn, &bm25_scores(&c, &none)),
-            0.0
-        );
+        assert_eq!(coverage_of_best(&c, &none, &syn, &bm25_scores(&c, &none)), 0.0);
     }
 
     #[test]
     fn keyword_counts_exact_term_overlap_only() {
         let c = corpus();
-        let s = keyword_scores(
-            &c,
-            &weighted_query("rustfmt whitespace", &Synonyms::new(&[])),
-        );
+        let s = keyword_scores(&c, &weighted_query("rustfmt whitespace", &Synonyms::new(&[])));
         let style = c.docs.iter().position(|d| d.name == "code-style").unwrap();
         assert_eq!(s[style], 1.0);
         assert_eq!(s.iter().filter(|x| **x > 0.0).count(), 1);

@@ -50,10 +50,7 @@ impl DocTerms {
             *weights.entry(t).or_default() += 1.0;
             length += 1.0;
         }
-        let mut terms: Vec<(Arc<str>, f32)> = weights
-            .into_iter()
-            .map(|(t, w)| (Arc::from(t), w))
-            .collect();
+        let mut terms: Vec<(Arc<str>, f32)> = weights.into_iter().map(|(t, w)| (Arc::from(t), w)).collect();
         terms.sort_by(|a, b| a.0.cmp(&b.0));
         DocTerms {
             scope: memory.scope,
@@ -83,11 +80,8 @@ impl Corpus {
     /// same name.
     pub fn build(docs: impl IntoIterator<Item = DocTerms>) -> Corpus {
         let mut all: Vec<DocTerms> = docs.into_iter().collect();
-        let project_names: std::collections::HashSet<String> = all
-            .iter()
-            .filter(|d| d.scope == Scope::Project)
-            .map(|d| d.name.clone())
-            .collect();
+        let project_names: std::collections::HashSet<String> =
+            all.iter().filter(|d| d.scope == Scope::Project).map(|d| d.name.clone()).collect();
         all.retain(|d| d.scope == Scope::Project || !project_names.contains(&d.name));
         Corpus::index(all)
     }
@@ -100,12 +94,7 @@ impl Corpus {
 
     fn index(mut all: Vec<DocTerms>) -> Corpus {
         // Ties rank in this order: scope, then name, then where the file is (which project).
-        all.sort_by(|a, b| {
-            a.scope
-                .cmp(&b.scope)
-                .then_with(|| a.name.cmp(&b.name))
-                .then_with(|| a.path.cmp(&b.path))
-        });
+        all.sort_by(|a, b| a.scope.cmp(&b.scope).then_with(|| a.name.cmp(&b.name)).then_with(|| a.path.cmp(&b.path)));
 
         let mut corpus = Corpus::default();
         let mut total = 0.0;
@@ -124,11 +113,7 @@ impl Corpus {
                 corpus.postings[id as usize].push((i as u32, *tf));
             }
         }
-        corpus.average_length = if all.is_empty() {
-            1.0
-        } else {
-            (total / all.len() as f32).max(1.0)
-        };
+        corpus.average_length = if all.is_empty() { 1.0 } else { (total / all.len() as f32).max(1.0) };
         corpus.docs = all;
         corpus
     }
@@ -143,8 +128,6 @@ impl Corpus {
 
     /// Documents containing `term`, with weighted frequencies.
     pub fn postings(&self, term: &str) -> &[(u32, f32)] {
-        self.term_ids
-            .get(term)
-            .map_or(&[], |id| self.postings[*id as usize].as_slice())
+        self.term_ids.get(term).map_or(&[], |id| self.postings[*id as usize].as_slice())
     }
 }

@@ -15,9 +15,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::tokenize::terms;
-use super::{
-    rank, Corpus, DocTerms, Hit, Ranking, SearchParams, Semantic, SemanticScorer, Synonyms,
-};
+use super::{rank, Corpus, DocTerms, Hit, Ranking, SearchParams, Semantic, SemanticScorer, Synonyms};
 
 /// MiniLM cosine at or above which a memory is about the same thing as the query (measured:
 /// cat/kitten 0.60, a paraphrased memory and its query 0.45–0.7, unrelated sentences 0–0.2).
@@ -51,12 +49,7 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    fn judge(
-        matched_terms: usize,
-        query_terms: usize,
-        synonym_match: bool,
-        cosine: Option<f32>,
-    ) -> Evidence {
+    fn judge(matched_terms: usize, query_terms: usize, synonym_match: bool, cosine: Option<f32>) -> Evidence {
         let c = cosine.unwrap_or(0.0);
         let all_words = query_terms > 0 && matched_terms == query_terms;
         let most_words = query_terms > 0 && matched_terms * 2 >= query_terms && matched_terms > 0;
@@ -69,13 +62,7 @@ impl Evidence {
         } else {
             Relevance::None
         };
-        Evidence {
-            matched_terms,
-            query_terms,
-            synonym_match,
-            cosine,
-            relevance,
-        }
+        Evidence { matched_terms, query_terms, synonym_match, cosine, relevance }
     }
 }
 
@@ -115,17 +102,8 @@ pub fn rank_with_relevance(
 ) -> RelevantRanking {
     let (ranking, cosines) = match semantic {
         Semantic::Available(scorer) => {
-            let recording = Recording {
-                inner: scorer,
-                seen: RefCell::new(None),
-            };
-            let ranking = rank(
-                corpus,
-                query,
-                params,
-                synonyms,
-                Semantic::Available(&recording),
-            );
+            let recording = Recording { inner: scorer, seen: RefCell::new(None) };
+            let ranking = rank(corpus, query, params, synonyms, Semantic::Available(&recording));
             (ranking, recording.seen.into_inner())
         }
         unavailable => (rank(corpus, query, params, synonyms, unavailable), None),
@@ -136,33 +114,19 @@ pub fn rank_with_relevance(
         t.dedup();
         t
     };
-    let docs_with =
-        |term: &str| -> HashSet<u32> { corpus.postings(term).iter().map(|(d, _)| *d).collect() };
+    let docs_with = |term: &str| -> HashSet<u32> { corpus.postings(term).iter().map(|(d, _)| *d).collect() };
     let exact_docs: Vec<HashSet<u32>> = exact.iter().map(|t| docs_with(t)).collect();
     let synonym_docs: HashSet<u32> = exact
         .iter()
-        .flat_map(|t| {
-            synonyms
-                .mates(t)
-                .into_iter()
-                .filter(|m| !exact.iter().any(|e| e == m))
-                .collect::<Vec<_>>()
-        })
+        .flat_map(|t| synonyms.mates(t).into_iter().filter(|m| !exact.iter().any(|e| e == m)).collect::<Vec<_>>())
         .flat_map(|m| docs_with(m))
         .collect();
-    let index_of: HashMap<&Path, usize> = corpus
-        .docs
-        .iter()
-        .enumerate()
-        .map(|(i, d)| (d.path.as_path(), i))
-        .collect();
+    let index_of: HashMap<&Path, usize> = corpus.docs.iter().enumerate().map(|(i, d)| (d.path.as_path(), i)).collect();
 
     let mut hits: Vec<Hit> = Vec::with_capacity(ranking.hits.len());
     let mut evidence = Vec::with_capacity(ranking.hits.len());
     for hit in ranking.hits {
-        let Some(&i) = index_of.get(hit.path.as_path()) else {
-            continue;
-        };
+        let Some(&i) = index_of.get(hit.path.as_path()) else { continue };
         let doc = i as u32;
         let matched = exact_docs.iter().filter(|docs| docs.contains(&doc)).count();
         let cosine = cosines.as_ref().and_then(|c| c.get(i).copied().flatten());
@@ -172,14 +136,7 @@ pub fn rank_with_relevance(
             evidence.push(e);
         }
     }
-    RelevantRanking {
-        ranking: Ranking {
-            hits,
-            strategy: ranking.strategy,
-            note: ranking.note,
-        },
-        evidence,
-    }
+    RelevantRanking { ranking: Ranking { hits, strategy: ranking.strategy, note: ranking.note }, evidence }
 }
 
 #[cfg(test)]
@@ -203,44 +160,23 @@ mod tests {
     }
 
     fn params(strategy: Strategy) -> SearchParams {
-        SearchParams {
-            strategy,
-            fusion: Fusion::Blend,
-            semantic_weight: 0.6,
-            min_score: 0.0,
-            limit: None,
-        }
+        SearchParams { strategy, fusion: Fusion::Blend, semantic_weight: 0.6, min_score: 0.0, limit: None }
     }
 
     /// Cosines by memory name (the corpus orders documents its own way).
     struct Fixed(Vec<(&'static str, f32)>);
     impl SemanticScorer for Fixed {
         fn similarities(&self, _: &str, docs: &[DocTerms]) -> Result<Vec<Option<f32>>, String> {
-            Ok(docs
-                .iter()
-                .map(|d| self.0.iter().find(|(n, _)| *n == d.name).map(|(_, c)| *c))
-                .collect())
+            Ok(docs.iter().map(|d| self.0.iter().find(|(n, _)| *n == d.name).map(|(_, c)| *c)).collect())
         }
     }
 
     fn corpus() -> Corpus {
         Corpus::build([
-            doc(
-                "jwt-refresh",
-                "How token refresh works",
-                "The auth middleware refreshes JWT tokens.",
-            ),
-            doc(
-                "kitten-food",
-                "What the kitten eats",
-                "Wet food twice a day.",
-            ),
+            doc("jwt-refresh", "How token refresh works", "The auth middleware refreshes JWT tokens."),
+            doc("kitten-food", "What the kitten eats", "Wet food twice a day."),
             doc("deploy-steps", "Shipping a release", "Run make deploy."),
-            doc(
-                "pg-backups",
-                "Nightly postgres backups",
-                "Dumps go to the bucket.",
-            ),
+            doc("pg-backups", "Nightly postgres backups", "Dumps go to the bucket."),
         ])
     }
 
@@ -251,16 +187,12 @@ mod tests {
             "token refresh",
             &params(Strategy::Bm25),
             &Synonyms::new(&[]),
-            Semantic::Unavailable("test".into()),
-            true,
+            Semantic::Unavailable("test".into()), true
         );
         assert_eq!(r.ranking.hits.len(), 1);
         assert_eq!(r.ranking.hits[0].name, "jwt-refresh");
         assert_eq!(r.evidence[0].relevance, Relevance::Strong);
-        assert_eq!(
-            (r.evidence[0].matched_terms, r.evidence[0].query_terms),
-            (2, 2)
-        );
+        assert_eq!((r.evidence[0].matched_terms, r.evidence[0].query_terms), (2, 2));
     }
 
     #[test]
@@ -270,8 +202,7 @@ mod tests {
             "token rotation",
             &params(Strategy::Bm25),
             &Synonyms::new(&[]),
-            Semantic::Unavailable("t".into()),
-            true,
+            Semantic::Unavailable("t".into()), true
         );
         assert_eq!(r.evidence[0].relevance, Relevance::Good);
         // "database" and "postgres" are one built-in synonym group (db/database/sql/postgres).
@@ -280,8 +211,7 @@ mod tests {
             "database",
             &params(Strategy::Bm25),
             &Synonyms::new(&[]),
-            Semantic::Unavailable("t".into()),
-            true,
+            Semantic::Unavailable("t".into()), true
         );
         assert_eq!(r.ranking.hits.len(), 1, "{:?}", r.ranking.hits);
         assert_eq!(r.ranking.hits[0].name, "pg-backups");
@@ -292,38 +222,24 @@ mod tests {
     #[test]
     fn an_unrelated_query_keeps_only_real_similarity_though_normalized_scores_say_1_0() {
         // Semantic scoring gives every memory some similarity; the normalized top is 1.0 anyway.
-        let scorer = Fixed(vec![
-            ("jwt-refresh", 0.12),
-            ("kitten-food", 0.18),
-            ("deploy-steps", 0.05),
-            ("pg-backups", 0.1),
-        ]);
+        let scorer =
+            Fixed(vec![("jwt-refresh", 0.12), ("kitten-food", 0.18), ("deploy-steps", 0.05), ("pg-backups", 0.1)]);
         let r = rank_with_relevance(
             &corpus(),
             "stock market crash",
             &params(Strategy::Semantic),
             &Synonyms::new(&[]),
-            Semantic::Available(&scorer),
-            true,
+            Semantic::Available(&scorer), true
         );
-        assert!(
-            r.ranking.hits.is_empty(),
-            "noise kept: {:?}",
-            r.ranking.hits
-        );
-        let scorer = Fixed(vec![
-            ("jwt-refresh", 0.12),
-            ("kitten-food", 0.61),
-            ("deploy-steps", 0.05),
-            ("pg-backups", 0.1),
-        ]);
+        assert!(r.ranking.hits.is_empty(), "noise kept: {:?}", r.ranking.hits);
+        let scorer =
+            Fixed(vec![("jwt-refresh", 0.12), ("kitten-food", 0.61), ("deploy-steps", 0.05), ("pg-backups", 0.1)]);
         let r = rank_with_relevance(
             &corpus(),
             "what should my cat eat",
             &params(Strategy::Semantic),
             &Synonyms::new(&[]),
-            Semantic::Available(&scorer),
-            true,
+            Semantic::Available(&scorer), true
         );
         assert_eq!(r.ranking.hits.len(), 1, "{:?}", r.ranking.hits);
         assert_eq!(r.ranking.hits[0].name, "kitten-food");

@@ -69,10 +69,7 @@ impl CorpusCache {
 
     /// Also loads from and saves to `index.sqlite` at `db_path` (if its directory exists).
     pub fn persistent(db_path: &Path) -> Self {
-        CorpusCache {
-            persistent: PersistentCache::open(db_path),
-            ..Default::default()
-        }
+        CorpusCache { persistent: PersistentCache::open(db_path), ..Default::default() }
     }
 
     /// The corpus of the scopes `filter` covers in `store`, refreshed against the disk.
@@ -86,11 +83,7 @@ impl CorpusCache {
 
     /// The corpus of these memory directories, each refreshed against the disk (or, when the
     /// cache trusts a watcher, only those changed since their last refresh).
-    pub fn corpus_of(
-        &mut self,
-        dirs: &[(Scope, PathBuf)],
-        shadowing: Shadowing,
-    ) -> Result<Arc<Corpus>, RankError> {
+    pub fn corpus_of(&mut self, dirs: &[(Scope, PathBuf)], shadowing: Shadowing) -> Result<Arc<Corpus>, RankError> {
         for (scope, dir) in dirs {
             if !(self.trusting && self.verified.contains(dir)) {
                 self.refresh(*scope, dir)?;
@@ -138,43 +131,28 @@ impl CorpusCache {
 
     fn refresh(&mut self, scope: Scope, dir: &Path) -> Result<(), RankError> {
         if !self.snapshots.contains_key(dir) {
-            let loaded = self
-                .persistent
-                .as_ref()
-                .and_then(|p| p.load(dir))
-                .unwrap_or_default();
+            let loaded = self.persistent.as_ref().and_then(|p| p.load(dir)).unwrap_or_default();
             self.snapshots.insert(dir.to_path_buf(), loaded);
             self.stale = true;
         }
         let previous = self.snapshots.get(dir).expect("inserted above");
-        let mut by_name: HashMap<&str, &Entry> = previous
-            .entries
-            .iter()
-            .map(|e| (e.file_name.as_str(), e))
-            .collect();
+        let mut by_name: HashMap<&str, &Entry> = previous.entries.iter().map(|e| (e.file_name.as_str(), e)).collect();
         let listing = match fs::read_dir(dir) {
             Ok(listing) => listing,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 if !previous.entries.is_empty() {
-                    self.snapshots
-                        .insert(dir.to_path_buf(), ScopeSnapshot::default());
+                    self.snapshots.insert(dir.to_path_buf(), ScopeSnapshot::default());
                     self.stale = true;
                 }
                 return Ok(());
             }
-            Err(e) => {
-                return Err(RankError::Io {
-                    path: dir.display().to_string(),
-                    source: e,
-                })
-            }
+            Err(e) => return Err(RankError::Io { path: dir.display().to_string(), source: e }),
         };
         let mut entries = Vec::new();
         let mut changed = false;
         for item in listing.flatten() {
             let file_name = item.file_name().to_string_lossy().into_owned();
-            if !file_name.ends_with(".md") || file_name == "MEMORY.md" || file_name.starts_with('.')
-            {
+            if !file_name.ends_with(".md") || file_name == "MEMORY.md" || file_name.starts_with('.') {
                 continue;
             }
             let Ok(meta) = item.metadata() else { continue };
@@ -187,22 +165,12 @@ impl CorpusCache {
                 .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
                 .map_or(0, |d| d.as_nanos() as i64);
             match by_name.remove(file_name.as_str()) {
-                Some(old) if old.size == meta.len() && old.mtime_ns == mtime_ns => {
-                    entries.push(old.clone())
-                }
+                Some(old) if old.size == meta.len() && old.mtime_ns == mtime_ns => entries.push(old.clone()),
                 _ => {
                     changed = true;
                     let path = dir.join(&file_name);
-                    let doc = read_memory_file(scope, &path)
-                        .ok()
-                        .flatten()
-                        .map(|m| Arc::new(DocTerms::from_memory(&m)));
-                    entries.push(Entry {
-                        file_name,
-                        size: meta.len(),
-                        mtime_ns,
-                        doc,
-                    });
+                    let doc = read_memory_file(scope, &path).ok().flatten().map(|m| Arc::new(DocTerms::from_memory(&m)));
+                    entries.push(Entry { file_name, size: meta.len(), mtime_ns, doc });
                 }
             }
         }
@@ -231,10 +199,7 @@ impl PersistentCache {
             return None;
         }
         let conn = crate::index_db::open(db_path).ok()?;
-        conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS rank_snapshots(dir TEXT PRIMARY KEY, data BLOB NOT NULL);",
-        )
-        .ok()?;
+        conn.execute_batch("CREATE TABLE IF NOT EXISTS rank_snapshots(dir TEXT PRIMARY KEY, data BLOB NOT NULL);").ok()?;
         if crate::index_db::schema_version(&conn, SCHEMA_KEY).as_deref() != Some(SCHEMA_VERSION) {
             conn.execute("DELETE FROM rank_snapshots", []).ok()?;
             crate::index_db::set_schema_version(&conn, SCHEMA_KEY, SCHEMA_VERSION).ok()?;
@@ -245,11 +210,7 @@ impl PersistentCache {
     fn load(&self, dir: &Path) -> Option<ScopeSnapshot> {
         let data: Vec<u8> = self
             .conn
-            .query_row(
-                "SELECT data FROM rank_snapshots WHERE dir = ?1",
-                [dir.to_string_lossy()],
-                |r| r.get(0),
-            )
+            .query_row("SELECT data FROM rank_snapshots WHERE dir = ?1", [dir.to_string_lossy()], |r| r.get(0))
             .ok()?;
         decode(&data, dir)
     }
@@ -329,11 +290,7 @@ fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
         let doc = match r.take(1)?[0] {
             0 => None,
             tag => {
-                let scope = if tag == 1 {
-                    Scope::User
-                } else {
-                    Scope::Project
-                };
+                let scope = if tag == 1 { Scope::User } else { Scope::Project };
                 let name = r.str()?;
                 let kind = r.str()?;
                 let description = r.str()?;
@@ -347,24 +304,10 @@ fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
                     terms.push((words.get(id)?.clone(), w));
                 }
                 let path = dir.join(&file_name);
-                Some(Arc::new(DocTerms {
-                    scope,
-                    name,
-                    kind,
-                    description,
-                    path,
-                    body_bytes,
-                    length,
-                    terms,
-                }))
+                Some(Arc::new(DocTerms { scope, name, kind, description, path, body_bytes, length, terms }))
             }
         };
-        entries.push(Entry {
-            file_name,
-            size,
-            mtime_ns,
-            doc,
-        });
+        entries.push(Entry { file_name, size, mtime_ns, doc });
     }
     Some(ScopeSnapshot { entries })
 }
@@ -426,16 +369,8 @@ mod tests {
     use crate::EngramHome;
 
     fn save(store: &Store, name: &str, body: &str) {
-        let draft = MemoryDraft {
-            name: name.into(),
-            kind: "project".into(),
-            description: format!("about {name}"),
-            body: body.into(),
-            tags: vec![],
-        };
-        store
-            .save(Scope::User, draft, "2026-01-01T00:00:00Z".parse().unwrap())
-            .unwrap();
+        let draft = MemoryDraft { name: name.into(), kind: "project".into(), description: format!("about {name}"), body: body.into(), tags: vec![] };
+        store.save(Scope::User, draft, "2026-01-01T00:00:00Z".parse().unwrap()).unwrap();
     }
 
     #[test]
@@ -453,9 +388,7 @@ mod tests {
         let corpus = cache.corpus(&store, ScopeFilter::All).unwrap();
         assert!(!corpus.postings("uno").is_empty());
         assert!(corpus.postings("one").is_empty());
-        store
-            .forget(Scope::User, "beta", "2026-01-01T00:00:00Z".parse().unwrap())
-            .unwrap();
+        store.forget(Scope::User, "beta", "2026-01-01T00:00:00Z".parse().unwrap()).unwrap();
         assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 1);
     }
 
@@ -477,31 +410,19 @@ mod tests {
         let store = Store::new(home.clone(), None);
         save(&store, "alpha", "database migrations with sqlx");
         save(&store, "beta", "deploy checklist");
-        let first = CorpusCache::persistent(&home.index_db())
-            .corpus(&store, ScopeFilter::All)
-            .unwrap();
-        let snapshot = PersistentCache::open(&home.index_db())
-            .unwrap()
-            .load(&home.user_memory_dir())
-            .unwrap();
+        let first = CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
+        let snapshot = PersistentCache::open(&home.index_db()).unwrap().load(&home.user_memory_dir()).unwrap();
         assert_eq!(snapshot.entries.len(), 2);
-        let second = CorpusCache::persistent(&home.index_db())
-            .corpus(&store, ScopeFilter::All)
-            .unwrap();
+        let second = CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
         assert_eq!(first.docs, second.docs);
         // Corrupt blob: ignored, rebuilt from disk.
         let conn = rusqlite::Connection::open(home.index_db()).unwrap();
-        conn.execute("UPDATE rank_snapshots SET data = x'00010203'", [])
-            .unwrap();
-        let third = CorpusCache::persistent(&home.index_db())
-            .corpus(&store, ScopeFilter::All)
-            .unwrap();
+        conn.execute("UPDATE rank_snapshots SET data = x'00010203'", []).unwrap();
+        let third = CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
         assert_eq!(third.docs, first.docs);
         // A database file that is not SQLite at all: no cache, same answer.
         fs::write(home.index_db(), b"not a database").unwrap();
-        let fourth = CorpusCache::persistent(&home.index_db())
-            .corpus(&store, ScopeFilter::All)
-            .unwrap();
+        let fourth = CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
         assert_eq!(fourth.docs, first.docs);
     }
 
@@ -535,45 +456,20 @@ mod tests {
         let home = EngramHome::new(tmp.path());
         let user = Store::new(home.clone(), None);
         save(&user, "build-cmd", "cargo build");
-        let draft = |body: &str| MemoryDraft {
-            name: "build-cmd".into(),
-            kind: "project".into(),
-            description: "build".into(),
-            body: body.into(),
-            tags: vec![],
-        };
+        let draft = |body: &str| MemoryDraft { name: "build-cmd".into(), kind: "project".into(), description: "build".into(), body: body.into(), tags: vec![] };
         let mut dirs = vec![(Scope::User, home.user_memory_dir())];
         for slug in ["ledger-1a2b", "shop-3c4d"] {
-            let project = crate::project::Project {
-                slug: slug.into(),
-                root: tmp.path().join(slug),
-                remote: None,
-            };
-            Store::new(home.clone(), Some(project))
-                .save(
-                    Scope::Project,
-                    draft("make all"),
-                    "2026-01-01T00:00:00Z".parse().unwrap(),
-                )
-                .unwrap();
+            let project = crate::project::Project { slug: slug.into(), root: tmp.path().join(slug), remote: None };
+            Store::new(home.clone(), Some(project)).save(Scope::Project, draft("make all"), "2026-01-01T00:00:00Z".parse().unwrap()).unwrap();
             dirs.push((Scope::Project, home.project_memory_dir(slug)));
         }
         let mut cache = CorpusCache::in_memory();
         let everything = cache.corpus_of(&dirs, Shadowing::None).unwrap();
         assert_eq!(everything.len(), 3);
         let paths: Vec<_> = everything.docs.iter().map(|d| d.path.clone()).collect();
-        assert!(
-            paths
-                .iter()
-                .any(|p| p.starts_with(home.project_memory_dir("shop-3c4d"))),
-            "{paths:?}"
-        );
+        assert!(paths.iter().any(|p| p.starts_with(home.project_memory_dir("shop-3c4d"))), "{paths:?}");
         // The same directories as one agent's view: the user's copy is shadowed.
         let shadowed = cache.corpus_of(&dirs, Shadowing::ProjectOverUser).unwrap();
-        assert!(
-            shadowed.docs.iter().all(|d| d.scope == Scope::Project),
-            "{:?}",
-            shadowed.docs
-        );
+        assert!(shadowed.docs.iter().all(|d| d.scope == Scope::Project), "{:?}", shadowed.docs);
     }
 }

@@ -10,81 +10,25 @@ use super::tokenize::terms;
 
 /// Built-in groups; each word is tokenized and stemmed like any text.
 const BUILT_IN: &[&[&str]] = &[
-    &[
-        "test", "tests", "spec", "specs", "mock", "fake", "stub", "fixture", "unittest",
-    ],
-    &[
-        "db",
-        "database",
-        "sql",
-        "postgres",
-        "postgresql",
-        "psql",
-        "mysql",
-        "sqlite",
-    ],
+    &["test", "tests", "spec", "specs", "mock", "fake", "stub", "fixture", "unittest"],
+    &["db", "database", "sql", "postgres", "postgresql", "psql", "mysql", "sqlite"],
     &["deploy", "release", "ship", "rollout", "publish"],
-    &[
-        "auth",
-        "authentication",
-        "login",
-        "signin",
-        "credential",
-        "credentials",
-        "sso",
-        "oauth",
-    ],
+    &["auth", "authentication", "login", "signin", "credential", "credentials", "sso", "oauth"],
     &["repo", "repository", "codebase"],
-    &[
-        "config",
-        "configuration",
-        "settings",
-        "setting",
-        "preferences",
-        "options",
-    ],
+    &["config", "configuration", "settings", "setting", "preferences", "options"],
     &["k8s", "kubernetes", "kubectl", "helm"],
-    &[
-        "ci",
-        "pipeline",
-        "workflow",
-        "github actions",
-        "buildkite",
-        "jenkins",
-    ],
+    &["ci", "pipeline", "workflow", "github actions", "buildkite", "jenkins"],
     &["error", "exception", "failure", "crash", "panic"],
     &["bug", "defect", "issue", "regression"],
     &["doc", "docs", "documentation", "readme"],
-    &[
-        "dependency",
-        "dependencies",
-        "package",
-        "library",
-        "crate",
-        "module",
-    ],
+    &["dependency", "dependencies", "package", "library", "crate", "module"],
     &["env", "environment", "dotenv"],
     &["secret", "secrets", "token", "apikey", "vault"],
-    &[
-        "perf",
-        "performance",
-        "latency",
-        "slow",
-        "speed",
-        "throughput",
-    ],
+    &["perf", "performance", "latency", "slow", "speed", "throughput"],
     &["cache", "caching", "memoize", "redis", "memcached"],
     &["queue", "broker", "kafka", "rabbitmq", "sqs"],
     &["log", "logs", "logging", "tracing", "telemetry"],
-    &[
-        "style",
-        "format",
-        "formatting",
-        "lint",
-        "linter",
-        "prettier",
-        "rustfmt",
-    ],
+    &["style", "format", "formatting", "lint", "linter", "prettier", "rustfmt"],
     &["frontend", "ui", "client", "react", "css"],
     &["backend", "server", "api", "service"],
     &["js", "javascript", "ts", "typescript", "node"],
@@ -135,9 +79,7 @@ impl Synonyms {
 
     /// Stemmed terms related to `term` (not including it), each once.
     pub fn mates<'a>(&'a self, term: &str) -> Vec<&'a str> {
-        let Some(ids) = self.groups_of.get(term) else {
-            return Vec::new();
-        };
+        let Some(ids) = self.groups_of.get(term) else { return Vec::new() };
         let mut seen = std::collections::HashSet::new();
         ids.iter()
             .flat_map(|&id| self.groups[id].iter())
@@ -163,11 +105,7 @@ mod tests {
 
     #[test]
     fn a_huge_group_is_indexed_once_and_still_connects_its_words() {
-        let letters = |i: usize| -> String {
-            (0..4)
-                .map(|k| (b'a' + ((i / 26usize.pow(k)) % 26) as u8) as char)
-                .collect()
-        };
+        let letters = |i: usize| -> String { (0..4).map(|k| (b'a' + ((i / 26usize.pow(k)) % 26) as u8) as char).collect() };
         let words: Vec<String> = (0..5000).map(|i| format!("zq{}", letters(i))).collect();
         let s = Synonyms::new(&[words.clone()]);
         // One copy of each group, not a list of mates per word (n² strings for a group of n).

@@ -100,33 +100,18 @@ mod tests {
     #[test]
     fn injected_blocks_go_and_the_prompt_stays() {
         let text = "<system-reminder>\nYou have tools.\n</system-reminder>\nwhy is the build red?";
-        assert_eq!(
-            clean_user_text(text).as_deref(),
-            Some("why is the build red?")
-        );
+        assert_eq!(clean_user_text(text).as_deref(), Some("why is the build red?"));
         let env = "<environment_context>\n  <cwd>/p</cwd>\n</environment_context>";
         assert_eq!(clean_user_text(env), None);
         assert_eq!(clean_user_text("<command-name>/mcp</command-name>\n <command-message>mcp</command-message>\n <command-args></command-args>"), None);
-        assert_eq!(
-            clean_user_text("[Request interrupted by user for tool use]"),
-            None
-        );
-        assert_eq!(
-            clean_user_text("<local-command-stdout>done</local-command-stdout>"),
-            None
-        );
-        assert_eq!(
-            clean_user_text("<engram-memory>\n## User preferences\n</engram-memory>\nship it"),
-            Some("ship it".into())
-        );
+        assert_eq!(clean_user_text("[Request interrupted by user for tool use]"), None);
+        assert_eq!(clean_user_text("<local-command-stdout>done</local-command-stdout>"), None);
+        assert_eq!(clean_user_text("<engram-memory>\n## User preferences\n</engram-memory>\nship it"), Some("ship it".into()));
     }
 
     #[test]
     fn ordinary_angle_brackets_survive() {
-        assert_eq!(
-            clean_user_text("is Vec<String> ok? <commander> too").as_deref(),
-            Some("is Vec<String> ok? <commander> too")
-        );
+        assert_eq!(clean_user_text("is Vec<String> ok? <commander> too").as_deref(), Some("is Vec<String> ok? <commander> too"));
         assert_eq!(clean_user_text("<system-reminder>never closed"), None);
     }
 }

@@ -7,8 +7,8 @@
 //! Deliberately does not: open the file or set its pragmas (the owner does), touch the ranker's
 //! tables, or decide what goes into its own.
 
-use rusqlite::Connection;
 use std::path::Path;
+use rusqlite::Connection;
 
 use super::error::{is_busy, is_corrupt, SessionError};
 use crate::index_db;
@@ -74,10 +74,7 @@ pub(crate) fn open(path: &Path) -> Result<Connection, SessionError> {
         Err(Failure::Corrupt(reason)) => {
             // The file opened but the session tables are damaged: only they are rebuilt from
             // nothing, through the owner, which starts the file over.
-            tracing::warn!(
-                "session index {} is unreadable ({reason}); rebuilding it",
-                path.display()
-            );
+            tracing::warn!("session index {} is unreadable ({reason}); rebuilding it", path.display());
             remove_database(path)?;
             open_once(path).map_err(|f| f.into_error(path))
         }
@@ -87,10 +84,8 @@ pub(crate) fn open(path: &Path) -> Result<Connection, SessionError> {
 
 /// Deletes the database file (the next `open` starts empty): `--rebuild`, or damaged tables.
 pub(crate) fn remove_database(path: &Path) -> Result<(), SessionError> {
-    index_db::remove(path).map_err(|e| SessionError::Open {
-        path: path.to_path_buf(),
-        reason: format!("cannot remove the broken index: {e}"),
-    })
+    index_db::remove(path)
+        .map_err(|e| SessionError::Open { path: path.to_path_buf(), reason: format!("cannot remove the broken index: {e}") })
 }
 
 enum Failure {
@@ -102,13 +97,8 @@ enum Failure {
 impl Failure {
     fn into_error(self, path: &Path) -> SessionError {
         match self {
-            Failure::Busy => SessionError::Busy {
-                path: path.to_path_buf(),
-            },
-            Failure::Corrupt(reason) | Failure::Other(reason) => SessionError::Open {
-                path: path.to_path_buf(),
-                reason,
-            },
+            Failure::Busy => SessionError::Busy { path: path.to_path_buf() },
+            Failure::Corrupt(reason) | Failure::Other(reason) => SessionError::Open { path: path.to_path_buf(), reason },
         }
     }
 }
@@ -173,15 +163,9 @@ mod tests {
     fn garbage_file_is_replaced_by_a_fresh_index() {
         let tmp = tempfile::tempdir().unwrap();
         let db = tmp.path().join("index.sqlite");
-        std::fs::write(
-            &db,
-            b"this is not a database, just bytes that happen to be here".repeat(100),
-        )
-        .unwrap();
+        std::fs::write(&db, b"this is not a database, just bytes that happen to be here".repeat(100)).unwrap();
         let conn = open(&db).unwrap();
-        let n: i64 = conn
-            .query_row("SELECT count(*) FROM session_files", [], |r| r.get(0))
-            .unwrap();
+        let n: i64 = conn.query_row("SELECT count(*) FROM session_files", [], |r| r.get(0)).unwrap();
         assert_eq!(n, 0);
     }
 
@@ -201,25 +185,11 @@ mod tests {
             .unwrap();
         }
         let conn = open(&db).unwrap();
-        let cols: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM pragma_table_info('session_files')",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
+        let cols: i64 = conn.query_row("SELECT count(*) FROM pragma_table_info('session_files')", [], |r| r.get(0)).unwrap();
         assert!(cols > 5, "the old session table was replaced");
-        let kept: i64 = conn
-            .query_row("SELECT count(*) FROM rank_snapshots", [], |r| r.get(0))
-            .unwrap();
+        let kept: i64 = conn.query_row("SELECT count(*) FROM rank_snapshots", [], |r| r.get(0)).unwrap();
         assert_eq!(kept, 1, "the ranker's table is untouched");
-        let v: String = conn
-            .query_row(
-                "SELECT value FROM meta WHERE key='sessions.schema'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
+        let v: String = conn.query_row("SELECT value FROM meta WHERE key='sessions.schema'", [], |r| r.get(0)).unwrap();
         assert_eq!(v, SCHEMA_VERSION);
     }
 }

@@ -16,10 +16,7 @@ pub enum SessionError {
     #[error("session index query failed: {0}; `engram sessions index --rebuild` recreates the index from the transcripts")]
     Sql(#[from] rusqlite::Error),
     #[error("cannot read {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error("no indexed session has the id {id}; `engram sessions list` shows the ids (run `engram sessions index` first if it is new)")]
     NotFound { id: String },
     #[error("cannot watch {path}: {reason}")]
@@ -32,9 +29,7 @@ impl SessionError {
     /// Maps a SQLite error on `path`, turning lock contention into the actionable `Busy`.
     pub(crate) fn from_sql(path: &std::path::Path, e: rusqlite::Error) -> SessionError {
         if is_busy(&e) {
-            SessionError::Busy {
-                path: path.to_path_buf(),
-            }
+            SessionError::Busy { path: path.to_path_buf() }
         } else {
             SessionError::Sql(e)
         }

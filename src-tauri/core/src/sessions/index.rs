@@ -72,11 +72,7 @@ impl SessionIndex {
     /// Opens the index at `db`, creating it, and rebuilding it when it is corrupt or from an
     /// older version. A locked database is `SessionError::Busy`.
     pub fn open(db: &Path) -> Result<SessionIndex, SessionError> {
-        Ok(SessionIndex {
-            conn: db::open(db)?,
-            path: db.to_path_buf(),
-            pending_fts: Vec::new(),
-        })
+        Ok(SessionIndex { conn: db::open(db)?, path: db.to_path_buf(), pending_fts: Vec::new() })
     }
 
     /// Drops the whole index file and starts empty (the next `index` reads every transcript).
@@ -96,10 +92,7 @@ impl SessionIndex {
     ) -> Result<IndexSummary, SessionError> {
         match self.index_once(roots, cfg, only, progress) {
             Err(SessionError::Sql(e)) if is_corrupt(&e) => {
-                tracing::warn!(
-                    "session index {} is corrupt ({e}); rebuilding it",
-                    self.path.display()
-                );
+                tracing::warn!("session index {} is corrupt ({e}); rebuilding it", self.path.display());
                 *self = SessionIndex::rebuild(&self.path)?;
                 self.index_once(roots, cfg, only, progress)
             }
@@ -116,21 +109,15 @@ impl SessionIndex {
     ) -> Result<IndexSummary, SessionError> {
         let started = Instant::now();
         let mut summary = IndexSummary::default();
-        let wanted: Vec<SourceKind> = SourceKind::ALL
-            .into_iter()
-            .filter(|s| cfg.sources.contains(s) && only.is_none_or(|o| o == *s))
-            .collect();
+        let wanted: Vec<SourceKind> =
+            SourceKind::ALL.into_iter().filter(|s| cfg.sources.contains(s) && only.is_none_or(|o| o == *s)).collect();
         let mut files = Vec::new();
         for source in &wanted {
             if let Some(root) = roots.root(*source) {
                 if let Some(problem) = discover::root_problem(*source, root) {
                     summary.problems.push(problem);
                 }
-                files.extend(
-                    discover::transcripts(*source, root)
-                        .into_iter()
-                        .map(|p| (*source, p)),
-                );
+                files.extend(discover::transcripts(*source, root).into_iter().map(|p| (*source, p)));
             }
         }
         summary.files = files.len() as u64;
@@ -152,31 +139,17 @@ impl SessionIndex {
         }
         let total = files.len() as u64;
         let mut done = 0u64;
-        self.index_files(
-            &files,
-            cfg.include_tools,
-            &mut summary,
-            &mut |source, path, _| {
-                done += 1;
-                progress(IndexProgress {
-                    source,
-                    path: path.to_path_buf(),
-                    done,
-                    total,
-                });
-            },
-        )?;
-        summary.sessions = self
-            .conn
-            .query_row("SELECT count(*) FROM session_files", [], |r| r.get(0))?;
+        self.index_files(&files, cfg.include_tools, &mut summary, &mut |source, path, _| {
+            done += 1;
+            progress(IndexProgress { source, path: path.to_path_buf(), done, total });
+        })?;
+        summary.sessions = self.conn.query_row("SELECT count(*) FROM session_files", [], |r| r.get(0))?;
         summary.seconds = started.elapsed().as_secs_f64();
         Ok(summary)
     }
 
     fn known_files(&self) -> Result<Vec<(PathBuf, SourceKind)>, SessionError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT path, source FROM session_files")?;
+        let mut stmt = self.conn.prepare("SELECT path, source FROM session_files")?;
         let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
         let mut out = Vec::new();
         for row in rows {
@@ -226,9 +199,7 @@ impl SessionIndex {
     /// up here, as `Busy`, rather than halfway through).
     pub(super) fn begin(&mut self) -> Result<(), SessionError> {
         if self.conn.is_autocommit() {
-            self.conn
-                .execute_batch("BEGIN IMMEDIATE")
-                .map_err(|e| SessionError::from_sql(&self.path, e))?;
+            self.conn.execute_batch("BEGIN IMMEDIATE").map_err(|e| SessionError::from_sql(&self.path, e))?;
         }
         Ok(())
     }
@@ -239,9 +210,7 @@ impl SessionIndex {
                 self.rollback();
                 return Err(e.into());
             }
-            self.conn
-                .execute_batch("COMMIT")
-                .map_err(|e| SessionError::from_sql(&self.path, e))?;
+            self.conn.execute_batch("COMMIT").map_err(|e| SessionError::from_sql(&self.path, e))?;
         }
         Ok(())
     }
@@ -279,14 +248,8 @@ impl SessionIndex {
             &format!("INSERT INTO session_fts(session_fts, rowid, text) SELECT 'delete', id, text FROM session_messages WHERE file_id IN ({files})"),
             params![path_text, like],
         )?;
-        tx.execute(
-            &format!("DELETE FROM session_messages WHERE file_id IN ({files})"),
-            params![path_text, like],
-        )?;
-        tx.execute(
-            "DELETE FROM session_files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\'",
-            params![path_text, like],
-        )
+        tx.execute(&format!("DELETE FROM session_messages WHERE file_id IN ({files})"), params![path_text, like])?;
+        tx.execute("DELETE FROM session_files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\'", params![path_text, like])
     }
 
     /// Indexes one transcript file incrementally, in its own transaction.
@@ -323,21 +286,13 @@ impl SessionIndex {
             // Only this file's reads fail this way, before anything of it is written: its rows
             // stay as they were, the other files go on.
             Err(SessionError::Io { path, source }) => {
-                summary.problems.push(FileProblem {
-                    path,
-                    malformed_lines: 0,
-                    error: Some(source.to_string()),
-                });
+                summary.problems.push(FileProblem { path, malformed_lines: 0, error: Some(source.to_string()) });
                 Ok(FileChange::Unchanged)
             }
             Ok(change) => {
                 let malformed = summary.malformed_lines - malformed_before;
                 if malformed > 0 {
-                    summary.problems.push(FileProblem {
-                        path: path.to_path_buf(),
-                        malformed_lines: malformed,
-                        error: None,
-                    });
+                    summary.problems.push(FileProblem { path: path.to_path_buf(), malformed_lines: malformed, error: None });
                 }
                 Ok(change)
             }
@@ -357,27 +312,14 @@ impl SessionIndex {
             Ok(_) => return Ok(FileChange::Unchanged),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 self.begin()?;
-                let marked =
-                    super::vault::mark_removed(&self.conn, path, super::vault::unix_now())?;
-                return Ok(if marked > 0 {
-                    FileChange::Removed
-                } else {
-                    FileChange::Unchanged
-                });
+                let marked = super::vault::mark_removed(&self.conn, path, super::vault::unix_now())?;
+                return Ok(if marked > 0 { FileChange::Removed } else { FileChange::Unchanged });
             }
-            Err(source) => {
-                return Err(SessionError::Io {
-                    path: path.to_path_buf(),
-                    source,
-                })
-            }
+            Err(source) => return Err(SessionError::Io { path: path.to_path_buf(), source }),
         };
         let unchanged = |cp: &Option<Checkpoint>| {
             cp.as_ref().is_some_and(|cp| {
-                cp.size == stat.size
-                    && cp.mtime_ns == stat.mtime_ns
-                    && cp.inode == stat.inode
-                    && cp.include_tools == include_tools
+                cp.size == stat.size && cp.mtime_ns == stat.mtime_ns && cp.inode == stat.inode && cp.include_tools == include_tools
             })
         };
         // A file the vault marked as gone is back: unmark it, whatever its bytes.
@@ -394,24 +336,14 @@ impl SessionIndex {
         if unchanged(&previous) {
             return Ok(FileChange::Unchanged);
         }
-        let io = |source| SessionError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
+        let io = |source| SessionError::Io { path: path.to_path_buf(), source };
         let mut file = match File::open(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileChange::Unchanged),
             Err(e) => return Err(io(e)),
         };
         let resume = match &previous {
-            Some(cp)
-                if cp.include_tools == include_tools
-                    && cp.inode == stat.inode
-                    && stat.size >= cp.offset
-                    && head_matches(&mut file, cp).map_err(io)? =>
-            {
-                Some(cp)
-            }
+            Some(cp) if cp.include_tools == include_tools && cp.inode == stat.inode && stat.size >= cp.offset && head_matches(&mut file, cp).map_err(io)? => Some(cp),
             _ => None,
         };
         if previous.is_some() && resume.is_none() {
@@ -423,8 +355,7 @@ impl SessionIndex {
         };
         file.seek(SeekFrom::Start(offset)).map_err(io)?;
         let malformed_before = summary.malformed_lines;
-        let read = read_complete_lines(&mut file, source, &mut state, include_tools, summary)
-            .map_err(io)?;
+        let read = read_complete_lines(&mut file, source, &mut state, include_tools, summary).map_err(io)?;
         let malformed = prior_malformed + (summary.malformed_lines - malformed_before);
         let head = head_hash(&mut file, offset + read.consumed).map_err(io)?;
         let key = session_key(source, path, &state);
@@ -436,24 +367,10 @@ impl SessionIndex {
         }
         let total_messages = prior_messages + read.messages.len() as u64;
         let counts = (total_messages, malformed);
-        let file_id = save_checkpoint(
-            tx,
-            source,
-            path,
-            &stat,
-            offset + read.consumed,
-            head.0,
-            &head.1,
-            include_tools,
-            &key,
-            &state,
-            counts,
-        )?;
+        let file_id = save_checkpoint(tx, source, path, &stat, offset + read.consumed, head.0, &head.1, include_tools, &key, &state, counts)?;
         let indexed = read.messages.len() as u64;
         {
-            let mut insert = tx.prepare_cached(
-                "INSERT INTO session_messages(file_id, role, ts, text) VALUES (?1, ?2, ?3, ?4)",
-            )?;
+            let mut insert = tx.prepare_cached("INSERT INTO session_messages(file_id, role, ts, text) VALUES (?1, ?2, ?3, ?4)")?;
             for m in read.messages {
                 insert.execute(params![file_id, m.role.as_str(), m.ts, m.text])?;
                 self.pending_fts.push((tx.last_insert_rowid(), m.text));
@@ -461,10 +378,7 @@ impl SessionIndex {
         }
         summary.files_indexed += 1;
         summary.messages_indexed += indexed;
-        Ok(FileChange::Indexed {
-            session_id: key,
-            messages: indexed,
-        })
+        Ok(FileChange::Indexed { session_id: key, messages: indexed })
     }
 
     fn checkpoint(&self, path: &Path) -> Result<Option<Checkpoint>, SessionError> {
@@ -476,41 +390,41 @@ impl SessionIndex {
                  FROM session_files WHERE path = ?1",
             )
             .map_err(|e| SessionError::from_sql(&self.path, e))?;
-        stmt.query_row([path.to_string_lossy()], |r| {
-            Ok(Checkpoint {
-                id: r.get(0)?,
-                size: r.get::<_, i64>(1)? as u64,
-                mtime_ns: r.get(2)?,
-                inode: r.get::<_, i64>(3)? as u64,
-                offset: r.get::<_, i64>(4)? as u64,
-                head_len: r.get::<_, i64>(5)? as u64,
-                head_hash: r.get(6)?,
-                include_tools: r.get(7)?,
-                messages: r.get::<_, i64>(8)? as u64,
-                malformed: r.get::<_, i64>(16)? as u64,
-                state: SessionState {
-                    session_id: r.get(9)?,
-                    cwd: r.get(10)?,
-                    agent_title: r.get(11)?,
-                    first_prompt: r.get(12)?,
-                    model: r.get(13)?,
-                    first_ts: r.get(14)?,
-                    last_ts: r.get(15)?,
+        stmt
+            .query_row(
+                [path.to_string_lossy()],
+                |r| {
+                    Ok(Checkpoint {
+                        id: r.get(0)?,
+                        size: r.get::<_, i64>(1)? as u64,
+                        mtime_ns: r.get(2)?,
+                        inode: r.get::<_, i64>(3)? as u64,
+                        offset: r.get::<_, i64>(4)? as u64,
+                        head_len: r.get::<_, i64>(5)? as u64,
+                        head_hash: r.get(6)?,
+                        include_tools: r.get(7)?,
+                        messages: r.get::<_, i64>(8)? as u64,
+                        malformed: r.get::<_, i64>(16)? as u64,
+                        state: SessionState {
+                            session_id: r.get(9)?,
+                            cwd: r.get(10)?,
+                            agent_title: r.get(11)?,
+                            first_prompt: r.get(12)?,
+                            model: r.get(13)?,
+                            first_ts: r.get(14)?,
+                            last_ts: r.get(15)?,
+                        },
+                    })
                 },
-            })
-        })
-        .optional()
-        .map_err(|e| SessionError::from_sql(&self.path, e))
+            )
+            .optional()
+            .map_err(|e| SessionError::from_sql(&self.path, e))
     }
 }
 
 /// Drops a file's messages and their entries in the full-text index (which needs the text to
 /// remove them).
-fn delete_messages(
-    tx: &Connection,
-    pending: &mut Vec<(i64, String)>,
-    file_id: i64,
-) -> Result<(), rusqlite::Error> {
+fn delete_messages(tx: &Connection, pending: &mut Vec<(i64, String)>, file_id: i64) -> Result<(), rusqlite::Error> {
     write_fts(tx, pending)?;
     tx.execute(
         "INSERT INTO session_fts(session_fts, rowid, text) SELECT 'delete', id, text FROM session_messages WHERE file_id = ?1",
@@ -587,21 +501,11 @@ fn save_checkpoint(
 /// The id a session is known by: the transcript's own id, else the file name. A Claude
 /// subagent file shares its parent's id, so it is `<parent>/<agent file stem>`.
 fn session_key(source: SourceKind, path: &Path, state: &SessionState) -> String {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let in_subagents = path
-        .parent()
-        .and_then(|p| p.file_name())
-        .is_some_and(|n| n == "subagents");
+    let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    let in_subagents = path.parent().and_then(|p| p.file_name()).is_some_and(|n| n == "subagents");
     if source == SourceKind::Claude && in_subagents {
         let parent = state.session_id.clone().unwrap_or_else(|| {
-            path.parent()
-                .and_then(Path::parent)
-                .and_then(Path::file_name)
-                .map(|n| n.to_string_lossy().to_string())
-                .unwrap_or_default()
+            path.parent().and_then(Path::parent).and_then(Path::file_name).map(|n| n.to_string_lossy().to_string()).unwrap_or_default()
         });
         return format!("{parent}/{stem}");
     }
@@ -624,10 +528,7 @@ pub(crate) fn read_complete_lines(
 ) -> std::io::Result<ReadLines> {
     let mut reader = BufReader::with_capacity(256 * 1024, file);
     let mut buf = Vec::new();
-    let mut out = ReadLines {
-        consumed: 0,
-        messages: Vec::new(),
-    };
+    let mut out = ReadLines { consumed: 0, messages: Vec::new() };
     loop {
         buf.clear();
         let n = reader.read_until(b'\n', &mut buf)?;
@@ -640,9 +541,7 @@ pub(crate) fn read_complete_lines(
         match parse_line(source, state, &buf, include_tools) {
             None => {}
             Some(LineOutcome::Messages(m)) => out.messages.extend(m),
-            Some(LineOutcome::Skipped(kind)) => {
-                *summary.lines_skipped.entry(kind).or_default() += 1
-            }
+            Some(LineOutcome::Skipped(kind)) => *summary.lines_skipped.entry(kind).or_default() += 1,
             Some(LineOutcome::Malformed) => summary.malformed_lines += 1,
         }
     }
@@ -674,12 +573,7 @@ pub fn parse_transcript_lines(source: SourceKind, bytes: &[u8], include_tools: b
 }
 
 /// One raw line through its source's parser; `None` for a blank line.
-pub(crate) fn parse_line(
-    source: SourceKind,
-    state: &mut SessionState,
-    raw: &[u8],
-    include_tools: bool,
-) -> Option<LineOutcome> {
+pub(crate) fn parse_line(source: SourceKind, state: &mut SessionState, raw: &[u8], include_tools: bool) -> Option<LineOutcome> {
     let trimmed = raw.trim_ascii();
     if trimmed.is_empty() {
         return None;
@@ -716,11 +610,7 @@ fn stat_of(m: &std::fs::Metadata) -> Stat {
     let inode = std::os::unix::fs::MetadataExt::ino(m);
     #[cfg(not(unix))]
     let inode = 0;
-    Stat {
-        size: m.len(),
-        mtime_ns,
-        inode,
-    }
+    Stat { size: m.len(), mtime_ns, inode }
 }
 
 /// Hash of the file's first `min(end, HEAD_BYTES)` bytes, with that length.
@@ -744,7 +634,5 @@ fn head_matches(file: &mut File, cp: &Checkpoint) -> std::io::Result<bool> {
 }
 
 pub(crate) fn escape_like(text: &str) -> String {
-    text.replace('\\', "\\\\")
-        .replace('%', "\\%")
-        .replace('_', "\\_")
+    text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
 }

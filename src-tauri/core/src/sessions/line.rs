@@ -74,9 +74,7 @@ impl SessionState {
     /// Widens the session's span. Timestamps are kept as UTC with milliseconds so that sessions
     /// from different sources (and offsets) sort correctly as text.
     pub(crate) fn saw_ts(&mut self, ts: Option<&str>) {
-        let Some(ts) = ts.and_then(utc_millis) else {
-            return;
-        };
+        let Some(ts) = ts.and_then(utc_millis) else { return };
         if self.first_ts.as_deref().is_none_or(|f| ts.as_ref() < f) {
             self.first_ts = Some(ts.to_string());
         }
@@ -146,11 +144,7 @@ impl LineBuilder {
     }
 
     fn push(&mut self, role: Role, text: String, ts: Option<&str>) {
-        self.messages.push(Message {
-            role,
-            text,
-            ts: ts.map(str::to_string),
-        });
+        self.messages.push(Message { role, text, ts: ts.map(str::to_string) });
     }
 
     pub(crate) fn finish(self) -> LineOutcome {
@@ -169,12 +163,7 @@ fn utc_millis(ts: &str) -> Option<Cow<'_, str>> {
     if is_utc_millis_shape(ts) {
         return Some(Cow::Borrowed(ts));
     }
-    Some(Cow::Owned(
-        parsed
-            .with_timezone(&chrono::Utc)
-            .format("%Y-%m-%dT%H:%M:%S%.3fZ")
-            .to_string(),
-    ))
+    Some(Cow::Owned(parsed.with_timezone(&chrono::Utc).format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()))
 }
 
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ` with seconds below 60 (a leap second is written differently).
@@ -200,9 +189,7 @@ pub(crate) fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 pub(crate) fn kind_name(raw: &str) -> String {
     let ok = !raw.is_empty()
         && raw.len() <= MAX_KIND_CHARS
-        && raw
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'));
+        && raw.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'));
     if ok {
         raw.to_string()
     } else {
@@ -280,11 +267,7 @@ mod tests {
         s.saw_ts(Some("2026-01-03T00:30:00.900Z"));
         s.saw_ts(Some("2026-13-03T00:30:00.900Z"));
         assert_eq!(s.first_ts.as_deref(), Some("2026-01-01T00:00:00.000Z"));
-        assert_eq!(
-            s.last_ts.as_deref(),
-            Some("2026-01-03T00:30:00.900Z"),
-            "an impossible month is not a timestamp"
-        );
+        assert_eq!(s.last_ts.as_deref(), Some("2026-01-03T00:30:00.900Z"), "an impossible month is not a timestamp");
     }
 
     #[test]
@@ -298,9 +281,7 @@ mod tests {
     fn tool_text_is_cut_on_a_char_boundary() {
         let mut b = LineBuilder::default();
         b.tool(true, "tool_result", &"é".repeat(MAX_TOOL_TEXT), None);
-        let LineOutcome::Messages(m) = b.finish() else {
-            panic!()
-        };
+        let LineOutcome::Messages(m) = b.finish() else { panic!() };
         assert!(m[0].text.len() <= MAX_TOOL_TEXT + 3);
         let mut b = LineBuilder::default();
         b.tool(false, "tool_result", "x", None);

@@ -33,8 +33,7 @@ pub use roots::SourceRoots;
 pub use runs::{group_runs, parent_of, RunKind, SessionGroup, SessionRun};
 pub use transcript::IndexStats;
 pub use types::{
-    FileProblem, IndexProgress, IndexSummary, RecallHit, RecallQuery, SessionChange, SessionMeta,
-    SnippetPart, Transcript, Turn,
+    FileProblem, IndexProgress, IndexSummary, RecallHit, RecallQuery, SessionChange, SessionMeta, SnippetPart, Transcript, Turn,
 };
 pub use vault::{VaultPruneReport, VaultedFile};
 pub use watcher::SessionWatcher;

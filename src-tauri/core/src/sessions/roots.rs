@@ -31,8 +31,7 @@ impl SourceRoots {
     ) -> SourceRoots {
         let non_empty = |p: Option<PathBuf>| p.filter(|p| !p.as_os_str().is_empty());
         let user_home = non_empty(user_home);
-        let claude =
-            non_empty(claude_config_dir).or_else(|| user_home.as_ref().map(|h| h.join(".claude")));
+        let claude = non_empty(claude_config_dir).or_else(|| user_home.as_ref().map(|h| h.join(".claude")));
         let codex = non_empty(codex_home).or_else(|| user_home.as_ref().map(|h| h.join(".codex")));
         SourceRoots {
             claude: claude.map(|d| d.join("projects")),
@@ -51,9 +50,7 @@ impl SourceRoots {
 
     /// The source whose root holds `path`.
     pub fn source_of(&self, path: &Path) -> Option<SourceKind> {
-        SourceKind::ALL
-            .into_iter()
-            .find(|s| self.root(*s).is_some_and(|r| path.starts_with(r)))
+        SourceKind::ALL.into_iter().find(|s| self.root(*s).is_some_and(|r| path.starts_with(r)))
     }
 }
 
@@ -70,21 +67,11 @@ mod tests {
         assert_eq!(r.engram, Path::new("/e/sessions"));
         let r = SourceRoots::resolve(&home, Some("/u".into()), Some("/c".into()), Some("".into()));
         assert_eq!(r.claude.as_deref(), Some(Path::new("/c/projects")));
-        assert_eq!(
-            r.codex.as_deref(),
-            Some(Path::new("/u/.codex/sessions")),
-            "an empty value is no override"
-        );
+        assert_eq!(r.codex.as_deref(), Some(Path::new("/u/.codex/sessions")), "an empty value is no override");
         let r = SourceRoots::resolve(&home, None, None, Some("/x".into()));
         assert_eq!(r.claude, None);
-        assert_eq!(
-            r.source_of(Path::new("/x/sessions/2026/01/02/rollout-a.jsonl")),
-            Some(SourceKind::Codex)
-        );
-        assert_eq!(
-            r.source_of(Path::new("/e/sessions/a.jsonl")),
-            Some(SourceKind::Engram)
-        );
+        assert_eq!(r.source_of(Path::new("/x/sessions/2026/01/02/rollout-a.jsonl")), Some(SourceKind::Codex));
+        assert_eq!(r.source_of(Path::new("/e/sessions/a.jsonl")), Some(SourceKind::Engram));
         assert_eq!(r.source_of(Path::new("/elsewhere/a.jsonl")), None);
     }
 }

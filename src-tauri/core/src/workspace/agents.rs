@@ -20,20 +20,12 @@ impl Workspace {
     /// `CODEX_HOME`); `None` when the person's home directory is unknown.
     pub fn agent_env(&self) -> Option<AgentEnv> {
         let home = self.env.user_home.clone()?;
-        Some(AgentEnv::new(
-            home,
-            self.env.claude_config_dir.clone(),
-            self.env.codex_home.clone(),
-        ))
+        Some(AgentEnv::new(home, self.env.claude_config_dir.clone(), self.env.codex_home.clone()))
     }
 
     /// Claude Code's auto-memory into each repository's project scope (`engram import claude`).
     /// `None` when the person's home directory is unknown.
-    pub fn import_claude(
-        &self,
-        dry_run: bool,
-        now: DateTime<Utc>,
-    ) -> Option<std::io::Result<(ImportReport, std::path::PathBuf)>> {
+    pub fn import_claude(&self, dry_run: bool, now: DateTime<Utc>) -> Option<std::io::Result<(ImportReport, std::path::PathBuf)>> {
         let projects = self.agent_env()?.claude_projects();
         let report = import::import_claude(&self.home, &projects, Path::new("/"), dry_run, now);
         if !dry_run {

@@ -44,17 +44,12 @@ pub const DEFAULT_MODEL_IDLE: Duration = Duration::from_secs(600);
 impl LaunchEnv {
     /// Builds the environment from `lookup` (e.g. `|k| std::env::var(k).ok()`) and the person's
     /// home directory. A variable that is set but blank counts as unset, everywhere.
-    pub fn from_lookup(
-        lookup: impl Fn(&str) -> Option<String>,
-        user_home: Option<PathBuf>,
-    ) -> LaunchEnv {
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>, user_home: Option<PathBuf>) -> LaunchEnv {
         let value = |key: &str| lookup(key).filter(|v| !v.trim().is_empty());
         let path = |key: &str| value(key).map(PathBuf::from);
         let user_home = user_home.filter(|h| !h.as_os_str().is_empty());
         LaunchEnv {
-            config_home: path("XDG_CONFIG_HOME")
-                .filter(|p| p.is_absolute())
-                .or_else(|| user_home.as_ref().map(|h| h.join(".config"))),
+            config_home: path("XDG_CONFIG_HOME").filter(|p| p.is_absolute()).or_else(|| user_home.as_ref().map(|h| h.join(".config"))),
             engram_home: path("ENGRAM_HOME"),
             user_home,
             models_dir: path("ENGRAM_MODELS_DIR"),
@@ -73,12 +68,7 @@ impl LaunchEnv {
 
     /// An environment with nothing set but where the embedding assets are (tests, tools).
     pub fn with_models_dir(models_dir: impl Into<PathBuf>) -> LaunchEnv {
-        LaunchEnv {
-            models_dir: Some(models_dir.into()),
-            model_idle: DEFAULT_MODEL_IDLE,
-            autostart_service: true,
-            ..LaunchEnv::default()
-        }
+        LaunchEnv { models_dir: Some(models_dir.into()), model_idle: DEFAULT_MODEL_IDLE, autostart_service: true, ..LaunchEnv::default() }
     }
 
     /// The process's own environment: the one call each binary makes at start-up.
@@ -89,12 +79,9 @@ impl LaunchEnv {
     /// The home: `flag` (`--home`), else `ENGRAM_HOME`, else `~/.engram`. `None` only when none
     /// of them is known; a home that is not a directory is refused.
     pub fn resolve_home(&self, flag: Option<PathBuf>) -> Result<EngramHome, HomeError> {
-        let home = EngramHome::resolve(flag, self.engram_home.clone(), self.user_home.clone())
-            .ok_or(HomeError::Unknown)?;
+        let home = EngramHome::resolve(flag, self.engram_home.clone(), self.user_home.clone()).ok_or(HomeError::Unknown)?;
         match std::fs::metadata(home.root()) {
-            Ok(meta) if !meta.is_dir() => Err(HomeError::NotADirectory {
-                path: home.root().display().to_string(),
-            }),
+            Ok(meta) if !meta.is_dir() => Err(HomeError::NotADirectory { path: home.root().display().to_string() }),
             _ => Ok(home),
         }
     }
@@ -123,10 +110,7 @@ mod tests {
     use std::collections::HashMap;
 
     fn env(pairs: &[(&str, &str)]) -> LaunchEnv {
-        let map: HashMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         LaunchEnv::from_lookup(|k| map.get(k).cloned(), Some(PathBuf::from("/home/p")))
     }
 
@@ -147,23 +131,14 @@ mod tests {
         assert_eq!(e.visual, None);
         assert_eq!(e.config_home, Some(PathBuf::from("/home/p/.config")));
         assert!(!e.no_service);
-        assert_eq!(
-            e.resolve_home(None).unwrap().root(),
-            std::path::Path::new("/home/p/.engram")
-        );
+        assert_eq!(e.resolve_home(None).unwrap().root(), std::path::Path::new("/home/p/.engram"));
     }
 
     #[test]
     fn the_flag_beats_the_variable_which_beats_the_default() {
         let e = env(&[("ENGRAM_HOME", "/e")]);
-        assert_eq!(
-            e.resolve_home(None).unwrap().root(),
-            std::path::Path::new("/e")
-        );
-        assert_eq!(
-            e.resolve_home(Some("/flag".into())).unwrap().root(),
-            std::path::Path::new("/flag")
-        );
+        assert_eq!(e.resolve_home(None).unwrap().root(), std::path::Path::new("/e"));
+        assert_eq!(e.resolve_home(Some("/flag".into())).unwrap().root(), std::path::Path::new("/flag"));
     }
 
     #[test]
@@ -187,17 +162,8 @@ mod tests {
         assert!(!env(&[("ENGRAM_NO_SERVICE", "0")]).no_service);
         assert!(env(&[]).autostart_service);
         assert!(!env(&[("ENGRAM_SERVICE_AUTOSTART", "0")]).autostart_service);
-        assert_eq!(
-            env(&[("ENGRAM_MODEL_IDLE_SECS", "5")]).model_idle,
-            Duration::from_secs(5)
-        );
-        assert_eq!(
-            env(&[("ENGRAM_MODEL_IDLE_SECS", "ten")]).model_idle,
-            DEFAULT_MODEL_IDLE
-        );
-        assert_eq!(
-            env(&[("ENGRAM_MODEL_IDLE_SECS", "0")]).model_idle,
-            Duration::from_secs(1)
-        );
+        assert_eq!(env(&[("ENGRAM_MODEL_IDLE_SECS", "5")]).model_idle, Duration::from_secs(5));
+        assert_eq!(env(&[("ENGRAM_MODEL_IDLE_SECS", "ten")]).model_idle, DEFAULT_MODEL_IDLE);
+        assert_eq!(env(&[("ENGRAM_MODEL_IDLE_SECS", "0")]).model_idle, Duration::from_secs(1));
     }
 }

@@ -99,9 +99,7 @@ impl Workspace {
     /// changes; an invalid file is an error every call until it is fixed (never a silent default).
     pub fn config(&self) -> Result<Config, ConfigError> {
         let path = self.home.config_file();
-        let stamp: ConfigStamp = std::fs::metadata(&path)
-            .ok()
-            .map(|m| (m.len(), m.mtime(), m.mtime_nsec(), m.ino()));
+        let stamp: ConfigStamp = std::fs::metadata(&path).ok().map(|m| (m.len(), m.mtime(), m.mtime_nsec(), m.ino()));
         let mut slot = lock(&self.config);
         if let Some((seen, config)) = slot.as_ref() {
             if *seen == stamp {
@@ -116,10 +114,7 @@ impl Workspace {
 
     /// The directory holding ONNX Runtime and the models.
     pub fn models_dir(&self) -> PathBuf {
-        self.env
-            .models_dir
-            .clone()
-            .unwrap_or_else(|| self.home.models_dir())
+        self.env.models_dir.clone().unwrap_or_else(|| self.home.models_dir())
     }
 
     /// Where the configured embedding model's assets are.
@@ -129,12 +124,7 @@ impl Workspace {
 
     /// Where each source keeps its transcripts.
     pub fn session_roots(&self) -> SourceRoots {
-        SourceRoots::resolve(
-            &self.home,
-            self.env.user_home.clone(),
-            self.env.claude_config_dir.clone(),
-            self.env.codex_home.clone(),
-        )
+        SourceRoots::resolve(&self.home, self.env.user_home.clone(), self.env.claude_config_dir.clone(), self.env.codex_home.clone())
     }
 
     /// The store for the user scope and the project `cwd` belongs to (user scope only when
@@ -200,15 +190,13 @@ impl Workspace {
             None => self.home.user_memory_dir(),
         };
         match change {
-            MemoryChange::Saved { project, name, .. }
-            | MemoryChange::Removed { project, name, .. } => {
+            MemoryChange::Saved { project, name, .. } | MemoryChange::Removed { project, name, .. } => {
                 let dir = dir_of(project);
                 self.corpus_cache().invalidate(&dir);
                 self.model.invalidate(&dir.join(format!("{name}.md")));
             }
             MemoryChange::SidecarChanged { project, name, .. } => {
-                self.model
-                    .invalidate(&dir_of(project).join(format!("{name}.md")));
+                self.model.invalidate(&dir_of(project).join(format!("{name}.md")));
             }
             MemoryChange::Rescan | MemoryChange::ProjectsChanged => {
                 self.projects_written();

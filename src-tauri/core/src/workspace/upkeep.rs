@@ -61,17 +61,12 @@ impl Workspace {
         progress: &mut dyn FnMut(ReindexPhase, usize, usize),
     ) -> Result<ReindexSummary, WorkspaceError> {
         let _running = self.begin_reindex()?;
-        let embeddings = self.reindex_vectors(also, &mut |p| {
-            progress(ReindexPhase::Embeddings, p.done, p.total)
-        });
-        let sessions =
-            self.index_sessions(&super::IndexRequest::default(), &mut |p: IndexProgress| {
-                progress(ReindexPhase::Sessions, p.done as usize, p.total as usize)
-            });
-        Ok(ReindexSummary {
-            embeddings: embeddings.map_err(|e| report(&e)),
-            sessions: sessions.map_err(|e| report(&e)),
-        })
+        let embeddings = self.reindex_vectors(also, &mut |p| progress(ReindexPhase::Embeddings, p.done, p.total));
+        let sessions = self.index_sessions(
+            &super::IndexRequest::default(),
+            &mut |p: IndexProgress| progress(ReindexPhase::Sessions, p.done as usize, p.total as usize),
+        );
+        Ok(ReindexSummary { embeddings: embeddings.map_err(|e| report(&e)), sessions: sessions.map_err(|e| report(&e)) })
     }
 
     /// Only the vectors (`engram memory reindex`): the same coverage as [`Workspace::reindex`].
@@ -91,11 +86,7 @@ impl Workspace {
         Ok(RunningReindex(self))
     }
 
-    fn reindex_vectors(
-        &self,
-        also: Option<&Project>,
-        progress: &mut dyn FnMut(ReindexProgress),
-    ) -> Result<ReindexReport, WorkspaceError> {
+    fn reindex_vectors(&self, also: Option<&Project>, progress: &mut dyn FnMut(ReindexProgress)) -> Result<ReindexReport, WorkspaceError> {
         let config = self.config()?;
         progress(ReindexProgress { done: 0, total: 0 });
         let embedder = shared_embedder(&self.model_paths(&config))?;
@@ -120,17 +111,11 @@ impl Workspace {
         let mut checks = doctor::home_checks(&self.home, &config);
         match cwd {
             Some(cwd) => checks.extend(doctor::store_checks(&self.store_at(cwd))),
-            None => checks.extend(doctor::user_store_checks(&Store::new(
-                self.home.clone(),
-                None,
-            ))),
+            None => checks.extend(doctor::user_store_checks(&Store::new(self.home.clone(), None))),
         }
         checks.extend(doctor::project_checks(&self.home));
         if let Ok(config) = &config {
-            checks.extend(
-                crate::embed::embed_checks(&self.model_paths(config), config.retrieval.strategy)
-                    .to_checks(),
-            );
+            checks.extend(crate::embed::embed_checks(&self.model_paths(config), config.retrieval.strategy).to_checks());
         }
         checks.extend(crate::sessions::session_checks(&self.home.index_db()));
         if let Some(env) = self.agent_env() {
@@ -139,6 +124,7 @@ impl Workspace {
         checks
     }
 
+
     /// Where a trust anchor lives: USER.md, or a known project's `.engram/ENGRAM.md`.
     pub fn anchor_path(&self, slug: Option<&str>) -> Result<(AnchorKind, PathBuf), WorkspaceError> {
         match slug {
@@ -146,14 +132,9 @@ impl Workspace {
             Some(slug) => {
                 let known = self.project(slug)?;
                 if known.roots.is_empty() {
-                    return Err(WorkspaceError::NoProjectRoot {
-                        project: known.display_name(),
-                    });
+                    return Err(WorkspaceError::NoProjectRoot { project: known.display_name() });
                 }
-                Ok((
-                    AnchorKind::Project,
-                    anchors::project_anchor_path(&known.to_project()),
-                ))
+                Ok((AnchorKind::Project, anchors::project_anchor_path(&known.to_project())))
             }
         }
     }
@@ -163,11 +144,6 @@ impl Workspace {
     /// it is config.toml itself): its editor key is then taken as unset.
     pub fn editor_for(&self, path: &Path) -> Result<EditorLaunch, WorkspaceError> {
         let configured = self.config().map(|c| c.editor.command).unwrap_or_default();
-        Ok(resolve_editor(
-            &configured,
-            self.env.visual.as_deref(),
-            self.env.editor.as_deref(),
-            path,
-        )?)
+        Ok(resolve_editor(&configured, self.env.visual.as_deref(), self.env.editor.as_deref(), path)?)
     }
 }

@@ -121,23 +121,14 @@ pub const SESSIONS: &[Session] = &[
 
 /// Questions as people ask them, each with the session that answers it.
 pub const QUESTIONS: &[(&str, &str)] = &[
-    (
-        "when did we decide to drop the Redis cache?",
-        "c-redis-drop",
-    ),
+    ("when did we decide to drop the Redis cache?", "c-redis-drop"),
     ("why were catalog prices stale?", "c-redis-drop"),
     ("which test failed because of the timezone?", "c-tz-test"),
-    (
-        "how did we fix the refresh token rotation?",
-        "x-jwt-rotation",
-    ),
+    ("how did we fix the refresh token rotation?", "x-jwt-rotation"),
     ("why are users logged out randomly", "x-jwt-rotation"),
     ("why did we move off webpack?", "x-vite"),
     ("what caused the pods to run out of memory?", "n-oomkilled"),
-    (
-        "websocket keeps reconnecting in liveview",
-        "c-liveview-socket",
-    ),
+    ("websocket keeps reconnecting in liveview", "c-liveview-socket"),
     ("slow query on the orders table", "x-orders-index"),
     ("how do we throttle API clients?", "n-rate-limit"),
     ("speed up the CI pipeline cargo build", "c-ci-cache"),
@@ -145,10 +136,7 @@ pub const QUESTIONS: &[(&str, &str)] = &[
     ("where are feature flags stored?", "c-feature-flags"),
     ("upload links expire too quickly", "n-presigned"),
     ("switch logs to json format", "c-json-logs"),
-    (
-        "the nightly job ran twice during daylight saving",
-        "x-cron-dst",
-    ),
+    ("the nightly job ran twice during daylight saving", "x-cron-dst"),
     ("why were password reset emails not delivered?", "c-smtp"),
     ("fix the n+1 problem in graphql resolvers", "n-dataloader"),
     ("lifetime error when spawning a task", "x-lifetime"),
@@ -176,30 +164,16 @@ pub fn write_all(claude_root: &Path, codex_root: &Path, engram_root: &Path) {
     }
 }
 
-pub fn path_of(
-    s: &Session,
-    claude_root: &Path,
-    codex_root: &Path,
-    engram_root: &Path,
-) -> std::path::PathBuf {
+pub fn path_of(s: &Session, claude_root: &Path, codex_root: &Path, engram_root: &Path) -> std::path::PathBuf {
     match s.source {
-        "claude" => claude_root
-            .join(s.cwd.replace('/', "-"))
-            .join(format!("{}.jsonl", s.id)),
-        "codex" => codex_root
-            .join("2026/05/12")
-            .join(format!("rollout-2026-05-12T10-00-00-{}.jsonl", s.id)),
+        "claude" => claude_root.join(s.cwd.replace('/', "-")).join(format!("{}.jsonl", s.id)),
+        "codex" => codex_root.join("2026/05/12").join(format!("rollout-2026-05-12T10-00-00-{}.jsonl", s.id)),
         _ => engram_root.join(format!("{}.jsonl", s.id)),
     }
 }
 
 fn ts(minute: u32, second: u32) -> String {
-    format!(
-        "2026-05-12T{:02}:{:02}:{:02}.000Z",
-        8 + minute / 60,
-        minute % 60,
-        second
-    )
+    format!("2026-05-12T{:02}:{:02}:{:02}.000Z", 8 + minute / 60, minute % 60, second)
 }
 
 /// Claude Code 2.x: hook progress, snapshots, a system reminder around the first prompt,
@@ -208,9 +182,7 @@ pub fn claude_lines(s: &Session, minute: u32) -> String {
     let base = json!({"isSidechain": false, "userType": "external", "cwd": s.cwd, "sessionId": s.id, "version": "2.1.38", "gitBranch": "main"});
     let with = |extra: serde_json::Value| {
         let mut v = base.clone();
-        v.as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
+        v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
         v.to_string()
     };
     let mut lines = vec![
@@ -220,11 +192,7 @@ pub fn claude_lines(s: &Session, minute: u32) -> String {
     for (n, turn) in s.turns.iter().enumerate() {
         let at = ts(minute, 1 + n as u32 * 4);
         if n % 2 == 0 {
-            let text = if n == 0 {
-                format!("<system-reminder>\nThe project uses git.\n</system-reminder>\n{turn}")
-            } else {
-                turn.to_string()
-            };
+            let text = if n == 0 { format!("<system-reminder>\nThe project uses git.\n</system-reminder>\n{turn}") } else { turn.to_string() };
             lines.push(with(json!({"type": "user", "message": {"role": "user", "content": text}, "uuid": format!("u{n}"), "timestamp": at})));
         } else {
             lines.push(with(json!({"type": "assistant", "message": {"model": "claude-opus-4-6", "role": "assistant", "content": [{"type": "thinking", "thinking": "Let me look at the code first.", "signature": "x"}]}, "timestamp": at})));
@@ -266,13 +234,10 @@ pub fn codex_lines(s: &Session, minute: u32) -> String {
 }
 
 pub fn native_lines(s: &Session, minute: u32) -> String {
-    let mut lines =
-        vec![json!({"session": {"id": s.id, "cwd": s.cwd, "model": "local"}}).to_string()];
+    let mut lines = vec![json!({"session": {"id": s.id, "cwd": s.cwd, "model": "local"}}).to_string()];
     for (n, turn) in s.turns.iter().enumerate() {
         let role = if n % 2 == 0 { "user" } else { "assistant" };
-        lines.push(
-            json!({"ts": ts(minute, 1 + n as u32 * 4), "role": role, "text": turn}).to_string(),
-        );
+        lines.push(json!({"ts": ts(minute, 1 + n as u32 * 4), "role": role, "text": turn}).to_string());
         if n % 2 == 1 {
             lines.push(json!({"ts": ts(minute, 2 + n as u32 * 4), "role": "tool", "text": "exit status 0"}).to_string());
         }

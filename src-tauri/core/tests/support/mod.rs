@@ -18,10 +18,7 @@ pub fn model_paths() -> ModelPaths {
     });
     let paths = ModelPaths::new(&dir, "all-MiniLM-L6-v2");
     if let Err(e) = paths.check() {
-        panic!(
-            "embedding assets missing under ENGRAM_TEST_MODELS={}: {e}",
-            dir.display()
-        );
+        panic!("embedding assets missing under ENGRAM_TEST_MODELS={}: {e}", dir.display());
     }
     paths
 }
