@@ -7,6 +7,7 @@
 //   anchor-create     create from skeleton                anchor-edit   edit button
 //   anchor-editor     the textarea        anchor-save      save          anchor-cancel  cancel
 //   anchor-error      inline error (data-code)             anchor-skeleton  "still the skeleton" note
+//   anchor-agent-files  the agents' own instruction files for the same scope
 
 import { call } from './api.js';
 import { h, clear, setSafeHtml } from './dom.js';
@@ -68,7 +69,8 @@ export function createAnchorView(app) {
     const body = h('article', { class: 'markdown anchor-body', testid: 'anchor-body' });
     setSafeHtml(body, anchor.html);
     clear(el,
-      header(h('button', { class: 'btn btn-primary', testid: 'anchor-edit', onClick: edit }, 'Edit')),
+      header([h('button', { class: 'btn', testid: 'anchor-agent-files', title: 'CLAUDE.md, AGENTS.md and the other files agents load by themselves', onClick: () => app.showInstructions(project) }, 'Agents’ files'),
+        h('button', { class: 'btn btn-primary', testid: 'anchor-edit', onClick: edit }, 'Edit')]),
       h('div', { class: 'view-body scroll' },
         anchor.untouched ? h('div', { class: 'banner', testid: 'anchor-skeleton' }, 'Still the untouched skeleton, so agents do not get it yet. Edit it to say something.') : null,
         h('div', { class: 'anchor-path mono', testid: 'anchor-path' }, anchor.path),

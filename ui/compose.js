@@ -8,10 +8,13 @@
 //   compose-selected    selected memories     compose-cut       a memory the caps cut (data-reason)
 //   compose-total       total bytes line      compose-notes     notes (fallbacks, left-out sources)
 //   compose-empty       nothing to show yet   compose-copy      copy the block
+//   compose-agent-files the instruction files the agent loads by itself (not in the block)
+//   compose-agent-file  one of them (data-kind, data-agents)
 
 import { call } from './api.js';
 import { h, clear, formatBytes, debounce } from './dom.js';
 import { toast, errorToast } from './dialog.js';
+import { INSTRUCTION_FILES, loadedByLabel } from './instructions.js';
 
 const CUT_REASONS = {
   top_k: 'over the top_k limit',
@@ -26,6 +29,7 @@ export function createComposeView(app) {
   const total = h('div', { class: 'compose-total', testid: 'compose-total' });
   const notes = h('div', { class: 'compose-notes', testid: 'compose-notes' });
   const sections = h('div', { class: 'compose-side' });
+  const agentFiles = h('div', { class: 'compose-side', testid: 'compose-agent-files' });
   const output = h('pre', { class: 'compose-output mono', testid: 'compose-output', tabindex: '0' });
   const copy = h('button', { class: 'btn', testid: 'compose-copy', onClick: copyBlock }, 'Copy block');
 
@@ -38,7 +42,7 @@ export function createComposeView(app) {
       h('label', { class: 'field compose-project-field' }, h('span', { class: 'field-label' }, 'Working in'), project)),
     h('div', { class: 'compose-body' },
       h('div', { class: 'compose-block' }, h('div', { class: 'block-head' }, total, copy), output),
-      h('aside', { class: 'compose-aside' }, sections, notes)));
+      h('aside', { class: 'compose-aside' }, agentFiles, sections, notes)));
 
   const refresh = debounce(run, 150);
   prompt.addEventListener('input', refresh);
@@ -53,6 +57,7 @@ export function createComposeView(app) {
 
   async function run() {
     const mine = ++seq;
+    loadAgentFiles(project.value || null, mine);
     try {
       const c = await call('compose_preview', { prompt: prompt.value, project: project.value || null });
       if (mine !== seq) return;
@@ -92,6 +97,32 @@ export function createComposeView(app) {
           h('span', { class: 'mono' }, m.name), h('span', { class: 'badge badge-warn' }, CUT_REASONS[m.reason] || m.reason),
           h('span', { class: 'num muted' }, `${m.score.toFixed(2)} · ${formatBytes(m.bytes)}`))) : h('li', { class: 'muted' }, 'Nothing was cut')));
     clear(notes, c.notes.map((n) => h('p', { class: 'note' }, n)));
+  }
+
+  // The whole context an agent starts with: its own instruction files come first, loaded by
+  // the agent itself; the block above comes on top of them (Engram never repeats them).
+  async function loadAgentFiles(slug, mine) {
+    let files;
+    try {
+      files = (await call('instruction_files', { project: slug })).filter((f) => f.exists);
+    } catch (e) {
+      if (mine === seq) clear(agentFiles, h('h3', {}, 'Loaded by the agents themselves'), h('p', { class: 'muted small' }, e.message));
+      return;
+    }
+    if (mine !== seq) return;
+    clear(agentFiles,
+      h('h3', {}, 'Loaded by the agents themselves'),
+      h('ul', { class: 'compose-list' },
+        files.length ? files.map((f) => {
+          const info = INSTRUCTION_FILES[f.kind] || { name: f.kind, place: '' };
+          return h('li', { class: 'agent-file', testid: 'compose-agent-file', dataset: { kind: f.kind, agents: f.loaded_by.join(' ') } },
+            h('button', {
+              class: 'link-button mono', title: `${f.path}: open it`, onClick: () => app.showInstructions(slug, f.kind),
+            }, info.place === 'all projects' ? `${info.name} (all projects)` : info.name),
+            h('span', { class: 'badge' }, loadedByLabel(f.loaded_by)),
+            h('span', { class: 'num muted' }, formatBytes(f.bytes)));
+        }) : h('li', { class: 'muted' }, slug ? 'No CLAUDE.md or AGENTS.md in this repository or for all projects' : 'No user-wide CLAUDE.md')),
+      h('p', { class: 'muted small' }, 'Added to the agent’s context by the agent itself, before this block. Engram does not repeat them.'));
   }
 
   // Through the clipboard plugin (the window may write text, never read): the web clipboard API

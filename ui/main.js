@@ -18,6 +18,7 @@ import { createArchiveView } from './archive.js';
 import { createAnchorView, confirmDiscard } from './anchors.js';
 import { createSettingsView } from './settings.js';
 import { createSessionsView } from './sessions.js';
+import { createInstructionsView } from './instructions.js';
 
 const app = {
   projects: [],
@@ -34,6 +35,16 @@ const app = {
     if (r.view === 'memories') return sameLocation(r.location, route.location);
     if (r.view === 'anchor') return (r.project || null) === (route.project || null);
     return true;
+  },
+  // The project the person is looking at (a project's memories, its ENGRAM.md, its agents'
+  // files), so a view about "this project" opens on it; `null` in the user scope.
+  currentProject() {
+    const r = this.route;
+    const slug = r.view === 'memories' ? r.location.project : r.project;
+    return slug && this.projects.some((p) => p.slug === slug) ? slug : null;
+  },
+  showInstructions(project, kind = null) {
+    return this.navigate({ view: 'instructions', project: project || null, kind });
   },
   // Leaving a view with unsaved typing asks first (memory form and trust anchors alike).
   // `options.byKeyboard` moves focus into the new view's main control, so a keyboard user
@@ -99,6 +110,7 @@ const views = {
   anchor: createAnchorView(app),
   settings: createSettingsView(app),
   sessions: createSessionsView(app),
+  instructions: createInstructionsView(app),
 };
 const main = h('main', { class: 'main', testid: 'main-view' });
 const layout = createLayout();
@@ -140,9 +152,15 @@ function createLayout() {
 
 function show(route, options = {}) {
   const view = views[route.view];
-  if (main.firstChild !== view.el) clear(main, view.el);
+  if (main.firstChild !== view.el) {
+    // The view being left forgets an editor the person chose to discard (or never typed in).
+    const leaving = Object.values(views).find((v) => v.el === main.firstChild);
+    if (leaving && leaving.left) leaving.left();
+    clear(main, view.el);
+  }
   if (route.view === 'memories') return view.show(route.location, options);
   if (route.view === 'anchor') return view.show(route.project);
+  if (route.view === 'instructions') return view.show(route.project, route.kind);
   if (route.view === 'archive') return view.show(options.location);
   return view.show();
 }
@@ -156,13 +174,14 @@ async function loadProjects() {
   }
   const r = app.route;
   const gone = (slug) => slug && !app.projects.some((p) => p.slug === slug);
-  if ((r.view === 'memories' && r.location.scope === 'project' && gone(r.location.project)) || (r.view === 'anchor' && gone(r.project))) {
+  if ((r.view === 'memories' && r.location.scope === 'project' && gone(r.location.project)) || ((r.view === 'anchor' || r.view === 'instructions') && gone(r.project))) {
     app.route = { view: 'memories', location: { scope: 'user', project: null } };
     show(app.route);
   }
   sidebar.render();
   search.refreshProjects();
   views.compose.refresh();
+  views.instructions.refresh();
 }
 
 document.addEventListener('keydown', (e) => {

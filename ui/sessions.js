@@ -11,6 +11,8 @@
 //   sessions-empty      not indexed yet / no match state       sessions-index-now  start indexing
 //   transcript-view     the transcript pane     transcript-title   its title
 //   transcript-turn     one turn (data-role)    transcript-empty   nothing opened yet
+//   vault-marker        "transcript deleted" on a row, a hit or the transcript (data-removed-at)
+//   transcript-vaulted  the transcript's note that its file is gone and the index kept it
 
 import { call } from './api.js';
 import { h, clear, relativeTime, absoluteTime, debounce } from './dom.js';
@@ -28,6 +30,14 @@ function messagesLabel(n) {
 function folderLabel(cwd) {
   const name = cwd.replace(/\/+$/, '').split('/').pop() || cwd;
   return h('span', { class: 'session-folder', title: cwd }, ` · ${name}`);
+}
+
+// A session whose transcript file was deleted (Claude Code purges old ones) stays in the index:
+// marked with when the file was found gone, so the person knows this copy is the only one.
+function vaultMarker(removedAt) {
+  if (!removedAt) return null;
+  return h('span', { class: 'badge vault-marker', testid: 'vault-marker', dataset: { removedAt }, title: `The transcript file was found deleted ${absoluteTime(removedAt)}; Engram kept what it had indexed` },
+    `File deleted ${relativeTime(removedAt)}`);
 }
 
 // A tool call is recorded as `name {json arguments}`: shown as the tool's name and its
@@ -237,6 +247,7 @@ export function createSessionsView(app) {
         h('span', { class: 'row-time', title: absoluteTime(s.last_ts) }, relativeTime(s.last_ts))),
       h('div', { class: 'row-description' },
         h('span', { class: `badge badge-source source-${s.source}` }, SOURCE_LABEL[s.source] || s.source), ' ',
+        s.source_removed_at ? [vaultMarker(s.source_removed_at), ' '] : null,
         messagesLabel(s.messages), s.cwd ? folderLabel(s.cwd) : null),
       runsOf(s))));
   }
@@ -288,6 +299,7 @@ export function createSessionsView(app) {
       mine.slice(0, 3).map(snippet),
       h('div', { class: 'row-description' },
         h('span', { class: `badge badge-source source-${best.source}` }, SOURCE_LABEL[best.source] || best.source), ' ',
+        best.source_removed_at ? [vaultMarker(best.source_removed_at), ' '] : null,
         mine.length > 3 ? `${mine.length} matching turns` : null,
         best.cwd ? folderLabel(best.cwd) : null))));
   }
@@ -334,7 +346,7 @@ export function createSessionsView(app) {
     clear(pane,
       h('div', { class: 'detail-head' },
         h('div', { class: 'detail-badges' }, h('span', { class: `badge badge-source source-${m.source}` }, SOURCE_LABEL[m.source] || m.source),
-          m.model ? h('span', { class: 'badge' }, m.model) : null),
+          m.model ? h('span', { class: 'badge' }, m.model) : null, vaultMarker(m.source_removed_at)),
         h('h2', { class: 'detail-name', testid: 'transcript-title' }, m.title || '(untitled session)'),
         h('div', { class: 'detail-meta' },
           m.cwd ? h('span', { class: 'mono' }, m.cwd) : null,
@@ -342,6 +354,9 @@ export function createSessionsView(app) {
           // Same unit as the list (messages: what the person and the agent said), tool calls apart.
           h('span', { testid: 'transcript-count' }, messagesLabel(t.turns.filter((x) => x.role !== 'tool').length),
             t.turns.some((x) => x.role === 'tool') ? ` · ${t.turns.filter((x) => x.role === 'tool').length} tool calls` : ''))),
+      m.source_removed_at ? h('div', { class: 'banner transcript-vaulted', testid: 'transcript-vaulted' },
+        `The transcript file was deleted (found missing ${absoluteTime(m.source_removed_at)}). These are the turns Engram had indexed; `,
+        h('span', { class: 'mono' }, 'engram sessions prune --source-removed'), ' removes them.') : null,
       h('div', { class: 'turns', testid: 'transcript-turns' }, turns.length ? turns : h('p', { class: 'muted' }, 'This session has no readable turns.')));
     rovingTools(pane);
     pane.dataset.turns = String(t.turns.length);

@@ -3,6 +3,7 @@
 // data-testid:
 //   sidebar              the navigation        open-search          the search button (Ctrl/Cmd+K)
 //   nav-anchor-user      USER.md               nav-anchor-project   a project's ENGRAM.md (data-project)
+//   nav-instructions     the agents' own instruction files (CLAUDE.md, AGENTS.md…) of the current project
 //   nav-user             User memories         nav-project          a project's memories (data-project)
 //   nav-add-project      add a project by picking its folder
 //   nav-compose  nav-sessions  nav-archive  nav-settings            the tools
@@ -47,7 +48,8 @@ export function createSidebar(app) {
     clear(anchors,
       item('nav-anchor-user', 'USER.md', { view: 'anchor', project: null }),
       app.projects.filter((p) => p.has_anchor).map((p) =>
-        item('nav-anchor-project', `${p.name} · ENGRAM.md`, { view: 'anchor', project: p.slug }, { project: p.slug })));
+        item('nav-anchor-project', `${p.name} · ENGRAM.md`, { view: 'anchor', project: p.slug }, { project: p.slug })),
+      item('nav-instructions', 'Agents’ files', { view: 'instructions', project: app.route.view === 'instructions' ? app.route.project : app.currentProject() }));
     clear(memories,
       item('nav-user', 'User memories', { view: 'memories', location: { scope: 'user', project: null } }),
       app.projects.map((p) => item('nav-project', p.name, { view: 'memories', location: { scope: 'project', project: p.slug } }, { project: p.slug })),

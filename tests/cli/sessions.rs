@@ -232,3 +232,66 @@ fn a_deleted_transcript_stays_recallable_until_pruned() {
     assert_eq!(hits.as_array().unwrap().len(), 0, "{hits}");
     a.engram().args(["sessions", "prune"]).assert().code(2);
 }
+
+#[test]
+fn a_rebuild_reads_every_transcript_again_and_keeps_the_vaulted_sessions() {
+    let a = Agents::new();
+    let first = a.json(&["sessions", "index"]);
+    let claude = a
+        .claude_project()
+        .join("0a1b2c3d-1111-2222-3333-444455556666.jsonl");
+    fs::remove_file(&claude).unwrap();
+    a.json(&["sessions", "index"]);
+
+    let rebuilt = a.json(&["sessions", "index", "--rebuild"]);
+    assert_eq!(rebuilt["vault_kept"], 1, "{rebuilt}");
+    assert_eq!(
+        rebuilt["sessions"], first["sessions"],
+        "the vaulted session is still counted: {rebuilt}"
+    );
+    assert_eq!(
+        rebuilt["messages_indexed"], 2,
+        "the Codex rollout was read again from the start: {rebuilt}"
+    );
+    let hits = a.json(&["recall", "Redis cache catalog", "--no-index"]);
+    assert_eq!(
+        hits[0]["session_id"], "0a1b2c3d-1111-2222-3333-444455556666",
+        "{hits}"
+    );
+    assert!(
+        hits[0]["source_removed_at"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z')),
+        "the hit is marked: {hits}"
+    );
+    let codex = a.json(&["recall", "pgbouncer", "--no-index"]);
+    assert_eq!(
+        codex.as_array().unwrap().len(),
+        1,
+        "read again once, not twice: {codex}"
+    );
+    assert!(codex[0]["source_removed_at"].is_null(), "{codex}");
+
+    let shown = a.json(&["sessions", "show", "0a1b2c3d-1111-2222-3333-444455556666"]);
+    assert!(shown["meta"]["source_removed_at"].is_string(), "{shown}");
+    assert!(shown.to_string().contains("materialized view"), "{shown}");
+    let text = a
+        .engram()
+        .args(["sessions", "show", "0a1b2c3d-1111-2222-3333-444455556666"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&text.stdout).contains("the transcript file was deleted"));
+
+    // Rebuilding one source leaves the others' sessions alone.
+    let only_codex = a.json(&["sessions", "index", "--rebuild", "--source", "codex"]);
+    assert_eq!(only_codex["sessions"], first["sessions"], "{only_codex}");
+    let after = a.json(&["recall", "Redis cache catalog", "--no-index"]);
+    let after = after.as_array().unwrap();
+    assert!(
+        !after.is_empty()
+            && after
+                .iter()
+                .all(|h| h["session_id"] == "0a1b2c3d-1111-2222-3333-444455556666"),
+        "{after:?}"
+    );
+}

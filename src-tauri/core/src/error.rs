@@ -106,6 +106,7 @@ macro_rules! core_errors {
             crate::agents::AgentError,
             crate::desktop::DesktopError,
             crate::compose::cases::CasesError,
+            crate::instructions::InstructionError,
         }
     };
 }

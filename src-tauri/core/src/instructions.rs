@@ -3,9 +3,13 @@
 //!
 //! Owns: which files exist for a project and which agent loads each by itself (so the compose
 //! preview can show the whole starting context, and Engram never injects them twice), reading
-//! them, and saving an edit: secrets refused with the store's filter, the prior text archived
-//! under `ENGRAM_HOME/instructions-archive/`, the new text written atomically.
-//! Deliberately does not: parse or rank their contents, or put them in the memory block.
+//! them (bounded), and saving a person's edit: secrets refused with the store's filter, an edit
+//! made over a file that changed on disk since it was read refused, the prior text archived
+//! under `ENGRAM_HOME/instructions-archive/<user | project slug>/<kind>/`, the new text written
+//! atomically. A file that is a symbolic link (`CLAUDE.md → AGENTS.md` is common) is written
+//! at its target, so the link survives.
+//! Deliberately does not: parse or rank their contents, put them in the memory block, or let an
+//! agent write them (only the person, through the app or their editor).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -17,6 +21,9 @@ use crate::agents::{Agent, AgentEnv};
 use crate::error::ErrorCode;
 use crate::memory::secrets::find_secret;
 use crate::EngramHome;
+
+/// The largest instruction file the app reads and edits; a bigger one opens in the editor.
+pub const MAX_INSTRUCTION_BYTES: u64 = 1024 * 1024;
 
 /// One instruction file by role; the UI names files by kind, never by path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -51,7 +58,7 @@ impl InstructionKind {
         }
     }
 
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             InstructionKind::UserClaude => "user-claude",
             InstructionKind::ProjectClaude => "project-claude",
@@ -59,6 +66,11 @@ impl InstructionKind {
             InstructionKind::ProjectLocalClaude => "project-local-claude",
             InstructionKind::ProjectAgents => "project-agents",
         }
+    }
+
+    /// True for the files that belong to one repository (all but the user-wide `CLAUDE.md`).
+    pub fn in_project(self) -> bool {
+        self != InstructionKind::UserClaude
     }
 
     /// The file's path; project kinds need the repository root.
@@ -73,23 +85,76 @@ impl InstructionKind {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// Where one scope's instruction files are: the agents' locations and, for a project, its slug
+/// and repository root.
+#[derive(Debug, Clone, Copy)]
+pub struct InstructionScope<'a> {
+    pub env: &'a AgentEnv,
+    pub project: Option<(&'a str, &'a Path)>,
+}
+
+impl InstructionScope<'_> {
+    fn repo(&self) -> Option<&Path> {
+        self.project.map(|(_, root)| root)
+    }
+
+    pub fn path(&self, kind: InstructionKind) -> Result<PathBuf, InstructionError> {
+        kind.path(self.env, self.repo())
+            .ok_or(InstructionError::NoProject { kind })
+    }
+
+    /// Where prior versions of `kind` are kept: per project, so two repositories' `AGENTS.md`
+    /// never share a history.
+    pub fn archive_dir(&self, home: &EngramHome, kind: InstructionKind) -> PathBuf {
+        let scope = match (kind.in_project(), self.project) {
+            (true, Some((slug, _))) => slug,
+            _ => "user",
+        };
+        home.root()
+            .join("instructions-archive")
+            .join(scope)
+            .join(kind.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct InstructionFile {
     pub kind: InstructionKind,
     pub path: PathBuf,
     pub exists: bool,
     pub bytes: u64,
     pub loaded_by: Vec<Agent>,
+    /// Where the file points when it is a symbolic link (an edit is written there).
+    pub link_target: Option<PathBuf>,
+}
+
+/// What a save did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SavedInstruction {
+    /// The prior text's archived copy; `None` when the file was created or nothing changed.
+    pub archived: Option<PathBuf>,
+    /// False when the text was already exactly what is on disk.
+    pub changed: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum InstructionError {
-    #[error("{kind:?} belongs to a project; pick a project first")]
+    #[error("{} belongs to a project; pick a project first", kind.as_str())]
     NoProject { kind: InstructionKind },
-    #[error("not saved: the text looks like it contains a secret ({kind}: {excerpt}); remove it and save again")]
+    #[error("not saved: the text looks like it contains a secret ({kind}: {excerpt}); agents read this file at the start of every session, so keep a pointer to where the secret lives instead")]
     SecretDetected { kind: &'static str, excerpt: String },
+    #[error("not saved: {path} changed on disk since you started editing (an agent or an editor wrote it); copy your text, reload the file and edit again")]
+    ChangedOnDisk { path: String },
+    #[error(
+        "{path} is {bytes} bytes, more than the app edits ({max} bytes); open it in your editor"
+    )]
+    TooLarge { path: String, bytes: u64, max: u64 },
     #[error("cannot {action} {path}: {source}")]
-    Io { action: &'static str, path: String, source: std::io::Error },
+    Io {
+        action: &'static str,
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 impl ErrorCode for InstructionError {
@@ -97,105 +162,419 @@ impl ErrorCode for InstructionError {
         match self {
             InstructionError::NoProject { .. } => "no_project",
             InstructionError::SecretDetected { .. } => "secret_detected",
+            InstructionError::ChangedOnDisk { .. } => "changed_on_disk",
+            InstructionError::TooLarge { .. } => "too_large",
             InstructionError::Io { .. } => "io",
         }
     }
 }
 
 fn io(action: &'static str, path: &Path, source: std::io::Error) -> InstructionError {
-    InstructionError::Io { action, path: path.display().to_string(), source }
+    InstructionError::Io {
+        action,
+        path: path.display().to_string(),
+        source,
+    }
 }
 
-/// Every instruction file for the project (user-wide ones too), present or not.
-pub fn list(env: &AgentEnv, repo: Option<&Path>) -> Vec<InstructionFile> {
+/// The file a link at `path` points to (relative links resolved against its folder).
+fn link_target(path: &Path) -> Option<PathBuf> {
+    let meta = fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_symlink() {
+        return None;
+    }
+    Some(fs::canonicalize(path).unwrap_or_else(|_| {
+        let target = fs::read_link(path).unwrap_or_default();
+        path.parent().unwrap_or(Path::new("/")).join(target)
+    }))
+}
+
+fn describe(kind: InstructionKind, path: PathBuf) -> InstructionFile {
+    let meta = fs::metadata(&path).ok().filter(|m| m.is_file());
+    InstructionFile {
+        kind,
+        exists: meta.is_some(),
+        bytes: meta.map_or(0, |m| m.len()),
+        loaded_by: kind.loaded_by().to_vec(),
+        link_target: link_target(&path),
+        path,
+    }
+}
+
+/// Every instruction file of the scope (the user-wide one too), present or not; without a
+/// project only the user-wide file.
+pub fn list(scope: &InstructionScope) -> Vec<InstructionFile> {
     InstructionKind::ALL
         .into_iter()
-        .filter_map(|kind| {
-            let path = kind.path(env, repo)?;
-            let meta = fs::metadata(&path).ok().filter(|m| m.is_file());
-            Some(InstructionFile { kind, exists: meta.is_some(), bytes: meta.map_or(0, |m| m.len()), loaded_by: kind.loaded_by().to_vec(), path })
-        })
+        .filter_map(|kind| Some(describe(kind, scope.path(kind).ok()?)))
         .collect()
 }
 
+/// One file's description.
+pub fn file(
+    scope: &InstructionScope,
+    kind: InstructionKind,
+) -> Result<InstructionFile, InstructionError> {
+    Ok(describe(kind, scope.path(kind)?))
+}
+
 /// The file's text; `None` when it does not exist.
-pub fn read(env: &AgentEnv, repo: Option<&Path>, kind: InstructionKind) -> Result<Option<String>, InstructionError> {
-    let path = kind.path(env, repo).ok_or(InstructionError::NoProject { kind })?;
-    match fs::read_to_string(&path) {
+pub fn read(
+    scope: &InstructionScope,
+    kind: InstructionKind,
+) -> Result<Option<String>, InstructionError> {
+    read_path(&scope.path(kind)?)
+}
+
+fn read_path(path: &Path) -> Result<Option<String>, InstructionError> {
+    match fs::metadata(path) {
+        Ok(m) if m.len() > MAX_INSTRUCTION_BYTES => {
+            return Err(InstructionError::TooLarge {
+                path: path.display().to_string(),
+                bytes: m.len(),
+                max: MAX_INSTRUCTION_BYTES,
+            })
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        _ => {}
+    }
+    match fs::read_to_string(path) {
         Ok(t) => Ok(Some(t)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io("read", &path, e)),
+        Err(e) => Err(io("read", path, e)),
     }
 }
 
-/// Saves `text`: refused if it holds a secret; the prior text (if any) archived first under
-/// `instructions-archive/<kind>/`; returns the archived copy's path.
+/// Saves `text` as `kind`. Refused when it holds a secret, or when `expected` is given and the
+/// file is no longer what the editor started from (`Some(None)`: it did not exist). The prior
+/// text, if any, is archived first.
 pub fn save(
     home: &EngramHome,
-    env: &AgentEnv,
-    repo: Option<&Path>,
+    scope: &InstructionScope,
     kind: InstructionKind,
     text: &str,
+    expected: Option<Option<&str>>,
     now: DateTime<Utc>,
-) -> Result<Option<PathBuf>, InstructionError> {
-    let path = kind.path(env, repo).ok_or(InstructionError::NoProject { kind })?;
+) -> Result<SavedInstruction, InstructionError> {
+    let shown = scope.path(kind)?;
     if let Some(found) = find_secret(text) {
-        return Err(InstructionError::SecretDetected { kind: found.kind, excerpt: found.excerpt });
+        return Err(InstructionError::SecretDetected {
+            kind: found.kind,
+            excerpt: found.excerpt,
+        });
     }
-    let prior = read(env, repo, kind)?;
+    // Through a link, the file it points to is the one written (the link stays a link).
+    let path = link_target(&shown).unwrap_or(shown);
+    let prior = read_path(&path)?;
+    if let Some(expected) = expected {
+        if prior.as_deref() != expected {
+            return Err(InstructionError::ChangedOnDisk {
+                path: path.display().to_string(),
+            });
+        }
+    }
     if prior.as_deref() == Some(text) {
-        return Ok(None);
+        return Ok(SavedInstruction {
+            archived: None,
+            changed: false,
+        });
     }
     let archived = match prior {
         Some(prior) => {
-            let dir = home.root().join("instructions-archive").join(kind.as_str());
+            let dir = scope.archive_dir(home, kind);
             fs::create_dir_all(&dir).map_err(|e| io("create", &dir, e))?;
-            let name = format!("{}.{}.md", now.format("%Y%m%dT%H%M%S%.9fZ"), rand::random::<u32>());
-            crate::storage::write_atomic(&dir, &name, prior.as_bytes()).map_err(|e| io("archive", &dir, e))?;
+            let name = format!(
+                "{}.{:08x}.md",
+                now.format("%Y%m%dT%H%M%S%.9fZ"),
+                rand::random::<u32>()
+            );
+            crate::storage::write_atomic(&dir, &name, prior.as_bytes())
+                .map_err(|e| io("archive", &dir, e))?;
             Some(dir.join(name))
         }
         None => None,
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(|e| io("create", dir, e))?;
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    crate::storage::write_atomic(dir, &file_name, text.as_bytes()).map_err(|e| io("write", &path, e))?;
-    Ok(archived)
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    crate::storage::write_atomic(dir, &file_name, text.as_bytes())
+        .map_err(|e| io("write", &path, e))?;
+    Ok(SavedInstruction {
+        archived,
+        changed: true,
+    })
+}
+
+/// Archived prior versions of `kind` in this scope, oldest first.
+pub fn archived_versions(
+    home: &EngramHome,
+    scope: &InstructionScope,
+    kind: InstructionKind,
+) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = fs::read_dir(scope.archive_dir(home, kind))
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "md"))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn lists_saves_archives_and_refuses_secrets() {
+    struct Fixture {
+        _tmp: tempfile::TempDir,
+        env: AgentEnv,
+        repo: PathBuf,
+        home: EngramHome,
+        now: DateTime<Utc>,
+    }
+
+    fn fixture() -> Fixture {
         let tmp = tempfile::tempdir().unwrap();
         let env = AgentEnv::new(tmp.path().join("u"), None, None);
         let repo = tmp.path().join("repo");
         fs::create_dir_all(&repo).unwrap();
-        fs::write(repo.join("AGENTS.md"), "Run `make test`.\n").unwrap();
         let home = EngramHome::new(tmp.path().join("engram"));
-        let now: DateTime<Utc> = "2026-11-23T10:00:00Z".parse().unwrap();
+        Fixture {
+            env,
+            repo,
+            home,
+            now: "2026-11-23T10:00:00Z".parse().unwrap(),
+            _tmp: tmp,
+        }
+    }
 
-        let files = list(&env, Some(&repo));
+    #[test]
+    fn lists_saves_archives_and_refuses_secrets() {
+        let f = fixture();
+        fs::write(f.repo.join("AGENTS.md"), "Run `make test`.\n").unwrap();
+        let scope = InstructionScope {
+            env: &f.env,
+            project: Some(("repo-1", &f.repo)),
+        };
+        let user_only = InstructionScope {
+            env: &f.env,
+            project: None,
+        };
+
+        let files = list(&scope);
         assert_eq!(files.len(), 5);
-        let agents = files.iter().find(|f| f.kind == InstructionKind::ProjectAgents).unwrap();
+        let agents = files
+            .iter()
+            .find(|f| f.kind == InstructionKind::ProjectAgents)
+            .unwrap();
         assert!(agents.exists && agents.loaded_by == [Agent::Codex]);
-        assert_eq!(list(&env, None).len(), 1, "without a project only the user file");
+        assert!(
+            !files
+                .iter()
+                .find(|f| f.kind == InstructionKind::ProjectClaude)
+                .unwrap()
+                .exists
+        );
+        assert_eq!(
+            list(&user_only).len(),
+            1,
+            "without a project only the user file"
+        );
 
-        let archived = save(&home, &env, Some(&repo), InstructionKind::ProjectAgents, "Run `make check`.\n", now).unwrap().unwrap();
+        let saved = save(
+            &f.home,
+            &scope,
+            InstructionKind::ProjectAgents,
+            "Run `make check`.\n",
+            None,
+            f.now,
+        )
+        .unwrap();
+        let archived = saved.archived.unwrap();
+        assert!(
+            archived.starts_with(
+                f.home
+                    .root()
+                    .join("instructions-archive/repo-1/project-agents")
+            ),
+            "{archived:?}"
+        );
         assert_eq!(fs::read_to_string(&archived).unwrap(), "Run `make test`.\n");
-        assert_eq!(fs::read_to_string(repo.join("AGENTS.md")).unwrap(), "Run `make check`.\n");
-        assert!(save(&home, &env, Some(&repo), InstructionKind::ProjectAgents, "Run `make check`.\n", now).unwrap().is_none());
+        assert_eq!(
+            fs::read_to_string(f.repo.join("AGENTS.md")).unwrap(),
+            "Run `make check`.\n"
+        );
+        let again = save(
+            &f.home,
+            &scope,
+            InstructionKind::ProjectAgents,
+            "Run `make check`.\n",
+            None,
+            f.now,
+        )
+        .unwrap();
+        assert!(!again.changed && again.archived.is_none());
+        assert_eq!(
+            archived_versions(&f.home, &scope, InstructionKind::ProjectAgents),
+            [archived]
+        );
 
-        let created = save(&home, &env, None, InstructionKind::UserClaude, "Be brief.\n", now).unwrap();
-        assert!(created.is_none());
-        assert_eq!(fs::read_to_string(tmp.path().join("u/.claude/CLAUDE.md")).unwrap(), "Be brief.\n");
+        let created = save(
+            &f.home,
+            &user_only,
+            InstructionKind::UserClaude,
+            "Be brief.\n",
+            Some(None),
+            f.now,
+        )
+        .unwrap();
+        assert!(created.changed && created.archived.is_none());
+        assert_eq!(
+            fs::read_to_string(f.env.home.join(".claude/CLAUDE.md")).unwrap(),
+            "Be brief.\n"
+        );
 
         let secret = "deploy key: AKIAZ3MXQ7V2LPRT4K9B\n";
-        let err = save(&home, &env, Some(&repo), InstructionKind::ProjectAgents, secret, now).unwrap_err();
+        let err = save(
+            &f.home,
+            &scope,
+            InstructionKind::ProjectAgents,
+            secret,
+            None,
+            f.now,
+        )
+        .unwrap_err();
         assert_eq!(err.code(), "secret_detected");
-        assert_eq!(fs::read_to_string(repo.join("AGENTS.md")).unwrap(), "Run `make check`.\n");
-        assert!(matches!(save(&home, &env, None, InstructionKind::ProjectClaude, "x", now), Err(InstructionError::NoProject { .. })));
+        assert_eq!(
+            fs::read_to_string(f.repo.join("AGENTS.md")).unwrap(),
+            "Run `make check`.\n"
+        );
+        assert!(matches!(
+            save(
+                &f.home,
+                &user_only,
+                InstructionKind::ProjectClaude,
+                "x",
+                None,
+                f.now
+            ),
+            Err(InstructionError::NoProject { .. })
+        ));
+    }
+
+    #[test]
+    fn an_edit_over_a_file_changed_on_disk_is_refused_and_loses_nothing() {
+        let f = fixture();
+        let scope = InstructionScope {
+            env: &f.env,
+            project: Some(("repo-1", &f.repo)),
+        };
+        fs::write(
+            f.repo.join("CLAUDE.md"),
+            "# Rules\n- small commits\n- an agent's addition\n",
+        )
+        .unwrap();
+        let err = save(
+            &f.home,
+            &scope,
+            InstructionKind::ProjectClaude,
+            "# Rules\n- tests first\n",
+            Some(Some("# Rules\n- small commits\n")),
+            f.now,
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), "changed_on_disk");
+        assert_eq!(
+            fs::read_to_string(f.repo.join("CLAUDE.md")).unwrap(),
+            "# Rules\n- small commits\n- an agent's addition\n"
+        );
+        assert!(archived_versions(&f.home, &scope, InstructionKind::ProjectClaude).is_empty());
+        let created_meanwhile = save(
+            &f.home,
+            &scope,
+            InstructionKind::ProjectAgents,
+            "mine\n",
+            Some(None),
+            f.now,
+        );
+        assert!(
+            created_meanwhile.is_ok(),
+            "a file that still does not exist is created"
+        );
+        fs::write(f.repo.join("AGENTS.md"), "theirs\n").unwrap();
+        let err = save(
+            &f.home,
+            &scope,
+            InstructionKind::ProjectAgents,
+            "mine again\n",
+            Some(Some("mine\n")),
+            f.now,
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), "changed_on_disk");
+    }
+
+    #[test]
+    fn a_linked_file_is_written_at_its_target_and_stays_a_link() {
+        let f = fixture();
+        let scope = InstructionScope {
+            env: &f.env,
+            project: Some(("repo-1", &f.repo)),
+        };
+        fs::write(f.repo.join("AGENTS.md"), "shared\n").unwrap();
+        std::os::unix::fs::symlink("AGENTS.md", f.repo.join("CLAUDE.md")).unwrap();
+        let listed = file(&scope, InstructionKind::ProjectClaude).unwrap();
+        assert!(listed.exists);
+        assert_eq!(
+            listed.link_target.as_deref(),
+            Some(
+                fs::canonicalize(f.repo.join("AGENTS.md"))
+                    .unwrap()
+                    .as_path()
+            )
+        );
+        save(
+            &f.home,
+            &scope,
+            InstructionKind::ProjectClaude,
+            "shared, edited\n",
+            Some(Some("shared\n")),
+            f.now,
+        )
+        .unwrap();
+        assert!(fs::symlink_metadata(f.repo.join("CLAUDE.md"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(
+            fs::read_to_string(f.repo.join("AGENTS.md")).unwrap(),
+            "shared, edited\n"
+        );
+    }
+
+    #[test]
+    fn an_oversized_file_is_refused_for_editing_in_the_app() {
+        let f = fixture();
+        let scope = InstructionScope {
+            env: &f.env,
+            project: Some(("repo-1", &f.repo)),
+        };
+        fs::write(
+            f.repo.join("AGENTS.md"),
+            vec![b'x'; MAX_INSTRUCTION_BYTES as usize + 1],
+        )
+        .unwrap();
+        assert_eq!(
+            read(&scope, InstructionKind::ProjectAgents)
+                .unwrap_err()
+                .code(),
+            "too_large"
+        );
     }
 }

@@ -155,3 +155,111 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn instruction_files_are_found_where_the_agents_look_and_edited_through_the_workspace() {
+    use engram_core::instructions::InstructionKind;
+    let tmp = tempfile::tempdir().unwrap();
+    let user_home = tmp.path().join("me");
+    let claude_dir = tmp.path().join("claude-config");
+    let env = LaunchEnv::from_lookup(
+        |k| (k == "CLAUDE_CONFIG_DIR").then(|| claude_dir.display().to_string()),
+        Some(user_home.clone()),
+    );
+    let ws = Workspace::new(EngramHome::new(tmp.path().join("home")), env);
+    let root = repo(&tmp.path().join("shop"));
+    std::fs::write(root.join("AGENTS.md"), "Run `make test` before a commit.\n").unwrap();
+    let project = ws.add_project(&root).unwrap();
+
+    let files = ws.instruction_files(Some(&project.slug)).unwrap();
+    let kinds: Vec<_> = files.iter().map(|f| (f.kind, f.exists)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (InstructionKind::UserClaude, false),
+            (InstructionKind::ProjectClaude, false),
+            (InstructionKind::ProjectDotClaude, false),
+            (InstructionKind::ProjectLocalClaude, false),
+            (InstructionKind::ProjectAgents, true),
+        ]
+    );
+    assert_eq!(
+        files[0].path,
+        claude_dir.join("CLAUDE.md"),
+        "CLAUDE_CONFIG_DIR is where Claude Code looks"
+    );
+
+    let view = ws
+        .instruction(Some(&project.slug), InstructionKind::ProjectAgents)
+        .unwrap();
+    assert_eq!(view.text, "Run `make test` before a commit.\n");
+    let saved = ws
+        .save_instruction(
+            Some(&project.slug),
+            InstructionKind::ProjectAgents,
+            "Run `make check`.\n",
+            Some(Some(&view.text)),
+            at(1),
+        )
+        .unwrap();
+    assert!(
+        saved
+            .archived
+            .as_ref()
+            .is_some_and(|p| p.starts_with(ws.home().root())),
+        "{saved:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("AGENTS.md")).unwrap(),
+        "Run `make check`.\n"
+    );
+    assert_eq!(
+        ws.instruction(Some(&project.slug), InstructionKind::ProjectAgents)
+            .unwrap()
+            .archived_versions,
+        1
+    );
+
+    ws.save_instruction(
+        None,
+        InstructionKind::UserClaude,
+        "Answer briefly.\n",
+        Some(None),
+        at(2),
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(claude_dir.join("CLAUDE.md")).unwrap(),
+        "Answer briefly.\n"
+    );
+    assert!(
+        !user_home.join(".claude").exists(),
+        "nothing written where Claude Code does not look"
+    );
+
+    assert_eq!(
+        ws.instruction_files(None).unwrap().len(),
+        1,
+        "without a project only the user-wide file"
+    );
+    assert_eq!(
+        ws.instruction(None, InstructionKind::ProjectClaude)
+            .unwrap_err()
+            .code(),
+        "no_project"
+    );
+    assert_eq!(
+        ws.instruction_files(Some("nope-00000000"))
+            .unwrap_err()
+            .code(),
+        "unknown_project"
+    );
+    let homeless = Workspace::new(
+        EngramHome::new(tmp.path().join("home")),
+        LaunchEnv::default(),
+    );
+    assert_eq!(
+        homeless.instruction_files(None).unwrap_err().code(),
+        "no_home"
+    );
+}

@@ -6,7 +6,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
-use engram_core::sessions::{IndexSummary, RecallHit, RecallQuery, SessionChange, SessionWatcher, SourceKind};
+use engram_core::sessions::{
+    IndexSummary, RecallHit, RecallQuery, SessionChange, SessionWatcher, SourceKind,
+};
 use engram_core::workspace::IndexRequest;
 
 use crate::context::Context;
@@ -37,7 +39,7 @@ pub enum SessionsCommand {
         /// Which source to index
         #[arg(long, value_enum, default_value = "all")]
         source: SourceArg,
-        /// Drop the index and read every transcript again
+        /// Read every transcript again from the start (sessions whose transcript file is gone are kept)
         #[arg(long)]
         rebuild: bool,
     },
@@ -93,7 +95,17 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
             }
             for s in sessions {
                 let when = s.last_ts.as_deref().map(short_ts).unwrap_or("-");
-                println!("{when:<16}  {:<6}  {}  {}", s.source, s.session_id, s.title.as_deref().unwrap_or("(untitled)"));
+                let gone = s
+                    .source_removed_at
+                    .as_deref()
+                    .map(|t| format!("  (file deleted {})", short_ts(t)))
+                    .unwrap_or_default();
+                println!(
+                    "{when:<16}  {:<6}  {}  {}{gone}",
+                    s.source,
+                    s.session_id,
+                    s.title.as_deref().unwrap_or("(untitled)")
+                );
             }
             Ok(())
         }
@@ -103,9 +115,25 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
                 return ctx.print_json(&t);
             }
             println!("# {}", t.meta.title.as_deref().unwrap_or("(untitled)"));
-            println!("{} session {} in {}", t.meta.source, t.meta.session_id, t.meta.cwd.as_deref().unwrap_or("?"));
+            println!(
+                "{} session {} in {}",
+                t.meta.source,
+                t.meta.session_id,
+                t.meta.cwd.as_deref().unwrap_or("?")
+            );
+            if let Some(when) = &t.meta.source_removed_at {
+                println!(
+                    "(the transcript file was deleted {}; these are the turns the index kept)",
+                    short_ts(when)
+                );
+            }
             for turn in t.turns {
-                println!("\n[{}] {}\n{}", turn.role, turn.ts.as_deref().unwrap_or(""), turn.text);
+                println!(
+                    "\n[{}] {}\n{}",
+                    turn.role,
+                    turn.ts.as_deref().unwrap_or(""),
+                    turn.text
+                );
             }
             Ok(())
         }
@@ -113,7 +141,13 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
 }
 
 fn index(ctx: &Context, source: SourceArg, rebuild: bool) -> Result<()> {
-    let summary = ctx.workspace.index_sessions(&IndexRequest { only: source.kind(), rebuild }, &mut |_| {})?;
+    let summary = ctx.workspace.index_sessions(
+        &IndexRequest {
+            only: source.kind(),
+            rebuild,
+        },
+        &mut |_| {},
+    )?;
     warn_about_problems(&summary);
     if ctx.json {
         return ctx.print_json(&summary);
@@ -135,7 +169,13 @@ fn print_summary(s: &IndexSummary) {
         s.messages_indexed, s.files_indexed, s.files, s.seconds, s.sessions
     );
     if s.files_reindexed_whole > 0 {
-        println!("  {} file(s) shrank or were replaced and were read again from the start", s.files_reindexed_whole);
+        println!(
+            "  {} file(s) shrank or were replaced and were read again from the start",
+            s.files_reindexed_whole
+        );
+    }
+    if s.vault_kept > 0 {
+        println!("  {} session(s) whose transcript file is gone were kept (`engram sessions prune --source-removed` removes them)", s.vault_kept);
     }
     if s.files_removed > 0 {
         println!("  {} file(s) are gone; their sessions stay searchable (`engram sessions prune --source-removed` removes them)", s.files_removed);
@@ -144,7 +184,11 @@ fn print_summary(s: &IndexSummary) {
         println!("  {} malformed line(s) skipped", s.malformed_lines);
     }
     if !s.lines_skipped.is_empty() {
-        let kinds: Vec<String> = s.lines_skipped.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let kinds: Vec<String> = s
+            .lines_skipped
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
         println!("  not indexed by kind: {}", kinds.join(", "));
     }
 }
@@ -164,8 +208,16 @@ fn watch(ctx: &Context) -> Result<()> {
             serde_json::to_string(&change).unwrap_or_default()
         } else {
             match &change {
-                SessionChange::Indexed { source, session_id, path, messages } => {
-                    format!("indexed {source} {session_id}: +{messages} message(s) ({})", path.display())
+                SessionChange::Indexed {
+                    source,
+                    session_id,
+                    path,
+                    messages,
+                } => {
+                    format!(
+                        "indexed {source} {session_id}: +{messages} message(s) ({})",
+                        path.display()
+                    )
                 }
                 SessionChange::Removed { path } => format!("removed {}", path.display()),
                 SessionChange::Failed { message } => format!("error: {message}"),
@@ -185,15 +237,25 @@ pub fn recall(ctx: &Context, args: RecallArgs) -> Result<()> {
     let cwd_prefix = match args.project {
         None => None,
         Some(dir) if dir.as_os_str().is_empty() => Some(
-            engram_core::project::resolve(&ctx.cwd).map(|p| p.root).unwrap_or_else(|_| ctx.cwd.clone()),
+            engram_core::project::resolve(&ctx.cwd)
+                .map(|p| p.root)
+                .unwrap_or_else(|_| ctx.cwd.clone()),
         ),
         Some(dir) => {
             let dir = ctx.cwd.join(dir);
             Some(dir.canonicalize().unwrap_or(dir))
         }
     };
-    let query = RecallQuery { text: args.query.clone(), limit: args.limit, source: args.source.kind(), cwd_prefix };
-    let (hits, notes) = ctx.workspace.recall(&query, !args.no_index).with_context(|| format!("recall {:?}", args.query))?;
+    let query = RecallQuery {
+        text: args.query.clone(),
+        limit: args.limit,
+        source: args.source.kind(),
+        cwd_prefix,
+    };
+    let (hits, notes) = ctx
+        .workspace
+        .recall(&query, !args.no_index)
+        .with_context(|| format!("recall {:?}", args.query))?;
     for note in notes {
         eprintln!("note: {note}");
     }
@@ -219,7 +281,15 @@ fn print_hit(h: &RecallHit) {
         h.cwd.as_deref().unwrap_or("?")
     );
     println!("      {}: {}", h.role, h.snippet);
-    println!("      session {}  {}", h.session_id, h.path);
+    match &h.source_removed_at {
+        Some(when) => println!(
+            "      session {}  {} (deleted {}; kept in the index)",
+            h.session_id,
+            h.path,
+            short_ts(when)
+        ),
+        None => println!("      session {}  {}", h.session_id, h.path),
+    }
 }
 
 /// `2026-02-10T21:11:56.846Z` → `2026-02-10T21:11`.

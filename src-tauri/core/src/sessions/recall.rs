@@ -113,7 +113,8 @@ impl SessionIndex {
         let mut stmt = self.conn.prepare_cached(
             "SELECT m.id, m.role, m.ts,
                     bm25(session_fts) * (CASE m.role WHEN 'tool' THEN ?5 ELSE 1.0 END) AS score,
-                    f.session_id, f.source, f.path, f.cwd, coalesce(f.agent_title, f.first_prompt), f.model, f.first_ts, f.last_ts, f.messages
+                    f.session_id, f.source, f.path, f.cwd, coalesce(f.agent_title, f.first_prompt), f.model, f.first_ts, f.last_ts, f.messages,
+                    strftime('%Y-%m-%dT%H:%M:%SZ', f.source_removed_at, 'unixepoch')
              FROM session_fts
              JOIN session_messages m ON m.id = session_fts.rowid
              JOIN session_files f ON f.id = m.file_id
@@ -143,6 +144,7 @@ impl SessionIndex {
                         score: 0.0,
                         widened: false,
                         path: meta.path,
+                        source_removed_at: meta.source_removed_at,
                     },
                 })
             },

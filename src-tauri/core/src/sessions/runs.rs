@@ -91,6 +91,7 @@ mod tests {
             first_ts: None,
             last_ts: None,
             messages,
+            source_removed_at: None,
         }
     }
 

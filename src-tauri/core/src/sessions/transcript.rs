@@ -14,8 +14,8 @@ use super::index::{read_complete_lines, SessionIndex};
 use super::line::SessionState;
 use super::{IndexSummary, SessionError, SessionMeta, SourceKind, Transcript, Turn};
 
-const META_COLUMNS: &str =
-    "session_id, source, path, cwd, coalesce(agent_title, first_prompt), model, first_ts, last_ts, messages";
+const META_COLUMNS: &str = "session_id, source, path, cwd, coalesce(agent_title, first_prompt), model, first_ts, last_ts, messages, \
+     strftime('%Y-%m-%dT%H:%M:%SZ', source_removed_at, 'unixepoch')";
 
 /// Size of the index, for `doctor` and the app's status line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -42,6 +42,7 @@ pub(crate) fn meta_from_row(r: &Row<'_>, offset: usize) -> rusqlite::Result<Sess
         first_ts: r.get(offset + 6)?,
         last_ts: r.get(offset + 7)?,
         messages: r.get::<_, i64>(offset + 8)? as u64,
+        source_removed_at: r.get(offset + 9)?,
     })
 }
 

@@ -59,6 +59,8 @@ pub struct RecallHit {
     pub widened: bool,
     /// The transcript file.
     pub path: String,
+    /// When the transcript file was found deleted (RFC 3339); the vault kept the session.
+    pub source_removed_at: Option<String>,
 }
 
 /// One indexed session (one transcript file).
@@ -73,6 +75,8 @@ pub struct SessionMeta {
     pub first_ts: Option<String>,
     pub last_ts: Option<String>,
     pub messages: u64,
+    /// When the transcript file was found deleted (RFC 3339); the vault kept the session.
+    pub source_removed_at: Option<String>,
 }
 
 /// One readable turn of a transcript.
@@ -103,6 +107,8 @@ pub struct IndexSummary {
     pub files_removed: u64,
     /// Sessions in the index after the run.
     pub sessions: u64,
+    /// Sessions a rebuild kept although their transcript file is gone (the vault).
+    pub vault_kept: u64,
     /// Messages added by this run.
     pub messages_indexed: u64,
     /// Lines read by this run.

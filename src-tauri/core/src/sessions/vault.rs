@@ -3,12 +3,15 @@
 //! when its source was found missing, until the person prunes it.
 //!
 //! Owns: marking and unmarking `session_files.source_removed_at` (unix seconds), listing the
-//! vaulted files, and `prune --source-removed [--older-than DAYS]`.
+//! vaulted files, `prune --source-removed [--older-than DAYS]`, and a rebuild that keeps them
+//! (`sessions index --rebuild` reads every transcript again; a vaulted one has no file to read).
 //! Deliberately does not: decide when a file is gone (the indexer does) or delete transcripts.
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::params;
+
+use super::SourceKind;
 use serde::Serialize;
 
 use super::index::escape_like;
@@ -31,7 +34,11 @@ pub struct VaultPruneReport {
 
 /// Marks a file (and files under it, for a removed directory) as gone, keeping its rows.
 /// Returns how many were newly marked.
-pub(crate) fn mark_removed(conn: &rusqlite::Connection, path: &Path, now: i64) -> rusqlite::Result<usize> {
+pub(crate) fn mark_removed(
+    conn: &rusqlite::Connection,
+    path: &Path,
+    now: i64,
+) -> rusqlite::Result<usize> {
     let text = path.to_string_lossy();
     conn.execute(
         "UPDATE session_files SET source_removed_at = ?3 WHERE (path = ?1 OR path LIKE ?2 ESCAPE '\\') AND source_removed_at IS NULL",
@@ -58,17 +65,29 @@ pub(crate) fn unmark(conn: &rusqlite::Connection, path: &Path) -> rusqlite::Resu
 }
 
 /// The indexed turns of a file, in order: what remains of a transcript whose file is gone.
-pub(crate) fn stored_turns(conn: &rusqlite::Connection, path: &Path) -> rusqlite::Result<Vec<super::Turn>> {
+pub(crate) fn stored_turns(
+    conn: &rusqlite::Connection,
+    path: &Path,
+) -> rusqlite::Result<Vec<super::Turn>> {
     let mut stmt = conn.prepare(
         "SELECT m.role, m.ts, m.text FROM session_messages m JOIN session_files f ON f.id = m.file_id WHERE f.path = ?1 ORDER BY m.id",
     )?;
-    let rows = stmt.query_map(params![path.to_string_lossy()], |r| Ok(super::Turn { role: r.get(0)?, ts: r.get(1)?, text: r.get(2)? }))?;
+    let rows = stmt.query_map(params![path.to_string_lossy()], |r| {
+        Ok(super::Turn {
+            role: r.get(0)?,
+            ts: r.get(1)?,
+            text: r.get(2)?,
+        })
+    })?;
     rows.collect()
 }
 
 /// The current time in unix seconds, read where the indexer records a disappearance.
 pub(crate) fn unix_now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
 }
 
 impl SessionIndex {
@@ -94,21 +113,81 @@ impl SessionIndex {
             "SELECT path, session_id, source_removed_at FROM session_files WHERE source_removed_at IS NOT NULL ORDER BY source_removed_at, path",
         )?;
         let rows = stmt.query_map([], |r| {
-            Ok(VaultedFile { path: PathBuf::from(r.get::<_, String>(0)?), session_id: r.get(1)?, source_removed_at: r.get(2)? })
+            Ok(VaultedFile {
+                path: PathBuf::from(r.get::<_, String>(0)?),
+                session_id: r.get(1)?,
+                source_removed_at: r.get(2)?,
+            })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// Starts the index over for every transcript that still has its file (all sources, or
+    /// only `only`): their rows go, so the next `index` reads each file again whole. Vaulted
+    /// sessions are kept, since nothing could bring them back; the full-text index is rebuilt
+    /// from the stored messages. A database too damaged for that starts over from nothing.
+    /// Returns the index and how many vaulted files were kept.
+    pub fn rebuild_keeping_vault(
+        db: &Path,
+        only: Option<SourceKind>,
+    ) -> Result<(SessionIndex, u64), SessionError> {
+        let mut index = SessionIndex::open(db)?;
+        index.begin()?;
+        let source = only.map(|s| s.as_str());
+        let cleared = index
+            .conn
+            .execute(
+                "DELETE FROM session_messages WHERE file_id IN
+                    (SELECT id FROM session_files WHERE source_removed_at IS NULL AND (?1 IS NULL OR source = ?1))",
+                params![source],
+            )
+            .and_then(|_| {
+                index.conn.execute("DELETE FROM session_files WHERE source_removed_at IS NULL AND (?1 IS NULL OR source = ?1)", params![source])
+            })
+            .and_then(|_| index.conn.execute_batch("INSERT INTO session_fts(session_fts) VALUES('rebuild');"))
+            .and_then(|_| index.conn.query_row("SELECT count(*) FROM session_files WHERE source_removed_at IS NOT NULL", [], |r| r.get::<_, i64>(0)));
+        match cleared {
+            Ok(kept) => {
+                index.commit()?;
+                Ok((index, kept as u64))
+            }
+            Err(e) if super::error::is_corrupt(&e) => {
+                index.rollback();
+                tracing::warn!(
+                    "session index {} is too damaged to keep its vault ({e}); starting over",
+                    db.display()
+                );
+                Ok((SessionIndex::rebuild(db)?, 0))
+            }
+            Err(e) => {
+                index.rollback();
+                Err(SessionError::from_sql(db, e))
+            }
+        }
+    }
+
     /// Removes vaulted sessions whose source disappeared at least `older_than_days` ago (all of
     /// them when `None`). `now` is unix seconds.
-    pub fn prune_source_removed(&mut self, older_than_days: Option<u32>, now: i64, dry_run: bool) -> Result<VaultPruneReport, SessionError> {
+    pub fn prune_source_removed(
+        &mut self,
+        older_than_days: Option<u32>,
+        now: i64,
+        dry_run: bool,
+    ) -> Result<VaultPruneReport, SessionError> {
         let cutoff = older_than_days.map_or(i64::MAX, |d| now - i64::from(d) * 86_400);
-        let doomed: Vec<VaultedFile> = self.vaulted()?.into_iter().filter(|v| v.source_removed_at <= cutoff).collect();
+        let doomed: Vec<VaultedFile> = self
+            .vaulted()?
+            .into_iter()
+            .filter(|v| v.source_removed_at <= cutoff)
+            .collect();
         if !dry_run {
             for v in &doomed {
                 self.remove_file(&v.path)?;
             }
         }
-        Ok(VaultPruneReport { dry_run, removed: doomed })
+        Ok(VaultPruneReport {
+            dry_run,
+            removed: doomed,
+        })
     }
 }

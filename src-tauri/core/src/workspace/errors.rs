@@ -26,6 +26,10 @@ pub enum WorkspaceError {
     Editor(#[from] crate::editor::EditorError),
     #[error(transparent)]
     Cases(#[from] crate::compose::cases::CasesError),
+    #[error(transparent)]
+    Instruction(#[from] crate::instructions::InstructionError),
+    #[error("cannot find your home directory, where the agents keep their files (set HOME)")]
+    NoUserHome,
     #[error("Engram does not know where {project} lives on disk; add it by picking its folder")]
     NoProjectRoot { project: String },
     #[error("the embedding model crashed earlier in this process; restart it to embed again")]
@@ -46,6 +50,8 @@ impl ErrorCode for WorkspaceError {
             WorkspaceError::Anchor(e) => e.code(),
             WorkspaceError::Editor(e) => e.code(),
             WorkspaceError::Cases(e) => e.code(),
+            WorkspaceError::Instruction(e) => e.code(),
+            WorkspaceError::NoUserHome => "no_home",
             WorkspaceError::NoProjectRoot { .. } => "no_project_root",
             WorkspaceError::ModelCrashed => "model_crashed",
             WorkspaceError::ReindexRunning => "busy",

@@ -5,12 +5,14 @@
 //! Owns: the home, the launch environment, the configuration (re-read when the file changes),
 //! the embedding model slot (a failed load is retried, an idle model is released elsewhere),
 //! the corpus and vector caches and what invalidates them, the known-projects list, and every
-//! operation a front end needs (in the submodules: memories, retrieval, upkeep, sessions).
+//! operation a front end needs (in the submodules: memories, retrieval, upkeep, sessions,
+//! agents and their instruction files).
 //! Deliberately does not: know about Tauri, clap, MCP or a terminal; read the clock (callers
 //! pass `now`); print or exit.
 
 mod agents;
 mod errors;
+mod instructions;
 mod launch;
 mod memories;
 mod retrieval;
@@ -32,6 +34,7 @@ use crate::sessions::SourceRoots;
 use crate::EngramHome;
 
 pub use errors::WorkspaceError;
+pub use instructions::InstructionView;
 pub use launch::{HomeError, LaunchEnv, DEFAULT_MODEL_IDLE};
 pub use memories::{MemoryRow, VersionRow};
 pub use retrieval::{Coverage, SearchHit, SearchOptions, SearchResults};

@@ -10,7 +10,8 @@ use std::path::PathBuf;
 
 use super::{Workspace, WorkspaceError};
 use crate::sessions::{
-    IndexProgress, IndexStats, IndexSummary, RecallHit, RecallQuery, SessionError, SessionIndex, SessionMeta, SourceKind, Transcript,
+    IndexProgress, IndexStats, IndexSummary, RecallHit, RecallQuery, SessionError, SessionIndex,
+    SessionMeta, SourceKind, Transcript,
 };
 
 /// A transcript folder the session index reads.
@@ -21,7 +22,8 @@ pub struct SessionFolder {
     pub exists: bool,
 }
 
-/// What to index: every source switched on (default), or one; `rebuild` starts from nothing.
+/// What to index: every source switched on (default), or one; `rebuild` reads every transcript
+/// again from the start (sessions whose transcript is gone are kept).
 #[derive(Debug, Clone, Default)]
 pub struct IndexRequest {
     pub only: Option<SourceKind>,
@@ -34,25 +36,46 @@ impl Workspace {
     }
 
     /// Brings the session index up to date (incremental: only new bytes are read).
-    pub fn index_sessions(&self, request: &IndexRequest, progress: &mut dyn FnMut(IndexProgress)) -> Result<IndexSummary, WorkspaceError> {
+    pub fn index_sessions(
+        &self,
+        request: &IndexRequest,
+        progress: &mut dyn FnMut(IndexProgress),
+    ) -> Result<IndexSummary, WorkspaceError> {
         let config = self.config()?.sessions;
         if let Some(kind) = request.only.filter(|k| !config.sources.contains(k)) {
-            return Err(SessionError::SourceDisabled { source_name: kind.to_string() }.into());
+            return Err(SessionError::SourceDisabled {
+                source_name: kind.to_string(),
+            }
+            .into());
         }
         let db = self.home.index_db();
-        let mut index = if request.rebuild { SessionIndex::rebuild(&db)? } else { SessionIndex::open(&db)? };
-        Ok(index.index(&self.session_roots(), &config, request.only, progress)?)
+        // A rebuild reads every transcript again but keeps the sessions whose file is gone:
+        // the index is the only place they still exist.
+        let (mut index, vault_kept) = if request.rebuild {
+            SessionIndex::rebuild_keeping_vault(&db, request.only)?
+        } else {
+            (SessionIndex::open(&db)?, 0)
+        };
+        let mut summary = index.index(&self.session_roots(), &config, request.only, progress)?;
+        summary.vault_kept = vault_kept;
+        Ok(summary)
     }
 
     /// Recall over past sessions. With `index_first` the index is brought up to date before
     /// searching; another indexer at work only means the results may miss its newest lines,
     /// which `notes` says.
-    pub fn recall(&self, query: &RecallQuery, index_first: bool) -> Result<(Vec<RecallHit>, Vec<String>), WorkspaceError> {
+    pub fn recall(
+        &self,
+        query: &RecallQuery,
+        index_first: bool,
+    ) -> Result<(Vec<RecallHit>, Vec<String>), WorkspaceError> {
         let mut notes = Vec::new();
         if index_first {
             match self.index_sessions(&IndexRequest::default(), &mut |_| {}) {
                 Ok(summary) => notes.extend(summary.problems.iter().map(|p| p.describe())),
-                Err(WorkspaceError::Sessions(e @ SessionError::Busy { .. })) => notes.push(format!("searching without indexing first: {e}")),
+                Err(WorkspaceError::Sessions(e @ SessionError::Busy { .. })) => {
+                    notes.push(format!("searching without indexing first: {e}"))
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -64,7 +87,11 @@ impl Workspace {
         Ok(self.project(slug)?.roots.first().cloned())
     }
 
-    pub fn sessions(&self, source: Option<SourceKind>, limit: usize) -> Result<Vec<SessionMeta>, WorkspaceError> {
+    pub fn sessions(
+        &self,
+        source: Option<SourceKind>,
+        limit: usize,
+    ) -> Result<Vec<SessionMeta>, WorkspaceError> {
         Ok(self.session_index()?.sessions(source, limit)?)
     }
 
@@ -82,7 +109,11 @@ impl Workspace {
             .filter(|s| enabled.as_ref().is_none_or(|on| on.contains(s)))
             .map(|source| {
                 let path = roots.root(source);
-                SessionFolder { source, exists: path.is_some_and(|p| p.is_dir()), path: path.map(|p| p.display().to_string()) }
+                SessionFolder {
+                    source,
+                    exists: path.is_some_and(|p| p.is_dir()),
+                    path: path.map(|p| p.display().to_string()),
+                }
             })
             .collect()
     }
@@ -95,7 +126,9 @@ impl Workspace {
         now: chrono::DateTime<chrono::Utc>,
         dry_run: bool,
     ) -> Result<crate::sessions::VaultPruneReport, WorkspaceError> {
-        Ok(self.session_index()?.prune_source_removed(older_than_days, now.timestamp(), dry_run)?)
+        Ok(self
+            .session_index()?
+            .prune_source_removed(older_than_days, now.timestamp(), dry_run)?)
     }
 
     pub fn session_stats(&self) -> Result<IndexStats, WorkspaceError> {
