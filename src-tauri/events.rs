@@ -63,7 +63,13 @@ pub fn watch_sessions(app: &AppHandle) {
     let forward = Box::new(move |change: SessionChange| {
         let _ = emitter.emit(SESSION_CHANGED, &change);
     });
-    match SessionWatcher::start(state.workspace.home().index_db(), state.workspace.session_roots(), config.sessions, forward) {
+    match SessionWatcher::start(
+        state.workspace.home().index_db(),
+        state.workspace.session_roots(),
+        config.sessions,
+        Box::new(|| chrono::Utc::now().timestamp()),
+        forward,
+    ) {
         Ok(watcher) => {
             if let Ok(mut slot) = state.session_watcher.lock() {
                 *slot = Some(watcher);

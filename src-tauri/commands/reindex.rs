@@ -20,7 +20,7 @@ pub fn start_reindex(app: AppHandle) -> bool {
         let mut progress = |phase: ReindexPhase, done: usize, total: usize| events::reindex_progress(&app, phase, done, total);
         // Whatever happens inside, the window must hear that the run ended, or its progress bar
         // would spin forever and Reindex stay disabled until a restart.
-        let summary = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ws.reindex(None, &mut progress))) {
+        let summary = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ws.reindex(None, chrono::Utc::now(), &mut progress))) {
             Ok(Ok(summary)) => summary,
             Ok(Err(e)) => ReindexSummary { embeddings: Err(report(&e)), sessions: Err(report(&e)) },
             Err(_) => {

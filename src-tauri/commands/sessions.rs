@@ -47,7 +47,7 @@ pub async fn recall_sessions(
             q.cwd_prefix = Some(folder.into());
         }
         // The watcher keeps the index current; recall here never indexes first.
-        Ok(ws.recall(&q, false)?.0)
+        Ok(ws.recall(&q, false, chrono::Utc::now())?.0)
     })
     .await
 }

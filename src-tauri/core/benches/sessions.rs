@@ -97,7 +97,7 @@ fn benches(c: &mut Criterion) {
                 SessionIndex::rebuild(&db).unwrap();
                 let mut index = SessionIndex::open(&db).unwrap();
                 let start = Instant::now();
-                black_box(index.index(&corpus.roots, &cfg, None, &mut |_| {}).unwrap());
+                black_box(index.index(&corpus.roots, &cfg, None, 0, &mut |_| {}).unwrap());
                 total += start.elapsed();
             }
             total
@@ -107,7 +107,7 @@ fn benches(c: &mut Criterion) {
     // Baseline: the same extracted messages into a bare FTS5 table, one transaction.
     let db = corpus.home.index_db();
     let mut index = SessionIndex::open(&db).unwrap();
-    let summary = index.index(&corpus.roots, &cfg, None, &mut |_| {}).unwrap();
+    let summary = index.index(&corpus.roots, &cfg, None, 0, &mut |_| {}).unwrap();
     eprintln!("indexed {} messages from {} files in {:.2}s", summary.messages_indexed, summary.files, summary.seconds);
     let texts: Vec<String> = {
         let conn = rusqlite::Connection::open(&db).unwrap();
@@ -158,7 +158,7 @@ fn benches(c: &mut Criterion) {
     group.finish();
 
     // Append → searchable, with the watcher running on the same index.
-    let _watcher = SessionWatcher::start(db.clone(), corpus.roots.clone(), cfg.clone(), Box::new(|_| {})).unwrap();
+    let _watcher = SessionWatcher::start(db.clone(), corpus.roots.clone(), cfg.clone(), Box::new(|| 0), Box::new(|_| {})).unwrap();
     let live: PathBuf = corpus.roots.engram.join("live.jsonl");
     fs::create_dir_all(&corpus.roots.engram).unwrap();
     fs::write(&live, "").unwrap();

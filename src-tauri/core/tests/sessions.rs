@@ -16,6 +16,10 @@ use engram_core::sessions::{
 use engram_core::{EngramHome, ErrorCode};
 use tempfile::TempDir;
 
+/// The time the tests' indexing runs happen at (unix seconds): the vault dates disappearances
+/// by the caller's clock, never by reading one itself.
+const NOW: i64 = 1_780_000_000;
+
 /// A temp Engram home plus temp Claude and Codex homes.
 struct Env {
     _tmp: TempDir,
@@ -43,7 +47,10 @@ impl Env {
         SessionIndex::open(&self.home.index_db()).unwrap()
     }
     fn index(&self, cfg: &SessionsConfig) -> IndexSummary {
-        self.open().index(&self.roots, cfg, None, &mut |_| {}).unwrap()
+        self.index_at(cfg, NOW)
+    }
+    fn index_at(&self, cfg: &SessionsConfig, now: i64) -> IndexSummary {
+        self.open().index(&self.roots, cfg, None, now, &mut |_| {}).unwrap()
     }
     fn recall(&self, text: &str) -> Vec<RecallHit> {
         self.open().recall(&RecallQuery::new(text)).unwrap()
@@ -233,8 +240,9 @@ fn incremental_indexing_follows_every_kind_of_file_change() {
     assert_eq!(vaulted.len(), 1);
     assert_eq!(vaulted[0].path, path);
     let marked_at = vaulted[0].source_removed_at;
-    assert!(marked_at > 0);
-    assert_eq!(env.index(&cfg).files_removed, 0, "marked once, not again on every pass");
+    assert_eq!(marked_at, NOW, "dated by the caller's clock");
+    assert_eq!(env.index_at(&cfg, NOW + 3_600).files_removed, 0, "marked once, not again on every pass");
+    assert_eq!(env.open().vaulted().unwrap()[0].source_removed_at, NOW, "a later pass keeps the first date");
 
     // Prune by age: too recent to go; then all of them.
     let mut index = env.open();
@@ -329,7 +337,7 @@ fn concurrent_indexers_never_store_a_message_twice() {
             let (db, roots) = (db.clone(), roots.clone());
             std::thread::spawn(move || {
                 let mut index = SessionIndex::open(&db).unwrap();
-                index.index(&roots, &SessionsConfig::default(), None, &mut |_| {}).unwrap();
+                index.index(&roots, &SessionsConfig::default(), None, NOW, &mut |_| {}).unwrap();
             })
         })
         .collect();
@@ -378,7 +386,7 @@ fn a_corrupt_database_is_rebuilt_and_a_locked_one_is_reported() {
     let other = rusqlite::Connection::open(env.home.index_db()).unwrap();
     other.execute_batch("BEGIN EXCLUSIVE").unwrap();
     write(&env.engram().join("new.jsonl"), &line("user", "kilo"));
-    let err = env.open().index(&env.roots, &SessionsConfig::default(), None, &mut |_| {}).unwrap_err();
+    let err = env.open().index(&env.roots, &SessionsConfig::default(), None, NOW, &mut |_| {}).unwrap_err();
     assert!(matches!(err, SessionError::Busy { .. }), "{err:?}");
     assert_eq!(err.code(), "session_index_busy");
     assert!(err.to_string().contains("try again"), "{err}");
@@ -391,15 +399,15 @@ fn sources_can_be_limited_and_switched_off() {
     env.fixture();
     let mut index = env.open();
     let mut seen = Vec::new();
-    let s = index.index(&env.roots, &SessionsConfig::default(), Some(SourceKind::Codex), &mut |p| seen.push((p.source, p.done, p.total))).unwrap();
+    let s = index.index(&env.roots, &SessionsConfig::default(), Some(SourceKind::Codex), NOW, &mut |p| seen.push((p.source, p.done, p.total))).unwrap();
     assert!(s.files > 0);
     assert_eq!(seen.len() as u64, s.files, "progress once per file");
     assert!(seen.iter().all(|(source, _, total)| *source == SourceKind::Codex && *total == s.files));
     assert_eq!(seen.last().map(|p| p.1), Some(s.files));
     assert!(index.sessions(None, 100).unwrap().iter().all(|m| m.source == SourceKind::Codex));
-    index.index(&env.roots, &SessionsConfig::default(), None, &mut |_| {}).unwrap();
+    index.index(&env.roots, &SessionsConfig::default(), None, NOW, &mut |_| {}).unwrap();
     let only_claude = SessionsConfig { sources: vec![SourceKind::Claude], ..Default::default() };
-    let s = index.index(&env.roots, &only_claude, None, &mut |_| {}).unwrap();
+    let s = index.index(&env.roots, &only_claude, None, NOW, &mut |_| {}).unwrap();
     assert!(s.files_removed > 0);
     let all = index.sessions(None, 100).unwrap();
     assert!(!all.is_empty() && all.iter().all(|m| m.source == SourceKind::Claude));
@@ -521,6 +529,7 @@ fn the_watcher_indexes_appends_and_new_roots() {
         env.home.index_db(),
         env.roots.clone(),
         cfg,
+        Box::new(|| NOW + 60),
         Box::new(move |c| sink.lock().unwrap().push(c)),
     )
     .unwrap();
@@ -546,7 +555,9 @@ fn the_watcher_indexes_appends_and_new_roots() {
     fs::remove_file(&path).unwrap();
     wait_for("the removal", &|| changes.lock().unwrap().iter().any(|c| matches!(c, SessionChange::Removed { .. })));
     assert_eq!(count(&env.open(), "nectarine"), 1, "the vault keeps a deleted transcript searchable");
-    assert_eq!(env.open().vaulted().unwrap().len(), 1);
+    let vaulted = env.open().vaulted().unwrap();
+    assert_eq!(vaulted.len(), 1);
+    assert_eq!(vaulted[0].source_removed_at, NOW + 60, "dated by the watcher's clock");
     drop(watcher);
 }
 

@@ -141,13 +141,7 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
 }
 
 fn index(ctx: &Context, source: SourceArg, rebuild: bool) -> Result<()> {
-    let summary = ctx.workspace.index_sessions(
-        &IndexRequest {
-            only: source.kind(),
-            rebuild,
-        },
-        &mut |_| {},
-    )?;
+    let summary = ctx.workspace.index_sessions(&IndexRequest { only: source.kind(), rebuild }, ctx.now(), &mut |_| {})?;
     warn_about_problems(&summary);
     if ctx.json {
         return ctx.print_json(&summary);
@@ -227,7 +221,7 @@ fn watch(ctx: &Context) -> Result<()> {
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
     });
-    let _watcher = SessionWatcher::start(ctx.home().index_db(), roots, cfg, on_change)?;
+    let _watcher = SessionWatcher::start(ctx.home().index_db(), roots, cfg, Box::new(|| chrono::Utc::now().timestamp()), on_change)?;
     loop {
         std::thread::park();
     }
@@ -246,16 +240,8 @@ pub fn recall(ctx: &Context, args: RecallArgs) -> Result<()> {
             Some(dir.canonicalize().unwrap_or(dir))
         }
     };
-    let query = RecallQuery {
-        text: args.query.clone(),
-        limit: args.limit,
-        source: args.source.kind(),
-        cwd_prefix,
-    };
-    let (hits, notes) = ctx
-        .workspace
-        .recall(&query, !args.no_index)
-        .with_context(|| format!("recall {:?}", args.query))?;
+    let query = RecallQuery { text: args.query.clone(), limit: args.limit, source: args.source.kind(), cwd_prefix };
+    let (hits, notes) = ctx.workspace.recall(&query, !args.no_index, ctx.now()).with_context(|| format!("recall {:?}", args.query))?;
     for note in notes {
         eprintln!("note: {note}");
     }

@@ -296,7 +296,7 @@ impl EngramTools {
                     let dir = cwd.join(p);
                     dir.canonicalize().unwrap_or(dir)
                 });
-                let (sessions, notes) = ws.recall(&query, true)?;
+                let (sessions, notes) = ws.recall(&query, true, Utc::now())?;
                 Ok(serde_json::json!({ "sessions": sessions, "notes": notes }))
             })
             .await,

@@ -16,9 +16,12 @@ mod health;
 mod index;
 mod line;
 mod native;
+mod parse;
 mod recall;
 mod roots;
+mod rows;
 mod runs;
+mod tail;
 mod transcript;
 mod types;
 mod vault;
@@ -28,7 +31,8 @@ pub use crate::config::SessionSource as SourceKind;
 pub use crate::config::SessionsConfig;
 pub use error::SessionError;
 pub use health::session_checks;
-pub use index::{parse_transcript_lines, LineCounts, SessionIndex};
+pub use index::SessionIndex;
+pub use parse::{parse_transcript_lines, LineCounts};
 pub use roots::SourceRoots;
 pub use runs::{group_runs, parent_of, RunKind, SessionGroup, SessionRun};
 pub use transcript::IndexStats;
@@ -36,4 +40,4 @@ pub use types::{
     FileProblem, IndexProgress, IndexSummary, RecallHit, RecallQuery, SessionChange, SessionMeta, SnippetPart, Transcript, Turn,
 };
 pub use vault::{VaultPruneReport, VaultedFile};
-pub use watcher::SessionWatcher;
+pub use watcher::{SessionWatcher, UnixClock};

@@ -10,7 +10,8 @@ use std::path::Path;
 use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
 
-use super::index::{read_complete_lines, SessionIndex};
+use super::index::SessionIndex;
+use super::tail::read_complete_lines;
 use super::line::SessionState;
 use super::{IndexSummary, SessionError, SessionMeta, SourceKind, Transcript, Turn};
 

@@ -5,7 +5,8 @@
 //! Owns: marking and unmarking `session_files.source_removed_at` (unix seconds), listing the
 //! vaulted files, `prune --source-removed [--older-than DAYS]`, and a rebuild that keeps them
 //! (`sessions index --rebuild` reads every transcript again; a vaulted one has no file to read).
-//! Deliberately does not: decide when a file is gone (the indexer does) or delete transcripts.
+//! Deliberately does not: decide when a file is gone (the indexer does), read the clock (the
+//! time of a disappearance is the caller's `now`) or delete transcripts.
 
 use std::path::{Path, PathBuf};
 
@@ -82,20 +83,12 @@ pub(crate) fn stored_turns(
     rows.collect()
 }
 
-/// The current time in unix seconds, read where the indexer records a disappearance.
-pub(crate) fn unix_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
-}
-
 impl SessionIndex {
-    /// Marks `path` (a file, or a removed directory's files) as gone; true when any was newly
-    /// marked.
-    pub(crate) fn vault_missing(&mut self, path: &Path) -> Result<bool, SessionError> {
+    /// Marks `path` (a file, or a removed directory's files) as gone since `now` (unix seconds);
+    /// true when any was newly marked.
+    pub(crate) fn vault_missing(&mut self, path: &Path, now: i64) -> Result<bool, SessionError> {
         self.begin()?;
-        match mark_removed(&self.conn, path, unix_now()) {
+        match mark_removed(&self.conn, path, now) {
             Ok(n) => {
                 self.commit()?;
                 Ok(n > 0)

@@ -5,7 +5,8 @@
 //! ancestor and picked up when it appears), collects filesystem events for a short debounce
 //! window, indexes the touched files incrementally and reports each change through the
 //! caller's callback. Dropping the `SessionWatcher` stops the thread.
-//! Deliberately does not: name events for a UI, or print.
+//! Deliberately does not: name events for a UI, print, or read the clock (the caller's clock
+//! dates a transcript's disappearance).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -37,10 +38,20 @@ pub struct SessionWatcher {
 
 type OnChange = Box<dyn Fn(SessionChange) + Send + 'static>;
 
+/// The current time in unix seconds, as the caller keeps it (the system clock in the binaries, a
+/// fixed or stepped one in tests).
+pub type UnixClock = Box<dyn Fn() -> i64 + Send + 'static>;
+
 impl SessionWatcher {
     /// Starts watching. The first catch-up run happens on the background thread; its changes
     /// are reported like any other.
-    pub fn start(db: PathBuf, roots: SourceRoots, cfg: SessionsConfig, on_change: OnChange) -> Result<SessionWatcher, SessionError> {
+    pub fn start(
+        db: PathBuf,
+        roots: SourceRoots,
+        cfg: SessionsConfig,
+        clock: UnixClock,
+        on_change: OnChange,
+    ) -> Result<SessionWatcher, SessionError> {
         let (tx, rx) = channel();
         let fs_tx = tx.clone();
         let watcher = notify::recommended_watcher(move |event| {
@@ -49,7 +60,7 @@ impl SessionWatcher {
         .map_err(|e| SessionError::Watch { path: roots.engram.clone(), reason: e.to_string() })?;
         // Open once here so a broken or locked database is reported to the caller, not lost.
         let index = SessionIndex::open(&db)?;
-        let mut state = WatchState { index, roots, cfg, watcher, pending: Vec::new(), watched: Vec::new(), on_change };
+        let mut state = WatchState { index, roots, cfg, clock, watcher, pending: Vec::new(), watched: Vec::new(), on_change };
         state.place_watches();
         let thread = std::thread::Builder::new()
             .name("engram-session-watch".into())
@@ -72,6 +83,7 @@ struct WatchState {
     index: SessionIndex,
     roots: SourceRoots,
     cfg: SessionsConfig,
+    clock: UnixClock,
     watcher: RecommendedWatcher,
     /// Roots that do not exist yet, and the ancestor watched in their place.
     pending: Vec<(SourceKind, PathBuf, Option<PathBuf>)>,
@@ -174,15 +186,16 @@ impl WatchState {
         let Some(root) = roots.root(source) else { return };
         let files: Vec<(SourceKind, PathBuf)> = discover::transcripts(source, root).into_iter().map(|p| (source, p)).collect();
         let mut summary = IndexSummary::default();
+        let now = (self.clock)();
         let on_change = &self.on_change;
-        let result = self.index.index_files(&files, self.cfg.include_tools, &mut summary, &mut |source, path, change| {
+        let result = self.index.index_files(&files, self.cfg.include_tools, now, &mut summary, &mut |source, path, change| {
             report(on_change, source, path, change.clone())
         });
         if let Err(e) = result {
             (self.on_change)(SessionChange::Failed { message: e.to_string() });
         }
         // Rows of files deleted while nobody watched (everything else is current by now).
-        if let Err(e) = self.index.index(&roots, &self.cfg, Some(source), &mut |_| {}) {
+        if let Err(e) = self.index.index(&roots, &self.cfg, Some(source), now, &mut |_| {}) {
             (self.on_change)(SessionChange::Failed { message: e.to_string() });
         }
     }
@@ -203,7 +216,7 @@ impl WatchState {
                 self.index_one(source, &path);
             } else if !path.exists() {
                 // A removed directory: the vault keeps whatever was indexed under it.
-                match self.index.vault_missing(&path) {
+                match self.index.vault_missing(&path, (self.clock)()) {
                     Ok(true) => (self.on_change)(SessionChange::Removed { path }),
                     Ok(false) => {}
                     Err(e) => (self.on_change)(SessionChange::Failed { message: e.to_string() }),
@@ -217,7 +230,7 @@ impl WatchState {
 
     fn index_one(&mut self, source: SourceKind, path: &Path) {
         let mut summary = IndexSummary::default();
-        match self.index.index_file(source, path, self.cfg.include_tools, &mut summary) {
+        match self.index.index_file(source, path, self.cfg.include_tools, (self.clock)(), &mut summary) {
             Ok(change) => {
                 for problem in summary.problems.iter().filter(|p| p.error.is_some()) {
                     let reason = problem.error.as_deref().unwrap_or_default();

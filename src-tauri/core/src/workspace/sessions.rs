@@ -35,10 +35,12 @@ impl Workspace {
         Ok(SessionIndex::open(&self.home.index_db())?)
     }
 
-    /// Brings the session index up to date (incremental: only new bytes are read).
+    /// Brings the session index up to date (incremental: only new bytes are read); a transcript
+    /// found missing is kept in the vault as gone since `now`.
     pub fn index_sessions(
         &self,
         request: &IndexRequest,
+        now: chrono::DateTime<chrono::Utc>,
         progress: &mut dyn FnMut(IndexProgress),
     ) -> Result<IndexSummary, WorkspaceError> {
         let config = self.config()?.sessions;
@@ -56,22 +58,23 @@ impl Workspace {
         } else {
             (SessionIndex::open(&db)?, 0)
         };
-        let mut summary = index.index(&self.session_roots(), &config, request.only, progress)?;
+        let mut summary = index.index(&self.session_roots(), &config, request.only, now.timestamp(), progress)?;
         summary.vault_kept = vault_kept;
         Ok(summary)
     }
 
     /// Recall over past sessions. With `index_first` the index is brought up to date before
     /// searching; another indexer at work only means the results may miss its newest lines,
-    /// which `notes` says.
+    /// which `notes` says. `now` dates transcripts that indexing finds gone.
     pub fn recall(
         &self,
         query: &RecallQuery,
         index_first: bool,
+        now: chrono::DateTime<chrono::Utc>,
     ) -> Result<(Vec<RecallHit>, Vec<String>), WorkspaceError> {
         let mut notes = Vec::new();
         if index_first {
-            match self.index_sessions(&IndexRequest::default(), &mut |_| {}) {
+            match self.index_sessions(&IndexRequest::default(), now, &mut |_| {}) {
                 Ok(summary) => notes.extend(summary.problems.iter().map(|p| p.describe())),
                 Err(WorkspaceError::Sessions(e @ SessionError::Busy { .. })) => {
                     notes.push(format!("searching without indexing first: {e}"))

@@ -54,16 +54,19 @@ impl Workspace {
     }
 
     /// Vectors of every memory Engram knows (user scope and every known project, plus `also`
-    /// when it is not known yet), then the session index. Refused while another reindex runs.
+    /// when it is not known yet), then the session index (transcripts found gone are vaulted as
+    /// of `now`). Refused while another reindex runs.
     pub fn reindex(
         &self,
         also: Option<&Project>,
+        now: chrono::DateTime<chrono::Utc>,
         progress: &mut dyn FnMut(ReindexPhase, usize, usize),
     ) -> Result<ReindexSummary, WorkspaceError> {
         let _running = self.begin_reindex()?;
         let embeddings = self.reindex_vectors(also, &mut |p| progress(ReindexPhase::Embeddings, p.done, p.total));
         let sessions = self.index_sessions(
             &super::IndexRequest::default(),
+            now,
             &mut |p: IndexProgress| progress(ReindexPhase::Sessions, p.done as usize, p.total as usize),
         );
         Ok(ReindexSummary { embeddings: embeddings.map_err(|e| report(&e)), sessions: sessions.map_err(|e| report(&e)) })
