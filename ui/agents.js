@@ -63,7 +63,7 @@ export function agentsCard({ onChange = () => {} } = {}) {
       return [];
     }
     clear(el, h('h2', {}, 'Agents'),
-      h('ul', { class: 'checks' }, agents.map((a) => h('li', { class: `check check-${a.connected ? 'ok' : 'warn'}`, testid: 'agent-row', dataset: { agent: a.agent, connected: String(a.connected) } },
+      h('ul', { class: 'checks' }, agents.map((a) => h('li', { class: `check agent-row check-${a.connected ? 'ok' : 'warn'}`, testid: 'agent-row', dataset: { agent: a.agent, connected: String(a.connected) } },
         h('span', { class: 'check-area' }, a.name),
         h('span', { class: 'check-detail', testid: 'agent-state' },
           `hook ${partText(a.hook)} · MCP server ${partText(a.mcp)}`,
