@@ -1,7 +1,8 @@
 //! Frontend event names and payloads; the only place core changes become UI events.
 //!
-//! Owns: `memory-changed` and `session-changed` (from the core watchers; sidecar changes only
-//! reach the search caches, not the window), `reindex-progress`,
+//! Owns: `memory-changed` and `session-changed` (from the core watchers; a change reaches the
+//! workspace's caches before the window hears of it, so a search the window runs in answer
+//! already sees it), `reindex-progress`,
 //! `reindex-finished`, and `tray-action` (a tray menu item the window must act on).
 //! Deliberately does not: decide what changed; the core watcher does.
 

@@ -1,6 +1,15 @@
 //! The tray icon and its menu: Open, Search memories…, Reindex, Quit.
 //!
 //! Without a tray host (no session bus) the icon is simply absent; the app works without it.
+//!
+//! Under a tray host that only speaks XEmbed (no StatusNotifierWatcher on the bus: trayer,
+//! stalonetray, older panels) the tray library, libayatana-appindicator, falls back to a
+//! GtkStatusIcon, and GTK logs one `Gdk-CRITICAL … gdk_window_thaw_toplevel_updates:
+//! assertion 'window->update_and_descendants_freeze_count > 0' failed` as the icon docks
+//! (not on clicks). A bare C program that only creates an indicator logs the same line under
+//! the same host; a bare GtkStatusIcon does not, nor does the app without a tray host. It
+//! comes from that fallback, costs nothing, and is left visible rather than filtered out of
+//! GTK's log.
 
 use tauri::image::Image;
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};

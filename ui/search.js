@@ -8,8 +8,12 @@
 //   search-overlay      the overlay          search-input       the query box
 //   search-project      what is searched: all memories (*), user memories only (""), or a project's slug
 //   search-results      the result list      search-result      a row (data-name, data-scope, data-project, data-active)
-//   search-result-score its score            search-empty       no query / no match state
-//   search-status       strategy, count and core time (data-keystroke-ms: last keystroke → results shown)          search-error  a failed search
+//   search-result-score its relevance (data-relevance, data-score, data-cosine: '' without a vector)
+//   search-empty        no query / no match state
+//   search-status       strategy, count and core time (data-keystroke-ms: last keystroke → results shown;
+//                       data-query: the query the shown results answer; data-shown: how many answers have
+//                       been shown; data-busy: "true" while a search runs or waits to run)
+//   search-error        a failed search
 //   search-note         why the ranker fell back (e.g. no model), on its own line
 
 import { call } from './api.js';
@@ -29,7 +33,7 @@ function relevanceOf(r) {
   const bars = RELEVANCE_BARS[e.relevance] || 0;
   return h('span', {
     class: `result-score relevance-${e.relevance}`, testid: 'search-result-score',
-    dataset: { relevance: e.relevance, score: String(r.score) },
+    dataset: { relevance: e.relevance, score: String(r.score), cosine: e.cosine === null || e.cosine === undefined ? '' : e.cosine.toFixed(3) },
     title: `${RELEVANCE_LABEL[e.relevance]}: ${why}. Rank score ${r.score.toFixed(2)} (relative to the top result).`,
   },
   h('span', { class: 'relevance-bars', 'aria-hidden': 'true' }, [1, 2, 3].map((i) => h('span', { class: i <= bars ? 'on' : '' }))),
@@ -58,7 +62,7 @@ export function createSearch(app) {
   const el = h('div', { class: 'search-overlay', testid: 'search-overlay', hidden: true, onMousedown: (e) => { if (e.target === el) close(); } }, panel);
 
   input.addEventListener('input', () => schedule());
-  project.addEventListener('change', () => { choice = project.value; run(); });
+  project.addEventListener('change', () => { choice = project.value; coalesced(); });
   panel.addEventListener('keydown', (e) => {
     if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); close(); }
     else if (e.target === project) return; // the dropdown's own keys
@@ -95,9 +99,23 @@ export function createSearch(app) {
 
   function schedule() {
     lastKeyAt = performance.now();
-    if (inFlight) { again = true; return; }
+    coalesced();
+  }
+
+  // One search at a time: whatever asks while one runs (keystrokes, changes on disk) is served
+  // by a single follow-up that reads the box when it starts.
+  function coalesced() {
+    if (inFlight) { again = true; markBusy(); return; }
     run();
   }
+
+  let shownCount = 0;
+  function showAnswered(query) {
+    shownCount += 1;
+    status.dataset.query = query;
+    status.dataset.shown = String(shownCount);
+  }
+  function markBusy() { status.dataset.busy = inFlight || again ? 'true' : 'false'; }
 
   async function run() {
     const query = input.value;
@@ -106,10 +124,12 @@ export function createSearch(app) {
       rows = [];
       shownSeq = mine;
       render(null);
+      showAnswered('');
       return;
     }
     const started = performance.now();
     inFlight = true;
+    markBusy();
     try {
       const result = await call('search_memories', { query, within: within(), seq: mine });
       if (result.seq < shownSeq || result.seq !== seq) return; // a newer query is shown or on its way
@@ -118,6 +138,7 @@ export function createSearch(app) {
       active = 0;
       lastRoundTrip = performance.now() - started;
       render(result);
+      showAnswered(query);
       // Keystroke to results on screen, for the query the box shows now (the next frame is
       // when the person sees it).
       if (query === input.value) {
@@ -131,6 +152,7 @@ export function createSearch(app) {
     } finally {
       inFlight = false;
       if (again) { again = false; run(); }
+      markBusy();
     }
   }
   let lastRoundTrip = 0;
@@ -228,9 +250,12 @@ export function createSearch(app) {
     app.restoreFocus();
   }
 
-  // A memory saved, changed or removed on disk while results are on screen.
+  // A memory saved, changed or removed on disk (or its vector written) while results are on
+  // screen. Coalesced like keystrokes: a save arrives as two changes (the file, then its
+  // vector); a search already running when one arrives is followed by one that starts after
+  // the change reached the caches, instead of a second search competing with it.
   function refresh() {
-    if (open && input.value.trim()) run();
+    if (open && input.value.trim()) coalesced();
   }
 
   return { el, show, close, refresh, isOpen: () => open, refreshProjects: () => fillProjects() };

@@ -1,7 +1,8 @@
 //! Search relevance a person can read, with the real embedding model: a query unrelated to
 //! every memory shows no results (not a top hit at "1.00"); a related one is labelled from its
 //! evidence; and when an agent saves the exact match while the search is open, the refreshed
-//! ranking is the one retyping the query gives (its vector lands after the file).
+//! list (names, labels, similarities) is the one retyping the query gives, though the memory's
+//! vector lands after its file (two changes, two refreshes).
 
 use thirtyfour::prelude::*;
 
@@ -15,6 +16,60 @@ use crate::ui::{self, testid};
 async fn result_names(driver: &WebDriver) -> TestResult<Vec<String>> {
     let script = "return [...document.querySelectorAll('[data-testid=\"search-result\"]')].map((r) => r.dataset.name || '');";
     Ok(driver.execute(script, Vec::<serde_json::Value>::new()).await?.convert()?)
+}
+
+/// One row of the overlay as a person reads it: the name, the relevance label and the
+/// similarity behind it ('' without a vector).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+struct Row {
+    name: String,
+    relevance: String,
+    cosine: String,
+}
+
+/// What the overlay shows at one moment, read in one script: the query its rows answer, how
+/// many answers it has shown so far, whether a search is running or queued, and the rows.
+#[derive(Debug, Clone, serde::Deserialize)]
+struct Answer {
+    query: String,
+    shown: u64,
+    busy: bool,
+    rows: Vec<Row>,
+}
+
+async fn answer(driver: &WebDriver) -> TestResult<Answer> {
+    let script = r#"
+        const status = document.querySelector('[data-testid="search-status"]');
+        const rows = [...document.querySelectorAll('[data-testid="search-result"]')].map((r) => {
+          const score = r.querySelector('[data-testid="search-result-score"]');
+          return { name: r.dataset.name || '', relevance: score ? score.dataset.relevance || '' : '', cosine: score ? score.dataset.cosine || '' : '' };
+        });
+        return { query: status.dataset.query || '', shown: Number(status.dataset.shown || 0), busy: status.dataset.busy === 'true', rows };
+    "#;
+    Ok(driver.execute(script, Vec::<serde_json::Value>::new()).await?.convert()?)
+}
+
+/// Waits until the overlay has shown an answer after the `after`-th one, for exactly `query`,
+/// with no search running or queued, and `ok` holds for it.
+async fn settled_answer(
+    driver: &WebDriver,
+    what: &str,
+    query: &str,
+    after: u64,
+    ok: impl Fn(&Answer) -> bool,
+) -> TestResult<Answer> {
+    let seen = std::sync::Mutex::new(None);
+    let outcome = ui::eventually(what, || {
+        let (seen, ok) = (&seen, &ok);
+        async move {
+            let now = answer(driver).await?;
+            let done = now.shown > after && now.query == query && !now.busy && ok(&now);
+            *seen.lock().unwrap() = Some(now.clone());
+            Ok(done.then_some(now))
+        }
+    })
+    .await;
+    outcome.map_err(|e| format!("{e}; the overlay shows {:?}", seen.lock().unwrap()).into())
 }
 
 async fn names_until(driver: &WebDriver, what: &str, ok: impl Fn(&[String]) -> bool) -> TestResult<Vec<String>> {
@@ -83,12 +138,9 @@ async fn relevance_comes_from_evidence_and_a_save_refreshes_to_the_retyped_ranki
             );
 
             // An agent saves the exact match while the search is open.
-            ui::fill(&input, "rotate the signing keys for release builds").await?;
-            ui::eventually("the search to settle", || async {
-                let text = driver.find(ui::tid("search-status")).await?.prop("textContent").await?.unwrap_or_default();
-                Ok((!text.is_empty()).then_some(()))
-            })
-            .await?;
+            const QUERY: &str = "rotate the signing keys for release builds";
+            ui::fill(&input, QUERY).await?;
+            settled_answer(&driver, "the typed query's results", QUERY, 0, |_| true).await?;
             agent.run_engram(
                 &agent.user_home,
                 &[
@@ -103,22 +155,28 @@ async fn relevance_comes_from_evidence_and_a_save_refreshes_to_the_retyped_ranki
                     "Quarterly, with the vault CLI.",
                 ],
             )?;
-            let refreshed =
-                names_until(&driver, "the saved memory in the open search", |n| n.iter().any(|x| x == "signing-keys"))
-                    .await?;
-            // Give the vector's own change time to re-rank, then compare with a retyped query.
-            tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
-            let refreshed_now = result_names(&driver).await?;
-            ui::fill(&input, "rotate the signing keys for release builds").await?;
-            let retyped = names_until(&driver, "results for the retyped query", |n| !n.is_empty()).await?;
-            // The exact match ranks where the retyped query ranks it. (Seen once under load: the
-            // refreshed list kept a weak second hit the retyped one dropped; the note of this
-            // session records it.)
+            // The save is done when the command returns: the file and then its vector are on
+            // disk. The overlay is refreshed once it answers the query with the memory's
+            // similarity in (the refresh after the vector's own change, or a later one).
+            let refreshed = settled_answer(&driver, "the saved memory, with its vector, in the open search", QUERY, 0, |a| {
+                a.rows.iter().any(|r| r.name == "signing-keys" && !r.cosine.is_empty())
+            })
+            .await?;
+
+            // Retyping the same query, keystroke by keystroke, shows the very same list.
+            ui::fill(&input, QUERY).await?;
+            let retyped = settled_answer(&driver, "the retyped query's results", QUERY, refreshed.shown, |_| true).await?;
             ensure!(
-                refreshed_now.first() == retyped.first(),
-                "refreshed {refreshed_now:?} (first {refreshed:?}) vs retyped {retyped:?}"
+                refreshed.rows == retyped.rows,
+                "the refreshed list differs from the retyped one:\n refreshed {:?}\n retyped   {:?}",
+                refreshed.rows,
+                retyped.rows
             );
-            ensure!(retyped.first().is_some_and(|n| n == "signing-keys"), "the exact match is not first: {retyped:?}");
+            ensure!(
+                retyped.rows.first().is_some_and(|r| r.name == "signing-keys" && r.relevance == "strong"),
+                "the exact match is not first and strong: {:?}",
+                retyped.rows
+            );
             Ok(())
         })
         .await

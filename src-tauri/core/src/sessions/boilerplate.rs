@@ -3,7 +3,11 @@
 //! Owns: recognizing and removing it — environment and instruction blocks, system reminders,
 //! slash-command echoes and caveats, permission notes, interruption markers, and Engram's own
 //! memory block — so recall finds what people said, not what tools said for them; and scrubbing
-//! the control characters the index reserves as snippet markers from any indexed text.
+//! control characters from any indexed text: the ones the index reserves as snippet markers,
+//! terminal escape sequences (colours in pasted or captured command output, e.g. Claude Code's
+//! `/model` echo `Kept model as \x1b[1mDefault\x1b[22m`) and every other control character
+//! but tab and line breaks, which no font has a glyph for (each would show as a box in a
+//! title or a turn).
 //! Deliberately does not: touch assistant text, which may legitimately quote such tags.
 
 /// Tag blocks removed wherever they appear in a user message.
@@ -84,12 +88,61 @@ fn find_open(text: &str, open: &str) -> Option<usize> {
     None
 }
 
-/// Drops the control characters the index uses as snippet markers (and NULs).
+/// Text as a person reads it: terminal escape sequences removed whole, the snippet markers
+/// (and NULs) made spaces, every other control character but tab and line breaks dropped.
 pub(crate) fn scrub(text: &str) -> String {
-    if text.contains(['\u{0}', '\u{2}', '\u{3}']) {
-        text.replace(['\u{0}', '\u{2}', '\u{3}'], " ")
-    } else {
-        text.to_string()
+    // Most text has none: look before copying.
+    if !text.chars().any(unprintable) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => skip_escape_sequence(&mut chars),
+            '\u{0}' | '\u{2}' | '\u{3}' => out.push(' '),
+            c if unprintable(c) => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A control character (C0, DEL, C1) other than tab and line breaks.
+fn unprintable(c: char) -> bool {
+    c.is_control() && !matches!(c, '\n' | '\t' | '\r')
+}
+
+/// Consumes the rest of an escape sequence whose ESC was just read (ECMA-48): a CSI
+/// (`[` parameters, intermediates, one final byte: colours, cursor moves), an OSC (`]` up to
+/// BEL or ESC `\`: window titles, hyperlinks, whose visible text between two of them stays),
+/// or a short one (intermediates, then one final byte). A malformed sequence stops at the
+/// first character that cannot belong to it, so text after it is never swallowed.
+fn skip_escape_sequence(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    let within = |lo: char, hi: char| move |c: &char| (lo..=hi).contains(c);
+    match chars.peek() {
+        Some('[') => {
+            chars.next();
+            while chars.next_if(within('\u{20}', '\u{3f}')).is_some() {}
+            chars.next_if(within('\u{40}', '\u{7e}'));
+        }
+        Some(']') => {
+            chars.next();
+            while let Some(c) = chars.next_if(|c| *c != '\n') {
+                match c {
+                    '\u{7}' => break,
+                    '\u{1b}' => {
+                        chars.next_if_eq(&'\\');
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {
+            while chars.next_if(within('\u{20}', '\u{2f}')).is_some() {}
+            chars.next_if(within('\u{30}', '\u{7e}'));
+        }
     }
 }
 
@@ -107,6 +160,23 @@ mod tests {
         assert_eq!(clean_user_text("[Request interrupted by user for tool use]"), None);
         assert_eq!(clean_user_text("<local-command-stdout>done</local-command-stdout>"), None);
         assert_eq!(clean_user_text("<engram-memory>\n## User preferences\n</engram-memory>\nship it"), Some("ship it".into()));
+    }
+
+    #[test]
+    fn terminal_escapes_and_control_characters_go_and_the_words_stay() {
+        // Claude Code's `/model` echo, as its transcripts record it.
+        assert_eq!(scrub("Kept model as \u{1b}[1mDefault (recommended)\u{1b}[22m"), "Kept model as Default (recommended)");
+        assert_eq!(scrub("\u{1b}[38;5;208mwarn\u{1b}[0m: disk \u{7}full\u{8}"), "warn: disk full");
+        assert_eq!(scrub("see \u{1b}]8;;https://x.dev\u{1b}\\the docs\u{1b}]8;;\u{7} now"), "see the docs now");
+        assert_eq!(scrub("a\u{1b}(Bb \u{9b}c \u{7f}d"), "ab c d");
+        // Tabs and line breaks are text; the index's snippet markers become spaces.
+        assert_eq!(scrub("one\ttwo\r\nthree"), "one\ttwo\r\nthree");
+        assert_eq!(scrub("x\u{2}y\u{3}z\u{0}"), "x y z ");
+        // A stray ESC or a cut sequence never swallows what follows.
+        assert_eq!(scrub("cut \u{1b}[12"), "cut ");
+        assert_eq!(scrub("esc \u{1b}é and ✓"), "esc é and ✓");
+        assert_eq!(scrub("osc \u{1b}]title\nnext line"), "osc \nnext line");
+        assert_eq!(clean_user_text("why does \u{1b}[31merror\u{1b}[0m show\u{7} here").as_deref(), Some("why does error show here"));
     }
 
     #[test]

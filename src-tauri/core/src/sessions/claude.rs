@@ -198,14 +198,14 @@ pub(crate) fn parse(state: &mut SessionState, v: &Value, include_tools: bool) ->
             message_blocks(state, kind, message.get("content").unwrap_or(&Value::Null), ts, include_tools)
         }
         "summary" => {
-            if let Some(summary) = str_at(v, "summary").map(str::trim).filter(|s| !s.is_empty()) {
-                state.agent_title = Some(summary.to_string());
+            if let Some(summary) = str_at(v, "summary") {
+                state.set_agent_title(summary);
             }
             LineOutcome::Skipped("summary".into())
         }
         "custom-title" => {
-            if let Some(title) = str_at(v, "customTitle").map(str::trim).filter(|s| !s.is_empty()) {
-                state.agent_title = Some(title.to_string());
+            if let Some(title) = str_at(v, "customTitle") {
+                state.set_agent_title(title);
             }
             LineOutcome::Skipped("custom-title".into())
         }

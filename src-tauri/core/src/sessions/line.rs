@@ -91,6 +91,15 @@ impl SessionState {
         }
     }
 
+    /// A title the agent wrote (a summary line, a custom title, a native header): one short
+    /// line without control characters, like a prompt's; blank ones are ignored.
+    pub(crate) fn set_agent_title(&mut self, text: &str) {
+        let line = one_line(&boilerplate::scrub(text), MAX_TITLE_CHARS);
+        if !line.is_empty() {
+            self.agent_title = Some(line);
+        }
+    }
+
     /// Records a user prompt: the first one becomes the title when the agent gave none.
     pub(crate) fn saw_prompt(&mut self, text: &str) {
         if self.first_prompt.is_none() {
@@ -253,6 +262,15 @@ mod tests {
         let mut s = SessionState::default();
         s.saw_prompt(&"word ".repeat(100));
         assert_eq!(s.title().unwrap().chars().count(), MAX_TITLE_CHARS);
+    }
+
+    #[test]
+    fn agent_titles_are_one_line_without_control_characters() {
+        let mut s = SessionState::default();
+        s.set_agent_title("Kept model as \u{1b}[1mDefault\u{1b}[22m\n  and\u{7} more");
+        assert_eq!(s.title(), Some("Kept model as Default and more"));
+        s.set_agent_title("  \u{1b}[0m ");
+        assert_eq!(s.title(), Some("Kept model as Default and more"), "a blank title keeps the one before");
     }
 
     #[test]

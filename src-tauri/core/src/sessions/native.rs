@@ -13,7 +13,9 @@ pub(crate) fn parse(state: &mut SessionState, v: &Value, include_tools: bool) ->
         SessionState::set_if_none(&mut state.session_id, str_at(header, "id"));
         SessionState::set_if_none(&mut state.cwd, str_at(header, "cwd"));
         SessionState::set_if_none(&mut state.model, str_at(header, "model"));
-        SessionState::set_if_none(&mut state.agent_title, str_at(header, "title"));
+        if let Some(title) = str_at(header, "title").filter(|_| state.agent_title.is_none()) {
+            state.set_agent_title(title);
+        }
         return LineOutcome::Skipped("session".into());
     }
     let ts = str_at(v, "ts");
