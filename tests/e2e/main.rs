@@ -16,6 +16,7 @@ mod installed;
 mod keyboard;
 mod layout;
 mod live;
+mod purge;
 mod reindex;
 mod relevance;
 mod search;
