@@ -17,12 +17,13 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     exit 3
 fi
 
-TARGETS=(frontmatter claude_lines codex_lines config service_protocol)
+TARGETS=(frontmatter claude_lines codex_lines config service_protocol mcp_requests)
 # Built outside the clone, so a later run (CI's included) reuses the instrumented build.
 FUZZ_TARGET_DIR="${FUZZ_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/engram/fuzz-target}"
 CORPUS_ROOT="${FUZZ_CORPUS_DIR:-fuzz/corpus}"
 
-# Seeds: one file per sample transcript and per line of it, every memory fixture, every config.
+# Seeds: one file per sample transcript and per line of it, every memory fixture, every config,
+# the MCP sessions of fuzz/seeds/mcp_requests (what Claude Code and Codex send after the handshake).
 seed() {
     local target="$1" dir="$CORPUS_ROOT/$1"
     mkdir -p "$dir"
@@ -32,15 +33,20 @@ seed() {
         frontmatter) find fuzz/seeds/frontmatter src-tauri/core/tests/fixtures -name '*.md' -exec cp -t "$dir" {} + 2>/dev/null || true ;;
         config) cp -t "$dir" fuzz/seeds/config/* ;;
         service_protocol) cp -t "$dir" fuzz/seeds/service_protocol/* ;;
+        mcp_requests) cp -t "$dir" fuzz/seeds/mcp_requests/* ;;
     esac
 }
 
 status=0
 for target in "${TARGETS[@]}"; do
     seed "$target"
+    corpus="$(cd "$CORPUS_ROOT/$target" && pwd)"  # FUZZ_CORPUS_DIR may be relative or absolute
+    # A target with a dictionary (its protocol's tokens) gets it, so mutations stay near real input.
+    dict=()
+    if [ -f "fuzz/dicts/$target.dict" ]; then dict=(-dict="dicts/$target.dict"); fi
     echo "==> fuzz $target for ${SECONDS_EACH}s"
-    if ! (cd fuzz && cargo +nightly fuzz run --sanitizer none --target-dir "$FUZZ_TARGET_DIR" "$target" "../$CORPUS_ROOT/$target" -- \
-            -max_total_time="$SECONDS_EACH" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1); then
+    if ! (cd fuzz && cargo +nightly fuzz run --sanitizer none --target-dir "$FUZZ_TARGET_DIR" "$target" "$corpus" -- \
+            -max_total_time="$SECONDS_EACH" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "${dict[@]}"); then
         echo "fuzz: $target found a failing input (see fuzz/artifacts/$target/)" >&2
         status=1
     fi

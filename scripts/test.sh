@@ -12,7 +12,7 @@ cargo test --workspace --locked
 
 echo "==> fuzz smoke: every target for a few seconds (scripts/fuzz.sh runs them longer)"
 if rustup run nightly rustc --version >/dev/null 2>&1 && cargo +nightly fuzz --version >/dev/null 2>&1; then
-    FUZZ_CORPUS_DIR="${FUZZ_CORPUS_DIR:-fuzz/corpus}" scripts/fuzz.sh 12
+    FUZZ_CORPUS_DIR="${FUZZ_CORPUS_DIR:-fuzz/corpus}" scripts/fuzz.sh 10
 else
     echo "fuzz smoke NOT RUN: needs the nightly toolchain (rustup toolchain install nightly) and cargo-fuzz (cargo install cargo-fuzz --locked)" >&2
     if [ -n "${CI:-}" ]; then

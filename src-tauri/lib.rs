@@ -66,6 +66,8 @@ pub fn run() {
             commands::archive::version_diff,
             commands::archive::restore_version,
             commands::archive::prune_archive,
+            commands::archive::leaked_secrets,
+            commands::archive::purge_version,
             commands::anchors::get_anchor,
             commands::anchors::init_anchor,
             commands::anchors::save_anchor,

@@ -1,5 +1,7 @@
 // Archive: every prior version per memory (kept on each overwrite and delete), a diff against
-// the current file, restore, and prune by the configured policy with an exact preview.
+// the current file, restore, prune by the configured policy with an exact preview, and the
+// doctor's secret finding: each file holding what looks like a secret, with a purge (after a
+// confirmation naming exactly the file that goes) for each archived copy.
 //
 // data-testid:
 //   archive-view          the view                 archive-location    scope/project picker
@@ -11,6 +13,10 @@
 //   archive-diff-summary  "+N −M against the current file"
 //   archive-restore       restore the selected version
 //   archive-prune         "Prune…" (opens the preview)  prune-preview  list of what goes (in the dialog)
+//   archive-leaks         the secret finding (hidden when there is none)
+//   archive-leak          one file holding a secret (data-name, data-version; data-current="true" for a memory itself)
+//   archive-leak-purge    "Purge…" for one leaked archived copy   archive-purge  the same, in the diff pane
+//   purge-preview         what a purge removes and what stays (in the dialog)
 
 import { call, sameLocation } from './api.js';
 import { h, clear, absoluteTime, relativeTime, formatBytes, debounce } from './dom.js';
@@ -20,6 +26,7 @@ export function createArchiveView(app) {
   let location = { scope: 'user', project: null };
   let versions = [];
   let selected = null; // { name, version }
+  let leaks = []; // the doctor's secret finding for this scope (files and archived versions)
 
   const picker = h('select', { class: 'select', testid: 'archive-location', 'aria-label': 'Whose archive' });
   const filter = h('input', { class: 'input filter', type: 'search', testid: 'archive-filter', placeholder: 'Filter by memory name', 'aria-label': 'Filter archived memories' });
@@ -27,11 +34,13 @@ export function createArchiveView(app) {
   const listEl = h('div', { class: 'archive-list', testid: 'archive-list', tabindex: '0', role: 'listbox', 'aria-label': 'Archived versions' });
   const diffPane = h('div', { class: 'detail-pane archive-diff', testid: 'archive-diff' });
   const subtitle = h('span', { class: 'subtitle' });
+  const leakBanner = h('div', { class: 'banner leak-banner', testid: 'archive-leaks', role: 'alert', hidden: true });
 
   const el = h('section', { class: 'view archive-view', testid: 'archive-view' },
     h('header', { class: 'view-header' },
       h('div', { class: 'view-titles' }, h('h1', {}, 'Archive'), subtitle),
       h('div', { class: 'view-actions' }, picker, prune)),
+    leakBanner,
     h('div', { class: 'split' },
       h('div', { class: 'list-pane' }, h('div', { class: 'list-tools' }, filter), listEl),
       diffPane));
@@ -83,11 +92,39 @@ export function createArchiveView(app) {
       versions = [];
       errorToast('Could not list the archive', e);
     }
+    try {
+      leaks = await call('leaked_secrets', { location });
+    } catch (e) {
+      leaks = [];
+      errorToast('Could not check the archive for secrets', e);
+    }
+    renderLeaks();
     const names = new Set(versions.map((v) => v.name));
     subtitle.textContent = `${versions.length} version${versions.length === 1 ? '' : 's'} of ${names.size} memor${names.size === 1 ? 'y' : 'ies'} · restorable`;
     renderList();
     if (selected && !versions.some((v) => v.name === selected.name && v.version === selected.version)) selected = null;
     if (!selected) renderDiffEmpty(); else showDiff();
+  }
+
+  const leakOf = (v) => leaks.find((l) => l.version && l.name === v.name && l.version === v.version);
+
+  function renderLeaks() {
+    leakBanner.hidden = !leaks.length;
+    if (!leaks.length) { clear(leakBanner); return; }
+    const archived = leaks.filter((l) => l.version).length;
+    clear(leakBanner,
+      h('div', { class: 'leak-title' }, `${leaks.length} file${leaks.length === 1 ? '' : 's'} here hold${leaks.length === 1 ? 's' : ''} what looks like a secret`,
+        archived ? h('span', { class: 'muted' }, ' · purging an archived copy deletes that file for good') : null),
+      h('ul', { class: 'leak-list' }, leaks.map((l) => {
+        const v = l.version ? versions.find((x) => x.name === l.name && x.version === l.version) : null;
+        return h('li', { class: 'leak', testid: 'archive-leak', dataset: { name: l.name, version: l.version || '', current: l.version ? 'false' : 'true' } },
+          h('span', { class: 'mono' }, l.name),
+          h('span', { class: 'muted' }, l.version ? ` archived ${v ? absoluteTime(v.archived_at) : l.version}` : ' (the memory itself)'),
+          h('span', {}, ` · ${l.kind}: `), h('code', { class: 'mono' }, l.excerpt),
+          l.version
+            ? h('button', { class: 'btn btn-small btn-ghost-danger', testid: 'archive-leak-purge', dataset: { name: l.name, version: l.version }, onClick: () => purge(l) }, 'Purge…')
+            : h('button', { class: 'btn btn-small', onClick: () => app.showMemory(location, l.name) }, 'Open to edit it out'));
+      })));
   }
 
   function renderList() {
@@ -117,7 +154,8 @@ export function createArchiveView(app) {
             onClick: () => choose(v),
           },
             h('span', { title: absoluteTime(v.archived_at) }, absoluteTime(v.archived_at)),
-            h('span', { class: 'muted' }, `${relativeTime(v.archived_at)} · ${formatBytes(v.size)}`));
+            h('span', { class: 'muted' }, `${relativeTime(v.archived_at)} · ${formatBytes(v.size)}`),
+            leakOf(v) ? h('span', { class: 'badge badge-danger', title: 'Holds what looks like a secret' }, 'secret') : null);
         }));
     }));
   }
@@ -158,6 +196,7 @@ export function createArchiveView(app) {
             h('span', { class: 'sign' }, l.kind === 'insert' ? '+' : l.kind === 'delete' ? '−' : ' '),
             h('span', { class: 'code' }, l.text || ' ')))))
       : [h('p', { class: 'muted' }, 'Identical to the current file.')];
+    const leak = v ? leakOf(v) : null;
     clear(diffPane,
       h('div', { class: 'detail-head' },
         h('div', { class: 'detail-badges' }, h('span', { class: 'badge badge-scope' }, location.scope === 'user' ? 'user scope' : app.projectName(location.project))),
@@ -165,7 +204,9 @@ export function createArchiveView(app) {
         h('p', { class: 'detail-description' }, `Archived ${v ? absoluteTime(v.archived_at) : ''}`),
         h('div', { class: 'detail-meta', testid: 'archive-diff-summary' }, summary),
         h('div', { class: 'detail-actions' },
-          h('button', { class: 'btn btn-primary', testid: 'archive-restore', onClick: () => restore(want) }, d.current_exists ? 'Restore this version' : 'Restore memory'))),
+          h('button', { class: 'btn btn-primary', testid: 'archive-restore', onClick: () => restore(want) }, d.current_exists ? 'Restore this version' : 'Restore memory'),
+          leak ? h('button', { class: 'btn btn-ghost-danger', testid: 'archive-purge', onClick: () => purge(leak) }, 'Purge this version…') : null),
+        leak ? h('p', { class: 'note' }, `This version holds what looks like a secret (${leak.kind}: ${leak.excerpt}).`) : null),
       h('div', { class: 'diff mono' }, lines));
   }
 
@@ -183,6 +224,36 @@ export function createArchiveView(app) {
       await load();
     } catch (e) {
       errorToast('Could not restore', e);
+    }
+  }
+
+  // Deletes one archived copy holding a secret, after a confirmation that names the file that
+  // goes, what it holds, and what stays.
+  async function purge(leak) {
+    const v = versions.find((x) => x.name === leak.name && x.version === leak.version);
+    const when = v ? absoluteTime(v.archived_at) : leak.version;
+    const others = versions.filter((x) => x.name === leak.name && x.version !== leak.version).length;
+    const stays = [
+      v && v.current_exists ? `the current ${leak.name} memory` : null,
+      others ? `its ${others} other archived version${others === 1 ? '' : 's'}` : null,
+    ].filter(Boolean);
+    const details = h('dl', { class: 'kv purge-preview', testid: 'purge-preview' },
+      h('dt', {}, 'Deleted'), h('dd', { class: 'mono' }, leak.path),
+      h('dt', {}, 'It holds'), h('dd', {}, `${leak.kind}: `, h('code', { class: 'mono' }, leak.excerpt)),
+      h('dt', {}, 'Stays'), h('dd', {}, stays.length ? stays.join(' and ') : 'nothing else: this is the last copy of this memory'));
+    const ok = await confirmDialog({
+      title: `Purge the ${when} version of ${leak.name}?`,
+      message: `Only this archived copy of ${leak.name} is deleted, for good: it cannot be restored afterwards. Nothing else is removed.`,
+      details, confirmLabel: 'Purge', danger: true,
+    });
+    if (!ok) return;
+    try {
+      await call('purge_version', { location, name: leak.name, version: leak.version });
+      toast(`Purged the ${when} version of ${leak.name}`, 'success');
+      if (selected && selected.name === leak.name && selected.version === leak.version) selected = null;
+      await load();
+    } catch (e) {
+      errorToast('Could not purge', e);
     }
   }
 

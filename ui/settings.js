@@ -10,6 +10,7 @@
 //   settings-session-folder  a transcript folder read (data-source, data-exists)
 //   settings-reindex  Reindex button    settings-status   overall doctor status (data-status = ok | warn | error)
 //   settings-health   the health card   doctor-check      one check (data-area, data-status; its label is unique in the list)
+//   doctor-review-secrets  on the secret check: opens the Archive, where each leaked copy can be purged
 
 import { call } from './api.js';
 import { h, clear } from './dom.js';
@@ -37,6 +38,11 @@ function checkLabels(checks) {
 // A check that a reindex would fix says so with the button rather than a command to type.
 function wantsReindex(c) {
   return c.status !== 'ok' && /engram (sessions index|memory reindex)/.test(c.detail);
+}
+
+// The secret check: the Archive view lists each file with a purge for the archived copies.
+function holdsSecret(c) {
+  return c.status === 'error' && /looks like a secret/.test(c.detail);
 }
 
 export function createSettingsView(app) {
@@ -93,7 +99,8 @@ export function createSettingsView(app) {
       h('ul', { class: 'checks' }, s.checks.map((c, i) => h('li', { class: `check check-${c.status}`, testid: 'doctor-check', dataset: { area: c.area, status: c.status } },
         h('span', { class: 'check-dot', 'aria-label': STATUS_LABEL[c.status] }),
         h('span', { class: 'check-area' }, labels[i]),
-        h('span', { class: 'check-detail' }, c.detail)))));
+        h('span', { class: 'check-detail' }, c.detail,
+          holdsSecret(c) ? h('button', { class: 'btn btn-small check-action', testid: 'doctor-review-secrets', onClick: () => app.navigate({ view: 'archive' }, { location: { scope: 'user', project: null } }) }, 'Review and purge in the Archive') : null)))));
   }
 
   async function refreshHealth() {

@@ -1,8 +1,9 @@
-//! The Archive view: versions per memory, a diff against the current file, restore, prune.
+//! The Archive view: versions per memory, a diff against the current file, restore, prune,
+//! and the doctor's secret finding with a purge of each leaked archived copy.
 
 use chrono::{DateTime, Utc};
 use engram_core::embed::SavedWithVector;
-use engram_core::memory::{PruneReport, Scope, ScopeFilter, VersionDiff};
+use engram_core::memory::{LeakedSecret, PruneReport, Scope, ScopeFilter, VersionDiff};
 use engram_core::workspace::VersionRow;
 use serde::Serialize;
 use tauri::AppHandle;
@@ -50,6 +51,24 @@ pub async fn prune_archive(app: AppHandle, location: Location, dry_run: bool, as
         let as_of = as_of.unwrap_or_else(Utc::now);
         let report = ws.prune(&store, filter, &ws.prune_policy(None, None)?, as_of, dry_run)?;
         Ok(PruneView { report, as_of })
+    })
+    .await
+}
+
+/// Memory files and archived versions of this scope holding what looks like a secret (the
+/// doctor's finding), each with what matched, masked.
+#[tauri::command]
+pub async fn leaked_secrets(app: AppHandle, location: Location) -> IpcResult<Vec<LeakedSecret>> {
+    off_main(app, move |ws| Ok(ws.leaked_secrets(&ws.store_of(location.project_slug())?, location.scope)?)).await
+}
+
+/// Deletes one archived version for good, once the person confirmed it (as `engram memory
+/// archive purge` does); returns the removed file. The memory and its other versions stay.
+#[tauri::command]
+pub async fn purge_version(app: AppHandle, location: Location, name: String, version: String) -> IpcResult<String> {
+    off_main(app, move |ws| {
+        let removed = ws.purge_version(&ws.store_of(location.project_slug())?, location.scope, &name, &version)?;
+        Ok(removed.display().to_string())
     })
     .await
 }

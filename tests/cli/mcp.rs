@@ -225,3 +225,54 @@ async fn indexes_and_anchors_are_resources() {
     assert!(client.read_resource(rmcp::model::ReadResourceRequestParams::new("engram://nope")).await.is_err());
     client.cancel().await.unwrap();
 }
+
+/// Every MCP session the fuzz target starts from and every input it ever found failing
+/// (`fuzz/seeds/mcp_requests/`, `fuzz/findings/mcp_requests-*`), sent raw to the real server
+/// after Claude Code's handshake: every line the server writes is JSON-RPC, and a ping sent
+/// after the input is still answered (nothing the client sent ended the server).
+#[test]
+fn the_fuzz_targets_seeds_and_findings_replay_against_the_real_server() {
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz");
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(fuzz.join("seeds/mcp_requests")).unwrap().flatten().map(|e| e.path()).collect();
+    inputs.extend(
+        std::fs::read_dir(fuzz.join("findings"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("mcp_requests-"))),
+    );
+    assert!(inputs.len() >= 5, "the seed sessions are there: {inputs:?}");
+    let handshake = concat!(
+        r#"{"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"claude-code","version":"2.0.14"}},"jsonrpc":"2.0","id":0}"#,
+        "\n",
+        r#"{"method":"notifications/initialized","jsonrpc":"2.0"}"#,
+        "\n",
+    );
+    for input in inputs {
+        let s = Sandbox::new();
+        let mut stdin = handshake.as_bytes().to_vec();
+        stdin.extend(std::fs::read(&input).unwrap());
+        stdin.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"id\":\"last\",\"method\":\"ping\"}\n");
+        let out = s
+            .engram()
+            .arg("mcp")
+            .env("ENGRAM_MODELS_DIR", s.home.path().join("no-models"))
+            .write_stdin(stdin)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}: {}", input.display(), String::from_utf8_lossy(&out.stderr));
+        let replies: Vec<Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: not JSON ({e}): {l}", input.display())))
+            .collect();
+        assert!(replies.iter().all(|r| r["jsonrpc"] == "2.0"), "{}: {replies:?}", input.display());
+        assert!(
+            replies.iter().any(|r| r["id"] == "last" && r.get("result").is_some()),
+            "{}: the ping after the input went unanswered: {replies:?}",
+            input.display()
+        );
+    }
+}

@@ -18,6 +18,7 @@ mod instructions;
 mod keyboard;
 mod layout;
 mod live;
+mod purge;
 mod reindex;
 mod relevance;
 mod search;

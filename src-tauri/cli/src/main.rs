@@ -17,7 +17,6 @@ mod output;
 mod commands;
 mod compose_client;
 mod context;
-mod mcp;
 mod scope_args;
 
 use std::path::PathBuf;
@@ -90,7 +89,7 @@ fn main() -> ExitCode {
         Command::Recall(args) => commands::sessions::recall(&ctx, args),
         Command::Doctor(args) => commands::doctor::run(&ctx, args),
         Command::Serve(args) => commands::serve::run(&ctx, args),
-        Command::Mcp => mcp::run(&ctx),
+        Command::Mcp => engram_cli::mcp::run(ctx.workspace.clone(), ctx.cwd.clone()),
         Command::Import(cmd) => commands::import::run(&ctx, cmd),
         Command::Connect(args) => commands::connect::run(&ctx, args, engram_core::agents::Action::Connect),
         Command::Disconnect(args) => commands::connect::run(&ctx, args, engram_core::agents::Action::Disconnect),

@@ -263,3 +263,44 @@ fn instruction_files_are_found_where_the_agents_look_and_edited_through_the_work
         "no_home"
     );
 }
+
+#[test]
+fn a_leaked_secret_in_the_archive_is_listed_and_purging_it_removes_that_version_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
+    let store = ws.store_of(None).unwrap();
+    assert!(ws.leaked_secrets(&store, Scope::User).unwrap().is_empty(), "a home with no memories has nothing to report");
+
+    ws.save(&store, Scope::User, draft("db", "database", "connect as app"), at(1)).unwrap();
+    ws.save(&store, Scope::User, draft("db", "database", "connect as the app user"), at(2)).unwrap();
+    ws.save(&store, Scope::User, draft("db", "database", "the password lives in the vault"), at(3)).unwrap();
+    let versions = ws.versions(&store, Scope::User, Some("db")).unwrap();
+    assert_eq!(versions.len(), 2);
+    // The older version, as an earlier filter let it through, holds a password.
+    let (leaked, clean) = (&versions[1], &versions[0]);
+    std::fs::write(&leaked.path, "---\nname: db\ntype: project\ndescription: database\n---\nDB_PASSWORD=Xk9mP2vL7qRt\n").unwrap();
+    let current = store.dir(Scope::User).unwrap().join("db.md");
+    let (current_before, clean_before) = (std::fs::read(&current).unwrap(), std::fs::read(&clean.path).unwrap());
+
+    let found = ws.leaked_secrets(&store, Scope::User).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!((found[0].name.as_str(), found[0].version.as_deref()), ("db", Some(leaked.version.as_str())));
+    assert!(!found[0].excerpt.contains("7qRt"), "the excerpt is masked: {}", found[0].excerpt);
+
+    let removed = ws.purge_version(&store, Scope::User, "db", &leaked.version).unwrap();
+    assert_eq!(removed, leaked.path);
+    assert!(!leaked.path.exists());
+    assert_eq!(std::fs::read(&current).unwrap(), current_before, "the memory itself is untouched");
+    assert_eq!(std::fs::read(&clean.path).unwrap(), clean_before, "the other version is untouched");
+    assert_eq!(ws.versions(&store, Scope::User, Some("db")).unwrap().len(), 1);
+    assert!(ws.leaked_secrets(&store, Scope::User).unwrap().is_empty());
+
+    // A version that is gone, or that is not a version id at all, is an error that removes nothing.
+    for version in [leaked.version.as_str(), "../db", "1.zz"] {
+        let err = ws.purge_version(&store, Scope::User, "db", version).unwrap_err();
+        assert_eq!(err.code(), "version_not_found", "{version}: {err}");
+    }
+    let err = ws.purge_version(&store, Scope::User, "../db", &clean.version).unwrap_err();
+    assert_eq!(err.field(), Some("name"), "{err}");
+    assert!(clean.path.exists() && current.exists());
+}

@@ -93,7 +93,7 @@ fn restore(ctx: &Context, name: &str, version: &str, scope: Scope) -> Result<()>
 }
 
 fn purge(ctx: &Context, name: &str, version: &str, scope: Scope) -> Result<()> {
-    let path = ctx.store().purge_version(scope, name, version)?;
+    let path = ctx.workspace.purge_version(&ctx.store(), scope, name, version)?;
     if ctx.json {
         return ctx.print_json(&serde_json::json!({ "scope": scope, "name": name, "version": version, "removed": path }));
     }

@@ -1,5 +1,6 @@
 //! Memories through the workspace: list, read, create, save, rename, forget, and the archive
-//! (versions, diff, restore, prune) — each write with its vector and the caches told at once.
+//! (versions, diff, restore, prune, and purging a leaked secret's copy) — each write with its
+//! vector and the caches told at once.
 //!
 //! Owns: the row shape front ends list memories in, writing a memory's vector with every
 //! write (a restore included, so a restored memory is found semantically without a reindex),
@@ -15,8 +16,8 @@ use serde::Serialize;
 use super::{Workspace, WorkspaceError};
 use crate::embed::{self, SavedWithVector};
 use crate::memory::{
-    version_against_current, ForgetOutcome, Memory, MemoryDraft, MemoryFile, PrunePolicy, PruneReport, Scope, ScopeFilter, Store,
-    StoreError, VersionDiff,
+    leaked_secrets, version_against_current, ForgetOutcome, LeakedSecret, Memory, MemoryDraft, MemoryFile, PrunePolicy, PruneReport,
+    Scope, ScopeFilter, Store, StoreError, VersionDiff,
 };
 
 /// One memory as a list shows it; a file that does not parse is listed with its error.
@@ -138,6 +139,20 @@ impl Workspace {
         let restored = embed::restore_with_vector(store, scope, name, version, now, &models)?;
         self.memories_written();
         Ok(restored)
+    }
+
+    /// The doctor's secret finding for one scope: memory files and archived versions holding
+    /// what the secret filter refuses now (each with what matched, masked), so a front end can
+    /// show them and offer to purge the archived ones.
+    pub fn leaked_secrets(&self, store: &Store, scope: Scope) -> Result<Vec<LeakedSecret>, WorkspaceError> {
+        Ok(leaked_secrets(store, scope)?)
+    }
+
+    /// Deletes one archived version for good (a leaked secret's copy) and returns the file it
+    /// removed. Only that file goes: the memory and its other versions stay. Not undoable, so
+    /// front ends ask first and say exactly what goes.
+    pub fn purge_version(&self, store: &Store, scope: Scope, name: &str, version: &str) -> Result<PathBuf, WorkspaceError> {
+        Ok(store.purge_version(scope, name, version)?)
     }
 
     /// The archive policy from config, with the caller's overrides.
