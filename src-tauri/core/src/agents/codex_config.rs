@@ -128,7 +128,7 @@ mod tests {
         let text = format!("model = \"o4\"\n\n[features]\ncodex_hooks = true{MARK}\n");
         let mut doc = parse(std::path::Path::new("c.toml"), Some(&text)).unwrap();
         assert!(remove_enabled_hooks(&mut doc).is_some());
-        assert_eq!(doc.to_string(), "model = \"o4\"\n\n");
+        assert_eq!(doc.to_string(), "model = \"o4\"\n");
     }
 
     #[test]
