@@ -98,6 +98,25 @@ impl SessionIndex {
         Ok(())
     }
 
+    /// Runs `work` in its own write transaction: committed when it succeeds, rolled back (with
+    /// its pending full-text rows) when it fails.
+    pub(super) fn in_transaction<T, E: Into<SessionError>>(
+        &mut self,
+        work: impl FnOnce(&mut Self) -> Result<T, E>,
+    ) -> Result<T, SessionError> {
+        self.begin()?;
+        match work(self) {
+            Ok(value) => {
+                self.commit()?;
+                Ok(value)
+            }
+            Err(e) => {
+                self.rollback();
+                Err(e.into())
+            }
+        }
+    }
+
     pub(super) fn rollback(&mut self) {
         self.pending_fts.clear();
         if !self.conn.is_autocommit() {

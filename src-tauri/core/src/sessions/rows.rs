@@ -87,18 +87,8 @@ impl SessionIndex {
     pub(crate) fn remove_file(&mut self, path: &Path) -> Result<bool, SessionError> {
         let path_text = path.to_string_lossy().to_string();
         let like = format!("{}/%", escape_like(&path_text));
-        self.begin()?;
-        let result = self.remove_rows(&path_text, &like);
-        match result {
-            Ok(n) => {
-                self.commit()?;
-                Ok(n > 0)
-            }
-            Err(e) => {
-                self.rollback();
-                Err(e.into())
-            }
-        }
+        let removed = self.in_transaction(|index| index.remove_rows(&path_text, &like))?;
+        Ok(removed > 0)
     }
 
     fn remove_rows(&mut self, path_text: &str, like: &str) -> Result<usize, rusqlite::Error> {

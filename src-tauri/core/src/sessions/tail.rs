@@ -189,16 +189,7 @@ impl SessionIndex {
         now: i64,
         summary: &mut IndexSummary,
     ) -> Result<FileChange, SessionError> {
-        match self.index_file_in_batch(source, path, include_tools, now, summary) {
-            Ok(change) => {
-                self.commit()?;
-                Ok(change)
-            }
-            Err(e) => {
-                self.rollback();
-                Err(e)
-            }
-        }
+        self.in_transaction(|index| index.index_file_in_batch(source, path, include_tools, now, summary))
     }
 
     /// Indexes one file inside the open write transaction (starting one if needed); the

@@ -87,17 +87,8 @@ impl SessionIndex {
     /// Marks `path` (a file, or a removed directory's files) as gone since `now` (unix seconds);
     /// true when any was newly marked.
     pub(crate) fn vault_missing(&mut self, path: &Path, now: i64) -> Result<bool, SessionError> {
-        self.begin()?;
-        match mark_removed(&self.conn, path, now) {
-            Ok(n) => {
-                self.commit()?;
-                Ok(n > 0)
-            }
-            Err(e) => {
-                self.rollback();
-                Err(e.into())
-            }
-        }
+        let marked = self.in_transaction(|index| mark_removed(&index.conn, path, now))?;
+        Ok(marked > 0)
     }
 
     /// Files kept in the index after their source disappeared, oldest disappearance first.
