@@ -12,6 +12,7 @@
 import { call } from './api.js';
 import { h, clear, setSafeHtml } from './dom.js';
 import { confirmDialog, toast, errorToast } from './dialog.js';
+import { bindEditorKeys, showSaveError } from './text-editor.js';
 
 // The one question asked before typed text is thrown away (the memory form asks it too).
 export function confirmDiscard(message = 'Your edits are not saved and will be lost.') {
@@ -103,10 +104,7 @@ export function createAnchorView(app) {
         toast('Saved', 'success', 2000);
         render();
       } catch (e) {
-        error.hidden = false;
-        error.dataset.code = e.code;
-        error.textContent = e.message;
-        text.focus();
+        showSaveError(error, e, text);
       }
     };
     const cancel = async () => {
@@ -117,10 +115,7 @@ export function createAnchorView(app) {
       const again = el.querySelector('[data-testid="anchor-edit"]');
       if (again) again.focus();
     };
-    text.addEventListener('keydown', (e) => {
-      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') { e.preventDefault(); save(); }
-      if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); cancel(); }
-    });
+    bindEditorKeys(text, { save, cancel });
     clear(el,
       header([h('button', { class: 'btn', testid: 'anchor-cancel', onClick: cancel }, 'Cancel'),
         h('button', { class: 'btn btn-primary', testid: 'anchor-save', onClick: save }, 'Save')]),

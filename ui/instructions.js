@@ -19,6 +19,7 @@ import { call } from './api.js';
 import { h, clear, setSafeHtml, formatBytes } from './dom.js';
 import { toast, errorToast } from './dialog.js';
 import { confirmDiscard } from './anchors.js';
+import { bindEditorKeys, showSaveError } from './text-editor.js';
 
 const AGENT_NAMES = { claude: 'Claude Code', codex: 'Codex' };
 
@@ -206,10 +207,7 @@ export function createInstructionsView(app) {
         const again = pane.querySelector('[data-testid="instruction-edit"]');
         if (again) again.focus();
       } catch (e) {
-        error.hidden = false;
-        error.dataset.code = e.code;
-        error.textContent = e.message;
-        text.focus();
+        showSaveError(error, e, text);
       }
     };
     const cancel = async () => {
@@ -220,10 +218,7 @@ export function createInstructionsView(app) {
       const again = pane.querySelector('[data-testid="instruction-edit"], [data-testid="instruction-create"]');
       if (again) again.focus();
     };
-    text.addEventListener('keydown', (e) => {
-      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') { e.preventDefault(); save(); }
-      if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); cancel(); }
-    });
+    bindEditorKeys(text, { save, cancel });
     clear(pane,
       head([h('button', { class: 'btn', testid: 'instruction-cancel', onClick: cancel }, 'Cancel'),
         h('button', { class: 'btn btn-primary', testid: 'instruction-save', onClick: save }, 'Save')]),
