@@ -12,7 +12,8 @@ import { agentsCard } from './agents.js';
 export function firstRunPanel(app) {
   const folders = h('p', { class: 'muted mono', testid: 'first-run-folders' });
   call('agent_connections').then((agents) => {
-    folders.textContent = `Reads ${agents.map((a) => `${a.name} transcripts from ${a.transcripts_dir}`).join(', and ')}.`;
+    const known = agents.filter((a) => a.transcripts_dir);
+    if (known.length) folders.textContent = `Reads ${known.map((a) => `${a.name} transcripts from ${a.transcripts_dir}`).join(', and ')}.`;
   }).catch(() => {});
   return h('div', { class: 'first-run', testid: 'first-run' },
     h('h2', {}, 'Getting started'),

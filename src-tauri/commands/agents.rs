@@ -1,14 +1,14 @@
 //! Agents in Settings and on the first-run screen: each agent's connection, and Connect /
 //! Disconnect with the change shown first (a dry run) and then applied.
 //!
-//! Thin: core plans and applies (`engram_core::agents`) and knows where the agents' files are
-//! (the workspace's launch environment); this only names which `engram` binary they should run
+//! Thin: core plans and applies (`engram_core::agents`) and knows where the agents' files and
+//! transcripts are (the workspace's launch environment); this only names which `engram` binary they should run
 //! (the one installed beside the app, else `engram` on PATH).
 
-use engram_core::agents::{self, Action, Agent, AgentConnection, AgentEnv, ConnectReport, EngramCommand};
+use engram_core::agents::{self, Action, Agent, AgentEnv, ConnectReport, EngramCommand};
 use engram_core::error::FrontEndCode;
+use engram_core::workspace::AgentStatus;
 use engram_core::Workspace;
-use serde::Serialize;
 use tauri::AppHandle;
 
 use crate::ipc_error::{front_end, IpcResult};
@@ -28,32 +28,9 @@ fn parse_agent(agent: &str) -> IpcResult<Agent> {
     Agent::parse(agent).ok_or_else(|| front_end(FrontEndCode::Usage, format!("unknown agent `{agent}`: use claude or codex")))
 }
 
-#[derive(Debug, Serialize)]
-pub struct AgentView {
-    #[serde(flatten)]
-    pub connection: AgentConnection,
-    pub connected: bool,
-    /// Where this agent's transcripts are read from when past sessions are indexed.
-    pub transcripts_dir: String,
-}
-
 #[tauri::command]
-pub async fn agent_connections(app: AppHandle) -> IpcResult<Vec<AgentView>> {
-    off_main(app, |ws| {
-        let env = agent_env(ws)?;
-        Ok(Agent::ALL
-            .into_iter()
-            .map(|a| {
-                let connection = agents::connection(a, &env);
-                let transcripts_dir = match a {
-                    Agent::Claude => env.claude_projects(),
-                    Agent::Codex => env.codex_dir().join("sessions"),
-                };
-                AgentView { connected: connection.connected(), connection, transcripts_dir: transcripts_dir.display().to_string() }
-            })
-            .collect())
-    })
-    .await
+pub async fn agent_connections(app: AppHandle) -> IpcResult<Vec<AgentStatus>> {
+    off_main(app, |ws| ws.agent_statuses().ok_or_else(|| front_end(FrontEndCode::NoHome, "cannot find your home directory (set HOME)"))).await
 }
 
 /// Plans (`dry_run`) or applies connect/disconnect for one agent; the report carries the

@@ -521,6 +521,23 @@ mod tests {
     }
 
     #[test]
+    fn an_index_larger_than_a_memory_file_is_cut_to_fit_not_left_out() {
+        let (_tmp, store) = setup();
+        save(&store, Scope::User, "a-note", "deploy notes", "Run make deploy.");
+        // The index of a scope with thousands of memories: past a memory file's read bound.
+        let dir = store.dir(Scope::User).unwrap();
+        let lines: String = (0..6000).map(|i| format!("- [entry-{i}](entry-{i}.md) — what entry {i} is about, in a line of about a hundred bytes\n")).collect();
+        assert!(lines.len() as u64 > crate::memory::validate::MEMORY_FILE_MAX);
+        std::fs::write(dir.join("MEMORY.md"), format!("# Memory index\n\n## project\n\n{lines}")).unwrap();
+        let c = compose_for(&store, "deploy", 10, 8_000);
+        assert!(c.text.contains("## User memory index\n### project\n\n- [entry-0](entry-0.md)"), "{}", c.text);
+        assert!(c.text.contains("cut to fit max_bytes]"), "{}", c.text);
+        assert!(!c.notes.iter().any(|n| n.contains("User memory index")), "{:?}", c.notes);
+        assert!(c.text.len() <= 8_000);
+        assert!(store.index_drift(Scope::User).unwrap().iter().any(|d| d.contains("entry-5999")), "the doctor reads it too");
+    }
+
+    #[test]
     fn an_unreadable_anchor_is_a_note_not_a_failure() {
         let (_tmp, store) = setup();
         std::fs::create_dir_all(store.home().user_anchor()).unwrap(); // a directory: unreadable as text

@@ -3,11 +3,13 @@
 //!
 //! Owns: opening it (WAL, a busy timeout, the pragmas), the shared `meta` table where each
 //! tenant records its schema version under its own key, and starting over from an empty file
-//! when the file is corrupt or not a database at all (everything in it can be rebuilt).
+//! when the file is corrupt or not a database at all. Most of it can be rebuilt, but not the
+//! session vault (transcripts whose source file is gone), so a damaged file is set aside as
+//! `index.sqlite.corrupt-N`, never deleted: whatever is still readable in it can be recovered.
 //! Deliberately does not: define any tenant's tables, or decide when a tenant's schema is
 //! stale; each tenant owns its tables and compares its own version.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode};
@@ -16,15 +18,15 @@ use rusqlite::{Connection, ErrorCode};
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Opens (creating the file and its directory if needed) with the shared pragmas and `meta`.
-/// A file that is corrupt or not a database is deleted and created anew.
+/// A file that is corrupt or not a database is set aside and created anew.
 pub(crate) fn open(path: &Path) -> rusqlite::Result<Connection> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
     }
     match open_once(path) {
         Err(e) if is_corrupt(&e) => {
-            tracing::warn!("{} is unreadable ({e}); starting it over (it holds only derived data)", path.display());
-            remove(path).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+            let kept = set_aside(path).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+            tracing::warn!("{} is unreadable ({e}); starting it over, the damaged file kept as {}", path.display(), kept.display());
             open_once(path)
         }
         other => other,
@@ -52,18 +54,46 @@ pub(crate) fn set_schema_version(conn: &Connection, key: &str, version: &str) ->
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)", [key, version]).map(drop)
 }
 
-/// Deletes the database file and its WAL companions (the next `open` starts empty).
-pub(crate) fn remove(path: &Path) -> std::io::Result<()> {
-    for suffix in ["", "-wal", "-shm"] {
-        let mut p = path.as_os_str().to_owned();
+/// Moves a damaged database and its WAL companions out of the way (the next `open` starts
+/// empty) as `<name>.corrupt-N`, N the first number not taken, and returns the new path of the
+/// database file. The WAL goes with it: its frames may hold the last transactions.
+pub(crate) fn set_aside(path: &Path) -> std::io::Result<PathBuf> {
+    let with_suffix = |base: &Path, suffix: &str| {
+        let mut p = base.as_os_str().to_owned();
         p.push(suffix);
-        match std::fs::remove_file(&p) {
+        PathBuf::from(p)
+    };
+    let kept = (1u32..)
+        .map(|n| with_suffix(path, &format!("{SET_ASIDE_MARK}{n}")))
+        .find(|p| !p.exists() && !with_suffix(p, "-wal").exists())
+        .expect("an unbounded range has a free number");
+    for suffix in ["", "-wal", "-shm"] {
+        match std::fs::rename(with_suffix(path, suffix), with_suffix(&kept, suffix)) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(e),
         }
     }
-    Ok(())
+    Ok(kept)
+}
+
+const SET_ASIDE_MARK: &str = ".corrupt-";
+
+/// Damaged copies set aside next to `path` by earlier starts-over, oldest first.
+pub(crate) fn set_aside_copies(path: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else { return Vec::new() };
+    let prefix = format!("{name}{SET_ASIDE_MARK}");
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut copies: Vec<(u32, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let file = e.file_name().into_string().ok()?;
+            let n = file.strip_prefix(&prefix)?.parse::<u32>().ok()?;
+            Some((n, e.path()))
+        })
+        .collect();
+    copies.sort();
+    copies.into_iter().map(|(_, p)| p).collect()
 }
 
 /// The file is damaged or is not a database: starting over is the fix.
@@ -89,5 +119,24 @@ mod tests {
         let conn = open(&path).unwrap();
         assert_eq!(schema_version(&conn, "a.schema").as_deref(), Some("3"));
         assert_eq!(schema_version(&conn, "b.schema").as_deref(), Some("1"));
+    }
+
+    #[test]
+    fn a_damaged_file_is_set_aside_and_never_overwritten_by_a_later_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        std::fs::write(&path, b"first damaged file, long enough to be read as a header").unwrap();
+        drop(open(&path).unwrap());
+        let first = dir.path().join("index.sqlite.corrupt-1");
+        assert_eq!(std::fs::read(&first).unwrap(), b"first damaged file, long enough to be read as a header");
+
+        std::fs::write(&path, b"second damaged file, also long enough for a header").unwrap();
+        drop(open(&path).unwrap());
+        assert_eq!(std::fs::read(&first).unwrap(), b"first damaged file, long enough to be read as a header");
+        let second = dir.path().join("index.sqlite.corrupt-2");
+        assert_eq!(std::fs::read(&second).unwrap(), b"second damaged file, also long enough for a header");
+        assert_eq!(set_aside_copies(&path), vec![first, second]);
+        // The live file is a working database again.
+        assert!(schema_version(&open(&path).unwrap(), "a.schema").is_none());
     }
 }

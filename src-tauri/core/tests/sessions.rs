@@ -378,10 +378,17 @@ fn a_corrupt_database_is_rebuilt_and_a_locked_one_is_reported() {
     let env = Env::new();
     env.fixture();
     fs::create_dir_all(env.home.root()).unwrap();
-    fs::write(env.home.index_db(), b"SQLite format 2\0 but then nonsense".repeat(300)).unwrap();
+    let damaged = b"SQLite format 2\0 but then nonsense".repeat(300);
+    fs::write(env.home.index_db(), &damaged).unwrap();
     let s = env.index(&SessionsConfig::default());
     assert_eq!(s.sessions as usize, session_fixture::SESSIONS.len());
     assert!(!env.recall("pgbouncer").is_empty());
+    // The damaged file may hold the only copy of vaulted transcripts: set aside, byte for byte,
+    // and named by the doctor.
+    let kept = env.home.root().join("index.sqlite.corrupt-1");
+    assert_eq!(fs::read(&kept).unwrap(), damaged);
+    let checks = engram_core::sessions::session_checks(&env.home.index_db());
+    assert!(checks.iter().any(|c| c.detail.contains("set aside") && c.detail.contains(&kept.display().to_string())), "{checks:?}");
 
     let other = rusqlite::Connection::open(env.home.index_db()).unwrap();
     other.execute_batch("BEGIN EXCLUSIVE").unwrap();

@@ -304,3 +304,27 @@ fn a_leaked_secret_in_the_archive_is_listed_and_purging_it_removes_that_version_
     assert_eq!(err.field(), Some("name"), "{err}");
     assert!(clean.path.exists() && current.exists());
 }
+
+#[test]
+fn each_agents_transcript_folder_is_the_one_the_session_index_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let codex_home = tmp.path().join("codex-home");
+    let env = LaunchEnv::from_lookup(|k| (k == "CODEX_HOME").then(|| codex_home.display().to_string()), Some(tmp.path().join("me")));
+    let ws = Workspace::new(EngramHome::new(tmp.path().join("home")), env);
+    let statuses = ws.agent_statuses().unwrap();
+    let roots = ws.session_roots();
+    let folders: Vec<_> = statuses.iter().map(|s| (s.connection.agent, s.transcripts_dir.clone())).collect();
+    assert_eq!(
+        folders,
+        [
+            (engram_core::agents::Agent::Claude, Some(tmp.path().join("me/.claude/projects"))),
+            (engram_core::agents::Agent::Codex, Some(codex_home.join("sessions"))),
+        ]
+    );
+    assert_eq!(folders[0].1, roots.claude);
+    assert_eq!(folders[1].1, roots.codex);
+    assert!(statuses.iter().all(|s| !s.connected));
+
+    let homeless = Workspace::new(EngramHome::new(tmp.path().join("home2")), LaunchEnv::from_lookup(|_| None, None));
+    assert!(homeless.agent_statuses().is_none(), "no home directory: nothing to show rather than a guess");
+}

@@ -17,7 +17,7 @@ use super::frontmatter::{self, Document};
 use super::index::{render_index, INDEX_FILE};
 use crate::storage::{refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, LockFailure, ScopeLock, LOCK_WAIT, TEMP_PREFIX};
 use super::naming::{canonical_type, validate_name};
-use super::validate::{strip_controls, validate_draft, MEMORY_FILE_MAX};
+use super::validate::{strip_controls, validate_draft, INDEX_FILE_MAX, MEMORY_FILE_MAX};
 use super::{Memory, MemoryFile, Scope, ScopeFilter, StoreError};
 use crate::project::{self, Project};
 use crate::EngramHome;
@@ -137,10 +137,15 @@ impl Store {
     /// The scope's generated MEMORY.md, if there is one.
     pub fn index_text(&self, scope: Scope) -> Result<Option<String>, StoreError> {
         let path = self.dir(scope)?.join(INDEX_FILE);
-        match read_text(&path) {
-            Ok(text) => Ok(Some(text)),
-            Err(StoreError::NotFound { .. }) => Ok(None),
-            Err(e) => Err(e),
+        let unreadable = |reason: String| StoreError::Unreadable { path: path.display().to_string(), reason };
+        match read_regular(&path, INDEX_FILE_MAX) {
+            Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| unreadable("is not UTF-8 text".into())),
+            Err(ReadRefusal::Missing) => Ok(None),
+            Err(ReadRefusal::TooLarge { size, limit }) => {
+                Err(unreadable(format!("is {size} bytes, over the {limit}-byte limit for an index; any save regenerates it")))
+            }
+            Err(ReadRefusal::Io(e)) => Err(StoreError::io("read", &path, e)),
+            Err(other) => Err(unreadable(other.to_string())),
         }
     }
 

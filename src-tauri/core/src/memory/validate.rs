@@ -21,6 +21,11 @@ pub const BODY_MAX: usize = 256 * 1024;
 /// A larger file (written by hand, or a symlink to something huge) is listed with an error.
 pub const MEMORY_FILE_MAX: u64 = 2 * BODY_MAX as u64;
 
+/// Bytes a read of a scope's generated MEMORY.md takes at most. It grows by a line (at most
+/// ~250 bytes) per memory, so a memory file's bound would drop the index of every scope past a
+/// few thousand memories from compose and doctor; 16 MiB holds well over 60 000.
+pub const INDEX_FILE_MAX: u64 = 16 * 1024 * 1024;
+
 /// The first control character of `text` (tab allowed; newlines only when `multiline`).
 pub fn control_character(text: &str, multiline: bool) -> Option<char> {
     text.chars().find(|&c| c.is_control() && c != '\t' && !(multiline && (c == '\n' || c == '\r')))

@@ -82,10 +82,12 @@ pub(crate) fn open(path: &Path) -> Result<Connection, SessionError> {
     }
 }
 
-/// Deletes the database file (the next `open` starts empty): `--rebuild`, or damaged tables.
+/// Sets the damaged database file aside (the next `open` starts empty; the vault in the old
+/// file is not destroyed, see `index_db::set_aside`).
 pub(crate) fn remove_database(path: &Path) -> Result<(), SessionError> {
-    index_db::remove(path)
-        .map_err(|e| SessionError::Open { path: path.to_path_buf(), reason: format!("cannot remove the broken index: {e}") })
+    index_db::set_aside(path).map(|kept| tracing::warn!("the damaged index is kept as {}", kept.display())).map_err(|e| {
+        SessionError::Open { path: path.to_path_buf(), reason: format!("cannot move the broken index aside: {e}") }
+    })
 }
 
 enum Failure {

@@ -14,6 +14,23 @@ use crate::doctor::Check;
 const AREA: &str = "session index";
 
 pub fn session_checks(db: &Path) -> Vec<Check> {
+    let mut checks = index_checks(db);
+    let kept = crate::index_db::set_aside_copies(db);
+    if !kept.is_empty() {
+        let listed: Vec<String> = kept.iter().map(|p| p.display().to_string()).collect();
+        checks.push(Check::warn(
+            AREA,
+            format!(
+                "{} damaged index file(s) were set aside when the index started over: {}. They may hold transcripts whose files are gone (the vault); delete them once nothing in them is needed",
+                kept.len(),
+                listed.join(", ")
+            ),
+        ));
+    }
+    checks
+}
+
+fn index_checks(db: &Path) -> Vec<Check> {
     if !db.exists() {
         return vec![Check::warn(AREA, format!("{} does not exist yet; run `engram sessions index`", db.display()))];
     }

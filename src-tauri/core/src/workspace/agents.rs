@@ -7,13 +7,26 @@
 //! Deliberately does not: edit agents' files or decide how a topic file maps to a memory; the
 //! `agents` and `import` modules do.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
+use serde::Serialize;
 
 use super::Workspace;
-use crate::agents::AgentEnv;
+use crate::agents::{self, Agent, AgentConnection, AgentEnv};
 use crate::import::{self, ImportReport};
+use crate::sessions::SourceKind;
+
+/// One agent as Settings and the first-run screen show it.
+#[derive(Debug, Serialize)]
+pub struct AgentStatus {
+    #[serde(flatten)]
+    pub connection: AgentConnection,
+    pub connected: bool,
+    /// Where this agent's transcripts are read from when past sessions are indexed: the same
+    /// root the session index uses.
+    pub transcripts_dir: Option<PathBuf>,
+}
 
 impl Workspace {
     /// Where the agents keep their configuration (`~/.claude`, `CLAUDE_CONFIG_DIR`, `~/.codex`,
@@ -21,6 +34,26 @@ impl Workspace {
     pub fn agent_env(&self) -> Option<AgentEnv> {
         let home = self.env.user_home.clone()?;
         Some(AgentEnv::new(home, self.env.claude_config_dir.clone(), self.env.codex_home.clone()))
+    }
+
+    /// Every agent's connection and transcript folder; `None` when the person's home directory
+    /// is unknown.
+    pub fn agent_statuses(&self) -> Option<Vec<AgentStatus>> {
+        let env = self.agent_env()?;
+        let roots = self.session_roots();
+        Some(
+            Agent::ALL
+                .into_iter()
+                .map(|agent| {
+                    let connection = agents::connection(agent, &env);
+                    let source = match agent {
+                        Agent::Claude => SourceKind::Claude,
+                        Agent::Codex => SourceKind::Codex,
+                    };
+                    AgentStatus { connected: connection.connected(), connection, transcripts_dir: roots.root(source).map(Path::to_path_buf) }
+                })
+                .collect(),
+        )
     }
 
     /// Claude Code's auto-memory into each repository's project scope (`engram import claude`).

@@ -38,6 +38,7 @@ pub use instructions::InstructionView;
 pub use launch::{HomeError, LaunchEnv, DEFAULT_MODEL_IDLE};
 pub use memories::{MemoryRow, VersionRow};
 pub use retrieval::{Coverage, SearchHit, SearchOptions, SearchResults};
+pub use agents::AgentStatus;
 pub use sessions::{IndexRequest, SessionFolder};
 pub use upkeep::{ReindexPhase, ReindexSummary};
 
