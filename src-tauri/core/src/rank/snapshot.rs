@@ -51,6 +51,11 @@ pub struct CorpusCache {
     trusting: bool,
     /// Directories refreshed since the watcher last reported a change in them.
     verified: HashSet<PathBuf>,
+    /// Every index term some snapshot holds, once: a memory read from disk (or a snapshot
+    /// loaded from `index.sqlite`) takes its words from here, so ten thousand memories share one
+    /// copy of each word instead of one allocation per term per memory. Words no memory uses
+    /// any more are dropped whenever a corpus is built.
+    words: HashSet<Arc<str>>,
 }
 
 /// Whether a project memory hides the user memory of the same name (an agent's view of one
@@ -101,13 +106,14 @@ impl CorpusCache {
         let docs = dirs
             .iter()
             .filter_map(|d| self.snapshots.get(d))
-            .flat_map(|s| s.entries.iter().filter_map(|e| e.doc.as_deref().cloned()));
+            .flat_map(|s| s.entries.iter().filter_map(|e| e.doc.clone()));
         let corpus = Arc::new(match shadowing {
             Shadowing::ProjectOverUser => Corpus::build(docs),
             Shadowing::None => Corpus::build_unshadowed(docs),
         });
         self.built = Some((dirs, shadowing, corpus.clone()));
         self.stale = false;
+        self.words.retain(|w| Arc::strong_count(w) > 1);
         Ok(corpus)
     }
 
@@ -131,7 +137,10 @@ impl CorpusCache {
 
     fn refresh(&mut self, scope: Scope, dir: &Path) -> Result<(), RankError> {
         if !self.snapshots.contains_key(dir) {
-            let loaded = self.persistent.as_ref().and_then(|p| p.load(dir)).unwrap_or_default();
+            let mut loaded = self.persistent.as_ref().and_then(|p| p.load(dir)).unwrap_or_default();
+            for doc in loaded.entries.iter_mut().filter_map(|e| e.doc.as_mut().and_then(Arc::get_mut)) {
+                intern(&mut self.words, doc);
+            }
             self.snapshots.insert(dir.to_path_buf(), loaded);
             self.stale = true;
         }
@@ -169,7 +178,11 @@ impl CorpusCache {
                 _ => {
                     changed = true;
                     let path = dir.join(&file_name);
-                    let doc = read_memory_file(scope, &path).ok().flatten().map(|m| Arc::new(DocTerms::from_memory(&m)));
+                    let doc = read_memory_file(scope, &path).ok().flatten().map(|m| {
+                        let mut doc = DocTerms::from_memory(&m);
+                        intern(&mut self.words, &mut doc);
+                        Arc::new(doc)
+                    });
                     entries.push(Entry { file_name, size: meta.len(), mtime_ns, doc });
                 }
             }
@@ -185,6 +198,18 @@ impl CorpusCache {
             self.stale = true;
         }
         Ok(())
+    }
+}
+
+/// Points `doc`'s terms at the shared copy of each word, adding the words not seen yet.
+fn intern(words: &mut HashSet<Arc<str>>, doc: &mut DocTerms) {
+    for (term, _) in &mut doc.terms {
+        match words.get(term.as_ref()) {
+            Some(shared) => *term = shared.clone(),
+            None => {
+                words.insert(term.clone());
+            }
+        }
     }
 }
 
