@@ -277,7 +277,7 @@ mod tests {
 
     struct Failing;
     impl SemanticScorer for Failing {
-        fn similarities(&self, _: &str, _: &[DocTerms]) -> Result<Vec<Option<f32>>, String> {
+        fn similarities(&self, _: &str, _: &[Arc<DocTerms>]) -> Result<Vec<Option<f32>>, String> {
             Err("model timed out".into())
         }
     }

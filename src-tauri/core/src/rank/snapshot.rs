@@ -418,6 +418,36 @@ mod tests {
     }
 
     #[test]
+    fn memories_share_one_copy_of_each_word_whether_read_fresh_or_loaded_and_unused_words_go() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = EngramHome::new(tmp.path());
+        let store = Store::new(home.clone(), None);
+        save(&store, "alpha", "database migrations");
+        save(&store, "beta", "database backups");
+        let word = |corpus: &Corpus, name: &str, term: &str| -> Arc<str> {
+            let doc = corpus.docs.iter().find(|d| d.name == name).unwrap();
+            doc.terms.iter().find(|(t, _)| t.as_ref() == term).unwrap().0.clone()
+        };
+        for mut cache in [CorpusCache::persistent(&home.index_db()), CorpusCache::persistent(&home.index_db())] {
+            // The first reads the files, the second the snapshot the first saved.
+            let corpus = cache.corpus(&store, ScopeFilter::All).unwrap();
+            assert!(Arc::ptr_eq(&word(&corpus, "alpha", "databas"), &word(&corpus, "beta", "databas")));
+            assert!(cache.words.contains("migrat"));
+            // The corpus holds the snapshot's documents themselves, not copies.
+            let snapshot = &cache.snapshots[&store.dir(Scope::User).unwrap()];
+            assert!(snapshot.entries.iter().all(|e| corpus.docs.iter().any(|d| Arc::ptr_eq(d, e.doc.as_ref().unwrap()))));
+        }
+        let mut cache = CorpusCache::in_memory();
+        cache.corpus(&store, ScopeFilter::All).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        save(&store, "alpha", "database restores");
+        let corpus = cache.corpus(&store, ScopeFilter::All).unwrap();
+        assert!(!cache.words.contains("migrat"), "a word no memory has any more is dropped");
+        assert!(Arc::ptr_eq(&word(&corpus, "alpha", "restor"), cache.words.get("restor").unwrap()));
+        assert!(Arc::ptr_eq(&word(&corpus, "alpha", "databas"), &word(&corpus, "beta", "databas")));
+    }
+
+    #[test]
     fn an_unchanged_scope_reuses_the_built_corpus() {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(EngramHome::new(tmp.path()), None);
