@@ -1,6 +1,9 @@
 //! Search and compose at 1k, 10k and 100k memories: warm (corpus cached in-process), warm with
 //! the per-call disk check, cold from the persistent cache (a fresh `engram` process), and cold
-//! from nothing (first run ever). Numbers are reported in the issue notes; nothing is asserted.
+//! from nothing (first run ever). Then the app's search overlay at 10k: `Workspace::search` over
+//! every memory (user and every project) as the app calls it on each keystroke, ranked with bm25,
+//! and with the model when `ENGRAM_TEST_MODELS` names a directory holding it (every memory then
+//! gets a sidecar of random vectors). Numbers are reported in the issue notes; nothing is asserted.
 
 use std::hint::black_box;
 
@@ -9,6 +12,7 @@ use engram_core::compose::{compose, ComposeRequest};
 use engram_core::config::{RetrievalConfig, Strategy};
 use engram_core::memory::ScopeFilter;
 use engram_core::rank::{self, CorpusCache, SearchParams, Semantic, Synonyms};
+use engram_core::workspace::{Coverage, SearchOptions, Workspace};
 
 mod synthetic;
 
@@ -73,5 +77,42 @@ fn benches(c: &mut Criterion) {
     }
 }
 
+/// What a person types into the overlay: a few prefixes of one query, as keystrokes arrive.
+const TYPED: &[&str] = &["re", "refresh tok", "refresh token cache after a canary dep", "database migration rollback"];
+
+/// The overlay's call (the app's `search_memories`: everything, 50 rows, evident hits only) on a
+/// workspace that trusts its watcher, as the app's does.
+fn workspace_benches(c: &mut Criterion) {
+    let n = 10_000;
+    let tmp = tempfile::tempdir().unwrap();
+    let store = synthetic::build_store(tmp.path(), n);
+    let models = std::env::var_os("ENGRAM_TEST_MODELS").filter(|m| !m.is_empty());
+    let model_id = RetrievalConfig::default().embedding_model;
+    if models.is_some() {
+        synthetic::write_random_sidecars(&store, &model_id);
+    }
+    let workspace = Workspace::with_models(store.home().clone(), models.clone().unwrap_or_else(|| tmp.path().join("no-models").into()));
+    workspace.trust_watcher();
+    let mut group = c.benchmark_group(format!("workspace_everything_{n}"));
+    group.sample_size(30);
+    let mut strategies = vec![("bm25", Some(Strategy::Bm25))];
+    if models.is_some() {
+        strategies.push(("auto", None));
+    }
+    for (label, strategy) in strategies {
+        let options = SearchOptions { limit: Some(50), strategy, only_evident: true };
+        // The first call reads the corpus (and loads the model, reads every sidecar).
+        let first = workspace.search(TYPED[0], Coverage::Everything, &options).unwrap();
+        assert_eq!(first.strategy, strategy.unwrap_or(Strategy::Semantic), "{:?}", first.note);
+        for query in TYPED {
+            group.bench_function(BenchmarkId::new(label, query), |b| {
+                b.iter(|| black_box(workspace.search(query, Coverage::Everything, &options).unwrap()))
+            });
+        }
+    }
+    group.finish();
+}
+
 criterion_group!(search, benches);
-criterion_main!(search);
+criterion_group!(workspace, workspace_benches);
+criterion_main!(search, workspace);

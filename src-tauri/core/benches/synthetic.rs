@@ -4,7 +4,8 @@
 use std::fs;
 use std::path::Path;
 
-use engram_core::memory::{Scope, Store};
+use engram_core::embed::{text_hash, write_sidecar};
+use engram_core::memory::{Scope, ScopeFilter, Store};
 use engram_core::project::Project;
 use engram_core::EngramHome;
 
@@ -55,4 +56,23 @@ pub fn build_store(root: &Path, n: usize) -> Store {
         store.reindex_scope(scope).unwrap();
     }
     store
+}
+
+/// Gives every memory of `store` a `.vec` sidecar of `model_id` holding a random vector (384
+/// dimensions, deterministic): the semantic scan costs what it costs over real vectors, without
+/// embedding every text first. The vectors carry no meaning: time with them, never judge ranking.
+#[allow(dead_code)] // not every bench that includes this module uses it
+pub fn write_random_sidecars(store: &Store, model_id: &str) {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+    };
+    for file in store.list(ScopeFilter::All).expect("list the generated store") {
+        let vector: Vec<f32> = (0..384).map(|_| next()).collect();
+        let sidecar = file.path.with_extension("vec");
+        write_sidecar(&sidecar, model_id, text_hash(&file.path.display().to_string()), &vector).expect("write a sidecar");
+    }
 }

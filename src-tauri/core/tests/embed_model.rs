@@ -178,7 +178,7 @@ fn the_ranker_scorer_uses_the_model_and_ignores_other_models() {
     )
     .unwrap();
     let scorer = ModelScorer::load(&paths).unwrap();
-    let terms: Vec<DocTerms> = docs.iter().map(DocTerms::from_memory).collect();
+    let terms: Vec<std::sync::Arc<DocTerms>> = docs.iter().map(|m| DocTerms::from_memory(m).into()).collect();
     let scores = scorer
         .similarities("caring for a young cat", &terms)
         .unwrap();

@@ -172,7 +172,7 @@ fn dotp(a: &[f32], b: &[f32]) -> f32 {
 }
 
 impl engram_core::rank::SemanticScorer for LayoutScorer {
-    fn similarities(&self, query: &str, docs: &[engram_core::rank::DocTerms]) -> Result<Vec<Option<f32>>, String> {
+    fn similarities(&self, query: &str, docs: &[std::sync::Arc<engram_core::rank::DocTerms>]) -> Result<Vec<Option<f32>>, String> {
         use engram_core::embed::TextEmbedder;
         let q = unit(self.embedder.lock().unwrap().embed(&[query.to_string()]).map_err(|e| e.to_string())?.pop().unwrap());
         let mode = std::env::var("EXP_VEC").ok().and_then(|v| v.parse().ok()).unwrap_or(0);

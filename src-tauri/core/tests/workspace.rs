@@ -93,6 +93,30 @@ fn search_over_everything_labels_each_hit_with_its_project_and_shadows_nothing()
 }
 
 #[test]
+fn a_workspace_trusting_its_watcher_searches_what_it_just_saved_with_that_version_s_evidence() {
+    // The app's overlay: everything, fifty rows, evident hits only, the corpus kept between
+    // keystrokes; a save, an edit or a forget through the workspace is seen by the next search.
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
+    let user = ws.store_of(None).unwrap();
+    ws.save(&user, Scope::User, draft("deploy-steps", "How we deploy", "helm upgrade"), at(1)).unwrap();
+    ws.save(&user, Scope::User, draft("tabs", "Indentation", "tabs, never spaces"), at(1)).unwrap();
+    ws.trust_watcher();
+    let options = SearchOptions { limit: Some(50), strategy: Some(engram_core::config::Strategy::Bm25), only_evident: true };
+    let found = |query: &str| -> Vec<(String, usize)> {
+        let results = ws.search(query, Coverage::Everything, &options).unwrap();
+        results.hits.iter().map(|h| (h.hit.name.clone(), h.evidence.matched_terms)).collect()
+    };
+    assert_eq!(found("helm rollback"), vec![("deploy-steps".to_string(), 1)]);
+    ws.save(&user, Scope::User, draft("deploy-steps", "How we deploy", "helm upgrade; helm rollback on failure"), at(2)).unwrap();
+    assert_eq!(found("helm rollback"), vec![("deploy-steps".to_string(), 2)], "the edit's words count at once");
+    ws.save(&user, Scope::User, draft("rollback-drill", "Quarterly rollback drill", "practice"), at(3)).unwrap();
+    assert_eq!(found("helm rollback"), vec![("deploy-steps".to_string(), 2), ("rollback-drill".to_string(), 1)]);
+    ws.forget(&user, Scope::User, "deploy-steps", at(4)).unwrap();
+    assert_eq!(found("helm rollback"), vec![("rollback-drill".to_string(), 1)]);
+}
+
+#[test]
 fn the_configuration_is_reread_when_the_file_changes_and_a_bad_file_is_an_error_every_time() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");

@@ -48,7 +48,7 @@ impl ModelScorer {
 }
 
 impl SemanticScorer for ModelScorer {
-    fn similarities(&self, query: &str, docs: &[DocTerms]) -> Result<Vec<Option<f32>>, String> {
+    fn similarities(&self, query: &str, docs: &[Arc<DocTerms>]) -> Result<Vec<Option<f32>>, String> {
         let mut embedder = self
             .embedder
             .lock()
@@ -59,9 +59,10 @@ impl SemanticScorer for ModelScorer {
         drop(embedder);
         let mut cache = self.vectors();
         // Cached vectors are unit length: with a unit query the cosine is the dot product.
-        Ok(docs
+        Ok(cache
+            .vectors_of(docs, &model_id)
             .iter()
-            .map(|d| cache.vector(&d.path, &model_id).map(|v| super::dot(v, &query_vector).max(0.0)))
+            .map(|v| v.as_ref().map(|v| super::dot(v, &query_vector).max(0.0)))
             .collect())
     }
 }

@@ -8,11 +8,13 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use super::sidecar::{read_sidecar, sidecar_path};
 use super::{EmbedError, TextEmbedder};
 use crate::memory::Memory;
+use crate::rank::DocTerms;
 
 /// Sidecar vectors read so far, each remembered with the file's size and mtime.
 #[derive(Debug, Default)]
@@ -23,6 +25,10 @@ pub struct VectorCache {
     entries: HashMap<Box<[u8]>, CachedVector>,
     /// Whether a watcher reports every sidecar change (see `trust_watcher`).
     trusting: bool,
+    /// Counts every change to `entries`, so `aligned` knows whether it still holds.
+    generation: u64,
+    /// The vectors of the last documents scanned, in their order (trusting caches only).
+    aligned: Option<Aligned>,
 }
 
 #[derive(Debug)]
@@ -30,7 +36,20 @@ struct CachedVector {
     /// Size and mtime of the sidecar; `None` when there was none.
     stamp: Option<(u64, SystemTime)>,
     /// `(model id, unit-length vector)`, or `None` when the file is missing or unreadable.
-    vector: Option<(String, Vec<f32>)>,
+    vector: Option<(String, Arc<[f32]>)>,
+}
+
+/// A scan's documents and their vectors side by side: every keystroke of a search ranks the
+/// same ten thousand documents, and a lookup per memory by path (hashing it, comparing it and
+/// the model id, three allocations apart) cost more than the dot products themselves. Holds
+/// while the very same documents come (a changed memory is a new `DocTerms`) and no entry
+/// changed (`generation`).
+#[derive(Debug)]
+struct Aligned {
+    docs: Vec<Arc<DocTerms>>,
+    model_id: String,
+    generation: u64,
+    vectors: Vec<Option<Arc<[f32]>>>,
 }
 
 impl VectorCache {
@@ -47,14 +66,43 @@ impl VectorCache {
     /// The sidecar of `memory_path` was written or removed.
     pub fn invalidate(&mut self, memory_path: &Path) {
         self.entries.remove(key(memory_path));
+        self.generation += 1;
     }
 
     pub fn invalidate_all(&mut self) {
         self.entries.clear();
+        self.generation += 1;
+    }
+
+    /// The vector of each of `docs` (as `vector` gives it), in their order. A cache trusting its
+    /// watcher answers a repeat of the last documents from the previous answer.
+    pub fn vectors_of(&mut self, docs: &[Arc<DocTerms>], model_id: &str) -> &[Option<Arc<[f32]>>] {
+        let holds = self.trusting
+            && self.aligned.as_ref().is_some_and(|a| {
+                a.generation == self.generation
+                    && a.model_id == model_id
+                    && a.docs.len() == docs.len()
+                    && a.docs.iter().zip(docs).all(|(a, b)| Arc::ptr_eq(a, b))
+            });
+        if !holds {
+            let vectors = docs.iter().map(|d| self.shared_vector(&d.path, model_id)).collect();
+            // Taken after the reads above, which count as changes themselves.
+            let generation = self.generation;
+            self.aligned = Some(Aligned { docs: docs.to_vec(), model_id: model_id.to_string(), generation, vectors });
+        }
+        &self.aligned.as_ref().expect("set above").vectors
     }
 
     /// The unit-length vector of `memory_path`'s sidecar when it was written by `model_id`.
     pub fn vector(&mut self, memory_path: &Path, model_id: &str) -> Option<&[f32]> {
+        self.shared_vector(memory_path, model_id)?;
+        match &self.entries.get(key(memory_path))?.vector {
+            Some((_, v)) => Some(&**v),
+            None => None,
+        }
+    }
+
+    fn shared_vector(&mut self, memory_path: &Path, model_id: &str) -> Option<Arc<[f32]>> {
         let key = key(memory_path);
         let trusted = self.trusting && self.entries.contains_key(key);
         if !trusted {
@@ -64,12 +112,13 @@ impl VectorCache {
                 .map(|meta| (meta.len(), meta.modified().unwrap_or(SystemTime::UNIX_EPOCH)));
             let fresh = matches!(self.entries.get(key), Some(c) if c.stamp == stamp);
             if !fresh {
-                let vector = stamp.and_then(|_| read_sidecar(&sidecar)).map(|s| (s.header.model_id, normalized(s.vector)));
+                let vector = stamp.and_then(|_| read_sidecar(&sidecar)).map(|s| (s.header.model_id, normalized(s.vector).into()));
                 self.entries.insert(key.into(), CachedVector { stamp, vector });
+                self.generation += 1;
             }
         }
         match &self.entries.get(key)?.vector {
-            Some((id, v)) if id == model_id => Some(v),
+            Some((id, v)) if id == model_id => Some(v.clone()),
             _ => None,
         }
     }
@@ -271,6 +320,37 @@ mod tests {
         assert_eq!(cache.vector(&md, "axis").unwrap(), &[1.0, 0.0]);
         cache.invalidate_all();
         assert_eq!(cache.vector(&md, "axis").unwrap(), &[0.0, 1.0, 0.0]);
+    }
+
+    #[test]
+    fn a_scan_of_the_same_documents_sees_every_reported_change_and_follows_their_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs: Vec<Arc<DocTerms>> =
+            ["pets", "money"].iter().map(|n| Arc::new(DocTerms::from_memory(&memory(dir.path(), n)))).collect();
+        let (pets, money) = (dir.path().join("pets.md"), dir.path().join("money.md"));
+        write_sidecar(&dir.path().join("pets.vec"), "axis", text_hash("p"), &[3.0, 0.0]).unwrap();
+        let mut cache = VectorCache::new();
+        cache.trust_watcher();
+        let seen = |cache: &mut VectorCache, docs: &[Arc<DocTerms>]| -> Vec<Option<Vec<f32>>> {
+            cache.vectors_of(docs, "axis").iter().map(|v| v.as_deref().map(<[f32]>::to_vec)).collect()
+        };
+        assert_eq!(seen(&mut cache, &docs), vec![Some(vec![1.0, 0.0]), None]);
+        write_sidecar(&dir.path().join("money.vec"), "axis", text_hash("m"), &[0.0, 2.0]).unwrap();
+        assert_eq!(seen(&mut cache, &docs), vec![Some(vec![1.0, 0.0]), None], "not reported yet");
+        cache.invalidate(&money);
+        assert_eq!(seen(&mut cache, &docs), vec![Some(vec![1.0, 0.0]), Some(vec![0.0, 1.0])]);
+        write_sidecar(&dir.path().join("pets.vec"), "axis", text_hash("p"), &[0.0, 5.0]).unwrap();
+        cache.invalidate(&pets);
+        assert_eq!(seen(&mut cache, &docs), vec![Some(vec![0.0, 1.0]), Some(vec![0.0, 1.0])]);
+        std::fs::remove_file(dir.path().join("money.vec")).unwrap();
+        cache.invalidate_all();
+        assert_eq!(seen(&mut cache, &docs), vec![Some(vec![0.0, 1.0]), None]);
+        // Other documents, or the same in another order: their own vectors, in their order.
+        let reversed: Vec<Arc<DocTerms>> = docs.iter().rev().cloned().collect();
+        assert_eq!(seen(&mut cache, &reversed), vec![None, Some(vec![0.0, 1.0])]);
+        assert_eq!(seen(&mut cache, &docs[..1]), vec![Some(vec![0.0, 1.0])]);
+        // Another model's vectors are none of this one's.
+        assert_eq!(cache.vectors_of(&docs, "other").iter().filter(|v| v.is_some()).count(), 0);
     }
 
     #[test]

@@ -64,7 +64,7 @@ pub fn coverage_of_best(corpus: &Corpus, query: &[(String, f32)], synonyms: &Syn
     };
     let n = corpus.len() as f32;
     let (mut matched, mut total) = (0.0f32, 0.0f32);
-    let has = |term: &str| corpus.postings(term).iter().any(|(doc, _)| *doc == best);
+    let has = |term: &str| Corpus::posted(corpus.postings(term), best);
     // Synonyms are not part of what the person asked; they only give partial credit below.
     for (term, weight) in query.iter().filter(|(_, w)| *w >= 1.0) {
         let df = corpus.postings(term).len() as f32;

@@ -68,7 +68,8 @@ impl DocTerms {
 /// A searchable set of documents with an inverted index.
 #[derive(Debug, Default)]
 pub struct Corpus {
-    pub docs: Vec<DocTerms>,
+    /// Shared with the snapshots they came from: building a corpus copies no memory's terms.
+    pub docs: Vec<Arc<DocTerms>>,
     term_ids: HashMap<Arc<str>, u32>,
     /// postings[term_id] = [(doc index, weighted tf)]
     postings: Vec<Vec<(u32, f32)>>,
@@ -78,8 +79,8 @@ pub struct Corpus {
 impl Corpus {
     /// Builds the corpus of one agent's view: a project memory shadows a user memory of the
     /// same name.
-    pub fn build(docs: impl IntoIterator<Item = DocTerms>) -> Corpus {
-        let mut all: Vec<DocTerms> = docs.into_iter().collect();
+    pub fn build(docs: impl IntoIterator<Item = impl Into<Arc<DocTerms>>>) -> Corpus {
+        let mut all: Vec<Arc<DocTerms>> = docs.into_iter().map(Into::into).collect();
         let project_names: std::collections::HashSet<String> =
             all.iter().filter(|d| d.scope == Scope::Project).map(|d| d.name.clone()).collect();
         all.retain(|d| d.scope == Scope::Project || !project_names.contains(&d.name));
@@ -88,11 +89,11 @@ impl Corpus {
 
     /// Builds a corpus where every memory stands on its own: memories of many projects (and
     /// the user memories they would shadow) searched at once.
-    pub fn build_unshadowed(docs: impl IntoIterator<Item = DocTerms>) -> Corpus {
-        Corpus::index(docs.into_iter().collect())
+    pub fn build_unshadowed(docs: impl IntoIterator<Item = impl Into<Arc<DocTerms>>>) -> Corpus {
+        Corpus::index(docs.into_iter().map(Into::into).collect())
     }
 
-    fn index(mut all: Vec<DocTerms>) -> Corpus {
+    fn index(mut all: Vec<Arc<DocTerms>>) -> Corpus {
         // Ties rank in this order: scope, then name, then where the file is (which project).
         all.sort_by(|a, b| a.scope.cmp(&b.scope).then_with(|| a.name.cmp(&b.name)).then_with(|| a.path.cmp(&b.path)));
 
@@ -126,8 +127,14 @@ impl Corpus {
         self.docs.is_empty()
     }
 
-    /// Documents containing `term`, with weighted frequencies.
+    /// Documents containing `term`, with weighted frequencies, in document order.
     pub fn postings(&self, term: &str) -> &[(u32, f32)] {
         self.term_ids.get(term).map_or(&[], |id| self.postings[*id as usize].as_slice())
+    }
+
+    /// Whether `postings` (one term's, from `postings`) include document `doc`: a binary search,
+    /// since `index` lists each term's documents in document order.
+    pub fn posted(postings: &[(u32, f32)], doc: u32) -> bool {
+        postings.binary_search_by_key(&doc, |(d, _)| *d).is_ok()
     }
 }

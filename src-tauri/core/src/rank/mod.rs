@@ -20,6 +20,7 @@ pub mod synonyms;
 pub mod tokenize;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -53,7 +54,7 @@ impl ErrorCode for RankError {
 pub trait SemanticScorer {
     /// Similarity of `query` to each document, in the order given; `None` where a document has
     /// no usable vector (missing sidecar, another model).
-    fn similarities(&self, query: &str, docs: &[DocTerms]) -> Result<Vec<Option<f32>>, String>;
+    fn similarities(&self, query: &str, docs: &[Arc<DocTerms>]) -> Result<Vec<Option<f32>>, String>;
 }
 
 /// Whether semantic scoring can be used for this call, and if not, why.
@@ -123,6 +124,18 @@ pub fn search(
 
 /// Ranks `corpus` against `query`: normalized, `min_score` applied, zero scores omitted.
 pub fn rank(corpus: &Corpus, query: &str, params: &SearchParams, synonyms: &Synonyms, semantic: Semantic<'_>) -> Ranking {
+    rank_indexed(corpus, query, params, synonyms, semantic).0
+}
+
+/// `rank`, plus each hit's index in `corpus.docs` (in hit order), so what is computed per hit
+/// afterwards (evidence) reads that document directly instead of looking it up by path.
+pub(crate) fn rank_indexed(
+    corpus: &Corpus,
+    query: &str,
+    params: &SearchParams,
+    synonyms: &Synonyms,
+    semantic: Semantic<'_>,
+) -> (Ranking, Vec<u32>) {
     let weighted = bm25::weighted_query(query, synonyms);
     let (scores, strategy, note) = match params.strategy {
         Strategy::Keyword => (bm25::keyword_scores(corpus, &weighted), Strategy::Keyword, None),
@@ -145,7 +158,8 @@ pub fn rank(corpus: &Corpus, query: &str, params: &SearchParams, synonyms: &Syno
             }
         }
     };
-    Ranking { hits: into_hits(corpus, scores, params), strategy, note }
+    let (hits, indices) = into_hits(corpus, scores, params);
+    (Ranking { hits, strategy, note }, indices)
 }
 
 fn fuse(lexical: &[f32], cosine: &[Option<f32>], lexical_confidence: f32, params: &SearchParams) -> Vec<f32> {
@@ -158,7 +172,7 @@ fn fuse(lexical: &[f32], cosine: &[Option<f32>], lexical_confidence: f32, params
     }
 }
 
-fn into_hits(corpus: &Corpus, mut scores: Vec<f32>, params: &SearchParams) -> Vec<Hit> {
+fn into_hits(corpus: &Corpus, mut scores: Vec<f32>, params: &SearchParams) -> (Vec<Hit>, Vec<u32>) {
     fusion::normalize(&mut scores);
     let mut order: Vec<usize> = (0..scores.len()).filter(|i| scores[*i] > 0.0 && scores[*i] >= params.min_score).collect();
     let best_first = |a: &usize, b: &usize| {
@@ -178,9 +192,9 @@ fn into_hits(corpus: &Corpus, mut scores: Vec<f32>, params: &SearchParams) -> Ve
         }
     }
     order.sort_by(best_first);
-    order
-        .into_iter()
-        .map(|i| {
+    let hits = order
+        .iter()
+        .map(|&i| {
             let d = &corpus.docs[i];
             Hit {
                 scope: d.scope,
@@ -193,7 +207,8 @@ fn into_hits(corpus: &Corpus, mut scores: Vec<f32>, params: &SearchParams) -> Ve
                 body_bytes: d.body_bytes,
             }
         })
-        .collect()
+        .collect();
+    (hits, order.into_iter().map(|i| i as u32).collect())
 }
 
 #[cfg(test)]
@@ -254,7 +269,7 @@ mod tests {
 
     struct Fixed(Vec<Option<f32>>);
     impl SemanticScorer for Fixed {
-        fn similarities(&self, _: &str, docs: &[DocTerms]) -> Result<Vec<Option<f32>>, String> {
+        fn similarities(&self, _: &str, docs: &[Arc<DocTerms>]) -> Result<Vec<Option<f32>>, String> {
             assert_eq!(docs.len(), self.0.len());
             Ok(self.0.clone())
         }
@@ -262,7 +277,7 @@ mod tests {
 
     struct Failing;
     impl SemanticScorer for Failing {
-        fn similarities(&self, _: &str, _: &[DocTerms]) -> Result<Vec<Option<f32>>, String> {
+        fn similarities(&self, _: &str, _: &[Arc<DocTerms>]) -> Result<Vec<Option<f32>>, String> {
             Err("model timed out".into())
         }
     }

@@ -9,13 +9,12 @@
 //! those unchanged); a person's search view uses this to label and to drop noise.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::tokenize::terms;
-use super::{rank, Corpus, DocTerms, Hit, Ranking, SearchParams, Semantic, SemanticScorer, Synonyms};
+use super::{rank_indexed, Corpus, DocTerms, Hit, Ranking, SearchParams, Semantic, SemanticScorer, Synonyms};
 
 /// MiniLM cosine at or above which a memory is about the same thing as the query (measured:
 /// cat/kitten 0.60, a paraphrased memory and its query 0.45–0.7, unrelated sentences 0–0.2).
@@ -82,7 +81,7 @@ struct Recording<'a> {
 }
 
 impl SemanticScorer for Recording<'_> {
-    fn similarities(&self, query: &str, docs: &[DocTerms]) -> Result<Vec<Option<f32>>, String> {
+    fn similarities(&self, query: &str, docs: &[Arc<DocTerms>]) -> Result<Vec<Option<f32>>, String> {
         let result = self.inner.similarities(query, docs);
         if let Ok(cosines) = &result {
             *self.seen.borrow_mut() = Some(cosines.clone());
@@ -100,37 +99,36 @@ pub fn rank_with_relevance(
     semantic: Semantic<'_>,
     drop_unevident: bool,
 ) -> RelevantRanking {
-    let (ranking, cosines) = match semantic {
+    let ((ranking, indices), cosines) = match semantic {
         Semantic::Available(scorer) => {
             let recording = Recording { inner: scorer, seen: RefCell::new(None) };
-            let ranking = rank(corpus, query, params, synonyms, Semantic::Available(&recording));
-            (ranking, recording.seen.into_inner())
+            let ranked = rank_indexed(corpus, query, params, synonyms, Semantic::Available(&recording));
+            (ranked, recording.seen.into_inner())
         }
-        unavailable => (rank(corpus, query, params, synonyms, unavailable), None),
+        unavailable => (rank_indexed(corpus, query, params, synonyms, unavailable), None),
     };
+    // Evidence is read for the hits alone (a search box shows fifty of ten thousand): each
+    // query word's postings are looked up once, then searched per hit.
     let exact: Vec<String> = {
         let mut t = terms(query);
         t.sort();
         t.dedup();
         t
     };
-    let docs_with = |term: &str| -> HashSet<u32> { corpus.postings(term).iter().map(|(d, _)| *d).collect() };
-    let exact_docs: Vec<HashSet<u32>> = exact.iter().map(|t| docs_with(t)).collect();
-    let synonym_docs: HashSet<u32> = exact
+    let exact_postings: Vec<&[(u32, f32)]> = exact.iter().map(|t| corpus.postings(t)).collect();
+    let synonym_postings: Vec<&[(u32, f32)]> = exact
         .iter()
-        .flat_map(|t| synonyms.mates(t).into_iter().filter(|m| !exact.iter().any(|e| e == m)).collect::<Vec<_>>())
-        .flat_map(|m| docs_with(m))
+        .flat_map(|t| synonyms.mates(t).into_iter().filter(|m| !exact.iter().any(|e| e == m)))
+        .map(|m| corpus.postings(m))
         .collect();
-    let index_of: HashMap<&Path, usize> = corpus.docs.iter().enumerate().map(|(i, d)| (d.path.as_path(), i)).collect();
 
     let mut hits: Vec<Hit> = Vec::with_capacity(ranking.hits.len());
     let mut evidence = Vec::with_capacity(ranking.hits.len());
-    for hit in ranking.hits {
-        let Some(&i) = index_of.get(hit.path.as_path()) else { continue };
-        let doc = i as u32;
-        let matched = exact_docs.iter().filter(|docs| docs.contains(&doc)).count();
-        let cosine = cosines.as_ref().and_then(|c| c.get(i).copied().flatten());
-        let e = Evidence::judge(matched, exact.len(), synonym_docs.contains(&doc), cosine);
+    for (hit, doc) in ranking.hits.into_iter().zip(indices) {
+        let matched = exact_postings.iter().filter(|p| Corpus::posted(p, doc)).count();
+        let synonym_match = synonym_postings.iter().any(|p| Corpus::posted(p, doc));
+        let cosine = cosines.as_ref().and_then(|c| c.get(doc as usize).copied().flatten());
+        let e = Evidence::judge(matched, exact.len(), synonym_match, cosine);
         if !drop_unevident || e.relevance > Relevance::None {
             hits.push(hit);
             evidence.push(e);
@@ -166,7 +164,7 @@ mod tests {
     /// Cosines by memory name (the corpus orders documents its own way).
     struct Fixed(Vec<(&'static str, f32)>);
     impl SemanticScorer for Fixed {
-        fn similarities(&self, _: &str, docs: &[DocTerms]) -> Result<Vec<Option<f32>>, String> {
+        fn similarities(&self, _: &str, docs: &[Arc<DocTerms>]) -> Result<Vec<Option<f32>>, String> {
             Ok(docs.iter().map(|d| self.0.iter().find(|(n, _)| *n == d.name).map(|(_, c)| *c)).collect())
         }
     }

@@ -51,6 +51,11 @@ pub struct CorpusCache {
     trusting: bool,
     /// Directories refreshed since the watcher last reported a change in them.
     verified: HashSet<PathBuf>,
+    /// Every index term some snapshot holds, once: a memory read from disk (or a snapshot
+    /// loaded from `index.sqlite`) takes its words from here, so ten thousand memories share one
+    /// copy of each word instead of one allocation per term per memory. Words no memory uses
+    /// any more are dropped whenever a corpus is built.
+    words: HashSet<Arc<str>>,
 }
 
 /// Whether a project memory hides the user memory of the same name (an agent's view of one
@@ -101,13 +106,14 @@ impl CorpusCache {
         let docs = dirs
             .iter()
             .filter_map(|d| self.snapshots.get(d))
-            .flat_map(|s| s.entries.iter().filter_map(|e| e.doc.as_deref().cloned()));
+            .flat_map(|s| s.entries.iter().filter_map(|e| e.doc.clone()));
         let corpus = Arc::new(match shadowing {
             Shadowing::ProjectOverUser => Corpus::build(docs),
             Shadowing::None => Corpus::build_unshadowed(docs),
         });
         self.built = Some((dirs, shadowing, corpus.clone()));
         self.stale = false;
+        self.words.retain(|w| Arc::strong_count(w) > 1);
         Ok(corpus)
     }
 
@@ -131,7 +137,10 @@ impl CorpusCache {
 
     fn refresh(&mut self, scope: Scope, dir: &Path) -> Result<(), RankError> {
         if !self.snapshots.contains_key(dir) {
-            let loaded = self.persistent.as_ref().and_then(|p| p.load(dir)).unwrap_or_default();
+            let mut loaded = self.persistent.as_ref().and_then(|p| p.load(dir)).unwrap_or_default();
+            for doc in loaded.entries.iter_mut().filter_map(|e| e.doc.as_mut().and_then(Arc::get_mut)) {
+                intern(&mut self.words, doc);
+            }
             self.snapshots.insert(dir.to_path_buf(), loaded);
             self.stale = true;
         }
@@ -169,7 +178,11 @@ impl CorpusCache {
                 _ => {
                     changed = true;
                     let path = dir.join(&file_name);
-                    let doc = read_memory_file(scope, &path).ok().flatten().map(|m| Arc::new(DocTerms::from_memory(&m)));
+                    let doc = read_memory_file(scope, &path).ok().flatten().map(|m| {
+                        let mut doc = DocTerms::from_memory(&m);
+                        intern(&mut self.words, &mut doc);
+                        Arc::new(doc)
+                    });
                     entries.push(Entry { file_name, size: meta.len(), mtime_ns, doc });
                 }
             }
@@ -185,6 +198,18 @@ impl CorpusCache {
             self.stale = true;
         }
         Ok(())
+    }
+}
+
+/// Points `doc`'s terms at the shared copy of each word, adding the words not seen yet.
+fn intern(words: &mut HashSet<Arc<str>>, doc: &mut DocTerms) {
+    for (term, _) in &mut doc.terms {
+        match words.get(term.as_ref()) {
+            Some(shared) => *term = shared.clone(),
+            None => {
+                words.insert(term.clone());
+            }
+        }
     }
 }
 
@@ -390,6 +415,36 @@ mod tests {
         assert!(corpus.postings("one").is_empty());
         store.forget(Scope::User, "beta", "2026-01-01T00:00:00Z".parse().unwrap()).unwrap();
         assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn memories_share_one_copy_of_each_word_whether_read_fresh_or_loaded_and_unused_words_go() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = EngramHome::new(tmp.path());
+        let store = Store::new(home.clone(), None);
+        save(&store, "alpha", "database migrations");
+        save(&store, "beta", "database backups");
+        let word = |corpus: &Corpus, name: &str, term: &str| -> Arc<str> {
+            let doc = corpus.docs.iter().find(|d| d.name == name).unwrap();
+            doc.terms.iter().find(|(t, _)| t.as_ref() == term).unwrap().0.clone()
+        };
+        for mut cache in [CorpusCache::persistent(&home.index_db()), CorpusCache::persistent(&home.index_db())] {
+            // The first reads the files, the second the snapshot the first saved.
+            let corpus = cache.corpus(&store, ScopeFilter::All).unwrap();
+            assert!(Arc::ptr_eq(&word(&corpus, "alpha", "databas"), &word(&corpus, "beta", "databas")));
+            assert!(cache.words.contains("migrat"));
+            // The corpus holds the snapshot's documents themselves, not copies.
+            let snapshot = &cache.snapshots[&store.dir(Scope::User).unwrap()];
+            assert!(snapshot.entries.iter().all(|e| corpus.docs.iter().any(|d| Arc::ptr_eq(d, e.doc.as_ref().unwrap()))));
+        }
+        let mut cache = CorpusCache::in_memory();
+        cache.corpus(&store, ScopeFilter::All).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        save(&store, "alpha", "database restores");
+        let corpus = cache.corpus(&store, ScopeFilter::All).unwrap();
+        assert!(!cache.words.contains("migrat"), "a word no memory has any more is dropped");
+        assert!(Arc::ptr_eq(&word(&corpus, "alpha", "restor"), cache.words.get("restor").unwrap()));
+        assert!(Arc::ptr_eq(&word(&corpus, "alpha", "databas"), &word(&corpus, "beta", "databas")));
     }
 
     #[test]
