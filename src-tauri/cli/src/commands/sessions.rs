@@ -249,7 +249,7 @@ pub fn recall(ctx: &Context, args: RecallArgs) -> Result<()> {
         return ctx.print_json(&hits);
     }
     if hits.is_empty() {
-        println!("no matching messages");
+        println!("no matching sessions");
     }
     for hit in &hits {
         print_hit(hit);
@@ -266,7 +266,12 @@ fn print_hit(h: &RecallHit) {
         h.title.as_deref().unwrap_or("(untitled)"),
         h.cwd.as_deref().unwrap_or("?")
     );
-    println!("      {}: {}", h.role, h.snippet);
+    if h.turns.is_empty() {
+        println!("      {}: {}", h.role, h.snippet);
+    }
+    for turn in &h.turns {
+        println!("      {}: {}", turn.role, turn.snippet);
+    }
     match &h.source_removed_at {
         Some(when) => println!(
             "      session {}  {} (deleted {}; kept in the index)",

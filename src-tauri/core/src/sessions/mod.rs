@@ -21,6 +21,7 @@ mod recall;
 mod roots;
 mod rows;
 mod runs;
+mod session_ranking;
 mod tail;
 mod transcript;
 mod types;
@@ -34,10 +35,11 @@ pub use health::session_checks;
 pub use index::SessionIndex;
 pub use parse::{parse_transcript_lines, LineCounts};
 pub use roots::SourceRoots;
+pub use session_ranking::{SessionWeights, DEFAULT_WEIGHTS};
 pub use runs::{group_runs, parent_of, RunKind, SessionGroup, SessionRun};
 pub use transcript::IndexStats;
 pub use types::{
-    FileProblem, IndexProgress, IndexSummary, RecallHit, RecallQuery, SessionChange, SessionMeta, SnippetPart, Transcript, Turn,
+    FileProblem, IndexProgress, IndexSummary, RecallHit, RecallQuery, RecallTurn, SessionChange, SessionMeta, SnippetPart, Transcript, Turn,
 };
 pub use vault::{VaultPruneReport, VaultedFile};
 pub use watcher::{SessionWatcher, UnixClock};
