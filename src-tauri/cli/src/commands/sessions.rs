@@ -143,10 +143,17 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
 fn index(ctx: &Context, source: SourceArg, rebuild: bool) -> Result<()> {
     let summary = ctx.workspace.index_sessions(&IndexRequest { only: source.kind(), rebuild }, ctx.now(), &mut |_| {})?;
     warn_about_problems(&summary);
+    // Vectors for recall by meaning: only messages that have none yet; without the model
+    // recall works by words and this says why.
+    let vectors = ctx.workspace.embed_sessions(None, &mut |_| {});
     if ctx.json {
         return ctx.print_json(&summary);
     }
     print_summary(&summary);
+    match vectors {
+        Ok(fill) => println!("embedded {} new message(s) ({} chunk(s)) for recall by meaning", fill.messages, fill.chunks),
+        Err(why) => println!("no vectors for recall by meaning: {why}"),
+    }
     Ok(())
 }
 

@@ -26,6 +26,7 @@ mod tail;
 mod transcript;
 mod types;
 mod vault;
+mod vectors;
 mod watcher;
 
 pub use crate::config::SessionSource as SourceKind;
@@ -35,7 +36,8 @@ pub use health::session_checks;
 pub use index::SessionIndex;
 pub use parse::{parse_transcript_lines, LineCounts};
 pub use roots::SourceRoots;
-pub use session_ranking::{SessionWeights, DEFAULT_WEIGHTS};
+pub use session_ranking::{QueryVector, SessionWeights, DEFAULT_WEIGHTS};
+pub use vectors::{chunks_of, FillError, VectorFill};
 pub use runs::{group_runs, parent_of, RunKind, SessionGroup, SessionRun};
 pub use transcript::IndexStats;
 pub use types::{

@@ -129,6 +129,7 @@ impl SessionIndex {
             &format!("INSERT INTO session_fts(session_fts, rowid, text) SELECT 'delete', id, text FROM session_messages WHERE file_id IN ({files})"),
             params![path_text, like],
         )?;
+        tx.execute(&format!("DELETE FROM session_vectors WHERE file_id IN ({files})"), params![path_text, like])?;
         tx.execute(
             &format!("DELETE FROM session_messages WHERE file_id IN ({files})"),
             params![path_text, like],
@@ -156,6 +157,7 @@ fn delete_messages(
         "INSERT INTO session_fts(session_fts, rowid, text) SELECT 'delete', id, text FROM session_messages WHERE file_id = ?1",
         [file_id],
     )?;
+    tx.execute("DELETE FROM session_vectors WHERE file_id = ?1", [file_id])?;
     tx.execute("DELETE FROM session_messages WHERE file_id = ?1", [file_id])?;
     Ok(())
 }

@@ -18,7 +18,7 @@ use super::recall::{
     RECALL_LIMIT_MAX, SNIPPET_TOKENS, TOOL_WEIGHT,
 };
 use super::transcript::meta_from_row;
-use super::{RecallHit, RecallQuery, RecallTurn, SessionError};
+use super::{RecallHit, RecallQuery, RecallTurn, SessionError, SessionMeta, SnippetPart};
 
 /// How a session's signals add up (each in [0, 1]). Tuned on the dev half of
 /// `tests/session_eval` only.
@@ -30,13 +30,30 @@ pub struct SessionWeights {
     pub best_message: f64,
     /// The share of the question's meaningful words found anywhere in the session.
     pub coverage: f64,
+    /// With the model: the session's nearest chunk's cosine with the question, above
+    /// `semantic_floor` and relative to the best session's.
+    pub semantic: f64,
+    /// Cosines at or below this say nothing (unrelated text scores about this much).
+    pub semantic_floor: f32,
+    /// Sessions with a message matching the whole query stay above the rest even with the model.
+    pub strict_first: bool,
 }
 
 pub const DEFAULT_WEIGHTS: SessionWeights = SessionWeights {
     whole_text: 0.5,
     best_message: 0.3,
     coverage: 0.2,
+    semantic: 1.0,
+    semantic_floor: 0.2,
+    strict_first: true,
 };
+
+/// A question's vector, and the model that made it, for semantic recall.
+#[derive(Debug, Clone, Copy)]
+pub struct QueryVector<'a> {
+    pub vector: &'a [f32],
+    pub model: &'a str,
+}
 
 /// Matching messages looked at per wanted session (several often come from one session).
 const MESSAGE_POOL_FACTOR: usize = 10;
@@ -55,6 +72,9 @@ struct Candidate {
     /// -bm25 of the whole text (higher is better); 0 when it does not match.
     whole_text: f64,
     coverage: f64,
+    /// The nearest chunk's cosine and the session's best messages by cosine (with the model).
+    similarity: f32,
+    near_messages: Vec<(i64, f32)>,
 }
 
 impl SessionIndex {
@@ -69,6 +89,18 @@ impl SessionIndex {
         &self,
         q: &RecallQuery,
         weights: SessionWeights,
+    ) -> Result<Vec<RecallHit>, SessionError> {
+        self.recall_with(q, weights, None)
+    }
+
+    /// Session recall that also ranks by meaning when `semantic` holds the question's vector:
+    /// sessions whose chunks lie nearest to it join the lexical candidates, and each session's
+    /// nearest chunk's cosine adds to its score. Without it, exactly the lexical ranking.
+    pub fn recall_with(
+        &self,
+        q: &RecallQuery,
+        weights: SessionWeights,
+        semantic: Option<QueryVector<'_>>,
     ) -> Result<Vec<RecallHit>, SessionError> {
         let text = q.text.trim();
         if text.is_empty() || q.limit == 0 {
@@ -128,6 +160,8 @@ impl SessionIndex {
                         file_id,
                         whole_text: 0.0,
                         coverage: 0.0,
+                        similarity: 0.0,
+                        near_messages: Vec::new(),
                     });
                 }
             }
@@ -155,6 +189,8 @@ impl SessionIndex {
                             strict: false,
                             whole_text: score,
                             coverage: 0.0,
+                            similarity: 0.0,
+                            near_messages: Vec::new(),
                         });
                     }
                 }
@@ -176,6 +212,45 @@ impl SessionIndex {
         } else {
             candidates.iter_mut().for_each(|c| c.coverage = 1.0);
         }
+        // A written query (phrases, OR, prefixes) asks for words, not meaning.
+        let semantic = semantic.filter(|_| !syntax);
+        if let Some(query) = semantic {
+            let near = self.nearest_sessions(query.vector, query.model, q, TURNS_KEPT)?;
+            let by_file: HashMap<i64, usize> = candidates.iter().enumerate().map(|(i, c)| (c.file_id, i)).collect();
+            let pool = (limit * TEXT_POOL_FACTOR).max(MIN_TEXT_POOL);
+            for (rank, n) in near.into_iter().enumerate() {
+                match by_file.get(&n.file_id) {
+                    Some(&i) => {
+                        candidates[i].similarity = n.similarity;
+                        candidates[i].near_messages = n.messages;
+                    }
+                    None if rank < pool => {
+                        let Some(hit) = self.hit_of_file(n.file_id).map_err(sql)? else { continue };
+                        candidates.push(Candidate {
+                            hit,
+                            file_id: n.file_id,
+                            best_message: 0.0,
+                            strict: false,
+                            whole_text: 0.0,
+                            coverage: 0.0,
+                            similarity: n.similarity,
+                            near_messages: n.messages,
+                        });
+                    }
+                    None => {}
+                }
+            }
+        }
+        let best_similarity = candidates.iter().map(|c| c.similarity).fold(weights.semantic_floor, f32::max);
+        let semantic_share = |c: &Candidate| {
+            if best_similarity <= weights.semantic_floor {
+                return 0.0;
+            }
+            f64::from(((c.similarity - weights.semantic_floor) / (best_similarity - weights.semantic_floor)).clamp(0.0, 1.0))
+        };
+        // Without the model every session is as strict as message-level recall said; with it,
+        // only when strict sessions are to stay on top.
+        let tiered = semantic.is_none() || weights.strict_first;
 
         let best_text = candidates
             .iter()
@@ -186,19 +261,26 @@ impl SessionIndex {
             .map(|c| {
                 let s = weights.whole_text * (c.whole_text / best_text).clamp(0.0, 1.0)
                     + weights.best_message * c.best_message
-                    + weights.coverage * c.coverage;
+                    + weights.coverage * c.coverage
+                    + weights.semantic * semantic_share(&c);
                 (s, c)
             })
             .collect();
         // Strict sessions first (stable on the signals within each tier); ties keep recall order.
-        scored.sort_by(|a, b| b.1.strict.cmp(&a.1.strict).then(b.0.total_cmp(&a.0)));
+        scored.sort_by(|a, b| (b.1.strict && tiered).cmp(&(a.1.strict && tiered)).then(b.0.total_cmp(&a.0)));
         scored.truncate(limit);
 
         let shown_query = text_query.unwrap_or_else(|| all_words(text));
         let scores: Vec<f64> = scored.iter().map(|(s, _)| *s).collect();
-        let strict: Vec<bool> = scored.iter().map(|(_, c)| c.strict).collect();
+        let strict: Vec<bool> = scored.iter().map(|(_, c)| c.strict && tiered).collect();
         let mut out = Vec::with_capacity(scored.len());
         for ((_, mut c), score) in scored.into_iter().zip(tiered_scores(&scores, &strict)) {
+            if c.hit.turns.is_empty() && !c.near_messages.is_empty() && c.whole_text == 0.0 {
+                // Found by meaning alone: its nearest turns, without highlights.
+                let ids: Vec<i64> = c.near_messages.iter().map(|(id, _)| *id).collect();
+                c.hit.turns = self.turns_by_id(&ids).map_err(sql)?;
+                c.hit.matching_turns = c.hit.turns.len() as u64;
+            }
             if c.hit.turns.is_empty() {
                 c.hit.turns = self.best_turns(&shown_query, c.file_id).map_err(sql)?;
                 c.hit.matching_turns = 0;
@@ -214,6 +296,44 @@ impl SessionIndex {
             out.push(c.hit);
         }
         Ok(out)
+    }
+
+    /// A session's recall entry with no turns yet, by file id.
+    fn hit_of_file(&self, file_id: i64) -> rusqlite::Result<Option<RecallHit>> {
+        self.conn
+            .prepare_cached(
+                "SELECT session_id, source, path, cwd, coalesce(agent_title, first_prompt), model, first_ts, last_ts, messages,
+                        strftime('%Y-%m-%dT%H:%M:%SZ', source_removed_at, 'unixepoch')
+                 FROM session_files WHERE id = ?1",
+            )?
+            .query_row([file_id], |r| meta_from_row(r, 0).map(empty_hit))
+            .optional()
+    }
+
+    /// Messages as turns, in the order given, their text's start as the snippet.
+    fn turns_by_id(&self, ids: &[i64]) -> rusqlite::Result<Vec<RecallTurn>> {
+        let mut stmt = self.conn.prepare_cached("SELECT role, ts, text FROM session_messages WHERE id = ?1")?;
+        let mut turns = Vec::new();
+        for id in ids {
+            let turn = stmt
+                .query_row([id], |r| {
+                    let text: String = r.get(2)?;
+                    let words: Vec<&str> = text.split_whitespace().collect();
+                    let mut snippet = words[..words.len().min(SNIPPET_TOKENS as usize)].join(" ");
+                    if words.len() > SNIPPET_TOKENS as usize {
+                        snippet.push('…');
+                    }
+                    Ok(RecallTurn {
+                        role: r.get(0)?,
+                        ts: r.get(1)?,
+                        snippet_parts: vec![SnippetPart { text: snippet.clone(), hit: false }],
+                        snippet,
+                    })
+                })
+                .optional()?;
+            turns.extend(turn);
+        }
+        Ok(turns)
     }
 
     fn file_id(&self, path: &str) -> rusqlite::Result<Option<i64>> {
@@ -256,23 +376,7 @@ impl SessionIndex {
                 limit as i64
             ],
             |r| {
-                let meta = meta_from_row(r, 2)?;
-                let hit = RecallHit {
-                    session_id: meta.session_id,
-                    source: meta.source,
-                    title: meta.title,
-                    cwd: meta.cwd,
-                    ts: None,
-                    role: String::new(),
-                    snippet: String::new(),
-                    snippet_parts: Vec::new(),
-                    score: 0.0,
-                    widened: true,
-                    path: meta.path,
-                    source_removed_at: meta.source_removed_at,
-                    turns: Vec::new(),
-                    matching_turns: 0,
-                };
+                let hit = empty_hit(meta_from_row(r, 2)?);
                 Ok((hit, r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?))
             },
         )?;
@@ -342,6 +446,26 @@ impl SessionIndex {
             },
         )?;
         rows.collect()
+    }
+}
+
+/// A session found through its whole text or its vectors, before its turns are chosen.
+fn empty_hit(meta: SessionMeta) -> RecallHit {
+    RecallHit {
+        session_id: meta.session_id,
+        source: meta.source,
+        title: meta.title,
+        cwd: meta.cwd,
+        ts: None,
+        role: String::new(),
+        snippet: String::new(),
+        snippet_parts: Vec::new(),
+        score: 0.0,
+        widened: true,
+        path: meta.path,
+        source_removed_at: meta.source_removed_at,
+        turns: Vec::new(),
+        matching_turns: 0,
     }
 }
 
