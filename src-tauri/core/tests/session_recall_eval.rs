@@ -253,7 +253,9 @@ fn semantic_session_recall_beats_the_lexical_rankings_on_both_halves() {
         (after - before) as f64 / 1024.0 / (fill.messages as f64 / 1000.0)
     );
     let texts: Vec<String> = set.questions.iter().map(|q| q.text.clone()).collect();
+    let started = Instant::now();
     let vectors: HashMap<String, Vec<f32>> = texts.iter().cloned().zip(embedder.embed(&texts).unwrap()).collect();
+    println!("questions embedded at {:.1} ms each", started.elapsed().as_secs_f64() * 1000.0 / texts.len() as f64);
     let model = embedder.model_id().to_string();
     drop(embedder);
     let semantic = |weights: SessionWeights| {
@@ -286,7 +288,13 @@ fn semantic_session_recall_beats_the_lexical_rankings_on_both_halves() {
     let messages = measure(&set, &|q| message_ranking(&set.index, q));
     let baseline = measure(&set, &|q| baseline_ranking(&set.baseline, q));
     let lexical = measure(&set, &|q| session_ranking(&set.index, q, DEFAULT_WEIGHTS));
+    let started = Instant::now();
     let meaning = measure(&set, &semantic(DEFAULT_WEIGHTS));
+    let per_question = started.elapsed().as_secs_f64() * 1000.0 / set.questions.len() as f64;
+    let started = Instant::now();
+    measure(&set, &|q| session_ranking(&set.index, q, DEFAULT_WEIGHTS));
+    let lexical_per_question = started.elapsed().as_secs_f64() * 1000.0 / set.questions.len() as f64;
+    println!("ranking per question (question vector given): semantic {per_question:.1} ms, lexical {lexical_per_question:.1} ms");
     print("(a) message-level", &messages);
     print("(b) whole-session OR", &baseline);
     print("(c) lexical sessions", &lexical);

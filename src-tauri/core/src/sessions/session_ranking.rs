@@ -2,11 +2,13 @@
 //! whole text, each shown with highlighted snippets of its best turns.
 //!
 //! Owns: gathering candidate sessions (those with matching messages, from message-level recall,
-//! and, for a plain question, those whose whole text holds some of its words), scoring each from
-//! its best message, a bm25 over its whole text and the share of the question's words it holds
-//! anywhere, keeping sessions with a message that matches the whole query above the rest, and
-//! choosing the turns shown for each.
-//! Deliberately does not: turn text into FTS5 queries or rank messages (see `recall`), or index.
+//! and, for a plain question, those whose whole text holds some of its words or, given the
+//! question's vector, whose chunks lie nearest to it), scoring each from its best message, a
+//! bm25 over its whole text, the share of the question's words it holds anywhere and its nearest
+//! chunk's cosine, keeping sessions with a message that matches the whole query above the rest,
+//! and choosing the turns shown for each (the nearest ones for a session found by meaning alone).
+//! Deliberately does not: turn text into FTS5 queries or rank messages (see `recall`), index,
+//! store or compare vectors (see `vectors`), or load the model (the workspace does).
 
 use std::collections::HashMap;
 
