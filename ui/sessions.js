@@ -264,44 +264,39 @@ export function createSessionsView(app) {
     h('span', { class: 'muted small' }, ` · ${messagesLabel(r.messages)}`))));
   }
 
-  // One entry per session, in the order of its best hit, with up to three of its matching
-  // turns: four hits in one conversation are one place to look, not four.
+  // One entry per session, best first, with its best turns (up to three): the core ranks
+  // sessions as sessions (their best turns and their whole text), so four matching turns in one
+  // conversation are one place to look, not four.
   function renderHits(hits, text) {
-    const groups = [];
-    const bySession = new Map();
-    for (const hit of hits) {
-      let group = bySession.get(hit.session_id);
-      if (!group) {
-        group = { best: hit, hits: [] };
-        bySession.set(hit.session_id, group);
-        groups.push(group);
-      }
-      group.hits.push(hit);
-    }
-    items = groups.map((g) => ({ session_id: g.best.session_id, ts: g.best.ts }));
+    items = hits.map((hit) => ({ session_id: hit.session_id, ts: hit.ts }));
     active = -1;
-    if (!groups.length) {
+    if (!hits.length) {
       clear(list, emptyState('No match', `Nothing said in an indexed session matches “${text}”.`, false));
       return;
     }
-    const snippet = (hit) => h('div', {
-      class: 'snippet', testid: 'recall-snippet', dataset: { ts: hit.ts || '' },
-      onClick: (e) => { e.stopPropagation(); open(hit.session_id, hit.ts); },
-    }, h('span', { class: `role role-${hit.role}` }, hit.role), ' ',
-      (hit.snippet_parts && hit.snippet_parts.length ? hit.snippet_parts : [{ text: hit.snippet, hit: false }])
+    const turnsOf = (hit) => (hit.turns && hit.turns.length ? hit.turns : [hit]);
+    const snippet = (hit, turn) => h('div', {
+      class: 'snippet', testid: 'recall-snippet', dataset: { ts: turn.ts || '' },
+      onClick: (e) => { e.stopPropagation(); open(hit.session_id, turn.ts); },
+    }, h('span', { class: `role role-${turn.role}` }, turn.role), ' ',
+      (turn.snippet_parts && turn.snippet_parts.length ? turn.snippet_parts : [{ text: turn.snippet, hit: false }])
         .map((part) => (part.hit ? h('mark', {}, part.text) : part.text)));
-    clear(list, groups.map(({ best, hits: mine }) => h('div', {
-      class: `recall-hit${best.session_id === openId ? ' selected' : ''}`, role: 'option', testid: 'recall-hit', id: `session-option-${best.session_id}`,
-      dataset: { sessionId: best.session_id, source: best.source, matches: String(mine.length) }, onClick: () => open(best.session_id, best.ts),
-    },
-      h('div', { class: 'row-top' }, h('span', { class: 'row-name' }, best.title || '(untitled session)'),
-        h('span', { class: 'row-time', title: absoluteTime(best.ts) }, relativeTime(best.ts))),
-      mine.slice(0, 3).map(snippet),
-      h('div', { class: 'row-description' },
-        h('span', { class: `badge badge-source source-${best.source}` }, SOURCE_LABEL[best.source] || best.source), ' ',
-        best.source_removed_at ? [vaultMarker(best.source_removed_at), ' '] : null,
-        mine.length > 3 ? `${mine.length} matching turns` : null,
-        best.cwd ? folderLabel(best.cwd) : null))));
+    clear(list, hits.map((hit) => {
+      const turns = turnsOf(hit);
+      const matching = hit.matching_turns ?? turns.length;
+      return h('div', {
+        class: `recall-hit${hit.session_id === openId ? ' selected' : ''}`, role: 'option', testid: 'recall-hit', id: `session-option-${hit.session_id}`,
+        dataset: { sessionId: hit.session_id, source: hit.source, matches: String(matching) }, onClick: () => open(hit.session_id, hit.ts),
+      },
+        h('div', { class: 'row-top' }, h('span', { class: 'row-name' }, hit.title || '(untitled session)'),
+          h('span', { class: 'row-time', title: absoluteTime(hit.ts) }, relativeTime(hit.ts))),
+        turns.slice(0, 3).map((turn) => snippet(hit, turn)),
+        h('div', { class: 'row-description' },
+          h('span', { class: `badge badge-source source-${hit.source}` }, SOURCE_LABEL[hit.source] || hit.source), ' ',
+          hit.source_removed_at ? [vaultMarker(hit.source_removed_at), ' '] : null,
+          matching > 3 ? `${matching} matching turns` : null,
+          hit.cwd ? folderLabel(hit.cwd) : null));
+    }));
   }
 
   function renderNothingOpen() {

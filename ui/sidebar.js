@@ -74,7 +74,7 @@ export function createSidebar(app) {
     const ratio = p.total ? p.done / p.total : 0;
     progressBar.style.width = `${Math.round(ratio * 100)}%`;
     progress.classList.toggle('indeterminate', !p.total);
-    const what = p.phase === 'sessions' ? 'Indexing sessions' : 'Embedding memories';
+    const what = { sessions: 'Indexing sessions', session_vectors: 'Embedding sessions' }[p.phase] || 'Embedding memories';
     status.textContent = p.total ? `${what}: ${p.done} of ${p.total}…` : `${what}…`;
     status.classList.remove('error');
   }

@@ -22,11 +22,11 @@ pub fn start_reindex(app: AppHandle) -> bool {
         // would spin forever and Reindex stay disabled until a restart.
         let summary = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ws.reindex(None, chrono::Utc::now(), &mut progress))) {
             Ok(Ok(summary)) => summary,
-            Ok(Err(e)) => ReindexSummary { embeddings: Err(report(&e)), sessions: Err(report(&e)) },
+            Ok(Err(e)) => ReindexSummary { embeddings: Err(report(&e)), sessions: Err(report(&e)), session_vectors: Err(e.to_string()) },
             Err(_) => {
                 tracing::error!("reindex stopped by a panic");
                 let stopped = FrontEndCode::Internal.report("reindex stopped unexpectedly; nothing was lost, try again");
-                ReindexSummary { embeddings: Err(stopped.clone()), sessions: Err(stopped) }
+                ReindexSummary { embeddings: Err(stopped.clone()), session_vectors: Err(stopped.message.clone()), sessions: Err(stopped) }
             }
         };
         events::reindex_finished(&app, &summary);

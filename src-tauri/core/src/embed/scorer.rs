@@ -26,6 +26,11 @@ impl ModelScorer {
 }
 
 impl ModelScorer {
+    /// The loaded model itself, for embedding other text than memories (session messages).
+    pub fn embedder(&self) -> Arc<Mutex<Embedder>> {
+        self.embedder.clone()
+    }
+
     /// Sidecars are taken as current until `invalidate` names them (a watcher reports changes).
     pub fn trust_watcher(self) -> Self {
         self.vectors().trust_watcher();

@@ -2,7 +2,7 @@
 //!
 //! Owns: the session schema and its version (key `sessions.schema` in the shared `meta`
 //! table), dropping and recreating only its own tables when the version changes (except from
-//! version 2, which is migrated in place so the vault of sessions whose files are gone
+//! versions 2, 3 and 4, which are migrated in place so the vault of sessions whose files are gone
 //! survives), and asking for a fresh file when its tables are damaged.
 //! Deliberately does not: open the file or set its pragmas (the owner does), touch the ranker's
 //! tables, or decide what goes into its own.
@@ -14,12 +14,14 @@ use super::error::{is_busy, is_corrupt, SessionError};
 use crate::index_db;
 
 const SCHEMA_KEY: &str = "sessions.schema";
-const SCHEMA_VERSION: &str = "3";
+const SCHEMA_VERSION: &str = "5";
 
 const DROP: &str = "
 DROP TRIGGER IF EXISTS session_messages_ai;
 DROP TRIGGER IF EXISTS session_messages_ad;
 DROP TABLE IF EXISTS session_fts;
+DROP TABLE IF EXISTS session_doc_fts;
+DROP TABLE IF EXISTS session_vectors;
 DROP TABLE IF EXISTS session_messages;
 DROP TABLE IF EXISTS session_files;
 ";
@@ -66,6 +68,23 @@ CREATE INDEX IF NOT EXISTS session_messages_file ON session_messages(file_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS session_fts USING fts5(
     text, content='session_messages', content_rowid='id', tokenize='porter unicode61'
 );
+-- One row per file (rowid = session_files.id): everything the person and the agent said in it,
+-- so recall can rank a session by its whole text. Contentless (the text is in session_messages
+-- already); rewritten whole when the file gains messages.
+CREATE VIRTUAL TABLE IF NOT EXISTS session_doc_fts USING fts5(
+    text, content='', contentless_delete=1, tokenize='porter unicode61'
+);
+-- Vectors of user and assistant messages, one per chunk (see `vectors`), filled by a separate
+-- pass when the model is loaded; removed with their file's messages. A message with no words
+-- has one row of chunk -1 and no vector, so it is not picked up again.
+CREATE TABLE IF NOT EXISTS session_vectors(
+    message_id INTEGER NOT NULL,
+    chunk INTEGER NOT NULL,
+    file_id INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY(message_id, chunk)
+);
+CREATE INDEX IF NOT EXISTS session_vectors_file ON session_vectors(file_id);
 ";
 
 /// Opens (creating if needed) the database with current session tables.
@@ -120,9 +139,15 @@ impl From<rusqlite::Error> for Failure {
 fn open_once(path: &Path) -> Result<Connection, Failure> {
     let conn = index_db::open(path)?;
     let version = index_db::schema_version(&conn, SCHEMA_KEY);
-    if version.as_deref() == Some("2") {
+    if matches!(version.as_deref(), Some("2") | Some("3") | Some("4")) {
         // Vaulted sessions exist nowhere else: migrate in place rather than rebuild.
-        migrate_from_2(&conn)?;
+        if version.as_deref() == Some("2") {
+            migrate_from_2(&conn)?;
+        }
+        if version.as_deref() != Some("4") {
+            migrate_from_3(&conn)?;
+        }
+        migrate_from_4(&conn)?;
         conn.execute_batch(CREATE)?;
     } else if version.as_deref() != Some(SCHEMA_VERSION) {
         // Another version's layout (or none): only the session tables are ours to replace.
@@ -152,7 +177,34 @@ fn migrate_from_2(conn: &Connection) -> rusqlite::Result<()> {
          DELETE FROM session_messages WHERE id IN (SELECT id FROM duplicate_messages);
          DROP TABLE duplicate_messages;
          UPDATE session_files SET messages = (SELECT count(*) FROM session_messages WHERE file_id = session_files.id);
-         INSERT OR REPLACE INTO meta(key, value) VALUES ('{SCHEMA_KEY}', '{SCHEMA_VERSION}');
+         INSERT OR REPLACE INTO meta(key, value) VALUES ('{SCHEMA_KEY}', '3');
+         COMMIT;"
+    ))
+}
+
+/// Version 3 → 4: the whole-session text index, filled from the messages already stored (those
+/// of vaulted files included, whose transcripts cannot be read again).
+fn migrate_from_3(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(&format!(
+        "BEGIN IMMEDIATE;
+         DROP TABLE IF EXISTS session_doc_fts;
+         CREATE VIRTUAL TABLE session_doc_fts USING fts5(text, content='', contentless_delete=1, tokenize='porter unicode61');
+         INSERT INTO session_doc_fts(rowid, text) {};
+         INSERT OR REPLACE INTO meta(key, value) VALUES ('{SCHEMA_KEY}', '4');
+         COMMIT;",
+        super::rows::DOC_TEXT_OF_ALL_FILES
+    ))
+}
+
+/// Version 4 → 5: the table of message vectors, empty (the next fill pass embeds every message).
+fn migrate_from_4(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(&format!(
+        "BEGIN IMMEDIATE;
+         CREATE TABLE IF NOT EXISTS session_vectors(
+             message_id INTEGER NOT NULL, chunk INTEGER NOT NULL, file_id INTEGER NOT NULL, vector BLOB NOT NULL,
+             PRIMARY KEY(message_id, chunk));
+         CREATE INDEX IF NOT EXISTS session_vectors_file ON session_vectors(file_id);
+         INSERT OR REPLACE INTO meta(key, value) VALUES ('{SCHEMA_KEY}', '5');
          COMMIT;"
     ))
 }

@@ -21,10 +21,12 @@ mod recall;
 mod roots;
 mod rows;
 mod runs;
+mod session_ranking;
 mod tail;
 mod transcript;
 mod types;
 mod vault;
+mod vectors;
 mod watcher;
 
 pub use crate::config::SessionSource as SourceKind;
@@ -34,10 +36,12 @@ pub use health::session_checks;
 pub use index::SessionIndex;
 pub use parse::{parse_transcript_lines, LineCounts};
 pub use roots::SourceRoots;
+pub use session_ranking::{QueryVector, SessionWeights, DEFAULT_WEIGHTS};
+pub use vectors::{chunks_of, FillError, VectorFill};
 pub use runs::{group_runs, parent_of, RunKind, SessionGroup, SessionRun};
 pub use transcript::IndexStats;
 pub use types::{
-    FileProblem, IndexProgress, IndexSummary, RecallHit, RecallQuery, SessionChange, SessionMeta, SnippetPart, Transcript, Turn,
+    FileProblem, IndexProgress, IndexSummary, RecallHit, RecallQuery, RecallTurn, SessionChange, SessionMeta, SnippetPart, Transcript, Turn,
 };
 pub use vault::{VaultPruneReport, VaultedFile};
 pub use watcher::{SessionWatcher, UnixClock};

@@ -1,4 +1,5 @@
-//! Recall: ranked full-text search over the indexed messages (DESIGN §7).
+//! Message-level recall: ranked full-text search over the indexed messages, one hit per
+//! message. Session recall (see `session_ranking`) builds on it for each session's best turns.
 //!
 //! Owns: turning what a person typed into FTS5 queries — the raw text first (so `OR`,
 //! `"exact phrase"` and `prefix*` work), a sanitized all-words query only when FTS5 rejects the
@@ -15,11 +16,11 @@ use super::transcript::meta_from_row;
 use super::{RecallHit, RecallQuery, SessionError, SnippetPart};
 
 /// Snippet markers: control characters the indexer strips from text, so they cannot collide.
-const HIT_OPEN: char = '\u{2}';
+pub(super) const HIT_OPEN: char = '\u{2}';
 const HIT_CLOSE: char = '\u{3}';
-const SNIPPET_TOKENS: i64 = 24;
+pub(super) const SNIPPET_TOKENS: i64 = 24;
 /// Tool calls and results rank below what the person and the agent said.
-const TOOL_WEIGHT: f64 = 0.5;
+pub(super) const TOOL_WEIGHT: f64 = 0.5;
 
 /// Words that carry no meaning in a question; dropped from the widened query only.
 const STOP_WORDS: &[&str] = &[
@@ -48,7 +49,9 @@ struct Raw {
 pub const RECALL_LIMIT_MAX: usize = 10_000;
 
 impl SessionIndex {
-    pub fn recall(&self, q: &RecallQuery) -> Result<Vec<RecallHit>, SessionError> {
+    /// Matching messages, best first, one hit each (several may come from one session); `limit`
+    /// counts messages. [`SessionIndex::recall`] ranks whole sessions instead.
+    pub fn recall_messages(&self, q: &RecallQuery) -> Result<Vec<RecallHit>, SessionError> {
         let text = q.text.trim();
         if text.is_empty() || q.limit == 0 {
             return Ok(Vec::new());
@@ -145,6 +148,8 @@ impl SessionIndex {
                         widened: false,
                         path: meta.path,
                         source_removed_at: meta.source_removed_at,
+                        turns: Vec::new(),
+                        matching_turns: 1,
                     },
                 })
             },
@@ -198,7 +203,7 @@ fn scored(strict: Vec<Raw>, widened: Vec<Raw>) -> Vec<RecallHit> {
     out
 }
 
-fn render_snippet(raw: &str) -> (String, Vec<SnippetPart>) {
+pub(super) fn render_snippet(raw: &str) -> (String, Vec<SnippetPart>) {
     let mut parts: Vec<SnippetPart> = Vec::new();
     let mut hit = false;
     let mut current = String::new();
@@ -219,14 +224,14 @@ fn render_snippet(raw: &str) -> (String, Vec<SnippetPart>) {
     (text, parts)
 }
 
-fn is_query_error(e: &rusqlite::Error) -> bool {
+pub(super) fn is_query_error(e: &rusqlite::Error) -> bool {
     let msg = e.to_string();
     msg.contains("fts5") || msg.contains("syntax error") || msg.contains("no such column") || msg.contains("unterminated")
         || msg.contains("unknown special query")
 }
 
 /// Explicit FTS5 syntax: the person wrote a query, not a question; do not second-guess it.
-fn uses_query_syntax(text: &str) -> bool {
+pub(super) fn uses_query_syntax(text: &str) -> bool {
     text.contains(['"', '*', '(', ')', '^'])
         || text.split_whitespace().any(|w| matches!(w, "OR" | "AND" | "NOT" | "NEAR"))
         || text.split_whitespace().any(|w| w.contains(':') && !w.ends_with(':'))
@@ -237,12 +242,12 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 /// Every word, each quoted: what the raw text meant, without its syntax.
-fn all_words(text: &str) -> String {
+pub(super) fn all_words(text: &str) -> String {
     words(text).map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" ")
 }
 
 /// The question's words without stop words, each once: what the widened query looks for.
-fn meaningful_words(text: &str) -> Vec<String> {
+pub(super) fn meaningful_words(text: &str) -> Vec<String> {
     let mut seen = HashSet::new();
     words(text)
         .filter(|w| !STOP_WORDS.contains(&w.as_str()) && (w.chars().count() > 1 || w.chars().all(|c| c.is_numeric())))

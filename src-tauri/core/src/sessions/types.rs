@@ -36,7 +36,10 @@ pub struct SnippetPart {
     pub hit: bool,
 }
 
-/// One matching message with its session's metadata.
+/// One recalled session (DESIGN §9 `recall --json`): its metadata, and its best turn in the
+/// flat fields (`ts`, `role`, `snippet`) so a reader of one line per hit sees why it matched;
+/// `turns` has up to three of its best turns. From [`super::SessionIndex::recall_messages`] it
+/// is one matching message instead (`turns` empty).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RecallHit {
     pub session_id: String,
@@ -51,16 +54,30 @@ pub struct RecallHit {
     pub snippet: String,
     /// The same snippet as structured parts, for safe rendering.
     pub snippet_parts: Vec<SnippetPart>,
-    /// In (0, 1], top hit 1.0, falling with rank. Hits matching the whole query rank above hits
-    /// that match only some of a question's words (`widened`); those rank by how many of the
-    /// words they contain, then by bm25.
+    /// In (0, 1], top hit 1.0, falling with rank. Sessions with a message matching the whole
+    /// query rank above those that match only some of a question's words (`widened`); within
+    /// each, the session's text as a whole and its best message both count.
     pub score: f64,
-    /// `true` when the hit only matched the widened (any-word) query.
+    /// `true` when no message of the session matched the whole query (only some of its words).
     pub widened: bool,
     /// The transcript file.
     pub path: String,
     /// When the transcript file was found deleted (RFC 3339); the vault kept the session.
     pub source_removed_at: Option<String>,
+    /// The session's best turns, best first (the first is the one in the flat fields).
+    pub turns: Vec<RecallTurn>,
+    /// How many of the session's messages match (at least those in `turns`; 0 when only the
+    /// session as a whole matches, its words spread over several turns).
+    pub matching_turns: u64,
+}
+
+/// One of a recalled session's best turns.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecallTurn {
+    pub ts: Option<String>,
+    pub role: String,
+    pub snippet: String,
+    pub snippet_parts: Vec<SnippetPart>,
 }
 
 /// One indexed session (one transcript file).

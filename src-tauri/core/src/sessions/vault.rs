@@ -121,10 +121,17 @@ impl SessionIndex {
         let cleared = index
             .conn
             .execute(
-                "DELETE FROM session_messages WHERE file_id IN
+                "DELETE FROM session_vectors WHERE file_id IN
                     (SELECT id FROM session_files WHERE source_removed_at IS NULL AND (?1 IS NULL OR source = ?1))",
                 params![source],
             )
+            .and_then(|_| {
+                index.conn.execute(
+                    "DELETE FROM session_messages WHERE file_id IN
+                        (SELECT id FROM session_files WHERE source_removed_at IS NULL AND (?1 IS NULL OR source = ?1))",
+                    params![source],
+                )
+            })
             .and_then(|_| {
                 index.conn.execute("DELETE FROM session_files WHERE source_removed_at IS NULL AND (?1 IS NULL OR source = ?1)", params![source])
             })

@@ -140,7 +140,7 @@ pub struct SearchResults {
 impl Workspace {
     /// The ranker's semantic argument under `strategy`: the loaded scorer, or why there is none.
     /// Lexical strategies never load the model.
-    fn semantic_scorer(&self, strategy: Strategy, config: &Config) -> Result<Arc<ModelScorer>, String> {
+    pub(super) fn semantic_scorer(&self, strategy: Strategy, config: &Config) -> Result<Arc<ModelScorer>, String> {
         match strategy {
             Strategy::Keyword | Strategy::Bm25 => Err("not requested".into()),
             Strategy::Semantic | Strategy::Auto => self.model.scorer(&self.model_paths(config)),

@@ -2,17 +2,33 @@
 //! one transcript, and the index's numbers.
 //!
 //! Owns: the source roots (from the launch environment), the rule that a source switched off
-//! in config is not indexed on request, and recall's "index first, but a busy indexer only
-//! means slightly older results".
+//! in config is not indexed on request, recall's "index first, but a busy indexer only means
+//! slightly older results", and handing recall the model when the strategy allows it and it
+//! loads (the newest messages without vectors are embedded first; without the model recall is
+//! lexical, unchanged).
 //! Deliberately does not: parse transcripts or rank (the sessions module does).
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use super::{Workspace, WorkspaceError};
+use crate::embed::{Embedder, TextEmbedder};
 use crate::sessions::{
-    IndexProgress, IndexStats, IndexSummary, RecallHit, RecallQuery, SessionError, SessionIndex,
-    SessionMeta, SourceKind, Transcript,
+    FillError, IndexProgress, IndexStats, IndexSummary, QueryVector, RecallHit, RecallQuery, SessionError,
+    SessionIndex, SessionMeta, SourceKind, Transcript, VectorFill, DEFAULT_WEIGHTS,
 };
+
+/// Messages a recall embeds before searching, at most: about a second on 2 cores (the set in
+/// `tests/session_eval` embedded at ≈ 20 messages/s), so a search as one types stays usable
+/// after a large index run; `engram sessions index` and the app's reindex embed the rest.
+const RECALL_FILL_LIMIT: usize = 16;
+
+fn describe_fill_error(e: &FillError) -> String {
+    match e {
+        FillError::Index(e) => e.to_string(),
+        FillError::Model(e) => e.to_string(),
+    }
+}
 
 /// A transcript folder the session index reads.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -31,7 +47,7 @@ pub struct IndexRequest {
 }
 
 impl Workspace {
-    fn session_index(&self) -> Result<SessionIndex, WorkspaceError> {
+    pub(super) fn session_index(&self) -> Result<SessionIndex, WorkspaceError> {
         Ok(SessionIndex::open(&self.home.index_db())?)
     }
 
@@ -82,7 +98,60 @@ impl Workspace {
                 Err(e) => return Err(e),
             }
         }
-        Ok((self.session_index()?.recall(query)?, notes))
+        let mut index = self.session_index()?;
+        let Some((embedder, model)) = self.session_embedder() else {
+            return Ok((index.recall(query)?, notes));
+        };
+        // The newest messages without vectors get them now (bounded, so a recall stays quick
+        // after a large index run); `engram sessions index` embeds the rest.
+        let mut embedder = embedder.lock().map_err(|_| WorkspaceError::ModelCrashed)?;
+        match index.fill_vectors(&mut *embedder, Some(RECALL_FILL_LIMIT), &mut |_| {}) {
+            Ok(fill) if fill.remaining > 0 => notes.push(format!(
+                "{} message(s) not embedded yet are found by their words only; `engram sessions index` embeds them",
+                fill.remaining
+            )),
+            Ok(_) => {}
+            Err(e) => notes.push(format!("searching by words only: {}", describe_fill_error(&e))),
+        }
+        let vector = match embedder.embed(&[query.text.clone()]) {
+            Ok(mut v) => v.pop().unwrap_or_default(),
+            Err(e) => {
+                notes.push(format!("searching by words only: {e}"));
+                return Ok((index.recall(query)?, notes));
+            }
+        };
+        drop(embedder);
+        let semantic = QueryVector { vector: &vector, model: &model };
+        Ok((index.recall_with(query, DEFAULT_WEIGHTS, Some(semantic))?, notes))
+    }
+
+    /// Gives every user and assistant message without a vector one (at most `limit` of them,
+    /// newest first), when the model can be had; `Err` says why none were made.
+    pub fn embed_sessions(
+        &self,
+        limit: Option<usize>,
+        progress: &mut dyn FnMut(VectorFill),
+    ) -> Result<VectorFill, String> {
+        let (embedder, _) = self.session_embedder().ok_or_else(|| {
+            match self.config().map(|c| self.semantic_scorer(c.retrieval.strategy, &c)) {
+                Ok(Err(why)) => why,
+                Ok(Ok(_)) => "the model is not available".to_string(),
+                Err(e) => e.to_string(),
+            }
+        })?;
+        let mut embedder = embedder.lock().map_err(|_| "the embedding model crashed earlier in this process".to_string())?;
+        let mut index = self.session_index().map_err(|e| e.to_string())?;
+        index.fill_vectors(&mut *embedder, limit, progress).map_err(|e| describe_fill_error(&e))
+    }
+
+    /// The model for session vectors and its id, unless the configured strategy is lexical or
+    /// the model cannot be loaded (recall then works by words alone).
+    fn session_embedder(&self) -> Option<(Arc<Mutex<Embedder>>, String)> {
+        let config = self.config().ok()?;
+        let scorer = self.semantic_scorer(config.retrieval.strategy, &config).ok()?;
+        let embedder = scorer.embedder();
+        let model = embedder.lock().ok()?.model_id().to_string();
+        Some((embedder, model))
     }
 
     /// The sessions of a known project only: `RecallQuery::cwd_prefix` for its first root.

@@ -20,7 +20,7 @@ use crate::embed::{reindex_files, shared_embedder, ReindexProgress, ReindexRepor
 use crate::error::{report, ErrorReport};
 use crate::memory::{ScopeFilter, Store};
 use crate::project::Project;
-use crate::sessions::{IndexProgress, IndexSummary};
+use crate::sessions::{IndexProgress, IndexSummary, VectorFill};
 
 /// Which part of a reindex a progress report is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -28,13 +28,18 @@ use crate::sessions::{IndexProgress, IndexSummary};
 pub enum ReindexPhase {
     Embeddings,
     Sessions,
+    /// Vectors for the session messages that have none (with the model only).
+    #[serde(rename = "session_vectors")]
+    SessionVectors,
 }
 
-/// Both halves of a reindex; one failing does not stop the other.
+/// The parts of a reindex; one failing does not stop the others.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReindexSummary {
     pub embeddings: Result<ReindexReport, ErrorReport>,
     pub sessions: Result<IndexSummary, ErrorReport>,
+    /// Session messages embedded, or why none were (no model: recall works by words).
+    pub session_vectors: Result<VectorFill, String>,
 }
 
 /// Releases the single-run guard however the reindex ends (a panic included).
@@ -69,7 +74,13 @@ impl Workspace {
             now,
             &mut |p: IndexProgress| progress(ReindexPhase::Sessions, p.done as usize, p.total as usize),
         );
-        Ok(ReindexSummary { embeddings: embeddings.map_err(|e| report(&e)), sessions: sessions.map_err(|e| report(&e)) })
+        let pending = self.session_index().ok().and_then(|i| i.unembedded_count().ok()).unwrap_or(0) as usize;
+        let session_vectors = self.embed_sessions(None, &mut |f| progress(ReindexPhase::SessionVectors, f.messages as usize, pending));
+        Ok(ReindexSummary {
+            embeddings: embeddings.map_err(|e| report(&e)),
+            sessions: sessions.map_err(|e| report(&e)),
+            session_vectors,
+        })
     }
 
     /// Only the vectors (`engram memory reindex`): the same coverage as [`Workspace::reindex`].
