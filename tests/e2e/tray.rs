@@ -179,6 +179,36 @@ async fn open_menu(icon: &str, panel: &str) -> TestResult<String> {
     Ok(menu)
 }
 
+/// Opens the menu, chooses the `position`-th item and waits for `landed`; tries three times.
+/// Under heavy load the arrow keys can reach the server after the popup is mapped but before
+/// GTK has grabbed the keyboard for it, and are lost: a person sees the menu before choosing, so
+/// a choice that was never delivered says nothing about the app. Each retry closes the menu
+/// first, and every attempt's failure is reported.
+async fn choose_until<T, F, Fut>(icon: &str, panel: &str, position: usize, landed: F) -> TestResult<T>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = TestResult<T>>,
+{
+    let mut failures = Vec::new();
+    for attempt in 1..=3 {
+        let menu = open_menu(icon, panel).await?;
+        choose(position)?;
+        match landed().await {
+            Ok(value) => return Ok(value),
+            Err(e) => failures.push(format!("attempt {attempt}: {e}")),
+        }
+        if visible_windows().contains(&menu) {
+            xdotool(&["key", "Escape"])?;
+            ui::eventually("the tray menu to close on Esc", || {
+                let open = visible_windows().contains(&menu);
+                async move { Ok((!open).then_some(())) }
+            })
+            .await?;
+        }
+    }
+    Err(failures.join("; ").into())
+}
+
 /// Chooses the `position`-th item (1-based) of the open menu: ↓ `position` times, then Enter.
 fn choose(position: usize) -> TestResult {
     for _ in 0..position {
@@ -205,17 +235,13 @@ async fn the_tray_menu_opens_search_and_runs_a_reindex() -> TestResult {
             ui::rows_until(&driver, "the memory list", |rows| rows == ["deploy-window"]).await?;
             let icon = tray_icon(&panel)?;
 
-            open_menu(&icon, &panel).await?;
-            choose(SEARCH_ITEM)?;
-            ui::testid(&driver, "search-input")
+            choose_until(&icon, &panel, SEARCH_ITEM, || ui::testid(&driver, "search-input"))
                 .await
                 .map_err(|e| format!("choosing \"Search memories…\" in the tray menu did not open the overlay: {e}"))?;
             driver.find(ui::tid("search-input")).await?.send_keys(Key::Escape).await?;
             ui::gone(&driver, ui::tid("search-input"), "the search overlay to close on Esc").await?;
 
-            open_menu(&icon, &panel).await?;
-            choose(REINDEX_ITEM)?;
-            let summary = ui::reindex_result(&driver)
+            let summary = choose_until(&icon, &panel, REINDEX_ITEM, || ui::reindex_result(&driver))
                 .await
                 .map_err(|e| format!("choosing \"Reindex\" in the tray menu: {e}"))?;
             ensure!(summary.starts_with("Embeddings skipped:"), "reindex summary without the model: {summary:?}");
