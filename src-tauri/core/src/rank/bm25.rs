@@ -15,6 +15,13 @@ pub const K1: f32 = 1.2;
 pub const B: f32 = 0.75;
 /// Weight of a synonym relative to a term the query actually used.
 pub const SYNONYM_WEIGHT: f32 = 0.5;
+/// Coverage is the share of the query's idf mass the best lexical match explains, but never
+/// out of more than this many of the rarest terms' worth: a long agent prompt (file names,
+/// errors, instructions) holds far more words than any one memory could share, so without a cap
+/// a memory matching its file name and error exactly looked unsure and lost its lexical weight.
+/// Queries shorter than this are unaffected (6 and 8 measured the same on the dev half, 4 began
+/// to move the short classes).
+pub const COVERAGE_CAP_TERMS: f32 = 8.0;
 
 /// Stemmed query terms with their weights: each distinct term 1.0, each synonym 0.5 unless the
 /// query already has it.
@@ -28,6 +35,9 @@ pub fn weighted_query(query: &str, synonyms: &Synonyms) -> Vec<(String, f32)> {
         for mate in synonyms.mates(t) {
             weights.entry(mate.to_string()).or_insert(SYNONYM_WEIGHT);
         }
+    }
+    for mate in synonyms.phrase_mates(&exact) {
+        weights.entry(mate.to_string()).or_insert(SYNONYM_WEIGHT);
     }
     let mut out: Vec<(String, f32)> = weights.into_iter().collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
@@ -57,7 +67,8 @@ pub fn bm25_scores(corpus: &Corpus, query: &[(String, f32)]) -> Vec<f32> {
 /// How much of the query the best lexical match explains: the idf-weighted share of the query's
 /// terms that the top-scoring document contains (1.0 when it contains them all; a term it has
 /// only through a synonym counts at the synonym weight). Terms the corpus has never seen count at
-/// the highest idf, since they are the query's most specific words.
+/// the highest idf, since they are the query's most specific words. Capped: see
+/// `COVERAGE_CAP_TERMS`.
 pub fn coverage_of_best(corpus: &Corpus, query: &[(String, f32)], synonyms: &Synonyms, scores: &[f32]) -> f32 {
     let Some(best) = scores.iter().enumerate().filter(|(_, s)| **s > 0.0).max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i as u32) else {
         return 0.0;
@@ -76,7 +87,10 @@ pub fn coverage_of_best(corpus: &Corpus, query: &[(String, f32)], synonyms: &Syn
             matched += SYNONYM_WEIGHT * weight * idf;
         }
     }
-    if total > 0.0 { matched / total } else { 0.0 }
+    // A long prompt is measured against what a focused query could ask (see COVERAGE_CAP_TERMS).
+    let rarest = (1.0 + (n - 1.0 + 0.5) / 1.5).ln();
+    total = total.min(COVERAGE_CAP_TERMS * rarest);
+    if total > 0.0 { (matched / total).min(1.0) } else { 0.0 }
 }
 
 /// Share of the query's distinct exact terms a document contains (synonyms ignored).
@@ -153,6 +167,25 @@ mod tests {
         let migrations = c.docs.iter().position(|d| d.name == "postgres-migrations").unwrap();
         let style = c.docs.iter().position(|d| d.name == "code-style").unwrap();
         assert!(s[migrations] > s[style]);
+    }
+
+    #[test]
+    fn a_long_prompt_is_not_made_unsure_by_words_no_memory_could_have() {
+        let c = Corpus::build([
+            doc("vault-rotation", "When credentials rotate", "Quarterly, by the platform team."),
+            doc("onboarding", "First week", "Ask for access on day one."),
+            doc("code-style", "Formatting rules", "Run rustfmt."),
+        ]);
+        let syn = Synonyms::new(&[]);
+        let coverage = |q: &str| {
+            let query = weighted_query(q, &syn);
+            coverage_of_best(&c, &query, &syn, &bm25_scores(&c, &query))
+        };
+        assert_eq!(coverage("vault rotation"), 1.0, "a focused query is unaffected");
+        let six = coverage("vault rotation zeta1 zeta2 zeta3 zeta4 zeta5 zeta6");
+        let twenty = coverage(&format!("vault rotation {}", (1..=20).map(|i| format!("omega{i}")).collect::<Vec<_>>().join(" ")));
+        assert!(six > 0.2, "{six}");
+        assert_eq!(six, twenty, "past the cap, more unmatched words do not lower the confidence");
     }
 
     #[test]

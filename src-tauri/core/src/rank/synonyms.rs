@@ -44,10 +44,16 @@ const BUILT_IN: &[&[&str]] = &[
 /// Synonym groups of stemmed terms, indexed by term: building is linear in the words of all
 /// groups and a lookup touches only the groups a term is in, so one huge group costs nothing to
 /// queries that do not use its words (mates are listed per group, never copied per word).
+///
+/// A multi-word entry ("pull request") reaches its group only as a whole phrase: its words one
+/// by one are ordinary words ("request" alone is not a pull request), so they are mates of the
+/// group's other words but never bring the group in themselves.
 #[derive(Debug, Clone, Default)]
 pub struct Synonyms {
     groups: Vec<Vec<String>>,
     groups_of: HashMap<String, Vec<usize>>,
+    /// (stemmed words of a multi-word entry, its group)
+    phrases: Vec<(Vec<String>, usize)>,
 }
 
 impl Synonyms {
@@ -64,15 +70,25 @@ impl Synonyms {
     }
 
     fn add_group<'a>(&mut self, words: impl Iterator<Item = &'a str>) {
-        let mut stems: Vec<String> = words.flat_map(terms).collect();
+        // (stems, whether the entry is several words); one word may still give several stems
+        // (`k8s` → k, 8, k8s), and each of those brings the group in as before.
+        let entries: Vec<(Vec<String>, bool)> =
+            words.map(|w| (terms(w), w.split_whitespace().count() > 1)).filter(|(t, _)| !t.is_empty()).collect();
+        let mut stems: Vec<String> = entries.iter().flat_map(|(t, _)| t.iter().cloned()).collect();
         stems.sort();
         stems.dedup();
         if stems.len() < 2 {
             return;
         }
         let id = self.groups.len();
-        for s in &stems {
+        let mut triggers: Vec<&String> = entries.iter().filter(|(_, phrase)| !phrase).flat_map(|(t, _)| t).collect();
+        triggers.sort();
+        triggers.dedup();
+        for s in triggers {
             self.groups_of.entry(s.clone()).or_default().push(id);
+        }
+        for (phrase, _) in entries.iter().filter(|(_, phrase)| *phrase) {
+            self.phrases.push((phrase.clone(), id));
         }
         self.groups.push(stems);
     }
@@ -85,6 +101,19 @@ impl Synonyms {
             .flat_map(|&id| self.groups[id].iter())
             .map(String::as_str)
             .filter(|m| *m != term && seen.insert(*m))
+            .collect()
+    }
+
+    /// Stemmed terms related to the multi-word entries that `query_terms` (a query's terms in
+    /// order) contain as consecutive words, each once.
+    pub fn phrase_mates<'a>(&'a self, query_terms: &[String]) -> Vec<&'a str> {
+        let mut seen = std::collections::HashSet::new();
+        self.phrases
+            .iter()
+            .filter(|(phrase, _)| query_terms.windows(phrase.len()).any(|w| w == phrase.as_slice()))
+            .flat_map(|(_, id)| self.groups[*id].iter())
+            .map(String::as_str)
+            .filter(|m| seen.insert(*m))
             .collect()
     }
 }
@@ -114,6 +143,18 @@ mod tests {
         let mate_count = s.mates(&terms(&words[1])[0]).len();
         assert_eq!(mate_count, 4999);
         assert!(s.mates("zebra").is_empty());
+    }
+
+    #[test]
+    fn a_multi_word_entry_brings_its_group_in_only_as_a_whole_phrase() {
+        let s = Synonyms::new(&[]);
+        assert!(s.mates("request").is_empty(), "an HTTP request is not a pull request: {:?}", s.mates("request"));
+        assert!(s.mates("action").is_empty(), "{:?}", s.mates("action"));
+        assert!(s.mates("pr").contains(&"pull") && s.mates("pr").contains(&"request"), "{:?}", s.mates("pr"));
+        let phrase = s.phrase_mates(&terms("open a pull request for it"));
+        assert!(phrase.contains(&"pr") && phrase.contains(&"review"), "{phrase:?}");
+        assert!(s.phrase_mates(&terms("pull the latest changes, then send the request")).is_empty());
+        assert!(s.phrase_mates(&terms("rerun the github actions job")).contains(&"ci"));
     }
 
     #[test]
