@@ -204,23 +204,15 @@ impl CorpusCache {
             }
             Err(e) => return Err(RankError::Io { path: dir.display().to_string(), source: e }),
         };
-        let mut seen: Vec<(String, u64, i64)> = Vec::with_capacity(previous.entries.len());
-        for item in listing.flatten() {
-            let file_name = item.file_name().to_string_lossy().into_owned();
-            if !file_name.ends_with(".md") || file_name == "MEMORY.md" || file_name.starts_with('.') {
-                continue;
-            }
-            let Ok(meta) = item.metadata() else { continue };
-            if !meta.is_file() {
-                continue;
-            }
-            let mtime_ns = meta
-                .modified()
-                .ok()
-                .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos() as i64);
-            seen.push((file_name, meta.len(), mtime_ns));
-        }
+        let candidates: Vec<fs::DirEntry> = listing
+            .flatten()
+            .filter(|item| {
+                let name = item.file_name();
+                let name = name.to_string_lossy();
+                name.ends_with(".md") && name != "MEMORY.md" && !name.starts_with('.')
+            })
+            .collect();
+        let mut seen = stamps(&candidates, stat_threads(candidates.len()));
         seen.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let unchanged = seen.len() == previous.entries.len()
             && seen.iter().zip(&previous.entries).all(|((name, size, mtime_ns), e)| {
@@ -250,6 +242,40 @@ impl CorpusCache {
         self.stale = true;
         Ok(())
     }
+}
+
+/// Below this many files per thread, one thread stats them sooner than several would start.
+const FILES_PER_STAT_THREAD: usize = 2048;
+
+/// How many threads to stat `files` files with: the stat of every file is most of what a fresh
+/// process spends on an unchanged store, so a large directory is split over the machine's cores.
+fn stat_threads(files: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.min(files / FILES_PER_STAT_THREAD).max(1)
+}
+
+/// (file name, size, mtime in ns) of each regular file among `candidates`, in no particular
+/// order, stat'ed on `threads` threads.
+fn stamps(candidates: &[fs::DirEntry], threads: usize) -> Vec<(String, u64, i64)> {
+    fn stamp(item: &fs::DirEntry) -> Option<(String, u64, i64)> {
+        let meta = item.metadata().ok().filter(|m| m.is_file())?;
+        let mtime_ns = meta.modified().ok().and_then(|m| m.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as i64);
+        Some((item.file_name().to_string_lossy().into_owned(), meta.len(), mtime_ns))
+    }
+    let stamp_all = |part: &[fs::DirEntry]| part.iter().filter_map(stamp).collect::<Vec<_>>();
+    if threads <= 1 || candidates.len() < 2 {
+        return stamp_all(candidates);
+    }
+    let chunk = candidates.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let others: Vec<_> = candidates[chunk..].chunks(chunk).map(|part| (part, scope.spawn(move || stamp_all(part)))).collect();
+        let mut seen = stamp_all(&candidates[..chunk]);
+        for (part, thread) in others {
+            // A thread that failed is no reason to miss files: stat its share here.
+            seen.extend(thread.join().unwrap_or_else(|_| stamp_all(part)));
+        }
+        seen
+    })
 }
 
 /// One document of a loaded snapshot, located by its snapshot and entry, for shadowing and
@@ -713,6 +739,26 @@ mod fresh_process {
         fs::write(&path, text).unwrap();
         fs::File::options().write(true).open(&path).unwrap().set_modified(SystemTime::now() + Duration::from_secs(1)).unwrap();
         assert!(!check("same size, new mtime").postings("jitter").is_empty());
+    }
+
+    #[test]
+    fn stamps_taken_on_several_threads_are_those_taken_on_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        for i in 0..25 {
+            fs::write(tmp.path().join(format!("m{i:02}.md")), "x".repeat(i)).unwrap();
+        }
+        fs::create_dir(tmp.path().join("not-a-file.md")).unwrap();
+        let candidates: Vec<fs::DirEntry> = fs::read_dir(tmp.path()).unwrap().flatten().collect();
+        let sorted = |mut v: Vec<(String, u64, i64)>| {
+            v.sort();
+            v
+        };
+        let one = sorted(stamps(&candidates, 1));
+        assert_eq!(one.len(), 25, "the directory is not a file");
+        assert!(one.iter().enumerate().all(|(i, (name, size, _))| *name == format!("m{i:02}.md") && *size == i as u64));
+        for threads in [2, 3, 7, 40] {
+            assert_eq!(sorted(stamps(&candidates, threads)), one, "{threads} threads");
+        }
     }
 
     #[test]
