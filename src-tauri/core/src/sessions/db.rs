@@ -151,11 +151,23 @@ fn open_once(path: &Path) -> Result<Connection, Failure> {
         conn.execute_batch(CREATE)?;
     } else if version.as_deref() != Some(SCHEMA_VERSION) {
         // Another version's layout (or none): only the session tables are ours to replace.
-        conn.execute_batch(&format!("BEGIN IMMEDIATE; {DROP} {CREATE} COMMIT;"))?;
-        index_db::set_schema_version(&conn, SCHEMA_KEY, SCHEMA_VERSION)?;
-    } else {
-        conn.execute_batch(CREATE)?;
+        // Decided again under the write lock: indexers opening a new file at once must not drop
+        // the tables the first of them just created and began to fill.
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        let replaced = (|| {
+            if index_db::schema_version(&conn, SCHEMA_KEY).as_deref() != Some(SCHEMA_VERSION) {
+                conn.execute_batch(&format!("{DROP} {CREATE}"))?;
+                index_db::set_schema_version(&conn, SCHEMA_KEY, SCHEMA_VERSION)?;
+            }
+            conn.execute_batch("COMMIT")
+        })();
+        if replaced.is_err() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        replaced?;
     }
+    // The current layout needs no write to open: a second indexer opening while the first holds
+    // the write lock for a batch must not queue behind it just to learn the tables exist.
     // A damaged FTS index shows up here rather than in the middle of a search.
     conn.query_row("SELECT count(*) FROM session_files", [], |_| Ok(()))?;
     Ok(conn)
