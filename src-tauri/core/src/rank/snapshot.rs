@@ -356,12 +356,18 @@ struct PersistentCache {
     conn: rusqlite::Connection,
 }
 
+/// How long a snapshot read or save waits for another writer of `index.sqlite`.
+const SNAPSHOT_BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(250);
+
 impl PersistentCache {
     fn open(db_path: &Path) -> Option<PersistentCache> {
         if !db_path.parent().is_some_and(Path::is_dir) {
             return None;
         }
         let conn = crate::index_db::open(db_path).ok()?;
+        // A cache: a compose never waits out the session indexer's batch to read or save it
+        // (it ranks from the files instead, and the next call saves).
+        conn.busy_timeout(SNAPSHOT_BUSY_TIMEOUT).ok()?;
         conn.execute_batch("CREATE TABLE IF NOT EXISTS rank_snapshots(dir TEXT PRIMARY KEY, data BLOB NOT NULL);").ok()?;
         if crate::index_db::schema_version(&conn, SCHEMA_KEY).as_deref() != Some(SCHEMA_VERSION) {
             conn.execute("DELETE FROM rank_snapshots", []).ok()?;
@@ -549,6 +555,23 @@ mod tests {
     fn save(store: &Store, name: &str, body: &str) {
         let draft = MemoryDraft { name: name.into(), kind: "project".into(), description: format!("about {name}"), body: body.into(), tags: vec![] };
         store.save(Scope::User, draft, "2026-01-01T00:00:00Z".parse().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn a_search_while_another_writer_holds_the_index_ranks_from_the_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = EngramHome::new(tmp.path());
+        let store = Store::new(home.clone(), None);
+        save(&store, "alpha", "one");
+        CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
+        save(&store, "beta", "two");
+        // The session indexer in the middle of a batch, as another process would be.
+        let writer = rusqlite::Connection::open(home.index_db()).unwrap();
+        writer.execute_batch("BEGIN EXCLUSIVE").unwrap();
+        let corpus = CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
+        assert_eq!(corpus.len(), 2, "the cache is skipped, never the memories");
+        assert!(!corpus.postings("two").is_empty());
+        writer.execute_batch("ROLLBACK").unwrap();
     }
 
     #[test]
