@@ -16,7 +16,7 @@ use rusqlite::{Connection, ErrorCode};
 
 /// Long enough to wait out another indexer's batch (a few MB of transcripts per commit, which on
 /// a busy 2-core machine took over 5 s), short enough to report a stuck lock.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// Opens (creating the file and its directory if needed) with the shared pragmas and `meta`.
 /// A file that is corrupt or not a database is set aside and created anew.

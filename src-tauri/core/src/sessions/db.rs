@@ -11,6 +11,7 @@ use std::path::Path;
 use rusqlite::Connection;
 
 use super::error::{is_busy, is_corrupt, SessionError};
+use super::writer_turn::WriterTurn;
 use crate::index_db;
 
 const SCHEMA_KEY: &str = "sessions.schema";
@@ -94,6 +95,7 @@ pub(crate) fn open(path: &Path) -> Result<Connection, SessionError> {
             // The file opened but the session tables are damaged: only they are rebuilt from
             // nothing, through the owner, which starts the file over.
             tracing::warn!("session index {} is unreadable ({reason}); rebuilding it", path.display());
+            let _turn = WriterTurn::queue(path)?;
             remove_database(path)?;
             open_once(path).map_err(|f| f.into_error(path))
         }
@@ -138,36 +140,37 @@ impl From<rusqlite::Error> for Failure {
 
 fn open_once(path: &Path) -> Result<Connection, Failure> {
     let conn = index_db::open(path)?;
-    let version = index_db::schema_version(&conn, SCHEMA_KEY);
-    if matches!(version.as_deref(), Some("2") | Some("3") | Some("4")) {
-        // Vaulted sessions exist nowhere else: migrate in place rather than rebuild.
-        if version.as_deref() == Some("2") {
-            migrate_from_2(&conn)?;
-        }
-        if version.as_deref() != Some("4") {
-            migrate_from_3(&conn)?;
-        }
-        migrate_from_4(&conn)?;
-        conn.execute_batch(CREATE)?;
-    } else if version.as_deref() != Some(SCHEMA_VERSION) {
-        // Another version's layout (or none): only the session tables are ours to replace.
-        // Decided again under the write lock: indexers opening a new file at once must not drop
-        // the tables the first of them just created and began to fill.
-        conn.execute_batch("BEGIN IMMEDIATE")?;
-        let replaced = (|| {
-            if index_db::schema_version(&conn, SCHEMA_KEY).as_deref() != Some(SCHEMA_VERSION) {
+    // The current layout needs no write to open: a second indexer opening during the first's
+    // run must not wait for its turn just to learn the tables exist.
+    if index_db::schema_version(&conn, SCHEMA_KEY).as_deref() != Some(SCHEMA_VERSION) {
+        // Decided again in the writer's turn: indexers opening a new file at once must not drop
+        // the tables the first of them just created and began to fill, nor migrate twice.
+        let _turn = WriterTurn::queue(path).map_err(|e| Failure::Other(e.to_string()))?;
+        let version = index_db::schema_version(&conn, SCHEMA_KEY);
+        if matches!(version.as_deref(), Some("2") | Some("3") | Some("4")) {
+            // Vaulted sessions exist nowhere else: migrate in place rather than rebuild.
+            if version.as_deref() == Some("2") {
+                migrate_from_2(&conn)?;
+            }
+            if version.as_deref() != Some("4") {
+                migrate_from_3(&conn)?;
+            }
+            migrate_from_4(&conn)?;
+            conn.execute_batch(CREATE)?;
+        } else if version.as_deref() != Some(SCHEMA_VERSION) {
+            // Another version's layout (or none): only the session tables are ours to replace.
+            conn.execute_batch("BEGIN IMMEDIATE")?;
+            let replaced = (|| {
                 conn.execute_batch(&format!("{DROP} {CREATE}"))?;
                 index_db::set_schema_version(&conn, SCHEMA_KEY, SCHEMA_VERSION)?;
+                conn.execute_batch("COMMIT")
+            })();
+            if replaced.is_err() {
+                let _ = conn.execute_batch("ROLLBACK");
             }
-            conn.execute_batch("COMMIT")
-        })();
-        if replaced.is_err() {
-            let _ = conn.execute_batch("ROLLBACK");
+            replaced?;
         }
-        replaced?;
     }
-    // The current layout needs no write to open: a second indexer opening while the first holds
-    // the write lock for a batch must not queue behind it just to learn the tables exist.
     // A damaged FTS index shows up here rather than in the middle of a search.
     conn.query_row("SELECT count(*) FROM session_files", [], |_| Ok(()))?;
     Ok(conn)

@@ -13,6 +13,7 @@ use rusqlite::Connection;
 
 use super::error::{is_corrupt, SessionError};
 use super::rows::PendingFts;
+use super::writer_turn::WriterTurn;
 use super::{db, IndexProgress, IndexSummary, SessionsConfig, SourceKind, SourceRoots};
 
 /// The session index in one SQLite file. Open one per thread.
@@ -23,6 +24,8 @@ pub struct SessionIndex {
     /// segment whenever another statement opens a statement transaction (every checkpoint
     /// upsert), so interleaving them would cut the index into one small segment per file.
     pub(super) pending_fts: PendingFts,
+    /// Held from `begin` to `commit` or `rollback` (see `writer_turn`).
+    turn: Option<WriterTurn>,
 }
 
 /// What indexing one file changed.
@@ -41,11 +44,13 @@ impl SessionIndex {
             conn: db::open(db)?,
             path: db.to_path_buf(),
             pending_fts: PendingFts::default(),
+            turn: None,
         })
     }
 
     /// Drops the whole index file and starts empty (the next `index` reads every transcript).
     pub fn rebuild(db: &Path) -> Result<SessionIndex, SessionError> {
+        let _turn = WriterTurn::queue(db)?;
         db::remove_database(db)?;
         SessionIndex::open(db)
     }
@@ -61,6 +66,8 @@ impl SessionIndex {
         now: i64,
         progress: &mut dyn FnMut(IndexProgress),
     ) -> Result<IndexSummary, SessionError> {
+        // One turn for the whole run: another indexer waits for its end, then finds little to do.
+        let _turn = WriterTurn::queue(&self.path)?;
         match self.index_once(roots, cfg, only, now, progress) {
             Err(SessionError::Sql(e)) if is_corrupt(&e) => {
                 tracing::warn!(
@@ -74,13 +81,16 @@ impl SessionIndex {
         }
     }
 
-    /// Starts a write transaction unless one is open (`BEGIN IMMEDIATE`: lock contention shows
-    /// up here, as `Busy`, rather than halfway through).
+    /// Starts a write transaction unless one is open, in this thread's turn at writing (see
+    /// `writer_turn`; `BEGIN IMMEDIATE`: contention with the ranker's tables shows up here, as
+    /// `Busy`, rather than halfway through).
     pub(super) fn begin(&mut self) -> Result<(), SessionError> {
         if self.conn.is_autocommit() {
-            self.conn
-                .execute_batch("BEGIN IMMEDIATE")
-                .map_err(|e| SessionError::from_sql(&self.path, e))?;
+            self.turn = Some(WriterTurn::queue(&self.path)?);
+            if let Err(e) = self.conn.execute_batch("BEGIN IMMEDIATE") {
+                self.turn = None;
+                return Err(SessionError::from_sql(&self.path, e));
+            }
         }
         Ok(())
     }
@@ -95,6 +105,7 @@ impl SessionIndex {
                 .execute_batch("COMMIT")
                 .map_err(|e| SessionError::from_sql(&self.path, e))?;
         }
+        self.turn = None;
         Ok(())
     }
 
@@ -122,6 +133,7 @@ impl SessionIndex {
         if !self.conn.is_autocommit() {
             let _ = self.conn.execute_batch("ROLLBACK");
         }
+        self.turn = None;
     }
 }
 

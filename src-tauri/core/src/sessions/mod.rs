@@ -28,6 +28,7 @@ mod types;
 mod vault;
 mod vectors;
 mod watcher;
+mod writer_turn;
 
 pub use crate::config::SessionSource as SourceKind;
 pub use crate::config::SessionsConfig;
@@ -45,3 +46,4 @@ pub use types::{
 };
 pub use vault::{VaultPruneReport, VaultedFile};
 pub use watcher::{SessionWatcher, UnixClock};
+pub(crate) use writer_turn::WriterTurn;

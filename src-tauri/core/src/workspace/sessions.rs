@@ -15,7 +15,7 @@ use super::{Workspace, WorkspaceError};
 use crate::embed::{Embedder, TextEmbedder};
 use crate::sessions::{
     FillError, IndexProgress, IndexStats, IndexSummary, QueryVector, RecallHit, RecallQuery, SessionError,
-    SessionIndex, SessionMeta, SourceKind, Transcript, VectorFill, DEFAULT_WEIGHTS,
+    SessionIndex, SessionMeta, SourceKind, Transcript, VectorFill, WriterTurn, DEFAULT_WEIGHTS,
 };
 
 /// Messages a recall embeds before searching, at most: about a second on 2 cores (the set in
@@ -52,8 +52,20 @@ impl Workspace {
     }
 
     /// Brings the session index up to date (incremental: only new bytes are read); a transcript
-    /// found missing is kept in the vault as gone since `now`.
+    /// found missing is kept in the vault as gone since `now`. Another indexer at work (the app's
+    /// watcher, a second `engram sessions index`) is waited for, however long its run takes.
     pub fn index_sessions(
+        &self,
+        request: &IndexRequest,
+        now: chrono::DateTime<chrono::Utc>,
+        progress: &mut dyn FnMut(IndexProgress),
+    ) -> Result<IndexSummary, WorkspaceError> {
+        // One turn from the rebuild's clearing to the end of the run that refills it.
+        let _turn = WriterTurn::queue(&self.home.index_db())?;
+        self.index_sessions_in_turn(request, now, progress)
+    }
+
+    fn index_sessions_in_turn(
         &self,
         request: &IndexRequest,
         now: chrono::DateTime<chrono::Utc>,
@@ -90,12 +102,15 @@ impl Workspace {
     ) -> Result<(Vec<RecallHit>, Vec<String>), WorkspaceError> {
         let mut notes = Vec::new();
         if index_first {
-            match self.index_sessions(&IndexRequest::default(), now, &mut |_| {}) {
-                Ok(summary) => notes.extend(summary.problems.iter().map(|p| p.describe())),
-                Err(WorkspaceError::Sessions(e @ SessionError::Busy { .. })) => {
-                    notes.push(format!("searching without indexing first: {e}"))
-                }
-                Err(e) => return Err(e),
+            match WriterTurn::if_free(&self.home.index_db())? {
+                Some(_turn) => match self.index_sessions_in_turn(&IndexRequest::default(), now, &mut |_| {}) {
+                    Ok(summary) => notes.extend(summary.problems.iter().map(|p| p.describe())),
+                    Err(WorkspaceError::Sessions(e @ SessionError::Busy { .. })) => {
+                        notes.push(format!("searching without indexing first: {e}"))
+                    }
+                    Err(e) => return Err(e),
+                },
+                None => notes.push("searching without indexing first: another indexer is at work, so its newest lines may be missing".into()),
             }
         }
         let mut index = self.session_index()?;
@@ -105,7 +120,16 @@ impl Workspace {
         // The newest messages without vectors get them now (bounded, so a recall stays quick
         // after a large index run); `engram sessions index` embeds the rest.
         let mut embedder = embedder.lock().map_err(|_| WorkspaceError::ModelCrashed)?;
-        match index.fill_vectors(&mut *embedder, Some(RECALL_FILL_LIMIT), &mut |_| {}) {
+        // Not queued behind a running indexer: a recall answers now, by words where it must.
+        let fill = match WriterTurn::if_free(&self.home.index_db())? {
+            Some(_turn) => index.fill_vectors(&mut *embedder, Some(RECALL_FILL_LIMIT), &mut |_| {}),
+            None => {
+                let waiting = index.unembedded_count().map_err(SessionError::Sql)?;
+                notes.extend((waiting > 0).then(|| format!("{waiting} message(s) not embedded yet are found by their words only while another indexer is at work")));
+                Ok(VectorFill::default())
+            }
+        };
+        match fill {
             Ok(fill) if fill.remaining > 0 => notes.push(format!(
                 "{} message(s) not embedded yet are found by their words only; `engram sessions index` embeds them",
                 fill.remaining
