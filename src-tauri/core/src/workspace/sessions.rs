@@ -231,3 +231,53 @@ impl Workspace {
         Ok(self.session_index()?.stats()?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::home::EngramHome;
+    use crate::workspace::LaunchEnv;
+    use std::sync::mpsc::channel;
+
+    fn say(text: &str) -> String {
+        format!("{}\n", serde_json::json!({"ts": "2026-06-01T10:00:00Z", "role": "user", "text": text}))
+    }
+
+    /// A recall typed while the watcher (or a CLI run) indexes must answer from what is indexed,
+    /// not queue behind a run that may take minutes.
+    #[test]
+    fn a_recall_during_another_indexers_run_searches_what_is_indexed_and_says_so() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = EngramHome::new(tmp.path().join("home"));
+        let ws = Workspace::new(home.clone(), LaunchEnv::with_models_dir(tmp.path().join("no-models")));
+        let transcript = home.sessions_dir().join("s.jsonl");
+        std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+        std::fs::write(&transcript, say("the whiskey deploy")).unwrap();
+        let now = chrono::DateTime::from_timestamp(1_780_000_000, 0).unwrap();
+        ws.index_sessions(&IndexRequest::default(), now, &mut |_| {}).unwrap();
+        std::fs::write(&transcript, format!("{}{}", say("the whiskey deploy"), say("a yankee rollback"))).unwrap();
+
+        let (held, wait_for_held) = channel();
+        let (release, wait_for_release) = channel::<()>();
+        let indexer = {
+            let db = home.index_db();
+            std::thread::spawn(move || {
+                let _turn = WriterTurn::queue(&db).unwrap();
+                held.send(()).unwrap();
+                let _ = wait_for_release.recv();
+            })
+        };
+        wait_for_held.recv().unwrap();
+        let (hits, notes) = ws.recall(&RecallQuery::new("yankee"), true, now).unwrap();
+        assert!(hits.is_empty(), "the new line is not indexed yet: {hits:?}");
+        assert!(notes.iter().any(|n| n.contains("another indexer is at work")), "{notes:?}");
+        let (hits, _) = ws.recall(&RecallQuery::new("whiskey"), true, now).unwrap();
+        assert_eq!(hits.len(), 1, "what is indexed is found");
+
+        release.send(()).unwrap();
+        indexer.join().unwrap();
+        let (hits, notes) = ws.recall(&RecallQuery::new("yankee"), true, now).unwrap();
+        assert_eq!(hits.len(), 1, "indexed first once the turn is free: {notes:?}");
+        assert!(notes.is_empty(), "{notes:?}");
+    }
+}
