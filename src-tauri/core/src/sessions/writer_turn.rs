@@ -14,11 +14,11 @@
 
 use std::cell::RefCell;
 use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::SessionError;
+use crate::storage::{read_holder, record_holder};
 
 /// A turn at writing the session tables of one database; released on drop.
 #[must_use]
@@ -95,20 +95,6 @@ fn lock_path(db: &Path) -> PathBuf {
     let mut name = db.as_os_str().to_owned();
     name.push(".writer");
     PathBuf::from(name)
-}
-
-fn record_holder(file: &mut File) -> std::io::Result<()> {
-    file.set_len(0)?;
-    file.seek(SeekFrom::Start(0))?;
-    writeln!(file, "pid {}", std::process::id())
-}
-
-fn read_holder(file: &mut File) -> Option<String> {
-    let mut text = String::new();
-    file.seek(SeekFrom::Start(0)).ok()?;
-    file.take(64).read_to_string(&mut text).ok()?;
-    let text = text.trim();
-    (!text.is_empty()).then(|| text.to_string())
 }
 
 #[cfg(test)]

@@ -85,13 +85,15 @@ impl ScopeLock {
     }
 }
 
-fn record_holder(file: &mut File) -> io::Result<()> {
+/// Writes this process's pid into a lock file it holds, for the message a waiter shows.
+pub(crate) fn record_holder(file: &mut File) -> io::Result<()> {
     file.set_len(0)?;
     file.seek(SeekFrom::Start(0))?;
     write!(file, "pid {}\n", std::process::id())
 }
 
-fn read_holder(file: &mut File) -> Option<String> {
+/// What the holder of a lock file wrote into it (`pid N`), if anything.
+pub(crate) fn read_holder(file: &mut File) -> Option<String> {
     let mut text = String::new();
     file.seek(SeekFrom::Start(0)).ok()?;
     file.take(64).read_to_string(&mut text).ok()?;

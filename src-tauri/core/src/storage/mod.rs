@@ -12,3 +12,4 @@ mod lock;
 
 pub use atomic::{refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, TEMP_PREFIX};
 pub use lock::{LockFailure, ScopeLock, LOCK_FILE, LOCK_WAIT};
+pub(crate) use lock::{read_holder, record_holder};
