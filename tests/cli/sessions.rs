@@ -295,3 +295,58 @@ fn a_rebuild_reads_every_transcript_again_and_keeps_the_vaulted_sessions() {
         "{after:?}"
     );
 }
+
+/// Two processes at once: `engram sessions index` started while another indexer holds the
+/// session index's writer lock says so on stderr, waits, and indexes once the lock is free; a
+/// recall meanwhile answers at once from what is indexed and says why it did not index first.
+#[test]
+fn an_index_run_waits_for_another_indexer_and_a_recall_does_not() {
+    let a = Agents::new();
+    a.json(&["sessions", "index"]);
+    let rollout = a.codex_home().join("sessions/2026/05/02/rollout-2026-05-02T10-00-00-abc.jsonl");
+    let mut text = fs::read_to_string(&rollout).unwrap();
+    text.push_str(r#"{"timestamp":"2026-05-02T10:01:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"and what about the zeppelin replicas"}]}}"#);
+    text.push('\n');
+    fs::write(&rollout, text).unwrap();
+
+    // What another indexer's run holds, as any process takes it.
+    let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(a.sb.home.path().join("index.sqlite.writer"))
+        .unwrap();
+    lock.lock().unwrap();
+
+    let recall = a.engram().args(["recall", "pgbouncer OR zeppelin"]).output().unwrap();
+    assert!(recall.status.success(), "{}", String::from_utf8_lossy(&recall.stderr));
+    let (out, err) = (String::from_utf8_lossy(&recall.stdout), String::from_utf8_lossy(&recall.stderr));
+    assert!(out.contains("[pgbouncer]") && !out.contains("zeppelin"), "what was indexed, nothing newer: {out}");
+    assert!(err.contains("another indexer is at work"), "{err}");
+
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("engram"))
+        .env_remove("ENGRAM_HOME")
+        .env("HOME", a.sb.home.path())
+        .env("CLAUDE_CONFIG_DIR", a.claude_home())
+        .env("CODEX_HOME", a.codex_home())
+        .arg("--home")
+        .arg(a.sb.home.path())
+        .args(["--json", "sessions", "index"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    stderr.read_line(&mut first).unwrap();
+    assert!(first.contains("waiting for it to finish"), "{first}");
+    assert!(child.try_wait().unwrap().is_none(), "still waiting while the lock is held");
+    drop(lock);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["messages_indexed"], 1, "{summary}");
+    let after = a.json(&["recall", "zeppelin"]);
+    assert_eq!(after.as_array().unwrap().len(), 1);
+}

@@ -141,6 +141,9 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
 }
 
 fn index(ctx: &Context, source: SourceArg, rebuild: bool) -> Result<()> {
+    if ctx.workspace.session_indexer_at_work() {
+        eprintln!("another indexer (the app, or another `engram sessions index`) is at work; waiting for it to finish");
+    }
     let summary = ctx.workspace.index_sessions(&IndexRequest { only: source.kind(), rebuild }, ctx.now(), &mut |_| {})?;
     warn_about_problems(&summary);
     // Vectors for recall by meaning: only messages that have none yet; without the model

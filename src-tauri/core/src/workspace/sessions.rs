@@ -65,6 +65,12 @@ impl Workspace {
         self.index_sessions_in_turn(request, now, progress)
     }
 
+    /// Whether another indexer (the app's watcher, another `engram sessions index`) is writing
+    /// the session index right now, so that `index_sessions` would first wait for it to finish.
+    pub fn session_indexer_at_work(&self) -> bool {
+        matches!(WriterTurn::if_free(&self.home.index_db()), Ok(None))
+    }
+
     fn index_sessions_in_turn(
         &self,
         request: &IndexRequest,
