@@ -11,6 +11,7 @@
 mod assets;
 mod embedder;
 mod error;
+mod per_batch;
 mod reindex;
 mod save;
 mod scorer;
@@ -21,6 +22,7 @@ mod strategy;
 pub use assets::{ModelPaths, MODEL_DIMENSION, MODEL_FILES, RUNTIME_FILE};
 pub use embedder::{release_idle_model_in_background, release_idle_shared_model, shared_embedder, Embedder, TextEmbedder, BATCH_SIZE};
 pub use error::EmbedError;
+pub use per_batch::ModelPerBatch;
 pub use reindex::{
     reindex, reindex_files, write_vector, ReindexOutcome, ReindexProgress, ReindexReport,
 };

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::{Workspace, WorkspaceError};
-use crate::embed::{Embedder, TextEmbedder};
+use crate::embed::{Embedder, ModelPerBatch, TextEmbedder};
 use crate::sessions::{
     FillError, IndexProgress, IndexStats, IndexSummary, QueryVector, RecallHit, RecallQuery, SessionError,
     SessionIndex, SessionMeta, SourceKind, Transcript, VectorFill, WriterTurn, DEFAULT_WEIGHTS,
@@ -125,10 +125,10 @@ impl Workspace {
         };
         // The newest messages without vectors get them now (bounded, so a recall stays quick
         // after a large index run); `engram sessions index` embeds the rest.
-        let mut embedder = embedder.lock().map_err(|_| WorkspaceError::ModelCrashed)?;
+        let mut embedder = ModelPerBatch::new(embedder).map_err(|_| WorkspaceError::ModelCrashed)?;
         // Not queued behind a running indexer: a recall answers now, by words where it must.
         let fill = match WriterTurn::if_free(&self.home.index_db())? {
-            Some(_turn) => index.fill_vectors(&mut *embedder, Some(RECALL_FILL_LIMIT), &mut |_| {}),
+            Some(_turn) => index.fill_vectors(&mut embedder, Some(RECALL_FILL_LIMIT), &mut |_| {}),
             None => {
                 let waiting = index.unembedded_count().map_err(SessionError::Sql)?;
                 notes.extend((waiting > 0).then(|| format!("{waiting} message(s) not embedded yet are found by their words only while another indexer is at work")));
@@ -150,7 +150,6 @@ impl Workspace {
                 return Ok((index.recall(query)?, notes));
             }
         };
-        drop(embedder);
         let semantic = QueryVector { vector: &vector, model: &model };
         Ok((index.recall_with(query, DEFAULT_WEIGHTS, Some(semantic))?, notes))
     }
@@ -169,9 +168,10 @@ impl Workspace {
                 Err(e) => e.to_string(),
             }
         })?;
-        let mut embedder = embedder.lock().map_err(|_| "the embedding model crashed earlier in this process".to_string())?;
+        // Lent per batch: a fill of thousands of messages must not keep searches from the model.
+        let mut embedder = ModelPerBatch::new(embedder).map_err(|e| e.to_string())?;
         let mut index = self.session_index().map_err(|e| e.to_string())?;
-        index.fill_vectors(&mut *embedder, limit, progress).map_err(|e| describe_fill_error(&e))
+        index.fill_vectors(&mut embedder, limit, progress).map_err(|e| describe_fill_error(&e))
     }
 
     /// The model for session vectors and its id, unless the configured strategy is lexical or

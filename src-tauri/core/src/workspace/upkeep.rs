@@ -16,7 +16,7 @@ use super::{Workspace, WorkspaceError};
 use crate::anchors::{self, AnchorKind};
 use crate::doctor::{self, Check};
 use crate::editor::{resolve_editor, EditorLaunch};
-use crate::embed::{reindex_files, shared_embedder, ReindexProgress, ReindexReport};
+use crate::embed::{reindex_files, shared_embedder, ModelPerBatch, ReindexProgress, ReindexReport};
 use crate::error::{report, ErrorReport};
 use crate::memory::{ScopeFilter, Store};
 use crate::project::Project;
@@ -103,8 +103,8 @@ impl Workspace {
     fn reindex_vectors(&self, also: Option<&Project>, progress: &mut dyn FnMut(ReindexProgress)) -> Result<ReindexReport, WorkspaceError> {
         let config = self.config()?;
         progress(ReindexProgress { done: 0, total: 0 });
-        let embedder = shared_embedder(&self.model_paths(&config))?;
-        let mut embedder = embedder.lock().map_err(|_| WorkspaceError::ModelCrashed)?;
+        // Lent per batch: searches and composes of this process use the model between batches.
+        let mut embedder = ModelPerBatch::new(shared_embedder(&self.model_paths(&config))?).map_err(|_| WorkspaceError::ModelCrashed)?;
         let mut files = Store::new(self.home.clone(), None).list(ScopeFilter::User)?;
         let known = self.known_projects()?;
         let mut projects: Vec<Project> = known.iter().map(|k| k.to_project()).collect();
@@ -114,7 +114,7 @@ impl Workspace {
         for project in projects {
             files.extend(Store::new(self.home.clone(), Some(project)).list(ScopeFilter::Project)?);
         }
-        Ok(reindex_files(files, &mut *embedder, progress)?)
+        Ok(reindex_files(files, &mut embedder, progress)?)
     }
 
     /// Every check `engram doctor` and the app's Settings show. With `cwd`, the store checks
