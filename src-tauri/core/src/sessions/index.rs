@@ -66,16 +66,30 @@ impl SessionIndex {
         now: i64,
         progress: &mut dyn FnMut(IndexProgress),
     ) -> Result<IndexSummary, SessionError> {
+        self.index_reporting(roots, cfg, only, now, &mut |_, _, _, p| progress(p))
+    }
+
+    /// `index`, telling `on_file` what changed in each file once it is committed: the watcher's
+    /// catch-up reports every file it indexes (one that appears during the run is either in it,
+    /// and reported, or comes later as an event; never indexed unreported).
+    pub(crate) fn index_reporting(
+        &mut self,
+        roots: &SourceRoots,
+        cfg: &SessionsConfig,
+        only: Option<SourceKind>,
+        now: i64,
+        on_file: &mut dyn FnMut(SourceKind, &Path, &FileChange, IndexProgress),
+    ) -> Result<IndexSummary, SessionError> {
         // One turn for the whole run: another indexer waits for its end, then finds little to do.
         let _turn = WriterTurn::queue(&self.path)?;
-        match self.index_once(roots, cfg, only, now, progress) {
+        match self.index_once(roots, cfg, only, now, on_file) {
             Err(SessionError::Sql(e)) if is_corrupt(&e) => {
                 tracing::warn!(
                     "session index {} is corrupt ({e}); rebuilding it",
                     self.path.display()
                 );
                 *self = SessionIndex::rebuild(&self.path)?;
-                self.index_once(roots, cfg, only, now, progress)
+                self.index_once(roots, cfg, only, now, on_file)
             }
             other => other,
         }

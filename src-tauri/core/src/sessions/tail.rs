@@ -67,7 +67,7 @@ impl SessionIndex {
         cfg: &SessionsConfig,
         only: Option<SourceKind>,
         now: i64,
-        progress: &mut dyn FnMut(IndexProgress),
+        on_file: &mut dyn FnMut(SourceKind, &Path, &FileChange, IndexProgress),
     ) -> Result<IndexSummary, SessionError> {
         let started = Instant::now();
         let mut summary = IndexSummary::default();
@@ -112,14 +112,9 @@ impl SessionIndex {
             cfg.include_tools,
             now,
             &mut summary,
-            &mut |source, path, _| {
+            &mut |source, path, change| {
                 done += 1;
-                progress(IndexProgress {
-                    source,
-                    path: path.to_path_buf(),
-                    done,
-                    total,
-                });
+                on_file(source, path, change, IndexProgress { source, path: path.to_path_buf(), done, total });
             },
         )?;
         summary.sessions = self

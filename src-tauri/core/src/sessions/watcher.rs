@@ -181,21 +181,16 @@ impl WatchState {
         }
     }
 
+    /// Indexes everything of `source` that is new since the last run and vaults what is gone,
+    /// reporting each file it indexes.
     fn catch_up(&mut self, source: SourceKind) {
         let roots = self.roots.clone();
-        let Some(root) = roots.root(source) else { return };
-        let files: Vec<(SourceKind, PathBuf)> = discover::transcripts(source, root).into_iter().map(|p| (source, p)).collect();
-        let mut summary = IndexSummary::default();
         let now = (self.clock)();
         let on_change = &self.on_change;
-        let result = self.index.index_files(&files, self.cfg.include_tools, now, &mut summary, &mut |source, path, change| {
+        let result = self.index.index_reporting(&roots, &self.cfg, Some(source), now, &mut |source, path, change, _| {
             report(on_change, source, path, change.clone())
         });
         if let Err(e) = result {
-            (self.on_change)(SessionChange::Failed { message: e.to_string() });
-        }
-        // Rows of files deleted while nobody watched (everything else is current by now).
-        if let Err(e) = self.index.index(&roots, &self.cfg, Some(source), now, &mut |_| {}) {
             (self.on_change)(SessionChange::Failed { message: e.to_string() });
         }
     }
