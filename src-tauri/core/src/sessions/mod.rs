@@ -7,6 +7,7 @@
 //! print, or know about Tauri; the shell maps `SessionChange` to its own events.
 
 mod boilerplate;
+mod candidate_filter;
 mod claude;
 mod codex;
 mod db;

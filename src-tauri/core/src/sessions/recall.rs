@@ -11,7 +11,8 @@ use std::collections::HashSet;
 
 use rusqlite::params;
 
-use super::index::{escape_like, SessionIndex};
+use super::candidate_filter::CandidateFilter;
+use super::index::SessionIndex;
 use super::transcript::meta_from_row;
 use super::{RecallHit, RecallQuery, SessionError, SnippetPart};
 
@@ -111,9 +112,8 @@ impl SessionIndex {
     }
 
     fn search(&self, fts_query: &str, q: &RecallQuery, limit: usize) -> Result<Vec<Raw>, rusqlite::Error> {
-        let cwd = q.cwd_prefix.as_ref().map(|p| p.to_string_lossy().trim_end_matches('/').to_string());
-        let cwd_like = cwd.as_ref().map(|c| format!("{}/%", escape_like(c)));
-        let mut stmt = self.conn.prepare_cached(
+        let filter = CandidateFilter::of(q);
+        let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT m.id, m.role, m.ts,
                     bm25(session_fts) * (CASE m.role WHEN 'tool' THEN ?5 ELSE 1.0 END) AS score,
                     f.session_id, f.source, f.path, f.cwd, coalesce(f.agent_title, f.first_prompt), f.model, f.first_ts, f.last_ts, f.messages,
@@ -121,14 +121,13 @@ impl SessionIndex {
              FROM session_fts
              JOIN session_messages m ON m.id = session_fts.rowid
              JOIN session_files f ON f.id = m.file_id
-             WHERE session_fts MATCH ?1
-               AND (?2 IS NULL OR f.source = ?2)
-               AND (?3 IS NULL OR f.cwd = ?3 OR f.cwd LIKE ?4 ESCAPE '\\')
+             WHERE session_fts MATCH ?4 AND {}
              ORDER BY score, m.id DESC
              LIMIT ?6",
-        )?;
+            CandidateFilter::SQL
+        ))?;
         let rows = stmt.query_map(
-            params![fts_query, q.source.map(|s| s.as_str()), cwd, cwd_like, TOOL_WEIGHT, limit as i64],
+            params![filter.source, filter.cwd, filter.below_cwd, fts_query, TOOL_WEIGHT, limit as i64],
             |r| {
                 let meta = meta_from_row(r, 4)?;
                 Ok(Raw {

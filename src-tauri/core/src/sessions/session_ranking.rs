@@ -14,7 +14,8 @@ use std::collections::HashMap;
 
 use rusqlite::{params, OptionalExtension};
 
-use super::index::{escape_like, SessionIndex};
+use super::candidate_filter::CandidateFilter;
+use super::index::SessionIndex;
 use super::recall::{
     all_words, is_query_error, meaningful_words, render_snippet, uses_query_syntax,
     RECALL_LIMIT_MAX, SNIPPET_TOKENS, TOOL_WEIGHT,
@@ -355,31 +356,20 @@ impl SessionIndex {
         q: &RecallQuery,
         limit: usize,
     ) -> rusqlite::Result<Vec<(RecallHit, i64, f64)>> {
-        let cwd = q
-            .cwd_prefix
-            .as_ref()
-            .map(|p| p.to_string_lossy().trim_end_matches('/').to_string());
-        let cwd_like = cwd.as_ref().map(|c| format!("{}/%", escape_like(c)));
-        let mut stmt = self.conn.prepare_cached(
+        let filter = CandidateFilter::of(q);
+        let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT f.id, bm25(session_doc_fts) AS score,
                     f.session_id, f.source, f.path, f.cwd, coalesce(f.agent_title, f.first_prompt), f.model, f.first_ts, f.last_ts, f.messages,
                     strftime('%Y-%m-%dT%H:%M:%SZ', f.source_removed_at, 'unixepoch')
              FROM session_doc_fts
              JOIN session_files f ON f.id = session_doc_fts.rowid
-             WHERE session_doc_fts MATCH ?1
-               AND (?2 IS NULL OR f.source = ?2)
-               AND (?3 IS NULL OR f.cwd = ?3 OR f.cwd LIKE ?4 ESCAPE '\\')
+             WHERE session_doc_fts MATCH ?4 AND {}
              ORDER BY score, f.id DESC
              LIMIT ?5",
-        )?;
+            CandidateFilter::SQL
+        ))?;
         let rows = stmt.query_map(
-            params![
-                fts_query,
-                q.source.map(|s| s.as_str()),
-                cwd,
-                cwd_like,
-                limit as i64
-            ],
+            params![filter.source, filter.cwd, filter.below_cwd, fts_query, limit as i64],
             |r| {
                 let hit = empty_hit(meta_from_row(r, 2)?);
                 Ok((hit, r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?))

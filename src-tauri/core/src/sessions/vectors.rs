@@ -13,7 +13,8 @@ use std::collections::HashMap;
 
 use rusqlite::{params, OptionalExtension};
 
-use super::index::{escape_like, SessionIndex};
+use super::candidate_filter::CandidateFilter;
+use super::index::SessionIndex;
 use super::{RecallQuery, SessionError};
 use crate::embed::{EmbedError, TextEmbedder};
 
@@ -221,20 +222,18 @@ impl SessionIndex {
             return Ok(Vec::new());
         }
         let query = unit(query.to_vec());
-        let cwd = q.cwd_prefix.as_ref().map(|p| p.to_string_lossy().trim_end_matches('/').to_string());
-        let cwd_like = cwd.as_ref().map(|c| format!("{}/%", escape_like(c)));
+        let filter = CandidateFilter::of(q);
         let mut stmt = self
             .conn
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "SELECT v.file_id, v.message_id, v.vector FROM session_vectors v
                  JOIN session_files f ON f.id = v.file_id
-                 WHERE v.chunk >= 0 AND f.is_binary = 0
-                   AND (?1 IS NULL OR f.source = ?1)
-                   AND (?2 IS NULL OR f.cwd = ?2 OR f.cwd LIKE ?3 ESCAPE '\\')",
-            )
+                 WHERE v.chunk >= 0 AND f.is_binary = 0 AND {}",
+                CandidateFilter::SQL
+            ))
             .map_err(|e| self.sql(e))?;
         let mut best: HashMap<i64, HashMap<i64, f32>> = HashMap::new();
-        let mut rows = stmt.query(params![q.source.map(|s| s.as_str()), cwd, cwd_like]).map_err(|e| self.sql(e))?;
+        let mut rows = stmt.query(params![filter.source, filter.cwd, filter.below_cwd]).map_err(|e| self.sql(e))?;
         while let Some(r) = rows.next().map_err(|e| self.sql(e))? {
             let (file_id, message_id): (i64, i64) = (r.get(0).map_err(|e| self.sql(e))?, r.get(1).map_err(|e| self.sql(e))?);
             let stored = r.get_ref(2).map_err(|e| self.sql(e))?.as_blob().unwrap_or_default();
