@@ -52,6 +52,18 @@ impl Agents {
         cmd.env("CLAUDE_CONFIG_DIR", self.claude_home()).env("CODEX_HOME", self.codex_home());
         cmd
     }
+    /// `engram args…` as a process to spawn and talk to while it runs.
+    fn running(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("engram"));
+        cmd.env_remove("ENGRAM_HOME")
+            .env("HOME", self.sb.home.path())
+            .env("CLAUDE_CONFIG_DIR", self.claude_home())
+            .env("CODEX_HOME", self.codex_home())
+            .arg("--home")
+            .arg(self.sb.home.path())
+            .args(args);
+        cmd
+    }
     fn json(&self, args: &[&str]) -> Value {
         let out = self.engram().args(args).arg("--json").output().unwrap();
         assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -168,14 +180,8 @@ fn a_switched_off_source_is_refused_with_the_config_key() {
 #[test]
 fn watch_prints_a_line_per_indexed_change() {
     let a = Agents::new();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("engram"))
-        .env_remove("ENGRAM_HOME")
-        .env("HOME", a.sb.home.path())
-        .env("CLAUDE_CONFIG_DIR", a.claude_home())
-        .env("CODEX_HOME", a.codex_home())
-        .args(["--home"])
-        .arg(a.sb.home.path())
-        .args(["--json", "sessions", "watch"])
+    let mut child = a
+        .running(&["--json", "sessions", "watch"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -325,14 +331,8 @@ fn an_index_run_waits_for_another_indexer_and_a_recall_does_not() {
     assert!(out.contains("[pgbouncer]") && !out.contains("zeppelin"), "what was indexed, nothing newer: {out}");
     assert!(err.contains("another indexer is at work"), "{err}");
 
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("engram"))
-        .env_remove("ENGRAM_HOME")
-        .env("HOME", a.sb.home.path())
-        .env("CLAUDE_CONFIG_DIR", a.claude_home())
-        .env("CODEX_HOME", a.codex_home())
-        .arg("--home")
-        .arg(a.sb.home.path())
-        .args(["--json", "sessions", "index"])
+    let mut child = a
+        .running(&["--json", "sessions", "index"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
