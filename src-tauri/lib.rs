@@ -62,6 +62,8 @@ pub fn run() {
             commands::memories::open_link,
             commands::search::search_memories,
             commands::compose::compose_preview,
+            commands::compose::memory_tests,
+            commands::compose::save_memory_test,
             commands::archive::list_versions,
             commands::archive::version_diff,
             commands::archive::restore_version,

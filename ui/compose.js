@@ -10,10 +10,14 @@
 //   compose-empty       nothing to show yet   compose-copy      copy the block
 //   compose-agent-files the instruction files the agent loads by itself (not in the block)
 //   compose-agent-file  one of them (data-kind, data-agents)
+//   compose-tests       the person's retrieval cases   compose-test-case  one (data-passed)
+//   compose-tests-run   run them    compose-test-save  keep this prompt as a case
+//   compose-tests-summary  passed/failed line          compose-tests-empty  none yet
+//   compose-test-expect    a memory checkbox in the save dialog (value = name)
 
 import { call } from './api.js';
 import { h, clear, formatBytes, debounce } from './dom.js';
-import { toast, errorToast } from './dialog.js';
+import { toast, errorToast, confirmDialog } from './dialog.js';
 import { INSTRUCTION_FILES, loadedByLabel } from './instructions.js';
 
 const CUT_REASONS = {
@@ -32,6 +36,9 @@ export function createComposeView(app) {
   const agentFiles = h('div', { class: 'compose-side', testid: 'compose-agent-files' });
   const output = h('pre', { class: 'compose-output mono', testid: 'compose-output', tabindex: '0' });
   const copy = h('button', { class: 'btn', testid: 'compose-copy', onClick: copyBlock }, 'Copy block');
+  const tests = h('div', { class: 'compose-side compose-tests', testid: 'compose-tests' });
+  let lastComposition = null;
+  let testSeq = 0;
 
   const el = h('section', { class: 'view compose-view', testid: 'compose-view' },
     h('header', { class: 'view-header' },
@@ -42,11 +49,11 @@ export function createComposeView(app) {
       h('label', { class: 'field compose-project-field' }, h('span', { class: 'field-label' }, 'Working in'), project)),
     h('div', { class: 'compose-body' },
       h('div', { class: 'compose-block' }, h('div', { class: 'block-head' }, total, copy), output),
-      h('aside', { class: 'compose-aside' }, agentFiles, sections, notes)));
+      h('aside', { class: 'compose-aside' }, agentFiles, sections, notes, tests)));
 
   const refresh = debounce(run, 150);
   prompt.addEventListener('input', refresh);
-  project.addEventListener('change', run);
+  project.addEventListener('change', () => { run(); runTests(); });
 
   function fillProjects() {
     const current = project.value;
@@ -70,6 +77,7 @@ export function createComposeView(app) {
 
   function render(c) {
     lastText = c.text;
+    lastComposition = c;
     if (c.text.trim()) {
       output.textContent = c.text;
       output.classList.remove('is-empty');
@@ -125,6 +133,86 @@ export function createComposeView(app) {
       h('p', { class: 'muted small' }, 'Added to the agent’s context by the agent itself, before this block. Engram does not repeat them.'));
   }
 
+  // The person's own retrieval cases (memory/tests.toml of each scope, `engram memory test`):
+  // each prompt composed as an agent turn, with the rank each expected memory got.
+  async function runTests() {
+    const mine = ++testSeq;
+    const head = [h('h3', {}, 'Your retrieval tests'),
+      h('div', { class: 'compose-tests-actions' },
+        h('button', { class: 'btn btn-small', testid: 'compose-tests-run', onClick: runTests }, 'Run tests'),
+        h('button', { class: 'btn btn-small', testid: 'compose-test-save', onClick: saveAsTest }, 'Save prompt as test…'))];
+    let report;
+    try {
+      report = await call('memory_tests', { project: project.value || null });
+    } catch (e) {
+      if (mine === testSeq) clear(tests, head, h('p', { class: 'error small' }, e.message));
+      return;
+    }
+    if (mine !== testSeq) return;
+    if (!report) {
+      clear(tests, head, h('p', { class: 'muted small', testid: 'compose-tests-empty' },
+        'No tests yet. Type a prompt, then “Save prompt as test…” to keep the memories it must bring in. ',
+        h('span', { class: 'mono' }, 'engram memory test'), ' runs the same cases.'));
+      return;
+    }
+    clear(tests, head,
+      h('p', { class: report.failed ? 'small tests-failed' : 'small tests-passed', testid: 'compose-tests-summary' },
+        `${report.passed} passed · ${report.failed} failed · ${report.strategy}`),
+      h('ul', { class: 'compose-list compose-test-list' }, report.cases.map(renderCase)),
+      // The fallback the block above already explains is not said twice.
+      report.notes.filter((n) => !(lastComposition && lastComposition.notes.includes(n))).map((n) => h('p', { class: 'note' }, n)));
+  }
+
+  function renderCase(c) {
+    return h('li', { class: 'compose-test', testid: 'compose-test-case', dataset: { passed: String(c.passed) } },
+      h('span', { class: c.passed ? 'badge badge-ok' : 'badge badge-danger' }, c.passed ? 'pass' : 'fail'),
+      h('button', {
+        class: 'link-button compose-test-prompt', title: 'Compose this prompt',
+        onClick: () => { prompt.value = c.prompt; run(); prompt.focus(); },
+      }, c.prompt),
+      h('span', { class: 'muted small' }, c.scope === 'project' ? 'project' : 'user'),
+      h('ul', { class: 'compose-test-expected' }, c.expected.map((e) => h('li', { class: 'small' },
+        h('span', { class: 'mono' }, e.name),
+        h('span', { class: e.injected && (!c.within || (e.rank && e.rank <= c.within)) ? 'muted' : 'tests-failed' },
+          ` ${e.rank ? `rank ${e.rank}, ${e.injected ? 'injected' : 'not injected'}` : 'not ranked'}${c.within ? ` · must rank within ${c.within}` : ''}`)))));
+  }
+
+  async function saveAsTest() {
+    const text = prompt.value.trim();
+    if (!text) {
+      toast('Type the prompt first: a test is a prompt and the memories it must bring in', 'info');
+      prompt.focus();
+      return;
+    }
+    const c = lastComposition;
+    const candidates = [];
+    for (const m of [...(c ? c.selected : []), ...(c ? c.cut : [])]) {
+      if (!candidates.some((x) => x.name === m.name)) candidates.push(m);
+    }
+    if (!candidates.length) {
+      toast('No memory ranks for this prompt yet: write the memory first, then save the test', 'info');
+      return;
+    }
+    const boxes = candidates.map((m, i) => h('input', { type: 'checkbox', value: m.name, testid: 'compose-test-expect', checked: i === 0 }));
+    const details = h('fieldset', { class: 'test-expect-list' },
+      h('legend', { class: 'small muted' }, 'Must be injected:'),
+      candidates.map((m, i) => h('label', { class: 'test-expect-option' }, boxes[i], h('span', { class: 'mono' }, m.name), h('span', { class: 'badge badge-scope' }, m.scope))));
+    const ok = await confirmDialog({ title: 'Save as a retrieval test', message: `“${text}”`, details, confirmLabel: 'Save test' });
+    if (!ok) return;
+    const expect = boxes.filter((b) => b.checked).map((b) => b.value);
+    if (!expect.length) {
+      toast('Nothing saved: tick at least one memory the prompt must bring in', 'info');
+      return;
+    }
+    try {
+      const file = await call('save_memory_test', { project: project.value || null, prompt: text, expect, within: null });
+      toast(`Test saved to ${file}`, 'success', 3000);
+    } catch (e) {
+      errorToast('Could not save the test', e);
+    }
+    runTests();
+  }
+
   // Through the clipboard plugin (the window may write text, never read): the web clipboard API
   // is not granted to the page.
   async function copyBlock() {
@@ -139,7 +227,7 @@ export function createComposeView(app) {
 
   return {
     el,
-    show: () => { fillProjects(); run(); prompt.focus(); },
+    show: () => { fillProjects(); run(); runTests(); prompt.focus(); },
     focusMain: () => prompt.focus(),
     refresh: () => { fillProjects(); },
   };

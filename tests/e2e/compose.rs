@@ -48,3 +48,62 @@ async fn compose_preview_shows_the_block_an_agent_gets_for_a_prompt() -> TestRes
         })
         .await
 }
+
+/// The person's own retrieval cases from the compose preview: a prompt is kept as a test with
+/// the memory it must bring in (written where `engram memory test` reads it), and a case that
+/// fails shows the rank its memory got.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn a_prompt_is_kept_as_a_retrieval_test_and_failing_cases_show_their_ranks() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    let ledger = sandbox.add_project("ledger")?;
+    sandbox.save_project(
+        &ledger,
+        "token-refresh",
+        "project",
+        "How the auth middleware refreshes expired tokens",
+        "Refresh happens in middleware/auth.go under a mutex; the cache holds one token per tenant.\n",
+    )?;
+    sandbox.save_project(&ledger, "invoice-rounding", "project", "Invoices round half to even", "Use decimal, never float.\n")?;
+    let cases = sandbox.project_memory_file(&ledger, "token-refresh").with_file_name("tests.toml");
+    let prompt = "fix the token refresh race in the auth middleware";
+    let slug = ledger.slug.clone();
+    let written = cases.clone();
+
+    sandbox
+        .run("a_prompt_is_kept_as_a_retrieval_test_and_failing_cases_show_their_ranks", |driver| async move {
+            ui::open_compose(&driver).await?;
+            SelectElement::new(&testid(&driver, "compose-project").await?).await?.select_by_value(&slug).await?;
+            testid(&driver, "compose-tests-empty").await?;
+            testid(&driver, "compose-prompt").await?.send_keys(prompt).await?;
+            text_contains(&driver, "compose-output", "### token-refresh [project]").await?;
+            ui::click(&driver, "compose-test-save").await?;
+            let boxes = driver.find_all(ui::tid("compose-test-expect")).await?;
+            ensure!(!boxes.is_empty(), "the dialog offers the memories this prompt brought in");
+            ensure!(boxes[0].value().await?.as_deref() == Some("token-refresh"), "the top memory comes first");
+            ensure!(boxes[0].is_selected().await?, "and is ticked");
+            for other in &boxes[1..] {
+                ensure!(!other.is_selected().await?, "only the top one is ticked to begin with");
+            }
+            ui::click(&driver, "confirm-ok").await?;
+            text_contains(&driver, "compose-tests-summary", "1 passed · 0 failed").await?;
+            let saved = std::fs::read_to_string(&written)?;
+            ensure!(saved.contains(prompt) && saved.contains("\"token-refresh\""), "the case in {}:\n{saved}", written.display());
+
+            // A case written by hand that cannot pass: its memory ranks below the bar.
+            std::fs::write(&written, format!("{saved}\n[[case]]\nprompt = \"{prompt}\"\nexpect = [\"invoice-rounding\"]\nwithin = 1\n"))?;
+            ui::click(&driver, "compose-tests-run").await?;
+            text_contains(&driver, "compose-tests-summary", "1 passed · 1 failed").await?;
+            let failed = driver.find(ui::css("[data-testid=\"compose-test-case\"][data-passed=\"false\"]")).await?;
+            failed.scroll_into_view().await?;
+            let failed = failed.text().await?;
+            ensure!(failed.contains("invoice-rounding") && failed.contains("within 1"), "the failing case says what it expected: {failed}");
+            Ok(())
+        })
+        .await?;
+    let out = sandbox.engram(&ledger.root)?.args(["memory", "test"]).output()?;
+    ensure!(!out.status.success(), "`engram memory test` runs the same cases and fails on the same one");
+    let text = String::from_utf8_lossy(&out.stdout);
+    ensure!(text.contains("1 passed, 1 failed") && text.contains("invoice-rounding: not ranked"), "{text}");
+    Ok(())
+}

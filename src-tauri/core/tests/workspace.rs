@@ -352,3 +352,34 @@ fn each_agents_transcript_folder_is_the_one_the_session_index_reads() {
     let homeless = Workspace::new(EngramHome::new(tmp.path().join("home2")), LaunchEnv::from_lookup(|_| None, None));
     assert!(homeless.agent_statuses().is_none(), "no home directory: nothing to show rather than a guess");
 }
+
+/// The compose preview's "save as test": a case lands in the scope it belongs to and the next
+/// run judges it like any hand-written one; a name that is not a memory is refused, nothing written.
+#[test]
+fn a_saved_retrieval_case_goes_where_its_memories_live_and_is_run_from_there() {
+    use engram_core::compose::cases::CaseSpec;
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
+    let root = repo(&tmp.path().join("shop"));
+    let project = ws.add_project(&root).unwrap();
+    let in_project = ws.store_of(Some(&project.slug)).unwrap();
+    ws.save(&in_project, Scope::User, draft("deploy-steps", "How to ship a release", "Tag, build, roll out."), at(1)).unwrap();
+    ws.save(&in_project, Scope::Project, draft("db-migrations", "Database migrations", "Run sqlx migrate before the tests."), at(2)).unwrap();
+    assert!(ws.memory_tests_for(Some(&project.slug)).unwrap().is_none(), "no cases yet");
+
+    let case = |prompt: &str, expect: &[&str]| CaseSpec { prompt: prompt.into(), expect: expect.iter().map(|s| s.to_string()).collect(), within: None };
+    let user_file = ws.add_memory_test(Some(&project.slug), case("how do we ship a release", &["deploy-steps"])).unwrap();
+    assert_eq!(user_file, in_project.dir(Scope::User).unwrap().join("tests.toml"));
+    let project_file = ws.add_memory_test(Some(&project.slug), case("migrate the database", &["db-migrations", "deploy-steps"])).unwrap();
+    assert_eq!(project_file, in_project.dir(Scope::Project).unwrap().join("tests.toml"), "it expects a project memory");
+
+    let err = ws.add_memory_test(Some(&project.slug), case("anything", &["no-such-memory"])).unwrap_err();
+    assert_eq!(err.code(), "not_found", "{err}");
+    assert_eq!(std::fs::read_to_string(&user_file).unwrap().matches("[[case]]").count(), 1, "nothing written for the refused case");
+
+    let report = ws.memory_tests_for(Some(&project.slug)).unwrap().expect("two cases");
+    assert_eq!((report.passed + report.failed, report.cases.len()), (2, 2));
+    let user_only = ws.memory_tests_for(None).unwrap().expect("the user scope's case");
+    assert_eq!(user_only.cases.len(), 1, "the project's case runs only where the project's memories are");
+    assert_eq!(user_only.cases[0].expected[0].rank, Some(1), "{user_only:?}");
+}

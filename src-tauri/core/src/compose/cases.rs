@@ -11,9 +11,10 @@
 //! ```
 //!
 //! Owns: the file format, its validation (a bad file is an error naming the file and line,
-//! never skipped), and judging each case.
+//! never skipped), adding a case to a file's text (its comments and layout kept), and judging
+//! each case.
 //! Deliberately does not: print, pick the strategy or load the model (the caller passes a
-//! `Semantic` per call), or write the file.
+//! `Semantic` per call), or write the file (the store does, under the scope lock).
 
 use std::path::{Path, PathBuf};
 
@@ -133,6 +134,28 @@ pub fn parse_cases(text: &str, file: &Path) -> Result<Vec<CaseSpec>, CasesError>
         }
     }
     Ok(parsed.case)
+}
+
+/// `text` (a `tests.toml`, empty when there is none yet) with `spec` appended as the last
+/// `[[case]]`, everything already there kept as written (comments too). The result must parse
+/// as a valid case file, so a case that could never pass is refused here, not at the next run.
+pub fn with_case_added(text: &str, spec: &CaseSpec, file: &Path) -> Result<String, CasesError> {
+    let invalid = |message: String| CasesError::Invalid { path: file.to_path_buf(), message };
+    parse_cases(text, file)?;
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| invalid(e.to_string().trim().to_string()))?;
+    let mut case = toml_edit::Table::new();
+    case.insert("prompt", toml_edit::value(spec.prompt.trim()));
+    case.insert("expect", toml_edit::value(spec.expect.iter().map(String::as_str).collect::<toml_edit::Array>()));
+    if let Some(within) = spec.within {
+        case.insert("within", toml_edit::value(within as i64));
+    }
+    match doc.entry("case").or_insert_with(|| toml_edit::Item::ArrayOfTables(toml_edit::ArrayOfTables::new())) {
+        toml_edit::Item::ArrayOfTables(cases) => cases.push(case),
+        _ => return Err(invalid("`case` is not a list of [[case]] tables".into())),
+    }
+    let added = doc.to_string();
+    parse_cases(&added, file)?;
+    Ok(added)
 }
 
 /// Runs every case: composes its prompt as an agent turn would (same strategy, caps and
@@ -257,5 +280,32 @@ mod tests {
         assert!(load_cases(&store).unwrap_err().to_string().contains("expects no memory"));
         std::fs::remove_file(&file).unwrap();
         assert!(load_cases(&store).unwrap().is_empty(), "no file, no cases");
+    }
+
+    #[test]
+    fn an_added_case_keeps_what_the_file_said_and_a_case_that_could_never_pass_is_refused() {
+        let file = Path::new("tests.toml");
+        let first = CaseSpec { prompt: "  how do we ship?  ".into(), expect: vec!["deploy-steps".into()], within: Some(2) };
+        let text = with_case_added("", &first, file).unwrap();
+        assert_eq!(parse_cases(&text, file).unwrap(), vec![CaseSpec { prompt: "how do we ship?".into(), ..first.clone() }]);
+
+        let mine = "# my cases, written by hand\n[[case]]\nprompt = \"style?\"  # the one I care about\nexpect = [\"code-style\"]\n";
+        let second = CaseSpec { prompt: "run the migrations".into(), expect: vec!["db-migrations".into(), "deploy-steps".into()], within: None };
+        let text = with_case_added(mine, &second, file).unwrap();
+        assert!(text.starts_with(mine), "what was there is kept as written:\n{text}");
+        let cases = parse_cases(&text, file).unwrap();
+        assert_eq!(cases.len(), 2);
+        assert_eq!(cases[1], second);
+
+        for (bad, why) in [
+            (CaseSpec { prompt: " ".into(), expect: vec!["deploy-steps".into()], within: None }, "empty prompt"),
+            (CaseSpec { prompt: "x".into(), expect: vec![], within: None }, "expects no memory"),
+            (CaseSpec { prompt: "x".into(), expect: vec!["deploy-steps".into()], within: Some(0) }, "within = 0"),
+        ] {
+            let err = with_case_added(mine, &bad, file).unwrap_err().to_string();
+            assert!(err.contains(why), "{why}: {err}");
+        }
+        let broken = with_case_added("[[case]\nprompt = ", &first, file).unwrap_err();
+        assert!(matches!(broken, CasesError::Invalid { .. }), "a broken file is reported, not overwritten: {broken}");
     }
 }

@@ -149,6 +149,30 @@ impl Store {
         }
     }
 
+    /// Rewrites a scope's own side file (e.g. `tests.toml`) under the scope lock: `edit` gets
+    /// its text (`None` when it does not exist yet) and returns the new text, written
+    /// atomically. Returns the file's path. Memory files and MEMORY.md are not side files.
+    pub fn edit_side_file<E: From<StoreError>>(
+        &self,
+        scope: Scope,
+        file_name: &str,
+        edit: impl FnOnce(Option<&str>, &Path) -> Result<String, E>,
+    ) -> Result<PathBuf, E> {
+        let dir = self.dir(scope)?;
+        let path = dir.join(file_name);
+        fs::create_dir_all(&dir).map_err(|e| StoreError::io("create", &dir, e))?;
+        let _lock = lock_scope(&dir)?;
+        refuse_symlink(&path).map_err(|e| StoreError::io("read", &path, e))?;
+        let current = match fs::read_to_string(&path) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(StoreError::io("read", &path, e).into()),
+        };
+        let text = edit(current.as_deref(), &path)?;
+        write_atomic(&dir, file_name, text.as_bytes()).map_err(|e| StoreError::io("write", &path, e))?;
+        Ok(path)
+    }
+
     /// Creates or overwrites a memory; the prior version is archived first and keeps `created`.
     pub fn save(&self, scope: Scope, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
         self.save_with_keys(scope, draft, &[], now)

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::{lock, Workspace, WorkspaceError};
-use crate::compose::cases::{load_cases, run_cases, CasesReport};
+use crate::compose::cases::{load_cases, run_cases, with_case_added, CaseSpec, CasesReport, CASES_FILE};
 use crate::compose::{compose, ComposeRequest, Composition};
 use crate::config::{Config, ConfigError, Strategy};
 use crate::embed::{ModelPaths, ModelScorer};
@@ -261,6 +261,29 @@ impl Workspace {
             Err(why) => Semantic::Unavailable(why.clone()),
         };
         Ok(Some(run_cases(store, &mut self.corpus_cache(), &config.retrieval, &semantic, &cases)))
+    }
+
+    /// [`Workspace::memory_tests`] for the user scope and, with `slug`, that project.
+    pub fn memory_tests_for(&self, slug: Option<&str>) -> Result<Option<CasesReport>, WorkspaceError> {
+        self.memory_tests(&self.store_of(slug)?)
+    }
+
+    /// Keeps `spec` as one of the person's retrieval cases: in the project's `tests.toml` when
+    /// any memory it expects is the project's (the case only makes sense there), else in the
+    /// user scope's. Every expected memory must exist now (a typo would make a case that can
+    /// never pass). Returns the file written.
+    pub fn add_memory_test(&self, slug: Option<&str>, mut spec: CaseSpec) -> Result<PathBuf, WorkspaceError> {
+        let store = self.store_of(slug)?;
+        spec.expect.dedup();
+        let mut scope = Scope::User;
+        for name in &spec.expect {
+            if store.get(None, name)?.scope == Scope::Project {
+                scope = Scope::Project;
+            }
+        }
+        Ok(store.edit_side_file(scope, CASES_FILE, |text: Option<&str>, path: &Path| -> Result<String, WorkspaceError> {
+            Ok(with_case_added(text.unwrap_or(""), &spec, path)?)
+        })?)
     }
 
     /// How many blocks this workspace composed, and the model it holds (for `serve --status`).
