@@ -184,9 +184,16 @@ export function createComposeView(app) {
       prompt.focus();
       return;
     }
-    const c = lastComposition;
+    // Composed again for exactly this prompt: the preview may still show an older one.
+    let c;
+    try {
+      c = await call('compose_preview', { prompt: text, project: project.value || null });
+    } catch (e) {
+      errorToast('Could not compose this prompt', e);
+      return;
+    }
     const candidates = [];
-    for (const m of [...(c ? c.selected : []), ...(c ? c.cut : [])]) {
+    for (const m of [...c.selected, ...c.cut]) {
       if (!candidates.some((x) => x.name === m.name)) candidates.push(m);
     }
     if (!candidates.length) {
