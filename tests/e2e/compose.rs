@@ -7,12 +7,9 @@ use crate::harness::TestResult;
 use crate::seed::Sandbox;
 use crate::ui::{self, testid, text_contains};
 
-#[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs a display: run through scripts/e2e.sh"]
-async fn compose_preview_shows_the_block_an_agent_gets_for_a_prompt() -> TestResult {
-    let sandbox = Sandbox::new()?;
+/// A project whose auth memory the token-refresh prompt finds, and one it does not.
+fn ledger_with_two_memories(sandbox: &Sandbox) -> TestResult<engram_core::project::Project> {
     let ledger = sandbox.add_project("ledger")?;
-    sandbox.save_user("commit-style", "feedback", "Commit messages in the imperative mood", "Write 'Add X', not 'Added X'.\n")?;
     sandbox.save_project(
         &ledger,
         "token-refresh",
@@ -21,6 +18,15 @@ async fn compose_preview_shows_the_block_an_agent_gets_for_a_prompt() -> TestRes
         "Refresh happens in middleware/auth.go under a mutex; the cache holds one token per tenant.\n",
     )?;
     sandbox.save_project(&ledger, "invoice-rounding", "project", "Invoices round half to even", "Use decimal, never float.\n")?;
+    Ok(ledger)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn compose_preview_shows_the_block_an_agent_gets_for_a_prompt() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    let ledger = ledger_with_two_memories(&sandbox)?;
+    sandbox.save_user("commit-style", "feedback", "Commit messages in the imperative mood", "Write 'Add X', not 'Added X'.\n")?;
     let prompt = "fix the token refresh race in the auth middleware";
     let expected = sandbox.run_engram(&ledger.root, &["compose", "--query", prompt])?;
     ensure!(expected.contains("### token-refresh"), "the CLI itself did not select token-refresh:\n{expected}");
@@ -56,15 +62,7 @@ async fn compose_preview_shows_the_block_an_agent_gets_for_a_prompt() -> TestRes
 #[ignore = "needs a display: run through scripts/e2e.sh"]
 async fn a_prompt_is_kept_as_a_retrieval_test_and_failing_cases_show_their_ranks() -> TestResult {
     let sandbox = Sandbox::new()?;
-    let ledger = sandbox.add_project("ledger")?;
-    sandbox.save_project(
-        &ledger,
-        "token-refresh",
-        "project",
-        "How the auth middleware refreshes expired tokens",
-        "Refresh happens in middleware/auth.go under a mutex; the cache holds one token per tenant.\n",
-    )?;
-    sandbox.save_project(&ledger, "invoice-rounding", "project", "Invoices round half to even", "Use decimal, never float.\n")?;
+    let ledger = ledger_with_two_memories(&sandbox)?;
     let cases = sandbox.project_memory_file(&ledger, "token-refresh").with_file_name("tests.toml");
     let prompt = "fix the token refresh race in the auth middleware";
     let slug = ledger.slug.clone();
