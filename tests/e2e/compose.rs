@@ -76,6 +76,7 @@ async fn a_prompt_is_kept_as_a_retrieval_test_and_failing_cases_show_their_ranks
             testid(&driver, "compose-prompt").await?.send_keys(prompt).await?;
             text_contains(&driver, "compose-output", "### token-refresh [project]").await?;
             ui::click(&driver, "compose-test-save").await?;
+            testid(&driver, "confirm-dialog").await?;
             let boxes = driver.find_all(ui::tid("compose-test-expect")).await?;
             ensure!(!boxes.is_empty(), "the dialog offers the memories this prompt brought in");
             ensure!(boxes[0].value().await?.as_deref() == Some("token-refresh"), "the top memory comes first");

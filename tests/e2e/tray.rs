@@ -7,8 +7,7 @@
 //! icon-sized); the menu is the window that maps after a right click on it. With no window
 //! manager nothing keeps windows apart, so trayer sits in the bottom-right corner, outside the
 //! app's window: a click where the window overlaps the panel would land in the web view (and
-//! open WebKit's context menu instead). Items are chosen with the keyboard, which the menu
-//! grabs while open: ↓ n times, then Enter.
+//! open WebKit's context menu instead). Items are chosen with a click in the menu.
 //! Every step that can fail says what it saw, so a broken tray explains itself.
 
 use std::process::{Child, Command, Stdio};
@@ -180,10 +179,9 @@ async fn open_menu(icon: &str, panel: &str) -> TestResult<String> {
 }
 
 /// Opens the menu, chooses the `position`-th item and waits for `landed`; tries three times.
-/// Under heavy load the arrow keys can reach the server after the popup is mapped but before
-/// GTK has grabbed the keyboard for it, and are lost: a person sees the menu before choosing, so
-/// a choice that was never delivered says nothing about the app. Each retry closes the menu
-/// first, and every attempt's failure is reported.
+/// Under heavy load a choice can be lost before the popup is ready for it: a person sees the
+/// menu before choosing, so a choice that was never delivered says nothing about the app. Each
+/// retry closes the menu first, and every attempt's failure is reported.
 async fn choose_until<T, F, Fut>(icon: &str, panel: &str, position: usize, landed: F) -> TestResult<T>
 where
     F: Fn() -> Fut,
@@ -192,7 +190,7 @@ where
     let mut failures = Vec::new();
     for attempt in 1..=3 {
         let menu = open_menu(icon, panel).await?;
-        choose(position)?;
+        choose(&menu, position)?;
         match landed().await {
             Ok(value) => return Ok(value),
             Err(e) => failures.push(format!("attempt {attempt}: {e}")),
@@ -209,12 +207,19 @@ where
     Err(failures.join("; ").into())
 }
 
-/// Chooses the `position`-th item (1-based) of the open menu: ↓ `position` times, then Enter.
-fn choose(position: usize) -> TestResult {
-    for _ in 0..position {
-        xdotool(&["key", "--delay", "60", "Down"])?;
-    }
-    xdotool(&["key", "Return"])?;
+/// Clicks the `position`-th item (1-based, one of those above the separator) of the open menu.
+/// GTK lays the items out at one height between the menu's padding and the separator, so the
+/// item's middle follows from the menu's height. Pointer events reach the menu as soon as it is
+/// mapped; keys do only once GTK has grabbed the keyboard for it, which under load came late.
+fn choose(menu: &str, position: usize) -> TestResult {
+    const PADDING: i64 = 5;
+    const SEPARATOR: i64 = 7;
+    const ITEMS: i64 = 4;
+    let g = geometry(menu)?;
+    let item = (g.height - 2 * PADDING - SEPARATOR) / ITEMS;
+    let y = g.y + PADDING + item * (position as i64 - 1) + item / 2;
+    xdotool(&["mousemove", "--sync", &(g.x + g.width / 2).to_string(), &y.to_string()])?;
+    xdotool(&["click", "1"])?;
     Ok(())
 }
 
