@@ -28,6 +28,24 @@ macro_rules! ensure {
 pub struct App {
     pub driver: WebDriver,
     driver_process: Child,
+    home: PathBuf,
+}
+
+/// The app processes started on `home` (their ENGRAM_HOME), by pid.
+pub fn apps_on(home: &Path) -> Vec<u32> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut wanted = b"ENGRAM_HOME=".to_vec();
+    wanted.extend_from_slice(home.as_os_str().as_bytes());
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "engram-app")
+                && std::fs::read(format!("/proc/{pid}/environ"))
+                    .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == wanted.as_slice()))
+        })
+        .collect()
 }
 
 fn free_port() -> u16 {
@@ -94,7 +112,7 @@ impl App {
         caps.set("browserName", "wry")?;
         caps.set("tauri:options", serde_json::json!({ "application": app_binary() }))?;
         match WebDriver::new(format!("http://127.0.0.1:{port}"), caps).await {
-            Ok(driver) => Ok(App { driver, driver_process }),
+            Ok(driver) => Ok(App { driver, driver_process, home: home.to_path_buf() }),
             Err(e) => {
                 stop(&mut driver_process);
                 Err(format!("cannot open a WebDriver session: {e}").into())
@@ -106,6 +124,16 @@ impl App {
     pub async fn close(mut self) {
         let _ = self.driver.clone().quit().await;
         stop(&mut self.driver_process);
+        // An app that outlives its test would show up in the next one: its tray icon docks in
+        // the next test's tray host, where a click on "the" icon can reach the wrong app.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !apps_on(&self.home).is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        for pid in apps_on(&self.home) {
+            eprintln!("the app (pid {pid}) outlived its WebDriver session; killing it");
+            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+        }
     }
 }
 

@@ -130,25 +130,31 @@ fn visible_windows() -> Vec<String> {
 }
 
 /// The icon's own window: the app's (WM_NAME `engram-app`) XEmbed plug docked in the panel,
-/// icon-sized. Waits until it is there.
-fn tray_icon(panel: &str) -> TestResult<String> {
+/// icon-sized, owned by the app this test started on `home` (an icon of another app would
+/// take the clicks meant for this one). Waits until it is there.
+fn tray_icon(panel: &str, home: &std::path::Path) -> TestResult<String> {
     let deadline = Instant::now() + ui::PATIENCE;
     loop {
+        let ours = crate::harness::apps_on(home);
         let candidates = xdotool(&["search", "--onlyvisible", "--name", "^engram-app$"]).unwrap_or_default();
+        let mut others = Vec::new();
         for window in candidates.lines() {
             if let Ok(g) = geometry(window) {
                 if (16..=64).contains(&g.width) && (16..=64).contains(&g.height) {
-                    return Ok(window.to_string());
+                    let pid = xdotool(&["getwindowpid", window]).ok().and_then(|p| p.trim().parse::<u32>().ok());
+                    match pid {
+                        Some(pid) if ours.contains(&pid) => return Ok(window.to_string()),
+                        other => others.push(format!("{window} (pid {other:?})")),
+                    }
                 }
             }
         }
         ensure!(
             Instant::now() < deadline,
-            "no icon docked in trayer's panel after {:?} (panel {}; icon-sized `engram-app` windows: none of {:?}): \
-             the app registered no tray icon. Without a session bus Tauri silently skips it",
+            "no icon of this test's app (pids {ours:?}) docked in trayer's panel after {:?} (panel {}; other icon-sized \
+             `engram-app` windows: {others:?}): the app registered no tray icon. Without a session bus Tauri silently skips it",
             ui::PATIENCE,
             describe(panel),
-            candidates.lines().collect::<Vec<_>>()
         );
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -234,11 +240,12 @@ async fn the_tray_menu_opens_search_and_runs_a_reindex() -> TestResult {
     let turns = [("user", "how do we rotate the signing keys?"), ("assistant", "Rotate them quarterly with the vault CLI.")];
     sandbox.write_session("tray-session", "Signing keys", &sandbox.user_home, &turns)?;
     let (_trayer, panel) = start_trayer()?;
+    let home = sandbox.home.clone();
     sandbox
         .run("the_tray_menu_opens_search_and_runs_a_reindex", move |driver| async move {
             ui::open_user_memories(&driver).await?;
             ui::rows_until(&driver, "the memory list", |rows| rows == ["deploy-window"]).await?;
-            let icon = tray_icon(&panel)?;
+            let icon = tray_icon(&panel, &home)?;
 
             choose_until(&icon, &panel, SEARCH_ITEM, || ui::testid(&driver, "search-input"))
                 .await
