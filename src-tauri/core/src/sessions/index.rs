@@ -115,9 +115,12 @@ impl SessionIndex {
                 self.rollback();
                 return Err(e.into());
             }
-            self.conn
-                .execute_batch("COMMIT")
-                .map_err(|e| SessionError::from_sql(&self.path, e))?;
+            if let Err(e) = self.conn.execute_batch("COMMIT") {
+                // Not left open (holding the write lock and the turn) for a long-lived index,
+                // such as the watcher's, to block every other writer.
+                self.rollback();
+                return Err(SessionError::from_sql(&self.path, e));
+            }
         }
         self.turn = None;
         Ok(())
