@@ -240,3 +240,102 @@ fn tune_vector_layout_on_dev() {
         }
     }
 }
+
+/// Tuning aid: pseudo-relevance feedback on the embedding side (Rocchio). The first ranking is
+/// the default one (bm25 and cosine through the calibrated blend); the query vector then moves
+/// toward the vectors of its top `PRF_K` memories, q' = unit(q + `PRF_BETA` · mean(top-k)), and
+/// the cosines returned are those of q' (the ranker fuses them with bm25 again). `PRF_FROM=semantic`
+/// takes the top k of the cosine ranking instead of the fused one; `PRF_GAP=g` gives feedback only
+/// when the first ranking is unsure (its normalized top two fused scores less than g apart).
+/// Vectors are the sidecars' own, read through the same cache the app uses.
+struct FeedbackScorer {
+    embedder: std::sync::Arc<std::sync::Mutex<engram_core::embed::Embedder>>,
+    cache: std::sync::Mutex<engram_core::embed::VectorCache>,
+}
+
+fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
+    std::env::var(key).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+impl engram_core::rank::SemanticScorer for FeedbackScorer {
+    fn similarities(&self, query: &str, docs: &[std::sync::Arc<engram_core::rank::DocTerms>]) -> Result<Vec<Option<f32>>, String> {
+        use engram_core::embed::TextEmbedder;
+        use engram_core::rank::{bm25, fusion, Corpus, Synonyms};
+        let (q, model_id) = {
+            let mut embedder = self.embedder.lock().unwrap();
+            let q = unit(embedder.embed(&[query.to_string()]).map_err(|e| e.to_string())?.pop().unwrap());
+            (q, embedder.model_id().to_string())
+        };
+        let mut cache = self.cache.lock().unwrap();
+        let vectors: Vec<Option<Vec<f32>>> = docs.iter().map(|d| cache.vector(&d.path, &model_id).map(<[f32]>::to_vec)).collect();
+        let cosines = |q: &[f32]| -> Vec<Option<f32>> { vectors.iter().map(|v| v.as_ref().map(|v| dotp(q, v).max(0.0))).collect() };
+        let first = cosines(&q);
+        let (k, beta): (usize, f32) = (env_or("PRF_K", 0), env_or("PRF_BETA", 0.0));
+        if k == 0 || beta == 0.0 {
+            return Ok(first);
+        }
+        // The first fused ranking, exactly as the ranker computes it (same corpus, same blend).
+        let corpus = Corpus::build_unshadowed(docs.iter().cloned());
+        let at: Vec<usize> = docs.iter().map(|d| corpus.docs.iter().position(|c| std::sync::Arc::ptr_eq(c, d)).unwrap()).collect();
+        let synonyms = Synonyms::new(&[]);
+        let weighted = bm25::weighted_query(query, &synonyms);
+        let lexical_in_corpus = bm25::bm25_scores(&corpus, &weighted);
+        let confidence = bm25::coverage_of_best(&corpus, &weighted, &synonyms, &lexical_in_corpus);
+        let lexical: Vec<f32> = at.iter().map(|&i| lexical_in_corpus[i]).collect();
+        let mut fused = fusion::calibrated_blend(&lexical, &first, confidence, 0.6);
+        fusion::normalize(&mut fused);
+        let from_semantic = std::env::var("PRF_FROM").is_ok_and(|v| v == "semantic");
+        let basis: Vec<f32> = if from_semantic { first.iter().map(|c| c.unwrap_or(0.0)).collect() } else { fused.clone() };
+        let mut order: Vec<usize> = (0..docs.len()).filter(|&i| basis[i] > 0.0 && vectors[i].is_some()).collect();
+        order.sort_by(|a, b| basis[*b].total_cmp(&basis[*a]));
+        let gap: f32 = env_or("PRF_GAP", f32::INFINITY);
+        let mut fused_order: Vec<f32> = fused.clone();
+        fused_order.sort_by(|a, b| b.total_cmp(a));
+        if fused_order.len() >= 2 && fused_order[0] - fused_order[1] >= gap {
+            return Ok(first);
+        }
+        let top: Vec<&Vec<f32>> = order.iter().take(k).map(|&i| vectors[i].as_ref().unwrap()).collect();
+        if top.is_empty() {
+            return Ok(first);
+        }
+        let mut moved = q.clone();
+        for v in &top {
+            for (m, x) in moved.iter_mut().zip(v.iter()) {
+                *m += beta * x / top.len() as f32;
+            }
+        }
+        Ok(cosines(&unit(moved)))
+    }
+}
+
+#[test]
+#[ignore]
+fn tune_query_feedback_on_dev() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = eval_set::load(tmp.path());
+    let paths = model_paths();
+    let embedder = engram_core::embed::shared_embedder(&paths).unwrap();
+    let report = engram_core::embed::reindex_files(eval_set::all_files(&set), &mut *embedder.lock().unwrap(), &mut |_| {}).unwrap();
+    assert!(report.failed.is_empty(), "{:?}", report.failed);
+    let scorer = FeedbackScorer { embedder: embedder.clone(), cache: std::sync::Mutex::new(engram_core::embed::VectorCache::new()) };
+    // `EVAL_TUNE="PRF_K=0;PRF_K=1,PRF_BETA=0.5"` runs each setting; only the dev half is printed.
+    let settings = std::env::var("EVAL_TUNE").unwrap_or_default();
+    for setting in settings.split(';') {
+        for kv in setting.split(',').filter(|kv| !kv.is_empty()) {
+            let (k, v) = kv.split_once('=').unwrap();
+            std::env::set_var(k, v);
+        }
+        let defaults = RetrievalConfig::default();
+        let config = Config { strategy: Strategy::Auto, fusion: defaults.fusion, semantic_weight: defaults.semantic_weight as f32, scorer: Some(&scorer) };
+        let report = eval_set::evaluate(&set, &config, show_dev_misses());
+        let line = |c: &str| {
+            let t = report[&(Half::Dev, c.to_string())];
+            format!("{c} {}/{:.3}/{:.3}/{:.3}", t.hit1, t.hit1(), t.hit3(), t.mrr())
+        };
+        let classes: Vec<String> = ["ALL"].iter().chain(CLASSES.iter()).map(|c| line(c)).collect();
+        println!("{setting:<40} | {}", classes.join(" | "));
+        for kv in setting.split(',').filter(|kv| !kv.is_empty()) {
+            std::env::remove_var(kv.split_once('=').unwrap().0);
+        }
+    }
+}
