@@ -74,7 +74,11 @@ export function createSidebar(app) {
     const ratio = p.total ? p.done / p.total : 0;
     progressBar.style.width = `${Math.round(ratio * 100)}%`;
     progress.classList.toggle('indeterminate', !p.total);
-    const what = { sessions: 'Indexing sessions', session_vectors: 'Embedding sessions' }[p.phase] || 'Embedding memories';
+    const what = {
+      sessions: 'Indexing sessions',
+      session_vectors: 'Embedding sessions',
+      waiting_for_indexer: 'Waiting for another session indexer to finish',
+    }[p.phase] || 'Embedding memories';
     status.textContent = p.total ? `${what}: ${p.done} of ${p.total}…` : `${what}…`;
     status.classList.remove('error');
   }

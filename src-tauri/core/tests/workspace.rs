@@ -383,3 +383,33 @@ fn a_saved_retrieval_case_goes_where_its_memories_live_and_is_run_from_there() {
     assert_eq!(user_only.cases.len(), 1, "the project's case runs only where the project's memories are");
     assert_eq!(user_only.cases[0].expected[0].rank, Some(1), "{user_only:?}");
 }
+
+/// The app's Reindex while another session indexer runs (`engram sessions index` in a
+/// terminal): it says it is waiting, waits for that run to end, then indexes.
+#[test]
+fn a_reindex_says_it_waits_for_another_session_indexer_and_then_indexes() {
+    use engram_core::workspace::ReindexPhase;
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let ws = workspace(&home, &tmp.path().join("no-models"));
+    std::fs::create_dir_all(home.join("sessions")).unwrap();
+    let line = serde_json::json!({"ts": "2026-06-01T10:00:00Z", "role": "user", "text": "rotate the signing keys"});
+    std::fs::write(home.join("sessions/s.jsonl"), format!("{line}\n")).unwrap();
+    // What another indexer's run holds, as any process takes it.
+    let lock = std::fs::OpenOptions::new().create(true).truncate(false).read(true).write(true).open(home.join("index.sqlite.writer")).unwrap();
+    lock.lock().unwrap();
+
+    let (phases, heard) = std::sync::mpsc::channel();
+    let reindex = {
+        let ws = ws.clone();
+        std::thread::spawn(move || ws.reindex(None, at(1), &mut |phase, _, _| { let _ = phases.send(phase); }))
+    };
+    let waiting = std::iter::from_fn(|| heard.recv_timeout(std::time::Duration::from_secs(60)).ok())
+        .find(|p| *p == ReindexPhase::WaitingForIndexer);
+    assert!(waiting.is_some(), "the reindex said it waits for the other indexer");
+    assert!(!reindex.is_finished(), "and waits while the other run holds the index");
+    drop(lock);
+    let summary = reindex.join().unwrap().unwrap();
+    let sessions = summary.sessions.expect("sessions indexed once the other run ended");
+    assert_eq!(sessions.messages_indexed, 1);
+}

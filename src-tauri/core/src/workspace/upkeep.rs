@@ -31,6 +31,10 @@ pub enum ReindexPhase {
     /// Vectors for the session messages that have none (with the model only).
     #[serde(rename = "session_vectors")]
     SessionVectors,
+    /// Another session indexer (`engram sessions index`, the watcher) is at work: the sessions
+    /// phase starts when it ends.
+    #[serde(rename = "waiting_for_indexer")]
+    WaitingForIndexer,
 }
 
 /// The parts of a reindex; one failing does not stop the others.
@@ -69,6 +73,9 @@ impl Workspace {
     ) -> Result<ReindexSummary, WorkspaceError> {
         let _running = self.begin_reindex()?;
         let embeddings = self.reindex_vectors(also, &mut |p| progress(ReindexPhase::Embeddings, p.done, p.total));
+        if self.session_indexer_at_work() {
+            progress(ReindexPhase::WaitingForIndexer, 0, 0);
+        }
         let sessions = self.index_sessions(
             &super::IndexRequest::default(),
             now,
