@@ -90,6 +90,20 @@ CREATE INDEX IF NOT EXISTS session_vectors_file ON session_vectors(file_id);
 
 /// Opens (creating if needed) the database with current session tables.
 pub(crate) fn open(path: &Path) -> Result<Connection, SessionError> {
+    match open_or_repair(path) {
+        // Making a new file WAL, or creating the shared `meta` table, writes before any turn is
+        // taken: behind another indexer's run, which holds the write lock for minutes at a time,
+        // that can outlast the busy timeout (SQLite's handler polls and misses the gaps between
+        // the run's batches). In the writers' turn no run is going on.
+        Err(SessionError::Busy { .. }) => {
+            let _turn = WriterTurn::queue(path)?;
+            open_or_repair(path)
+        }
+        other => other,
+    }
+}
+
+fn open_or_repair(path: &Path) -> Result<Connection, SessionError> {
     match open_once(path) {
         Err(Failure::Corrupt(reason)) => {
             // The file opened but the session tables are damaged: only they are rebuilt from

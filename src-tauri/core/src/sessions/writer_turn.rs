@@ -181,4 +181,35 @@ mod tests {
         assert_eq!(summary.messages_indexed, 1);
         assert!(done >= run.join().unwrap(), "the second run wrote only after the first ended");
     }
+
+    /// The first open of a file writes (the shared `meta` table) before it could take a turn;
+    /// behind a run that holds the write lock past the busy timeout it waits its turn instead of
+    /// failing.
+    #[test]
+    fn a_first_open_behind_a_run_longer_than_the_busy_timeout_waits_for_its_end() {
+        use crate::sessions::SessionIndex;
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("index.sqlite");
+        let (holding, wait_for_holding) = channel();
+        let run = {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                let turn = WriterTurn::queue(&db).unwrap();
+                let conn = rusqlite::Connection::open(&db).unwrap();
+                conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).unwrap();
+                conn.execute_batch("CREATE TABLE other_tenant(x); BEGIN IMMEDIATE; INSERT INTO other_tenant VALUES (1);").unwrap();
+                holding.send(()).unwrap();
+                std::thread::sleep(crate::index_db::BUSY_TIMEOUT + Duration::from_secs(1));
+                let ending = Instant::now();
+                conn.execute_batch("COMMIT").unwrap();
+                drop(turn);
+                ending
+            })
+        };
+        wait_for_holding.recv().unwrap();
+        let opened = SessionIndex::open(&db).map(drop);
+        let done = Instant::now();
+        opened.expect("waited, not refused");
+        assert!(done >= run.join().unwrap(), "opened only after the run ended");
+    }
 }
