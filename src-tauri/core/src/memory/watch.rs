@@ -197,9 +197,14 @@ mod tests {
 
     /// Polls until `wanted` has been seen, with a generous timeout for busy machines.
     fn wait_for(seen: &Arc<Mutex<Vec<MemoryChange>>>, wanted: &MemoryChange) -> bool {
+        wait_for_any(seen, std::slice::from_ref(wanted))
+    }
+
+    /// Polls until any of `wanted` has been seen.
+    fn wait_for_any(seen: &Arc<Mutex<Vec<MemoryChange>>>, wanted: &[MemoryChange]) -> bool {
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
-            if seen.lock().unwrap().contains(wanted) {
+            if seen.lock().unwrap().iter().any(|c| wanted.contains(c)) {
                 return true;
             }
             std::thread::sleep(Duration::from_millis(25));
@@ -228,11 +233,12 @@ mod tests {
         in_project.save(Scope::Project, draft("deploy-steps"), now).unwrap();
         let project_saved =
             MemoryChange::Saved { scope: Scope::Project, project: Some("ledger-1a2b3c4d".into()), name: "deploy-steps".into() };
-        // The project's memory directory is new: a file written into it before the recursive
-        // watch reaches it is reported through the directory's own event, a rescan (seen on a
-        // loaded CI machine); either tells the caches to look.
+        // The project's directories are new: a file written into them before the recursive watch
+        // reaches them is reported only through a directory's own event, the memory directory's
+        // rescan or, when even that came first, the projects change (both seen on loaded
+        // machines). Each makes listeners re-read everything (`Workspace::memory_changed`).
         assert!(
-            wait_for(&seen, &project_saved) || seen.lock().unwrap().contains(&MemoryChange::Rescan),
+            wait_for_any(&seen, &[project_saved, MemoryChange::Rescan, MemoryChange::ProjectsChanged]),
             "saw {:?}",
             seen.lock().unwrap()
         );
