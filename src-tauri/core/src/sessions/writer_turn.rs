@@ -146,6 +146,31 @@ mod tests {
         assert!(elsewhere.join().unwrap(), "free once the outer turn ends");
     }
 
+    /// Another indexer's run as it looks from outside: holds the turn and, on its own connection
+    /// (`open` it, then run `begin`), the write lock for longer than SQLite's busy timeout.
+    /// Returns once the run holds both; the handle yields the moment the run began to end.
+    fn a_run_longer_than_the_busy_timeout(
+        db: &Path,
+        open: fn(&Path) -> rusqlite::Connection,
+        begin: &'static str,
+    ) -> std::thread::JoinHandle<Instant> {
+        let (holding, wait_for_holding) = channel();
+        let db = db.to_path_buf();
+        let run = std::thread::spawn(move || {
+            let turn = WriterTurn::queue(&db).unwrap();
+            let conn = open(&db);
+            conn.execute_batch(begin).unwrap();
+            holding.send(()).unwrap();
+            std::thread::sleep(crate::index_db::BUSY_TIMEOUT + Duration::from_secs(1));
+            let ending = Instant::now();
+            conn.execute_batch("COMMIT").unwrap();
+            drop(turn);
+            ending
+        });
+        wait_for_holding.recv().unwrap();
+        run
+    }
+
     /// A run that holds the write lock longer than SQLite's busy timeout (a large first index
     /// on a loaded machine) delays a second indexer; it must not fail it.
     #[test]
@@ -159,22 +184,7 @@ mod tests {
         std::fs::write(roots.engram.join("a.jsonl"), format!("{line}\n")).unwrap();
         drop(SessionIndex::open(&db).unwrap());
 
-        let (holding, wait_for_holding) = channel();
-        let run = {
-            let db = db.clone();
-            std::thread::spawn(move || {
-                let turn = WriterTurn::queue(&db).unwrap();
-                let conn = crate::index_db::open(&db).unwrap();
-                conn.execute_batch("BEGIN IMMEDIATE").unwrap();
-                holding.send(()).unwrap();
-                std::thread::sleep(crate::index_db::BUSY_TIMEOUT + Duration::from_secs(1));
-                let ending = Instant::now();
-                conn.execute_batch("COMMIT").unwrap();
-                drop(turn);
-                ending
-            })
-        };
-        wait_for_holding.recv().unwrap();
+        let run = a_run_longer_than_the_busy_timeout(&db, |db| crate::index_db::open(db).unwrap(), "BEGIN IMMEDIATE");
         let mut index = SessionIndex::open(&db).unwrap();
         let summary = index.index(&roots, &SessionsConfig::default(), None, 0, &mut |_| {}).expect("waited, not refused");
         let done = Instant::now();
@@ -190,23 +200,13 @@ mod tests {
         use crate::sessions::SessionIndex;
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("index.sqlite");
-        let (holding, wait_for_holding) = channel();
-        let run = {
-            let db = db.clone();
-            std::thread::spawn(move || {
-                let turn = WriterTurn::queue(&db).unwrap();
-                let conn = rusqlite::Connection::open(&db).unwrap();
-                conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).unwrap();
-                conn.execute_batch("CREATE TABLE other_tenant(x); BEGIN IMMEDIATE; INSERT INTO other_tenant VALUES (1);").unwrap();
-                holding.send(()).unwrap();
-                std::thread::sleep(crate::index_db::BUSY_TIMEOUT + Duration::from_secs(1));
-                let ending = Instant::now();
-                conn.execute_batch("COMMIT").unwrap();
-                drop(turn);
-                ending
-            })
+        // A file another tenant made WAL and wrote first, with no `meta` table yet.
+        let open_bare = |db: &Path| {
+            let conn = rusqlite::Connection::open(db).unwrap();
+            conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).unwrap();
+            conn
         };
-        wait_for_holding.recv().unwrap();
+        let run = a_run_longer_than_the_busy_timeout(&db, open_bare, "CREATE TABLE other_tenant(x); BEGIN IMMEDIATE; INSERT INTO other_tenant VALUES (1);");
         let opened = SessionIndex::open(&db).map(drop);
         let done = Instant::now();
         opened.expect("waited, not refused");
