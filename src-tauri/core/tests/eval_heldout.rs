@@ -118,14 +118,22 @@ fn bm25_meets_its_floors_on_both_halves() {
     assert_floors("bm25", &bm25, BM25_FLOORS);
 }
 
-#[test]
-fn the_default_strategy_meets_its_floors_on_both_halves() {
-    let tmp = tempfile::tempdir().unwrap();
-    let set = eval_set::load(tmp.path());
+/// The held-out set written under `dir`, every memory's vector made by the real model.
+fn load_embedded(
+    dir: &std::path::Path,
+) -> (eval_set::LoadedSet, engram_core::embed::ModelPaths, std::sync::Arc<std::sync::Mutex<engram_core::embed::Embedder>>) {
+    let set = eval_set::load(dir);
     let paths = model_paths();
     let embedder = engram_core::embed::shared_embedder(&paths).unwrap();
     let report = engram_core::embed::reindex_files(eval_set::all_files(&set), &mut *embedder.lock().unwrap(), &mut |_| {}).unwrap();
     assert!(report.failed.is_empty(), "{:?}", report.failed);
+    (set, paths, embedder)
+}
+
+#[test]
+fn the_default_strategy_meets_its_floors_on_both_halves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (set, paths, _) = load_embedded(tmp.path());
     let scorer = engram_core::embed::ModelScorer::load(&paths).unwrap();
     let defaults = RetrievalConfig::default();
     let config = |fusion| Config { strategy: Strategy::Auto, fusion, semantic_weight: defaults.semantic_weight as f32, scorer: Some(&scorer) };
@@ -312,11 +320,7 @@ impl engram_core::rank::SemanticScorer for FeedbackScorer {
 #[ignore]
 fn tune_query_feedback_on_dev() {
     let tmp = tempfile::tempdir().unwrap();
-    let set = eval_set::load(tmp.path());
-    let paths = model_paths();
-    let embedder = engram_core::embed::shared_embedder(&paths).unwrap();
-    let report = engram_core::embed::reindex_files(eval_set::all_files(&set), &mut *embedder.lock().unwrap(), &mut |_| {}).unwrap();
-    assert!(report.failed.is_empty(), "{:?}", report.failed);
+    let (set, _, embedder) = load_embedded(tmp.path());
     let scorer = FeedbackScorer { embedder: embedder.clone(), cache: std::sync::Mutex::new(engram_core::embed::VectorCache::new()) };
     // `EVAL_TUNE="PRF_K=0;PRF_K=1,PRF_BETA=0.5"` runs each setting; only the dev half is printed.
     let settings = std::env::var("EVAL_TUNE").unwrap_or_default();
