@@ -150,19 +150,29 @@ fn id_key(id: &Value) -> String {
 /// The tool calls among the input's lines, by id; ids used more than once are left out.
 fn tool_calls(data: &[u8]) -> HashMap<String, String> {
     let mut calls = HashMap::new();
-    let mut reused = HashSet::new();
+    let mut seen = HashSet::new();
     for line in data.split(|b| *b == b'\n') {
-        let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(line.strip_suffix(b"\r").unwrap_or(line)) else { continue };
-        let Some(id) = message.get("id") else { continue };
-        let key = id_key(id);
-        if reused.contains(&key) || calls.contains_key(&key) {
-            calls.remove(&key);
-            reused.insert(key);
-            continue;
-        }
-        if message.get("method").and_then(Value::as_str) == Some("tools/call") {
-            let tool = message.get("params").and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or_default();
-            calls.insert(key, tool.to_string());
+        let messages = match serde_json::from_slice::<Value>(line.strip_suffix(b"\r").unwrap_or(line)) {
+            Ok(Value::Object(message)) => vec![message],
+            Ok(Value::Array(batch)) => batch.into_iter().filter_map(|m| match m {
+                Value::Object(message) => Some(message),
+                _ => None,
+            }).collect(),
+            _ => continue,
+        };
+        for message in messages {
+            let Some(id) = message.get("id") else { continue };
+            let key = id_key(id);
+            // An id used twice, by any two requests (an `initialize` and a later call, say),
+            // cannot tell whose answer is whose: neither is judged as a tool's.
+            if !seen.insert(key.clone()) {
+                calls.remove(&key);
+                continue;
+            }
+            if message.get("method").and_then(Value::as_str) == Some("tools/call") {
+                let tool = message.get("params").and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or_default();
+                calls.insert(key, tool.to_string());
+            }
         }
     }
     calls
