@@ -141,7 +141,6 @@ pub fn parse_cases(text: &str, file: &Path) -> Result<Vec<CaseSpec>, CasesError>
 /// as a valid case file, so a case that could never pass is refused here, not at the next run.
 pub fn with_case_added(text: &str, spec: &CaseSpec, file: &Path) -> Result<String, CasesError> {
     let invalid = |message: String| CasesError::Invalid { path: file.to_path_buf(), message };
-    parse_cases(text, file)?;
     let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| invalid(e.to_string().trim().to_string()))?;
     let mut case = toml_edit::Table::new();
     case.insert("prompt", toml_edit::value(spec.prompt.trim()));
@@ -153,6 +152,7 @@ pub fn with_case_added(text: &str, spec: &CaseSpec, file: &Path) -> Result<Strin
         toml_edit::Item::ArrayOfTables(cases) => cases.push(case),
         _ => return Err(invalid("`case` is not a list of [[case]] tables".into())),
     }
+    // Judges the cases already there as much as the new one.
     let added = doc.to_string();
     parse_cases(&added, file)?;
     Ok(added)

@@ -9,7 +9,6 @@
 //! Deliberately does not: parse transcripts or rank (the sessions module does).
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 
 use super::{Workspace, WorkspaceError};
 use crate::embed::{Embedder, ModelPerBatch, TextEmbedder};
@@ -120,12 +119,12 @@ impl Workspace {
             }
         }
         let mut index = self.session_index()?;
-        let Some((embedder, model)) = self.session_embedder() else {
+        let Some(mut embedder) = self.session_embedder() else {
             return Ok((index.recall(query)?, notes));
         };
+        let model = embedder.model_id().to_string();
         // The newest messages without vectors get them now (bounded, so a recall stays quick
         // after a large index run); `engram sessions index` embeds the rest.
-        let mut embedder = ModelPerBatch::new(embedder).map_err(|_| WorkspaceError::ModelCrashed)?;
         // Not queued behind a running indexer: a recall answers now, by words where it must.
         let fill = match WriterTurn::if_free(&self.home.index_db())? {
             Some(_turn) => index.fill_vectors(&mut embedder, Some(RECALL_FILL_LIMIT), &mut |_| {}),
@@ -161,27 +160,24 @@ impl Workspace {
         limit: Option<usize>,
         progress: &mut dyn FnMut(VectorFill),
     ) -> Result<VectorFill, String> {
-        let (embedder, _) = self.session_embedder().ok_or_else(|| {
+        let mut embedder = self.session_embedder().ok_or_else(|| {
             match self.config().map(|c| self.semantic_scorer(c.retrieval.strategy, &c)) {
                 Ok(Err(why)) => why,
                 Ok(Ok(_)) => "the model is not available".to_string(),
                 Err(e) => e.to_string(),
             }
         })?;
-        // Lent per batch: a fill of thousands of messages must not keep searches from the model.
-        let mut embedder = ModelPerBatch::new(embedder).map_err(|e| e.to_string())?;
         let mut index = self.session_index().map_err(|e| e.to_string())?;
         index.fill_vectors(&mut embedder, limit, progress).map_err(|e| describe_fill_error(&e))
     }
 
-    /// The model for session vectors and its id, unless the configured strategy is lexical or
-    /// the model cannot be loaded (recall then works by words alone).
-    fn session_embedder(&self) -> Option<(Arc<Mutex<Embedder>>, String)> {
+    /// The model for session vectors, unless the configured strategy is lexical or the model
+    /// cannot be loaded (recall then works by words alone). Lent per batch: a fill of thousands
+    /// of messages must not keep the process's searches from the model.
+    fn session_embedder(&self) -> Option<ModelPerBatch<Embedder>> {
         let config = self.config().ok()?;
         let scorer = self.semantic_scorer(config.retrieval.strategy, &config).ok()?;
-        let embedder = scorer.embedder();
-        let model = embedder.lock().ok()?.model_id().to_string();
-        Some((embedder, model))
+        ModelPerBatch::new(scorer.embedder()).ok()
     }
 
     /// The sessions of a known project only: `RecallQuery::cwd_prefix` for its first root.
