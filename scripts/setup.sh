@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Installs what Engram needs on a Debian/Ubuntu machine, skipping whatever is already there:
+# Installs what Ambry needs on a Debian/Ubuntu machine, skipping whatever is already there:
 # system packages (WebKitGTK, GTK, tray, Xvfb and WebDriver for tests), a Rust toolchain,
 # tauri-driver (tests only), and the embedding assets (ONNX Runtime + all-MiniLM-L6-v2).
 #
 # usage: scripts/setup.sh [--for run|test]
-#   run  (default): what the app and CLI need; models go to $ENGRAM_HOME/models (~/.engram/models)
+#   run  (default): what the app and CLI need; models go to $AMBRY_HOME/models (~/.ambry/models)
 #   test: also Xvfb, WebDriver, tauri-driver; models go to the test asset cache
 set -euo pipefail
 
@@ -61,8 +61,8 @@ fi
 
 # --- embedding assets ----------------------------------------------------------------------
 if [ "$purpose" = test ]; then
-  models_dir="${ENGRAM_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/engram/models}"
+  models_dir="${AMBRY_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/ambry/models}"
 else
-  models_dir="${ENGRAM_HOME:-$HOME/.engram}/models"
+  models_dir="${AMBRY_HOME:-$HOME/.ambry}/models"
 fi
 "$here/fetch-models.sh" "$models_dir"

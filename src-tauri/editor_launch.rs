@@ -6,23 +6,32 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use engram_core::editor::EditorLaunch;
-use engram_core::error::FrontEndCode;
-use engram_core::Workspace;
+use ambry_core::editor::EditorLaunch;
+use ambry_core::error::FrontEndCode;
+use ambry_core::Workspace;
 
 use crate::ipc_error::{front_end, IpcResult};
 
 /// Opens `path`; returns a short description of what was launched.
 pub fn open_file(ws: &Workspace, path: &Path) -> IpcResult<String> {
     match ws.editor_for(path)? {
-        EditorLaunch::Command { program, args, source } => {
+        EditorLaunch::Command {
+            program,
+            args,
+            source,
+        } => {
             let mut child = Command::new(&program)
                 .args(&args)
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
-                .map_err(|e| front_end(FrontEndCode::LaunchFailed, format!("cannot start `{program}` (from {}): {e}", source.describe())))?;
+                .map_err(|e| {
+                    front_end(
+                        FrontEndCode::LaunchFailed,
+                        format!("cannot start `{program}` (from {}): {e}", source.describe()),
+                    )
+                })?;
             // Reap the child when it exits so it never lingers as a zombie.
             std::thread::spawn(move || child.wait());
             Ok(program)
@@ -31,7 +40,10 @@ pub fn open_file(ws: &Workspace, path: &Path) -> IpcResult<String> {
             open::that_detached(&path).map_err(|e| {
                 front_end(
                     FrontEndCode::LaunchFailed,
-                    format!("no application opens {}: {e}; set editor.command in config.toml", path.display()),
+                    format!(
+                        "no application opens {}: {e}; set editor.command in config.toml",
+                        path.display()
+                    ),
                 )
             })?;
             Ok("the system default application".into())

@@ -8,8 +8,8 @@
 
 use std::time::Duration;
 
-use engram_core::memory::{MemoryChange, MemoryWatcher};
-use engram_core::sessions::{SessionChange, SessionWatcher};
+use ambry_core::memory::{MemoryChange, MemoryWatcher};
+use ambry_core::sessions::{SessionChange, SessionWatcher};
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager};
 
@@ -29,12 +29,18 @@ pub fn watch_memories(app: &AppHandle) {
     let state = app.state::<AppState>();
     let home = state.workspace.home();
     if let Err(e) = std::fs::create_dir_all(home.root()) {
-        tracing::warn!("cannot create {}: {e}; live updates are off", home.root().display());
+        tracing::warn!(
+            "cannot create {}: {e}; live updates are off",
+            home.root().display()
+        );
         return;
     }
     let emitter = app.clone();
     let forward = Box::new(move |change: MemoryChange| {
-        emitter.state::<AppState>().workspace.memory_changed(&change);
+        emitter
+            .state::<AppState>()
+            .workspace
+            .memory_changed(&change);
         // Sidecars too: an open search re-ranks when a saved memory's vector lands (it is
         // written just after the .md), so the refreshed ranking is the one a retyped query gets.
         let _ = emitter.emit(MEMORY_CHANGED, &change);
@@ -82,12 +88,17 @@ pub fn watch_sessions(app: &AppHandle) {
 
 #[derive(Clone, Serialize)]
 struct Progress {
-    phase: engram_core::workspace::ReindexPhase,
+    phase: ambry_core::workspace::ReindexPhase,
     done: usize,
     total: usize,
 }
 
-pub fn reindex_progress(app: &AppHandle, phase: engram_core::workspace::ReindexPhase, done: usize, total: usize) {
+pub fn reindex_progress(
+    app: &AppHandle,
+    phase: ambry_core::workspace::ReindexPhase,
+    done: usize,
+    total: usize,
+) {
     let _ = app.emit(REINDEX_PROGRESS, Progress { phase, done, total });
 }
 

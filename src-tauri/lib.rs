@@ -1,4 +1,4 @@
-//! The Engram desktop shell: window, tray and IPC commands as thin adapters over engram-core.
+//! The Ambry desktop shell: window, tray and IPC commands as thin adapters over ambry-core.
 //!
 //! Owns: Tauri setup, managed state, mapping core results and watcher changes to IPC and events.
 //! Deliberately does not: hold any rule about memories, ranking or sessions.
@@ -11,7 +11,7 @@ mod shutdown;
 mod state;
 mod tray;
 
-use engram_core::{LaunchEnv, Workspace};
+use ambry_core::{LaunchEnv, Workspace};
 use tauri::Manager;
 
 use state::AppState;
@@ -26,7 +26,7 @@ pub fn run() {
     let workspace = match Workspace::open(None, LaunchEnv::from_process()) {
         Ok(ws) => ws,
         Err(e) => {
-            eprintln!("engram: {e}");
+            eprintln!("ambry: {e}");
             std::process::exit(1);
         }
     };
@@ -43,7 +43,7 @@ pub fn run() {
             events::watch_sessions(&handle);
             tray::install(&handle);
             // Started at login (`--tray`): only the tray icon until the person opens the window.
-            if std::env::args().any(|a| a == engram_core::desktop::TRAY_FLAG) {
+            if std::env::args().any(|a| a == ambry_core::desktop::TRAY_FLAG) {
                 if let Some(window) = app.get_webview_window("main") {
                     let _ = window.hide();
                 }
@@ -94,7 +94,7 @@ pub fn run() {
             commands::sessions::session_transcript,
         ])
         .build(tauri::generate_context!())
-        .expect("error while building Engram")
+        .expect("error while building Ambry")
         .run(|app, event| {
             if let tauri::RunEvent::Exit = event {
                 shutdown::stop_compose_service(app);
@@ -111,16 +111,16 @@ fn after_first_paint(app: tauri::AppHandle) {
         let state = app.state::<AppState>();
         state.wait_for_first_paint(std::time::Duration::from_secs(5));
         serve_compose(&app);
-        engram_core::embed::release_idle_model_in_background(state.workspace.env().model_idle);
+        ambry_core::embed::release_idle_model_in_background(state.workspace.env().model_idle);
     });
 }
 
-/// Answers `engram compose` from agents over the home's socket while the window is open, so a
+/// Answers `ambry compose` from agents over the home's socket while the window is open, so a
 /// turn does not pay for loading the embedding model; through the window's own workspace, so
 /// both share one corpus, one vector cache and one model. Another server on the same home (an
-/// `engram serve`) already does that job: the app then leaves it be.
+/// `ambry serve`) already does that job: the app then leaves it be.
 fn serve_compose(app: &tauri::AppHandle) {
     let state = app.state::<AppState>();
     app.state::<shutdown::ComposeServiceSlot>()
-        .start(|| engram_core::compose_service::spawn_compose_service(state.workspace.clone()));
+        .start(|| ambry_core::compose_service::spawn_compose_service(state.workspace.clone()));
 }

@@ -8,10 +8,10 @@
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use engram_core::error::FrontEndCode;
-use engram_core::memory::MemoryWatcher;
-use engram_core::sessions::SessionWatcher;
-use engram_core::Workspace;
+use ambry_core::error::FrontEndCode;
+use ambry_core::memory::MemoryWatcher;
+use ambry_core::sessions::SessionWatcher;
+use ambry_core::Workspace;
 
 use crate::ipc_error::{front_end, IpcResult};
 
@@ -61,5 +61,10 @@ where
     use tauri::Manager;
     tauri::async_runtime::spawn_blocking(move || work(&app.state::<AppState>().workspace))
         .await
-        .map_err(|e| front_end(FrontEndCode::Internal, format!("the task stopped unexpectedly: {e}")))?
+        .map_err(|e| {
+            front_end(
+                FrontEndCode::Internal,
+                format!("the task stopped unexpectedly: {e}"),
+            )
+        })?
 }

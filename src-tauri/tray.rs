@@ -25,16 +25,16 @@ pub fn install(app: &AppHandle) {
 }
 
 fn try_install(app: &AppHandle) -> tauri::Result<()> {
-    let open = MenuItem::with_id(app, "open", "Open Engram", true, None::<&str>)?;
+    let open = MenuItem::with_id(app, "open", "Open Ambry", true, None::<&str>)?;
     let search = MenuItem::with_id(app, "search", "Search memories…", true, None::<&str>)?;
     let reindex = MenuItem::with_id(app, "reindex", "Reindex", true, None::<&str>)?;
     let quit = MenuItem::with_id(app, "quit", "Quit", true, None::<&str>)?;
     let separator = PredefinedMenuItem::separator(app)?;
     let menu = Menu::with_items(app, &[&open, &search, &reindex, &separator, &quit])?;
     let icon = Image::from_bytes(include_bytes!("../icons/tray.png"))?;
-    TrayIconBuilder::with_id("engram")
+    TrayIconBuilder::with_id("ambry")
         .icon(icon)
-        .tooltip("Engram")
+        .tooltip("Ambry")
         .menu(&menu)
         .on_menu_event(|app, event| match event.id().as_ref() {
             "open" => show_window(app),

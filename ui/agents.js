@@ -39,8 +39,8 @@ export function agentsCard({ onChange = () => {} } = {}) {
       const ok = await confirmDialog({
         title: `${verb} ${agent.name}?`,
         message: connect
-          ? `Engram adds its prompt hook and MCP server to ${agent.name}'s own files. A backup of each file is kept beside it.`
-          : `Engram removes exactly what it added to ${agent.name}'s files. A backup of each file is kept beside it.`,
+          ? `Ambry adds its prompt hook and MCP server to ${agent.name}'s own files. A backup of each file is kept beside it.`
+          : `Ambry removes exactly what it added to ${agent.name}'s files. A backup of each file is kept beside it.`,
         details: h('pre', { class: 'mono diff-block', testid: 'agent-change' }, changeText(plan)),
         confirmLabel: verb,
       });

@@ -1,4 +1,4 @@
-// Trust anchors: USER.md (your standing instructions) and a project's .engram/ENGRAM.md. Agents
+// Trust anchors: USER.md (your standing instructions) and a project's .ambry/AMBRY.md. Agents
 // read them in full every turn; only you write them.
 //
 // data-testid:
@@ -28,7 +28,7 @@ export function createAnchorView(app) {
   const el = h('section', { class: 'view anchor-view', testid: 'anchor-view' });
 
   function heading() {
-    return project ? `${app.projectName(project)} · ENGRAM.md` : 'USER.md';
+    return project ? `${app.projectName(project)} · AMBRY.md` : 'USER.md';
   }
 
   function explanation() {
@@ -61,7 +61,7 @@ export function createAnchorView(app) {
     if (!anchor.exists) {
       clear(el, header(), h('div', { class: 'view-body' },
         h('div', { class: 'empty-state', testid: 'anchor-missing' },
-          h('div', { class: 'empty-title' }, `${project ? 'ENGRAM.md' : 'USER.md'} does not exist yet`),
+          h('div', { class: 'empty-title' }, `${project ? 'AMBRY.md' : 'USER.md'} does not exist yet`),
           h('p', {}, 'Create it from a short skeleton, then fill in what every agent should know.'),
           h('p', { class: 'mono muted small' }, anchor.path),
           h('button', { class: 'btn btn-primary', testid: 'anchor-create', onClick: create }, 'Create from skeleton'))));

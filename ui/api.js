@@ -11,7 +11,7 @@ export class CommandError extends Error {
 }
 
 export async function call(command, args = {}) {
-  if (!tauri) throw new CommandError('no_shell', 'The Engram shell is not available.');
+  if (!tauri) throw new CommandError('no_shell', 'The Ambry shell is not available.');
   try {
     return await tauri.core.invoke(command, args);
   } catch (e) {

@@ -1,4 +1,4 @@
-// Compose preview: the exact block `engram compose` prints for a prompt in a project, with the
+// Compose preview: the exact block `ambry compose` prints for a prompt in a project, with the
 // bytes each section takes and which memories the caps cut and why.
 //
 // data-testid:
@@ -43,7 +43,7 @@ export function createComposeView(app) {
   const el = h('section', { class: 'view compose-view', testid: 'compose-view' },
     h('header', { class: 'view-header' },
       h('div', { class: 'view-titles' }, h('h1', {}, 'Compose preview'),
-        h('span', { class: 'subtitle' }, 'Exactly what an agent receives for one turn (engram compose)'))),
+        h('span', { class: 'subtitle' }, 'Exactly what an agent receives for one turn (ambry compose)'))),
     h('div', { class: 'compose-inputs' },
       h('label', { class: 'field field-grow' }, h('span', { class: 'field-label' }, 'Prompt'), prompt),
       h('label', { class: 'field compose-project-field' }, h('span', { class: 'field-label' }, 'Working in'), project)),
@@ -108,7 +108,7 @@ export function createComposeView(app) {
   }
 
   // The whole context an agent starts with: its own instruction files come first, loaded by
-  // the agent itself; the block above comes on top of them (Engram never repeats them).
+  // the agent itself; the block above comes on top of them (Ambry never repeats them).
   async function loadAgentFiles(slug, mine) {
     let files;
     try {
@@ -130,10 +130,10 @@ export function createComposeView(app) {
             h('span', { class: 'badge' }, loadedByLabel(f.loaded_by)),
             h('span', { class: 'num muted' }, formatBytes(f.bytes)));
         }) : h('li', { class: 'muted' }, slug ? 'No CLAUDE.md or AGENTS.md in this repository or for all projects' : 'No user-wide CLAUDE.md')),
-      h('p', { class: 'muted small' }, 'Added to the agent’s context by the agent itself, before this block. Engram does not repeat them.'));
+      h('p', { class: 'muted small' }, 'Added to the agent’s context by the agent itself, before this block. Ambry does not repeat them.'));
   }
 
-  // The person's own retrieval cases (memory/tests.toml of each scope, `engram memory test`):
+  // The person's own retrieval cases (memory/tests.toml of each scope, `ambry memory test`):
   // each prompt composed as an agent turn, with the rank each expected memory got.
   async function runTests() {
     const mine = ++testSeq;
@@ -152,7 +152,7 @@ export function createComposeView(app) {
     if (!report) {
       clear(tests, head, h('p', { class: 'muted small', testid: 'compose-tests-empty' },
         'No tests yet. Type a prompt, then “Save prompt as test…” to keep the memories it must bring in. ',
-        h('span', { class: 'mono' }, 'engram memory test'), ' runs the same cases.'));
+        h('span', { class: 'mono' }, 'ambry memory test'), ' runs the same cases.'));
       return;
     }
     clear(tests, head,

@@ -133,5 +133,5 @@ export function errorToast(what, error) {
 const HUMAN_ERRORS = {
   launch_failed: 'no program could open it. Set editor.command in config.toml (Settings), or $VISUAL.',
   not_found: 'it no longer exists on disk.',
-  no_shell: 'the Engram shell is not available.',
+  no_shell: 'the Ambry shell is not available.',
 };

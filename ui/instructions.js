@@ -1,7 +1,7 @@
-// Agents' own instruction files, beside Engram's trust anchors: the user-wide CLAUDE.md and a
+// Agents' own instruction files, beside Ambry's trust anchors: the user-wide CLAUDE.md and a
 // project's CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md and AGENTS.md. Agents load these by
-// themselves at the start of a session; Engram never repeats them in its block. View, edit in
-// place (the prior text is archived under ENGRAM_HOME, secrets are refused), open in the editor.
+// themselves at the start of a session; Ambry never repeats them in its block. View, edit in
+// place (the prior text is archived under AMBRY_HOME, secrets are refused), open in the editor.
 //
 // data-testid:
 //   instructions-view      the view              instructions-project   project picker
@@ -51,7 +51,7 @@ export function createInstructionsView(app) {
   const el = h('section', { class: 'view instructions-view', testid: 'instructions-view' },
     h('header', { class: 'view-header' },
       h('div', { class: 'view-titles' }, h('h1', {}, 'Agents’ instruction files'),
-        h('span', { class: 'subtitle' }, 'What Claude Code and Codex load by themselves at the start of a session. Engram does not repeat them in its block.')),
+        h('span', { class: 'subtitle' }, 'What Claude Code and Codex load by themselves at the start of a session. Ambry does not repeat them in its block.')),
       h('div', { class: 'view-actions' }, picker)),
     h('div', { class: 'split' }, h('div', { class: 'list-pane' }, list), pane));
 
@@ -174,7 +174,7 @@ export function createInstructionsView(app) {
       page.text.trim() ? body : h('p', { class: 'muted' }, 'The file is empty.'),
       page.archived_versions
         ? h('p', { class: 'detail-path', testid: 'instruction-archived' },
-          `${page.archived_versions} earlier version${page.archived_versions === 1 ? '' : 's'} kept in Engram’s instructions archive`)
+          `${page.archived_versions} earlier version${page.archived_versions === 1 ? '' : 's'} kept in Ambry’s instructions archive`)
         : null);
   }
 

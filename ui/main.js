@@ -1,4 +1,4 @@
-// Entry point of the Engram UI: the layout, navigation between views, global shortcuts and the
+// Entry point of the Ambry UI: the layout, navigation between views, global shortcuts and the
 // shell's events (live memory changes, reindex progress, tray actions).
 //
 // data-testid:
@@ -36,7 +36,7 @@ const app = {
     if (r.view === 'anchor') return (r.project || null) === (route.project || null);
     return true;
   },
-  // The project the person is looking at (a project's memories, its ENGRAM.md, its agents'
+  // The project the person is looking at (a project's memories, its AMBRY.md, its agents'
   // files), so a view about "this project" opens on it; `null` in the user scope.
   currentProject() {
     const r = this.route;

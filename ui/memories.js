@@ -47,11 +47,11 @@ export function createMemoriesView(app) {
 
   const title = h('h1', { testid: 'memories-title' });
   const count = h('span', { class: 'subtitle', testid: 'memories-count' });
-  // The sidebar lists only ENGRAM.md files that exist; a project without one offers it here.
+  // The sidebar lists only AMBRY.md files that exist; a project without one offers it here.
   const anchorButton = h('button', {
-    class: 'btn', testid: 'memory-project-anchor', hidden: true, title: 'Create the project trust anchor (.engram/ENGRAM.md) every agent reads in this repository',
+    class: 'btn', testid: 'memory-project-anchor', hidden: true, title: 'Create the project trust anchor (.ambry/AMBRY.md) every agent reads in this repository',
     onClick: () => app.navigate({ view: 'anchor', project: location.project }),
-  }, 'Add ENGRAM.md');
+  }, 'Add AMBRY.md');
   const newButton = h('button', { class: 'btn btn-primary', testid: 'memory-new', onClick: () => startNew() }, '+ New memory');
   const filter = h('input', {
     class: 'input filter', type: 'search', testid: 'memory-filter', placeholder: 'Filter by name, type or description',

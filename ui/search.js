@@ -1,5 +1,5 @@
 // The search overlay (Ctrl/Cmd+K, or the tray's "Search memories…"): ranked in core by the
-// same ranker and strategy as `engram memory search`, as you type, over all memories (user and
+// same ranker and strategy as `ambry memory search`, as you type, over all memories (user and
 // every project), the user's alone, or one project as its agent sees them. Stale responses are
 // dropped; reopening shows the last query and its results; a memory changed on disk while the
 // overlay is open re-runs the query.

@@ -3,7 +3,7 @@
 //
 // data-testid:
 //   sessions-view       the view                sessions-summary   "N sessions · M messages"
-//   sessions-query      recall search box       sessions-source    source filter (all | claude | codex | engram)
+//   sessions-query      recall search box       sessions-source    source filter (all | claude | codex | ambry)
 //   sessions-project    project filter          sessions-list      results / recent sessions
 //   session-row         a recent session (data-session-id, data-source)
 //   recall-hit          a session with matches (data-session-id, data-source, data-matches)
@@ -17,8 +17,8 @@
 import { call } from './api.js';
 import { h, clear, relativeTime, absoluteTime, debounce } from './dom.js';
 
-const SOURCES = [['', 'All sources'], ['claude', 'Claude Code'], ['codex', 'Codex'], ['engram', 'Engram']];
-const SOURCE_LABEL = { claude: 'Claude Code', codex: 'Codex', engram: 'Engram' };
+const SOURCES = [['', 'All sources'], ['claude', 'Claude Code'], ['codex', 'Codex'], ['ambry', 'Ambry']];
+const SOURCE_LABEL = { claude: 'Claude Code', codex: 'Codex', ambry: 'Ambry' };
 
 function messagesLabel(n) {
   return `${n} message${n === 1 ? '' : 's'}`;
@@ -36,7 +36,7 @@ function folderLabel(cwd) {
 // marked with when the file was found gone, so the person knows this copy is the only one.
 function vaultMarker(removedAt) {
   if (!removedAt) return null;
-  return h('span', { class: 'badge vault-marker', testid: 'vault-marker', dataset: { removedAt }, title: `The transcript file was found deleted ${absoluteTime(removedAt)}; Engram kept what it had indexed` },
+  return h('span', { class: 'badge vault-marker', testid: 'vault-marker', dataset: { removedAt }, title: `The transcript file was found deleted ${absoluteTime(removedAt)}; Ambry kept what it had indexed` },
     `File deleted ${relativeTime(removedAt)}`);
 }
 
@@ -156,8 +156,8 @@ export function createSessionsView(app) {
     open(item.session_id, item.ts || null);
   }
 
-  // The project filter: Engram's projects (`p:<slug>`), then every other folder sessions ran
-  // in (`d:<path>`; Claude Code and Codex know projects Engram has never seen).
+  // The project filter: Ambry's projects (`p:<slug>`), then every other folder sessions ran
+  // in (`d:<path>`; Claude Code and Codex know projects Ambry has never seen).
   let folders = [];
   function fillProjects() {
     const current = project.value;
@@ -165,7 +165,7 @@ export function createSessionsView(app) {
     const inProject = (cwd) => withRoots.some((p) => p.roots.some((r) => cwd === r || cwd.startsWith(`${r}/`)));
     const others = folders.filter((cwd) => !inProject(cwd));
     clear(project, h('option', { value: '' }, 'All projects'),
-      withRoots.length ? h('optgroup', { label: 'Engram projects' }, withRoots.map((p) => h('option', { value: `p:${p.slug}` }, p.name))) : null,
+      withRoots.length ? h('optgroup', { label: 'Ambry projects' }, withRoots.map((p) => h('option', { value: `p:${p.slug}` }, p.name))) : null,
       others.length ? h('optgroup', { label: 'Other folders' }, others.map((cwd) => h('option', { value: `d:${cwd}`, title: cwd }, folderName(cwd)))) : null);
     project.value = [...project.options].some((o) => o.value === current) ? current : '';
   }
@@ -236,7 +236,7 @@ export function createSessionsView(app) {
     if (!sessions.length) {
       clear(list, (source.value || project.value)
         ? emptyState('No sessions', 'No indexed session matches these filters.', false)
-        : emptyState('Not indexed yet', 'Transcripts from Claude Code, Codex and Engram are indexed in the background. Run a reindex to pick up everything now.', true));
+        : emptyState('Not indexed yet', 'Transcripts from Claude Code, Codex and Ambry are indexed in the background. Run a reindex to pick up everything now.', true));
       return;
     }
     clear(list, sessions.map((s) => h('div', {
@@ -350,8 +350,8 @@ export function createSessionsView(app) {
           h('span', { testid: 'transcript-count' }, messagesLabel(t.turns.filter((x) => x.role !== 'tool').length),
             t.turns.some((x) => x.role === 'tool') ? ` · ${t.turns.filter((x) => x.role === 'tool').length} tool calls` : ''))),
       m.source_removed_at ? h('div', { class: 'banner transcript-vaulted', testid: 'transcript-vaulted' },
-        `The transcript file was deleted (found missing ${absoluteTime(m.source_removed_at)}). These are the turns Engram had indexed; `,
-        h('span', { class: 'mono' }, 'engram sessions prune --source-removed'), ' removes them.') : null,
+        `The transcript file was deleted (found missing ${absoluteTime(m.source_removed_at)}). These are the turns Ambry had indexed; `,
+        h('span', { class: 'mono' }, 'ambry sessions prune --source-removed'), ' removes them.') : null,
       h('div', { class: 'turns', testid: 'transcript-turns' }, turns.length ? turns : h('p', { class: 'muted' }, 'This session has no readable turns.')));
     rovingTools(pane);
     pane.dataset.turns = String(t.turns.length);

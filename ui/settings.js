@@ -1,9 +1,9 @@
 // Settings: where things are (home, config.toml, the transcript folders read), the effective
 // configuration with a way to open (or create) config.toml in the editor, start at login, and
-// the `engram doctor` checks with the Reindex they may call for.
+// the `ambry doctor` checks with the Reindex they may call for.
 //
 // data-testid:
-//   settings-view     the view          settings-home      ENGRAM_HOME path
+//   settings-view     the view          settings-home      AMBRY_HOME path
 //   settings-open-config  open config.toml in the editor (creates it, all defaults, when missing)
 //   settings-config   effective config  settings-config-error  config.toml does not load
 //   settings-autostart    start at login (tray only) checkbox
@@ -18,7 +18,7 @@ import { toast, errorToast } from './dialog.js';
 import { agentsCard } from './agents.js';
 
 const STATUS_LABEL = { ok: 'OK', warn: 'Warning', error: 'Problem' };
-const SOURCE_LABEL = { claude: 'Claude Code', codex: 'Codex', engram: 'Engram' };
+const SOURCE_LABEL = { claude: 'Claude Code', codex: 'Codex', ambry: 'Ambry' };
 
 // Two checks of one area (the runtime and the model are both "embeddings") get a label that
 // tells them apart: the words before "found"/"missing", or a number.
@@ -37,7 +37,7 @@ function checkLabels(checks) {
 
 // A check that a reindex would fix says so with the button rather than a command to type.
 function wantsReindex(c) {
-  return c.status !== 'ok' && /engram (sessions index|memory reindex)/.test(c.detail);
+  return c.status !== 'ok' && /ambry (sessions index|memory reindex)/.test(c.detail);
 }
 
 // The secret check: the Archive view lists each file with a purge for the archived copies.
@@ -74,7 +74,7 @@ export function createSettingsView(app) {
       box.disabled = true;
       try {
         box.checked = await call('set_autostart', { enabled: box.checked });
-        toast(box.checked ? 'Engram will start in the tray when you log in' : 'Engram will not start at login', 'success', 3000);
+        toast(box.checked ? 'Ambry will start in the tray when you log in' : 'Ambry will not start at login', 'success', 3000);
       } catch (e) {
         box.checked = !box.checked;
         errorToast('Could not change start at login', e);
@@ -83,7 +83,7 @@ export function createSettingsView(app) {
       }
     });
     return h('label', { class: 'toggle', for: 'settings-autostart' }, box,
-      h('span', {}, 'Start Engram at login, in the tray only ', h('span', { class: 'muted' }, '(an entry in ~/.config/autostart)')));
+      h('span', {}, 'Start Ambry at login, in the tray only ', h('span', { class: 'muted' }, '(an entry in ~/.config/autostart)')));
   }
 
   // The doctor's checks, with the Reindex action. Rebuilt alone when an agent is connected or
@@ -127,7 +127,7 @@ export function createSettingsView(app) {
     const configError = 'Err' in s.config ? s.config.Err : null;
     clear(el,
       h('header', { class: 'view-header' },
-        h('div', { class: 'view-titles' }, h('h1', {}, 'Settings'), h('span', { class: 'subtitle' }, `Engram ${s.version} · changes to config.toml apply right away`)),
+        h('div', { class: 'view-titles' }, h('h1', {}, 'Settings'), h('span', { class: 'subtitle' }, `Ambry ${s.version} · changes to config.toml apply right away`)),
         h('div', { class: 'view-actions' },
           h('button', { class: 'btn btn-primary', testid: 'settings-open-config', onClick: openConfig }, s.config_exists ? 'Open config.toml' : 'Create config.toml'))),
       h('div', { class: 'view-body scroll settings-body' },

@@ -2,7 +2,7 @@
 //
 // data-testid:
 //   sidebar              the navigation        open-search          the search button (Ctrl/Cmd+K)
-//   nav-anchor-user      USER.md               nav-anchor-project   a project's ENGRAM.md (data-project)
+//   nav-anchor-user      USER.md               nav-anchor-project   a project's AMBRY.md (data-project)
 //   nav-instructions     the agents' own instruction files (CLAUDE.md, AGENTS.md…) of the current project
 //   nav-user             User memories         nav-project          a project's memories (data-project)
 //   nav-add-project      add a project by picking its folder
@@ -23,8 +23,8 @@ export function createSidebar(app) {
   const reindex = h('button', { class: 'btn btn-block', testid: 'reindex-button', onClick: () => app.reindex(), title: 'Bring embedding vectors and the session index up to date' }, '↻ Reindex');
 
   const isMac = navigator.platform.toUpperCase().includes('MAC');
-  const el = h('nav', { class: 'sidebar', id: 'sidebar', testid: 'sidebar', 'aria-label': 'Engram' },
-    h('div', { class: 'brand' }, h('span', { class: 'brand-mark', 'aria-hidden': 'true' }), h('span', { class: 'brand-name' }, 'Engram')),
+  const el = h('nav', { class: 'sidebar', id: 'sidebar', testid: 'sidebar', 'aria-label': 'Ambry' },
+    h('div', { class: 'brand' }, h('span', { class: 'brand-mark', 'aria-hidden': 'true' }), h('span', { class: 'brand-name' }, 'Ambry')),
     h('button', { class: 'search-trigger', testid: 'open-search', onClick: () => app.openSearch() },
       h('span', {}, 'Search memories…'), h('span', { class: 'keys' }, h('kbd', {}, isMac ? '⌘' : 'Ctrl'), h('kbd', {}, 'K'))),
     h('div', { class: 'nav-scroll' },
@@ -48,7 +48,7 @@ export function createSidebar(app) {
     clear(anchors,
       item('nav-anchor-user', 'USER.md', { view: 'anchor', project: null }),
       app.projects.filter((p) => p.has_anchor).map((p) =>
-        item('nav-anchor-project', `${p.name} · ENGRAM.md`, { view: 'anchor', project: p.slug }, { project: p.slug })),
+        item('nav-anchor-project', `${p.name} · AMBRY.md`, { view: 'anchor', project: p.slug }, { project: p.slug })),
       item('nav-instructions', 'Agents’ files', { view: 'instructions', project: app.route.view === 'instructions' ? app.route.project : app.currentProject() }));
     clear(memories,
       item('nav-user', 'User memories', { view: 'memories', location: { scope: 'user', project: null } }),

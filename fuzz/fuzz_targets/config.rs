@@ -2,7 +2,7 @@
 //! inside the file, never a panic.
 #![no_main]
 
-use engram_core::config::{Config, ConfigError};
+use ambry_core::config::{Config, ConfigError};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,4 +1,4 @@
-//! `engram mcp`'s request handling, as a hostile client drives it: after the handshake Claude
+//! `ambry mcp`'s request handling, as a hostile client drives it: after the handshake Claude
 //! Code makes, any bytes (JSON-RPC lines or not) go to the same `serve` the command runs, on a
 //! fresh copy of a seeded home. Whatever arrives:
 //! - nothing panics (the fuzz harness aborts on any panic, a tool's worker thread included) and
@@ -17,9 +17,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use engram_core::memory::{MemoryDraft, Scope, Store};
-use engram_core::project::{self, Project};
-use engram_core::{EngramHome, Workspace};
+use ambry_core::memory::{MemoryDraft, Scope, Store};
+use ambry_core::project::{self, Project};
+use ambry_core::{AmbryHome, Workspace};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -33,10 +33,10 @@ const HANDSHAKE: &str = concat!(
     "\n",
 );
 /// Sent after the input: its answer proves the server outlived everything before it.
-const LAST_PING_ID: &str = "engram-fuzz-last-ping";
+const LAST_PING_ID: &str = "ambry-fuzz-last-ping";
 
 /// The sandbox every input starts from: a git repository as the project, and a home whose
-/// memories (user and project scope, some with archived versions), anchors and one Engram
+/// memories (user and project scope, some with archived versions), anchors and one Ambry
 /// session were written through the store.
 struct Sandbox {
     root: PathBuf,
@@ -53,7 +53,7 @@ fn sandbox() -> &'static Sandbox {
     SANDBOX.get_or_init(|| {
         // One sandbox per process; those of processes that are gone (fork mode starts many)
         // are removed here, since a fuzz process never runs its own clean-up.
-        let prefix = "engram-fuzz-mcp-";
+        let prefix = "ambry-fuzz-mcp-";
         for entry in std::fs::read_dir(std::env::temp_dir()).into_iter().flatten().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             if let Some(pid) = name.strip_prefix(prefix) {
@@ -65,14 +65,14 @@ fn sandbox() -> &'static Sandbox {
         let root = std::env::temp_dir().join(format!("{prefix}{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         let repo = root.join("repo");
-        std::fs::create_dir_all(repo.join(".engram")).unwrap();
+        std::fs::create_dir_all(repo.join(".ambry")).unwrap();
         let status = std::process::Command::new("git").args(["init", "-q"]).arg(&repo).status().expect("git runs");
         assert!(status.success(), "git init failed");
-        std::fs::write(repo.join(".engram/ENGRAM.md"), "# Project context\nBuild with `cargo build --locked`.\n").unwrap();
+        std::fs::write(repo.join(".ambry/AMBRY.md"), "# Project context\nBuild with `cargo build --locked`.\n").unwrap();
         let project = project::resolve(&repo).unwrap();
 
         let template = root.join("template");
-        let home = EngramHome::new(&template);
+        let home = AmbryHome::new(&template);
         let store = Store::new(home.clone(), Some(project.clone()));
         let now = "2026-06-01T10:00:00Z".parse().unwrap();
         let later = "2026-06-02T10:00:00Z".parse().unwrap();
@@ -87,7 +87,7 @@ fn sandbox() -> &'static Sandbox {
         store.save(Scope::User, draft("pnpm", "feedback", "Use pnpm, never npm", "Always `pnpm install --frozen-lockfile`.\n"), later).unwrap();
         store.save(Scope::User, draft("db-notes", "reference", "Where the schema lives", "See `db/schema.sql`.\n"), now).unwrap();
         store.save(Scope::Project, draft("build-trap", "project", "The build needs the lockfile", "Run `cargo build --locked`.\n"), now).unwrap();
-        std::fs::write(engram_core::anchors::user_anchor_path(&home), "# About me\nI prefer small commits.\n").unwrap();
+        std::fs::write(ambry_core::anchors::user_anchor_path(&home), "# About me\nI prefer small commits.\n").unwrap();
         let sessions = home.sessions_dir();
         std::fs::create_dir_all(&sessions).unwrap();
         std::fs::write(
@@ -195,7 +195,7 @@ fuzz_target!(|data: &[u8]| {
     let run = sandbox.root.join("run");
     let _ = std::fs::remove_dir_all(&run);
     copy_tree(&sandbox.template, &run);
-    let home = EngramHome::new(&run);
+    let home = AmbryHome::new(&run);
     let workspace: Arc<Workspace> = Workspace::with_models(home.clone(), sandbox.root.join("no-models"));
 
     let mut input = HANDSHAKE.as_bytes().to_vec();
@@ -219,13 +219,13 @@ fuzz_target!(|data: &[u8]| {
             from_server.read_to_end(&mut output).await.expect("the server's output reads");
             output
         };
-        let (ended, (), output) = tokio::join!(engram_cli::mcp::serve(workspace, sandbox.repo.clone(), server_in, server_out), write, read);
+        let (ended, (), output) = tokio::join!(ambry_cli::mcp::serve(workspace, sandbox.repo.clone(), server_in, server_out), write, read);
         (output, ended)
     });
     drop(runtime);
 
     match ended {
-        Ok(engram_cli::mcp::QuitReason::Closed) => {}
+        Ok(ambry_cli::mcp::QuitReason::Closed) => {}
         other => panic!("the session ended other than by the client hanging up: {other:?}"),
     }
     let messages = replies(&output);

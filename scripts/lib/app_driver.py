@@ -86,7 +86,7 @@ def until(what, probe, timeout=60):
 
 
 class App:
-    """The app binary launched on ENGRAM_HOME=`home` (with a throwaway $HOME, so the machine's own
+    """The app binary launched on AMBRY_HOME=`home` (with a throwaway $HOME, so the machine's own
     agent transcripts stay out), driven through a WebDriver session. Use as a context manager."""
 
     def __init__(self, binary, home, extra_env=None):
@@ -94,9 +94,9 @@ class App:
 
     def __enter__(self):
         port, native = free_port(), free_port()
-        self.user_home = tempfile.mkdtemp(prefix="engram-driver-user-")
-        env = dict(os.environ, ENGRAM_HOME=self.home, HOME=self.user_home, NO_AT_BRIDGE="1", **self.extra_env)
-        for k in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "ENGRAM_MODELS_DIR"):
+        self.user_home = tempfile.mkdtemp(prefix="ambry-driver-user-")
+        env = dict(os.environ, AMBRY_HOME=self.home, HOME=self.user_home, NO_AT_BRIDGE="1", **self.extra_env)
+        for k in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "AMBRY_MODELS_DIR"):
             if k not in self.extra_env:
                 env.pop(k, None)
         driver_bin = shutil.which("tauri-driver") or os.path.expanduser("~/.cargo/bin/tauri-driver")

@@ -1,9 +1,9 @@
-//! Trust anchors: USER.md and a project's `.engram/ENGRAM.md` — view, create from the skeleton,
+//! Trust anchors: USER.md and a project's `.ambry/AMBRY.md` — view, create from the skeleton,
 //! edit.
 
-use engram_core::anchors::{self, AnchorKind};
-use engram_core::render::markdown_to_safe_html;
-use engram_core::Workspace;
+use ambry_core::anchors::{self, AnchorKind};
+use ambry_core::render::markdown_to_safe_html;
+use ambry_core::Workspace;
 use serde::Serialize;
 use tauri::AppHandle;
 
@@ -56,7 +56,11 @@ pub async fn init_anchor(app: AppHandle, project: Option<String>) -> IpcResult<A
 }
 
 #[tauri::command]
-pub async fn save_anchor(app: AppHandle, project: Option<String>, text: String) -> IpcResult<AnchorView> {
+pub async fn save_anchor(
+    app: AppHandle,
+    project: Option<String>,
+    text: String,
+) -> IpcResult<AnchorView> {
     off_main(app, move |ws| {
         let (_, path) = ws.anchor_path(project.as_deref())?;
         anchors::save(&path, &text)?;

@@ -1,10 +1,10 @@
 //! The Archive view: versions per memory, a diff against the current file, restore, prune,
 //! and the doctor's secret finding with a purge of each leaked archived copy.
 
+use ambry_core::embed::SavedWithVector;
+use ambry_core::memory::{LeakedSecret, PruneReport, Scope, ScopeFilter, VersionDiff};
+use ambry_core::workspace::VersionRow;
 use chrono::{DateTime, Utc};
-use engram_core::embed::SavedWithVector;
-use engram_core::memory::{LeakedSecret, PruneReport, Scope, ScopeFilter, VersionDiff};
-use engram_core::workspace::VersionRow;
 use serde::Serialize;
 use tauri::AppHandle;
 
@@ -13,20 +13,58 @@ use crate::ipc_error::IpcResult;
 use crate::state::off_main;
 
 #[tauri::command]
-pub async fn list_versions(app: AppHandle, location: Location, name: Option<String>) -> IpcResult<Vec<VersionRow>> {
-    off_main(app, move |ws| Ok(ws.versions(&ws.store_of(location.project_slug())?, location.scope, name.as_deref())?)).await
+pub async fn list_versions(
+    app: AppHandle,
+    location: Location,
+    name: Option<String>,
+) -> IpcResult<Vec<VersionRow>> {
+    off_main(app, move |ws| {
+        Ok(ws.versions(
+            &ws.store_of(location.project_slug())?,
+            location.scope,
+            name.as_deref(),
+        )?)
+    })
+    .await
 }
 
 #[tauri::command]
-pub async fn version_diff(app: AppHandle, location: Location, name: String, version: String) -> IpcResult<VersionDiff> {
-    off_main(app, move |ws| Ok(ws.version_diff(&ws.store_of(location.project_slug())?, location.scope, &name, &version)?)).await
+pub async fn version_diff(
+    app: AppHandle,
+    location: Location,
+    name: String,
+    version: String,
+) -> IpcResult<VersionDiff> {
+    off_main(app, move |ws| {
+        Ok(ws.version_diff(
+            &ws.store_of(location.project_slug())?,
+            location.scope,
+            &name,
+            &version,
+        )?)
+    })
+    .await
 }
 
-/// Restores a version, as `engram memory archive restore` does (the current file is archived
+/// Restores a version, as `ambry memory archive restore` does (the current file is archived
 /// first, and the restored memory gets its vector).
 #[tauri::command]
-pub async fn restore_version(app: AppHandle, location: Location, name: String, version: String) -> IpcResult<SavedWithVector> {
-    off_main(app, move |ws| Ok(ws.restore(&ws.store_of(location.project_slug())?, location.scope, &name, &version, Utc::now())?)).await
+pub async fn restore_version(
+    app: AppHandle,
+    location: Location,
+    name: String,
+    version: String,
+) -> IpcResult<SavedWithVector> {
+    off_main(app, move |ws| {
+        Ok(ws.restore(
+            &ws.store_of(location.project_slug())?,
+            location.scope,
+            &name,
+            &version,
+            Utc::now(),
+        )?)
+    })
+    .await
 }
 
 /// A prune and the moment it was judged at: the confirmed prune passes `as_of` back, so exactly
@@ -41,7 +79,12 @@ pub struct PruneView {
 /// Prune by the configured policy (`archive.keep_versions`, `archive.max_age_days`);
 /// `dry_run` lists exactly what would go.
 #[tauri::command]
-pub async fn prune_archive(app: AppHandle, location: Location, dry_run: bool, as_of: Option<DateTime<Utc>>) -> IpcResult<PruneView> {
+pub async fn prune_archive(
+    app: AppHandle,
+    location: Location,
+    dry_run: bool,
+    as_of: Option<DateTime<Utc>>,
+) -> IpcResult<PruneView> {
     off_main(app, move |ws| {
         let store = ws.store_of(location.project_slug())?;
         let filter = match location.scope {
@@ -49,7 +92,13 @@ pub async fn prune_archive(app: AppHandle, location: Location, dry_run: bool, as
             Scope::Project => ScopeFilter::Project,
         };
         let as_of = as_of.unwrap_or_else(Utc::now);
-        let report = ws.prune(&store, filter, &ws.prune_policy(None, None)?, as_of, dry_run)?;
+        let report = ws.prune(
+            &store,
+            filter,
+            &ws.prune_policy(None, None)?,
+            as_of,
+            dry_run,
+        )?;
         Ok(PruneView { report, as_of })
     })
     .await
@@ -59,15 +108,28 @@ pub async fn prune_archive(app: AppHandle, location: Location, dry_run: bool, as
 /// doctor's finding), each with what matched, masked.
 #[tauri::command]
 pub async fn leaked_secrets(app: AppHandle, location: Location) -> IpcResult<Vec<LeakedSecret>> {
-    off_main(app, move |ws| Ok(ws.leaked_secrets(&ws.store_of(location.project_slug())?, location.scope)?)).await
+    off_main(app, move |ws| {
+        Ok(ws.leaked_secrets(&ws.store_of(location.project_slug())?, location.scope)?)
+    })
+    .await
 }
 
-/// Deletes one archived version for good, once the person confirmed it (as `engram memory
+/// Deletes one archived version for good, once the person confirmed it (as `ambry memory
 /// archive purge` does); returns the removed file. The memory and its other versions stay.
 #[tauri::command]
-pub async fn purge_version(app: AppHandle, location: Location, name: String, version: String) -> IpcResult<String> {
+pub async fn purge_version(
+    app: AppHandle,
+    location: Location,
+    name: String,
+    version: String,
+) -> IpcResult<String> {
     off_main(app, move |ws| {
-        let removed = ws.purge_version(&ws.store_of(location.project_slug())?, location.scope, &name, &version)?;
+        let removed = ws.purge_version(
+            &ws.store_of(location.project_slug())?,
+            location.scope,
+            &name,
+            &version,
+        )?;
         Ok(removed.display().to_string())
     })
     .await

@@ -1,21 +1,31 @@
-//! The compose preview: exactly what `engram compose` prints for a prompt in a project, and the
-//! person's own retrieval cases (`engram memory test`) run and kept from there.
+//! The compose preview: exactly what `ambry compose` prints for a prompt in a project, and the
+//! person's own retrieval cases (`ambry memory test`) run and kept from there.
 
-use engram_core::compose::cases::{CaseSpec, CasesReport};
-use engram_core::compose::Composition;
+use ambry_core::compose::cases::{CaseSpec, CasesReport};
+use ambry_core::compose::Composition;
 use tauri::AppHandle;
 
 use crate::ipc_error::IpcResult;
 use crate::state::off_main;
 
 #[tauri::command]
-pub async fn compose_preview(app: AppHandle, prompt: String, project: Option<String>) -> IpcResult<Composition> {
-    off_main(app, move |ws| Ok(ws.compose_for(project.as_deref(), &prompt)?)).await
+pub async fn compose_preview(
+    app: AppHandle,
+    prompt: String,
+    project: Option<String>,
+) -> IpcResult<Composition> {
+    off_main(app, move |ws| {
+        Ok(ws.compose_for(project.as_deref(), &prompt)?)
+    })
+    .await
 }
 
 /// Every case of the user scope and, with `project`, that project's; `None` when there are none.
 #[tauri::command]
-pub async fn memory_tests(app: AppHandle, project: Option<String>) -> IpcResult<Option<CasesReport>> {
+pub async fn memory_tests(
+    app: AppHandle,
+    project: Option<String>,
+) -> IpcResult<Option<CasesReport>> {
     off_main(app, move |ws| Ok(ws.memory_tests_for(project.as_deref())?)).await
 }
 
@@ -29,7 +39,14 @@ pub async fn save_memory_test(
     within: Option<usize>,
 ) -> IpcResult<String> {
     off_main(app, move |ws| {
-        let file = ws.add_memory_test(project.as_deref(), CaseSpec { prompt, expect, within })?;
+        let file = ws.add_memory_test(
+            project.as_deref(),
+            CaseSpec {
+                prompt,
+                expect,
+                within,
+            },
+        )?;
         Ok(file.display().to_string())
     })
     .await

@@ -1,12 +1,12 @@
 //! The memory list and detail pane: list, read (with safe HTML), save/rename, forget, and
 //! handing a memory to the editor or the file manager.
 
+use ambry_core::embed::SavedWithVector;
+use ambry_core::error::FrontEndCode;
+use ambry_core::memory::{ForgetOutcome, Memory, MemoryDraft, Scope, ScopeFilter};
+use ambry_core::render::markdown_to_safe_html;
+use ambry_core::workspace::MemoryRow;
 use chrono::Utc;
-use engram_core::embed::SavedWithVector;
-use engram_core::error::FrontEndCode;
-use engram_core::memory::{ForgetOutcome, Memory, MemoryDraft, Scope, ScopeFilter};
-use engram_core::render::markdown_to_safe_html;
-use engram_core::workspace::MemoryRow;
 use serde::Serialize;
 use tauri::AppHandle;
 
@@ -39,16 +39,29 @@ pub async fn list_memories(app: AppHandle, location: Location) -> IpcResult<Vec<
 #[tauri::command]
 pub async fn get_memory(app: AppHandle, memory: MemoryRef) -> IpcResult<MemoryDetail> {
     off_main(app, move |ws| {
-        let m = ws.get(&ws.store_of(memory.location.project_slug())?, Some(memory.location.scope), &memory.name)?;
-        Ok(MemoryDetail { project: memory.location.project_slug().map(str::to_string), html: markdown_to_safe_html(&m.body), memory: m })
+        let m = ws.get(
+            &ws.store_of(memory.location.project_slug())?,
+            Some(memory.location.scope),
+            &memory.name,
+        )?;
+        Ok(MemoryDetail {
+            project: memory.location.project_slug().map(str::to_string),
+            html: markdown_to_safe_html(&m.body),
+            memory: m,
+        })
     })
     .await
 }
 
-/// Saves through the same path as `engram memory save` (vector included when the model loads).
+/// Saves through the same path as `ambry memory save` (vector included when the model loads).
 /// `original` is the name being edited (`None` for a new memory, which must not exist yet).
 #[tauri::command]
-pub async fn save_memory(app: AppHandle, location: Location, original: Option<String>, draft: MemoryDraft) -> IpcResult<SavedWithVector> {
+pub async fn save_memory(
+    app: AppHandle,
+    location: Location,
+    original: Option<String>,
+    draft: MemoryDraft,
+) -> IpcResult<SavedWithVector> {
     off_main(app, move |ws| {
         let store = ws.store_of(location.project_slug())?;
         let (scope, now) = (location.scope, Utc::now());
@@ -64,7 +77,12 @@ pub async fn save_memory(app: AppHandle, location: Location, original: Option<St
 #[tauri::command]
 pub async fn forget_memory(app: AppHandle, memory: MemoryRef) -> IpcResult<ForgetOutcome> {
     off_main(app, move |ws| {
-        Ok(ws.forget(&ws.store_of(memory.location.project_slug())?, memory.location.scope, &memory.name, Utc::now())?)
+        Ok(ws.forget(
+            &ws.store_of(memory.location.project_slug())?,
+            memory.location.scope,
+            &memory.name,
+            Utc::now(),
+        )?)
     })
     .await
 }
@@ -73,10 +91,18 @@ pub async fn forget_memory(app: AppHandle, memory: MemoryRef) -> IpcResult<Forge
 /// never navigates); the UI asks the person first.
 #[tauri::command]
 pub fn open_link(url: String) -> IpcResult<()> {
-    if !engram_core::render::openable_link(&url) {
-        return Err(front_end(FrontEndCode::InvalidLink, format!("only web and mail links open from a memory, not {url:?}")));
+    if !ambry_core::render::openable_link(&url) {
+        return Err(front_end(
+            FrontEndCode::InvalidLink,
+            format!("only web and mail links open from a memory, not {url:?}"),
+        ));
     }
-    open::that_detached(&url).map_err(|e| front_end(FrontEndCode::LaunchFailed, format!("no browser opens {url}: {e}")))
+    open::that_detached(&url).map_err(|e| {
+        front_end(
+            FrontEndCode::LaunchFailed,
+            format!("no browser opens {url}: {e}"),
+        )
+    })
 }
 
 /// Markdown → safe HTML for live previews (anchors, the editor's preview tab).
@@ -88,7 +114,13 @@ pub fn render_markdown(text: String) -> String {
 #[tauri::command]
 pub async fn open_in_editor(app: AppHandle, memory: MemoryRef) -> IpcResult<String> {
     off_main(app, move |ws| {
-        let path = ws.get(&ws.store_of(memory.location.project_slug())?, Some(memory.location.scope), &memory.name)?.path;
+        let path = ws
+            .get(
+                &ws.store_of(memory.location.project_slug())?,
+                Some(memory.location.scope),
+                &memory.name,
+            )?
+            .path;
         crate::editor_launch::open_file(ws, &path)
     })
     .await
@@ -97,10 +129,20 @@ pub async fn open_in_editor(app: AppHandle, memory: MemoryRef) -> IpcResult<Stri
 #[tauri::command]
 pub async fn reveal_in_folder(app: AppHandle, memory: MemoryRef) -> IpcResult<()> {
     off_main(app, move |ws| {
-        let path = ws.get(&ws.store_of(memory.location.project_slug())?, Some(memory.location.scope), &memory.name)?.path;
+        let path = ws
+            .get(
+                &ws.store_of(memory.location.project_slug())?,
+                Some(memory.location.scope),
+                &memory.name,
+            )?
+            .path;
         let folder = path.parent().unwrap_or(&path);
-        open::that_detached(folder)
-            .map_err(|e| front_end(FrontEndCode::LaunchFailed, format!("cannot open {}: {e}", folder.display())))
+        open::that_detached(folder).map_err(|e| {
+            front_end(
+                FrontEndCode::LaunchFailed,
+                format!("cannot open {}: {e}", folder.display()),
+            )
+        })
     })
     .await
 }

@@ -1,7 +1,7 @@
 //! Known projects for the sidebar, and adding one by picking its folder.
 
-use engram_core::error::FrontEndCode;
-use engram_core::project::KnownProject;
+use ambry_core::error::FrontEndCode;
+use ambry_core::project::KnownProject;
 use serde::Serialize;
 use tauri::AppHandle;
 use tauri_plugin_dialog::DialogExt;
@@ -15,7 +15,7 @@ pub struct ProjectView {
     pub name: String,
     pub roots: Vec<String>,
     pub remote: Option<String>,
-    /// Whether the repository has its trust anchor (`.engram/ENGRAM.md`): the sidebar lists only
+    /// Whether the repository has its trust anchor (`.ambry/AMBRY.md`): the sidebar lists only
     /// anchors that exist; the project's view offers to create a missing one.
     pub has_anchor: bool,
 }
@@ -23,7 +23,8 @@ pub struct ProjectView {
 impl From<KnownProject> for ProjectView {
     fn from(p: KnownProject) -> Self {
         ProjectView {
-            has_anchor: !p.roots.is_empty() && engram_core::anchors::project_anchor_path(&p.to_project()).is_file(),
+            has_anchor: !p.roots.is_empty()
+                && ambry_core::anchors::project_anchor_path(&p.to_project()).is_file(),
             name: p.display_name(),
             roots: p.roots.iter().map(|r| r.display().to_string()).collect(),
             slug: p.slug,
@@ -34,7 +35,14 @@ impl From<KnownProject> for ProjectView {
 
 #[tauri::command]
 pub async fn list_projects(app: AppHandle) -> IpcResult<Vec<ProjectView>> {
-    off_main(app, |ws| Ok(ws.known_projects()?.into_iter().map(ProjectView::from).collect())).await
+    off_main(app, |ws| {
+        Ok(ws
+            .known_projects()?
+            .into_iter()
+            .map(ProjectView::from)
+            .collect())
+    })
+    .await
 }
 
 /// Opens the native folder picker; the chosen folder is resolved to its repository and recorded.
@@ -43,12 +51,20 @@ pub async fn list_projects(app: AppHandle) -> IpcResult<Vec<ProjectView>> {
 pub async fn add_project(app: AppHandle) -> IpcResult<Option<ProjectView>> {
     let picker = app.clone();
     off_main(app, move |ws| {
-        let Some(folder) = picker.dialog().file().set_title("Add a project folder").blocking_pick_folder() else {
+        let Some(folder) = picker
+            .dialog()
+            .file()
+            .set_title("Add a project folder")
+            .blocking_pick_folder()
+        else {
             return Ok(None);
         };
-        let folder = folder
-            .into_path()
-            .map_err(|e| front_end(FrontEndCode::Usage, format!("the chosen folder is not a local path: {e}")))?;
+        let folder = folder.into_path().map_err(|e| {
+            front_end(
+                FrontEndCode::Usage,
+                format!("the chosen folder is not a local path: {e}"),
+            )
+        })?;
         Ok(Some(ws.add_project(&folder)?.into()))
     })
     .await

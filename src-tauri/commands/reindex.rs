@@ -1,8 +1,8 @@
 //! Reindex from the toolbar or the tray: core's reindex of everything (every scope's vectors,
 //! then the session index), off the main thread, with progress events.
 
-use engram_core::error::{report, FrontEndCode};
-use engram_core::workspace::{ReindexPhase, ReindexSummary};
+use ambry_core::error::{report, FrontEndCode};
+use ambry_core::workspace::{ReindexPhase, ReindexSummary};
 use tauri::{AppHandle, Manager};
 
 use crate::events;
@@ -17,16 +17,29 @@ pub fn start_reindex(app: AppHandle) -> bool {
         return false;
     }
     std::thread::spawn(move || {
-        let mut progress = |phase: ReindexPhase, done: usize, total: usize| events::reindex_progress(&app, phase, done, total);
+        let mut progress = |phase: ReindexPhase, done: usize, total: usize| {
+            events::reindex_progress(&app, phase, done, total)
+        };
         // Whatever happens inside, the window must hear that the run ended, or its progress bar
         // would spin forever and Reindex stay disabled until a restart.
-        let summary = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ws.reindex(None, chrono::Utc::now(), &mut progress))) {
+        let summary = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ws.reindex(None, chrono::Utc::now(), &mut progress)
+        })) {
             Ok(Ok(summary)) => summary,
-            Ok(Err(e)) => ReindexSummary { embeddings: Err(report(&e)), sessions: Err(report(&e)), session_vectors: Err(e.to_string()) },
+            Ok(Err(e)) => ReindexSummary {
+                embeddings: Err(report(&e)),
+                sessions: Err(report(&e)),
+                session_vectors: Err(e.to_string()),
+            },
             Err(_) => {
                 tracing::error!("reindex stopped by a panic");
-                let stopped = FrontEndCode::Internal.report("reindex stopped unexpectedly; nothing was lost, try again");
-                ReindexSummary { embeddings: Err(stopped.clone()), session_vectors: Err(stopped.message.clone()), sessions: Err(stopped) }
+                let stopped = FrontEndCode::Internal
+                    .report("reindex stopped unexpectedly; nothing was lost, try again");
+                ReindexSummary {
+                    embeddings: Err(stopped.clone()),
+                    session_vectors: Err(stopped.message.clone()),
+                    sessions: Err(stopped),
+                }
             }
         };
         events::reindex_finished(&app, &summary);

@@ -1,10 +1,10 @@
-//! The search overlay: the same ranker and strategy as `engram memory search`, over every
+//! The search overlay: the same ranker and strategy as `ambry memory search`, over every
 //! memory (user and all projects), the user's alone, or one project as its agent sees it.
 
 use std::time::Instant;
 
-use engram_core::memory::ScopeFilter;
-use engram_core::workspace::{Coverage, SearchHit, SearchOptions};
+use ambry_core::memory::ScopeFilter;
+use ambry_core::workspace::{Coverage, SearchHit, SearchOptions};
 use serde::{Deserialize, Serialize};
 use tauri::AppHandle;
 
@@ -17,7 +17,7 @@ pub struct SearchResults {
     pub seq: u64,
     pub rows: Vec<SearchHit>,
     /// The strategy that actually ran.
-    pub strategy: engram_core::config::Strategy,
+    pub strategy: ambry_core::config::Strategy,
     pub note: Option<String>,
     /// Time spent in core, for the status line.
     pub micros: u128,
@@ -37,16 +37,39 @@ pub enum SearchIn {
 const MAX_ROWS: usize = 50;
 
 #[tauri::command]
-pub async fn search_memories(app: AppHandle, query: String, within: SearchIn, seq: u64) -> IpcResult<SearchResults> {
+pub async fn search_memories(
+    app: AppHandle,
+    query: String,
+    within: SearchIn,
+    seq: u64,
+) -> IpcResult<SearchResults> {
     off_main(app, move |ws| {
         let started = Instant::now();
-        let options = SearchOptions { limit: Some(MAX_ROWS), strategy: None, only_evident: true };
+        let options = SearchOptions {
+            limit: Some(MAX_ROWS),
+            strategy: None,
+            only_evident: true,
+        };
         let results = match &within {
             SearchIn::Everything => ws.search(&query, Coverage::Everything, &options)?,
-            SearchIn::UserOnly => ws.search(&query, Coverage::Agent(&ws.store_of(None)?, ScopeFilter::User), &options)?,
-            SearchIn::Project(slug) => ws.search(&query, Coverage::Agent(&ws.store_of(Some(slug))?, ScopeFilter::All), &options)?,
+            SearchIn::UserOnly => ws.search(
+                &query,
+                Coverage::Agent(&ws.store_of(None)?, ScopeFilter::User),
+                &options,
+            )?,
+            SearchIn::Project(slug) => ws.search(
+                &query,
+                Coverage::Agent(&ws.store_of(Some(slug))?, ScopeFilter::All),
+                &options,
+            )?,
         };
-        Ok(SearchResults { seq, rows: results.hits, strategy: results.strategy, note: results.note, micros: started.elapsed().as_micros() })
+        Ok(SearchResults {
+            seq,
+            rows: results.hits,
+            strategy: results.strategy,
+            note: results.note,
+            micros: started.elapsed().as_micros(),
+        })
     })
     .await
 }

@@ -1,7 +1,9 @@
 //! The Sessions view: recall over past agent transcripts, the recent sessions, one transcript.
 //! The index is kept current by the session watcher (see `events`); these only read it.
 
-use engram_core::sessions::{group_runs, RecallHit, RecallQuery, SessionGroup, SourceKind, Transcript};
+use ambry_core::sessions::{
+    group_runs, RecallHit, RecallQuery, SessionGroup, SourceKind, Transcript,
+};
 use serde::Serialize;
 use tauri::AppHandle;
 
@@ -21,12 +23,17 @@ pub struct SessionsOverview {
 pub async fn sessions_overview(app: AppHandle) -> IpcResult<SessionsOverview> {
     off_main(app, |ws| {
         let stats = ws.session_stats()?;
-        Ok(SessionsOverview { sessions: stats.sessions, messages: stats.messages, newest: stats.newest, sources: ws.config()?.sessions.sources })
+        Ok(SessionsOverview {
+            sessions: stats.sessions,
+            messages: stats.messages,
+            newest: stats.newest,
+            sources: ws.config()?.sessions.sources,
+        })
     })
     .await
 }
 
-/// `engram recall`: `project` limits hits to sessions that ran inside it.
+/// `ambry recall`: `project` limits hits to sessions that ran inside it.
 #[tauri::command]
 pub async fn recall_sessions(
     app: AppHandle,
@@ -43,7 +50,7 @@ pub async fn recall_sessions(
         if let Some(slug) = project {
             q.cwd_prefix = ws.project_root(&slug)?;
         } else if let Some(folder) = folder {
-            // A folder sessions ran in that is no Engram project (e.g. one only Claude Code knows).
+            // A folder sessions ran in that is no Ambry project (e.g. one only Claude Code knows).
             q.cwd_prefix = Some(folder.into());
         }
         // The watcher keeps the index current; recall here never indexes first.
@@ -54,8 +61,15 @@ pub async fn recall_sessions(
 
 /// Recent sessions, each with its subagent and compaction runs folded under it.
 #[tauri::command]
-pub async fn list_sessions(app: AppHandle, source: Option<SourceKind>, limit: Option<usize>) -> IpcResult<Vec<SessionGroup>> {
-    off_main(app, move |ws| Ok(group_runs(ws.sessions(source, limit.unwrap_or(200))?))).await
+pub async fn list_sessions(
+    app: AppHandle,
+    source: Option<SourceKind>,
+    limit: Option<usize>,
+) -> IpcResult<Vec<SessionGroup>> {
+    off_main(app, move |ws| {
+        Ok(group_runs(ws.sessions(source, limit.unwrap_or(200))?))
+    })
+    .await
 }
 
 #[tauri::command]

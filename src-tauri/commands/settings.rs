@@ -1,14 +1,14 @@
-//! Settings: the effective configuration (read-only) and the `engram doctor` checks.
+//! Settings: the effective configuration (read-only) and the `ambry doctor` checks.
 
-use engram_core::config::Config;
-use engram_core::doctor::{self, Check, Status};
-use engram_core::workspace::SessionFolder;
+use ambry_core::config::Config;
+use ambry_core::doctor::{self, Check, Status};
+use ambry_core::workspace::SessionFolder;
 use serde::Serialize;
 use tauri::AppHandle;
 
 use crate::ipc_error::{front_end, IpcResult};
-use engram_core::error::FrontEndCode;
 use crate::state::off_main;
+use ambry_core::error::FrontEndCode;
 
 #[derive(Debug, Serialize)]
 pub struct Settings {
@@ -24,7 +24,7 @@ pub struct Settings {
     pub session_folders: Vec<SessionFolder>,
 }
 
-/// The same checks `engram doctor` runs; the app has no working directory, so each project is
+/// The same checks `ambry doctor` runs; the app has no working directory, so each project is
 /// covered by the projects check.
 #[tauri::command]
 pub async fn get_settings(app: AppHandle) -> IpcResult<Settings> {
@@ -55,25 +55,37 @@ pub fn first_paint_done(state: tauri::State<'_, crate::state::AppState>) -> u128
 }
 
 /// Where desktop autostart entries live, as the launch environment resolved it.
-fn config_home(ws: &engram_core::Workspace) -> IpcResult<std::path::PathBuf> {
-    ws.env().config_home.clone().ok_or_else(|| front_end(FrontEndCode::NoHome, "neither XDG_CONFIG_HOME nor HOME is set"))
+fn config_home(ws: &ambry_core::Workspace) -> IpcResult<std::path::PathBuf> {
+    ws.env().config_home.clone().ok_or_else(|| {
+        front_end(
+            FrontEndCode::NoHome,
+            "neither XDG_CONFIG_HOME nor HOME is set",
+        )
+    })
 }
 
 /// Whether the app starts (tray only) at login.
 #[tauri::command]
 pub async fn get_autostart(app: AppHandle) -> IpcResult<bool> {
-    off_main(app, |ws| Ok(engram_core::desktop::autostart_enabled(&config_home(ws)?))).await
+    off_main(app, |ws| {
+        Ok(ambry_core::desktop::autostart_enabled(&config_home(ws)?))
+    })
+    .await
 }
 
 /// Adds or removes the XDG autostart entry for this executable (started with `--tray`).
 #[tauri::command]
 pub async fn set_autostart(app: AppHandle, enabled: bool) -> IpcResult<bool> {
     off_main(app, move |ws| {
-        let exec = std::env::current_exe()
-            .map_err(|e| front_end(FrontEndCode::LaunchFailed, format!("cannot tell where the app is installed: {e}")))?;
+        let exec = std::env::current_exe().map_err(|e| {
+            front_end(
+                FrontEndCode::LaunchFailed,
+                format!("cannot tell where the app is installed: {e}"),
+            )
+        })?;
         let home = config_home(ws)?;
-        engram_core::desktop::set_autostart(&home, &exec, enabled)?;
-        Ok(engram_core::desktop::autostart_enabled(&home))
+        ambry_core::desktop::set_autostart(&home, &exec, enabled)?;
+        Ok(ambry_core::desktop::autostart_enabled(&home))
     })
     .await
 }
@@ -84,7 +96,7 @@ pub async fn set_autostart(app: AppHandle, enabled: bool) -> IpcResult<bool> {
 pub async fn open_config(app: AppHandle) -> IpcResult<(String, bool)> {
     off_main(app, |ws| {
         let path = ws.home().config_file();
-        let created = engram_core::desktop::create_starter_config(&path)?;
+        let created = ambry_core::desktop::create_starter_config(&path)?;
         Ok((crate::editor_launch::open_file(ws, &path)?, created))
     })
     .await

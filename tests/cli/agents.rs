@@ -1,5 +1,5 @@
-//! `engram connect|disconnect`, `engram compose --hook codex`, `engram import claude` and the
-//! agents' lines in `engram doctor`, on temporary homes.
+//! `ambry connect|disconnect`, `ambry compose --hook codex`, `ambry import claude` and the
+//! agents' lines in `ambry doctor`, on temporary homes.
 
 use std::fs;
 use std::path::Path;
@@ -9,9 +9,11 @@ use serde_json::Value;
 
 use crate::support::Sandbox;
 
-fn engram(sb: &Sandbox) -> assert_cmd::Command {
-    let mut cmd = sb.engram();
-    cmd.env_remove("CLAUDE_CONFIG_DIR").env_remove("CODEX_HOME").env("ENGRAM_NO_SERVICE", "1");
+fn ambry(sb: &Sandbox) -> assert_cmd::Command {
+    let mut cmd = sb.ambry();
+    cmd.env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .env("AMBRY_NO_SERVICE", "1");
     cmd
 }
 
@@ -24,31 +26,82 @@ fn connect_claude_round_trip_through_the_binary() {
     fs::create_dir_all(home.join(".claude")).unwrap();
     fs::write(home.join(".claude/settings.json"), SETTINGS).unwrap();
 
-    let out = engram(&sb).args(["--json", "connect", "claude", "--dry-run"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = ambry(&sb)
+        .args(["--json", "connect", "claude", "--dry-run"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["dry_run"], true);
     assert_eq!(report["changed"], true);
-    assert_eq!(fs::read_to_string(home.join(".claude/settings.json")).unwrap(), SETTINGS);
-    assert!(!home.join(".claude.json").exists(), "a dry run creates nothing");
+    assert_eq!(
+        fs::read_to_string(home.join(".claude/settings.json")).unwrap(),
+        SETTINGS
+    );
+    assert!(
+        !home.join(".claude.json").exists(),
+        "a dry run creates nothing"
+    );
 
-    engram(&sb).args(["connect", "claude"]).assert().success().stdout(predicate::str::contains("Claude Code connected"));
-    let settings: Value = serde_json::from_str(&fs::read_to_string(home.join(".claude/settings.json")).unwrap()).unwrap();
-    let command = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"].as_str().unwrap().to_string();
-    assert!(command.ends_with("engram compose --hook claude") && command.starts_with('/'), "{command}");
-    let state: Value = serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
-    assert_eq!(state["mcpServers"]["engram"]["args"], serde_json::json!(["mcp"]));
-    assert!(Path::new(state["mcpServers"]["engram"]["command"].as_str().unwrap()).is_file());
+    ambry(&sb)
+        .args(["connect", "claude"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Claude Code connected"));
+    let settings: Value =
+        serde_json::from_str(&fs::read_to_string(home.join(".claude/settings.json")).unwrap())
+            .unwrap();
+    let command = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        command.ends_with("ambry compose --hook claude") && command.starts_with('/'),
+        "{command}"
+    );
+    let state: Value =
+        serde_json::from_str(&fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    assert_eq!(
+        state["mcpServers"]["ambry"]["args"],
+        serde_json::json!(["mcp"])
+    );
+    assert!(Path::new(state["mcpServers"]["ambry"]["command"].as_str().unwrap()).is_file());
 
-    engram(&sb).args(["connect", "claude"]).assert().success().stdout(predicate::str::contains("already connected"));
-    let out = engram(&sb).args(["--json", "doctor"]).output().unwrap();
+    ambry(&sb)
+        .args(["connect", "claude"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("already connected"));
+    let out = ambry(&sb).args(["--json", "doctor"]).output().unwrap();
     let doctor: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let lines: Vec<String> = doctor["checks"].as_array().unwrap().iter().map(|c| format!("{} {}", c["area"], c["detail"])).collect();
-    assert!(lines.iter().any(|l| l.contains("claude code") && l.contains("connected (hook: installed; MCP server: installed)")), "{lines:?}");
-    assert!(lines.iter().any(|l| l.contains("deletes transcripts older than 30 days") && l.contains("keeps them")), "{lines:?}");
+    let lines: Vec<String> = doctor["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| format!("{} {}", c["area"], c["detail"]))
+        .collect();
+    assert!(
+        lines.iter().any(|l| l.contains("claude code")
+            && l.contains("connected (hook: installed; MCP server: installed)")),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("deletes transcripts older than 30 days")
+                && l.contains("keeps them")),
+        "{lines:?}"
+    );
 
-    engram(&sb).args(["disconnect", "claude"]).assert().success();
-    assert_eq!(fs::read_to_string(home.join(".claude/settings.json")).unwrap(), SETTINGS);
+    ambry(&sb).args(["disconnect", "claude"]).assert().success();
+    assert_eq!(
+        fs::read_to_string(home.join(".claude/settings.json")).unwrap(),
+        SETTINGS
+    );
 }
 
 #[test]
@@ -57,20 +110,38 @@ fn connect_refuses_a_broken_file_and_leaves_it() {
     let home = sb.home.path();
     fs::create_dir_all(home.join(".codex")).unwrap();
     fs::write(home.join(".codex/config.toml"), "[mcp_servers\n").unwrap();
-    engram(&sb)
+    ambry(&sb)
         .args(["--json", "connect", "codex"])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("config.toml does not parse").and(predicate::str::contains("unparseable_agent_file")));
-    assert_eq!(fs::read_to_string(home.join(".codex/config.toml")).unwrap(), "[mcp_servers\n");
+        .stderr(
+            predicate::str::contains("config.toml does not parse")
+                .and(predicate::str::contains("unparseable_agent_file")),
+        );
+    assert_eq!(
+        fs::read_to_string(home.join(".codex/config.toml")).unwrap(),
+        "[mcp_servers\n"
+    );
     assert!(!home.join(".codex/hooks.json").exists());
 }
 
 #[test]
 fn the_codex_hook_answers_with_added_context() {
     let sb = Sandbox::new();
-    engram(&sb)
-        .args(["memory", "save", "deploy-steps", "--type", "project", "--description", "How releases ship", "--scope", "user", "--body", "Tag then push; CI deploys."])
+    ambry(&sb)
+        .args([
+            "memory",
+            "save",
+            "deploy-steps",
+            "--type",
+            "project",
+            "--description",
+            "How releases ship",
+            "--scope",
+            "user",
+            "--body",
+            "Tag then push; CI deploys.",
+        ])
         .assert()
         .success();
     let payload = serde_json::json!({
@@ -81,24 +152,54 @@ fn the_codex_hook_answers_with_added_context() {
         "model": "gpt-5-codex",
         "prompt": "how do we ship a release?"
     });
-    let out = engram(&sb).args(["compose", "--hook", "codex"]).write_stdin(payload.to_string()).output().unwrap();
+    let out = ambry(&sb)
+        .args(["compose", "--hook", "codex"])
+        .write_stdin(payload.to_string())
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let reply: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(reply["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
-    let context = reply["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
-    assert!(context.starts_with("<engram-memory>") && context.contains("### deploy-steps"), "{context}");
-    engram(&sb).args(["compose", "--hook", "codex"]).write_stdin("nope").assert().code(0).stdout("").stderr(predicate::str::contains("Codex"));
+    assert_eq!(
+        reply["hookSpecificOutput"]["hookEventName"],
+        "UserPromptSubmit"
+    );
+    let context = reply["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.starts_with("<ambry-memory>") && context.contains("### deploy-steps"),
+        "{context}"
+    );
+    ambry(&sb)
+        .args(["compose", "--hook", "codex"])
+        .write_stdin("nope")
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr(predicate::str::contains("Codex"));
 }
 
-/// `engram --json` run for `repo` (the sandbox's own `--cwd` would be the wrong project).
+/// `ambry --json` run for `repo` (the sandbox's own `--cwd` would be the wrong project).
 fn in_repo(sb: &Sandbox, repo: &Path) -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::cargo_bin("engram").unwrap();
-    cmd.env_remove("ENGRAM_HOME").env("HOME", sb.home.path()).arg("--home").arg(sb.home.path()).arg("--cwd").arg(repo).arg("--json");
+    let mut cmd = assert_cmd::Command::cargo_bin("ambry").unwrap();
+    cmd.env_remove("AMBRY_HOME")
+        .env("HOME", sb.home.path())
+        .arg("--home")
+        .arg(sb.home.path())
+        .arg("--cwd")
+        .arg(repo)
+        .arg("--json");
     cmd
 }
 
 fn git(dir: &Path, args: &[&str]) {
-    let ok = std::process::Command::new("git").current_dir(dir).args(args).output().unwrap().status.success();
+    let ok = std::process::Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+        .status
+        .success();
     assert!(ok, "git {args:?}");
 }
 
@@ -109,8 +210,18 @@ fn import_claude_brings_topic_files_into_the_repository_project() {
     let repo = home.join("code/my_app");
     fs::create_dir_all(&repo).unwrap();
     git(&repo, &["init", "-q"]);
-    git(&repo, &["remote", "add", "origin", "git@github.com:acme/my_app.git"]);
-    let dashed: String = repo.canonicalize().unwrap().display().to_string().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    git(
+        &repo,
+        &["remote", "add", "origin", "git@github.com:acme/my_app.git"],
+    );
+    let dashed: String = repo
+        .canonicalize()
+        .unwrap()
+        .display()
+        .to_string()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
     let mem = home.join(".claude/projects").join(&dashed).join("memory");
     fs::create_dir_all(&mem).unwrap();
     let testing = "---\nname: feedback_testing\ndescription: Run the integration tests against a real database\ntype: feedback\n---\nNever mock the database in integration tests.\n\n**Why:** a mocked migration hid a broken one.\n";
@@ -119,45 +230,136 @@ fn import_claude_brings_topic_files_into_the_repository_project() {
     fs::write(mem.join("MEMORY.md"), "- [Testing](feedback_testing.md)\n").unwrap();
     let gone = home.join(".claude/projects/-nowhere-at-all/memory");
     fs::create_dir_all(&gone).unwrap();
-    fs::write(gone.join("x.md"), "---\nname: x\ndescription: d\ntype: user\n---\nb\n").unwrap();
-    let before: Vec<(String, Vec<u8>)> = ["feedback_testing.md", "project_release.md", "MEMORY.md"].iter().map(|f| (f.to_string(), fs::read(mem.join(f)).unwrap())).collect();
+    fs::write(
+        gone.join("x.md"),
+        "---\nname: x\ndescription: d\ntype: user\n---\nb\n",
+    )
+    .unwrap();
+    let before: Vec<(String, Vec<u8>)> = ["feedback_testing.md", "project_release.md", "MEMORY.md"]
+        .iter()
+        .map(|f| (f.to_string(), fs::read(mem.join(f)).unwrap()))
+        .collect();
 
-    let out = engram(&sb).args(["--json", "import", "claude", "--dry-run"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = ambry(&sb)
+        .args(["--json", "import", "claude", "--dry-run"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let dry: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(dry["items"].as_array().unwrap().len(), 2);
     assert!(!home.join("projects").exists(), "a dry run writes nothing");
 
-    let out = engram(&sb).args(["--json", "import", "claude"]).output().unwrap();
+    let out = ambry(&sb)
+        .args(["--json", "import", "claude"])
+        .output()
+        .unwrap();
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let outcomes: Vec<(String, String)> = report["items"].as_array().unwrap().iter().map(|i| (i["name"].as_str().unwrap().to_string(), i["outcome"].as_str().unwrap().to_string())).collect();
-    assert_eq!(outcomes, [("feedback-testing".to_string(), "created".to_string()), ("project-release".into(), "created".into())]);
-    assert_eq!(report["unresolved"][0]["dir"], home.join(".claude/projects/-nowhere-at-all").display().to_string());
+    let outcomes: Vec<(String, String)> = report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["name"].as_str().unwrap().to_string(),
+                i["outcome"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            ("feedback-testing".to_string(), "created".to_string()),
+            ("project-release".into(), "created".into())
+        ]
+    );
+    assert_eq!(
+        report["unresolved"][0]["dir"],
+        home.join(".claude/projects/-nowhere-at-all")
+            .display()
+            .to_string()
+    );
     let slug = report["items"][0]["project"].as_str().unwrap().to_string();
     assert!(slug.starts_with("my-app-"), "{slug}");
 
-    let listed = in_repo(&sb, &repo).args(["memory", "list", "--scope", "project"]).output().unwrap();
+    let listed = in_repo(&sb, &repo)
+        .args(["memory", "list", "--scope", "project"])
+        .output()
+        .unwrap();
     let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
-    let names: Vec<&str> = listed.as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["feedback-testing", "project-release"]);
-    let got = in_repo(&sb, &repo).args(["memory", "get", "feedback-testing", "--scope", "project"]).output().unwrap();
+    let got = in_repo(&sb, &repo)
+        .args(["memory", "get", "feedback-testing", "--scope", "project"])
+        .output()
+        .unwrap();
     let got: Value = serde_json::from_slice(&got.stdout).unwrap();
     assert_eq!(got["type"], "feedback");
     assert_eq!(got["body"], "Never mock the database in integration tests.\n\n**Why:** a mocked migration hid a broken one.\n");
-    let file = fs::read_to_string(home.join("projects").join(&slug).join("memory/feedback-testing.md")).unwrap();
-    assert!(file.contains(&format!("source: {}", mem.join("feedback_testing.md").display())), "{file}");
+    let file = fs::read_to_string(
+        home.join("projects")
+            .join(&slug)
+            .join("memory/feedback-testing.md"),
+    )
+    .unwrap();
+    assert!(
+        file.contains(&format!(
+            "source: {}",
+            mem.join("feedback_testing.md").display()
+        )),
+        "{file}"
+    );
 
-    let again: Value = serde_json::from_slice(&engram(&sb).args(["--json", "import", "claude"]).output().unwrap().stdout).unwrap();
-    assert!(again["items"].as_array().unwrap().iter().all(|i| i["outcome"] == "unchanged"), "{again}");
+    let again: Value = serde_json::from_slice(
+        &ambry(&sb)
+            .args(["--json", "import", "claude"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        again["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["outcome"] == "unchanged"),
+        "{again}"
+    );
 
-    fs::write(mem.join("feedback_testing.md"), testing.replace("Never mock", "Do not mock")).unwrap();
-    let edited: Value = serde_json::from_slice(&engram(&sb).args(["--json", "import", "claude"]).output().unwrap().stdout).unwrap();
+    fs::write(
+        mem.join("feedback_testing.md"),
+        testing.replace("Never mock", "Do not mock"),
+    )
+    .unwrap();
+    let edited: Value = serde_json::from_slice(
+        &ambry(&sb)
+            .args(["--json", "import", "claude"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
     assert_eq!(edited["items"][0]["outcome"], "updated");
     assert_eq!(edited["items"][1]["outcome"], "unchanged");
-    let versions = fs::read_dir(home.join("projects").join(&slug).join("memory/.archive")).unwrap().count();
+    let versions = fs::read_dir(home.join("projects").join(&slug).join("memory/.archive"))
+        .unwrap()
+        .count();
     assert_eq!(versions, 1, "one archived version");
 
     for (name, bytes) in before.iter().skip(1) {
-        assert_eq!(&fs::read(mem.join(name)).unwrap(), bytes, "{name} is never written");
+        assert_eq!(
+            &fs::read(mem.join(name)).unwrap(),
+            bytes,
+            "{name} is never written"
+        );
     }
 }

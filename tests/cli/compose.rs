@@ -1,4 +1,4 @@
-//! `engram memory search` and `engram compose` (also as a Claude Code hook) on a real temp home.
+//! `ambry memory search` and `ambry compose` (also as a Claude Code hook) on a real temp home.
 
 use std::fs;
 
@@ -8,23 +8,76 @@ use serde_json::Value;
 use crate::support::Sandbox;
 
 fn save(sb: &Sandbox, scope: &str, name: &str, kind: &str, description: &str, body: &str) {
-    sb.engram()
-        .args(["memory", "save", name, "--type", kind, "--description", description, "--scope", scope, "--body", body])
+    sb.ambry()
+        .args([
+            "memory",
+            "save",
+            name,
+            "--type",
+            kind,
+            "--description",
+            description,
+            "--scope",
+            scope,
+            "--body",
+            body,
+        ])
         .assert()
         .success();
 }
 
 fn seed(sb: &Sandbox) {
-    save(sb, "user", "test-style", "feedback", "No mocks for the database in integration tests", "Use a real Postgres container; mocks hid a migration bug.");
-    save(sb, "user", "commit-style", "user", "Commit message conventions", "Imperative mood, 72 columns, reference the ticket.");
-    save(sb, "project", "jwt-refresh-flow", "project", "How auth refresh interacts with the token cache", "Refresh tokens rotate on use; the cache key is the session id.");
-    save(sb, "project", "release-process", "project", "How this repo ships a release", "Tag vX.Y.Z, CI builds and publishes the image.");
+    save(
+        sb,
+        "user",
+        "test-style",
+        "feedback",
+        "No mocks for the database in integration tests",
+        "Use a real Postgres container; mocks hid a migration bug.",
+    );
+    save(
+        sb,
+        "user",
+        "commit-style",
+        "user",
+        "Commit message conventions",
+        "Imperative mood, 72 columns, reference the ticket.",
+    );
+    save(
+        sb,
+        "project",
+        "jwt-refresh-flow",
+        "project",
+        "How auth refresh interacts with the token cache",
+        "Refresh tokens rotate on use; the cache key is the session id.",
+    );
+    save(
+        sb,
+        "project",
+        "release-process",
+        "project",
+        "How this repo ships a release",
+        "Tag vX.Y.Z, CI builds and publishes the image.",
+    );
 }
 
 fn search(sb: &Sandbox, args: &[&str]) -> Vec<Value> {
-    let out = sb.engram().args(["memory", "search", "--json"]).args(args).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice::<Value>(&out.stdout).unwrap().as_array().unwrap().clone()
+    let out = sb
+        .ambry()
+        .args(["memory", "search", "--json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
 #[test]
@@ -34,12 +87,19 @@ fn search_json_has_the_contract_shape_best_first() {
     let hits = search(&sb, &["should I mock postgres in the integration specs?"]);
     assert_eq!(hits[0]["name"], "test-style");
     assert_eq!(hits[0]["score"], 1.0);
-    let keys: Vec<&str> = hits[0].as_object().unwrap().keys().map(String::as_str).collect();
+    let keys: Vec<&str> = hits[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(keys.len(), 6, "{keys:?}");
     for key in ["scope", "name", "type", "description", "score", "path"] {
         assert!(keys.contains(&key), "{key}");
     }
-    assert!(hits.windows(2).all(|w| w[0]["score"].as_f64() >= w[1]["score"].as_f64()));
+    assert!(hits
+        .windows(2)
+        .all(|w| w[0]["score"].as_f64() >= w[1]["score"].as_f64()));
 }
 
 #[test]
@@ -48,11 +108,17 @@ fn search_flags_filter_limit_and_pick_the_strategy() {
     seed(&sb);
     let all = search(&sb, &["release token commit database"]);
     assert!(all.len() >= 3);
-    assert_eq!(search(&sb, &["release token commit database", "--limit", "1"]).len(), 1);
+    assert_eq!(
+        search(&sb, &["release token commit database", "--limit", "1"]).len(),
+        1
+    );
     let user_only = search(&sb, &["release token commit database", "--scope", "user"]);
     assert!(user_only.iter().all(|h| h["scope"] == "user"));
     // Synonyms are a bm25 feature: `deploy` finds the release memory; keyword needs the exact word.
-    assert_eq!(search(&sb, &["how do we deploy?", "--strategy", "bm25"])[0]["name"], "release-process");
+    assert_eq!(
+        search(&sb, &["how do we deploy?", "--strategy", "bm25"])[0]["name"],
+        "release-process"
+    );
     assert!(search(&sb, &["how do we deploy?", "--strategy", "keyword"]).is_empty());
 }
 
@@ -60,7 +126,7 @@ fn search_flags_filter_limit_and_pick_the_strategy() {
 fn auto_without_a_model_says_why_it_used_bm25() {
     let sb = Sandbox::new();
     seed(&sb);
-    sb.engram()
+    sb.ambry()
         .args(["memory", "search", "release"])
         .assert()
         .success()
@@ -72,26 +138,52 @@ fn compose_prints_the_block_and_json_reports_sizes_and_cuts() {
     let sb = Sandbox::new();
     seed(&sb);
     fs::write(sb.home.path().join("USER.md"), "Prefer small commits.\n").unwrap();
-    sb.engram()
+    sb.ambry()
         .args(["compose", "--query", "the token refresh cache is broken"])
         .assert()
         .success()
         .stdout(
-            predicate::str::starts_with("<engram-memory>\n## User preferences\nPrefer small commits.")
-                .and(predicate::str::contains("### jwt-refresh-flow [project]\nRefresh tokens rotate"))
-                .and(predicate::str::ends_with("</engram-memory>\n")),
+            predicate::str::starts_with(
+                "<ambry-memory>\n## User preferences\nPrefer small commits.",
+            )
+            .and(predicate::str::contains(
+                "### jwt-refresh-flow [project]\nRefresh tokens rotate",
+            ))
+            .and(predicate::str::ends_with("</ambry-memory>\n")),
         );
-    let out = sb.engram().args(["compose", "--json", "--query", "token refresh database release", "--top-k", "1"]).output().unwrap();
+    let out = sb
+        .ambry()
+        .args([
+            "compose",
+            "--json",
+            "--query",
+            "token refresh database release",
+            "--top-k",
+            "1",
+        ])
+        .output()
+        .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["selected"].as_array().unwrap().len(), 1);
     let selected = &v["selected"][0];
     for key in ["scope", "name", "type", "score", "bytes"] {
         assert!(selected.get(key).is_some(), "{key}");
     }
-    assert!(v["cut"].as_array().unwrap().iter().all(|c| c["reason"] == "top_k"));
+    assert!(v["cut"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["reason"] == "top_k"));
     assert!(!v["cut"].as_array().unwrap().is_empty());
-    assert!(v["sections"].as_array().unwrap().iter().all(|s| s["bytes"].as_u64().unwrap() > 0));
-    assert_eq!(v["bytes"].as_u64().unwrap() as usize, v["text"].as_str().unwrap().len());
+    assert!(v["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["bytes"].as_u64().unwrap() > 0));
+    assert_eq!(
+        v["bytes"].as_u64().unwrap() as usize,
+        v["text"].as_str().unwrap().len()
+    );
 }
 
 #[test]
@@ -108,8 +200,11 @@ fn the_claude_hook_reads_a_real_payload_and_uses_its_cwd() {
         "prompt": "the token refresh cache is broken again"
     });
     // Run from another directory: the payload's cwd decides the project.
-    let mut cmd = assert_cmd::Command::cargo_bin("engram").unwrap();
-    cmd.env_remove("ENGRAM_HOME").current_dir(elsewhere.path()).arg("--home").arg(sb.home.path());
+    let mut cmd = assert_cmd::Command::cargo_bin("ambry").unwrap();
+    cmd.env_remove("AMBRY_HOME")
+        .current_dir(elsewhere.path())
+        .arg("--home")
+        .arg(sb.home.path());
     cmd.args(["compose", "--hook", "claude"])
         .write_stdin(payload.to_string())
         .assert()
@@ -122,7 +217,7 @@ fn a_bad_hook_payload_never_breaks_the_turn() {
     let sb = Sandbox::new();
     seed(&sb);
     for payload in ["", "not json", "{\"prompt\": 42}"] {
-        sb.engram()
+        sb.ambry()
             .args(["compose", "--hook", "claude"])
             .write_stdin(payload)
             .assert()
@@ -137,7 +232,7 @@ fn compose_survives_a_corrupt_index_database() {
     let sb = Sandbox::new();
     seed(&sb);
     fs::write(sb.home.path().join("index.sqlite"), b"garbage, not sqlite").unwrap();
-    sb.engram()
+    sb.ambry()
         .args(["compose", "--query", "release"])
         .assert()
         .success()

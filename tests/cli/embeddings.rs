@@ -5,13 +5,13 @@ use std::path::PathBuf;
 use crate::support::Sandbox;
 
 fn test_models() -> PathBuf {
-    let dir = std::env::var_os("ENGRAM_TEST_MODELS").map(PathBuf::from).unwrap_or_else(|| {
-        panic!("ENGRAM_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set ENGRAM_TEST_MODELS=DIR (make test does both)")
+    let dir = std::env::var_os("AMBRY_TEST_MODELS").map(PathBuf::from).unwrap_or_else(|| {
+        panic!("AMBRY_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set AMBRY_TEST_MODELS=DIR (make test does both)")
     });
     assert!(
         dir.join("onnxruntime/libonnxruntime.so.1.24.4").is_file()
             && dir.join("all-MiniLM-L6-v2/model.onnx").is_file(),
-        "embedding assets missing under ENGRAM_TEST_MODELS={}: run scripts/fetch-models.sh {0}",
+        "embedding assets missing under AMBRY_TEST_MODELS={}: run scripts/fetch-models.sh {0}",
         dir.display()
     );
     dir
@@ -29,8 +29,8 @@ fn write_memory(sandbox: &Sandbox, name: &str, description: &str, body: &str) {
 
 fn reindex_json(sandbox: &Sandbox, models: &PathBuf) -> serde_json::Value {
     let out = sandbox
-        .engram()
-        .env("ENGRAM_MODELS_DIR", models)
+        .ambry()
+        .env("AMBRY_MODELS_DIR", models)
         .args(["memory", "reindex", "--json"])
         .output()
         .unwrap();
@@ -95,8 +95,8 @@ fn reindex_without_the_model_fails_saying_what_to_run() {
         "Run migrations before deploy.",
     );
     let out = sandbox
-        .engram()
-        .env_remove("ENGRAM_MODELS_DIR")
+        .ambry()
+        .env_remove("AMBRY_MODELS_DIR")
         .args(["memory", "reindex", "--json"])
         .output()
         .unwrap();
@@ -120,8 +120,8 @@ fn save_writes_the_vector_when_the_model_is_there_and_says_skipped_when_not() {
     let sandbox = Sandbox::new();
     let save = |name: &str, models_dir: &std::path::Path| {
         let out = sandbox
-            .engram()
-            .env("ENGRAM_MODELS_DIR", models_dir)
+            .ambry()
+            .env("AMBRY_MODELS_DIR", models_dir)
             .args([
                 "memory",
                 "save",
@@ -169,8 +169,8 @@ fn save_writes_the_vector_when_the_model_is_there_and_says_skipped_when_not() {
         .exists());
 
     let human = sandbox
-        .engram()
-        .env("ENGRAM_MODELS_DIR", sandbox.home.path().join("no-models"))
+        .ambry()
+        .env("AMBRY_MODELS_DIR", sandbox.home.path().join("no-models"))
         .args([
             "memory",
             "save",
@@ -194,8 +194,8 @@ fn doctor_says_what_auto_resolves_to_and_why() {
     let sandbox = Sandbox::new();
     let checks = |models_dir: &std::path::Path| {
         let out = sandbox
-            .engram()
-            .env("ENGRAM_MODELS_DIR", models_dir)
+            .ambry()
+            .env("AMBRY_MODELS_DIR", models_dir)
             .args(["doctor", "--json"])
             .output()
             .unwrap();

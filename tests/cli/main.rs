@@ -1,4 +1,4 @@
-//! End-to-end tests of the real `engram` binary on a temporary ENGRAM_HOME.
+//! End-to-end tests of the real `ambry` binary on a temporary AMBRY_HOME.
 
 mod agents;
 mod archive;
@@ -6,11 +6,11 @@ mod compose;
 mod concurrency;
 mod crash;
 mod doctor;
+mod embeddings;
+mod mcp;
 mod memory;
 mod memory_test;
 mod robustness;
 mod service;
 mod sessions;
 mod support;
-mod embeddings;
-mod mcp;

@@ -1,10 +1,13 @@
-//! `engram mcp` driven by the official SDK's client over stdio, as Claude Code or Codex would.
-// Roots are deprecated by the newest protocol revision; the agents Engram serves still use them.
+//! `ambry mcp` driven by the official SDK's client over stdio, as Claude Code or Codex would.
+// Roots are deprecated by the newest protocol revision; the agents Ambry serves still use them.
 #![allow(deprecated)]
 
 use std::path::{Path, PathBuf};
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation, ListRootsResult, Root};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    ListRootsResult, Root,
+};
 use rmcp::service::{RequestContext, RunningService};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
@@ -20,34 +23,72 @@ struct Agent {
 
 impl ClientHandler for Agent {
     fn get_info(&self) -> ClientConfig {
-        let capabilities = if self.root.is_some() { ClientCapabilities::builder().enable_roots().build() } else { ClientCapabilities::default() };
-        ClientConfig::new(capabilities, Implementation::new("engram-test-agent", "1.0"))
+        let capabilities = if self.root.is_some() {
+            ClientCapabilities::builder().enable_roots().build()
+        } else {
+            ClientCapabilities::default()
+        };
+        ClientConfig::new(capabilities, Implementation::new("ambry-test-agent", "1.0"))
     }
 
-    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, ErrorData> {
-        let roots = self.root.iter().map(|r| Root::new(format!("file://{}", r.display()))).collect();
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        let roots = self
+            .root
+            .iter()
+            .map(|r| Root::new(format!("file://{}", r.display())))
+            .collect();
         Ok(ListRootsResult::new(roots))
     }
 }
 
-async fn connect(sandbox: &Sandbox, cwd: &Path, root: Option<PathBuf>) -> RunningService<RoleClient, Agent> {
-    let bin = assert_cmd::cargo::cargo_bin("engram");
+async fn connect(
+    sandbox: &Sandbox,
+    cwd: &Path,
+    root: Option<PathBuf>,
+) -> RunningService<RoleClient, Agent> {
+    let bin = assert_cmd::cargo::cargo_bin("ambry");
     let home = sandbox.home.path().to_path_buf();
     let cwd = cwd.to_path_buf();
     let transport = TokioChildProcess::new(tokio::process::Command::new(bin).configure(|cmd| {
-        cmd.arg("--home").arg(&home).arg("mcp").current_dir(&cwd).env_remove("ENGRAM_HOME").env("HOME", &home).env("ENGRAM_MODELS_DIR", home.join("no-models"));
+        cmd.arg("--home")
+            .arg(&home)
+            .arg("mcp")
+            .current_dir(&cwd)
+            .env_remove("AMBRY_HOME")
+            .env("HOME", &home)
+            .env("AMBRY_MODELS_DIR", home.join("no-models"));
     }))
-    .expect("start engram mcp");
-    Agent { root }.serve(transport).await.expect("MCP handshake")
+    .expect("start ambry mcp");
+    Agent { root }
+        .serve(transport)
+        .await
+        .expect("MCP handshake")
 }
 
-async fn call(client: &RunningService<RoleClient, Agent>, tool: &'static str, args: Value) -> CallToolResult {
-    let Value::Object(map) = args else { panic!("arguments must be an object") };
-    client.call_tool(CallToolRequestParams::new(tool).with_arguments(map)).await.expect("the server answers")
+async fn call(
+    client: &RunningService<RoleClient, Agent>,
+    tool: &'static str,
+    args: Value,
+) -> CallToolResult {
+    let Value::Object(map) = args else {
+        panic!("arguments must be an object")
+    };
+    client
+        .call_tool(CallToolRequestParams::new(tool).with_arguments(map))
+        .await
+        .expect("the server answers")
 }
 
 fn text(result: &CallToolResult) -> String {
-    result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn ok_json(result: &CallToolResult) -> Value {
@@ -56,7 +97,12 @@ fn ok_json(result: &CallToolResult) -> Value {
 }
 
 fn git_repo(dir: &Path) {
-    let status = std::process::Command::new("git").arg("init").arg("-q").arg(dir).status().unwrap();
+    let status = std::process::Command::new("git")
+        .arg("init")
+        .arg("-q")
+        .arg(dir)
+        .status()
+        .unwrap();
     assert!(status.success());
 }
 
@@ -67,18 +113,51 @@ async fn six_tools_are_listed_with_schemas_and_descriptions_that_teach() {
     let tools = client.list_all_tools().await.unwrap();
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     names.sort();
-    assert_eq!(names, ["memory_forget", "memory_get", "memory_list", "memory_save", "memory_search", "session_recall"]);
+    assert_eq!(
+        names,
+        [
+            "memory_forget",
+            "memory_get",
+            "memory_list",
+            "memory_save",
+            "memory_search",
+            "session_recall"
+        ]
+    );
     let save = tools.iter().find(|t| t.name == "memory_save").unwrap();
     let description = save.description.as_deref().unwrap_or_default();
-    assert!(description.contains("Never save") && description.contains("secrets") && description.contains("Search first"), "{description}");
+    assert!(
+        description.contains("Never save")
+            && description.contains("secrets")
+            && description.contains("Search first"),
+        "{description}"
+    );
     let schema = serde_json::to_value(&*save.input_schema).unwrap();
-    let required: Vec<&str> = schema["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
     for field in ["name", "type", "description", "body"] {
-        assert!(required.contains(&field), "{field} must be required: {schema}");
+        assert!(
+            required.contains(&field),
+            "{field} must be required: {schema}"
+        );
     }
     assert!(schema["properties"]["scope"].is_object(), "{schema}");
     let info = client.peer_info().unwrap();
-    assert!(info.instructions.as_deref().unwrap_or_default().contains("user scope") || info.instructions.as_deref().unwrap_or_default().contains("User scope"));
+    assert!(
+        info.instructions
+            .as_deref()
+            .unwrap_or_default()
+            .contains("user scope")
+            || info
+                .instructions
+                .as_deref()
+                .unwrap_or_default()
+                .contains("User scope")
+    );
     client.cancel().await.unwrap();
 }
 
@@ -86,11 +165,18 @@ async fn six_tools_are_listed_with_schemas_and_descriptions_that_teach() {
 async fn save_search_get_list_forget_follow_the_store_rules() {
     let s = Sandbox::new();
     let client = connect(&s, s.cwd.path(), None).await;
-    let saved = ok_json(&call(&client, "memory_save", json!({
-        "name": "testing-preferences", "type": "feedback",
-        "description": "How the person wants tests written",
-        "body": "Integration tests hit a real database; never mock it."
-    })).await);
+    let saved = ok_json(
+        &call(
+            &client,
+            "memory_save",
+            json!({
+                "name": "testing-preferences", "type": "feedback",
+                "description": "How the person wants tests written",
+                "body": "Integration tests hit a real database; never mock it."
+            }),
+        )
+        .await,
+    );
     assert_eq!(saved["created"], true);
     assert_eq!(saved["scope"], "user");
     let file = s.home.path().join("memory/testing-preferences.md");
@@ -103,21 +189,49 @@ async fn save_search_get_list_forget_follow_the_store_rules() {
         "body": "Integration tests hit a real Postgres; never mock it. Unit tests may fake the clock."
     })).await);
     assert_eq!(updated["created"], false);
-    assert!(updated["archived"].as_str().unwrap().contains(".archive"), "{updated}");
+    assert!(
+        updated["archived"].as_str().unwrap().contains(".archive"),
+        "{updated}"
+    );
 
-    let found = ok_json(&call(&client, "memory_search", json!({ "query": "should I mock the database in tests?" })).await);
+    let found = ok_json(
+        &call(
+            &client,
+            "memory_search",
+            json!({ "query": "should I mock the database in tests?" }),
+        )
+        .await,
+    );
     assert_eq!(found["hits"][0]["name"], "testing-preferences", "{found}");
 
-    let got = ok_json(&call(&client, "memory_get", json!({ "name": "testing-preferences" })).await);
+    let got = ok_json(
+        &call(
+            &client,
+            "memory_get",
+            json!({ "name": "testing-preferences" }),
+        )
+        .await,
+    );
     assert!(got["body"].as_str().unwrap().contains("real Postgres"));
 
     let listed = ok_json(&call(&client, "memory_list", json!({})).await);
     assert_eq!(listed["memories"].as_array().unwrap().len(), 1);
 
-    let forgotten = ok_json(&call(&client, "memory_forget", json!({ "name": "testing-preferences", "scope": "user" })).await);
+    let forgotten = ok_json(
+        &call(
+            &client,
+            "memory_forget",
+            json!({ "name": "testing-preferences", "scope": "user" }),
+        )
+        .await,
+    );
     assert!(!file.exists());
     let archived = s.home.path().join("memory/.archive");
-    assert_eq!(std::fs::read_dir(&archived).unwrap().count(), 2, "one archived copy per overwrite and forget: {forgotten}");
+    assert_eq!(
+        std::fs::read_dir(&archived).unwrap().count(),
+        2,
+        "one archived copy per overwrite and forget: {forgotten}"
+    );
     client.cancel().await.unwrap();
 }
 
@@ -125,16 +239,30 @@ async fn save_search_get_list_forget_follow_the_store_rules() {
 async fn refusals_are_tool_errors_and_the_server_stays_up() {
     let s = Sandbox::new();
     let client = connect(&s, s.cwd.path(), None).await;
-    let secret = call(&client, "memory_save", json!({
-        "name": "aws", "type": "reference", "description": "keys",
-        "body": "the deploy token is ghp_4f8Kq2Zr9LmN0pQ7sT1vW3xY5aB6cD8eF0gHj2"
-    })).await;
+    let secret = call(
+        &client,
+        "memory_save",
+        json!({
+            "name": "aws", "type": "reference", "description": "keys",
+            "body": "the deploy token is ghp_4f8Kq2Zr9LmN0pQ7sT1vW3xY5aB6cD8eF0gHj2"
+        }),
+    )
+    .await;
     assert_eq!(secret.is_error, Some(true));
     assert!(text(&secret).contains("secret"), "{}", text(&secret));
 
-    let bad_name = call(&client, "memory_save", json!({ "name": "../etc/passwd", "type": "user", "description": "x", "body": "x" })).await;
+    let bad_name = call(
+        &client,
+        "memory_save",
+        json!({ "name": "../etc/passwd", "type": "user", "description": "x", "body": "x" }),
+    )
+    .await;
     assert_eq!(bad_name.is_error, Some(true));
-    assert!(text(&bad_name).contains("invalid name"), "{}", text(&bad_name));
+    assert!(
+        text(&bad_name).contains("invalid name"),
+        "{}",
+        text(&bad_name)
+    );
 
     let missing = call(&client, "memory_get", json!({ "name": "nope" })).await;
     assert_eq!(missing.is_error, Some(true));
@@ -143,13 +271,30 @@ async fn refusals_are_tool_errors_and_the_server_stays_up() {
     assert_eq!(no_scope.is_error, Some(true));
 
     // Arguments that do not fit the schema: an error, not a dead server.
-    let Value::Object(map) = json!({ "query": 42 }) else { unreachable!() };
+    let Value::Object(map) = json!({ "query": 42 }) else {
+        unreachable!()
+    };
     let refused = |r: Result<CallToolResult, _>| r.map_or(true, |r| r.is_error == Some(true));
-    assert!(refused(client.call_tool(CallToolRequestParams::new("memory_search").with_arguments(map)).await));
-    assert!(refused(client.call_tool(CallToolRequestParams::new("no_such_tool")).await));
+    assert!(refused(
+        client
+            .call_tool(CallToolRequestParams::new("memory_search").with_arguments(map))
+            .await
+    ));
+    assert!(refused(
+        client
+            .call_tool(CallToolRequestParams::new("no_such_tool"))
+            .await
+    ));
 
     // Still alive and writing.
-    let saved = ok_json(&call(&client, "memory_save", json!({ "name": "still-here", "type": "user", "description": "d", "body": "b" })).await);
+    let saved = ok_json(
+        &call(
+            &client,
+            "memory_save",
+            json!({ "name": "still-here", "type": "user", "description": "d", "body": "b" }),
+        )
+        .await,
+    );
     assert_eq!(saved["created"], true);
     assert!(!s.home.path().join("memory/aws.md").exists());
     client.cancel().await.unwrap();
@@ -178,12 +323,20 @@ async fn the_project_comes_from_cwd_then_the_clients_root_then_the_servers_direc
         "description": "d", "body": "b"
     })).await);
     client.cancel().await.unwrap();
-    assert_ne!(Path::new(&path).parent(), Path::new(elsewhere["path"].as_str().unwrap()).parent());
+    assert_ne!(
+        Path::new(&path).parent(),
+        Path::new(elsewhere["path"].as_str().unwrap()).parent()
+    );
 
     // A client without roots: the server's directory decides.
     let client = connect(&s, &repo, None).await;
     let listed = ok_json(&call(&client, "memory_list", json!({ "scope": "project" })).await);
-    let names: Vec<&str> = listed["memories"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = listed["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["build-trap"]);
     client.cancel().await.unwrap();
 }
@@ -201,11 +354,23 @@ async fn recall_finds_past_sessions() {
     )
     .unwrap();
     let client = connect(&s, s.cwd.path(), None).await;
-    let found = ok_json(&call(&client, "session_recall", json!({ "query": "why drop redis cache", "source": "engram" })).await);
+    let found = ok_json(
+        &call(
+            &client,
+            "session_recall",
+            json!({ "query": "why drop redis cache", "source": "ambry" }),
+        )
+        .await,
+    );
     let sessions = found["sessions"].as_array().unwrap();
     assert!(!sessions.is_empty(), "{found}");
     assert_eq!(sessions[0]["session_id"], "s1");
-    let zero = call(&client, "session_recall", json!({ "query": "redis", "limit": 0 })).await;
+    let zero = call(
+        &client,
+        "session_recall",
+        json!({ "query": "redis", "limit": 0 }),
+    )
+    .await;
     assert_eq!(zero.is_error, Some(true));
     client.cancel().await.unwrap();
 }
@@ -213,16 +378,32 @@ async fn recall_finds_past_sessions() {
 #[tokio::test]
 async fn indexes_and_anchors_are_resources() {
     let s = Sandbox::new();
-    std::fs::write(s.home.path().join("USER.md"), "# User preferences\n\nTabs, not spaces.\n").unwrap();
+    std::fs::write(
+        s.home.path().join("USER.md"),
+        "# User preferences\n\nTabs, not spaces.\n",
+    )
+    .unwrap();
     let client = connect(&s, s.cwd.path(), None).await;
     ok_json(&call(&client, "memory_save", json!({ "name": "editor", "type": "user", "description": "Uses helix", "body": "helix" })).await);
     let resources = client.list_all_resources().await.unwrap();
     let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
-    assert!(uris.contains(&"engram://memory/user/MEMORY.md") && uris.contains(&"engram://anchors/USER.md"), "{uris:?}");
-    let read = client.read_resource(rmcp::model::ReadResourceRequestParams::new("engram://anchors/USER.md")).await.unwrap();
+    assert!(
+        uris.contains(&"ambry://memory/user/MEMORY.md")
+            && uris.contains(&"ambry://anchors/USER.md"),
+        "{uris:?}"
+    );
+    let read = client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(
+            "ambry://anchors/USER.md",
+        ))
+        .await
+        .unwrap();
     let body = serde_json::to_string(&read).unwrap();
     assert!(body.contains("Tabs, not spaces"), "{body}");
-    assert!(client.read_resource(rmcp::model::ReadResourceRequestParams::new("engram://nope")).await.is_err());
+    assert!(client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new("ambry://nope"))
+        .await
+        .is_err());
     client.cancel().await.unwrap();
 }
 
@@ -233,13 +414,20 @@ async fn indexes_and_anchors_are_resources() {
 #[test]
 fn the_fuzz_targets_seeds_and_findings_replay_against_the_real_server() {
     let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz");
-    let mut inputs: Vec<PathBuf> = std::fs::read_dir(fuzz.join("seeds/mcp_requests")).unwrap().flatten().map(|e| e.path()).collect();
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(fuzz.join("seeds/mcp_requests"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     inputs.extend(
         std::fs::read_dir(fuzz.join("findings"))
             .unwrap()
             .flatten()
             .map(|e| e.path())
-            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("mcp_requests-"))),
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("mcp_requests-"))
+            }),
     );
     assert!(inputs.len() >= 5, "the seed sessions are there: {inputs:?}");
     let handshake = concat!(
@@ -254,23 +442,37 @@ fn the_fuzz_targets_seeds_and_findings_replay_against_the_real_server() {
         stdin.extend(std::fs::read(&input).unwrap());
         stdin.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"id\":\"last\",\"method\":\"ping\"}\n");
         let out = s
-            .engram()
+            .ambry()
             .arg("mcp")
-            .env("ENGRAM_MODELS_DIR", s.home.path().join("no-models"))
+            .env("AMBRY_MODELS_DIR", s.home.path().join("no-models"))
             .write_stdin(stdin)
             .timeout(std::time::Duration::from_secs(60))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}: {}", input.display(), String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            input.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
         let replies: Vec<Value> = String::from_utf8(out.stdout)
             .unwrap()
             .lines()
             .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: not JSON ({e}): {l}", input.display())))
+            .map(|l| {
+                serde_json::from_str(l)
+                    .unwrap_or_else(|e| panic!("{}: not JSON ({e}): {l}", input.display()))
+            })
             .collect();
-        assert!(replies.iter().all(|r| r["jsonrpc"] == "2.0"), "{}: {replies:?}", input.display());
         assert!(
-            replies.iter().any(|r| r["id"] == "last" && r.get("result").is_some()),
+            replies.iter().all(|r| r["jsonrpc"] == "2.0"),
+            "{}: {replies:?}",
+            input.display()
+        );
+        assert!(
+            replies
+                .iter()
+                .any(|r| r["id"] == "last" && r.get("result").is_some()),
             "{}: the ping after the input went unanswered: {replies:?}",
             input.display()
         );

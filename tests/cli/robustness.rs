@@ -9,19 +9,29 @@ use predicates::prelude::*;
 use crate::support::Sandbox;
 
 fn save(sb: &Sandbox, name: &str, body: &str) {
-    sb.engram()
-        .args(["memory", "save", name, "--type", "user", "--description", &format!("about {name}"), "--body", body])
+    sb.ambry()
+        .args([
+            "memory",
+            "save",
+            name,
+            "--type",
+            "user",
+            "--description",
+            &format!("about {name}"),
+            "--body",
+            body,
+        ])
         .assert()
         .success();
 }
 
-/// Runs `engram ARGS` with stdout read for 10 bytes and then closed, like `| head -c 10`.
+/// Runs `ambry ARGS` with stdout read for 10 bytes and then closed, like `| head -c 10`.
 fn with_closed_pipe(sb: &Sandbox, args: &[&str]) -> (Option<i32>, String) {
-    let bin = assert_cmd::cargo::cargo_bin("engram");
+    let bin = assert_cmd::cargo::cargo_bin("ambry");
     let mut child = StdCommand::new(bin)
-        .env_remove("ENGRAM_HOME")
+        .env_remove("AMBRY_HOME")
         .env("HOME", sb.home.path())
-        .env("ENGRAM_NO_SERVICE", "1")
+        .env("AMBRY_NO_SERVICE", "1")
         .arg("--home")
         .arg(sb.home.path())
         .arg("--cwd")
@@ -36,7 +46,12 @@ fn with_closed_pipe(sb: &Sandbox, args: &[&str]) -> (Option<i32>, String) {
     stdout.read_exact(&mut first).unwrap();
     drop(stdout);
     let mut stderr = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
     (child.wait().unwrap().code(), stderr)
 }
 
@@ -49,12 +64,25 @@ fn a_closed_pipe_ends_output_quietly() {
     std::fs::create_dir_all(&dir).unwrap();
     for i in 0..300 {
         let description = format!("deploy notes {i} {}", "release ".repeat(50));
-        std::fs::write(dir.join(format!("memory-{i:03}.md")), format!("---\nname: memory-{i:03}\ntype: user\ndescription: {description}\n---\ndeploy\n")).unwrap();
+        std::fs::write(
+            dir.join(format!("memory-{i:03}.md")),
+            format!(
+                "---\nname: memory-{i:03}\ntype: user\ndescription: {description}\n---\ndeploy\n"
+            ),
+        )
+        .unwrap();
     }
     // Enough output that the pipe's buffer fills after the reader is gone.
-    let bulk: String = (0..3000).map(|i| format!("deploy step {i} of the release\n")).collect();
+    let bulk: String = (0..3000)
+        .map(|i| format!("deploy step {i} of the release\n"))
+        .collect();
     save(&sb, "bulk", &bulk);
-    for args in [&["memory", "list"][..], &["memory", "get", "bulk"], &["memory", "search", "deploy"], &["memory", "list", "--json"]] {
+    for args in [
+        &["memory", "list"][..],
+        &["memory", "get", "bulk"],
+        &["memory", "search", "deploy"],
+        &["memory", "list", "--json"],
+    ] {
         let (code, stderr) = with_closed_pipe(&sb, args);
         assert_eq!(code, Some(0), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
@@ -71,7 +99,11 @@ fn zero_and_huge_counts_are_usage_errors() {
         &["compose", "--query", "x", "--top-k", "0"],
         &["sessions", "list", "--limit", "0"],
     ] {
-        sb.engram().args(args).assert().code(2).stderr(predicate::str::contains("between 1 and"));
+        sb.ambry()
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("between 1 and"));
     }
 }
 
@@ -80,7 +112,21 @@ fn os_errors_are_said_once() {
     let sb = Sandbox::new();
     let dir = sb.cwd.path().join("a-directory");
     std::fs::create_dir(&dir).unwrap();
-    let out = sb.engram().args(["memory", "save", "x", "--type", "user", "--description", "d", "--body-file"]).arg(&dir).assert().failure();
+    let out = sb
+        .ambry()
+        .args([
+            "memory",
+            "save",
+            "x",
+            "--type",
+            "user",
+            "--description",
+            "d",
+            "--body-file",
+        ])
+        .arg(&dir)
+        .assert()
+        .failure();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert_eq!(stderr.matches("os error 21").count(), 1, "{stderr}");
 }
@@ -90,7 +136,7 @@ fn a_home_that_is_a_file_is_named_as_such() {
     let sb = Sandbox::new();
     let file = sb.cwd.path().join("home-file");
     std::fs::write(&file, "x").unwrap();
-    assert_cmd::Command::cargo_bin("engram")
+    assert_cmd::Command::cargo_bin("ambry")
         .unwrap()
         .arg("--home")
         .arg(&file)
@@ -106,8 +152,12 @@ fn a_claude_config_dir_that_is_a_file_is_reported_and_the_rest_indexed() {
     let file = sb.cwd.path().join("claude-config");
     std::fs::write(&file, "x").unwrap();
     std::fs::create_dir_all(sb.home.path().join("sessions")).unwrap();
-    std::fs::write(sb.home.path().join("sessions/s.jsonl"), "{\"ts\":\"2026-06-01T10:00:00Z\",\"role\":\"user\",\"text\":\"tango\"}\n").unwrap();
-    sb.engram()
+    std::fs::write(
+        sb.home.path().join("sessions/s.jsonl"),
+        "{\"ts\":\"2026-06-01T10:00:00Z\",\"role\":\"user\",\"text\":\"tango\"}\n",
+    )
+    .unwrap();
+    sb.ambry()
         .env("CLAUDE_CONFIG_DIR", &file)
         .args(["sessions", "index"])
         .assert()
@@ -119,13 +169,21 @@ fn a_claude_config_dir_that_is_a_file_is_reported_and_the_rest_indexed() {
 #[test]
 fn archive_names_are_validated() {
     let sb = Sandbox::new();
-    sb.engram().args(["memory", "archive", "list", "../x"]).assert().code(1).stderr(predicate::str::contains("invalid name"));
+    sb.ambry()
+        .args(["memory", "archive", "list", "../x"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("invalid name"));
 }
 
 #[test]
 fn not_found_says_where_it_looked() {
     let sb = Sandbox::new();
-    sb.engram().args(["memory", "get", "nope"]).assert().code(1).stderr(predicate::str::contains("no memory named `nope` in the"));
+    sb.ambry()
+        .args(["memory", "get", "nope"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("no memory named `nope` in the"));
 }
 
 #[test]
@@ -134,16 +192,34 @@ fn doctor_finds_a_leaked_secret_in_the_archive_and_purge_removes_it() {
     save(&sb, "db", "connect as app");
     save(&sb, "db", "the password is in the vault");
     let archive = sb.home.path().join("memory/.archive");
-    let entry = std::fs::read_dir(&archive).unwrap().next().unwrap().unwrap().path();
-    std::fs::write(&entry, "---\nname: db\ntype: user\ndescription: about db\n---\nDATABASE_PASSWORD=hunter2hunter2\n").unwrap();
-    let version = entry.file_name().unwrap().to_string_lossy().trim_start_matches("db.").trim_end_matches(".md").to_string();
-    sb.engram()
-        .arg("doctor")
+    let entry = std::fs::read_dir(&archive)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::write(
+        &entry,
+        "---\nname: db\ntype: user\ndescription: about db\n---\nDATABASE_PASSWORD=hunter2hunter2\n",
+    )
+    .unwrap();
+    let version = entry
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .trim_start_matches("db.")
+        .trim_end_matches(".md")
+        .to_string();
+    sb.ambry().arg("doctor").assert().code(1).stdout(
+        predicate::str::contains("looks like a secret").and(predicate::str::contains(format!(
+            "archive purge db {version}"
+        ))),
+    );
+    sb.ambry()
+        .args(["memory", "archive", "purge", "db", &version])
         .assert()
-        .code(1)
-        .stdout(predicate::str::contains("looks like a secret").and(predicate::str::contains(format!("archive purge db {version}"))));
-    sb.engram().args(["memory", "archive", "purge", "db", &version]).assert().success();
+        .success();
     assert!(!entry.exists());
-    let out = sb.engram().arg("doctor").output().unwrap();
+    let out = sb.ambry().arg("doctor").output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stdout).contains("looks like a secret"));
 }

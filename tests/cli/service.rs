@@ -1,6 +1,6 @@
-//! `engram serve` and `engram compose` through it, with the real binary on a temp home: the
+//! `ambry serve` and `ambry compose` through it, with the real binary on a temp home: the
 //! served block is byte-for-byte the in-process one, and every way the service can be missing
-//! or broken leaves `engram compose` working.
+//! or broken leaves `ambry compose` working.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixListener;
@@ -18,19 +18,51 @@ const QUERY: &str = "why does the token refresh cache break after a deploy?";
 fn seed(sb: &Sandbox) {
     std::fs::write(sb.home.path().join("USER.md"), "Prefer small commits.\n").unwrap();
     for (scope, name, description, body) in [
-        ("user", "deploy-steps", "How to deploy the ledger", "Run make deploy; watch the canary."),
-        ("user", "commit-style", "Commit message conventions", "Imperative mood, 72 columns."),
-        ("project", "jwt-refresh-flow", "How auth refresh interacts with the token cache", "Refresh tokens rotate on use."),
-        ("project", "release-process", "How this repo ships a release", "Tag vX.Y.Z, CI publishes the image."),
+        (
+            "user",
+            "deploy-steps",
+            "How to deploy the ledger",
+            "Run make deploy; watch the canary.",
+        ),
+        (
+            "user",
+            "commit-style",
+            "Commit message conventions",
+            "Imperative mood, 72 columns.",
+        ),
+        (
+            "project",
+            "jwt-refresh-flow",
+            "How auth refresh interacts with the token cache",
+            "Refresh tokens rotate on use.",
+        ),
+        (
+            "project",
+            "release-process",
+            "How this repo ships a release",
+            "Tag vX.Y.Z, CI publishes the image.",
+        ),
     ] {
-        sb.engram()
-            .args(["memory", "save", name, "--type", "project", "--description", description, "--scope", scope, "--body", body])
+        sb.ambry()
+            .args([
+                "memory",
+                "save",
+                name,
+                "--type",
+                "project",
+                "--description",
+                description,
+                "--scope",
+                scope,
+                "--body",
+                body,
+            ])
             .assert()
             .success();
     }
 }
 
-/// `engram serve` in the background; killed (SIGKILL) if a test ends without stopping it.
+/// `ambry serve` in the background; killed (SIGKILL) if a test ends without stopping it.
 struct Server {
     child: Child,
 }
@@ -41,12 +73,12 @@ impl Server {
     }
 
     fn start_with_models(sb: &Sandbox, models: Option<&Path>) -> Server {
-        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("engram"));
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("ambry"));
         if let Some(models) = models {
-            cmd.env("ENGRAM_MODELS_DIR", models);
+            cmd.env("AMBRY_MODELS_DIR", models);
         }
         let child = cmd
-            .env_remove("ENGRAM_HOME")
+            .env_remove("AMBRY_HOME")
             .env("HOME", sb.home.path())
             .arg("--home")
             .arg(sb.home.path())
@@ -61,7 +93,7 @@ impl Server {
         server
     }
 
-    /// Polls `engram serve --status` until the service answers.
+    /// Polls `ambry serve --status` until the service answers.
     fn wait_ready(&mut self, sb: &Sandbox) {
         let started = Instant::now();
         loop {
@@ -70,16 +102,24 @@ impl Server {
             }
             if let Some(exit) = self.child.try_wait().unwrap() {
                 let mut err = String::new();
-                let _ = std::io::Read::read_to_string(self.child.stderr.as_mut().unwrap(), &mut err);
-                panic!("engram serve exited with {exit}: {err}");
+                let _ =
+                    std::io::Read::read_to_string(self.child.stderr.as_mut().unwrap(), &mut err);
+                panic!("ambry serve exited with {exit}: {err}");
             }
-            assert!(started.elapsed() < READY_TIMEOUT, "engram serve did not answer within {READY_TIMEOUT:?}");
+            assert!(
+                started.elapsed() < READY_TIMEOUT,
+                "ambry serve did not answer within {READY_TIMEOUT:?}"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
 
     fn signal(&self, signal: &str) {
-        let ok = Command::new("kill").arg(format!("-{signal}")).arg(self.child.id().to_string()).status().unwrap();
+        let ok = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap();
         assert!(ok.success());
     }
 
@@ -90,7 +130,10 @@ impl Server {
             if let Some(exit) = self.child.try_wait().unwrap() {
                 break exit;
             }
-            assert!(started.elapsed() < READY_TIMEOUT, "engram serve did not stop within {READY_TIMEOUT:?}");
+            assert!(
+                started.elapsed() < READY_TIMEOUT,
+                "ambry serve did not stop within {READY_TIMEOUT:?}"
+            );
             std::thread::sleep(Duration::from_millis(20));
         };
         let mut err = String::new();
@@ -107,33 +150,60 @@ impl Drop for Server {
 }
 
 fn status(sb: &Sandbox) -> Option<Value> {
-    let out = sb.engram().args(["serve", "--status", "--json"]).output().unwrap();
-    out.status.success().then(|| serde_json::from_slice(&out.stdout).unwrap())
+    let out = sb
+        .ambry()
+        .args(["serve", "--status", "--json"])
+        .output()
+        .unwrap();
+    out.status
+        .success()
+        .then(|| serde_json::from_slice(&out.stdout).unwrap())
 }
 
 fn composed(sb: &Sandbox) -> u64 {
-    status(sb).expect("the service answers")["composed"].as_u64().unwrap()
+    status(sb).expect("the service answers")["composed"]
+        .as_u64()
+        .unwrap()
 }
 
-/// stdout and stderr of `engram compose ARGS`, through the service if one runs, or forced
+/// stdout and stderr of `ambry compose ARGS`, through the service if one runs, or forced
 /// in-process.
 fn compose(sb: &Sandbox, args: &[&str], in_process: bool, stdin: &str) -> (String, String) {
     compose_with_models(sb, None, args, in_process, stdin)
 }
 
-fn compose_with_models(sb: &Sandbox, models: Option<&Path>, args: &[&str], in_process: bool, stdin: &str) -> (String, String) {
-    let mut cmd = sb.engram();
+fn compose_with_models(
+    sb: &Sandbox,
+    models: Option<&Path>,
+    args: &[&str],
+    in_process: bool,
+    stdin: &str,
+) -> (String, String) {
+    let mut cmd = sb.ambry();
     if let Some(models) = models {
-        cmd.env("ENGRAM_MODELS_DIR", models);
+        cmd.env("AMBRY_MODELS_DIR", models);
     }
     if in_process {
-        cmd.env("ENGRAM_NO_SERVICE", "1");
+        cmd.env("AMBRY_NO_SERVICE", "1");
     } else {
-        cmd.env_remove("ENGRAM_NO_SERVICE");
+        cmd.env_remove("AMBRY_NO_SERVICE");
     }
-    let out = cmd.arg("compose").args(args).write_stdin(stdin).timeout(READY_TIMEOUT).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    let out = cmd
+        .arg("compose")
+        .args(args)
+        .write_stdin(stdin)
+        .timeout(READY_TIMEOUT)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
 }
 
 fn hook_payload(sb: &Sandbox) -> String {
@@ -150,19 +220,27 @@ fn hook_payload(sb: &Sandbox) -> String {
 fn assert_every_form_matches(sb: &Sandbox) {
     let query = ["--query", QUERY];
     let served = compose(sb, &query, false, "");
-    assert!(served.0.contains("### jwt-refresh-flow [project]"), "{}", served.0);
+    assert!(
+        served.0.contains("### jwt-refresh-flow [project]"),
+        "{}",
+        served.0
+    );
     assert_eq!(served, compose(sb, &query, true, ""));
     let json = ["--json", "--query", QUERY, "--top-k", "1"];
     assert_eq!(compose(sb, &json, false, ""), compose(sb, &json, true, ""));
     let hook = ["--hook", "claude"];
     let payload = hook_payload(sb);
     let served = compose(sb, &hook, false, &payload);
-    assert!(served.0.starts_with("<engram-memory>\n## User preferences"), "{}", served.0);
+    assert!(
+        served.0.starts_with("<ambry-memory>\n## User preferences"),
+        "{}",
+        served.0
+    );
     assert_eq!(served, compose(sb, &hook, true, &payload));
 }
 
 #[test]
-fn compose_is_served_by_engram_serve_with_the_in_process_block_and_sigterm_cleans_up() {
+fn compose_is_served_by_ambry_serve_with_the_in_process_block_and_sigterm_cleans_up() {
     let sb = Sandbox::new();
     seed(&sb);
     let server = Server::start(&sb);
@@ -171,23 +249,55 @@ fn compose_is_served_by_engram_serve_with_the_in_process_block_and_sigterm_clean
     assert_eq!(composed(&sb), 0);
 
     assert_every_form_matches(&sb);
-    assert_eq!(composed(&sb), 3, "the three non-forced calls went through the service, the forced ones did not");
-    let out = sb.engram().env("ENGRAM_LOG", "debug").args(["compose", "--query", QUERY]).output().unwrap();
+    assert_eq!(
+        composed(&sb),
+        3,
+        "the three non-forced calls went through the service, the forced ones did not"
+    );
+    let out = sb
+        .ambry()
+        .env("AMBRY_LOG", "debug")
+        .args(["compose", "--query", QUERY])
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("served by: service"));
 
     // A memory saved by another process is in the next served block.
-    sb.engram()
-        .args(["memory", "save", "token-cache", "--type", "project", "--description", "Token cache flush on deploy", "--body", "Flushed by the deploy job."])
+    sb.ambry()
+        .args([
+            "memory",
+            "save",
+            "token-cache",
+            "--type",
+            "project",
+            "--description",
+            "Token cache flush on deploy",
+            "--body",
+            "Flushed by the deploy job.",
+        ])
         .assert()
         .success();
     let served = compose(&sb, &["--query", QUERY], false, "");
-    assert!(served.0.contains("### token-cache [project]"), "{}", served.0);
+    assert!(
+        served.0.contains("### token-cache [project]"),
+        "{}",
+        served.0
+    );
     assert_eq!(served, compose(&sb, &["--query", QUERY], true, ""));
 
     // A second server on the same home says so and leaves the first alone.
-    let second = sb.engram().arg("serve").timeout(READY_TIMEOUT).output().unwrap();
+    let second = sb
+        .ambry()
+        .arg("serve")
+        .timeout(READY_TIMEOUT)
+        .output()
+        .unwrap();
     assert_eq!(second.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&second.stderr).contains("already serves"), "{}", String::from_utf8_lossy(&second.stderr));
+    assert!(
+        String::from_utf8_lossy(&second.stderr).contains("already serves"),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
     assert!(composed(&sb) >= 5);
 
     server.signal("TERM");
@@ -195,7 +305,9 @@ fn compose_is_served_by_engram_serve_with_the_in_process_block_and_sigterm_clean
     assert!(exit.success(), "{exit}: {stderr}");
     assert!(!socket.exists(), "SIGTERM removes the socket");
     assert!(status(&sb).is_none());
-    assert!(compose(&sb, &["--query", QUERY], false, "").0.contains("### jwt-refresh-flow"));
+    assert!(compose(&sb, &["--query", QUERY], false, "")
+        .0
+        .contains("### jwt-refresh-flow"));
 }
 
 #[test]
@@ -260,26 +372,37 @@ fn a_service_of_another_version_garbage_or_silence_means_in_process() {
     seed(&sb);
     let expected = compose(&sb, &["--query", QUERY], true, "");
     for answer in [
-        Some("{\"protocol\": 99, \"engram\": \"9.9.9\", \"reply\": {\"composed\": {}}}\n".to_string()),
+        Some(
+            "{\"protocol\": 99, \"ambry\": \"9.9.9\", \"reply\": {\"composed\": {}}}\n".to_string(),
+        ),
         Some("this is not json\n".to_string()),
         Some("{\"protocol\": 1".to_string()),
         None,
     ] {
         let (socket, thread) = fake_service(&sb, answer.clone());
-        assert_eq!(compose(&sb, &["--query", QUERY], false, ""), expected, "answer {answer:?}");
+        assert_eq!(
+            compose(&sb, &["--query", QUERY], false, ""),
+            expected,
+            "answer {answer:?}"
+        );
         stop_fake(socket.clone(), thread);
         std::fs::remove_file(socket).unwrap();
     }
 }
 
-/// The real model, when `ENGRAM_TEST_MODELS` holds it; otherwise the test says so and returns.
+/// The real model, when `AMBRY_TEST_MODELS` holds it; otherwise the test says so and returns.
 fn test_models() -> Option<PathBuf> {
-    let Some(dir) = std::env::var_os("ENGRAM_TEST_MODELS").map(PathBuf::from) else {
-        eprintln!("SKIPPED: ENGRAM_TEST_MODELS is not set; run scripts/fetch-models.sh DIR and set it to test the service with the model");
+    let Some(dir) = std::env::var_os("AMBRY_TEST_MODELS").map(PathBuf::from) else {
+        eprintln!("SKIPPED: AMBRY_TEST_MODELS is not set; run scripts/fetch-models.sh DIR and set it to test the service with the model");
         return None;
     };
-    if !(dir.join("onnxruntime/libonnxruntime.so.1.24.4").is_file() && dir.join("all-MiniLM-L6-v2/model.onnx").is_file()) {
-        eprintln!("SKIPPED: embedding assets missing under ENGRAM_TEST_MODELS={}", dir.display());
+    if !(dir.join("onnxruntime/libonnxruntime.so.1.24.4").is_file()
+        && dir.join("all-MiniLM-L6-v2/model.onnx").is_file())
+    {
+        eprintln!(
+            "SKIPPED: embedding assets missing under AMBRY_TEST_MODELS={}",
+            dir.display()
+        );
         return None;
     }
     Some(dir)
@@ -290,7 +413,11 @@ fn with_the_model_the_service_ranks_semantically_and_prints_the_in_process_block
     let Some(models) = test_models() else { return };
     let sb = Sandbox::new();
     seed(&sb);
-    sb.engram().env("ENGRAM_MODELS_DIR", &models).args(["memory", "reindex"]).assert().success();
+    sb.ambry()
+        .env("AMBRY_MODELS_DIR", &models)
+        .args(["memory", "reindex"])
+        .assert()
+        .success();
     let _server = Server::start_with_models(&sb, Some(&models));
     // An idle service holds no model: the first semantic call loads it.
     assert_eq!(status(&sb).unwrap()["model_loaded"], Value::Null);
@@ -300,15 +427,25 @@ fn with_the_model_the_service_ranks_semantically_and_prints_the_in_process_block
     assert_eq!(status(&sb).unwrap()["model_loaded"], "all-MiniLM-L6-v2");
     let v: Value = serde_json::from_str(&served.0).unwrap();
     assert_eq!(v["strategy"], "semantic", "{}", served.1);
-    assert_eq!(served, compose_with_models(&sb, Some(&models), &json, true, ""));
+    assert_eq!(
+        served,
+        compose_with_models(&sb, Some(&models), &json, true, "")
+    );
     let text = ["--query", "how do we ship a new version?"];
-    assert_eq!(compose_with_models(&sb, Some(&models), &text, false, ""), compose_with_models(&sb, Some(&models), &text, true, ""));
+    assert_eq!(
+        compose_with_models(&sb, Some(&models), &text, false, ""),
+        compose_with_models(&sb, Some(&models), &text, true, "")
+    );
     assert_eq!(composed(&sb), 2);
 
     // A client with another models directory is not answered with this one's model.
     let other = tempfile::tempdir().unwrap();
     let elsewhere = compose_with_models(&sb, Some(other.path()), &json, false, "");
-    assert_eq!(composed(&sb), 2, "the service refused; the client composed in-process");
+    assert_eq!(
+        composed(&sb),
+        2,
+        "the service refused; the client composed in-process"
+    );
     let v: Value = serde_json::from_str(&elsewhere.0).unwrap();
     assert_eq!(v["strategy"], "bm25");
 }
@@ -317,7 +454,10 @@ fn with_the_model_the_service_ranks_semantically_and_prints_the_in_process_block
 fn eventually(what: &str, mut check: impl FnMut() -> bool) {
     let started = Instant::now();
     while !check() {
-        assert!(started.elapsed() < READY_TIMEOUT, "{what} did not happen within {READY_TIMEOUT:?}");
+        assert!(
+            started.elapsed() < READY_TIMEOUT,
+            "{what} did not happen within {READY_TIMEOUT:?}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -327,39 +467,80 @@ fn compose_without_a_service_answers_itself_and_starts_one_that_serves_the_next_
     let sb = Sandbox::new();
     seed(&sb);
     let expected = compose(&sb, &["--query", QUERY], true, "");
-    let first = sb.engram().env_remove("ENGRAM_SERVICE_AUTOSTART").env("ENGRAM_LOG", "debug").args(["compose", "--query", QUERY]).output().unwrap();
+    let first = sb
+        .ambry()
+        .env_remove("AMBRY_SERVICE_AUTOSTART")
+        .env("AMBRY_LOG", "debug")
+        .args(["compose", "--query", QUERY])
+        .output()
+        .unwrap();
     assert!(first.status.success());
-    assert_eq!(String::from_utf8(first.stdout).unwrap(), expected.0, "the first turn is answered in-process, with the same block");
+    assert_eq!(
+        String::from_utf8(first.stdout).unwrap(),
+        expected.0,
+        "the first turn is answered in-process, with the same block"
+    );
     assert!(String::from_utf8_lossy(&first.stderr).contains("served by: this process"));
 
-    eventually("the self-started service answering", || status(&sb).is_some());
+    eventually("the self-started service answering", || {
+        status(&sb).is_some()
+    });
     let pid = status(&sb).unwrap()["pid"].as_u64().unwrap();
-    let next = sb.engram().env_remove("ENGRAM_SERVICE_AUTOSTART").env("ENGRAM_LOG", "debug").args(["compose", "--query", QUERY]).output().unwrap();
+    let next = sb
+        .ambry()
+        .env_remove("AMBRY_SERVICE_AUTOSTART")
+        .env("AMBRY_LOG", "debug")
+        .args(["compose", "--query", QUERY])
+        .output()
+        .unwrap();
     assert_eq!(String::from_utf8(next.stdout).unwrap(), expected.0);
-    assert!(String::from_utf8_lossy(&next.stderr).contains("served by: service"), "{}", String::from_utf8_lossy(&next.stderr));
+    assert!(
+        String::from_utf8_lossy(&next.stderr).contains("served by: service"),
+        "{}",
+        String::from_utf8_lossy(&next.stderr)
+    );
     assert_eq!(composed(&sb), 1);
     assert!(sb.home.path().join("serve.log").is_file());
 
     // One service per home: another compose while it runs starts nothing new.
-    sb.engram().env_remove("ENGRAM_SERVICE_AUTOSTART").args(["compose", "--query", QUERY]).assert().success();
+    sb.ambry()
+        .env_remove("AMBRY_SERVICE_AUTOSTART")
+        .args(["compose", "--query", QUERY])
+        .assert()
+        .success();
     assert_eq!(status(&sb).unwrap()["pid"].as_u64().unwrap(), pid);
 
-    // ENGRAM_NO_SERVICE still forces in-process and starts nothing.
-    let ok = Command::new("kill").arg("-TERM").arg(pid.to_string()).status().unwrap();
+    // AMBRY_NO_SERVICE still forces in-process and starts nothing.
+    let ok = Command::new("kill")
+        .arg("-TERM")
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
     assert!(ok.success());
-    eventually("the service stopping on SIGTERM", || status(&sb).is_none() && !sb.home.path().join("compose.sock").exists());
-    let forced = sb.engram().env_remove("ENGRAM_SERVICE_AUTOSTART").env("ENGRAM_NO_SERVICE", "1").args(["compose", "--query", QUERY]).output().unwrap();
+    eventually("the service stopping on SIGTERM", || {
+        status(&sb).is_none() && !sb.home.path().join("compose.sock").exists()
+    });
+    let forced = sb
+        .ambry()
+        .env_remove("AMBRY_SERVICE_AUTOSTART")
+        .env("AMBRY_NO_SERVICE", "1")
+        .args(["compose", "--query", QUERY])
+        .output()
+        .unwrap();
     assert!(forced.status.success());
     std::thread::sleep(Duration::from_millis(500));
-    assert!(status(&sb).is_none(), "ENGRAM_NO_SERVICE=1 never starts a service");
+    assert!(
+        status(&sb).is_none(),
+        "AMBRY_NO_SERVICE=1 never starts a service"
+    );
 }
 
 #[test]
 fn a_service_exits_after_its_idle_period_and_when_its_home_is_deleted() {
     let sb = Sandbox::new();
     seed(&sb);
-    let mut idle = Command::new(assert_cmd::cargo::cargo_bin("engram"))
-        .env_remove("ENGRAM_HOME")
+    let mut idle = Command::new(assert_cmd::cargo::cargo_bin("ambry"))
+        .env_remove("AMBRY_HOME")
         .arg("--home")
         .arg(sb.home.path())
         .args(["serve", "--idle-exit", "1"])
@@ -371,7 +552,10 @@ fn a_service_exits_after_its_idle_period_and_when_its_home_is_deleted() {
         if let Some(exit) = idle.try_wait().unwrap() {
             break exit;
         }
-        assert!(started.elapsed() < READY_TIMEOUT, "an idle service must exit");
+        assert!(
+            started.elapsed() < READY_TIMEOUT,
+            "an idle service must exit"
+        );
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(exit.success());
@@ -380,19 +564,24 @@ fn a_service_exits_after_its_idle_period_and_when_its_home_is_deleted() {
     let doomed = tempfile::tempdir().unwrap();
     let home = doomed.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
-    let mut orphan = Command::new(assert_cmd::cargo::cargo_bin("engram"))
-        .env_remove("ENGRAM_HOME")
+    let mut orphan = Command::new(assert_cmd::cargo::cargo_bin("ambry"))
+        .env_remove("AMBRY_HOME")
         .arg("--home")
         .arg(&home)
         .arg("serve")
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    eventually("the service listening", || home.join("compose.sock").exists());
+    eventually("the service listening", || {
+        home.join("compose.sock").exists()
+    });
     drop(doomed);
     let started = Instant::now();
     while orphan.try_wait().unwrap().is_none() {
-        assert!(started.elapsed() < READY_TIMEOUT, "a service whose home was deleted must exit");
+        assert!(
+            started.elapsed() < READY_TIMEOUT,
+            "a service whose home was deleted must exit"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }

@@ -1,4 +1,4 @@
-//! `engram sessions …` and `engram recall` on temp ENGRAM_HOME, CLAUDE_CONFIG_DIR and CODEX_HOME.
+//! `ambry sessions …` and `ambry recall` on temp AMBRY_HOME, CLAUDE_CONFIG_DIR and CODEX_HOME.
 
 use std::fs;
 use std::io::{BufRead, BufReader};
@@ -19,23 +19,36 @@ struct Agents {
 
 impl Agents {
     fn new() -> Agents {
-        let agents = Agents { sb: Sandbox::new(), dirs: tempfile::tempdir().unwrap() };
-        let claude = agents.claude_project().join("0a1b2c3d-1111-2222-3333-444455556666.jsonl");
-        write(&claude, &[
-            r#"{"type":"file-history-snapshot","messageId":"m","snapshot":{"trackedFileBackups":{}},"isSnapshotUpdate":false}"#,
-            r#"{"type":"user","sessionId":"0a1b2c3d-1111-2222-3333-444455556666","cwd":"/home/dev/shop","timestamp":"2026-05-01T09:00:00.000Z","message":{"role":"user","content":"<system-reminder>injected</system-reminder>\nShould we drop the Redis cache in front of the catalog?"}}"#,
-            r#"{"type":"assistant","sessionId":"0a1b2c3d-1111-2222-3333-444455556666","cwd":"/home/dev/shop","timestamp":"2026-05-01T09:00:05.000Z","message":{"model":"claude-opus-4-6","role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"Yes: invalidation is racy and the materialized view is fast enough, so removing Redis is simpler."}]}}"#,
-            r#"{"type":"progress","data":{"type":"hook_progress"},"timestamp":"2026-05-01T09:00:06.000Z"}"#,
-        ]);
-        let rollout = agents.codex_home().join("sessions/2026/05/02/rollout-2026-05-02T10-00-00-abc.jsonl");
-        write(&rollout, &[
-            r#"{"timestamp":"2026-05-02T10:00:00.000Z","type":"session_meta","payload":{"id":"abc","cwd":"/home/dev/api","timestamp":"2026-05-02T10:00:00.000Z"}}"#,
-            r#"{"timestamp":"2026-05-02T10:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n<cwd>/home/dev/api</cwd>\n</environment_context>"}]}}"#,
-            r#"{"timestamp":"2026-05-02T10:00:00.000Z","type":"turn_context","payload":{"cwd":"/home/dev/api","model":"gpt-5-codex"}}"#,
-            r#"{"timestamp":"2026-05-02T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Postgres runs out of connections during peaks"}]}}"#,
-            r#"{"timestamp":"2026-05-02T10:00:01.000Z","type":"event_msg","payload":{"type":"user_message","message":"Postgres runs out of connections during peaks"}}"#,
-            r#"{"timestamp":"2026-05-02T10:00:03.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Put pgbouncer in transaction mode in front of Postgres."}]}}"#,
-        ]);
+        let agents = Agents {
+            sb: Sandbox::new(),
+            dirs: tempfile::tempdir().unwrap(),
+        };
+        let claude = agents
+            .claude_project()
+            .join("0a1b2c3d-1111-2222-3333-444455556666.jsonl");
+        write(
+            &claude,
+            &[
+                r#"{"type":"file-history-snapshot","messageId":"m","snapshot":{"trackedFileBackups":{}},"isSnapshotUpdate":false}"#,
+                r#"{"type":"user","sessionId":"0a1b2c3d-1111-2222-3333-444455556666","cwd":"/home/dev/shop","timestamp":"2026-05-01T09:00:00.000Z","message":{"role":"user","content":"<system-reminder>injected</system-reminder>\nShould we drop the Redis cache in front of the catalog?"}}"#,
+                r#"{"type":"assistant","sessionId":"0a1b2c3d-1111-2222-3333-444455556666","cwd":"/home/dev/shop","timestamp":"2026-05-01T09:00:05.000Z","message":{"model":"claude-opus-4-6","role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"Yes: invalidation is racy and the materialized view is fast enough, so removing Redis is simpler."}]}}"#,
+                r#"{"type":"progress","data":{"type":"hook_progress"},"timestamp":"2026-05-01T09:00:06.000Z"}"#,
+            ],
+        );
+        let rollout = agents
+            .codex_home()
+            .join("sessions/2026/05/02/rollout-2026-05-02T10-00-00-abc.jsonl");
+        write(
+            &rollout,
+            &[
+                r#"{"timestamp":"2026-05-02T10:00:00.000Z","type":"session_meta","payload":{"id":"abc","cwd":"/home/dev/api","timestamp":"2026-05-02T10:00:00.000Z"}}"#,
+                r#"{"timestamp":"2026-05-02T10:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n<cwd>/home/dev/api</cwd>\n</environment_context>"}]}}"#,
+                r#"{"timestamp":"2026-05-02T10:00:00.000Z","type":"turn_context","payload":{"cwd":"/home/dev/api","model":"gpt-5-codex"}}"#,
+                r#"{"timestamp":"2026-05-02T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Postgres runs out of connections during peaks"}]}}"#,
+                r#"{"timestamp":"2026-05-02T10:00:01.000Z","type":"event_msg","payload":{"type":"user_message","message":"Postgres runs out of connections during peaks"}}"#,
+                r#"{"timestamp":"2026-05-02T10:00:03.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Put pgbouncer in transaction mode in front of Postgres."}]}}"#,
+            ],
+        );
         agents
     }
     fn claude_home(&self) -> PathBuf {
@@ -47,15 +60,16 @@ impl Agents {
     fn codex_home(&self) -> PathBuf {
         self.dirs.path().join("codex")
     }
-    fn engram(&self) -> assert_cmd::Command {
-        let mut cmd = self.sb.engram();
-        cmd.env("CLAUDE_CONFIG_DIR", self.claude_home()).env("CODEX_HOME", self.codex_home());
+    fn ambry(&self) -> assert_cmd::Command {
+        let mut cmd = self.sb.ambry();
+        cmd.env("CLAUDE_CONFIG_DIR", self.claude_home())
+            .env("CODEX_HOME", self.codex_home());
         cmd
     }
-    /// `engram args…` as a process to spawn and talk to while it runs.
+    /// `ambry args…` as a process to spawn and talk to while it runs.
     fn running(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("engram"));
-        cmd.env_remove("ENGRAM_HOME")
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("ambry"));
+        cmd.env_remove("AMBRY_HOME")
             .env("HOME", self.sb.home.path())
             .env("CLAUDE_CONFIG_DIR", self.claude_home())
             .env("CODEX_HOME", self.codex_home())
@@ -65,8 +79,12 @@ impl Agents {
         cmd
     }
     fn json(&self, args: &[&str]) -> Value {
-        let out = self.engram().args(args).arg("--json").output().unwrap();
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = self.ambry().args(args).arg("--json").output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         serde_json::from_slice(&out.stdout).unwrap()
     }
 }
@@ -89,7 +107,10 @@ fn index_json_summary_counts_files_messages_and_skipped_lines() {
     assert_eq!(s["lines_skipped"]["event_msg:user_message"], 1);
     assert!(s["seconds"].as_f64().unwrap() >= 0.0);
     let again = a.json(&["sessions", "index"]);
-    assert_eq!(again["messages_indexed"], 0, "a second run reads nothing new");
+    assert_eq!(
+        again["messages_indexed"], 0,
+        "a second run reads nothing new"
+    );
     let only = a.json(&["sessions", "index", "--source", "codex", "--rebuild"]);
     assert_eq!(only["files"], 1);
 }
@@ -101,25 +122,52 @@ fn recall_indexes_first_and_prints_the_contract_fields() {
     let hits = hits.as_array().unwrap();
     assert!(!hits.is_empty());
     let top = hits[0].as_object().unwrap();
-    for key in ["session_id", "source", "title", "cwd", "ts", "role", "snippet", "score", "path"] {
+    for key in [
+        "session_id",
+        "source",
+        "title",
+        "cwd",
+        "ts",
+        "role",
+        "snippet",
+        "score",
+        "path",
+    ] {
         assert!(top.contains_key(key), "missing {key}: {top:?}");
     }
     assert_eq!(top["session_id"], "0a1b2c3d-1111-2222-3333-444455556666");
     assert_eq!(top["source"], "claude");
-    assert_eq!(top["title"], "Should we drop the Redis cache in front of the catalog?");
+    assert_eq!(
+        top["title"],
+        "Should we drop the Redis cache in front of the catalog?"
+    );
     assert_eq!(top["cwd"], "/home/dev/shop");
-    assert!(top["snippet"].as_str().unwrap().contains("[Redis]"), "{top:?}");
+    assert!(
+        top["snippet"].as_str().unwrap().contains("[Redis]"),
+        "{top:?}"
+    );
     assert!(Path::new(top["path"].as_str().unwrap()).exists());
 
-    let human = a.engram().args(["recall", "pgbouncer"]).output().unwrap();
+    let human = a.ambry().args(["recall", "pgbouncer"]).output().unwrap();
     let text = String::from_utf8(human.stdout).unwrap();
-    assert!(text.contains("[pgbouncer]") && text.contains("codex"), "{text}");
+    assert!(
+        text.contains("[pgbouncer]") && text.contains("codex"),
+        "{text}"
+    );
 
     let filtered = a.json(&["recall", "Postgres OR Redis", "--source", "codex"]);
-    assert!(filtered.as_array().unwrap().iter().all(|h| h["source"] == "codex"));
+    assert!(filtered
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["source"] == "codex"));
     let scoped = a.json(&["recall", "Postgres OR Redis", "--project", "/home/dev/shop"]);
     assert!(!scoped.as_array().unwrap().is_empty());
-    assert!(scoped.as_array().unwrap().iter().all(|h| h["cwd"] == "/home/dev/shop"));
+    assert!(scoped
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["cwd"] == "/home/dev/shop"));
     let limited = a.json(&["recall", "Postgres OR Redis OR pgbouncer", "--limit", "1"]);
     assert_eq!(limited.as_array().unwrap().len(), 1);
 }
@@ -130,15 +178,27 @@ fn recall_survives_fts_syntax_errors_and_empty_homes() {
     let hits = a.json(&["recall", "\"pgbouncer"]);
     assert_eq!(hits[0]["source"], "codex");
     let sb = Sandbox::new();
-    let out = sb.engram().env("CLAUDE_CONFIG_DIR", sb.home.path().join("nope")).args(["recall", "anything", "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(serde_json::from_slice::<Value>(&out.stdout).unwrap(), serde_json::json!([]));
+    let out = sb
+        .ambry()
+        .env("CLAUDE_CONFIG_DIR", sb.home.path().join("nope"))
+        .args(["recall", "anything", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        serde_json::from_slice::<Value>(&out.stdout).unwrap(),
+        serde_json::json!([])
+    );
 }
 
 #[test]
 fn list_and_show_read_sessions_back() {
     let a = Agents::new();
-    a.engram().args(["sessions", "index"]).assert().success();
+    a.ambry().args(["sessions", "index"]).assert().success();
     let list = a.json(&["sessions", "list"]);
     let list = list.as_array().unwrap();
     assert_eq!(list.len(), 2);
@@ -148,29 +208,57 @@ fn list_and_show_read_sessions_back() {
     let turns = t["turns"].as_array().unwrap();
     assert_eq!(turns.len(), 2);
     assert_eq!(turns[0]["role"], "user");
-    let out = a.engram().args(["sessions", "show", "missing", "--json"]).output().unwrap();
+    let out = a
+        .ambry()
+        .args(["sessions", "show", "missing", "--json"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("\"code\":\"session_not_found\""), "{stderr}");
+    assert!(
+        stderr.contains("\"code\":\"session_not_found\""),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn a_corrupt_index_is_rebuilt_and_doctor_reports_health() {
     let a = Agents::new();
-    fs::write(a.sb.home.path().join("index.sqlite"), "garbage, not sqlite".repeat(500)).unwrap();
+    fs::write(
+        a.sb.home.path().join("index.sqlite"),
+        "garbage, not sqlite".repeat(500),
+    )
+    .unwrap();
     let hits = a.json(&["recall", "pgbouncer"]);
     assert!(!hits.as_array().unwrap().is_empty());
     let doctor = a.json(&["doctor"]);
-    let check = doctor["checks"].as_array().unwrap().iter().find(|c| c["area"] == "session index").unwrap().clone();
+    let check = doctor["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["area"] == "session index")
+        .unwrap()
+        .clone();
     assert_eq!(check["status"], "ok");
-    assert!(check["detail"].as_str().unwrap().contains("2 sessions"), "{check}");
+    assert!(
+        check["detail"].as_str().unwrap().contains("2 sessions"),
+        "{check}"
+    );
 }
 
 #[test]
 fn a_switched_off_source_is_refused_with_the_config_key() {
     let a = Agents::new();
-    fs::write(a.sb.home.path().join("config.toml"), "[sessions]\nsources = [\"claude\"]\n").unwrap();
-    let out = a.engram().args(["sessions", "index", "--source", "codex"]).output().unwrap();
+    fs::write(
+        a.sb.home.path().join("config.toml"),
+        "[sessions]\nsources = [\"claude\"]\n",
+    )
+    .unwrap();
+    let out = a
+        .ambry()
+        .args(["sessions", "index", "--source", "codex"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("[sessions] sources"));
     let s = a.json(&["sessions", "index"]);
@@ -206,8 +294,12 @@ fn watch_prints_a_line_per_indexed_change() {
     };
     let caught_up = wait_for(&|v| v["kind"] == "indexed" && v["session_id"] == "abc");
     let native = a.sb.home.path().join("sessions/live.jsonl");
-    write(&native, &[r#"{"ts":"2026-06-01T00:00:00Z","role":"user","text":"watching the quokka"}"#]);
-    let saw_new = wait_for(&|v| v["kind"] == "indexed" && v["session_id"] == "live" && v["messages"] == 1);
+    write(
+        &native,
+        &[r#"{"ts":"2026-06-01T00:00:00Z","role":"user","text":"watching the quokka"}"#],
+    );
+    let saw_new =
+        wait_for(&|v| v["kind"] == "indexed" && v["session_id"] == "live" && v["messages"] == 1);
     let _ = child.kill();
     let _ = child.wait();
     assert!(caught_up, "the catch-up run reported the existing rollout");
@@ -220,23 +312,32 @@ fn watch_prints_a_line_per_indexed_change() {
 fn a_deleted_transcript_stays_recallable_until_pruned() {
     let a = Agents::new();
     a.json(&["sessions", "index"]);
-    let claude = a.claude_project().join("0a1b2c3d-1111-2222-3333-444455556666.jsonl");
+    let claude = a
+        .claude_project()
+        .join("0a1b2c3d-1111-2222-3333-444455556666.jsonl");
     fs::remove_file(&claude).unwrap();
     let s = a.json(&["sessions", "index"]);
     assert_eq!(s["files_removed"], 1);
     let hits = a.json(&["recall", "Redis cache catalog"]);
-    assert_eq!(hits[0]["session_id"], "0a1b2c3d-1111-2222-3333-444455556666", "{hits}");
+    assert_eq!(
+        hits[0]["session_id"], "0a1b2c3d-1111-2222-3333-444455556666",
+        "{hits}"
+    );
     let shown = a.json(&["sessions", "show", "0a1b2c3d-1111-2222-3333-444455556666"]);
     assert!(shown.to_string().contains("materialized view"), "{shown}");
     let recent = a.json(&["sessions", "prune", "--source-removed", "--older-than", "1"]);
-    assert_eq!(recent["removed"].as_array().unwrap().len(), 0, "deleted moments ago: kept");
+    assert_eq!(
+        recent["removed"].as_array().unwrap().len(),
+        0,
+        "deleted moments ago: kept"
+    );
     let dry = a.json(&["sessions", "prune", "--source-removed", "--dry-run"]);
     assert_eq!(dry["removed"].as_array().unwrap().len(), 1);
     let pruned = a.json(&["sessions", "prune", "--source-removed"]);
     assert_eq!(pruned["removed"][0]["path"], claude.display().to_string());
     let hits = a.json(&["recall", "Redis cache catalog"]);
     assert_eq!(hits.as_array().unwrap().len(), 0, "{hits}");
-    a.engram().args(["sessions", "prune"]).assert().code(2);
+    a.ambry().args(["sessions", "prune"]).assert().code(2);
 }
 
 #[test]
@@ -282,7 +383,7 @@ fn a_rebuild_reads_every_transcript_again_and_keeps_the_vaulted_sessions() {
     assert!(shown["meta"]["source_removed_at"].is_string(), "{shown}");
     assert!(shown.to_string().contains("materialized view"), "{shown}");
     let text = a
-        .engram()
+        .ambry()
         .args(["sessions", "show", "0a1b2c3d-1111-2222-3333-444455556666"])
         .output()
         .unwrap();
@@ -302,14 +403,16 @@ fn a_rebuild_reads_every_transcript_again_and_keeps_the_vaulted_sessions() {
     );
 }
 
-/// Two processes at once: `engram sessions index` started while another indexer holds the
+/// Two processes at once: `ambry sessions index` started while another indexer holds the
 /// session index's writer lock says so on stderr, waits, and indexes once the lock is free; a
 /// recall meanwhile answers at once from what is indexed and says why it did not index first.
 #[test]
 fn an_index_run_waits_for_another_indexer_and_a_recall_does_not() {
     let a = Agents::new();
     a.json(&["sessions", "index"]);
-    let rollout = a.codex_home().join("sessions/2026/05/02/rollout-2026-05-02T10-00-00-abc.jsonl");
+    let rollout = a
+        .codex_home()
+        .join("sessions/2026/05/02/rollout-2026-05-02T10-00-00-abc.jsonl");
     let mut text = fs::read_to_string(&rollout).unwrap();
     text.push_str(r#"{"timestamp":"2026-05-02T10:01:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"and what about the zeppelin replicas"}]}}"#);
     text.push('\n');
@@ -325,10 +428,24 @@ fn an_index_run_waits_for_another_indexer_and_a_recall_does_not() {
         .unwrap();
     lock.lock().unwrap();
 
-    let recall = a.engram().args(["recall", "pgbouncer OR zeppelin"]).output().unwrap();
-    assert!(recall.status.success(), "{}", String::from_utf8_lossy(&recall.stderr));
-    let (out, err) = (String::from_utf8_lossy(&recall.stdout), String::from_utf8_lossy(&recall.stderr));
-    assert!(out.contains("[pgbouncer]") && !out.contains("zeppelin"), "what was indexed, nothing newer: {out}");
+    let recall = a
+        .ambry()
+        .args(["recall", "pgbouncer OR zeppelin"])
+        .output()
+        .unwrap();
+    assert!(
+        recall.status.success(),
+        "{}",
+        String::from_utf8_lossy(&recall.stderr)
+    );
+    let (out, err) = (
+        String::from_utf8_lossy(&recall.stdout),
+        String::from_utf8_lossy(&recall.stderr),
+    );
+    assert!(
+        out.contains("[pgbouncer]") && !out.contains("zeppelin"),
+        "what was indexed, nothing newer: {out}"
+    );
     assert!(err.contains("another indexer is at work"), "{err}");
 
     let mut child = a
@@ -341,7 +458,10 @@ fn an_index_run_waits_for_another_indexer_and_a_recall_does_not() {
     let mut first = String::new();
     stderr.read_line(&mut first).unwrap();
     assert!(first.contains("waiting for it to finish"), "{first}");
-    assert!(child.try_wait().unwrap().is_none(), "still waiting while the lock is held");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "still waiting while the lock is held"
+    );
     drop(lock);
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());

@@ -3,7 +3,7 @@
 use assert_cmd::Command;
 use tempfile::TempDir;
 
-/// A throwaway ENGRAM_HOME plus a throwaway working directory.
+/// A throwaway AMBRY_HOME plus a throwaway working directory.
 pub struct Sandbox {
     pub home: TempDir,
     pub cwd: TempDir,
@@ -11,15 +11,18 @@ pub struct Sandbox {
 
 impl Sandbox {
     pub fn new() -> Self {
-        Self { home: tempfile::tempdir().unwrap(), cwd: tempfile::tempdir().unwrap() }
+        Self {
+            home: tempfile::tempdir().unwrap(),
+            cwd: tempfile::tempdir().unwrap(),
+        }
     }
 
-    /// `engram` with `--home` and `--cwd` set to this sandbox, and no inherited ENGRAM_HOME.
-    pub fn engram(&self) -> Command {
-        let mut cmd = Command::cargo_bin("engram").unwrap();
+    /// `ambry` with `--home` and `--cwd` set to this sandbox, and no inherited AMBRY_HOME.
+    pub fn ambry(&self) -> Command {
+        let mut cmd = Command::cargo_bin("ambry").unwrap();
         // Tests that want the self-starting compose service remove this.
-        cmd.env_remove("ENGRAM_HOME")
-            .env("ENGRAM_SERVICE_AUTOSTART", "0")
+        cmd.env_remove("AMBRY_HOME")
+            .env("AMBRY_SERVICE_AUTOSTART", "0")
             .env("HOME", self.home.path())
             .arg("--home")
             .arg(self.home.path())

@@ -139,17 +139,17 @@ async fn a_new_home_shows_how_memories_get_in_and_connects_claude_code_from_the_
             ui::gone(&driver, ui::tid("confirm-dialog"), "the dialog to close after Enter").await?;
             row_connected(&driver, "claude", true).await?;
 
-            // Claude Code's own files now run Engram, and keep everything else.
+            // Claude Code's own files now run Ambry, and keep everything else.
             let s = read_json(&settings_at)?;
             let hook = s["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"].as_str().unwrap_or_default().to_string();
             ensure!(hook.ends_with(" compose --hook claude"), "the hook in settings.json: {s}");
             let program = hook.trim_end_matches(" compose --hook claude").trim_matches('\'').to_string();
-            ensure!(Path::new(&program).is_absolute() && Path::new(&program).is_file(), "the hook runs {program:?}, not the installed engram");
+            ensure!(Path::new(&program).is_absolute() && Path::new(&program).is_file(), "the hook runs {program:?}, not the installed ambry");
             ensure!(s["hooks"]["UserPromptSubmit"][0]["hooks"][0]["type"] == "command", "the hook is not a command hook: {s}");
             ensure!(s["model"] == "opus" && s["cleanupPeriodDays"] == 90, "other settings changed: {s}");
             ensure!(s["hooks"]["Stop"][0]["hooks"][0]["command"] == "notify-send done", "the person's Stop hook changed: {s}");
             let c = read_json(&state_at)?;
-            ensure!(c["mcpServers"]["engram"]["command"] == program.as_str() && c["mcpServers"]["engram"]["args"] == json!(["mcp"]), "the MCP server in .claude.json: {c}");
+            ensure!(c["mcpServers"]["ambry"]["command"] == program.as_str() && c["mcpServers"]["ambry"]["args"] == json!(["mcp"]), "the MCP server in .claude.json: {c}");
             ensure!(c["numStartups"] == 12 && c["mcpServers"]["docs"]["command"] == "npx", "other keys of .claude.json changed: {c}");
             let shown = state_text(&driver, "claude").await?;
             ensure!(shown.contains("hook installed") && shown.contains("MCP server installed"), "Claude Code's row says {shown:?}");
@@ -161,7 +161,7 @@ async fn a_new_home_shows_how_memories_get_in_and_connects_claude_code_from_the_
             ensure!(focused_agent_toggle(&driver).await? == "codex", "Tab from Claude Code's button went to {:?}", keys::focused(&driver).await?);
             press(&driver, Key::Enter).await?;
             let codex_change = ui::text_contains(&driver, "agent-change", "hooks.json").await?;
-            ensure!(codex_change.contains("config.toml") && codex_change.contains("mcp_servers.engram"), "Codex's planned change:\n{codex_change}");
+            ensure!(codex_change.contains("config.toml") && codex_change.contains("mcp_servers.ambry"), "Codex's planned change:\n{codex_change}");
             press(&driver, Key::Escape).await?;
             ui::gone(&driver, ui::tid("confirm-dialog"), "Esc to close Codex's dialog").await?;
             ensure!(!codex_at.join("config.toml").exists() && !codex_at.join("hooks.json").exists(), "cancelling wrote Codex's files");
@@ -197,7 +197,7 @@ fn backups(dir: &Path) -> TestResult<Vec<PathBuf>> {
         if path
             .file_name()
             .and_then(|n| n.to_str())
-            .is_some_and(|n| n.contains(".engram-backup-"))
+            .is_some_and(|n| n.contains(".ambry-backup-"))
         {
             out.push(path);
         }

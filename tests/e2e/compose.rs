@@ -1,4 +1,4 @@
-//! Compose preview shows, for a prompt in a project, exactly the block `engram compose` prints
+//! Compose preview shows, for a prompt in a project, exactly the block `ambry compose` prints
 //! for an agent in that repository, with the relevant memory selected.
 
 use thirtyfour::components::SelectElement;
@@ -8,7 +8,7 @@ use crate::seed::Sandbox;
 use crate::ui::{self, testid, text_contains};
 
 /// A project whose auth memory the token-refresh prompt finds, and one it does not.
-fn ledger_with_two_memories(sandbox: &Sandbox) -> TestResult<engram_core::project::Project> {
+fn ledger_with_two_memories(sandbox: &Sandbox) -> TestResult<ambry_core::project::Project> {
     let ledger = sandbox.add_project("ledger")?;
     sandbox.save_project(
         &ledger,
@@ -17,7 +17,13 @@ fn ledger_with_two_memories(sandbox: &Sandbox) -> TestResult<engram_core::projec
         "How the auth middleware refreshes expired tokens",
         "Refresh happens in middleware/auth.go under a mutex; the cache holds one token per tenant.\n",
     )?;
-    sandbox.save_project(&ledger, "invoice-rounding", "project", "Invoices round half to even", "Use decimal, never float.\n")?;
+    sandbox.save_project(
+        &ledger,
+        "invoice-rounding",
+        "project",
+        "Invoices round half to even",
+        "Use decimal, never float.\n",
+    )?;
     Ok(ledger)
 }
 
@@ -26,44 +32,71 @@ fn ledger_with_two_memories(sandbox: &Sandbox) -> TestResult<engram_core::projec
 async fn compose_preview_shows_the_block_an_agent_gets_for_a_prompt() -> TestResult {
     let sandbox = Sandbox::new()?;
     let ledger = ledger_with_two_memories(&sandbox)?;
-    sandbox.save_user("commit-style", "feedback", "Commit messages in the imperative mood", "Write 'Add X', not 'Added X'.\n")?;
+    sandbox.save_user(
+        "commit-style",
+        "feedback",
+        "Commit messages in the imperative mood",
+        "Write 'Add X', not 'Added X'.\n",
+    )?;
     let prompt = "fix the token refresh race in the auth middleware";
-    let expected = sandbox.run_engram(&ledger.root, &["compose", "--query", prompt])?;
-    ensure!(expected.contains("### token-refresh"), "the CLI itself did not select token-refresh:\n{expected}");
+    let expected = sandbox.run_ambry(&ledger.root, &["compose", "--query", prompt])?;
+    ensure!(
+        expected.contains("### token-refresh"),
+        "the CLI itself did not select token-refresh:\n{expected}"
+    );
     let slug = ledger.slug.clone();
 
     sandbox
-        .run("compose_preview_shows_the_block_an_agent_gets_for_a_prompt", |driver| async move {
-            ui::open_compose(&driver).await?;
-            let picker = testid(&driver, "compose-project").await?;
-            SelectElement::new(&picker).await?.select_by_value(&slug).await?;
-            testid(&driver, "compose-prompt").await?.send_keys(prompt).await?;
-            text_contains(&driver, "compose-output", "### token-refresh [project]").await?;
-            let block = ui::eventually("the block to match `engram compose`", || {
-                let driver = driver.clone();
-                let expected = expected.clone();
-                async move {
-                    let shown = driver.find(ui::tid("compose-output")).await?.prop("textContent").await?.unwrap_or_default();
-                    Ok((shown.trim() == expected.trim()).then_some(shown))
-                }
-            })
-            .await
-            .map_err(|e| format!("{e}\n--- engram compose printed ---\n{expected}"))?;
-            ensure!(block.starts_with("<engram-memory>"), "the block does not open with <engram-memory>:\n{block}");
-            Ok(())
-        })
+        .run(
+            "compose_preview_shows_the_block_an_agent_gets_for_a_prompt",
+            |driver| async move {
+                ui::open_compose(&driver).await?;
+                let picker = testid(&driver, "compose-project").await?;
+                SelectElement::new(&picker)
+                    .await?
+                    .select_by_value(&slug)
+                    .await?;
+                testid(&driver, "compose-prompt")
+                    .await?
+                    .send_keys(prompt)
+                    .await?;
+                text_contains(&driver, "compose-output", "### token-refresh [project]").await?;
+                let block = ui::eventually("the block to match `ambry compose`", || {
+                    let driver = driver.clone();
+                    let expected = expected.clone();
+                    async move {
+                        let shown = driver
+                            .find(ui::tid("compose-output"))
+                            .await?
+                            .prop("textContent")
+                            .await?
+                            .unwrap_or_default();
+                        Ok((shown.trim() == expected.trim()).then_some(shown))
+                    }
+                })
+                .await
+                .map_err(|e| format!("{e}\n--- ambry compose printed ---\n{expected}"))?;
+                ensure!(
+                    block.starts_with("<ambry-memory>"),
+                    "the block does not open with <ambry-memory>:\n{block}"
+                );
+                Ok(())
+            },
+        )
         .await
 }
 
 /// The person's own retrieval cases from the compose preview: a prompt is kept as a test with
-/// the memory it must bring in (written where `engram memory test` reads it), and a case that
+/// the memory it must bring in (written where `ambry memory test` reads it), and a case that
 /// fails shows the rank its memory got.
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display: run through scripts/e2e.sh"]
 async fn a_prompt_is_kept_as_a_retrieval_test_and_failing_cases_show_their_ranks() -> TestResult {
     let sandbox = Sandbox::new()?;
     let ledger = ledger_with_two_memories(&sandbox)?;
-    let cases = sandbox.project_memory_file(&ledger, "token-refresh").with_file_name("tests.toml");
+    let cases = sandbox
+        .project_memory_file(&ledger, "token-refresh")
+        .with_file_name("tests.toml");
     let prompt = "fix the token refresh race in the auth middleware";
     let slug = ledger.slug.clone();
     let written = cases.clone();
@@ -100,9 +133,18 @@ async fn a_prompt_is_kept_as_a_retrieval_test_and_failing_cases_show_their_ranks
             Ok(())
         })
         .await?;
-    let out = sandbox.engram(&ledger.root)?.args(["memory", "test"]).output()?;
-    ensure!(!out.status.success(), "`engram memory test` runs the same cases and fails on the same one");
+    let out = sandbox
+        .ambry(&ledger.root)?
+        .args(["memory", "test"])
+        .output()?;
+    ensure!(
+        !out.status.success(),
+        "`ambry memory test` runs the same cases and fails on the same one"
+    );
     let text = String::from_utf8_lossy(&out.stdout);
-    ensure!(text.contains("1 passed, 1 failed") && text.contains("invoice-rounding: not ranked"), "{text}");
+    ensure!(
+        text.contains("1 passed, 1 failed") && text.contains("invoice-rounding: not ranked"),
+        "{text}"
+    );
     Ok(())
 }

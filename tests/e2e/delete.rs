@@ -9,8 +9,18 @@ use crate::ui::{self, click, css, open_memory, rows_until, shown, testid, text_c
 #[ignore = "needs a display: run through scripts/e2e.sh"]
 async fn a_deleted_memory_goes_to_the_archive_and_restores_from_it() -> TestResult {
     let sandbox = Sandbox::new()?;
-    sandbox.save_user("flaky-ci-retry", "feedback", "Retry the flaky integration job once", "Retry once, then file a bug.\n")?;
-    sandbox.save_user("vendor-lockfile", "project", "Commit Cargo.lock for binaries", "Binaries commit their lockfile.\n")?;
+    sandbox.save_user(
+        "flaky-ci-retry",
+        "feedback",
+        "Retry the flaky integration job once",
+        "Retry once, then file a bug.\n",
+    )?;
+    sandbox.save_user(
+        "vendor-lockfile",
+        "project",
+        "Commit Cargo.lock for binaries",
+        "Binaries commit their lockfile.\n",
+    )?;
     let file = sandbox.user_memory_file("flaky-ci-retry");
     let original = std::fs::read_to_string(&file)?;
     let on_disk = file.clone();
@@ -64,6 +74,9 @@ async fn a_deleted_memory_goes_to_the_archive_and_restores_from_it() -> TestResu
         })
         .await?;
     let restored = std::fs::read_to_string(&file)?;
-    ensure!(restored == original, "the restored file differs from the original:\n{restored}\n--- was ---\n{original}");
+    ensure!(
+        restored == original,
+        "the restored file differs from the original:\n{restored}\n--- was ---\n{original}"
+    );
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! Launching the real app under tauri-driver and talking to it through WebDriver.
 //!
-//! Each `App` gets its own tauri-driver on free ports and its own ENGRAM_HOME, so tests are
+//! Each `App` gets its own tauri-driver on free ports and its own AMBRY_HOME, so tests are
 //! independent. `run` always quits the session (a session left open makes teardown hang for
 //! about two minutes), even when the scenario fails or panics, and on failure leaves a
 //! screenshot and the page source in `<target>/e2e-screenshots/`.
@@ -31,17 +31,20 @@ pub struct App {
     home: PathBuf,
 }
 
-/// The app processes started on `home` (their ENGRAM_HOME), by pid.
+/// The app processes started on `home` (their AMBRY_HOME), by pid.
 pub fn apps_on(home: &Path) -> Vec<u32> {
     use std::os::unix::ffi::OsStrExt;
-    let mut wanted = b"ENGRAM_HOME=".to_vec();
+    let mut wanted = b"AMBRY_HOME=".to_vec();
     wanted.extend_from_slice(home.as_os_str().as_bytes());
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
     entries
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "engram-app")
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|c| c.trim() == "ambry-app")
                 && std::fs::read(format!("/proc/{pid}/environ"))
                     .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == wanted.as_slice()))
         })
@@ -49,11 +52,16 @@ pub fn apps_on(home: &Path) -> Vec<u32> {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 fn tauri_driver_binary() -> PathBuf {
-    let from_cargo_home = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo/bin/tauri-driver"));
+    let from_cargo_home =
+        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo/bin/tauri-driver"));
     match from_cargo_home {
         Some(p) if p.exists() => p,
         _ => PathBuf::from("tauri-driver"),
@@ -62,13 +70,16 @@ fn tauri_driver_binary() -> PathBuf {
 
 /// The app binary cargo built for this test run.
 pub fn app_binary() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_engram-app"))
+    PathBuf::from(env!("CARGO_BIN_EXE_ambry-app"))
 }
 
-/// The cargo target directory of this build (`<target>/debug/engram-app` → `<target>`).
+/// The cargo target directory of this build (`<target>/debug/ambry-app` → `<target>`).
 pub fn target_dir() -> PathBuf {
     let bin = app_binary();
-    bin.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("target"))
+    bin.parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("target"))
 }
 
 fn wait_for_port(port: u16, deadline: Instant) -> TestResult {
@@ -78,41 +89,60 @@ fn wait_for_port(port: u16, deadline: Instant) -> TestResult {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    Err(format!("nothing listens on port {port}; is tauri-driver installed and WebKitWebDriver present?").into())
+    Err(format!(
+        "nothing listens on port {port}; is tauri-driver installed and WebKitWebDriver present?"
+    )
+    .into())
 }
 
 impl App {
-    /// Starts the app binary on `home` (used as ENGRAM_HOME), with extra environment variables.
+    /// Starts the app binary on `home` (used as AMBRY_HOME), with extra environment variables.
     pub async fn launch(home: &Path, extra_env: &[(&str, &Path)]) -> TestResult<App> {
         let port = free_port();
         let native_port = free_port();
         let mut cmd = Command::new(tauri_driver_binary());
-        cmd.args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
-            .env("ENGRAM_HOME", home)
-            .env("NO_AT_BRIDGE", "1")
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("CODEX_HOME")
-            .env_remove("ENGRAM_MODELS_DIR")
-            // The machine's editor must never start from a test; a test that wants one sets it.
-            .env_remove("VISUAL")
-            .env_remove("EDITOR")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
+        cmd.args([
+            "--port",
+            &port.to_string(),
+            "--native-port",
+            &native_port.to_string(),
+        ])
+        .env("AMBRY_HOME", home)
+        .env("NO_AT_BRIDGE", "1")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .env_remove("AMBRY_MODELS_DIR")
+        // The machine's editor must never start from a test; a test that wants one sets it.
+        .env_remove("VISUAL")
+        .env_remove("EDITOR")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
         for (k, v) in extra_env {
             cmd.env(k, v);
         }
-        let mut driver_process = cmd.spawn().map_err(|e| format!("cannot start tauri-driver: {e}"))?;
+        let mut driver_process = cmd
+            .spawn()
+            .map_err(|e| format!("cannot start tauri-driver: {e}"))?;
         // tauri-driver listens before its WebKitWebDriver child does: wait for both.
         let deadline = Instant::now() + Duration::from_secs(20);
-        if let Err(e) = wait_for_port(port, deadline).and_then(|_| wait_for_port(native_port, deadline)) {
+        if let Err(e) =
+            wait_for_port(port, deadline).and_then(|_| wait_for_port(native_port, deadline))
+        {
             stop(&mut driver_process);
             return Err(e);
         }
         let mut caps = Capabilities::new();
         caps.set("browserName", "wry")?;
-        caps.set("tauri:options", serde_json::json!({ "application": app_binary() }))?;
+        caps.set(
+            "tauri:options",
+            serde_json::json!({ "application": app_binary() }),
+        )?;
         match WebDriver::new(format!("http://127.0.0.1:{port}"), caps).await {
-            Ok(driver) => Ok(App { driver, driver_process, home: home.to_path_buf() }),
+            Ok(driver) => Ok(App {
+                driver,
+                driver_process,
+                home: home.to_path_buf(),
+            }),
             Err(e) => {
                 stop(&mut driver_process);
                 Err(format!("cannot open a WebDriver session: {e}").into())
@@ -132,13 +162,17 @@ impl App {
         }
         for pid in apps_on(&self.home) {
             eprintln!("the app (pid {pid}) outlived its WebDriver session; killing it");
-            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
         }
     }
 }
 
 fn stop(process: &mut Child) {
-    let _ = Command::new("kill").args(["-TERM", &process.id().to_string()]).status();
+    let _ = Command::new("kill")
+        .args(["-TERM", &process.id().to_string()])
+        .status();
     let deadline = Instant::now() + Duration::from_secs(5);
     while Instant::now() < deadline {
         if let Ok(Some(_)) = process.try_wait() {
@@ -169,8 +203,13 @@ pub async fn capture(driver: &WebDriver, label: &str) -> TestResult<PathBuf> {
 
 /// Runs `scenario` against a fresh app on `home`, always quits it, then reports the outcome.
 /// A failed or panicking scenario leaves `<target>/e2e-screenshots/<test>.png`. With
-/// `ENGRAM_E2E_SCREENSHOTS=all` a passing one does too (to look at the UI).
-pub async fn run<F, Fut>(test: &str, home: &Path, extra_env: &[(&str, &Path)], scenario: F) -> TestResult
+/// `AMBRY_E2E_SCREENSHOTS=all` a passing one does too (to look at the UI).
+pub async fn run<F, Fut>(
+    test: &str,
+    home: &Path,
+    extra_env: &[(&str, &Path)],
+    scenario: F,
+) -> TestResult
 where
     F: FnOnce(WebDriver) -> Fut,
     Fut: std::future::Future<Output = TestResult> + Send + 'static,
@@ -181,12 +220,19 @@ where
         Ok(result) => result,
         Err(join) => Err(format!("the scenario panicked: {}", panic_message(join)).into()),
     };
-    let want_shot = outcome.is_err() || std::env::var("ENGRAM_E2E_SCREENSHOTS").is_ok_and(|v| v == "all");
-    let shot = if want_shot { Some(capture(&app.driver, test).await) } else { None };
+    let want_shot =
+        outcome.is_err() || std::env::var("AMBRY_E2E_SCREENSHOTS").is_ok_and(|v| v == "all");
+    let shot = if want_shot {
+        Some(capture(&app.driver, test).await)
+    } else {
+        None
+    };
     app.close().await;
     match (outcome, shot) {
         (Err(e), Some(Ok(png))) => Err(format!("{e}\n(screenshot: {})", png.display()).into()),
-        (Err(e), Some(Err(shot_error))) => Err(format!("{e}\n(no screenshot: {shot_error})").into()),
+        (Err(e), Some(Err(shot_error))) => {
+            Err(format!("{e}\n(no screenshot: {shot_error})").into())
+        }
         (outcome, _) => outcome,
     }
 }

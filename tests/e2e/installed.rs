@@ -11,7 +11,7 @@ use crate::harness::{target_dir, TestResult};
 use crate::seed::Sandbox;
 use crate::ui::{self, click, testid};
 
-const ENTRY: &str = "dev.engram.app.desktop";
+const ENTRY: &str = "dev.ambry.app.desktop";
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -19,8 +19,12 @@ fn repo() -> PathBuf {
 
 /// The processes whose executable is `exe` (a path unique to this test), by pid.
 fn pids_of(exe: &Path) -> Vec<u32> {
-    let Ok(exe) = exe.canonicalize() else { return Vec::new() };
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let Ok(exe) = exe.canonicalize() else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
     entries
         .flatten()
         .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
@@ -30,7 +34,9 @@ fn pids_of(exe: &Path) -> Vec<u32> {
 
 fn stop(pids: &[u32]) {
     for pid in pids {
-        let _ = Command::new("kill").args(["-TERM", &pid.to_string()]).status();
+        let _ = Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status();
     }
 }
 
@@ -51,8 +57,16 @@ fn validate(entry: &Path) -> TestResult {
         .arg(entry)
         .output()
         .map_err(|e| format!("desktop-file-validate is missing ({e}); scripts/setup.sh installs desktop-file-utils"))?;
-    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    ensure!(out.status.success() && !said.contains("error"), "{} does not validate:\n{said}", entry.display());
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ensure!(
+        out.status.success() && !said.contains("error"),
+        "{} does not validate:\n{said}",
+        entry.display()
+    );
     Ok(())
 }
 
@@ -60,7 +74,9 @@ fn validate(entry: &Path) -> TestResult {
 #[ignore = "needs a display: run through scripts/e2e.sh"]
 async fn the_installed_menu_entry_is_valid_and_starts_the_app() -> TestResult {
     let sandbox = Sandbox::new()?;
-    let root = tempfile::Builder::new().prefix("engram-install-").tempdir()?;
+    let root = tempfile::Builder::new()
+        .prefix("ambry-install-")
+        .tempdir()?;
     let (bin, data) = (root.path().join("bin"), root.path().join("share"));
     let out = Command::new(repo().join("packaging/install-user.sh"))
         .arg(target_dir().join("debug"))
@@ -73,44 +89,65 @@ async fn the_installed_menu_entry_is_valid_and_starts_the_app() -> TestResult {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    for b in ["engram", "engram-app"] {
-        ensure!(bin.join(b).is_file(), "{b} is not installed in {}", bin.display());
+    for b in ["ambry", "ambry-app"] {
+        ensure!(
+            bin.join(b).is_file(),
+            "{b} is not installed in {}",
+            bin.display()
+        );
     }
     for size in ["32x32", "128x128", "256x256"] {
-        let icon = data.join(format!("icons/hicolor/{size}/apps/engram-app.png"));
+        let icon = data.join(format!("icons/hicolor/{size}/apps/ambry-app.png"));
         ensure!(icon.is_file(), "no {size} icon at {}", icon.display());
     }
     let entry = data.join("applications").join(ENTRY);
     validate(&entry)?;
     let text = std::fs::read_to_string(&entry)?;
     ensure!(
-        text.contains(&format!("Exec={}\n", bin.join("engram-app").display())),
+        text.contains(&format!("Exec={}\n", bin.join("ambry-app").display())),
         "the entry does not start the installed app:\n{text}"
     );
-    ensure!(text.contains("Icon=engram-app\n"), "the entry's icon:\n{text}");
+    ensure!(
+        text.contains("Icon=ambry-app\n"),
+        "the entry's icon:\n{text}"
+    );
 
     // Started as a menu starts it: by the entry's id, found through XDG_DATA_DIRS.
     let launched = Command::new("gtk-launch")
         .arg(ENTRY.trim_end_matches(".desktop"))
         .env("XDG_DATA_DIRS", format!("{}:/usr/share", data.display()))
-        .env("ENGRAM_HOME", &sandbox.home)
+        .env("AMBRY_HOME", &sandbox.home)
         .env("HOME", &sandbox.user_home)
         .env("NO_AT_BRIDGE", "1")
         // Not piped: the app inherits them, and a pipe would stay open for as long as it runs.
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-        .map_err(|e| format!("gtk-launch is missing ({e}); scripts/setup.sh --for test installs libgtk-3-bin"))?;
+        .map_err(|e| {
+            format!(
+                "gtk-launch is missing ({e}); scripts/setup.sh --for test installs libgtk-3-bin"
+            )
+        })?;
     ensure!(launched.success(), "gtk-launch failed: {launched}");
-    let app = bin.join("engram-app");
+    let app = bin.join("ambry-app");
     let started = wait_for(Duration::from_secs(20), || !pids_of(&app).is_empty());
     // The app answers agents on its home's socket once its window has painted.
-    let serving = started && wait_for(Duration::from_secs(30), || sandbox.home.join("compose.sock").exists());
+    let serving = started
+        && wait_for(Duration::from_secs(30), || {
+            sandbox.home.join("compose.sock").exists()
+        });
     let pids = pids_of(&app);
     stop(&pids);
     ensure!(started, "no process of {} after gtk-launch", app.display());
-    ensure!(serving, "the app started from its entry never served compose on {}", sandbox.home.display());
-    ensure!(wait_for(Duration::from_secs(10), || pids_of(&app).is_empty()), "the app did not exit on SIGTERM");
+    ensure!(
+        serving,
+        "the app started from its entry never served compose on {}",
+        sandbox.home.display()
+    );
+    ensure!(
+        wait_for(Duration::from_secs(10), || pids_of(&app).is_empty()),
+        "the app did not exit on SIGTERM"
+    );
     Ok(())
 }
 
@@ -130,7 +167,10 @@ async fn start_at_login_writes_a_tray_only_autostart_entry() -> TestResult {
                 ui::ready(&driver).await?;
                 click(&driver, "nav-settings").await?;
                 let toggle = testid(&driver, "settings-autostart").await?;
-                ensure!(!toggle.is_selected().await?, "start at login is on in a fresh home");
+                ensure!(
+                    !toggle.is_selected().await?,
+                    "start at login is on in a fresh home"
+                );
                 toggle.click().await?;
                 ui::eventually("the autostart entry to be written", || {
                     let there = entry.is_file();
@@ -138,7 +178,10 @@ async fn start_at_login_writes_a_tray_only_autostart_entry() -> TestResult {
                 })
                 .await?;
                 ensure!(
-                    testid(&driver, "settings-autostart").await?.is_selected().await?,
+                    testid(&driver, "settings-autostart")
+                        .await?
+                        .is_selected()
+                        .await?,
                     "the toggle did not stay on"
                 );
                 Ok(())
@@ -147,27 +190,44 @@ async fn start_at_login_writes_a_tray_only_autostart_entry() -> TestResult {
         .await?;
     validate(&autostart)?;
     let text = std::fs::read_to_string(&autostart)?;
-    let exec = text.lines().find_map(|l| l.strip_prefix("Exec=")).ok_or("no Exec line")?.to_string();
-    ensure!(exec.ends_with(" --tray"), "the autostart entry does not start tray-only: {exec}");
+    let exec = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Exec="))
+        .ok_or("no Exec line")?
+        .to_string();
+    ensure!(
+        exec.ends_with(" --tray"),
+        "the autostart entry does not start tray-only: {exec}"
+    );
 
     // What the entry starts: the app, running and serving, with no window on screen.
     let app = PathBuf::from(exec.trim_end_matches(" --tray").trim_matches('"'));
     let child = Command::new(&app)
         .arg("--tray")
-        .env("ENGRAM_HOME", &sandbox.home)
+        .env("AMBRY_HOME", &sandbox.home)
         .env("HOME", &sandbox.user_home)
         .env("NO_AT_BRIDGE", "1")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()?;
     let pid = child.id();
-    let serving = wait_for(Duration::from_secs(30), || sandbox.home.join("compose.sock").exists());
-    let visible = Command::new("xdotool").args(["search", "--onlyvisible", "--pid", &pid.to_string()]).output()?;
+    let serving = wait_for(Duration::from_secs(30), || {
+        sandbox.home.join("compose.sock").exists()
+    });
+    let visible = Command::new("xdotool")
+        .args(["search", "--onlyvisible", "--pid", &pid.to_string()])
+        .output()?;
     let windows = String::from_utf8_lossy(&visible.stdout).trim().to_string();
     stop(&[pid]);
     let mut child = child;
     let _ = child.wait();
-    ensure!(serving, "the app started with --tray is not running (no compose socket)");
-    ensure!(windows.is_empty(), "the app started with --tray shows windows: {windows}");
+    ensure!(
+        serving,
+        "the app started with --tray is not running (no compose socket)"
+    );
+    ensure!(
+        windows.is_empty(),
+        "the app started with --tray shows windows: {windows}"
+    );
     Ok(())
 }

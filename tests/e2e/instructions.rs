@@ -1,6 +1,6 @@
 //! Agents' instruction files beside the trust anchors: the project's AGENTS.md and the
 //! user-wide CLAUDE.md are shown with the agent that loads each; an edit saved in the app
-//! changes the file on disk and keeps the prior text in Engram's archive; a secret is refused
+//! changes the file on disk and keeps the prior text in Ambry's archive; a secret is refused
 //! with the file untouched and the typed text kept; typed text is never dropped without asking;
 //! a missing CLAUDE.md is created; the compose preview lists what the agent loads by itself.
 
@@ -16,9 +16,9 @@ use crate::ui::{self, click, click_on, css, testid, text_contains, value_of};
 const AGENTS_MD: &str = "# Shop\n\nRun `make test` before every commit.\n";
 const EDITED: &str = "# Shop\n\nRun `make check` before every commit.\n";
 
-/// With `ENGRAM_E2E_SCREENSHOTS=all`, a picture of the window at this point (to look at).
+/// With `AMBRY_E2E_SCREENSHOTS=all`, a picture of the window at this point (to look at).
 async fn shoot(driver: &WebDriver, label: &str) -> TestResult {
-    if std::env::var("ENGRAM_E2E_SCREENSHOTS").is_ok_and(|v| v == "all") {
+    if std::env::var("AMBRY_E2E_SCREENSHOTS").is_ok_and(|v| v == "all") {
         let theme = if std::env::var("GTK_THEME").is_ok_and(|t| t.contains("dark")) {
             "-dark"
         } else {
@@ -219,7 +219,7 @@ async fn agents_files_are_viewed_edited_archived_and_guarded() -> TestResult {
                 "the compose preview lists {kinds:?}"
             );
             let block = testid(&driver, "compose-output").await?.text().await?;
-            ensure!(!block.contains("make check") && !block.contains("staging database"), "Engram repeated an agent's file in its block: {block}");
+            ensure!(!block.contains("make check") && !block.contains("staging database"), "Ambry repeated an agent's file in its block: {block}");
             shoot(&driver, "compose-agent-files").await?;
 
             // The same views at 800×600; a file in the preview opens in the agents' files view.

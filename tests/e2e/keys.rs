@@ -14,13 +14,25 @@ pub async fn press(driver: &WebDriver, key: Key) -> TestResult {
 
 /// Presses Shift+`key` wherever focus is.
 pub async fn press_shift(driver: &WebDriver, key: Key) -> TestResult {
-    driver.action_chain().key_down(Key::Shift).send_keys(key).key_up(Key::Shift).perform().await?;
+    driver
+        .action_chain()
+        .key_down(Key::Shift)
+        .send_keys(key)
+        .key_up(Key::Shift)
+        .perform()
+        .await?;
     Ok(())
 }
 
 /// Presses Ctrl+`key` wherever focus is.
 pub async fn press_ctrl(driver: &WebDriver, key: &str) -> TestResult {
-    driver.action_chain().key_down(Key::Control).send_keys(key).key_up(Key::Control).perform().await?;
+    driver
+        .action_chain()
+        .key_down(Key::Control)
+        .send_keys(key)
+        .key_up(Key::Control)
+        .perform()
+        .await?;
     Ok(())
 }
 
@@ -105,7 +117,10 @@ pub struct Rect {
 
 impl Rect {
     pub fn overlaps(&self, other: &Rect) -> bool {
-        self.left < other.right && other.left < self.right && self.top < other.bottom && other.top < self.bottom
+        self.left < other.right
+            && other.left < self.right
+            && self.top < other.bottom
+            && other.top < self.bottom
     }
 }
 
@@ -114,10 +129,15 @@ impl Rect {
 pub async fn resize(driver: &WebDriver, width: u32, height: u32) -> TestResult {
     // The outer rect includes decorations (none under Xvfb without a window manager, but measure).
     driver.set_window_rect(0, 0, width, height).await?;
-    crate::ui::eventually(&format!("the window to be {width}×{height}"), || async move {
-        let v = driver.execute("return [window.innerWidth, window.innerHeight];", vec![]).await?;
-        let (w, h): (u32, u32) = serde_json::from_value(v.json().clone())?;
-        Ok((w == width && h == height).then_some(()))
-    })
+    crate::ui::eventually(
+        &format!("the window to be {width}×{height}"),
+        || async move {
+            let v = driver
+                .execute("return [window.innerWidth, window.innerHeight];", vec![])
+                .await?;
+            let (w, h): (u32, u32) = serde_json::from_value(v.json().clone())?;
+            Ok((w == width && h == height).then_some(()))
+        },
+    )
     .await
 }

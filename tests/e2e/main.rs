@@ -1,6 +1,6 @@
 //! End-to-end tests of the real desktop app: the real WebKit window driven through WebDriver
 //! (tauri-driver + WebKitWebDriver) under Xvfb, on throwaway homes seeded through the store and
-//! the real `engram` binary. Run with `scripts/e2e.sh`.
+//! the real `ambry` binary. Run with `scripts/e2e.sh`.
 
 #[macro_use]
 mod harness;

@@ -11,16 +11,45 @@ use crate::ui::{self, click, click_on, css, shown, testid, text_contains};
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display: run through scripts/e2e.sh"]
-async fn a_leaked_secret_in_the_archive_is_shown_and_purged_alone_after_a_keyboard_confirmation() -> TestResult {
+async fn a_leaked_secret_in_the_archive_is_shown_and_purged_alone_after_a_keyboard_confirmation(
+) -> TestResult {
     let sandbox = Sandbox::new()?;
-    sandbox.save_user("db", "project", "How the app reaches the database", "Connect as the app user.\n")?;
-    sandbox.save_user("db", "project", "How the app reaches the database", "Connect as the app user over TLS.\n")?;
-    sandbox.save_user("db", "project", "How the app reaches the database", "The password lives in the vault.\n")?;
-    sandbox.save_user("deploys", "project", "Deploy on Tuesdays", "Deploy on Tuesdays.\n")?;
-    sandbox.save_user("deploys", "project", "Deploy on Tuesdays", "Deploy on Tuesdays, never Fridays.\n")?;
+    sandbox.save_user(
+        "db",
+        "project",
+        "How the app reaches the database",
+        "Connect as the app user.\n",
+    )?;
+    sandbox.save_user(
+        "db",
+        "project",
+        "How the app reaches the database",
+        "Connect as the app user over TLS.\n",
+    )?;
+    sandbox.save_user(
+        "db",
+        "project",
+        "How the app reaches the database",
+        "The password lives in the vault.\n",
+    )?;
+    sandbox.save_user(
+        "deploys",
+        "project",
+        "Deploy on Tuesdays",
+        "Deploy on Tuesdays.\n",
+    )?;
+    sandbox.save_user(
+        "deploys",
+        "project",
+        "Deploy on Tuesdays",
+        "Deploy on Tuesdays, never Fridays.\n",
+    )?;
     let mut db_versions = sandbox.user_archive("db")?;
     db_versions.sort();
-    ensure!(db_versions.len() == 2, "two archived versions of db: {db_versions:?}");
+    ensure!(
+        db_versions.len() == 2,
+        "two archived versions of db: {db_versions:?}"
+    );
     // Written by hand on purpose: today's filter refuses this text at save, so only a copy an
     // older filter let through can hold it (the case the doctor's check exists for).
     let leaked = db_versions[0].clone();
@@ -28,12 +57,20 @@ async fn a_leaked_secret_in_the_archive_is_shown_and_purged_alone_after_a_keyboa
     let kept_version = db_versions[1].clone();
     let current = sandbox.user_memory_file("db");
     let deploys_archive = sandbox.user_archive("deploys")?;
-    let before: Vec<(std::path::PathBuf, Vec<u8>)> = [kept_version.clone(), current.clone(), sandbox.user_memory_file("deploys")]
-        .into_iter()
-        .chain(deploys_archive.iter().cloned())
-        .map(|p| std::fs::read(&p).map(|b| (p, b)))
-        .collect::<Result<_, _>>()?;
-    let leaked_file_name = leaked.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+    let before: Vec<(std::path::PathBuf, Vec<u8>)> = [
+        kept_version.clone(),
+        current.clone(),
+        sandbox.user_memory_file("deploys"),
+    ]
+    .into_iter()
+    .chain(deploys_archive.iter().cloned())
+    .map(|p| std::fs::read(&p).map(|b| (p, b)))
+    .collect::<Result<_, _>>()?;
+    let leaked_file_name = leaked
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string();
     let on_disk = leaked.clone();
 
     sandbox
@@ -103,8 +140,15 @@ async fn a_leaked_secret_in_the_archive_is_shown_and_purged_alone_after_a_keyboa
 
     ensure!(!leaked.exists(), "the leaked version is still on disk");
     for (path, bytes) in &before {
-        ensure!(std::fs::read(path)? == *bytes, "{} changed or went missing", path.display());
+        ensure!(
+            std::fs::read(path)? == *bytes,
+            "{} changed or went missing",
+            path.display()
+        );
     }
-    ensure!(sandbox.user_archive("db")? == vec![kept_version], "db's other archived version is all that is left of its archive");
+    ensure!(
+        sandbox.user_archive("db")? == vec![kept_version],
+        "db's other archived version is all that is left of its archive"
+    );
     Ok(())
 }

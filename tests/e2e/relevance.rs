@@ -15,7 +15,10 @@ use crate::ui::{self, testid};
 /// changes, so reading row by row could meet a row that was just replaced.
 async fn result_names(driver: &WebDriver) -> TestResult<Vec<String>> {
     let script = "return [...document.querySelectorAll('[data-testid=\"search-result\"]')].map((r) => r.dataset.name || '');";
-    Ok(driver.execute(script, Vec::<serde_json::Value>::new()).await?.convert()?)
+    Ok(driver
+        .execute(script, Vec::<serde_json::Value>::new())
+        .await?
+        .convert()?)
 }
 
 /// One row of the overlay as a person reads it: the name, the relevance label and the
@@ -46,7 +49,10 @@ async fn answer(driver: &WebDriver) -> TestResult<Answer> {
         });
         return { query: status.dataset.query || '', shown: Number(status.dataset.shown || 0), busy: status.dataset.busy === 'true', rows };
     "#;
-    Ok(driver.execute(script, Vec::<serde_json::Value>::new()).await?.convert()?)
+    Ok(driver
+        .execute(script, Vec::<serde_json::Value>::new())
+        .await?
+        .convert()?)
 }
 
 /// Waits until the overlay has shown an answer after the `after`-th one, for exactly `query`,
@@ -72,7 +78,11 @@ async fn settled_answer(
     outcome.map_err(|e| format!("{e}; the overlay shows {:?}", seen.lock().unwrap()).into())
 }
 
-async fn names_until(driver: &WebDriver, what: &str, ok: impl Fn(&[String]) -> bool) -> TestResult<Vec<String>> {
+async fn names_until(
+    driver: &WebDriver,
+    what: &str,
+    ok: impl Fn(&[String]) -> bool,
+) -> TestResult<Vec<String>> {
     let seen = std::sync::Mutex::new(Vec::new());
     let outcome = ui::eventually(what, || {
         let (seen, ok) = (&seen, &ok);
@@ -98,14 +108,29 @@ async fn relevance_comes_from_evidence_and_a_save_refreshes_to_the_retyped_ranki
             "How schema migrations are written and rolled back",
             "Every migration has a down step.",
         ),
-        ("commit-style", "feedback", "Commit messages in the imperative mood", "Write 'Add X', not 'Added X'."),
-        ("editor-setup", "reference", "Editor settings for the monorepo", "Format on save; rulers at 100."),
-        ("pet-care", "user", "Feeding the office cat", "The cat eats wet food twice a day."),
+        (
+            "commit-style",
+            "feedback",
+            "Commit messages in the imperative mood",
+            "Write 'Add X', not 'Added X'.",
+        ),
+        (
+            "editor-setup",
+            "reference",
+            "Editor settings for the monorepo",
+            "Format on save; rulers at 100.",
+        ),
+        (
+            "pet-care",
+            "user",
+            "Feeding the office cat",
+            "The cat eats wet food twice a day.",
+        ),
     ];
     for (name, kind, description, body) in memories {
         sandbox.save_user(name, kind, description, body)?;
     }
-    sandbox.run_engram(&sandbox.user_home, &["memory", "reindex"])?;
+    sandbox.run_ambry(&sandbox.user_home, &["memory", "reindex"])?;
     let agent = sandbox.clone();
     sandbox
         .run("relevance_comes_from_evidence_and_a_save_refreshes_to_the_retyped_ranking", move |driver| async move {
@@ -141,7 +166,7 @@ async fn relevance_comes_from_evidence_and_a_save_refreshes_to_the_retyped_ranki
             const QUERY: &str = "rotate the signing keys for release builds";
             ui::fill(&input, QUERY).await?;
             settled_answer(&driver, "the typed query's results", QUERY, 0, |_| true).await?;
-            agent.run_engram(
+            agent.run_ambry(
                 &agent.user_home,
                 &[
                     "memory",

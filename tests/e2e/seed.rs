@@ -1,15 +1,15 @@
-//! A throwaway installation for one test: ENGRAM_HOME, a user home, git repositories as
+//! A throwaway installation for one test: AMBRY_HOME, a user home, git repositories as
 //! projects, memories saved through core's store (the same write path as the CLI and the app),
-//! and the real `engram` binary pointed at it.
+//! and the real `ambry` binary pointed at it.
 //! Deliberately does not: write memory files by hand (only a test about an outside editor may),
 //! or drive the window (see `harness` and `ui`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use engram_core::memory::{MemoryDraft, Scope, Store};
-use engram_core::project::{self, Project};
-use engram_core::EngramHome;
+use ambry_core::memory::{MemoryDraft, Scope, Store};
+use ambry_core::project::{self, Project};
+use ambry_core::AmbryHome;
 use tempfile::TempDir;
 use thirtyfour::WebDriver;
 
@@ -17,7 +17,7 @@ use crate::harness::{self, target_dir, TestResult};
 
 pub struct Sandbox {
     _root: TempDir,
-    /// ENGRAM_HOME.
+    /// AMBRY_HOME.
     pub home: PathBuf,
     /// $HOME for the app and the CLI, so the machine's own agent transcripts never leak in.
     pub user_home: PathBuf,
@@ -26,32 +26,40 @@ pub struct Sandbox {
 
 impl Sandbox {
     pub fn new() -> TestResult<Sandbox> {
-        let dir = tempfile::Builder::new().prefix("engram-e2e-").tempdir()?;
+        let dir = tempfile::Builder::new().prefix("ambry-e2e-").tempdir()?;
         let root = dir.path().canonicalize()?;
-        let home = root.join("engram-home");
+        let home = root.join("ambry-home");
         let user_home = root.join("user-home");
         std::fs::create_dir_all(&home)?;
         std::fs::create_dir_all(&user_home)?;
-        Ok(Sandbox { _root: dir, home, user_home, root })
+        Ok(Sandbox {
+            _root: dir,
+            home,
+            user_home,
+            root,
+        })
     }
 
-    fn engram_home(&self) -> EngramHome {
-        EngramHome::new(&self.home)
+    fn ambry_home(&self) -> AmbryHome {
+        AmbryHome::new(&self.home)
     }
 
     /// A fresh git repository `<name>` (no remote), registered as a project in this home.
     pub fn add_project(&self, name: &str) -> TestResult<Project> {
         let repo = self.root.join(name);
         std::fs::create_dir_all(&repo)?;
-        let status = Command::new("git").args(["init", "-q"]).current_dir(&repo).status()?;
+        let status = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&repo)
+            .status()?;
         ensure!(status.success(), "git init failed in {}", repo.display());
         let project = project::resolve(&repo)?;
-        project::register(&self.engram_home(), &project)?;
+        project::register(&self.ambry_home(), &project)?;
         Ok(project)
     }
 
     fn store(&self, project: Option<&Project>) -> Store {
-        Store::new(self.engram_home(), project.cloned())
+        Store::new(self.ambry_home(), project.cloned())
     }
 
     /// Saves a user-scope memory through the store.
@@ -60,12 +68,30 @@ impl Sandbox {
     }
 
     /// Saves a memory in `project`'s scope through the store.
-    pub fn save_project(&self, project: &Project, name: &str, kind: &str, description: &str, body: &str) -> TestResult {
+    pub fn save_project(
+        &self,
+        project: &Project,
+        name: &str,
+        kind: &str,
+        description: &str,
+        body: &str,
+    ) -> TestResult {
         self.save(Some(project), name, kind, description, body)
     }
 
-    fn save(&self, project: Option<&Project>, name: &str, kind: &str, description: &str, body: &str) -> TestResult {
-        let scope = if project.is_some() { Scope::Project } else { Scope::User };
+    fn save(
+        &self,
+        project: Option<&Project>,
+        name: &str,
+        kind: &str,
+        description: &str,
+        body: &str,
+    ) -> TestResult {
+        let scope = if project.is_some() {
+            Scope::Project
+        } else {
+            Scope::User
+        };
         let draft = MemoryDraft {
             name: name.into(),
             kind: kind.into(),
@@ -77,12 +103,20 @@ impl Sandbox {
         Ok(())
     }
 
-    /// Writes an Engram-native transcript `ENGRAM_HOME/sessions/<id>.jsonl` (DESIGN §7): a
+    /// Writes an Ambry-native transcript `AMBRY_HOME/sessions/<id>.jsonl` (DESIGN §7): a
     /// header line, then one line per `(role, text)` turn, a minute apart.
-    pub fn write_session(&self, id: &str, title: &str, cwd: &Path, turns: &[(&str, &str)]) -> TestResult<PathBuf> {
-        let dir = self.engram_home().sessions_dir();
+    pub fn write_session(
+        &self,
+        id: &str,
+        title: &str,
+        cwd: &Path,
+        turns: &[(&str, &str)],
+    ) -> TestResult<PathBuf> {
+        let dir = self.ambry_home().sessions_dir();
         std::fs::create_dir_all(&dir)?;
-        let mut lines = vec![serde_json::json!({ "session": { "id": id, "title": title, "cwd": cwd } }).to_string()];
+        let mut lines = vec![
+            serde_json::json!({ "session": { "id": id, "title": title, "cwd": cwd } }).to_string(),
+        ];
         for (minute, (role, text)) in turns.iter().enumerate() {
             let ts = format!("2026-11-02T09:{minute:02}:00Z");
             lines.push(serde_json::json!({ "ts": ts, "role": role, "text": text }).to_string());
@@ -94,12 +128,16 @@ impl Sandbox {
 
     /// Where a user memory lives on disk.
     pub fn user_memory_file(&self, name: &str) -> PathBuf {
-        self.engram_home().user_memory_dir().join(format!("{name}.md"))
+        self.ambry_home()
+            .user_memory_dir()
+            .join(format!("{name}.md"))
     }
 
     /// Where a project memory lives on disk.
     pub fn project_memory_file(&self, project: &Project, name: &str) -> PathBuf {
-        self.engram_home().project_memory_dir(&project.slug).join(format!("{name}.md"))
+        self.ambry_home()
+            .project_memory_dir(&project.slug)
+            .join(format!("{name}.md"))
     }
 
     /// The archived versions of a user memory, as the store lists them.
@@ -108,31 +146,32 @@ impl Sandbox {
         Ok(versions.into_iter().map(|v| v.path).collect())
     }
 
-    /// Makes the embedding model available as `ENGRAM_HOME/models` (from `ENGRAM_TEST_MODELS`).
+    /// Makes the embedding model available as `AMBRY_HOME/models` (from `AMBRY_TEST_MODELS`).
     pub fn with_models(&self) -> TestResult {
-        let dir = std::env::var_os("ENGRAM_TEST_MODELS").map(PathBuf::from).ok_or(
-            "ENGRAM_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set ENGRAM_TEST_MODELS=DIR (scripts/test.sh does both)",
+        let dir = std::env::var_os("AMBRY_TEST_MODELS").map(PathBuf::from).ok_or(
+            "AMBRY_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set AMBRY_TEST_MODELS=DIR (scripts/test.sh does both)",
         )?;
         ensure!(
-            dir.join("onnxruntime/libonnxruntime.so.1.24.4").is_file() && dir.join("all-MiniLM-L6-v2/model.onnx").is_file(),
-            "embedding assets missing under ENGRAM_TEST_MODELS={}: run scripts/fetch-models.sh {0}",
+            dir.join("onnxruntime/libonnxruntime.so.1.24.4").is_file()
+                && dir.join("all-MiniLM-L6-v2/model.onnx").is_file(),
+            "embedding assets missing under AMBRY_TEST_MODELS={}: run scripts/fetch-models.sh {0}",
             dir.display()
         );
-        std::os::unix::fs::symlink(&dir, self.engram_home().models_dir())?;
+        std::os::unix::fs::symlink(&dir, self.ambry_home().models_dir())?;
         Ok(())
     }
 
-    /// The real `engram` binary with `--home` set to this sandbox and `--cwd` to `cwd`.
-    pub fn engram(&self, cwd: &Path) -> TestResult<Command> {
-        let bin = target_dir().join("debug").join("engram");
+    /// The real `ambry` binary with `--home` set to this sandbox and `--cwd` to `cwd`.
+    pub fn ambry(&self, cwd: &Path) -> TestResult<Command> {
+        let bin = target_dir().join("debug").join("ambry");
         ensure!(
             bin.is_file(),
-            "the engram binary is missing at {}: build it with `cargo build -p engram-cli` (scripts/e2e.sh does)",
+            "the ambry binary is missing at {}: build it with `cargo build -p ambry-cli` (scripts/e2e.sh does)",
             bin.display()
         );
         let mut cmd = Command::new(bin);
-        cmd.env_remove("ENGRAM_HOME")
-            .env_remove("ENGRAM_MODELS_DIR")
+        cmd.env_remove("AMBRY_HOME")
+            .env_remove("AMBRY_MODELS_DIR")
             .env("HOME", &self.user_home)
             .arg("--home")
             .arg(&self.home)
@@ -141,12 +180,12 @@ impl Sandbox {
         Ok(cmd)
     }
 
-    /// Runs `engram ARGS` in `cwd` and fails with its stderr when it fails.
-    pub fn run_engram(&self, cwd: &Path, args: &[&str]) -> TestResult<String> {
-        let out = self.engram(cwd)?.args(args).output()?;
+    /// Runs `ambry ARGS` in `cwd` and fails with its stderr when it fails.
+    pub fn run_ambry(&self, cwd: &Path, args: &[&str]) -> TestResult<String> {
+        let out = self.ambry(cwd)?.args(args).output()?;
         ensure!(
             out.status.success(),
-            "engram {} failed: {}",
+            "ambry {} failed: {}",
             args.join(" "),
             String::from_utf8_lossy(&out.stderr)
         );
@@ -163,7 +202,12 @@ impl Sandbox {
     }
 
     /// `run` with more environment for the app (e.g. `VISUAL`).
-    pub async fn run_with_env<F, Fut>(&self, test: &str, env: &[(&str, &Path)], scenario: F) -> TestResult
+    pub async fn run_with_env<F, Fut>(
+        &self,
+        test: &str,
+        env: &[(&str, &Path)],
+        scenario: F,
+    ) -> TestResult
     where
         F: FnOnce(WebDriver) -> Fut,
         Fut: std::future::Future<Output = TestResult> + Send + 'static,

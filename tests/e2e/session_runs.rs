@@ -1,7 +1,7 @@
 //! The sessions list as a person reads it: a Claude Code subagent run (here the one that
 //! compacts the conversation) is folded under its session instead of listed as another one; the
 //! list and the transcript count the same unit; the project filter offers Claude Code's project
-//! folder though Engram has never seen that project; and an open transcript follows the turns an
+//! folder though Ambry has never seen that project; and an open transcript follows the turns an
 //! agent appends.
 
 use std::io::Write;
@@ -24,22 +24,36 @@ fn claude_line(kind: &str, text: &str, ts: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display: run through scripts/e2e.sh"]
-async fn runs_fold_under_their_session_counts_agree_and_the_open_transcript_follows() -> TestResult {
+async fn runs_fold_under_their_session_counts_agree_and_the_open_transcript_follows() -> TestResult
+{
     let sandbox = Sandbox::new()?;
-    let claude_dir = sandbox.user_home.join(".claude/projects/-home-marco-projects-spotter");
+    let claude_dir = sandbox
+        .user_home
+        .join(".claude/projects/-home-marco-projects-spotter");
     std::fs::create_dir_all(claude_dir.join(SESSION).join("subagents"))?;
-    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/src-tauri/core/tests/fixtures/formats/claude-code/short.jsonl");
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src-tauri/core/tests/fixtures/formats/claude-code/short.jsonl"
+    );
     std::fs::copy(sample, claude_dir.join(format!("{SESSION}.jsonl")))?;
     let compaction = [
         claude_line("user", "Your task is to create a detailed summary of the conversation so far, paying close attention to the user's explicit requests.", "2026-02-10T22:00:00Z"),
         claude_line("assistant", "Summary: the phx server did not start because of a missing dependency.", "2026-02-10T22:00:30Z"),
     ];
-    std::fs::write(claude_dir.join(SESSION).join("subagents/agent-a1b2c3.jsonl"), compaction.join("\n") + "\n")?;
+    std::fs::write(
+        claude_dir
+            .join(SESSION)
+            .join("subagents/agent-a1b2c3.jsonl"),
+        compaction.join("\n") + "\n",
+    )?;
     let notes = sandbox.write_session(
         "release-notes",
         "Writing the release notes",
         &sandbox.user_home,
-        &[("user", "Draft the release notes."), ("assistant", "Here is a draft.")],
+        &[
+            ("user", "Draft the release notes."),
+            ("assistant", "Here is a draft."),
+        ],
     )?;
 
     sandbox

@@ -1,5 +1,5 @@
-//! Sessions: the app indexes transcripts of all three sources on its own (Engram's under
-//! ENGRAM_HOME/sessions, Claude Code's under ~/.claude/projects, in their real format), recall
+//! Sessions: the app indexes transcripts of all three sources on its own (Ambry's under
+//! AMBRY_HOME/sessions, Claude Code's under ~/.claude/projects, in their real format), recall
 //! highlights the matched words, a hit opens its transcript as turns with the hit marked (tool
 //! calls folded), the source filter narrows the results, and a line appended to a transcript becomes searchable
 //! without a reload.
@@ -60,13 +60,27 @@ async fn recall_highlights_matches_opens_transcripts_filters_and_follows_appends
         ("assistant", "Rotate them every quarter with the vault CLI; the previous key stays valid for a week."),
         ("user", "And who gets paged when a rotation fails?"),
     ];
-    sandbox.write_session("keys-rotation", "Rotating signing keys", &sandbox.user_home, &keys)?;
-    let pets = [("user", "What should the kitten eat?"), ("assistant", "Wet food twice a day.")];
-    let pets_file = sandbox.write_session("pet-care", "Feeding the kitten", &sandbox.user_home, &pets)?;
+    sandbox.write_session(
+        "keys-rotation",
+        "Rotating signing keys",
+        &sandbox.user_home,
+        &keys,
+    )?;
+    let pets = [
+        ("user", "What should the kitten eat?"),
+        ("assistant", "Wet food twice a day."),
+    ];
+    let pets_file =
+        sandbox.write_session("pet-care", "Feeding the kitten", &sandbox.user_home, &pets)?;
     // A real Claude Code transcript (2.1.38), where Claude Code keeps it.
-    let claude_dir = sandbox.user_home.join(".claude/projects/-home-marco-projects-spotter");
+    let claude_dir = sandbox
+        .user_home
+        .join(".claude/projects/-home-marco-projects-spotter");
     std::fs::create_dir_all(&claude_dir)?;
-    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/src-tauri/core/tests/fixtures/formats/claude-code/short.jsonl");
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src-tauri/core/tests/fixtures/formats/claude-code/short.jsonl"
+    );
     std::fs::copy(sample, claude_dir.join(format!("{CLAUDE_SESSION}.jsonl")))?;
 
     sandbox
@@ -98,7 +112,7 @@ async fn recall_highlights_matches_opens_transcripts_filters_and_follows_appends
             search(&driver, "signing keys").await?;
             let found = hits_until(&driver, "a recall hit in the keys session", |h| !h.is_empty()).await?;
             let (id, source, marks) = &found[0];
-            ensure!(id == "keys-rotation" && source == "engram", "first hit for \"signing keys\": {found:?}");
+            ensure!(id == "keys-rotation" && source == "ambry", "first hit for \"signing keys\": {found:?}");
             ensure!(
                 marks.iter().any(|m| m == "signing") && marks.iter().any(|m| m == "keys"),
                 "the matched words are not highlighted in the snippet: marks {marks:?}"

@@ -30,12 +30,12 @@ fn launch(sandbox: &Sandbox) -> TestResult<RunningApp> {
         "DISPLAY is not set: run the E2E tests through scripts/e2e.sh (Xvfb)"
     );
     let child = Command::new(app_binary())
-        .env("ENGRAM_HOME", &sandbox.home)
+        .env("AMBRY_HOME", &sandbox.home)
         .env("HOME", &sandbox.user_home)
         .env("NO_AT_BRIDGE", "1")
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
-        .env_remove("ENGRAM_MODELS_DIR")
+        .env_remove("AMBRY_MODELS_DIR")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -12,9 +12,13 @@ async fn the_window_opens_with_the_app_title() -> TestResult {
             // The body is written by the UI's scripts: read it once their first render is done.
             crate::ui::ready(&driver).await?;
             let title = driver.title().await?;
-            ensure!(title == "Engram", "window title is {title:?}");
-            let body = driver.find(thirtyfour::By::Tag("body")).await?.text().await?;
-            ensure!(body.contains("Engram"), "body text: {body}");
+            ensure!(title == "Ambry", "window title is {title:?}");
+            let body = driver
+                .find(thirtyfour::By::Tag("body"))
+                .await?
+                .text()
+                .await?;
+            ensure!(body.contains("Ambry"), "body text: {body}");
             Ok(())
         })
         .await

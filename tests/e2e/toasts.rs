@@ -42,7 +42,10 @@ async fn assert_toasts_clear_of_buttons(driver: &WebDriver, when: &str) -> TestR
             vh: 0.0,
         };
         for (name, b) in &buttons {
-            ensure!(!t.overlaps(b), "{when}: a toast ({t:?}) covers the button {name:?} ({b:?})");
+            ensure!(
+                !t.overlaps(b),
+                "{when}: a toast ({t:?}) covers the button {name:?} ({b:?})"
+            );
         }
     }
     Ok(())
@@ -69,43 +72,67 @@ async fn a_delete_toast_offers_undo_and_toasts_stay_clear_of_buttons() -> TestRe
     let original = std::fs::read_to_string(&file)?;
     let on_disk = file.clone();
     sandbox
-        .run("a_delete_toast_offers_undo_and_toasts_stay_clear_of_buttons", |driver| async move {
-            ui::open_user_memories(&driver).await?;
-            for (w, h) in [(1280, 800), (720, 480)] {
-                keys::resize(&driver, w, h).await?;
-                ui::open_memory(&driver, "vendor-lockfile").await?;
-                click(&driver, "detail-edit").await?;
-                ui::fill(&testid(&driver, "form-description").await?, &format!("Commit Cargo.lock for binaries ({w})"))
+        .run(
+            "a_delete_toast_offers_undo_and_toasts_stay_clear_of_buttons",
+            |driver| async move {
+                ui::open_user_memories(&driver).await?;
+                for (w, h) in [(1280, 800), (720, 480)] {
+                    keys::resize(&driver, w, h).await?;
+                    ui::open_memory(&driver, "vendor-lockfile").await?;
+                    click(&driver, "detail-edit").await?;
+                    ui::fill(
+                        &testid(&driver, "form-description").await?,
+                        &format!("Commit Cargo.lock for binaries ({w})"),
+                    )
                     .await?;
-                click(&driver, "form-save").await?;
-                ui::shown(&driver, ui::tid("toast"), "the save toast").await?;
-                assert_toasts_clear_of_buttons(&driver, &format!("after a save at {w}×{h}")).await?;
-                // Back in the form, the toast must not sit on Save or Cancel either.
-                click(&driver, "detail-edit").await?;
-                testid(&driver, "form-save").await?;
-                assert_toasts_clear_of_buttons(&driver, &format!("with the form open at {w}×{h}")).await?;
-                click(&driver, "form-cancel").await?;
-            }
-            keys::resize(&driver, 1280, 800).await?;
+                    click(&driver, "form-save").await?;
+                    ui::shown(&driver, ui::tid("toast"), "the save toast").await?;
+                    assert_toasts_clear_of_buttons(&driver, &format!("after a save at {w}×{h}"))
+                        .await?;
+                    // Back in the form, the toast must not sit on Save or Cancel either.
+                    click(&driver, "detail-edit").await?;
+                    testid(&driver, "form-save").await?;
+                    assert_toasts_clear_of_buttons(
+                        &driver,
+                        &format!("with the form open at {w}×{h}"),
+                    )
+                    .await?;
+                    click(&driver, "form-cancel").await?;
+                }
+                keys::resize(&driver, 1280, 800).await?;
 
-            ui::open_memory(&driver, "flaky-ci-retry").await?;
-            click(&driver, "detail-delete").await?;
-            click(&driver, "confirm-ok").await?;
-            ui::rows_until(&driver, "flaky-ci-retry to leave the list", |r| !r.iter().any(|n| n == "flaky-ci-retry"))
+                ui::open_memory(&driver, "flaky-ci-retry").await?;
+                click(&driver, "detail-delete").await?;
+                click(&driver, "confirm-ok").await?;
+                ui::rows_until(&driver, "flaky-ci-retry to leave the list", |r| {
+                    !r.iter().any(|n| n == "flaky-ci-retry")
+                })
                 .await?;
-            ensure!(!on_disk.exists(), "the file is still on disk after the delete");
-            ui::text_contains(&driver, "toast", "moved to the archive").await?;
-            click(&driver, "toast-action").await?;
-            ui::rows_until(&driver, "Undo to bring flaky-ci-retry back", |r| r.iter().any(|n| n == "flaky-ci-retry"))
+                ensure!(
+                    !on_disk.exists(),
+                    "the file is still on disk after the delete"
+                );
+                ui::text_contains(&driver, "toast", "moved to the archive").await?;
+                click(&driver, "toast-action").await?;
+                ui::rows_until(&driver, "Undo to bring flaky-ci-retry back", |r| {
+                    r.iter().any(|n| n == "flaky-ci-retry")
+                })
                 .await?;
-            ui::text_contains(&driver, "detail-name", "flaky-ci-retry").await?;
-            Ok(())
-        })
+                ui::text_contains(&driver, "detail-name", "flaky-ci-retry").await?;
+                Ok(())
+            },
+        )
         .await?;
     let restored = std::fs::read_to_string(&file)?;
-    ensure!(restored == original, "Undo restored something else:\n{restored}\n--- was ---\n{original}");
+    ensure!(
+        restored == original,
+        "Undo restored something else:\n{restored}\n--- was ---\n{original}"
+    );
     // Restored through the save-with-vector path: the embedding is there without a reindex.
-    ensure!(file.with_extension("vec").is_file(), "the restored memory has no embedding sidecar");
+    ensure!(
+        file.with_extension("vec").is_file(),
+        "the restored memory has no embedding sidecar"
+    );
     Ok(())
 }
 
@@ -126,29 +153,66 @@ async fn failures_read_as_words_with_details_on_demand_at_most_two_at_once() -> 
                     click(&driver, "detail-open-editor").await?;
                 }
                 ui::eventually("three failures to have been reported", || async {
-                    Ok((driver.find_all(ui::css("[data-testid=\"toast\"][data-kind=\"error\"]")).await?.len() >= 2)
+                    Ok((driver
+                        .find_all(ui::css("[data-testid=\"toast\"][data-kind=\"error\"]"))
+                        .await?
+                        .len()
+                        >= 2)
                         .then_some(()))
                 })
                 .await?;
                 tokio::time::sleep(std::time::Duration::from_millis(600)).await;
-                let shown = ui::texts(&driver, ui::css("[data-testid=\"toast\"]:not(.leaving)")).await?;
-                ensure!(shown.len() <= 2, "{} toasts at once: {shown:?}", shown.len());
-                let message =
-                    driver.find(ui::css("[data-testid=\"toast\"]:not(.leaving) .toast-message")).await?.text().await?;
-                ensure!(message.starts_with("Could not open the editor"), "the toast says {message:?}");
+                let shown =
+                    ui::texts(&driver, ui::css("[data-testid=\"toast\"]:not(.leaving)")).await?;
+                ensure!(
+                    shown.len() <= 2,
+                    "{} toasts at once: {shown:?}",
+                    shown.len()
+                );
+                let message = driver
+                    .find(ui::css(
+                        "[data-testid=\"toast\"]:not(.leaving) .toast-message",
+                    ))
+                    .await?
+                    .text()
+                    .await?;
+                ensure!(
+                    message.starts_with("Could not open the editor"),
+                    "the toast says {message:?}"
+                );
                 ensure!(
                     !message.contains("no-such-editor") && !message.contains("os error"),
                     "the toast shows the raw error: {message:?}"
                 );
                 // The raw error is one click away, and stays while it is read.
-                let toast = driver.find(ui::css("[data-testid=\"toast\"]:not(.leaving)")).await?;
-                toast.find(By::Css("[data-testid=\"toast-details\"]")).await?.click().await?;
-                let details = toast.find(By::Css("[data-testid=\"toast-details-text\"]")).await?.text().await?;
-                ensure!(details.contains("no-such-editor"), "the details do not name what failed: {details:?}");
-                toast.find(By::Css("[data-testid=\"toast-dismiss\"]")).await?.click().await?;
+                let toast = driver
+                    .find(ui::css("[data-testid=\"toast\"]:not(.leaving)"))
+                    .await?;
+                toast
+                    .find(By::Css("[data-testid=\"toast-details\"]"))
+                    .await?
+                    .click()
+                    .await?;
+                let details = toast
+                    .find(By::Css("[data-testid=\"toast-details-text\"]"))
+                    .await?
+                    .text()
+                    .await?;
+                ensure!(
+                    details.contains("no-such-editor"),
+                    "the details do not name what failed: {details:?}"
+                );
+                toast
+                    .find(By::Css("[data-testid=\"toast-dismiss\"]"))
+                    .await?
+                    .click()
+                    .await?;
                 ui::eventually("the dismissed toast to go", || {
                     let toast = toast.clone();
-                    async move { Ok((!toast.is_present().await? || !toast.is_displayed().await?).then_some(())) }
+                    async move {
+                        Ok((!toast.is_present().await? || !toast.is_displayed().await?)
+                            .then_some(()))
+                    }
                 })
                 .await?;
                 Ok(())

@@ -1,9 +1,9 @@
 //! The tray icon: under a session bus with `trayer` as the tray host the icon docks, a right
-//! click opens its menu (Open Engram, Search memories…, Reindex, Quit), and choosing an item
+//! click opens its menu (Open Ambry, Search memories…, Reindex, Quit), and choosing an item
 //! reaches the app: "Search memories…" opens the overlay, "Reindex" runs the backend's reindex,
 //! whose summary (only the backend's end-of-reindex event writes it) shows in the window.
 //!
-//! The icon is the app's own XEmbed window docked in trayer's panel (WM_NAME `engram-app`,
+//! The icon is the app's own XEmbed window docked in trayer's panel (WM_NAME `ambry-app`,
 //! icon-sized); the menu is the window that maps after a right click on it. With no window
 //! manager nothing keeps windows apart, so trayer sits in the bottom-right corner, outside the
 //! app's window: a click where the window overlaps the panel would land in the web view (and
@@ -32,7 +32,9 @@ impl Background {
 
 impl Drop for Background {
     fn drop(&mut self) {
-        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
         let deadline = Instant::now() + Duration::from_secs(3);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -47,10 +49,9 @@ impl Drop for Background {
 }
 
 fn xdotool(args: &[&str]) -> TestResult<String> {
-    let out = Command::new("xdotool")
-        .args(args)
-        .output()
-        .map_err(|e| format!("cannot run xdotool (scripts/setup.sh --for test installs it): {e}"))?;
+    let out = Command::new("xdotool").args(args).output().map_err(|e| {
+        format!("cannot run xdotool (scripts/setup.sh --for test installs it): {e}")
+    })?;
     if !out.status.success() {
         return Err(format!(
             "xdotool {} failed ({}): {}",
@@ -84,14 +85,24 @@ fn geometry(window: &str) -> TestResult<Geometry> {
             .parse()
             .map_err(|e| format!("bad {key} in {shell}: {e}").into())
     };
-    Ok(Geometry { x: field("X")?, y: field("Y")?, width: field("WIDTH")?, height: field("HEIGHT")? })
+    Ok(Geometry {
+        x: field("X")?,
+        y: field("Y")?,
+        width: field("WIDTH")?,
+        height: field("HEIGHT")?,
+    })
 }
 
 /// trayer's panel window (WM_NAME "panel", class "trayer").
 fn trayer_panel() -> TestResult<Option<String>> {
-    let Ok(names) = xdotool(&["search", "--name", "^panel$"]) else { return Ok(None) };
+    let Ok(names) = xdotool(&["search", "--name", "^panel$"]) else {
+        return Ok(None);
+    };
     let classes = xdotool(&["search", "--class", "trayer"]).unwrap_or_default();
-    Ok(names.lines().find(|w| classes.lines().any(|c| c == *w)).map(str::to_string))
+    Ok(names
+        .lines()
+        .find(|w| classes.lines().any(|c| c == *w))
+        .map(str::to_string))
 }
 
 fn start_trayer() -> TestResult<(Background, String)> {
@@ -104,13 +115,34 @@ fn start_trayer() -> TestResult<(Background, String)> {
         "no session bus (DBUS_SESSION_BUS_ADDRESS unset): without one the app has no tray; run through scripts/e2e.sh (dbus-run-session)"
     );
     let child = Command::new("trayer")
-        .args(["--edge", "bottom", "--align", "right", "--widthtype", "request", "--height", "32"])
-        .args(["--SetDockType", "false", "--SetPartialStrut", "false", "--expand", "true"])
+        .args([
+            "--edge",
+            "bottom",
+            "--align",
+            "right",
+            "--widthtype",
+            "request",
+            "--height",
+            "32",
+        ])
+        .args([
+            "--SetDockType",
+            "false",
+            "--SetPartialStrut",
+            "false",
+            "--expand",
+            "true",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| format!("cannot start trayer (scripts/setup.sh --for test installs it): {e}"))?;
-    let mut trayer = Background { child, what: "trayer" };
+        .map_err(|e| {
+            format!("cannot start trayer (scripts/setup.sh --for test installs it): {e}")
+        })?;
+    let mut trayer = Background {
+        child,
+        what: "trayer",
+    };
     let deadline = Instant::now() + ui::PATIENCE;
     loop {
         if let Some(panel) = trayer_panel()? {
@@ -119,29 +151,39 @@ fn start_trayer() -> TestResult<(Background, String)> {
         if let Some(status) = trayer.exited() {
             return Err(format!("trayer exited ({status}) before showing its panel; is another tray host running on this display?").into());
         }
-        ensure!(Instant::now() < deadline, "trayer's panel window never appeared (xdotool search --name panel --class trayer)");
+        ensure!(
+            Instant::now() < deadline,
+            "trayer's panel window never appeared (xdotool search --name panel --class trayer)"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
 
 /// Ids of the windows mapped right now.
 fn visible_windows() -> Vec<String> {
-    xdotool(&["search", "--onlyvisible", "--name", ""]).unwrap_or_default().lines().map(str::to_string).collect()
+    xdotool(&["search", "--onlyvisible", "--name", ""])
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
 }
 
-/// The icon's own window: the app's (WM_NAME `engram-app`) XEmbed plug docked in the panel,
+/// The icon's own window: the app's (WM_NAME `ambry-app`) XEmbed plug docked in the panel,
 /// icon-sized, owned by the app this test started on `home` (an icon of another app would
 /// take the clicks meant for this one). Waits until it is there.
 fn tray_icon(panel: &str, home: &std::path::Path) -> TestResult<String> {
     let deadline = Instant::now() + ui::PATIENCE;
     loop {
         let ours = crate::harness::apps_on(home);
-        let candidates = xdotool(&["search", "--onlyvisible", "--name", "^engram-app$"]).unwrap_or_default();
+        let candidates =
+            xdotool(&["search", "--onlyvisible", "--name", "^ambry-app$"]).unwrap_or_default();
         let mut others = Vec::new();
         for window in candidates.lines() {
             if let Ok(g) = geometry(window) {
                 if (16..=64).contains(&g.width) && (16..=64).contains(&g.height) {
-                    let pid = xdotool(&["getwindowpid", window]).ok().and_then(|p| p.trim().parse::<u32>().ok());
+                    let pid = xdotool(&["getwindowpid", window])
+                        .ok()
+                        .and_then(|p| p.trim().parse::<u32>().ok());
                     match pid {
                         Some(pid) if ours.contains(&pid) => return Ok(window.to_string()),
                         other => others.push(format!("{window} (pid {other:?})")),
@@ -152,7 +194,7 @@ fn tray_icon(panel: &str, home: &std::path::Path) -> TestResult<String> {
         ensure!(
             Instant::now() < deadline,
             "no icon of this test's app (pids {ours:?}) docked in trayer's panel after {:?} (panel {}; other icon-sized \
-             `engram-app` windows: {others:?}): the app registered no tray icon. Without a session bus Tauri silently skips it",
+             `ambry-app` windows: {others:?}): the app registered no tray icon. Without a session bus Tauri silently skips it",
             ui::PATIENCE,
             describe(panel),
         );
@@ -167,15 +209,32 @@ async fn open_menu(icon: &str, panel: &str) -> TestResult<String> {
     // The menu opens on a right click (a left click activates the icon).
     xdotool(&["mousemove", "--sync", "--window", icon, "16", "15"])?;
     xdotool(&["click", "3"])?;
-    let menu = ui::eventually("the tray menu to open after right-clicking the icon", || {
-        let new: Vec<String> = visible_windows().into_iter().filter(|w| !before.contains(w)).collect();
-        let menu = new.into_iter().find(|w| geometry(w).is_ok_and(|g| g.height > 40 && g.width > 40));
-        async move { Ok(menu) }
-    })
+    let menu = ui::eventually(
+        "the tray menu to open after right-clicking the icon",
+        || {
+            let new: Vec<String> = visible_windows()
+                .into_iter()
+                .filter(|w| !before.contains(w))
+                .collect();
+            let menu = new
+                .into_iter()
+                .find(|w| geometry(w).is_ok_and(|g| g.height > 40 && g.width > 40));
+            async move { Ok(menu) }
+        },
+    )
     .await
-    .map_err(|e| format!("{e}; right-clicked icon window {icon} ({}) in panel {}", describe(icon), describe(panel)))?;
+    .map_err(|e| {
+        format!(
+            "{e}; right-clicked icon window {icon} ({}) in panel {}",
+            describe(icon),
+            describe(panel)
+        )
+    })?;
     let g = geometry(&menu)?;
-    ensure!(g.height > 4 * 16, "the tray menu ({menu}, {g:?}) is too short for its four items");
+    ensure!(
+        g.height > 4 * 16,
+        "the tray menu ({menu}, {g:?}) is too short for its four items"
+    );
     let icon_at = geometry(icon)?;
     ensure!(
         g.x <= icon_at.x + icon_at.width && g.x + g.width >= icon_at.x - 8,
@@ -188,7 +247,12 @@ async fn open_menu(icon: &str, panel: &str) -> TestResult<String> {
 /// Under heavy load a choice can be lost before the popup is ready for it: a person sees the
 /// menu before choosing, so a choice that was never delivered says nothing about the app. Each
 /// retry closes the menu first, and every attempt's failure is reported.
-async fn choose_until<T, F, Fut>(icon: &str, panel: &str, position: usize, landed: F) -> TestResult<T>
+async fn choose_until<T, F, Fut>(
+    icon: &str,
+    panel: &str,
+    position: usize,
+    landed: F,
+) -> TestResult<T>
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = TestResult<T>>,
@@ -224,7 +288,12 @@ fn choose(menu: &str, position: usize) -> TestResult {
     let g = geometry(menu)?;
     let item = (g.height - 2 * PADDING - SEPARATOR) / ITEMS;
     let y = g.y + PADDING + item * (position as i64 - 1) + item / 2;
-    xdotool(&["mousemove", "--sync", &(g.x + g.width / 2).to_string(), &y.to_string()])?;
+    xdotool(&[
+        "mousemove",
+        "--sync",
+        &(g.x + g.width / 2).to_string(),
+        &y.to_string(),
+    ])?;
     xdotool(&["click", "1"])?;
     Ok(())
 }
@@ -236,8 +305,16 @@ const REINDEX_ITEM: usize = 3;
 #[ignore = "needs a display and a session bus: run through scripts/e2e.sh"]
 async fn the_tray_menu_opens_search_and_runs_a_reindex() -> TestResult {
     let sandbox = Sandbox::new()?;
-    sandbox.save_user("deploy-window", "project", "Deploys happen Tuesday mornings", "Never on Fridays.\n")?;
-    let turns = [("user", "how do we rotate the signing keys?"), ("assistant", "Rotate them quarterly with the vault CLI.")];
+    sandbox.save_user(
+        "deploy-window",
+        "project",
+        "Deploys happen Tuesday mornings",
+        "Never on Fridays.\n",
+    )?;
+    let turns = [
+        ("user", "how do we rotate the signing keys?"),
+        ("assistant", "Rotate them quarterly with the vault CLI."),
+    ];
     sandbox.write_session("tray-session", "Signing keys", &sandbox.user_home, &turns)?;
     let (_trayer, panel) = start_trayer()?;
     let home = sandbox.home.clone();

@@ -4,8 +4,8 @@
 //! calls and file-system events, and a fixed sleep would be either flaky or slow.
 //! Deliberately does not: know the flows of any one view; the test modules do.
 
-use std::sync::Mutex;
 use std::future::Future;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use thirtyfour::prelude::*;
@@ -42,7 +42,11 @@ where
             Err(e) => last_error = e.to_string(),
         }
         if Instant::now() >= deadline {
-            let detail = if last_error.is_empty() { String::new() } else { format!(" (last error: {last_error})") };
+            let detail = if last_error.is_empty() {
+                String::new()
+            } else {
+                format!(" (last error: {last_error})")
+            };
             return Err(format!("timed out after {PATIENCE:?} waiting for {what}{detail}").into());
         }
         tokio::time::sleep(POLL).await;
@@ -72,7 +76,12 @@ pub async fn testid(driver: &WebDriver, id: &str) -> TestResult<WebElement> {
 
 /// Clicks the displayed element with this `data-testid`.
 pub async fn click(driver: &WebDriver, id: &str) -> TestResult {
-    click_on(driver, tid(id), &format!("[data-testid={id}] to be clickable")).await
+    click_on(
+        driver,
+        tid(id),
+        &format!("[data-testid={id}] to be clickable"),
+    )
+    .await
 }
 
 /// Clicks the first displayed element matching `by`, retrying while the UI re-renders it (a
@@ -179,7 +188,11 @@ pub async fn row_names(driver: &WebDriver) -> TestResult<Vec<String>> {
 }
 
 /// Waits until the list's memory names satisfy `ok`; returns them.
-pub async fn rows_until(driver: &WebDriver, what: &str, ok: impl Fn(&[String]) -> bool) -> TestResult<Vec<String>> {
+pub async fn rows_until(
+    driver: &WebDriver,
+    what: &str,
+    ok: impl Fn(&[String]) -> bool,
+) -> TestResult<Vec<String>> {
     let seen = Mutex::new(Vec::new());
     let outcome = eventually(what, || {
         let (seen, ok) = (&seen, &ok);
@@ -195,7 +208,14 @@ pub async fn rows_until(driver: &WebDriver, what: &str, ok: impl Fn(&[String]) -
 
 /// Clicks the memory `name` in the list and waits for the detail pane to show it.
 pub async fn open_memory(driver: &WebDriver, name: &str) -> TestResult {
-    click_on(driver, css(&format!("[data-testid=\"memory-row\"][data-name=\"{name}\"]")), &format!("a row for {name}")).await?;
+    click_on(
+        driver,
+        css(&format!(
+            "[data-testid=\"memory-row\"][data-name=\"{name}\"]"
+        )),
+        &format!("a row for {name}"),
+    )
+    .await?;
     eventually(&format!("the detail pane to show {name}"), || async move {
         let heading = driver.find(tid("detail-name")).await?.text().await?;
         Ok((heading.trim() == name).then_some(()))
@@ -205,7 +225,12 @@ pub async fn open_memory(driver: &WebDriver, name: &str) -> TestResult {
 
 /// Waits for the UI to finish its first render (`body[data-ready=true]`).
 pub async fn ready(driver: &WebDriver) -> TestResult {
-    shown(driver, css("body[data-ready=\"true\"]"), "the UI to finish its first render").await?;
+    shown(
+        driver,
+        css("body[data-ready=\"true\"]"),
+        "the UI to finish its first render",
+    )
+    .await?;
     Ok(())
 }
 
@@ -214,30 +239,55 @@ async fn navigate(driver: &WebDriver, selector: &str, what: &str) -> TestResult 
     ready(driver).await?;
     click_on(driver, css(selector), what).await?;
     let active = format!("{selector}[data-active=\"true\"]");
-    shown(driver, css(&active), &format!("{what} to become the active view")).await?;
+    shown(
+        driver,
+        css(&active),
+        &format!("{what} to become the active view"),
+    )
+    .await?;
     Ok(())
 }
 
 /// Shows the user-scope memory list.
 pub async fn open_user_memories(driver: &WebDriver) -> TestResult {
-    navigate(driver, "[data-testid=\"nav-user\"]", "User memories in the sidebar").await?;
+    navigate(
+        driver,
+        "[data-testid=\"nav-user\"]",
+        "User memories in the sidebar",
+    )
+    .await?;
     text_contains(driver, "memories-title", "User memories").await?;
     Ok(())
 }
 
 /// Shows the memory list of the project with this slug.
 pub async fn open_project(driver: &WebDriver, slug: &str) -> TestResult {
-    navigate(driver, &format!("[data-testid=\"nav-project\"][data-project=\"{slug}\"]"), &format!("project {slug} in the sidebar")).await
+    navigate(
+        driver,
+        &format!("[data-testid=\"nav-project\"][data-project=\"{slug}\"]"),
+        &format!("project {slug} in the sidebar"),
+    )
+    .await
 }
 
 pub async fn open_archive(driver: &WebDriver) -> TestResult {
-    navigate(driver, "[data-testid=\"nav-archive\"]", "Archive in the sidebar").await?;
+    navigate(
+        driver,
+        "[data-testid=\"nav-archive\"]",
+        "Archive in the sidebar",
+    )
+    .await?;
     testid(driver, "archive-view").await?;
     Ok(())
 }
 
 pub async fn open_compose(driver: &WebDriver) -> TestResult {
-    navigate(driver, "[data-testid=\"nav-compose\"]", "Compose preview in the sidebar").await?;
+    navigate(
+        driver,
+        "[data-testid=\"nav-compose\"]",
+        "Compose preview in the sidebar",
+    )
+    .await?;
     testid(driver, "compose-view").await?;
     Ok(())
 }
@@ -251,8 +301,13 @@ pub async fn reindex_result(driver: &WebDriver) -> TestResult<String> {
             let status = driver.find(tid("reindex-status")).await?;
             let text = status.text().await?;
             *seen.lock().unwrap() = text.clone();
-            let running = driver.find(tid("reindex-progress")).await?.is_displayed().await?;
-            let finished = text.starts_with("Embeddings:") || text.starts_with("Embeddings skipped");
+            let running = driver
+                .find(tid("reindex-progress"))
+                .await?
+                .is_displayed()
+                .await?;
+            let finished =
+                text.starts_with("Embeddings:") || text.starts_with("Embeddings skipped");
             Ok((finished && !running).then_some(text))
         }
     })

@@ -1,7 +1,7 @@
 //! The session vault in the app: a session whose transcript file was deleted (before the app
 //! started, or while it runs) is still found by recall in the Sessions view, opens as its
 //! indexed turns, and is marked with when its file disappeared; once pruned
-//! (`engram sessions prune --source-removed`) it is gone, and the sessions whose files exist
+//! (`ambry sessions prune --source-removed`) it is gone, and the sessions whose files exist
 //! are untouched.
 
 use thirtyfour::prelude::*;
@@ -43,7 +43,7 @@ async fn search_until(
 }
 
 async fn shoot(driver: &WebDriver, label: &str) -> TestResult {
-    if std::env::var("ENGRAM_E2E_SCREENSHOTS").is_ok_and(|v| v == "all") {
+    if std::env::var("AMBRY_E2E_SCREENSHOTS").is_ok_and(|v| v == "all") {
         let theme = if std::env::var("GTK_THEME").is_ok_and(|t| t.contains("dark")) {
             "-dark"
         } else {
@@ -93,9 +93,9 @@ async fn a_deleted_transcript_is_found_opened_and_marked_until_pruned() -> TestR
         ],
     )?;
     // Indexed, then deleted before the app starts (as Claude Code's clean-up would).
-    sandbox.run_engram(&cwd, &["sessions", "index"])?;
+    sandbox.run_ambry(&cwd, &["sessions", "index"])?;
     std::fs::remove_file(&redis)?;
-    let cli = sandbox.engram(&cwd)?;
+    let cli = sandbox.ambry(&cwd)?;
 
     sandbox
         .run(

@@ -1,8 +1,8 @@
-//! Builds Engram's `.deb` with the Tauri bundler's deb target (a library: no tauri-cli, no
-//! downloads). The package installs both binaries (`/usr/bin/engram-app`, `/usr/bin/engram`),
-//! the menu entry (from `packaging/deb/engram.desktop.hbs`) and the icons.
+//! Builds Ambry's `.deb` with the Tauri bundler's deb target (a library: no tauri-cli, no
+//! downloads). The package installs both binaries (`/usr/bin/ambry-app`, `/usr/bin/ambry`),
+//! the menu entry (from `packaging/deb/ambry.desktop.hbs`) and the icons.
 //!
-//! usage: engram-deb RELEASE_DIR   (the folder holding the release `engram` and `engram-app`)
+//! usage: ambry-deb RELEASE_DIR   (the folder holding the release `ambry` and `ambry-app`)
 //! The package lands in `RELEASE_DIR/bundle/deb/`; its path is printed on stdout.
 //! Deliberately does not: build the binaries (scripts/package-deb.sh does, with the
 //! `custom-protocol` feature a release app needs).
@@ -16,9 +16,9 @@ use tauri_bundler::{
 };
 
 fn main() -> Result<()> {
-    let release = PathBuf::from(std::env::args().nth(1).context("usage: engram-deb RELEASE_DIR")?);
+    let release = PathBuf::from(std::env::args().nth(1).context("usage: ambry-deb RELEASE_DIR")?);
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize()?;
-    for bin in ["engram-app", "engram"] {
+    for bin in ["ambry-app", "ambry"] {
         if !release.join(bin).is_file() {
             bail!("{} is missing: build the release binaries first", release.join(bin).display());
         }
@@ -38,8 +38,8 @@ fn main() -> Result<()> {
             version: text("version")?,
             description: "Memory manager for AI coding agents: browse, edit, search and prune their memories".into(),
             homepage: None,
-            authors: Some(vec!["Engram".into()]),
-            default_run: Some("engram-app".into()),
+            authors: Some(vec!["Ambry".into()]),
+            default_run: Some("ambry-app".into()),
         })
         .bundle_settings(BundleSettings {
             identifier: Some(text("identifier")?),
@@ -47,9 +47,9 @@ fn main() -> Result<()> {
             category: Some(AppCategory::DeveloperTool),
             short_description: Some("Memory manager for AI coding agents".into()),
             long_description: Some(
-                "Engram keeps the long-term memory of coding agents (Claude Code, Codex) as markdown files, \
+                "Ambry keeps the long-term memory of coding agents (Claude Code, Codex) as markdown files, \
                  ranks what each turn needs, and indexes past sessions. This package holds the desktop app \
-                 (engram-app) and the command line (engram)."
+                 (ambry-app) and the command line (ambry)."
                     .into(),
             ),
             deb: DebianSettings {
@@ -59,13 +59,13 @@ fn main() -> Result<()> {
                     "libgtk-3-0".into(),
                     "libayatana-appindicator3-1".into(),
                 ]),
-                desktop_template: Some(repo.join("packaging/deb/engram.desktop.hbs")),
+                desktop_template: Some(repo.join("packaging/deb/ambry.desktop.hbs")),
                 section: Some("devel".into()),
                 ..Default::default()
             },
             ..Default::default()
         })
-        .binaries(vec![BundleBinary::new("engram-app".into(), true), BundleBinary::new("engram".into(), false)])
+        .binaries(vec![BundleBinary::new("ambry-app".into(), true), BundleBinary::new("ambry".into(), false)])
         .build()?;
     for bundle in bundle_project(&settings)? {
         for path in bundle.bundle_paths {

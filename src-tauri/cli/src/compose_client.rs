@@ -1,21 +1,23 @@
-//! Where `engram compose` gets its block: a running compose service when there is one, else
+//! Where `ambry compose` gets its block: a running compose service when there is one, else
 //! this process.
 //!
 //! Owns: asking the service of this home (bounded wait) and falling back to composing
 //! in-process on any failure — no service, a stale socket, a timeout, a protocol error, a
-//! service of another version or with another models directory — plus `ENGRAM_NO_SERVICE=1`,
+//! service of another version or with another models directory — plus `AMBRY_NO_SERVICE=1`,
 //! which skips the service. Both paths run core's `ComposeService`, so they print the same block.
-//! When no service is there at all, it starts one (`engram serve --idle-exit`, detached, its
-//! output in `ENGRAM_HOME/serve.log`) after answering this turn itself, so the next turn is
+//! When no service is there at all, it starts one (`ambry serve --idle-exit`, detached, its
+//! output in `AMBRY_HOME/serve.log`) after answering this turn itself, so the next turn is
 //! served warm. Two racing starters are fine: the service's lock lets one of them serve.
 //! Deliberately does not: print; the compose command does.
 
 use std::path::Path;
 use std::time::Duration;
 
+use ambry_core::compose::Composition;
+use ambry_core::compose_service::{
+    call, Call, ComposeCall, ComposeService, Reply, Request, ServiceError,
+};
 use anyhow::Result;
-use engram_core::compose::Composition;
-use engram_core::compose_service::{call, Call, ComposeCall, ComposeService, Reply, Request, ServiceError};
 
 use crate::context::Context;
 
@@ -23,9 +25,15 @@ use crate::context::Context;
 const SERVICE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Set to anything but empty or `0` to compose in-process even when a service runs.
-pub const NO_SERVICE_ENV: &str = "ENGRAM_NO_SERVICE";
+pub const NO_SERVICE_ENV: &str = "AMBRY_NO_SERVICE";
 
-pub fn composition(ctx: &Context, cwd: &Path, query: &str, top_k: Option<usize>, max_bytes: Option<usize>) -> Result<Composition> {
+pub fn composition(
+    ctx: &Context,
+    cwd: &Path,
+    query: &str,
+    top_k: Option<usize>,
+    max_bytes: Option<usize>,
+) -> Result<Composition> {
     if !ctx.workspace.env().no_service {
         match from_service(ctx, cwd, query, top_k, max_bytes) {
             Ok(composition) => {
@@ -34,8 +42,11 @@ pub fn composition(ctx: &Context, cwd: &Path, query: &str, top_k: Option<usize>,
             }
             Err(e) => {
                 tracing::debug!("served by: this process ({e})");
-                if matches!(e, ServiceError::Unreachable { .. }) && ctx.workspace.env().autostart_service {
-                    let composition = ComposeService::new(ctx.workspace.clone()).compose(cwd, query, top_k, max_bytes)?;
+                if matches!(e, ServiceError::Unreachable { .. })
+                    && ctx.workspace.env().autostart_service
+                {
+                    let composition = ComposeService::new(ctx.workspace.clone())
+                        .compose(cwd, query, top_k, max_bytes)?;
                     start_service(ctx);
                     return Ok(composition);
                 }
@@ -50,7 +61,7 @@ pub fn composition(ctx: &Context, cwd: &Path, query: &str, top_k: Option<usize>,
 /// How long a self-started service waits without a request before it exits.
 const SELF_STARTED_IDLE_EXIT: &str = "1800";
 
-/// Starts `engram serve` for this home in the background, detached from this process (its own
+/// Starts `ambry serve` for this home in the background, detached from this process (its own
 /// session, so the agent's terminal closing does not stop it). Failing to start is only logged:
 /// every turn is answered in-process anyway.
 fn start_service(ctx: &Context) {
@@ -59,7 +70,10 @@ fn start_service(ctx: &Context) {
     let home = ctx.home().root();
     let started = (|| -> std::io::Result<()> {
         std::fs::create_dir_all(home)?;
-        let log = std::fs::OpenOptions::new().create(true).append(true).open(home.join("serve.log"))?;
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(home.join("serve.log"))?;
         let mut cmd = Command::new(std::env::current_exe()?);
         cmd.arg("--home")
             .arg(std::path::absolute(home)?)
@@ -74,13 +88,26 @@ fn start_service(ctx: &Context) {
     })();
     match started {
         Ok(()) => tracing::debug!("started a compose service for {}", home.display()),
-        Err(e) => tracing::debug!("could not start a compose service for {}: {e}", home.display()),
+        Err(e) => tracing::debug!(
+            "could not start a compose service for {}: {e}",
+            home.display()
+        ),
     }
 }
 
-fn from_service(ctx: &Context, cwd: &Path, query: &str, top_k: Option<usize>, max_bytes: Option<usize>) -> Result<Composition, ServiceError> {
+fn from_service(
+    ctx: &Context,
+    cwd: &Path,
+    query: &str,
+    top_k: Option<usize>,
+    max_bytes: Option<usize>,
+) -> Result<Composition, ServiceError> {
     let absolute = |p: &Path| {
-        std::path::absolute(p).map_err(|source| ServiceError::Io { action: "resolve", path: p.into(), source })
+        std::path::absolute(p).map_err(|source| ServiceError::Io {
+            action: "resolve",
+            path: p.into(),
+            source,
+        })
     };
     let request = Request::new(Call::Compose(ComposeCall {
         home: absolute(ctx.home().root())?,
@@ -92,6 +119,8 @@ fn from_service(ctx: &Context, cwd: &Path, query: &str, top_k: Option<usize>, ma
     }));
     match call(ctx.home(), &request, SERVICE_TIMEOUT)? {
         Reply::Composed(composition) => Ok(composition),
-        other => Err(ServiceError::Protocol { reason: format!("expected a composition, got {other:?}") }),
+        other => Err(ServiceError::Protocol {
+            reason: format!("expected a composition, got {other:?}"),
+        }),
     }
 }

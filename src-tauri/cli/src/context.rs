@@ -10,10 +10,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use ambry_core::config::Config;
+use ambry_core::memory::Store;
+use ambry_core::{AmbryHome, LaunchEnv, Workspace};
 use anyhow::{Context as _, Result};
-use engram_core::config::Config;
-use engram_core::memory::Store;
-use engram_core::{EngramHome, LaunchEnv, Workspace};
 
 pub struct Context {
     pub workspace: Arc<Workspace>,
@@ -26,12 +26,17 @@ impl Context {
         let workspace = Workspace::open(home, LaunchEnv::from_process())?;
         let cwd = match cwd {
             Some(dir) => dir,
-            None => std::env::current_dir().context("cannot read the current directory; pass --cwd DIR")?,
+            None => std::env::current_dir()
+                .context("cannot read the current directory; pass --cwd DIR")?,
         };
-        Ok(Self { workspace, cwd, json })
+        Ok(Self {
+            workspace,
+            cwd,
+            json,
+        })
     }
 
-    pub fn home(&self) -> &EngramHome {
+    pub fn home(&self) -> &AmbryHome {
         self.workspace.home()
     }
 
@@ -41,7 +46,7 @@ impl Context {
     }
 
     /// The project the cwd belongs to (a git repository, else the directory itself).
-    pub fn project(&self) -> Result<engram_core::project::Project> {
+    pub fn project(&self) -> Result<ambry_core::project::Project> {
         self.workspace
             .project_at(&self.cwd)
             .with_context(|| format!("cannot use {} as the working directory", self.cwd.display()))
@@ -66,7 +71,7 @@ impl Context {
 
 /// Reports a failed command on stderr and returns exit code 1.
 pub fn report_failure(error: &anyhow::Error) -> ExitCode {
-    let report = engram_core::error::report(error.as_ref());
+    let report = ambry_core::error::report(error.as_ref());
     eprintln!("error: {}", report.message);
     if std::env::args().any(|a| a == "--json") {
         eprintln!("{}", serde_json::to_string(&report).unwrap_or_default());

@@ -1,4 +1,4 @@
-//! The part of the `engram` command other crates reach: the MCP server (`engram mcp`), so the
+//! The part of the `ambry` command other crates reach: the MCP server (`ambry mcp`), so the
 //! fuzz target drives the very request handling the binary runs, over an in-memory pipe
 //! instead of stdio.
 //!

@@ -1,4 +1,4 @@
-//! The `engram` command: parses arguments, calls engram-core, prints the result.
+//! The `ambry` command: parses arguments, calls ambry-core, prints the result.
 //!
 //! Owns: the command tree and global flags (DESIGN §9), exit codes (1 failure, 2 usage).
 //! Deliberately does not: hold any rule about memories, ranking or sessions; that is core's.
@@ -13,10 +13,10 @@ macro_rules! print {
     ($($arg:tt)*) => { $crate::output::write_stdout(format_args!($($arg)*), false) };
 }
 
-mod output;
 mod commands;
 mod compose_client;
 mod context;
+mod output;
 mod scope_args;
 
 use std::path::PathBuf;
@@ -27,9 +27,14 @@ use clap::{Parser, Subcommand};
 use crate::context::Context;
 
 #[derive(Debug, Parser)]
-#[command(name = "engram", version, about = "Long-term memory for coding agents", propagate_version = true)]
+#[command(
+    name = "ambry",
+    version,
+    about = "Long-term memory for coding agents",
+    propagate_version = true
+)]
 struct Cli {
-    /// Engram home (default: $ENGRAM_HOME, else ~/.engram)
+    /// Ambry home (default: $AMBRY_HOME, else ~/.ambry)
     #[arg(long, global = true, value_name = "DIR")]
     home: Option<PathBuf>,
     /// Directory used to resolve the project (default: the current directory)
@@ -44,7 +49,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Create USER.md or the project's .engram/ENGRAM.md skeleton (never overwrites)
+    /// Create USER.md or the project's .ambry/AMBRY.md skeleton (never overwrites)
     Init(commands::init::InitArgs),
     /// List, read, save, forget, search and reindex memories
     #[command(subcommand)]
@@ -58,14 +63,14 @@ enum Command {
     Recall(commands::sessions::RecallArgs),
     /// Paths, model and runtime status, index health
     Doctor(commands::doctor::DoctorArgs),
-    /// Install Engram's prompt hook and MCP server in an agent's own configuration
+    /// Install Ambry's prompt hook and MCP server in an agent's own configuration
     Connect(commands::connect::ConnectArgs),
-    /// Remove exactly what `engram connect` added
+    /// Remove exactly what `ambry connect` added
     Disconnect(commands::connect::ConnectArgs),
     /// Bring in what agents already remember
     #[command(subcommand)]
     Import(commands::import::ImportCommand),
-    /// Keep the embedding model loaded and answer `engram compose` over a local socket
+    /// Keep the embedding model loaded and answer `ambry compose` over a local socket
     Serve(commands::serve::ServeArgs),
     /// Serve memory tools to an MCP client (Claude Code, Codex, …) over stdio
     Mcp,
@@ -74,7 +79,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_env("ENGRAM_LOG"))
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("AMBRY_LOG"))
         .with_writer(std::io::stderr)
         .init();
     let ctx = match Context::from_flags(cli.home, cli.cwd, cli.json) {
@@ -89,10 +94,14 @@ fn main() -> ExitCode {
         Command::Recall(args) => commands::sessions::recall(&ctx, args),
         Command::Doctor(args) => commands::doctor::run(&ctx, args),
         Command::Serve(args) => commands::serve::run(&ctx, args),
-        Command::Mcp => engram_cli::mcp::run(ctx.workspace.clone(), ctx.cwd.clone()),
+        Command::Mcp => ambry_cli::mcp::run(ctx.workspace.clone(), ctx.cwd.clone()),
         Command::Import(cmd) => commands::import::run(&ctx, cmd),
-        Command::Connect(args) => commands::connect::run(&ctx, args, engram_core::agents::Action::Connect),
-        Command::Disconnect(args) => commands::connect::run(&ctx, args, engram_core::agents::Action::Disconnect),
+        Command::Connect(args) => {
+            commands::connect::run(&ctx, args, ambry_core::agents::Action::Connect)
+        }
+        Command::Disconnect(args) => {
+            commands::connect::run(&ctx, args, ambry_core::agents::Action::Disconnect)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

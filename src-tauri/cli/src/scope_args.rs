@@ -1,14 +1,17 @@
 //! `--scope` values as clap sees them, mapped onto core's scope types, and the parser shared by
 //! every count flag (`--limit`, `--top-k`).
 
-use engram_core::memory::{Scope, ScopeFilter};
+use ambry_core::memory::{Scope, ScopeFilter};
 
 /// The largest count a flag takes: more results than anyone reads, small enough for any arithmetic.
 pub const COUNT_MAX: usize = 10_000;
 
 /// A count flag's value: a whole number from 1 to `COUNT_MAX` (0 would silently show nothing).
 pub fn positive_count(text: &str) -> Result<usize, String> {
-    let n: u64 = text.trim().parse().map_err(|_| format!("`{text}` is not a whole number"))?;
+    let n: u64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number"))?;
     if n == 0 || n > COUNT_MAX as u64 {
         return Err(format!("must be between 1 and {COUNT_MAX}"));
     }

@@ -1,25 +1,28 @@
 //! Search and compose at 1k, 10k and 100k memories: warm (corpus cached in-process), warm with
-//! the per-call disk check, cold from the persistent cache (a fresh `engram` process), and cold
+//! the per-call disk check, cold from the persistent cache (a fresh `ambry` process), and cold
 //! from nothing (first run ever). Then the app's search overlay at 10k: `Workspace::search` over
 //! every memory (user and every project) as the app calls it on each keystroke, ranked with bm25,
-//! and with the model when `ENGRAM_TEST_MODELS` names a directory holding it (every memory then
+//! and with the model when `AMBRY_TEST_MODELS` names a directory holding it (every memory then
 //! gets a sidecar of random vectors). Numbers are reported in the issue notes; nothing is asserted.
 
 use std::hint::black_box;
 
+use ambry_core::compose::{compose, ComposeRequest};
+use ambry_core::config::{RetrievalConfig, Strategy};
+use ambry_core::memory::ScopeFilter;
+use ambry_core::rank::{self, CorpusCache, SearchParams, Semantic, Synonyms};
+use ambry_core::workspace::{Coverage, SearchOptions, Workspace};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use engram_core::compose::{compose, ComposeRequest};
-use engram_core::config::{RetrievalConfig, Strategy};
-use engram_core::memory::ScopeFilter;
-use engram_core::rank::{self, CorpusCache, SearchParams, Semantic, Synonyms};
-use engram_core::workspace::{Coverage, SearchOptions, Workspace};
 
 mod synthetic;
 
 const QUERY: &str = "why does the refresh token cache break after a canary deploy?";
 
 fn benches(c: &mut Criterion) {
-    let retrieval = RetrievalConfig { strategy: Strategy::Bm25, ..Default::default() };
+    let retrieval = RetrievalConfig {
+        strategy: Strategy::Bm25,
+        ..Default::default()
+    };
     let params = SearchParams::from_config(&retrieval);
     let synonyms = Synonyms::new(&[]);
     for n in [1_000usize, 10_000, 100_000] {
@@ -32,25 +35,51 @@ fn benches(c: &mut Criterion) {
         let mut cache = CorpusCache::in_memory();
         let corpus = cache.corpus(&store, ScopeFilter::All).unwrap();
         group.bench_function(BenchmarkId::new("rank_warm", n), |b| {
-            b.iter(|| black_box(rank::rank(&corpus, QUERY, &params, &synonyms, Semantic::Unavailable("bench".into()))))
+            b.iter(|| {
+                black_box(rank::rank(
+                    &corpus,
+                    QUERY,
+                    &params,
+                    &synonyms,
+                    Semantic::Unavailable("bench".into()),
+                ))
+            })
         });
         // search(): the same plus a stat of every file to catch edits.
         group.bench_function(BenchmarkId::new("search_warm_checked", n), |b| {
             b.iter(|| {
                 black_box(
-                    rank::search(&store, &mut cache, ScopeFilter::All, QUERY, &params, &synonyms, Semantic::Unavailable("bench".into()))
-                        .unwrap(),
+                    rank::search(
+                        &store,
+                        &mut cache,
+                        ScopeFilter::All,
+                        QUERY,
+                        &params,
+                        &synonyms,
+                        Semantic::Unavailable("bench".into()),
+                    )
+                    .unwrap(),
                 )
             })
         });
         // A fresh process: snapshots come from index.sqlite.
-        CorpusCache::persistent(&store.home().index_db()).corpus(&store, ScopeFilter::All).unwrap();
+        CorpusCache::persistent(&store.home().index_db())
+            .corpus(&store, ScopeFilter::All)
+            .unwrap();
         group.bench_function(BenchmarkId::new("search_cold_persistent", n), |b| {
             b.iter(|| {
                 let mut fresh = CorpusCache::persistent(&store.home().index_db());
                 black_box(
-                    rank::search(&store, &mut fresh, ScopeFilter::All, QUERY, &params, &synonyms, Semantic::Unavailable("bench".into()))
-                        .unwrap(),
+                    rank::search(
+                        &store,
+                        &mut fresh,
+                        ScopeFilter::All,
+                        QUERY,
+                        &params,
+                        &synonyms,
+                        Semantic::Unavailable("bench".into()),
+                    )
+                    .unwrap(),
                 )
             })
         });
@@ -58,7 +87,13 @@ fn benches(c: &mut Criterion) {
             b.iter(|| {
                 let mut fresh = CorpusCache::persistent(&store.home().index_db());
                 let request = ComposeRequest::new(QUERY, &retrieval);
-                black_box(compose(&store, &mut fresh, &retrieval, &request, Semantic::Unavailable("bench".into())))
+                black_box(compose(
+                    &store,
+                    &mut fresh,
+                    &retrieval,
+                    &request,
+                    Semantic::Unavailable("bench".into()),
+                ))
             })
         });
         if n <= 10_000 {
@@ -67,8 +102,16 @@ fn benches(c: &mut Criterion) {
                 b.iter(|| {
                     let mut fresh = CorpusCache::in_memory();
                     black_box(
-                        rank::search(&store, &mut fresh, ScopeFilter::All, QUERY, &params, &synonyms, Semantic::Unavailable("bench".into()))
-                            .unwrap(),
+                        rank::search(
+                            &store,
+                            &mut fresh,
+                            ScopeFilter::All,
+                            QUERY,
+                            &params,
+                            &synonyms,
+                            Semantic::Unavailable("bench".into()),
+                        )
+                        .unwrap(),
                     )
                 })
             });
@@ -78,7 +121,12 @@ fn benches(c: &mut Criterion) {
 }
 
 /// What a person types into the overlay: a few prefixes of one query, as keystrokes arrive.
-const TYPED: &[&str] = &["re", "refresh tok", "refresh token cache after a canary dep", "database migration rollback"];
+const TYPED: &[&str] = &[
+    "re",
+    "refresh tok",
+    "refresh token cache after a canary dep",
+    "database migration rollback",
+];
 
 /// The overlay's call (the app's `search_memories`: everything, 50 rows, evident hits only) on a
 /// workspace that trusts its watcher, as the app's does.
@@ -86,12 +134,17 @@ fn workspace_benches(c: &mut Criterion) {
     let n = 10_000;
     let tmp = tempfile::tempdir().unwrap();
     let store = synthetic::build_store(tmp.path(), n);
-    let models = std::env::var_os("ENGRAM_TEST_MODELS").filter(|m| !m.is_empty());
+    let models = std::env::var_os("AMBRY_TEST_MODELS").filter(|m| !m.is_empty());
     let model_id = RetrievalConfig::default().embedding_model;
     if models.is_some() {
         synthetic::write_random_sidecars(&store, &model_id);
     }
-    let workspace = Workspace::with_models(store.home().clone(), models.clone().unwrap_or_else(|| tmp.path().join("no-models").into()));
+    let workspace = Workspace::with_models(
+        store.home().clone(),
+        models
+            .clone()
+            .unwrap_or_else(|| tmp.path().join("no-models").into()),
+    );
     workspace.trust_watcher();
     let mut group = c.benchmark_group(format!("workspace_everything_{n}"));
     group.sample_size(30);
@@ -100,13 +153,30 @@ fn workspace_benches(c: &mut Criterion) {
         strategies.push(("auto", None));
     }
     for (label, strategy) in strategies {
-        let options = SearchOptions { limit: Some(50), strategy, only_evident: true };
+        let options = SearchOptions {
+            limit: Some(50),
+            strategy,
+            only_evident: true,
+        };
         // The first call reads the corpus (and loads the model, reads every sidecar).
-        let first = workspace.search(TYPED[0], Coverage::Everything, &options).unwrap();
-        assert_eq!(first.strategy, strategy.unwrap_or(Strategy::Semantic), "{:?}", first.note);
+        let first = workspace
+            .search(TYPED[0], Coverage::Everything, &options)
+            .unwrap();
+        assert_eq!(
+            first.strategy,
+            strategy.unwrap_or(Strategy::Semantic),
+            "{:?}",
+            first.note
+        );
         for query in TYPED {
             group.bench_function(BenchmarkId::new(label, query), |b| {
-                b.iter(|| black_box(workspace.search(query, Coverage::Everything, &options).unwrap()))
+                b.iter(|| {
+                    black_box(
+                        workspace
+                            .search(query, Coverage::Everything, &options)
+                            .unwrap(),
+                    )
+                })
             });
         }
     }

@@ -4,25 +4,91 @@
 use std::fs;
 use std::path::Path;
 
-use engram_core::embed::{text_hash, write_sidecar};
-use engram_core::memory::{Scope, ScopeFilter, Store};
-use engram_core::project::Project;
-use engram_core::EngramHome;
+use ambry_core::embed::{text_hash, write_sidecar};
+use ambry_core::memory::{Scope, ScopeFilter, Store};
+use ambry_core::project::Project;
+use ambry_core::AmbryHome;
 
 const WORDS: &[&str] = &[
-    "auth", "token", "refresh", "cache", "database", "migration", "deploy", "release", "rollback", "canary",
-    "kubernetes", "pod", "helm", "terraform", "pipeline", "runner", "test", "fixture", "mock", "snapshot",
-    "latency", "throughput", "queue", "kafka", "redis", "postgres", "index", "query", "schema", "column",
-    "webhook", "signature", "retry", "timeout", "backoff", "logging", "metrics", "tracing", "alert", "oncall",
-    "frontend", "bundle", "react", "component", "style", "lint", "format", "review", "branch", "commit",
-    "merchant", "invoice", "refund", "settlement", "currency", "ledger", "payment", "dispute", "fraud", "limit",
-    "config", "secret", "vault", "environment", "feature", "flag", "rollout", "version", "header", "pagination",
+    "auth",
+    "token",
+    "refresh",
+    "cache",
+    "database",
+    "migration",
+    "deploy",
+    "release",
+    "rollback",
+    "canary",
+    "kubernetes",
+    "pod",
+    "helm",
+    "terraform",
+    "pipeline",
+    "runner",
+    "test",
+    "fixture",
+    "mock",
+    "snapshot",
+    "latency",
+    "throughput",
+    "queue",
+    "kafka",
+    "redis",
+    "postgres",
+    "index",
+    "query",
+    "schema",
+    "column",
+    "webhook",
+    "signature",
+    "retry",
+    "timeout",
+    "backoff",
+    "logging",
+    "metrics",
+    "tracing",
+    "alert",
+    "oncall",
+    "frontend",
+    "bundle",
+    "react",
+    "component",
+    "style",
+    "lint",
+    "format",
+    "review",
+    "branch",
+    "commit",
+    "merchant",
+    "invoice",
+    "refund",
+    "settlement",
+    "currency",
+    "ledger",
+    "payment",
+    "dispute",
+    "fraud",
+    "limit",
+    "config",
+    "secret",
+    "vault",
+    "environment",
+    "feature",
+    "flag",
+    "rollout",
+    "version",
+    "header",
+    "pagination",
 ];
 
 struct Lcg(u64);
 impl Lcg {
     fn next(&mut self) -> usize {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 33) as usize
     }
     fn word(&mut self) -> &'static str {
@@ -33,15 +99,19 @@ impl Lcg {
 /// Writes `n` memories (a tenth in project scope) straight to disk and regenerates the indexes.
 pub fn build_store(root: &Path, n: usize) -> Store {
     fs::create_dir_all(root.join("repo")).unwrap();
-    let project: Project = engram_core::project::resolve(&root.join("repo")).unwrap();
-    let home = EngramHome::new(root.join("home"));
+    let project: Project = ambry_core::project::resolve(&root.join("repo")).unwrap();
+    let home = AmbryHome::new(root.join("home"));
     let store = Store::new(home.clone(), Some(project));
     let mut rng = Lcg(42);
     for scope in [Scope::User, Scope::Project] {
         fs::create_dir_all(store.dir(scope).unwrap()).unwrap();
     }
     for i in 0..n {
-        let scope = if i % 10 == 0 { Scope::Project } else { Scope::User };
+        let scope = if i % 10 == 0 {
+            Scope::Project
+        } else {
+            Scope::User
+        };
         let name = format!("{}-{}-{i}", rng.word(), rng.word());
         let description: Vec<&str> = (0..8).map(|_| rng.word()).collect();
         let body: Vec<&str> = (0..120).map(|_| rng.word()).collect();
@@ -70,9 +140,18 @@ pub fn write_random_sidecars(store: &Store, model_id: &str) {
         state ^= state << 17;
         (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
     };
-    for file in store.list(ScopeFilter::All).expect("list the generated store") {
+    for file in store
+        .list(ScopeFilter::All)
+        .expect("list the generated store")
+    {
         let vector: Vec<f32> = (0..384).map(|_| next()).collect();
         let sidecar = file.path.with_extension("vec");
-        write_sidecar(&sidecar, model_id, text_hash(&file.path.display().to_string()), &vector).expect("write a sidecar");
+        write_sidecar(
+            &sidecar,
+            model_id,
+            text_hash(&file.path.display().to_string()),
+            &vector,
+        )
+        .expect("write a sidecar");
     }
 }

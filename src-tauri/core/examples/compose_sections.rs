@@ -1,15 +1,15 @@
 //! Bytes per section of the compose block on a seeded home: the held-out eval set's user scope
-//! and ledger project (tests/eval_set), USER.md and ENGRAM.md written as `engram init` starts
+//! and ledger project (tests/eval_set), USER.md and AMBRY.md written as `ambry init` starts
 //! them plus a few lines, composed with bm25 for one prompt at the default caps.
 //!
-//! `cargo run -p engram-core --example compose_sections -- [MAX_BYTES]`
+//! `cargo run -p ambry-core --example compose_sections -- [MAX_BYTES]`
 
-use engram_core::compose::{compose, ComposeRequest};
-use engram_core::config::{RetrievalConfig, Strategy};
-use engram_core::memory::{MemoryDraft, Scope, Store};
-use engram_core::project::Project;
-use engram_core::rank::{CorpusCache, Semantic};
-use engram_core::EngramHome;
+use ambry_core::compose::{compose, ComposeRequest};
+use ambry_core::config::{RetrievalConfig, Strategy};
+use ambry_core::memory::{MemoryDraft, Scope, Store};
+use ambry_core::project::Project;
+use ambry_core::rank::{CorpusCache, Semantic};
+use ambry_core::AmbryHome;
 
 #[derive(serde::Deserialize)]
 struct Set {
@@ -17,27 +17,49 @@ struct Set {
 }
 
 fn main() {
-    let max_bytes: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(24_000);
+    let max_bytes: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(24_000);
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("ledger");
-    std::fs::create_dir_all(repo.join(".engram")).unwrap();
-    let project = Project { slug: "ledger-0a1b2c3d".into(), root: repo.clone(), remote: None };
-    let home = EngramHome::new(tmp.path().join("home"));
+    std::fs::create_dir_all(repo.join(".ambry")).unwrap();
+    let project = Project {
+        slug: "ledger-0a1b2c3d".into(),
+        root: repo.clone(),
+        remote: None,
+    };
+    let home = AmbryHome::new(tmp.path().join("home"));
     std::fs::create_dir_all(home.root()).unwrap();
     std::fs::write(home.user_anchor(), "# User preferences\n\n## Style\n\nShort answers, no emoji.\n\n## Tools\n\nfish shell, Neovim, podman.\n").unwrap();
-    std::fs::write(repo.join(".engram/ENGRAM.md"), "# Project context\n\nDouble-entry payments ledger in Rust (axum, sqlx, Postgres, Kafka).\n").unwrap();
+    std::fs::write(repo.join(".ambry/AMBRY.md"), "# Project context\n\nDouble-entry payments ledger in Rust (axum, sqlx, Postgres, Kafka).\n").unwrap();
     let store = Store::new(home, Some(project));
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/eval_set");
     let now = "2026-06-01T00:00:00Z".parse().unwrap();
     for (file, scope) in [("user", Scope::User), ("ledger", Scope::Project)] {
-        let set: Set = toml::from_str(&std::fs::read_to_string(format!("{dir}/{file}.toml")).unwrap()).unwrap();
+        let set: Set =
+            toml::from_str(&std::fs::read_to_string(format!("{dir}/{file}.toml")).unwrap())
+                .unwrap();
         for m in set.memory {
             store.save(scope, m, now).unwrap();
         }
     }
-    let retrieval = RetrievalConfig { strategy: Strategy::Bm25, max_bytes, ..Default::default() };
-    let request = ComposeRequest::new("CI fails with no cached data for this query after I changed a sqlx query", &retrieval);
-    let c = compose(&store, &mut CorpusCache::in_memory(), &retrieval, &request, Semantic::Unavailable("bm25".into()));
+    let retrieval = RetrievalConfig {
+        strategy: Strategy::Bm25,
+        max_bytes,
+        ..Default::default()
+    };
+    let request = ComposeRequest::new(
+        "CI fails with no cached data for this query after I changed a sqlx query",
+        &retrieval,
+    );
+    let c = compose(
+        &store,
+        &mut CorpusCache::in_memory(),
+        &retrieval,
+        &request,
+        Semantic::Unavailable("bm25".into()),
+    );
     let mut per_kind: std::collections::BTreeMap<String, usize> = Default::default();
     for s in &c.sections {
         *per_kind.entry(format!("{:?}", s.kind)).or_default() += s.bytes;
@@ -45,5 +67,11 @@ fn main() {
     for (kind, bytes) in per_kind {
         println!("{kind:<16} {bytes:>6}");
     }
-    println!("{:<16} {:>6}  ({} memories, {} cut, max_bytes {max_bytes})", "block", c.bytes, c.selected.len(), c.cut.len());
+    println!(
+        "{:<16} {:>6}  ({} memories, {} cut, max_bytes {max_bytes})",
+        "block",
+        c.bytes,
+        c.selected.len(),
+        c.cut.len()
+    );
 }

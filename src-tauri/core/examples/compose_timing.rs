@@ -1,19 +1,19 @@
-//! Where the time of one `engram compose` goes, step by step, as a fresh process pays it and
+//! Where the time of one `ambry compose` goes, step by step, as a fresh process pays it and
 //! as a warm compose service pays it. Prints one line per step (milliseconds).
 //!
-//! `cargo run --release -p engram-core --example compose_timing -- HOME CWD MODELS_DIR [QUERY]`
-//! (a store from `gen_memories`, with `.vec` sidecars from `engram memory reindex`).
+//! `cargo run --release -p ambry-core --example compose_timing -- HOME CWD MODELS_DIR [QUERY]`
+//! (a store from `gen_memories`, with `.vec` sidecars from `ambry memory reindex`).
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use engram_core::compose::{compose, ComposeRequest};
-use engram_core::compose_service::ComposeService;
-use engram_core::config::{Config, Strategy};
-use engram_core::embed::{shared_embedder, ModelPaths, ModelScorer, TextEmbedder, VectorCache};
-use engram_core::memory::{ScopeFilter, Store};
-use engram_core::rank::{CorpusCache, Semantic};
-use engram_core::EngramHome;
+use ambry_core::compose::{compose, ComposeRequest};
+use ambry_core::compose_service::ComposeService;
+use ambry_core::config::{Config, Strategy};
+use ambry_core::embed::{shared_embedder, ModelPaths, ModelScorer, TextEmbedder, VectorCache};
+use ambry_core::memory::{ScopeFilter, Store};
+use ambry_core::rank::{CorpusCache, Semantic};
+use ambry_core::AmbryHome;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -21,48 +21,94 @@ fn main() {
         eprintln!("usage: compose_timing HOME CWD MODELS_DIR [QUERY]");
         std::process::exit(2);
     }
-    let home = EngramHome::new(PathBuf::from(&args[0]));
+    let home = AmbryHome::new(PathBuf::from(&args[0]));
     let cwd = PathBuf::from(&args[1]);
     let models_dir = PathBuf::from(&args[2]);
-    let query = args.get(3).cloned().unwrap_or_else(|| "why does the refresh token cache break after a canary deploy?".into());
+    let query = args
+        .get(3)
+        .cloned()
+        .unwrap_or_else(|| "why does the refresh token cache break after a canary deploy?".into());
     let mut step = Step(Instant::now());
 
     println!("fresh process:");
     let config = Config::load(&home.config_file()).expect("config");
     step.print("config load");
-    let project = engram_core::project::resolve(&cwd).ok();
+    let project = ambry_core::project::resolve(&cwd).ok();
     step.print("project resolve (git)");
     let store = Store::new(home.clone(), project);
     let mut cache = CorpusCache::persistent(&home.index_db());
     step.print("open index.sqlite");
     let corpus = cache.corpus(&store, ScopeFilter::All).expect("corpus");
-    step.print(&format!("corpus from the persistent cache ({} docs, stat every file)", corpus.len()));
+    step.print(&format!(
+        "corpus from the persistent cache ({} docs, stat every file)",
+        corpus.len()
+    ));
     let paths = ModelPaths::new(&models_dir, config.retrieval.embedding_model.clone());
     let scorer = ModelScorer::load(&paths).expect("model");
     step.print("model load (ONNX Runtime + all-MiniLM-L6-v2)");
     let embedder = shared_embedder(&paths).expect("model");
-    embedder.lock().unwrap().embed(std::slice::from_ref(&query)).expect("embed");
+    embedder
+        .lock()
+        .unwrap()
+        .embed(std::slice::from_ref(&query))
+        .expect("embed");
     step.print("query embed (first inference)");
-    embedder.lock().unwrap().embed(std::slice::from_ref(&query)).expect("embed");
+    embedder
+        .lock()
+        .unwrap()
+        .embed(std::slice::from_ref(&query))
+        .expect("embed");
     step.print("query embed (second inference)");
     let mut vectors = VectorCache::new();
-    let found = corpus.docs.iter().filter(|d| vectors.vector(&d.path, paths.model_id()).is_some()).count();
+    let found = corpus
+        .docs
+        .iter()
+        .filter(|d| vectors.vector(&d.path, paths.model_id()).is_some())
+        .count();
     step.print(&format!("read {found} .vec sidecars"));
-    let found = corpus.docs.iter().filter(|d| vectors.vector(&d.path, paths.model_id()).is_some()).count();
+    let found = corpus
+        .docs
+        .iter()
+        .filter(|d| vectors.vector(&d.path, paths.model_id()).is_some())
+        .count();
     step.print(&format!("revalidate {found} cached vectors (stat only)"));
     let mut retrieval = config.retrieval.clone();
     retrieval.strategy = Strategy::Semantic;
     let request = ComposeRequest::new(query.clone(), &retrieval);
-    let c = compose(&store, &mut cache, &retrieval, &request, Semantic::Available(&scorer));
-    step.print(&format!("compose, semantic, cold vectors ({} bytes)", c.bytes));
-    compose(&store, &mut cache, &retrieval, &request, Semantic::Available(&scorer));
+    let c = compose(
+        &store,
+        &mut cache,
+        &retrieval,
+        &request,
+        Semantic::Available(&scorer),
+    );
+    step.print(&format!(
+        "compose, semantic, cold vectors ({} bytes)",
+        c.bytes
+    ));
+    compose(
+        &store,
+        &mut cache,
+        &retrieval,
+        &request,
+        Semantic::Available(&scorer),
+    );
     step.print("compose, semantic, warm (embed + cosine + bm25 + bodies)");
     retrieval.strategy = Strategy::Bm25;
-    compose(&store, &mut cache, &retrieval, &request, Semantic::Unavailable("off".into()));
+    compose(
+        &store,
+        &mut cache,
+        &retrieval,
+        &request,
+        Semantic::Unavailable("off".into()),
+    );
     step.print("compose, bm25, warm");
 
     println!("compose service (after warm-up):");
-    let service = ComposeService::new(engram_core::Workspace::with_models(home.clone(), models_dir.clone()));
+    let service = ComposeService::new(ambry_core::Workspace::with_models(
+        home.clone(),
+        models_dir.clone(),
+    ));
     service.warm_up();
     step.print("warm-up");
     for i in 0..3 {
@@ -74,7 +120,10 @@ fn main() {
 struct Step(Instant);
 impl Step {
     fn print(&mut self, what: &str) {
-        println!("  {:>8.2} ms  {what}", self.0.elapsed().as_secs_f64() * 1000.0);
+        println!(
+            "  {:>8.2} ms  {what}",
+            self.0.elapsed().as_secs_f64() * 1000.0
+        );
         self.0 = Instant::now();
     }
 }

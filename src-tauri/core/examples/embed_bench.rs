@@ -2,17 +2,17 @@
 //! raw fastembed throughput, reindex throughput on the same texts, peak RSS, and a no-op
 //! reindex over many current sidecars.
 //!
-//! `cargo run --release -p engram-core --example embed_bench -- MODELS_DIR [BATCH] [TEXTS] [NOOP_DOCS]`
+//! `cargo run --release -p ambry-core --example embed_bench -- MODELS_DIR [BATCH] [TEXTS] [NOOP_DOCS]`
 //! Run once per batch size: peak RSS (VmHWM) is per process.
 
 use std::path::Path;
 use std::time::Instant;
 
-use engram_core::embed::{
+use ambry_core::embed::{
     embedded_text, reindex, semantic_scores, sidecar_path, text_hash, write_sidecar, EmbedError,
     Embedder, ModelPaths, TextEmbedder, VectorCache,
 };
-use engram_core::memory::{Memory, Scope};
+use ambry_core::memory::{Memory, Scope};
 
 const WORDS: &[&str] = &[
     "deploy",
@@ -105,7 +105,7 @@ fn main() {
     let batch: usize = args
         .get(2)
         .and_then(|a| a.parse().ok())
-        .unwrap_or(engram_core::embed::BATCH_SIZE);
+        .unwrap_or(ambry_core::embed::BATCH_SIZE);
     let n: usize = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(256);
     let noop_docs: usize = args.get(4).and_then(|a| a.parse().ok()).unwrap_or(10_000);
     let paths = ModelPaths::new(models, "all-MiniLM-L6-v2");
@@ -123,8 +123,14 @@ fn main() {
     embedder.release_if_idle(std::time::Duration::ZERO, Instant::now());
     println!("rss_mb loaded {loaded_rss:.0} released {:.0}", rss_mb());
     let reload = Instant::now();
-    embedder.embed(&["how do we roll back a deploy".to_string()]).unwrap();
-    println!("reload_and_embed_s {:.3} rss_mb {:.0}", reload.elapsed().as_secs_f64(), rss_mb());
+    embedder
+        .embed(&["how do we roll back a deploy".to_string()])
+        .unwrap();
+    println!(
+        "reload_and_embed_s {:.3} rss_mb {:.0}",
+        reload.elapsed().as_secs_f64(),
+        rss_mb()
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let docs: Vec<Memory> = (0..n).map(|i| memory(dir.path(), i)).collect();

@@ -1,5 +1,5 @@
 //! Generates a synthetic store for whole-process benchmarks: `gen_memories DIR N [MODEL_ID]`
-//! writes DIR/home (ENGRAM_HOME) and DIR/repo (the project cwd). With MODEL_ID, every memory
+//! writes DIR/home (AMBRY_HOME) and DIR/repo (the project cwd). With MODEL_ID, every memory
 //! also gets a `.vec` sidecar of that model holding a random unit vector (384 dimensions): the
 //! semantic scan costs the same as over real vectors, without embedding N texts first
 //! (about 18 texts/s here). The vectors carry no meaning; use them to time, never to judge

@@ -1,5 +1,5 @@
 //! Trust anchors (DESIGN §2): `USER.md` (the person's own preferences) and a repository's
-//! `.engram/ENGRAM.md` (the team's project context, shared through git).
+//! `.ambry/AMBRY.md` (the team's project context, shared through git).
 //!
 //! Owns: where anchors live, reading them, creating skeletons that never overwrite, and saving
 //! the person's own edits from the app (atomic, refusing secrets like memories do).
@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::error::ErrorCode;
-use crate::storage::write_atomic;
 use crate::project::Project;
-use crate::EngramHome;
+use crate::storage::write_atomic;
+use crate::AmbryHome;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -33,7 +33,10 @@ pub struct InitOutcome {
 #[derive(Debug, thiserror::Error)]
 pub enum AnchorError {
     #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("refused: the text looks like a secret ({kind}: `{excerpt}`); agents read this file every turn, so store a pointer to where the secret lives instead")]
     SecretDetected { kind: &'static str, excerpt: String },
 }
@@ -47,12 +50,12 @@ impl ErrorCode for AnchorError {
     }
 }
 
-pub fn user_anchor_path(home: &EngramHome) -> PathBuf {
+pub fn user_anchor_path(home: &AmbryHome) -> PathBuf {
     home.user_anchor()
 }
 
 pub fn project_anchor_path(project: &Project) -> PathBuf {
-    project.root.join(".engram").join("ENGRAM.md")
+    project.root.join(".ambry").join("AMBRY.md")
 }
 
 /// The anchor's text, `None` if it does not exist.
@@ -60,7 +63,10 @@ pub fn read(path: &Path) -> Result<Option<String>, AnchorError> {
     match fs::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(AnchorError::Io { path: path.display().to_string(), source }),
+        Err(source) => Err(AnchorError::Io {
+            path: path.display().to_string(),
+            source,
+        }),
     }
 }
 
@@ -71,7 +77,7 @@ const USER_SKELETON: &str = "# User preferences\n\n\
 
 const PROJECT_SKELETON: &str = "# Project context\n\n\
 <!-- What every agent should know about this repository. Shared with the team through git;\n\
-     agents may only propose changes through Engram's approval path. -->\n\n\
+     agents may only propose changes through Ambry's approval path. -->\n\n\
 ## What this is\n\n\n## Conventions\n\n- \n\n## Commands\n\n- \n";
 
 /// True for an anchor still exactly as `init` wrote it: nothing a person said yet.
@@ -82,29 +88,52 @@ pub fn is_untouched_skeleton(text: &str) -> bool {
 /// Creates the anchor skeleton unless the file exists (never overwrites).
 pub fn init(kind: AnchorKind, path: &Path) -> Result<InitOutcome, AnchorError> {
     if path.exists() {
-        return Ok(InitOutcome { anchor: kind, path: path.to_path_buf(), created: false });
+        return Ok(InitOutcome {
+            anchor: kind,
+            path: path.to_path_buf(),
+            created: false,
+        });
     }
     let dir = path.parent().unwrap_or(Path::new("."));
-    let io = |source| AnchorError::Io { path: path.display().to_string(), source };
+    let io = |source| AnchorError::Io {
+        path: path.display().to_string(),
+        source,
+    };
     fs::create_dir_all(dir).map_err(io)?;
     let text = match kind {
         AnchorKind::User => USER_SKELETON,
         AnchorKind::Project => PROJECT_SKELETON,
     };
-    let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("ENGRAM.md");
+    let file_name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("AMBRY.md");
     write_atomic(dir, file_name, text.as_bytes()).map_err(io)?;
-    Ok(InitOutcome { anchor: kind, path: path.to_path_buf(), created: true })
+    Ok(InitOutcome {
+        anchor: kind,
+        path: path.to_path_buf(),
+        created: true,
+    })
 }
 
 /// Replaces the anchor's text (creating its directory if needed), refusing secrets.
 pub fn save(path: &Path, text: &str) -> Result<(), AnchorError> {
     if let Some(found) = crate::memory::secrets::find_secret(text) {
-        return Err(AnchorError::SecretDetected { kind: found.kind, excerpt: found.excerpt });
+        return Err(AnchorError::SecretDetected {
+            kind: found.kind,
+            excerpt: found.excerpt,
+        });
     }
     let dir = path.parent().unwrap_or(Path::new("."));
-    let io = |source| AnchorError::Io { path: path.display().to_string(), source };
+    let io = |source| AnchorError::Io {
+        path: path.display().to_string(),
+        source,
+    };
     fs::create_dir_all(dir).map_err(io)?;
-    let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("ENGRAM.md");
+    let file_name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("AMBRY.md");
     write_atomic(dir, file_name, text.as_bytes()).map_err(io)?;
     Ok(())
 }
@@ -116,14 +145,18 @@ mod tests {
     #[test]
     fn init_creates_once_and_never_overwrites() {
         let tmp = tempfile::tempdir().unwrap();
-        let home = EngramHome::new(tmp.path().join("h"));
+        let home = AmbryHome::new(tmp.path().join("h"));
         let path = user_anchor_path(&home);
         assert!(read(&path).unwrap().is_none());
         assert!(init(AnchorKind::User, &path).unwrap().created);
         fs::write(&path, "mine").unwrap();
         assert!(!init(AnchorKind::User, &path).unwrap().created);
         assert_eq!(read(&path).unwrap().as_deref(), Some("mine"));
-        let project = Project { slug: "x-00000000".into(), root: tmp.path().join("repo"), remote: None };
+        let project = Project {
+            slug: "x-00000000".into(),
+            root: tmp.path().join("repo"),
+            remote: None,
+        };
         let p = project_anchor_path(&project);
         assert!(init(AnchorKind::Project, &p).unwrap().created);
         let text = read(&p).unwrap().unwrap();
@@ -135,11 +168,17 @@ mod tests {
     #[test]
     fn save_replaces_text_and_refuses_secrets_without_touching_the_file() {
         let tmp = tempfile::tempdir().unwrap();
-        let path = tmp.path().join("repo/.engram/ENGRAM.md");
+        let path = tmp.path().join("repo/.ambry/AMBRY.md");
         save(&path, "# Project context\n\nUse make.\n").unwrap();
-        assert_eq!(read(&path).unwrap().as_deref(), Some("# Project context\n\nUse make.\n"));
+        assert_eq!(
+            read(&path).unwrap().as_deref(),
+            Some("# Project context\n\nUse make.\n")
+        );
         let err = save(&path, "deploy with key id AKIAZ3MXQ7V2LPRT4K9B in prod\n").unwrap_err();
         assert_eq!(err.code(), "secret_detected");
-        assert_eq!(read(&path).unwrap().as_deref(), Some("# Project context\n\nUse make.\n"));
+        assert_eq!(
+            read(&path).unwrap().as_deref(),
+            Some("# Project context\n\nUse make.\n")
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! `config.toml` (DESIGN §8): every key defaulted, every mistake named with its key and line.
 //!
 //! Owns: the typed configuration, its defaults, parsing and validation.
-//! Deliberately does not: look for the file (callers pass the path from `EngramHome`) or apply
+//! Deliberately does not: look for the file (callers pass the path from `AmbryHome`) or apply
 //! settings; each module reads the section it needs.
 
 use std::path::Path;
@@ -42,21 +42,25 @@ pub enum Fusion {
 pub enum SessionSource {
     Claude,
     Codex,
-    Engram,
+    Ambry,
 }
 
 impl SessionSource {
-    pub const ALL: [SessionSource; 3] = [SessionSource::Claude, SessionSource::Codex, SessionSource::Engram];
+    pub const ALL: [SessionSource; 3] = [
+        SessionSource::Claude,
+        SessionSource::Codex,
+        SessionSource::Ambry,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             SessionSource::Claude => "claude",
             SessionSource::Codex => "codex",
-            SessionSource::Engram => "engram",
+            SessionSource::Ambry => "ambry",
         }
     }
 
-    /// The source named `name` (`claude`, `codex`, `engram`), as written in config and on the CLI.
+    /// The source named `name` (`claude`, `codex`, `ambry`), as written in config and on the CLI.
     pub fn parse(name: &str) -> Option<SessionSource> {
         SessionSource::ALL.into_iter().find(|s| s.as_str() == name)
     }
@@ -112,7 +116,10 @@ pub struct ArchiveConfig {
 
 impl Default for ArchiveConfig {
     fn default() -> Self {
-        Self { keep_versions: 20, max_age_days: 365 }
+        Self {
+            keep_versions: 20,
+            max_age_days: 365,
+        }
     }
 }
 
@@ -126,7 +133,11 @@ pub struct SessionsConfig {
 impl Default for SessionsConfig {
     fn default() -> Self {
         Self {
-            sources: vec![SessionSource::Claude, SessionSource::Codex, SessionSource::Engram],
+            sources: vec![
+                SessionSource::Claude,
+                SessionSource::Codex,
+                SessionSource::Ambry,
+            ],
             include_tools: false,
         }
     }
@@ -142,9 +153,17 @@ pub struct EditorConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read {path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{path}, line {line}: {message}")]
-    Invalid { path: String, line: usize, key: String, message: String },
+    Invalid {
+        path: String,
+        line: usize,
+        key: String,
+        message: String,
+    },
 }
 
 impl ErrorCode for ConfigError {
@@ -162,7 +181,10 @@ impl Config {
         match std::fs::read_to_string(path) {
             Ok(text) => Config::parse(&text, &path.display().to_string()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
-            Err(source) => Err(ConfigError::Read { path: path.display().to_string(), source }),
+            Err(source) => Err(ConfigError::Read {
+                path: path.display().to_string(),
+                source,
+            }),
         }
     }
 
@@ -173,8 +195,17 @@ impl Config {
             let line = start.map(|b| line_at(text, b)).unwrap_or(1);
             let key = start.and_then(|b| key_at(text, b)).unwrap_or_default();
             let message = e.message().trim().to_string();
-            let message = if key.is_empty() { message } else { format!("{key}: {message}") };
-            ConfigError::Invalid { path: origin.to_string(), line, key, message }
+            let message = if key.is_empty() {
+                message
+            } else {
+                format!("{key}: {message}")
+            };
+            ConfigError::Invalid {
+                path: origin.to_string(),
+                line,
+                key,
+                message,
+            }
         })?;
         config.validate(text, origin)?;
         Ok(config)
@@ -189,7 +220,11 @@ impl Config {
         };
         let r = &self.retrieval;
         if !(0.0..=1.0).contains(&r.semantic_weight) || r.semantic_weight.is_nan() {
-            return Err(fail("retrieval", "semantic_weight", format!("must be between 0 and 1, got {}", r.semantic_weight)));
+            return Err(fail(
+                "retrieval",
+                "semantic_weight",
+                format!("must be between 0 and 1, got {}", r.semantic_weight),
+            ));
         }
         if r.top_k == 0 {
             return Err(fail("retrieval", "top_k", "must be at least 1".into()));
@@ -198,20 +233,36 @@ impl Config {
             return Err(fail("retrieval", "max_bytes", "must be at least 1".into()));
         }
         if !(0.0..=1.0).contains(&r.min_score) || r.min_score.is_nan() {
-            return Err(fail("retrieval", "min_score", format!("must be between 0 and 1, got {}", r.min_score)));
+            return Err(fail(
+                "retrieval",
+                "min_score",
+                format!("must be between 0 and 1, got {}", r.min_score),
+            ));
         }
         if !is_model_id(&r.embedding_model) {
             return Err(fail(
                 "retrieval",
                 "embedding_model",
-                format!("`{}` is not a model id: use a name like all-MiniLM-L6-v2 (letters, digits, `.`, `_`, `-`), not a path; models live in ENGRAM_HOME/models/<id>/", r.embedding_model),
+                format!("`{}` is not a model id: use a name like all-MiniLM-L6-v2 (letters, digits, `.`, `_`, `-`), not a path; models live in AMBRY_HOME/models/<id>/", r.embedding_model),
             ));
         }
-        if let Some(group) = r.synonyms.iter().find(|g| g.len() < 2 || g.iter().any(|w| w.trim().is_empty())) {
-            return Err(fail("retrieval", "synonyms", format!("each group needs at least two non-empty words, got {group:?}")));
+        if let Some(group) = r
+            .synonyms
+            .iter()
+            .find(|g| g.len() < 2 || g.iter().any(|w| w.trim().is_empty()))
+        {
+            return Err(fail(
+                "retrieval",
+                "synonyms",
+                format!("each group needs at least two non-empty words, got {group:?}"),
+            ));
         }
         if self.archive.keep_versions == 0 {
-            return Err(fail("archive", "keep_versions", "must be at least 1 (prune never removes every version)".into()));
+            return Err(fail(
+                "archive",
+                "keep_versions",
+                "must be at least 1 (prune never removes every version)".into(),
+            ));
         }
         Ok(())
     }
@@ -220,7 +271,9 @@ impl Config {
 /// A model id names a directory under `models/`, so it is one path component and never `..`.
 fn is_model_id(id: &str) -> bool {
     (1..=128).contains(&id.len())
-        && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
         && id.starts_with(|c: char| c.is_ascii_alphanumeric())
         && !id.contains("..")
 }
@@ -257,7 +310,10 @@ fn line_of_key(text: &str, section: &str, key: &str) -> usize {
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.starts_with('[') {
-            current = line.trim_matches(|c| c == '[' || c == ']').trim().to_string();
+            current = line
+                .trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .to_string();
             continue;
         }
         let k = line.split('=').next().unwrap_or("").trim();
@@ -275,8 +331,17 @@ mod tests {
 
     #[test]
     fn type_errors_name_the_key_and_line() {
-        let err = Config::parse("[retrieval]\nstrategy = \"bm25\"\ntop_k = \"ten\"\n", "config.toml").unwrap_err();
-        let ConfigError::Invalid { line, key, message, .. } = &err else { panic!("{err}") };
+        let err = Config::parse(
+            "[retrieval]\nstrategy = \"bm25\"\ntop_k = \"ten\"\n",
+            "config.toml",
+        )
+        .unwrap_err();
+        let ConfigError::Invalid {
+            line, key, message, ..
+        } = &err
+        else {
+            panic!("{err}")
+        };
         assert_eq!((*line, key.as_str()), (3, "retrieval.top_k"));
         assert!(message.starts_with("retrieval.top_k: "), "{message}");
         assert!(err.to_string().contains("line 3"), "{err}");
@@ -287,10 +352,16 @@ mod tests {
         for bad in ["/etc", "../x", "a/b", "..", ".hidden", ""] {
             let text = format!("[retrieval]\nembedding_model = {bad:?}\n");
             let err = Config::parse(&text, "config.toml").unwrap_err().to_string();
-            assert!(err.contains("retrieval.embedding_model") && err.contains("line 2"), "{bad:?} → {err}");
+            assert!(
+                err.contains("retrieval.embedding_model") && err.contains("line 2"),
+                "{bad:?} → {err}"
+            );
         }
         for good in ["all-MiniLM-L6-v2", "bge-small-en-v1.5", "my_model"] {
-            assert!(Config::parse(&format!("[retrieval]\nembedding_model = {good:?}\n"), "c").is_ok(), "{good}");
+            assert!(
+                Config::parse(&format!("[retrieval]\nembedding_model = {good:?}\n"), "c").is_ok(),
+                "{good}"
+            );
         }
     }
 
@@ -326,7 +397,7 @@ keep_versions = 3
 max_age_days = 0
 
 [sessions]
-sources = ["claude", "engram"]
+sources = ["claude", "ambry"]
 include_tools = true
 
 [editor]
@@ -336,8 +407,14 @@ command = "code -g {path}"
         assert_eq!(c.retrieval.strategy, Strategy::Bm25);
         assert_eq!(c.retrieval.fusion, Fusion::Rrf);
         assert_eq!(c.retrieval.top_k, 5);
-        assert_eq!(c.retrieval.synonyms, vec![vec!["gql".to_string(), "graphql".to_string()]]);
-        assert_eq!(c.sessions.sources, vec![SessionSource::Claude, SessionSource::Engram]);
+        assert_eq!(
+            c.retrieval.synonyms,
+            vec![vec!["gql".to_string(), "graphql".to_string()]]
+        );
+        assert_eq!(
+            c.sessions.sources,
+            vec![SessionSource::Claude, SessionSource::Ambry]
+        );
         assert_eq!(c.editor.command, "code -g {path}");
     }
 
@@ -379,7 +456,10 @@ command = "code -g {path}"
     #[test]
     fn missing_file_is_default_but_unreadable_is_error() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(Config::load(&dir.path().join("nope.toml")).unwrap(), Config::default());
+        assert_eq!(
+            Config::load(&dir.path().join("nope.toml")).unwrap(),
+            Config::default()
+        );
         // A directory where the file should be cannot be read as a file.
         let err = Config::load(dir.path()).unwrap_err();
         assert_eq!(err.code(), "config_unreadable");

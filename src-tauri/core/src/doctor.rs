@@ -1,4 +1,4 @@
-//! Health checks shown by `engram doctor` and the app's Settings view.
+//! Health checks shown by `ambry doctor` and the app's Settings view.
 //!
 //! Owns: the `Check` vocabulary and the checks of paths, configuration, memory scopes and
 //! projects. Other areas (embeddings, session index) contribute their own check functions.
@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::memory::{Scope, Store};
 use crate::project;
-use crate::EngramHome;
+use crate::AmbryHome;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -28,13 +28,25 @@ pub struct Check {
 
 impl Check {
     pub fn ok(area: &'static str, detail: impl Into<String>) -> Self {
-        Check { area, status: Status::Ok, detail: detail.into() }
+        Check {
+            area,
+            status: Status::Ok,
+            detail: detail.into(),
+        }
     }
     pub fn warn(area: &'static str, detail: impl Into<String>) -> Self {
-        Check { area, status: Status::Warn, detail: detail.into() }
+        Check {
+            area,
+            status: Status::Warn,
+            detail: detail.into(),
+        }
     }
     pub fn error(area: &'static str, detail: impl Into<String>) -> Self {
-        Check { area, status: Status::Error, detail: detail.into() }
+        Check {
+            area,
+            status: Status::Error,
+            detail: detail.into(),
+        }
     }
 }
 
@@ -50,7 +62,7 @@ pub fn overall(checks: &[Check]) -> Status {
 }
 
 /// Home directory and configuration file.
-pub fn home_checks(home: &EngramHome, config: &Result<Config, String>) -> Vec<Check> {
+pub fn home_checks(home: &AmbryHome, config: &Result<Config, String>) -> Vec<Check> {
     let mut checks = Vec::new();
     let root = home.root();
     if root.is_dir() {
@@ -60,16 +72,31 @@ pub fn home_checks(home: &EngramHome, config: &Result<Config, String>) -> Vec<Ch
                 let _ = std::fs::remove_file(&probe);
                 checks.push(Check::ok("home", format!("{} (writable)", root.display())));
             }
-            Err(e) => checks.push(Check::error("home", format!("{} is not writable: {e}", root.display()))),
+            Err(e) => checks.push(Check::error(
+                "home",
+                format!("{} is not writable: {e}", root.display()),
+            )),
         }
     } else if let Some(reason) = home.unusable_reason() {
         checks.push(Check::error("home", reason));
     } else {
-        checks.push(Check::warn("home", format!("{} does not exist yet; the first save creates it", root.display())));
+        checks.push(Check::warn(
+            "home",
+            format!(
+                "{} does not exist yet; the first save creates it",
+                root.display()
+            ),
+        ));
     }
     match config {
-        Ok(_) if home.config_file().exists() => checks.push(Check::ok("config", format!("{} is valid", home.config_file().display()))),
-        Ok(_) => checks.push(Check::ok("config", "no config.toml; every setting has its default")),
+        Ok(_) if home.config_file().exists() => checks.push(Check::ok(
+            "config",
+            format!("{} is valid", home.config_file().display()),
+        )),
+        Ok(_) => checks.push(Check::ok(
+            "config",
+            "no config.toml; every setting has its default",
+        )),
         Err(e) => checks.push(Check::error("config", e.clone())),
     }
     checks
@@ -93,7 +120,10 @@ fn scope_checks(store: &Store, scopes: &[Scope]) -> Vec<Check> {
             Scope::Project => "project memory",
         };
         let Ok(dir) = store.dir(scope) else {
-            checks.push(Check::warn(area, "no project resolved from the working directory"));
+            checks.push(Check::warn(
+                area,
+                "no project resolved from the working directory",
+            ));
             continue;
         };
         let files = match store.list(scope_filter(scope)) {
@@ -103,40 +133,87 @@ fn scope_checks(store: &Store, scopes: &[Scope]) -> Vec<Check> {
                 continue;
             }
         };
-        let broken: Vec<String> =
-            files.iter().filter_map(|f| f.parsed.as_ref().err().map(|e| format!("{}: {e}", f.name))).collect();
-        let project_note = store.project().filter(|_| scope == Scope::Project).map(|p| format!(" [{}]", p.slug)).unwrap_or_default();
-        checks.push(Check::ok(area, format!("{} memories in {}{project_note}", files.len() - broken.len(), dir.display())));
+        let broken: Vec<String> = files
+            .iter()
+            .filter_map(|f| f.parsed.as_ref().err().map(|e| format!("{}: {e}", f.name)))
+            .collect();
+        let project_note = store
+            .project()
+            .filter(|_| scope == Scope::Project)
+            .map(|p| format!(" [{}]", p.slug))
+            .unwrap_or_default();
+        checks.push(Check::ok(
+            area,
+            format!(
+                "{} memories in {}{project_note}",
+                files.len() - broken.len(),
+                dir.display()
+            ),
+        ));
         if !broken.is_empty() {
-            checks.push(Check::warn(area, format!("{} file(s) do not parse — fix or forget them: {}", broken.len(), broken.join("; "))));
+            checks.push(Check::warn(
+                area,
+                format!(
+                    "{} file(s) do not parse — fix or forget them: {}",
+                    broken.len(),
+                    broken.join("; ")
+                ),
+            ));
         }
         match crate::memory::leaked_secrets(store, scope) {
             Ok(leaks) if leaks.is_empty() => {}
             Ok(leaks) => {
                 let listed: Vec<String> = leaks
                     .iter()
-                    .map(|l| format!("{} ({}: `{}`) — {}", l.path.display(), l.kind, l.excerpt, l.remedy()))
+                    .map(|l| {
+                        format!(
+                            "{} ({}: `{}`) — {}",
+                            l.path.display(),
+                            l.kind,
+                            l.excerpt,
+                            l.remedy()
+                        )
+                    })
                     .collect();
-                checks.push(Check::error(area, format!("{} file(s) hold what looks like a secret: {}", leaks.len(), listed.join("; "))));
+                checks.push(Check::error(
+                    area,
+                    format!(
+                        "{} file(s) hold what looks like a secret: {}",
+                        leaks.len(),
+                        listed.join("; ")
+                    ),
+                ));
             }
             Err(e) => checks.push(Check::error(area, e.to_string())),
         }
         match store.index_drift(scope) {
             Ok(drift) if drift.is_empty() => {}
-            Ok(drift) => checks.push(Check::warn(area, format!("MEMORY.md is out of date ({}); any save regenerates it", drift.join("; ")))),
+            Ok(drift) => checks.push(Check::warn(
+                area,
+                format!(
+                    "MEMORY.md is out of date ({}); any save regenerates it",
+                    drift.join("; ")
+                ),
+            )),
             Err(e) => checks.push(Check::error(area, e.to_string())),
         }
     }
     checks
 }
 
-/// Projects Engram knows about.
-pub fn project_checks(home: &EngramHome) -> Vec<Check> {
+/// Projects Ambry knows about.
+pub fn project_checks(home: &AmbryHome) -> Vec<Check> {
     match project::known_projects(home) {
         Ok(known) if known.is_empty() => vec![Check::ok("projects", "none yet")],
         Ok(known) => {
-            let names: Vec<String> = known.iter().map(|p| format!("{} ({})", p.display_name(), p.slug)).collect();
-            vec![Check::ok("projects", format!("{}: {}", known.len(), names.join(", ")))]
+            let names: Vec<String> = known
+                .iter()
+                .map(|p| format!("{} ({})", p.display_name(), p.slug))
+                .collect();
+            vec![Check::ok(
+                "projects",
+                format!("{}: {}", known.len(), names.join(", ")),
+            )]
         }
         Err(e) => vec![Check::error("projects", e.to_string())],
     }
@@ -157,26 +234,48 @@ mod tests {
     #[test]
     fn reports_broken_files_and_index_drift() {
         let tmp = tempfile::tempdir().unwrap();
-        let home = EngramHome::new(tmp.path());
+        let home = AmbryHome::new(tmp.path());
         let store = Store::new(home.clone(), None);
         let now = "2026-01-01T00:00:00Z".parse().unwrap();
-        let draft = MemoryDraft { name: "a".into(), kind: "user".into(), description: "d".into(), body: "b".into(), tags: vec![] };
+        let draft = MemoryDraft {
+            name: "a".into(),
+            kind: "user".into(),
+            description: "d".into(),
+            body: "b".into(),
+            tags: vec![],
+        };
         store.save(Scope::User, draft, now).unwrap();
-        assert_eq!(overall(&store_checks(&store)), Status::Warn, "no project is a warning only");
+        assert_eq!(
+            overall(&store_checks(&store)),
+            Status::Warn,
+            "no project is a warning only"
+        );
         std::fs::write(home.user_memory_dir().join("broken.md"), "nope").unwrap();
         std::fs::write(home.user_memory_dir().join("MEMORY.md"), "# Memory index\n").unwrap();
         let checks = store_checks(&store);
         let details: Vec<&str> = checks.iter().map(|c| c.detail.as_str()).collect();
-        assert!(details.iter().any(|d| d.contains("broken") && d.contains("do not parse")), "{details:?}");
-        assert!(details.iter().any(|d| d.contains("a is missing from MEMORY.md")), "{details:?}");
+        assert!(
+            details
+                .iter()
+                .any(|d| d.contains("broken") && d.contains("do not parse")),
+            "{details:?}"
+        );
+        assert!(
+            details
+                .iter()
+                .any(|d| d.contains("a is missing from MEMORY.md")),
+            "{details:?}"
+        );
         store.reindex_scope(Scope::User).unwrap();
-        assert!(!store_checks(&store).iter().any(|c| c.detail.contains("out of date")));
+        assert!(!store_checks(&store)
+            .iter()
+            .any(|c| c.detail.contains("out of date")));
     }
 
     #[test]
     fn bad_config_is_an_error() {
         let tmp = tempfile::tempdir().unwrap();
-        let home = EngramHome::new(tmp.path());
+        let home = AmbryHome::new(tmp.path());
         let checks = home_checks(&home, &Err("config.toml, line 2: unknown field".into()));
         assert_eq!(overall(&checks), Status::Error);
     }

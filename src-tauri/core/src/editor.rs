@@ -14,7 +14,11 @@ use crate::error::ErrorCode;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EditorLaunch {
     /// Run `program` with `args` (the file's path is already among them).
-    Command { program: String, args: Vec<String>, source: EditorSource },
+    Command {
+        program: String,
+        args: Vec<String>,
+        source: EditorSource,
+    },
     /// Hand the file to the desktop's default application for it.
     SystemDefault { path: PathBuf },
 }
@@ -40,7 +44,10 @@ impl EditorSource {
 #[derive(Debug, thiserror::Error)]
 pub enum EditorError {
     #[error("{source_name} (`{command}`) is not a valid command line: unbalanced quotes; fix it or leave it empty to use the system default")]
-    Unparseable { source_name: &'static str, command: String },
+    Unparseable {
+        source_name: &'static str,
+        command: String,
+    },
 }
 
 impl ErrorCode for EditorError {
@@ -64,14 +71,25 @@ pub fn resolve_editor(
         (editor, EditorSource::Editor),
     ];
     for (value, source) in candidates {
-        let Some(command) = value.map(str::trim).filter(|c| !c.is_empty()) else { continue };
+        let Some(command) = value.map(str::trim).filter(|c| !c.is_empty()) else {
+            continue;
+        };
         return command_launch(command, source, path);
     }
-    Ok(EditorLaunch::SystemDefault { path: path.to_path_buf() })
+    Ok(EditorLaunch::SystemDefault {
+        path: path.to_path_buf(),
+    })
 }
 
-fn command_launch(command: &str, source: EditorSource, path: &Path) -> Result<EditorLaunch, EditorError> {
-    let unparseable = || EditorError::Unparseable { source_name: source.describe(), command: command.to_string() };
+fn command_launch(
+    command: &str,
+    source: EditorSource,
+    path: &Path,
+) -> Result<EditorLaunch, EditorError> {
+    let unparseable = || EditorError::Unparseable {
+        source_name: source.describe(),
+        command: command.to_string(),
+    };
     let words = shlex::split(command).ok_or_else(unparseable)?;
     let path_text = path.to_string_lossy();
     let mut substituted = false;
@@ -93,7 +111,11 @@ fn command_launch(command: &str, source: EditorSource, path: &Path) -> Result<Ed
         words.push(path_text.into_owned());
     }
     let program = words.remove(0);
-    Ok(EditorLaunch::Command { program, args: words, source })
+    Ok(EditorLaunch::Command {
+        program,
+        args: words,
+        source,
+    })
 }
 
 #[cfg(test)]
@@ -101,37 +123,77 @@ mod tests {
     use super::*;
 
     fn command(program: &str, args: &[&str], source: EditorSource) -> EditorLaunch {
-        EditorLaunch::Command { program: program.into(), args: args.iter().map(|a| a.to_string()).collect(), source }
+        EditorLaunch::Command {
+            program: program.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            source,
+        }
     }
 
     #[test]
     fn config_command_wins_and_path_is_substituted() {
-        let launch = resolve_editor("code -g {path}", Some("vim"), Some("nano"), Path::new("/m/a b.md")).unwrap();
-        assert_eq!(launch, command("code", &["-g", "/m/a b.md"], EditorSource::Config));
+        let launch = resolve_editor(
+            "code -g {path}",
+            Some("vim"),
+            Some("nano"),
+            Path::new("/m/a b.md"),
+        )
+        .unwrap();
+        assert_eq!(
+            launch,
+            command("code", &["-g", "/m/a b.md"], EditorSource::Config)
+        );
     }
 
     #[test]
     fn placeholder_inside_a_word_is_substituted() {
-        let launch = resolve_editor("subl --file={path}:1", None, None, Path::new("/m/x.md")).unwrap();
-        assert_eq!(launch, command("subl", &["--file=/m/x.md:1"], EditorSource::Config));
+        let launch =
+            resolve_editor("subl --file={path}:1", None, None, Path::new("/m/x.md")).unwrap();
+        assert_eq!(
+            launch,
+            command("subl", &["--file=/m/x.md:1"], EditorSource::Config)
+        );
     }
 
     #[test]
     fn without_placeholder_the_path_is_appended() {
-        let launch = resolve_editor("", Some("emacsclient -n"), Some("nano"), Path::new("/m/x.md")).unwrap();
-        assert_eq!(launch, command("emacsclient", &["-n", "/m/x.md"], EditorSource::Visual));
+        let launch = resolve_editor(
+            "",
+            Some("emacsclient -n"),
+            Some("nano"),
+            Path::new("/m/x.md"),
+        )
+        .unwrap();
+        assert_eq!(
+            launch,
+            command("emacsclient", &["-n", "/m/x.md"], EditorSource::Visual)
+        );
     }
 
     #[test]
     fn editor_is_used_when_visual_is_blank() {
-        let launch = resolve_editor("  ", Some(" "), Some("'/opt/my editor/bin/ed'"), Path::new("/m/x.md")).unwrap();
-        assert_eq!(launch, command("/opt/my editor/bin/ed", &["/m/x.md"], EditorSource::Editor));
+        let launch = resolve_editor(
+            "  ",
+            Some(" "),
+            Some("'/opt/my editor/bin/ed'"),
+            Path::new("/m/x.md"),
+        )
+        .unwrap();
+        assert_eq!(
+            launch,
+            command("/opt/my editor/bin/ed", &["/m/x.md"], EditorSource::Editor)
+        );
     }
 
     #[test]
     fn nothing_configured_falls_back_to_the_system_default() {
         let launch = resolve_editor("", None, Some(""), Path::new("/m/x.md")).unwrap();
-        assert_eq!(launch, EditorLaunch::SystemDefault { path: PathBuf::from("/m/x.md") });
+        assert_eq!(
+            launch,
+            EditorLaunch::SystemDefault {
+                path: PathBuf::from("/m/x.md")
+            }
+        );
     }
 
     #[test]

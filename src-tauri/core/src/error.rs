@@ -60,7 +60,11 @@ impl FrontEndCode {
     }
 
     pub fn report(self, message: impl Into<String>) -> ErrorReport {
-        ErrorReport { code: self.as_str().to_string(), message: message.into(), field: None }
+        ErrorReport {
+            code: self.as_str().to_string(),
+            message: message.into(),
+            field: None,
+        }
     }
 }
 
@@ -85,7 +89,11 @@ pub fn report(error: &(dyn std::error::Error + 'static)) -> ErrorReport {
         cause = e.source();
     }
     let (code, field) = code.unwrap_or(("failed", None));
-    ErrorReport { code: code.to_string(), message, field: field.map(str::to_string) }
+    ErrorReport {
+        code: code.to_string(),
+        message,
+        field: field.map(str::to_string),
+    }
 }
 
 /// Every core error type, listed once: `$apply!` receives the whole list.
@@ -148,7 +156,10 @@ mod tests {
 
     #[test]
     fn the_first_coded_cause_gives_code_and_field() {
-        let inner = StoreError::InvalidField { field: "description", reason: "too long".into() };
+        let inner = StoreError::InvalidField {
+            field: "description",
+            reason: "too long".into(),
+        };
         let r = report(&Outer(inner));
         assert_eq!(r.code, "invalid_field");
         assert_eq!(r.field.as_deref(), Some("description"));
@@ -158,7 +169,11 @@ mod tests {
     #[test]
     fn an_os_error_repeated_by_its_wrapper_is_said_once() {
         let io = std::io::Error::from_raw_os_error(21);
-        let e = StoreError::Io { action: "read", path: "/x".into(), source: io };
+        let e = StoreError::Io {
+            action: "read",
+            path: "/x".into(),
+            source: io,
+        };
         let r = report(&e);
         assert_eq!(r.code, "io");
         assert_eq!(r.message.matches("os error 21").count(), 1, "{}", r.message);

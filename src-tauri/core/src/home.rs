@@ -1,4 +1,4 @@
-//! Where things live under `ENGRAM_HOME` (DESIGN §2).
+//! Where things live under `AMBRY_HOME` (DESIGN §2).
 //!
 //! Owns: resolution of the home directory from an explicit flag, the environment value and the
 //! user's home (passed in, never read here), and every path derived from it.
@@ -7,18 +7,18 @@
 
 use std::path::{Path, PathBuf};
 
-/// The root of one Engram installation and the paths inside it.
+/// The root of one Ambry installation and the paths inside it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EngramHome {
+pub struct AmbryHome {
     root: PathBuf,
 }
 
-impl EngramHome {
+impl AmbryHome {
     pub fn new(root: impl Into<PathBuf>) -> Self {
         Self { root: root.into() }
     }
 
-    /// `--home` wins, then `ENGRAM_HOME`, then `~/.engram`. `None` only when nothing is known.
+    /// `--home` wins, then `AMBRY_HOME`, then `~/.ambry`. `None` only when nothing is known.
     pub fn resolve(
         explicit: Option<PathBuf>,
         env_value: Option<PathBuf>,
@@ -27,7 +27,7 @@ impl EngramHome {
         explicit
             .filter(|p| !p.as_os_str().is_empty())
             .or_else(|| env_value.filter(|p| !p.as_os_str().is_empty()))
-            .or_else(|| user_home.map(|h| h.join(".engram")))
+            .or_else(|| user_home.map(|h| h.join(".ambry")))
             .map(Self::new)
     }
 
@@ -39,7 +39,7 @@ impl EngramHome {
     /// that does not exist yet is fine (the first write creates it).
     pub fn unusable_reason(&self) -> Option<String> {
         let meta = std::fs::metadata(&self.root).ok()?;
-        (!meta.is_dir()).then(|| format!("the Engram home {} is a file, not a directory; pass --home DIR (or set ENGRAM_HOME) to a directory", self.root.display()))
+        (!meta.is_dir()).then(|| format!("the Ambry home {} is a file, not a directory; pass --home DIR (or set AMBRY_HOME) to a directory", self.root.display()))
     }
     pub fn config_file(&self) -> PathBuf {
         self.root.join("config.toml")
@@ -62,7 +62,7 @@ impl EngramHome {
     pub fn project_memory_dir(&self, slug: &str) -> PathBuf {
         self.project_dir(slug).join("memory")
     }
-    /// Engram-native transcripts.
+    /// Ambry-native transcripts.
     pub fn sessions_dir(&self) -> PathBuf {
         self.root.join("sessions")
     }
@@ -89,7 +89,7 @@ mod tests {
 
     #[test]
     fn explicit_flag_wins_over_env_and_home() {
-        let h = EngramHome::resolve(
+        let h = AmbryHome::resolve(
             Some("/flag".into()),
             Some("/env".into()),
             Some("/home/u".into()),
@@ -100,18 +100,21 @@ mod tests {
 
     #[test]
     fn env_wins_over_home_and_empty_values_are_ignored() {
-        let h = EngramHome::resolve(Some("".into()), Some("/env".into()), Some("/home/u".into()))
+        let h = AmbryHome::resolve(Some("".into()), Some("/env".into()), Some("/home/u".into()))
             .unwrap();
         assert_eq!(h.root(), Path::new("/env"));
-        let h = EngramHome::resolve(None, Some("".into()), Some("/home/u".into())).unwrap();
-        assert_eq!(h.root(), Path::new("/home/u/.engram"));
-        assert!(EngramHome::resolve(None, None, None).is_none());
+        let h = AmbryHome::resolve(None, Some("".into()), Some("/home/u".into())).unwrap();
+        assert_eq!(h.root(), Path::new("/home/u/.ambry"));
+        assert!(AmbryHome::resolve(None, None, None).is_none());
     }
 
     #[test]
     fn layout_matches_design() {
-        let h = EngramHome::new("/e");
-        assert_eq!(h.project_memory_dir("acme-ledger-1a2b3c4d"), Path::new("/e/projects/acme-ledger-1a2b3c4d/memory"));
+        let h = AmbryHome::new("/e");
+        assert_eq!(
+            h.project_memory_dir("acme-ledger-1a2b3c4d"),
+            Path::new("/e/projects/acme-ledger-1a2b3c4d/memory")
+        );
         assert_eq!(h.index_db(), Path::new("/e/index.sqlite"));
         assert_eq!(h.user_memory_dir(), Path::new("/e/memory"));
     }

@@ -22,12 +22,18 @@ pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
 /// A file that is corrupt or not a database is set aside and created anew.
 pub(crate) fn open(path: &Path) -> rusqlite::Result<Connection> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
     }
     match open_once(path) {
         Err(e) if is_corrupt(&e) => {
-            let kept = set_aside(path).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-            tracing::warn!("{} is unreadable ({e}); starting it over, the damaged file kept as {}", path.display(), kept.display());
+            let kept = set_aside(path)
+                .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+            tracing::warn!(
+                "{} is unreadable ({e}); starting it over, the damaged file kept as {}",
+                path.display(),
+                kept.display()
+            );
             open_once(path)
         }
         other => other,
@@ -48,11 +54,20 @@ fn open_once(path: &Path) -> rusqlite::Result<Connection> {
 
 /// The schema version a tenant recorded under `key`, if any.
 pub(crate) fn schema_version(conn: &Connection, key: &str) -> Option<String> {
-    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).ok()
+    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .ok()
 }
 
-pub(crate) fn set_schema_version(conn: &Connection, key: &str, version: &str) -> rusqlite::Result<()> {
-    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)", [key, version]).map(drop)
+pub(crate) fn set_schema_version(
+    conn: &Connection,
+    key: &str,
+    version: &str,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
+        [key, version],
+    )
+    .map(drop)
 }
 
 /// Moves a damaged database and its WAL companions out of the way (the next `open` starts
@@ -82,9 +97,13 @@ const SET_ASIDE_MARK: &str = ".corrupt-";
 
 /// Damaged copies set aside next to `path` by earlier starts-over, oldest first.
 pub(crate) fn set_aside_copies(path: &Path) -> Vec<PathBuf> {
-    let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else { return Vec::new() };
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
+        return Vec::new();
+    };
     let prefix = format!("{name}{SET_ASIDE_MARK}");
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
     let mut copies: Vec<(u32, PathBuf)> = entries
         .flatten()
         .filter_map(|e| {
@@ -99,7 +118,10 @@ pub(crate) fn set_aside_copies(path: &Path) -> Vec<PathBuf> {
 
 /// The file is damaged or is not a database: starting over is the fix.
 pub(crate) fn is_corrupt(e: &rusqlite::Error) -> bool {
-    matches!(e.sqlite_error_code(), Some(ErrorCode::DatabaseCorrupt) | Some(ErrorCode::NotADatabase))
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseCorrupt) | Some(ErrorCode::NotADatabase)
+    )
 }
 
 #[cfg(test)]
@@ -111,7 +133,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub/index.sqlite");
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, b"not a database at all, just text that is long enough").unwrap();
+        std::fs::write(
+            &path,
+            b"not a database at all, just text that is long enough",
+        )
+        .unwrap();
         let conn = open(&path).unwrap();
         assert_eq!(schema_version(&conn, "a.schema"), None);
         set_schema_version(&conn, "a.schema", "3").unwrap();
@@ -126,16 +152,29 @@ mod tests {
     fn a_damaged_file_is_set_aside_and_never_overwritten_by_a_later_one() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("index.sqlite");
-        std::fs::write(&path, b"first damaged file, long enough to be read as a header").unwrap();
+        std::fs::write(
+            &path,
+            b"first damaged file, long enough to be read as a header",
+        )
+        .unwrap();
         drop(open(&path).unwrap());
         let first = dir.path().join("index.sqlite.corrupt-1");
-        assert_eq!(std::fs::read(&first).unwrap(), b"first damaged file, long enough to be read as a header");
+        assert_eq!(
+            std::fs::read(&first).unwrap(),
+            b"first damaged file, long enough to be read as a header"
+        );
 
         std::fs::write(&path, b"second damaged file, also long enough for a header").unwrap();
         drop(open(&path).unwrap());
-        assert_eq!(std::fs::read(&first).unwrap(), b"first damaged file, long enough to be read as a header");
+        assert_eq!(
+            std::fs::read(&first).unwrap(),
+            b"first damaged file, long enough to be read as a header"
+        );
         let second = dir.path().join("index.sqlite.corrupt-2");
-        assert_eq!(std::fs::read(&second).unwrap(), b"second damaged file, also long enough for a header");
+        assert_eq!(
+            std::fs::read(&second).unwrap(),
+            b"second damaged file, also long enough for a header"
+        );
         assert_eq!(set_aside_copies(&path), vec![first, second]);
         // The live file is a working database again.
         assert!(schema_version(&open(&path).unwrap(), "a.schema").is_none());

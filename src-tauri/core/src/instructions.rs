@@ -2,10 +2,10 @@
 //! `CLAUDE.md`, `.claude/CLAUDE.md`, `CLAUDE.local.md` and `AGENTS.md`.
 //!
 //! Owns: which files exist for a project and which agent loads each by itself (so the compose
-//! preview can show the whole starting context, and Engram never injects them twice), reading
+//! preview can show the whole starting context, and Ambry never injects them twice), reading
 //! them (bounded), and saving a person's edit: secrets refused with the store's filter, an edit
 //! made over a file that changed on disk since it was read refused, the prior text archived
-//! under `ENGRAM_HOME/instructions-archive/<user | project slug>/<kind>/`, the new text written
+//! under `AMBRY_HOME/instructions-archive/<user | project slug>/<kind>/`, the new text written
 //! atomically. A file that is a symbolic link (`CLAUDE.md → AGENTS.md` is common) is written
 //! at its target, so the link survives.
 //! Deliberately does not: parse or rank their contents, put them in the memory block, or let an
@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::agents::{Agent, AgentEnv};
 use crate::error::ErrorCode;
 use crate::memory::secrets::find_secret;
-use crate::EngramHome;
+use crate::AmbryHome;
 
 /// The largest instruction file the app reads and edits; a bigger one opens in the editor.
 pub const MAX_INSTRUCTION_BYTES: u64 = 1024 * 1024;
@@ -105,7 +105,7 @@ impl InstructionScope<'_> {
 
     /// Where prior versions of `kind` are kept: per project, so two repositories' `AGENTS.md`
     /// never share a history.
-    pub fn archive_dir(&self, home: &EngramHome, kind: InstructionKind) -> PathBuf {
+    pub fn archive_dir(&self, home: &AmbryHome, kind: InstructionKind) -> PathBuf {
         let scope = match (kind.in_project(), self.project) {
             (true, Some((slug, _))) => slug,
             _ => "user",
@@ -249,7 +249,7 @@ fn read_path(path: &Path) -> Result<Option<String>, InstructionError> {
 /// file is no longer what the editor started from (`Some(None)`: it did not exist). The prior
 /// text, if any, is archived first.
 pub fn save(
-    home: &EngramHome,
+    home: &AmbryHome,
     scope: &InstructionScope,
     kind: InstructionKind,
     text: &str,
@@ -310,7 +310,7 @@ pub fn save(
 
 /// Archived prior versions of `kind` in this scope, oldest first.
 pub fn archived_versions(
-    home: &EngramHome,
+    home: &AmbryHome,
     scope: &InstructionScope,
     kind: InstructionKind,
 ) -> Vec<PathBuf> {
@@ -335,7 +335,7 @@ mod tests {
         _tmp: tempfile::TempDir,
         env: AgentEnv,
         repo: PathBuf,
-        home: EngramHome,
+        home: AmbryHome,
         now: DateTime<Utc>,
     }
 
@@ -344,7 +344,7 @@ mod tests {
         let env = AgentEnv::new(tmp.path().join("u"), None, None);
         let repo = tmp.path().join("repo");
         fs::create_dir_all(&repo).unwrap();
-        let home = EngramHome::new(tmp.path().join("engram"));
+        let home = AmbryHome::new(tmp.path().join("ambry"));
         Fixture {
             env,
             repo,

@@ -1,4 +1,4 @@
-//! Engram core: every rule about memories, retrieval, sessions and composition lives here.
+//! Ambry core: every rule about memories, retrieval, sessions and composition lives here.
 //!
 //! Owns: the on-disk layout and its I/O policy (atomic, locked, archived writes), ranking,
 //! the session index, prompt composition, embeddings and configuration.
@@ -16,8 +16,8 @@ pub mod editor;
 pub mod embed;
 pub mod error;
 pub mod home;
-mod index_db;
 pub mod import;
+mod index_db;
 pub mod instructions;
 pub mod memory;
 pub mod project;
@@ -29,5 +29,5 @@ pub mod storage;
 pub mod workspace;
 
 pub use error::{ErrorCode, ErrorReport};
-pub use home::EngramHome;
+pub use home::AmbryHome;
 pub use workspace::{LaunchEnv, Workspace};

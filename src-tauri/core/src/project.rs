@@ -17,9 +17,9 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::error::ErrorCode;
-use crate::EngramHome;
+use crate::AmbryHome;
 
-/// A project as Engram knows it.
+/// A project as Ambry knows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Project {
     /// `<readable>-<8 hex>`, e.g. `ledger-1a2b3c4d`.
@@ -43,7 +43,11 @@ pub struct KnownProject {
 impl KnownProject {
     /// A `Project` handle for this record (its first root, if any, is the root).
     pub fn to_project(&self) -> Project {
-        Project { slug: self.slug.clone(), root: self.roots.first().cloned().unwrap_or_default(), remote: self.remote.clone() }
+        Project {
+            slug: self.slug.clone(),
+            root: self.roots.first().cloned().unwrap_or_default(),
+            remote: self.remote.clone(),
+        }
     }
 
     /// The name to show: the remote's or root's last component.
@@ -52,7 +56,12 @@ impl KnownProject {
             .as_deref()
             .and_then(|r| r.rsplit('/').next())
             .map(str::to_string)
-            .or_else(|| self.roots.first().and_then(|r| r.file_name()).map(|n| n.to_string_lossy().into_owned()))
+            .or_else(|| {
+                self.roots
+                    .first()
+                    .and_then(|r| r.file_name())
+                    .map(|n| n.to_string_lossy().into_owned())
+            })
             .unwrap_or_else(|| self.slug.clone())
     }
 }
@@ -62,7 +71,10 @@ pub enum ProjectError {
     #[error("{path} does not exist or is not a directory")]
     NotADirectory { path: String },
     #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{path} is not valid project.toml: {message}")]
     BadRecord { path: String, message: String },
     #[error("no project `{slug}` is known here; add it by picking its folder")]
@@ -82,27 +94,43 @@ impl ErrorCode for ProjectError {
 
 /// The project `cwd` belongs to: the git repository around it, else the directory itself.
 pub fn resolve(cwd: &Path) -> Result<Project, ProjectError> {
-    let canonical = cwd.canonicalize().map_err(|_| ProjectError::NotADirectory { path: cwd.display().to_string() })?;
+    let canonical = cwd
+        .canonicalize()
+        .map_err(|_| ProjectError::NotADirectory {
+            path: cwd.display().to_string(),
+        })?;
     if !canonical.is_dir() {
-        return Err(ProjectError::NotADirectory { path: cwd.display().to_string() });
+        return Err(ProjectError::NotADirectory {
+            path: cwd.display().to_string(),
+        });
     }
     let root = git_root(&canonical).unwrap_or(canonical);
-    let remote = git(&root, &["config", "--get", "remote.origin.url"]).map(|url| normalize_remote(&url));
+    let remote =
+        git(&root, &["config", "--get", "remote.origin.url"]).map(|url| normalize_remote(&url));
     Ok(identify(root, remote))
 }
 
 /// The slug and project for a root and its (normalized) remote.
 pub fn identify(root: PathBuf, remote: Option<String>) -> Project {
     let (readable, keyed_by) = match &remote {
-        Some(remote) => (remote.rsplit('/').next().unwrap_or(remote).to_string(), remote.clone()),
+        Some(remote) => (
+            remote.rsplit('/').next().unwrap_or(remote).to_string(),
+            remote.clone(),
+        ),
         None => (
-            root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            root.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
             root.to_string_lossy().into_owned(),
         ),
     };
     let digest = Sha256::digest(keyed_by.as_bytes());
     let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    Project { slug: format!("{}-{hash}", readable_part(&readable)), root, remote }
+    Project {
+        slug: format!("{}-{hash}", readable_part(&readable)),
+        root,
+        remote,
+    }
 }
 
 /// `https://github.com/Acme/Ledger.git` and `git@github.com:acme/ledger.git` both give
@@ -118,7 +146,10 @@ pub fn normalize_remote(url: &str) -> String {
             Some((a, p)) => (a.to_string(), p.to_string()),
             None => (without_scheme.clone(), String::new()),
         }
-    } else if let Some((a, p)) = without_scheme.split_once(':').filter(|(a, _)| !a.contains('/')) {
+    } else if let Some((a, p)) = without_scheme
+        .split_once(':')
+        .filter(|(a, _)| !a.contains('/'))
+    {
         // scp-like `user@host:path`
         (a.to_string(), p.to_string())
     } else {
@@ -164,7 +195,11 @@ fn readable_part(raw: &str) -> String {
 /// The git top level of `dir`; a linked worktree resolves to its main repository.
 fn git_root(dir: &Path) -> Option<PathBuf> {
     let top = PathBuf::from(git(dir, &["rev-parse", "--show-toplevel"])?);
-    let common = git(dir, &["rev-parse", "--path-format=absolute", "--git-common-dir"]).map(PathBuf::from);
+    let common = git(
+        dir,
+        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+    )
+    .map(PathBuf::from);
     if let Some(common) = common {
         if common.file_name().is_some_and(|n| n == ".git") {
             if let Some(main_root) = common.parent() {
@@ -177,7 +212,14 @@ fn git_root(dir: &Path) -> Option<PathBuf> {
 
 /// Runs git; `None` when git is missing, fails, or prints nothing.
 fn git(dir: &Path, args: &[&str]) -> Option<String> {
-    let out = Command::new("git").arg("-C").arg(dir).args(args).env_remove("GIT_DIR").env_remove("GIT_WORK_TREE").output().ok()?;
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .ok()?;
     if !out.status.success() {
         return None;
     }
@@ -186,10 +228,14 @@ fn git(dir: &Path, args: &[&str]) -> Option<String> {
 }
 
 /// Records the project under `projects/<slug>/project.toml`, adding its root if new.
-pub fn register(home: &EngramHome, project: &Project) -> Result<(), ProjectError> {
+pub fn register(home: &AmbryHome, project: &Project) -> Result<(), ProjectError> {
     let dir = home.project_dir(&project.slug);
     let path = dir.join("project.toml");
-    let mut record = read_record(&path)?.unwrap_or(KnownProject { slug: project.slug.clone(), roots: vec![], remote: None });
+    let mut record = read_record(&path)?.unwrap_or(KnownProject {
+        slug: project.slug.clone(),
+        roots: vec![],
+        remote: None,
+    });
     let before = record.clone();
     if !project.root.as_os_str().is_empty() && !record.roots.contains(&project.root) {
         record.roots.push(project.root.clone());
@@ -200,19 +246,34 @@ pub fn register(home: &EngramHome, project: &Project) -> Result<(), ProjectError
     if path.exists() && record == before {
         return Ok(());
     }
-    fs::create_dir_all(&dir).map_err(|source| ProjectError::Io { path: dir.display().to_string(), source })?;
-    let text = toml::to_string(&record).map_err(|e| ProjectError::BadRecord { path: path.display().to_string(), message: e.to_string() })?;
-    crate::storage::write_atomic(&dir, "project.toml", text.as_bytes())
-        .map_err(|source| ProjectError::Io { path: path.display().to_string(), source })
+    fs::create_dir_all(&dir).map_err(|source| ProjectError::Io {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let text = toml::to_string(&record).map_err(|e| ProjectError::BadRecord {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    crate::storage::write_atomic(&dir, "project.toml", text.as_bytes()).map_err(|source| {
+        ProjectError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    })
 }
 
 /// Every project under `projects/`: those with a `project.toml` and those that only have memories.
-pub fn known_projects(home: &EngramHome) -> Result<Vec<KnownProject>, ProjectError> {
+pub fn known_projects(home: &AmbryHome) -> Result<Vec<KnownProject>, ProjectError> {
     let dir = home.projects_dir();
     let entries = match fs::read_dir(&dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => return Err(ProjectError::Io { path: dir.display().to_string(), source }),
+        Err(source) => {
+            return Err(ProjectError::Io {
+                path: dir.display().to_string(),
+                source,
+            })
+        }
     };
     let mut seen = BTreeSet::new();
     let mut projects = Vec::new();
@@ -226,35 +287,55 @@ pub fn known_projects(home: &EngramHome) -> Result<Vec<KnownProject>, ProjectErr
                 record.slug = slug.clone();
                 record
             }
-            Ok(None) if entry.path().join("memory").is_dir() => KnownProject { slug: slug.clone(), roots: vec![], remote: None },
+            Ok(None) if entry.path().join("memory").is_dir() => KnownProject {
+                slug: slug.clone(),
+                roots: vec![],
+                remote: None,
+            },
             Ok(None) => continue,
             // A damaged record must not hide the project's memories.
-            Err(_) => KnownProject { slug: slug.clone(), roots: vec![], remote: None },
+            Err(_) => KnownProject {
+                slug: slug.clone(),
+                roots: vec![],
+                remote: None,
+            },
         };
         if seen.insert(slug) {
             projects.push(record);
         }
     }
-    projects.sort_by(|a, b| a.display_name().cmp(&b.display_name()).then_with(|| a.slug.cmp(&b.slug)));
+    projects.sort_by(|a, b| {
+        a.display_name()
+            .cmp(&b.display_name())
+            .then_with(|| a.slug.cmp(&b.slug))
+    });
     Ok(projects)
 }
 
 /// The known project with this slug; anything else (including a slug that is not a plain
 /// directory name under `projects/`) is `Unknown`, so a caller can never reach outside it.
-pub fn find_known(home: &EngramHome, slug: &str) -> Result<KnownProject, ProjectError> {
+pub fn find_known(home: &AmbryHome, slug: &str) -> Result<KnownProject, ProjectError> {
     known_projects(home)?
         .into_iter()
         .find(|p| p.slug == slug)
-        .ok_or_else(|| ProjectError::Unknown { slug: slug.to_string() })
+        .ok_or_else(|| ProjectError::Unknown {
+            slug: slug.to_string(),
+        })
 }
 
 fn read_record(path: &Path) -> Result<Option<KnownProject>, ProjectError> {
     match fs::read_to_string(path) {
         Ok(text) => toml::from_str(&text)
             .map(Some)
-            .map_err(|e| ProjectError::BadRecord { path: path.display().to_string(), message: e.message().to_string() }),
+            .map_err(|e| ProjectError::BadRecord {
+                path: path.display().to_string(),
+                message: e.message().to_string(),
+            }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(ProjectError::Io { path: path.display().to_string(), source }),
+        Err(source) => Err(ProjectError::Io {
+            path: path.display().to_string(),
+            source,
+        }),
     }
 }
 
@@ -280,12 +361,21 @@ mod tests {
 
     #[test]
     fn clones_share_a_slug_and_different_repos_do_not() {
-        let a = identify("/home/a/ledger".into(), Some(normalize_remote("https://github.com/Acme/Ledger.git")));
-        let b = identify("/work/other/place".into(), Some(normalize_remote("git@github.com:acme/ledger.git")));
+        let a = identify(
+            "/home/a/ledger".into(),
+            Some(normalize_remote("https://github.com/Acme/Ledger.git")),
+        );
+        let b = identify(
+            "/work/other/place".into(),
+            Some(normalize_remote("git@github.com:acme/ledger.git")),
+        );
         assert_eq!(a.slug, b.slug);
         assert!(a.slug.starts_with("ledger-"));
         assert_eq!(a.slug.len(), "ledger-".len() + 8);
-        let fork = identify("/home/a/ledger".into(), Some("github.com/other/ledger".into()));
+        let fork = identify(
+            "/home/a/ledger".into(),
+            Some("github.com/other/ledger".into()),
+        );
         assert_ne!(a.slug, fork.slug, "same basename, different remote");
         let no_remote_1 = identify("/x/ledger".into(), None);
         let no_remote_2 = identify("/y/ledger".into(), None);
@@ -305,18 +395,37 @@ mod tests {
     }
 
     fn run_git(dir: &Path, args: &[&str]) {
-        let st = Command::new("git").arg("-C").arg(dir).args(args).env("GIT_AUTHOR_NAME", "t").env("GIT_AUTHOR_EMAIL", "t@t").env("GIT_COMMITTER_NAME", "t").env("GIT_COMMITTER_EMAIL", "t@t").output().unwrap();
-        assert!(st.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&st.stderr));
+        let st = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .output()
+            .unwrap();
+        assert!(
+            st.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&st.stderr)
+        );
     }
 
     #[test]
     fn resolves_repo_root_subdirs_and_worktrees() {
-        assert!(git_available(), "git is required for project identity tests");
+        assert!(
+            git_available(),
+            "git is required for project identity tests"
+        );
         let tmp = tempfile::tempdir().unwrap();
         let repo = tmp.path().join("Ledger");
         fs::create_dir_all(repo.join("src/deep")).unwrap();
         run_git(&repo, &["init", "-q"]);
-        run_git(&repo, &["remote", "add", "origin", "git@github.com:Acme/Ledger.git"]);
+        run_git(
+            &repo,
+            &["remote", "add", "origin", "git@github.com:Acme/Ledger.git"],
+        );
         fs::write(repo.join("f"), "x").unwrap();
         run_git(&repo, &["add", "."]);
         run_git(&repo, &["commit", "-qm", "init"]);
@@ -344,16 +453,26 @@ mod tests {
     #[test]
     fn register_records_roots_once_and_lists() {
         let tmp = tempfile::tempdir().unwrap();
-        let home = EngramHome::new(tmp.path());
+        let home = AmbryHome::new(tmp.path());
         let p = identify("/a/ledger".into(), Some("github.com/acme/ledger".into()));
         register(&home, &p).unwrap();
         register(&home, &p).unwrap();
-        register(&home, &Project { root: "/b/ledger".into(), ..p.clone() }).unwrap();
+        register(
+            &home,
+            &Project {
+                root: "/b/ledger".into(),
+                ..p.clone()
+            },
+        )
+        .unwrap();
         fs::create_dir_all(home.project_memory_dir("orphan-12345678")).unwrap();
         let known = known_projects(&home).unwrap();
         assert_eq!(known.len(), 2);
         let ledger = known.iter().find(|k| k.slug == p.slug).unwrap();
-        assert_eq!(ledger.roots, vec![PathBuf::from("/a/ledger"), PathBuf::from("/b/ledger")]);
+        assert_eq!(
+            ledger.roots,
+            vec![PathBuf::from("/a/ledger"), PathBuf::from("/b/ledger")]
+        );
         assert_eq!(ledger.display_name(), "ledger");
         assert!(known.iter().any(|k| k.slug == "orphan-12345678"));
     }
@@ -361,12 +480,19 @@ mod tests {
     #[test]
     fn find_known_accepts_only_listed_slugs() {
         let tmp = tempfile::tempdir().unwrap();
-        let home = EngramHome::new(tmp.path());
+        let home = AmbryHome::new(tmp.path());
         let project = identify(tmp.path().join("ledger"), None);
         register(&home, &project).unwrap();
-        assert_eq!(find_known(&home, &project.slug).unwrap().roots, vec![project.root.clone()]);
+        assert_eq!(
+            find_known(&home, &project.slug).unwrap().roots,
+            vec![project.root.clone()]
+        );
         for bad in ["nope-00000000", "..", "../..", "", "a/b"] {
-            assert_eq!(find_known(&home, bad).unwrap_err().code(), "unknown_project", "{bad}");
+            assert_eq!(
+                find_known(&home, bad).unwrap_err().code(),
+                "unknown_project",
+                "{bad}"
+            );
         }
     }
 }

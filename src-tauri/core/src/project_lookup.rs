@@ -29,7 +29,11 @@ type FileStamp = (u64, u64, i64, i64);
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Discovery {
     NoRepository,
-    Repository { git_dir: PathBuf, git_dir_stamp: FileStamp, config_stamp: Option<FileStamp> },
+    Repository {
+        git_dir: PathBuf,
+        git_dir_stamp: FileStamp,
+        config_stamp: Option<FileStamp>,
+    },
 }
 
 type Resolve = dyn Fn(&Path) -> Result<Project, ProjectError> + Send + Sync;
@@ -49,8 +53,13 @@ impl Default for ProjectLookup {
 impl ProjectLookup {
     /// A lookup answering through `resolve` when it has nothing valid remembered (tests count
     /// the calls).
-    pub fn with_resolver(resolve: impl Fn(&Path) -> Result<Project, ProjectError> + Send + Sync + 'static) -> Self {
-        ProjectLookup { remembered: Mutex::new(HashMap::new()), resolve: Box::new(resolve) }
+    pub fn with_resolver(
+        resolve: impl Fn(&Path) -> Result<Project, ProjectError> + Send + Sync + 'static,
+    ) -> Self {
+        ProjectLookup {
+            remembered: Mutex::new(HashMap::new()),
+            resolve: Box::new(resolve),
+        }
     }
 
     /// The project `cwd` belongs to, as `project::resolve` would answer now.
@@ -61,7 +70,10 @@ impl ProjectLookup {
         let Some(discovery) = discover(&canonical) else {
             return (self.resolve)(cwd);
         };
-        let mut remembered = self.remembered.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut remembered = self
+            .remembered
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some((seen, project)) = remembered.get(&canonical) {
             if *seen == discovery {
                 return Ok(project.clone());
@@ -83,8 +95,14 @@ fn discover(dir: &Path) -> Option<Discovery> {
         let candidate = ancestor.join(".git");
         match std::fs::symlink_metadata(&candidate) {
             Ok(meta) if meta.is_dir() => {
-                let config_stamp = std::fs::metadata(candidate.join("config")).ok().map(|m| stamp(&m));
-                return Some(Discovery::Repository { git_dir_stamp: stamp(&meta), git_dir: candidate, config_stamp });
+                let config_stamp = std::fs::metadata(candidate.join("config"))
+                    .ok()
+                    .map(|m| stamp(&m));
+                return Some(Discovery::Repository {
+                    git_dir_stamp: stamp(&meta),
+                    git_dir: candidate,
+                    config_stamp,
+                });
             }
             Ok(_) => return None,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -106,8 +124,17 @@ mod tests {
     use std::sync::Arc;
 
     fn git(dir: &Path, args: &[&str]) {
-        let out = Command::new("git").arg("-C").arg(dir).args(args).output().expect("git is required");
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .expect("git is required");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     fn counting() -> (ProjectLookup, Arc<AtomicUsize>) {
@@ -143,7 +170,10 @@ mod tests {
         let (lookup, _) = counting();
         let before = lookup.project_at(&repo).unwrap();
         assert_eq!(before.remote, None);
-        git(&repo, &["remote", "add", "origin", "git@github.com:acme/ledger.git"]);
+        git(
+            &repo,
+            &["remote", "add", "origin", "git@github.com:acme/ledger.git"],
+        );
         let after = lookup.project_at(&repo).unwrap();
         assert_eq!(after.remote.as_deref(), Some("github.com/acme/ledger"));
         assert_ne!(before.slug, after.slug);
@@ -159,7 +189,10 @@ mod tests {
         assert_eq!(plain.root, dir.canonicalize().unwrap());
         git(&tmp.path().join("outer"), &["init", "-q"]);
         let inside = lookup.project_at(&dir).unwrap();
-        assert_eq!(inside.root, tmp.path().join("outer").canonicalize().unwrap());
+        assert_eq!(
+            inside.root,
+            tmp.path().join("outer").canonicalize().unwrap()
+        );
     }
 
     #[test]
@@ -170,7 +203,18 @@ mod tests {
         git(&repo, &["init", "-q"]);
         std::fs::write(repo.join("f"), "x").unwrap();
         git(&repo, &["add", "."]);
-        git(&repo, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]);
+        git(
+            &repo,
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit",
+                "-qm",
+                "init",
+            ],
+        );
         let wt = tmp.path().join("wt");
         git(&repo, &["worktree", "add", "-q", wt.to_str().unwrap()]);
         let (lookup, calls) = counting();
@@ -184,7 +228,9 @@ mod tests {
     #[test]
     fn a_missing_directory_is_the_resolvers_error() {
         let (lookup, _) = counting();
-        let err = lookup.project_at(Path::new("/nonexistent/engram-lookup")).unwrap_err();
+        let err = lookup
+            .project_at(Path::new("/nonexistent/ambry-lookup"))
+            .unwrap_err();
         assert!(matches!(err, ProjectError::NotADirectory { .. }), "{err:?}");
     }
 }

@@ -21,7 +21,8 @@ pub fn markdown_to_safe_html(markdown: &str) -> String {
     let clean = sanitizer().clean(&raw).to_string();
     // ammonia writes every attribute as `name="…"` with the value escaped, so this rename
     // cannot reach into text or another attribute.
-    clean.replace("<a href=\"https://", "<a data-external-href=\"https://")
+    clean
+        .replace("<a href=\"https://", "<a data-external-href=\"https://")
         .replace("<a href=\"http://", "<a data-external-href=\"http://")
         .replace("<a href=\"mailto:", "<a data-external-href=\"mailto:")
 }
@@ -62,7 +63,8 @@ mod tests {
 
     #[test]
     fn renders_ordinary_markdown() {
-        let html = markdown_to_safe_html("# Title\n\nSome *emphasis* and `code`.\n\n- one\n- two\n");
+        let html =
+            markdown_to_safe_html("# Title\n\nSome *emphasis* and `code`.\n\n- one\n- two\n");
         assert!(html.contains("<h1>Title</h1>"), "{html}");
         assert!(html.contains("<em>emphasis</em>"), "{html}");
         assert!(html.contains("<code>code</code>"), "{html}");
@@ -107,7 +109,10 @@ mod tests {
         assert!(!html.contains("<img"), "{html}");
         assert!(!html.contains("evil.example"), "{html}");
         assert!(!html.contains(" href=\"https:"), "{html}");
-        assert!(html.contains("data-external-href=\"https://example.com/x\""), "{html}");
+        assert!(
+            html.contains("data-external-href=\"https://example.com/x\""),
+            "{html}"
+        );
         assert!(!html.contains("cdn.example"), "{html}");
         assert!(!html.contains("data:"), "{html}");
         assert!(html.contains("docs"), "{html}");
@@ -131,7 +136,9 @@ mod tests {
 
     #[test]
     fn style_and_iframe_are_removed() {
-        let html = markdown_to_safe_html("<style>body{display:none}</style><iframe src=\"https://x\"></iframe>ok");
+        let html = markdown_to_safe_html(
+            "<style>body{display:none}</style><iframe src=\"https://x\"></iframe>ok",
+        );
         assert!(!html.contains("<style"), "{html}");
         assert!(!html.contains("<iframe"), "{html}");
         assert!(!html.contains("display:none"), "{html}");

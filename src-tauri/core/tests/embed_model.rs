@@ -1,12 +1,12 @@
 //! The real all-MiniLM-L6-v2 through ONNX Runtime. Needs the assets: `make test` fetches them
-//! and sets `ENGRAM_TEST_MODELS`; without them these tests fail saying what to run.
+//! and sets `AMBRY_TEST_MODELS`; without them these tests fail saying what to run.
 
-use engram_core::embed::{
+use ambry_core::embed::{
     reindex, release_idle_shared_model, shared_embedder, Embedder, ModelPaths, TextEmbedder,
     MODEL_DIMENSION,
 };
-use engram_core::memory::{Memory, Scope};
-use engram_core::ErrorCode;
+use ambry_core::memory::{Memory, Scope};
+use ambry_core::ErrorCode;
 
 mod support;
 use support::model_paths;
@@ -59,9 +59,15 @@ fn an_idle_model_is_released_and_the_next_call_loads_it_again_with_the_same_vect
     let idle = std::time::Duration::from_secs(600);
     assert!(!embedder.release_if_idle(idle, used), "just used: kept");
     assert!(embedder.is_loaded());
-    assert!(embedder.release_if_idle(idle, used + idle), "idle for the whole period: released");
+    assert!(
+        embedder.release_if_idle(idle, used + idle),
+        "idle for the whole period: released"
+    );
     assert!(!embedder.is_loaded());
-    assert!(!embedder.release_if_idle(idle, used + idle * 2), "nothing left to release");
+    assert!(
+        !embedder.release_if_idle(idle, used + idle * 2),
+        "nothing left to release"
+    );
     let after = embedder.embed(&text).unwrap();
     assert!(embedder.is_loaded(), "embedding loads the model again");
     assert_eq!(before, after, "the reloaded model gives the same vector");
@@ -82,7 +88,10 @@ fn the_shared_model_is_released_only_when_idle_and_its_holders_keep_working() {
     let deadline = now + std::time::Duration::from_secs(20);
     let mut released = false;
     while !released && std::time::Instant::now() < deadline {
-        released = release_idle_shared_model(std::time::Duration::ZERO, std::time::Instant::now() + std::time::Duration::from_secs(1));
+        released = release_idle_shared_model(
+            std::time::Duration::ZERO,
+            std::time::Instant::now() + std::time::Duration::from_secs(1),
+        );
     }
     assert!(released, "an idle shared model was never released");
     // The same handle embeds again, with the same result.
@@ -104,7 +113,11 @@ fn reindex_writes_vectors_the_model_agrees_with() {
     let docs = support::memories(
         dir.path(),
         &[
-            ("db-migrations", "how schema changes ship", "Run sqlx migrate before deploy."),
+            (
+                "db-migrations",
+                "how schema changes ship",
+                "Run sqlx migrate before deploy.",
+            ),
             ("cat-care", "feeding the kitten", "Wet food twice a day."),
         ],
     );
@@ -116,17 +129,17 @@ fn reindex_writes_vectors_the_model_agrees_with() {
         .embed(&["looking after a young cat".to_string()])
         .unwrap()
         .remove(0);
-    let cat = engram_core::embed::read_sidecar(&dir.path().join("cat-care.vec")).unwrap();
-    let db = engram_core::embed::read_sidecar(&dir.path().join("db-migrations.vec")).unwrap();
+    let cat = ambry_core::embed::read_sidecar(&dir.path().join("cat-care.vec")).unwrap();
+    let db = ambry_core::embed::read_sidecar(&dir.path().join("db-migrations.vec")).unwrap();
     assert!(cosine(&query, &cat.vector) > cosine(&query, &db.vector));
 }
 
 #[test]
 fn saving_with_the_model_writes_a_current_sidecar() {
-    use engram_core::embed::{save_with_vector, VectorStatus};
-    use engram_core::memory::{MemoryDraft, Store};
+    use ambry_core::embed::{save_with_vector, VectorStatus};
+    use ambry_core::memory::{MemoryDraft, Store};
     let home = tempfile::tempdir().unwrap();
-    let store = Store::new(engram_core::EngramHome::new(home.path()), None);
+    let store = Store::new(ambry_core::AmbryHome::new(home.path()), None);
     let draft = MemoryDraft {
         name: "deploy-steps".into(),
         kind: "project".into(),
@@ -138,7 +151,7 @@ fn saving_with_the_model_writes_a_current_sidecar() {
     let saved = save_with_vector(&store, Scope::User, draft.clone(), now, &model_paths()).unwrap();
     assert_eq!(saved.vector, VectorStatus::Written);
     let sidecar =
-        engram_core::embed::read_sidecar(&saved.outcome.memory.path.with_extension("vec")).unwrap();
+        ambry_core::embed::read_sidecar(&saved.outcome.memory.path.with_extension("vec")).unwrap();
     assert_eq!(sidecar.vector.len(), MODEL_DIMENSION);
     let again = save_with_vector(&store, Scope::User, draft, now, &model_paths()).unwrap();
     assert_eq!(again.vector, VectorStatus::Current);
@@ -146,8 +159,8 @@ fn saving_with_the_model_writes_a_current_sidecar() {
 
 #[test]
 fn the_ranker_scorer_uses_the_model_and_ignores_other_models() {
-    use engram_core::embed::{text_hash, write_sidecar, ModelScorer};
-    use engram_core::rank::{DocTerms, SemanticScorer};
+    use ambry_core::embed::{text_hash, write_sidecar, ModelScorer};
+    use ambry_core::rank::{DocTerms, SemanticScorer};
     let paths = model_paths();
     let dir = tempfile::tempdir().unwrap();
     let doc = |name: &str, body: &str| Memory {
@@ -178,7 +191,10 @@ fn the_ranker_scorer_uses_the_model_and_ignores_other_models() {
     )
     .unwrap();
     let scorer = ModelScorer::load(&paths).unwrap();
-    let terms: Vec<std::sync::Arc<DocTerms>> = docs.iter().map(|m| DocTerms::from_memory(m).into()).collect();
+    let terms: Vec<std::sync::Arc<DocTerms>> = docs
+        .iter()
+        .map(|m| DocTerms::from_memory(m).into())
+        .collect();
     let scores = scorer
         .similarities("caring for a young cat", &terms)
         .unwrap();

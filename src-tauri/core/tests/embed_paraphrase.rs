@@ -1,10 +1,10 @@
 //! An independent semantic check: queries that share no word with the memory they target.
 //! bm25 cannot answer these by construction; the embedding model must. Needs the assets
-//! (`ENGRAM_TEST_MODELS`, set by `make test`); fails saying what to run when they are absent.
+//! (`AMBRY_TEST_MODELS`, set by `make test`); fails saying what to run when they are absent.
 
 use std::collections::HashSet;
 
-use engram_core::embed::{reindex, semantic_scores, shared_embedder, VectorCache};
+use ambry_core::embed::{reindex, semantic_scores, shared_embedder, VectorCache};
 
 mod support;
 use support::model_paths;

@@ -9,8 +9,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use engram_core::config::{Fusion, RetrievalConfig, Strategy};
-use engram_core::rank::tokenize::terms;
+use ambry_core::config::{Fusion, RetrievalConfig, Strategy};
+use ambry_core::rank::tokenize::terms;
 
 mod support;
 use support::eval_set::{self, Config, Half, Report, CLASSES, PROJECTS};
@@ -22,41 +22,88 @@ fn the_set_is_big_varied_correctly_labelled_and_split() {
     let queries = eval_set::queries();
     assert!(memories.len() >= 250, "{} memories", memories.len());
     for p in PROJECTS {
-        assert!(memories.iter().filter(|m| m.project.as_deref() == Some(p)).count() >= 50, "project {p}");
+        assert!(
+            memories
+                .iter()
+                .filter(|m| m.project.as_deref() == Some(p))
+                .count()
+                >= 50,
+            "project {p}"
+        );
     }
-    assert!(memories.iter().filter(|m| m.project.is_none()).count() >= 50, "user scope");
+    assert!(
+        memories.iter().filter(|m| m.project.is_none()).count() >= 50,
+        "user scope"
+    );
     let long_bodies = memories.iter().filter(|m| m.body.len() > 600).count();
     assert!(long_bodies >= 10, "only {long_bodies} long bodies");
 
     assert!(queries.len() >= 300, "{} queries", queries.len());
     let paraphrases = queries.iter().filter(|q| q.class == "paraphrase").count();
-    assert!(paraphrases * 10 >= queries.len() * 4, "{paraphrases} paraphrases of {}", queries.len());
-    assert!(queries.iter().filter(|q| q.expect.len() > 1).count() >= 30, "queries with several right answers");
+    assert!(
+        paraphrases * 10 >= queries.len() * 4,
+        "{paraphrases} paraphrases of {}",
+        queries.len()
+    );
+    assert!(
+        queries.iter().filter(|q| q.expect.len() > 1).count() >= 30,
+        "queries with several right answers"
+    );
     for q in queries.iter().filter(|q| q.class == "long-prompt") {
-        assert!(q.q.split_whitespace().count() >= 20, "long prompt too short: {:?}", q.q);
+        assert!(
+            q.q.split_whitespace().count() >= 20,
+            "long prompt too short: {:?}",
+            q.q
+        );
     }
 
     // Each label names a memory the agent can see from the query's project, and the copy it sees
     // (project shadows user) is the one meant.
     let visible = |project: &str, name: &str| {
-        memories.iter().any(|m| m.name == name && (m.project.is_none() || m.project.as_deref() == Some(project)))
+        memories.iter().any(|m| {
+            m.name == name && (m.project.is_none() || m.project.as_deref() == Some(project))
+        })
     };
     for q in &queries {
-        assert!(CLASSES.contains(&q.class.as_str()), "unknown class {}", q.class);
-        assert!(PROJECTS.contains(&q.project()), "unknown project {}", q.project());
+        assert!(
+            CLASSES.contains(&q.class.as_str()),
+            "unknown class {}",
+            q.class
+        );
+        assert!(
+            PROJECTS.contains(&q.project()),
+            "unknown project {}",
+            q.project()
+        );
         for name in &q.expect {
-            assert!(visible(q.project(), name), "{:?} expects {name}, not visible from {}", q.q, q.project());
+            assert!(
+                visible(q.project(), name),
+                "{:?} expects {name}, not visible from {}",
+                q.q,
+                q.project()
+            );
         }
     }
     let shadowed: BTreeSet<(&str, &str)> = memories
         .iter()
         .filter_map(|m| m.project.as_deref().map(|p| (p, m.name.as_str())))
-        .filter(|(_, name)| memories.iter().any(|u| u.project.is_none() && u.name == *name))
+        .filter(|(_, name)| {
+            memories
+                .iter()
+                .any(|u| u.project.is_none() && u.name == *name)
+        })
         .collect();
     assert!(shadowed.len() >= 4, "shadowing pairs {shadowed:?}");
     let shadow_queries: Vec<_> = queries.iter().filter(|q| q.class == "shadowing").collect();
-    assert!(shadow_queries.iter().any(|q| shadowed.contains(&(q.project(), q.expect[0].as_str()))));
-    assert!(shadow_queries.iter().any(|q| !shadowed.contains(&(q.project(), q.expect[0].as_str()))), "a user copy where nothing shadows it");
+    assert!(shadow_queries
+        .iter()
+        .any(|q| shadowed.contains(&(q.project(), q.expect[0].as_str()))));
+    assert!(
+        shadow_queries
+            .iter()
+            .any(|q| !shadowed.contains(&(q.project(), q.expect[0].as_str()))),
+        "a user copy where nothing shadows it"
+    );
 
     // A paraphrase shares no index term (stemmed, stop words dropped) with any of its targets.
     let mut overlaps = Vec::new();
@@ -65,13 +112,25 @@ fn the_set_is_big_varied_correctly_labelled_and_split() {
         for name in &q.expect {
             let target = memories
                 .iter()
-                .find(|m| m.name == *name && (m.project.as_deref() == Some(q.project()) || m.project.is_none()))
+                .find(|m| {
+                    m.name == *name
+                        && (m.project.as_deref() == Some(q.project()) || m.project.is_none())
+                })
                 .unwrap();
-            let text = format!("{} {} {} {}", target.name.replace('-', " "), target.kind, target.description, target.body);
+            let text = format!(
+                "{} {} {} {}",
+                target.name.replace('-', " "),
+                target.kind,
+                target.description,
+                target.body
+            );
             let target_terms: BTreeSet<String> = terms(&text).into_iter().collect();
             let shared: Vec<&String> = query_terms.intersection(&target_terms).collect();
             if !shared.is_empty() {
-                overlaps.push(format!("paraphrase {:?} shares {shared:?} with {name}", q.q));
+                overlaps.push(format!(
+                    "paraphrase {:?} shares {shared:?} with {name}",
+                    q.q
+                ));
             }
         }
     }
@@ -84,7 +143,10 @@ fn the_set_is_big_varied_correctly_labelled_and_split() {
     }
     for class in CLASSES {
         for half in [Half::Dev, Half::Test] {
-            assert!(per_half.get(&(half, class)).copied().unwrap_or(0) >= 5, "{class} in {half:?}: {per_half:?}");
+            assert!(
+                per_half.get(&(half, class)).copied().unwrap_or(0) >= 5,
+                "{class} in {half:?}: {per_half:?}"
+            );
         }
     }
 }
@@ -111,9 +173,27 @@ fn bm25_meets_its_floors_on_both_halves() {
     let tmp = tempfile::tempdir().unwrap();
     let set = eval_set::load(tmp.path());
     let weight = RetrievalConfig::default().semantic_weight as f32;
-    let bm25 = eval_set::evaluate(&set, &Config { strategy: Strategy::Bm25, fusion: Fusion::Blend, semantic_weight: weight, scorer: None }, show_dev_misses());
+    let bm25 = eval_set::evaluate(
+        &set,
+        &Config {
+            strategy: Strategy::Bm25,
+            fusion: Fusion::Blend,
+            semantic_weight: weight,
+            scorer: None,
+        },
+        show_dev_misses(),
+    );
     eval_set::print_report("bm25 (held-out set)", &bm25);
-    let keyword = eval_set::evaluate(&set, &Config { strategy: Strategy::Keyword, fusion: Fusion::Blend, semantic_weight: weight, scorer: None }, false);
+    let keyword = eval_set::evaluate(
+        &set,
+        &Config {
+            strategy: Strategy::Keyword,
+            fusion: Fusion::Blend,
+            semantic_weight: weight,
+            scorer: None,
+        },
+        false,
+    );
     eval_set::print_report("keyword (held-out set)", &keyword);
     assert_floors("bm25", &bm25, BM25_FLOORS);
 }
@@ -121,11 +201,20 @@ fn bm25_meets_its_floors_on_both_halves() {
 /// The held-out set written under `dir`, every memory's vector made by the real model.
 fn load_embedded(
     dir: &std::path::Path,
-) -> (eval_set::LoadedSet, engram_core::embed::ModelPaths, std::sync::Arc<std::sync::Mutex<engram_core::embed::Embedder>>) {
+) -> (
+    eval_set::LoadedSet,
+    ambry_core::embed::ModelPaths,
+    std::sync::Arc<std::sync::Mutex<ambry_core::embed::Embedder>>,
+) {
     let set = eval_set::load(dir);
     let paths = model_paths();
-    let embedder = engram_core::embed::shared_embedder(&paths).unwrap();
-    let report = engram_core::embed::reindex_files(eval_set::all_files(&set), &mut *embedder.lock().unwrap(), &mut |_| {}).unwrap();
+    let embedder = ambry_core::embed::shared_embedder(&paths).unwrap();
+    let report = ambry_core::embed::reindex_files(
+        eval_set::all_files(&set),
+        &mut *embedder.lock().unwrap(),
+        &mut |_| {},
+    )
+    .unwrap();
     assert!(report.failed.is_empty(), "{:?}", report.failed);
     (set, paths, embedder)
 }
@@ -134,14 +223,29 @@ fn load_embedded(
 fn the_default_strategy_meets_its_floors_on_both_halves() {
     let tmp = tempfile::tempdir().unwrap();
     let (set, paths, _) = load_embedded(tmp.path());
-    let scorer = engram_core::embed::ModelScorer::load(&paths).unwrap();
+    let scorer = ambry_core::embed::ModelScorer::load(&paths).unwrap();
     let defaults = RetrievalConfig::default();
-    let config = |fusion| Config { strategy: Strategy::Auto, fusion, semantic_weight: defaults.semantic_weight as f32, scorer: Some(&scorer) };
+    let config = |fusion| Config {
+        strategy: Strategy::Auto,
+        fusion,
+        semantic_weight: defaults.semantic_weight as f32,
+        scorer: Some(&scorer),
+    };
     let default = eval_set::evaluate(&set, &config(defaults.fusion), show_dev_misses());
-    eval_set::print_report("default: semantic + configured fusion (held-out set)", &default);
-    let other = if defaults.fusion == Fusion::Blend { Fusion::Rrf } else { Fusion::Blend };
+    eval_set::print_report(
+        "default: semantic + configured fusion (held-out set)",
+        &default,
+    );
+    let other = if defaults.fusion == Fusion::Blend {
+        Fusion::Rrf
+    } else {
+        Fusion::Blend
+    };
     let alternative = eval_set::evaluate(&set, &config(other), false);
-    eval_set::print_report(&format!("semantic + {other:?} (held-out set)"), &alternative);
+    eval_set::print_report(
+        &format!("semantic + {other:?} (held-out set)"),
+        &alternative,
+    );
     assert_floors("default", &default, DEFAULT_FLOORS);
 }
 
@@ -165,7 +269,7 @@ const DEFAULT_FLOORS: &[(Half, &str, f64, f64, f64)] = &[
 /// change. `EXP_VEC`: 0 whole text (as the sidecar), 1 headline only, 2 max of headline and
 /// body chunks, 3 max of whole and headline.
 struct LayoutScorer {
-    embedder: std::sync::Arc<std::sync::Mutex<engram_core::embed::Embedder>>,
+    embedder: std::sync::Arc<std::sync::Mutex<ambry_core::embed::Embedder>>,
     vectors: std::collections::HashMap<std::path::PathBuf, (Vec<f32>, Vec<f32>, Vec<Vec<f32>>)>,
 }
 
@@ -179,18 +283,36 @@ fn dotp(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-impl engram_core::rank::SemanticScorer for LayoutScorer {
-    fn similarities(&self, query: &str, docs: &[std::sync::Arc<engram_core::rank::DocTerms>]) -> Result<Vec<Option<f32>>, String> {
-        use engram_core::embed::TextEmbedder;
-        let q = unit(self.embedder.lock().unwrap().embed(&[query.to_string()]).map_err(|e| e.to_string())?.pop().unwrap());
-        let mode = std::env::var("EXP_VEC").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+impl ambry_core::rank::SemanticScorer for LayoutScorer {
+    fn similarities(
+        &self,
+        query: &str,
+        docs: &[std::sync::Arc<ambry_core::rank::DocTerms>],
+    ) -> Result<Vec<Option<f32>>, String> {
+        use ambry_core::embed::TextEmbedder;
+        let q = unit(
+            self.embedder
+                .lock()
+                .unwrap()
+                .embed(&[query.to_string()])
+                .map_err(|e| e.to_string())?
+                .pop()
+                .unwrap(),
+        );
+        let mode = std::env::var("EXP_VEC")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
         Ok(docs
             .iter()
             .map(|d| {
                 let (whole, head, chunks) = self.vectors.get(&d.path)?;
                 let s = match mode {
                     1 => dotp(&q, head),
-                    2 => chunks.iter().map(|c| dotp(&q, c)).fold(dotp(&q, head), f32::max),
+                    2 => chunks
+                        .iter()
+                        .map(|c| dotp(&q, c))
+                        .fold(dotp(&q, head), f32::max),
                     3 => dotp(&q, whole).max(dotp(&q, head)),
                     4 => 0.5 * dotp(&q, whole) + 0.5 * dotp(&q, head),
                     5 => {
@@ -208,11 +330,11 @@ impl engram_core::rank::SemanticScorer for LayoutScorer {
 #[test]
 #[ignore]
 fn tune_vector_layout_on_dev() {
-    use engram_core::embed::TextEmbedder;
+    use ambry_core::embed::TextEmbedder;
     let tmp = tempfile::tempdir().unwrap();
     let set = eval_set::load(tmp.path());
     let paths = model_paths();
-    let embedder = engram_core::embed::shared_embedder(&paths).unwrap();
+    let embedder = ambry_core::embed::shared_embedder(&paths).unwrap();
     let mut vectors = std::collections::HashMap::new();
     for f in eval_set::all_files(&set) {
         let m = f.parsed.unwrap();
@@ -223,12 +345,21 @@ fn tune_vector_layout_on_dev() {
         for para in m.body.split("\n\n").filter(|p| !p.trim().is_empty()) {
             texts.push(para.to_string());
         }
-        let mut v = embedder.lock().unwrap().embed(&texts).unwrap().into_iter().map(unit);
+        let mut v = embedder
+            .lock()
+            .unwrap()
+            .embed(&texts)
+            .unwrap()
+            .into_iter()
+            .map(unit);
         let whole = v.next().unwrap();
         let head = v.next().unwrap();
         vectors.insert(m.path.clone(), (whole, head, v.collect()));
     }
-    let scorer = LayoutScorer { embedder: embedder.clone(), vectors };
+    let scorer = LayoutScorer {
+        embedder: embedder.clone(),
+        vectors,
+    };
     // `EVAL_TUNE="EXP_VEC=0;EXP_VEC=3"` runs each setting; only the dev half is printed.
     let settings = std::env::var("EVAL_TUNE").unwrap_or_default();
     for setting in settings.split(';') {
@@ -236,13 +367,24 @@ fn tune_vector_layout_on_dev() {
             let (k, v) = kv.split_once('=').unwrap();
             std::env::set_var(k, v);
         }
-        let config = Config { strategy: Strategy::Auto, fusion: Fusion::Blend, semantic_weight: 0.6, scorer: Some(&scorer) };
+        let config = Config {
+            strategy: Strategy::Auto,
+            fusion: Fusion::Blend,
+            semantic_weight: 0.6,
+            scorer: Some(&scorer),
+        };
         let report = eval_set::evaluate(&set, &config, false);
         let line = |r: &Report, c: &str| {
             let t = r[&(Half::Dev, c.to_string())];
             format!("{c} {:.3}/{:.3}/{:.3}", t.hit1(), t.hit3(), t.mrr())
         };
-        println!("{setting:<40} | {} | {} | {} | {}", line(&report, "ALL"), line(&report, "paraphrase"), line(&report, "long-prompt"), line(&report, "synonym"));
+        println!(
+            "{setting:<40} | {} | {} | {} | {}",
+            line(&report, "ALL"),
+            line(&report, "paraphrase"),
+            line(&report, "long-prompt"),
+            line(&report, "synonym")
+        );
         for kv in setting.split(',').filter(|kv| !kv.is_empty()) {
             std::env::remove_var(kv.split_once('=').unwrap().0);
         }
@@ -257,26 +399,47 @@ fn tune_vector_layout_on_dev() {
 /// when the first ranking is unsure (its normalized top two fused scores less than g apart).
 /// Vectors are the sidecars' own, read through the same cache the app uses.
 struct FeedbackScorer {
-    embedder: std::sync::Arc<std::sync::Mutex<engram_core::embed::Embedder>>,
-    cache: std::sync::Mutex<engram_core::embed::VectorCache>,
+    embedder: std::sync::Arc<std::sync::Mutex<ambry_core::embed::Embedder>>,
+    cache: std::sync::Mutex<ambry_core::embed::VectorCache>,
 }
 
 fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
-    std::env::var(key).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
-impl engram_core::rank::SemanticScorer for FeedbackScorer {
-    fn similarities(&self, query: &str, docs: &[std::sync::Arc<engram_core::rank::DocTerms>]) -> Result<Vec<Option<f32>>, String> {
-        use engram_core::embed::TextEmbedder;
-        use engram_core::rank::{bm25, fusion, Corpus, Synonyms};
+impl ambry_core::rank::SemanticScorer for FeedbackScorer {
+    fn similarities(
+        &self,
+        query: &str,
+        docs: &[std::sync::Arc<ambry_core::rank::DocTerms>],
+    ) -> Result<Vec<Option<f32>>, String> {
+        use ambry_core::embed::TextEmbedder;
+        use ambry_core::rank::{bm25, fusion, Corpus, Synonyms};
         let (q, model_id) = {
             let mut embedder = self.embedder.lock().unwrap();
-            let q = unit(embedder.embed(&[query.to_string()]).map_err(|e| e.to_string())?.pop().unwrap());
+            let q = unit(
+                embedder
+                    .embed(&[query.to_string()])
+                    .map_err(|e| e.to_string())?
+                    .pop()
+                    .unwrap(),
+            );
             (q, embedder.model_id().to_string())
         };
         let mut cache = self.cache.lock().unwrap();
-        let vectors: Vec<Option<Vec<f32>>> = docs.iter().map(|d| cache.vector(&d.path, &model_id).map(<[f32]>::to_vec)).collect();
-        let cosines = |q: &[f32]| -> Vec<Option<f32>> { vectors.iter().map(|v| v.as_ref().map(|v| dotp(q, v).max(0.0))).collect() };
+        let vectors: Vec<Option<Vec<f32>>> = docs
+            .iter()
+            .map(|d| cache.vector(&d.path, &model_id).map(<[f32]>::to_vec))
+            .collect();
+        let cosines = |q: &[f32]| -> Vec<Option<f32>> {
+            vectors
+                .iter()
+                .map(|v| v.as_ref().map(|v| dotp(q, v).max(0.0)))
+                .collect()
+        };
         let first = cosines(&q);
         let (k, beta): (usize, f32) = (env_or("PRF_K", 0), env_or("PRF_BETA", 0.0));
         if k == 0 || beta == 0.0 {
@@ -284,7 +447,16 @@ impl engram_core::rank::SemanticScorer for FeedbackScorer {
         }
         // The first fused ranking, exactly as the ranker computes it (same corpus, same blend).
         let corpus = Corpus::build_unshadowed(docs.iter().cloned());
-        let at: Vec<usize> = docs.iter().map(|d| corpus.docs.iter().position(|c| std::sync::Arc::ptr_eq(c, d)).unwrap()).collect();
+        let at: Vec<usize> = docs
+            .iter()
+            .map(|d| {
+                corpus
+                    .docs
+                    .iter()
+                    .position(|c| std::sync::Arc::ptr_eq(c, d))
+                    .unwrap()
+            })
+            .collect();
         let synonyms = Synonyms::new(&[]);
         let weighted = bm25::weighted_query(query, &synonyms);
         let lexical_in_corpus = bm25::bm25_scores(&corpus, &weighted);
@@ -293,8 +465,14 @@ impl engram_core::rank::SemanticScorer for FeedbackScorer {
         let mut fused = fusion::calibrated_blend(&lexical, &first, confidence, 0.6);
         fusion::normalize(&mut fused);
         let from_semantic = std::env::var("PRF_FROM").is_ok_and(|v| v == "semantic");
-        let basis: Vec<f32> = if from_semantic { first.iter().map(|c| c.unwrap_or(0.0)).collect() } else { fused.clone() };
-        let mut order: Vec<usize> = (0..docs.len()).filter(|&i| basis[i] > 0.0 && vectors[i].is_some()).collect();
+        let basis: Vec<f32> = if from_semantic {
+            first.iter().map(|c| c.unwrap_or(0.0)).collect()
+        } else {
+            fused.clone()
+        };
+        let mut order: Vec<usize> = (0..docs.len())
+            .filter(|&i| basis[i] > 0.0 && vectors[i].is_some())
+            .collect();
         order.sort_by(|a, b| basis[*b].total_cmp(&basis[*a]));
         let gap: f32 = env_or("PRF_GAP", f32::INFINITY);
         let mut fused_order: Vec<f32> = fused.clone();
@@ -302,7 +480,11 @@ impl engram_core::rank::SemanticScorer for FeedbackScorer {
         if fused_order.len() >= 2 && fused_order[0] - fused_order[1] >= gap {
             return Ok(first);
         }
-        let top: Vec<&Vec<f32>> = order.iter().take(k).map(|&i| vectors[i].as_ref().unwrap()).collect();
+        let top: Vec<&Vec<f32>> = order
+            .iter()
+            .take(k)
+            .map(|&i| vectors[i].as_ref().unwrap())
+            .collect();
         if top.is_empty() {
             return Ok(first);
         }
@@ -321,7 +503,10 @@ impl engram_core::rank::SemanticScorer for FeedbackScorer {
 fn tune_query_feedback_on_dev() {
     let tmp = tempfile::tempdir().unwrap();
     let (set, _, embedder) = load_embedded(tmp.path());
-    let scorer = FeedbackScorer { embedder: embedder.clone(), cache: std::sync::Mutex::new(engram_core::embed::VectorCache::new()) };
+    let scorer = FeedbackScorer {
+        embedder: embedder.clone(),
+        cache: std::sync::Mutex::new(ambry_core::embed::VectorCache::new()),
+    };
     // `EVAL_TUNE="PRF_K=0;PRF_K=1,PRF_BETA=0.5"` runs each setting; only the dev half is printed.
     let settings = std::env::var("EVAL_TUNE").unwrap_or_default();
     for setting in settings.split(';') {
@@ -330,13 +515,28 @@ fn tune_query_feedback_on_dev() {
             std::env::set_var(k, v);
         }
         let defaults = RetrievalConfig::default();
-        let config = Config { strategy: Strategy::Auto, fusion: defaults.fusion, semantic_weight: defaults.semantic_weight as f32, scorer: Some(&scorer) };
+        let config = Config {
+            strategy: Strategy::Auto,
+            fusion: defaults.fusion,
+            semantic_weight: defaults.semantic_weight as f32,
+            scorer: Some(&scorer),
+        };
         let report = eval_set::evaluate(&set, &config, show_dev_misses());
         let line = |c: &str| {
             let t = report[&(Half::Dev, c.to_string())];
-            format!("{c} {}/{:.3}/{:.3}/{:.3}", t.hit1, t.hit1(), t.hit3(), t.mrr())
+            format!(
+                "{c} {}/{:.3}/{:.3}/{:.3}",
+                t.hit1,
+                t.hit1(),
+                t.hit3(),
+                t.mrr()
+            )
         };
-        let classes: Vec<String> = ["ALL"].iter().chain(CLASSES.iter()).map(|c| line(c)).collect();
+        let classes: Vec<String> = ["ALL"]
+            .iter()
+            .chain(CLASSES.iter())
+            .map(|c| line(c))
+            .collect();
         println!("{setting:<40} | {}", classes.join(" | "));
         for kv in setting.split(',').filter(|kv| !kv.is_empty()) {
             std::env::remove_var(kv.split_once('=').unwrap().0);

@@ -6,12 +6,12 @@ mod support;
 use std::sync::mpsc::channel;
 use std::time::Duration;
 
+use ambry_core::config::Strategy;
+use ambry_core::embed::BATCH_SIZE;
+use ambry_core::memory::{MemoryDraft, Scope};
+use ambry_core::workspace::{Coverage, SearchOptions};
+use ambry_core::{AmbryHome, Workspace};
 use chrono::{TimeZone, Utc};
-use engram_core::config::Strategy;
-use engram_core::embed::BATCH_SIZE;
-use engram_core::memory::{MemoryDraft, Scope};
-use engram_core::workspace::{Coverage, SearchOptions};
-use engram_core::{EngramHome, Workspace};
 
 /// A reindex of thousands of memories takes minutes; the app's search box and the compose
 /// service it hosts share its model and must be answered between its batches, not after it.
@@ -20,7 +20,7 @@ fn a_search_during_a_reindex_is_answered_between_its_batches() {
     let models = support::model_paths();
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
-    let ws = Workspace::with_models(EngramHome::new(&home), models.models_dir());
+    let ws = Workspace::with_models(AmbryHome::new(&home), models.models_dir());
     let store = ws.store_of(None).unwrap();
     let now = Utc.with_ymd_and_hms(2026, 11, 1, 9, 0, 0).unwrap();
     for i in 0..4 * BATCH_SIZE {
@@ -45,8 +45,13 @@ fn a_search_during_a_reindex_is_answered_between_its_batches() {
         let ws = ws.clone();
         std::thread::spawn(move || {
             asked.recv().unwrap();
-            let options = SearchOptions { strategy: Some(Strategy::Semantic), ..SearchOptions::default() };
-            let result = ws.search("kitten", Coverage::Everything, &options).map(|r| r.strategy);
+            let options = SearchOptions {
+                strategy: Some(Strategy::Semantic),
+                ..SearchOptions::default()
+            };
+            let result = ws
+                .search("kitten", Coverage::Everything, &options)
+                .map(|r| r.strategy);
             let _ = answer.send(result);
         })
     };
@@ -61,7 +66,11 @@ fn a_search_during_a_reindex_is_answered_between_its_batches() {
         })
         .unwrap();
     searcher.join().unwrap();
-    assert_eq!(report.created + report.updated, 4 * BATCH_SIZE, "{report:?}");
+    assert_eq!(
+        report.created + report.updated,
+        4 * BATCH_SIZE,
+        "{report:?}"
+    );
     let strategy = mid_reindex
         .expect("progress is reported between batches")
         .expect("the search was answered while the reindex was still running")

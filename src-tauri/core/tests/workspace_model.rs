@@ -5,10 +5,10 @@ mod support;
 
 use std::path::Path;
 
+use ambry_core::memory::{MemoryDraft, Scope};
+use ambry_core::workspace::{Coverage, SearchOptions};
+use ambry_core::{AmbryHome, Workspace};
 use chrono::{TimeZone, Utc};
-use engram_core::memory::{MemoryDraft, Scope};
-use engram_core::workspace::{Coverage, SearchOptions};
-use engram_core::{EngramHome, Workspace};
 
 #[test]
 fn a_missing_model_is_looked_for_again_on_the_next_call_without_a_restart() {
@@ -16,16 +16,37 @@ fn a_missing_model_is_looked_for_again_on_the_next_call_without_a_restart() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     let later = tmp.path().join("models");
-    let ws = Workspace::with_models(EngramHome::new(&home), &later);
-    ws.save(&ws.store_of(None).unwrap(), Scope::User, MemoryDraft { name: "kitten-care".into(), kind: "user".into(), description: "Looking after a young cat".into(), body: "Feed it often.".into(), tags: vec![] }, Utc.with_ymd_and_hms(2026, 11, 1, 9, 0, 0).unwrap()).unwrap();
-    let before = ws.search("cat", Coverage::Everything, &SearchOptions::default()).unwrap();
-    assert_eq!(before.strategy, engram_core::config::Strategy::Bm25);
+    let ws = Workspace::with_models(AmbryHome::new(&home), &later);
+    ws.save(
+        &ws.store_of(None).unwrap(),
+        Scope::User,
+        MemoryDraft {
+            name: "kitten-care".into(),
+            kind: "user".into(),
+            description: "Looking after a young cat".into(),
+            body: "Feed it often.".into(),
+            tags: vec![],
+        },
+        Utc.with_ymd_and_hms(2026, 11, 1, 9, 0, 0).unwrap(),
+    )
+    .unwrap();
+    let before = ws
+        .search("cat", Coverage::Everything, &SearchOptions::default())
+        .unwrap();
+    assert_eq!(before.strategy, ambry_core::config::Strategy::Bm25);
     assert!(before.note.is_some());
 
     // The assets arrive (as scripts/fetch-models.sh would put them): the next call uses them.
     copy_dir(models.models_dir(), &later);
-    let after = ws.search("cat", Coverage::Everything, &SearchOptions::default()).unwrap();
-    assert_eq!(after.strategy, engram_core::config::Strategy::Semantic, "{:?}", after.note);
+    let after = ws
+        .search("cat", Coverage::Everything, &SearchOptions::default())
+        .unwrap();
+    assert_eq!(
+        after.strategy,
+        ambry_core::config::Strategy::Semantic,
+        "{:?}",
+        after.note
+    );
 }
 
 fn copy_dir(from: &Path, to: &Path) {

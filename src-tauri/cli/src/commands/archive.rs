@@ -1,7 +1,7 @@
-//! `engram memory archive list|restore|prune|purge`: prior versions of memories.
+//! `ambry memory archive list|restore|prune|purge`: prior versions of memories.
 
+use ambry_core::memory::{Scope, ScopeFilter};
 use anyhow::Result;
-use engram_core::memory::{Scope, ScopeFilter};
 
 use crate::context::Context;
 use crate::scope_args::{ScopeArg, ScopeFilterArg};
@@ -23,7 +23,7 @@ pub enum ArchiveCommand {
         #[arg(long, value_enum, default_value = "user")]
         scope: ScopeArg,
     },
-    /// Delete one archived version for good (say, a copy holding a leaked secret; `engram doctor` lists them)
+    /// Delete one archived version for good (say, a copy holding a leaked secret; `ambry doctor` lists them)
     Purge {
         name: String,
         /// The version id shown by `archive list` or `doctor`
@@ -51,9 +51,22 @@ pub enum ArchiveCommand {
 pub fn run(ctx: &Context, cmd: ArchiveCommand) -> Result<()> {
     match cmd {
         ArchiveCommand::List { name, scope } => list(ctx, name.as_deref(), scope.into()),
-        ArchiveCommand::Restore { name, version, scope } => restore(ctx, &name, &version, scope.into()),
-        ArchiveCommand::Purge { name, version, scope } => purge(ctx, &name, &version, scope.into()),
-        ArchiveCommand::Prune { keep, older_than, dry_run, scope } => prune(ctx, keep, older_than, dry_run, scope.into()),
+        ArchiveCommand::Restore {
+            name,
+            version,
+            scope,
+        } => restore(ctx, &name, &version, scope.into()),
+        ArchiveCommand::Purge {
+            name,
+            version,
+            scope,
+        } => purge(ctx, &name, &version, scope.into()),
+        ArchiveCommand::Prune {
+            keep,
+            older_than,
+            dry_run,
+            scope,
+        } => prune(ctx, keep, older_than, dry_run, scope.into()),
     }
 }
 
@@ -74,49 +87,84 @@ fn list(ctx: &Context, name: Option<&str>, filter: ScopeFilter) -> Result<()> {
         return Ok(());
     }
     for v in &versions {
-        println!("{:<7} {:<24} {}  {}  {} bytes", v.scope, v.name, v.version, v.archived_at.format("%Y-%m-%d %H:%M:%S UTC"), v.size);
+        println!(
+            "{:<7} {:<24} {}  {}  {} bytes",
+            v.scope,
+            v.name,
+            v.version,
+            v.archived_at.format("%Y-%m-%d %H:%M:%S UTC"),
+            v.size
+        );
     }
     Ok(())
 }
 
 fn restore(ctx: &Context, name: &str, version: &str, scope: Scope) -> Result<()> {
-    let saved = ctx.workspace.restore(&ctx.store(), scope, name, version, ctx.now())?;
+    let saved = ctx
+        .workspace
+        .restore(&ctx.store(), scope, name, version, ctx.now())?;
     let outcome = &saved.outcome;
     if ctx.json {
         return ctx.print_json(outcome);
     }
     match &outcome.archived {
-        Some(previous) => println!("restored {scope}/{name} from {version}; the version it replaced is archived at {}", previous.display()),
+        Some(previous) => println!(
+            "restored {scope}/{name} from {version}; the version it replaced is archived at {}",
+            previous.display()
+        ),
         None => println!("restored {scope}/{name} from {version}"),
     }
     Ok(())
 }
 
 fn purge(ctx: &Context, name: &str, version: &str, scope: Scope) -> Result<()> {
-    let path = ctx.workspace.purge_version(&ctx.store(), scope, name, version)?;
+    let path = ctx
+        .workspace
+        .purge_version(&ctx.store(), scope, name, version)?;
     if ctx.json {
         return ctx.print_json(&serde_json::json!({ "scope": scope, "name": name, "version": version, "removed": path }));
     }
-    println!("purged {scope}/{name} version {version} ({})", path.display());
+    println!(
+        "purged {scope}/{name} version {version} ({})",
+        path.display()
+    );
     Ok(())
 }
 
-fn prune(ctx: &Context, keep: Option<usize>, older_than: Option<u64>, dry_run: bool, filter: ScopeFilter) -> Result<()> {
+fn prune(
+    ctx: &Context,
+    keep: Option<usize>,
+    older_than: Option<u64>,
+    dry_run: bool,
+    filter: ScopeFilter,
+) -> Result<()> {
     let policy = ctx.workspace.prune_policy(keep, older_than)?;
-    let report = ctx.workspace.prune(&ctx.store(), filter, &policy, ctx.now(), dry_run)?;
+    let report = ctx
+        .workspace
+        .prune(&ctx.store(), filter, &policy, ctx.now(), dry_run)?;
     if ctx.json {
         return ctx.print_json(&report);
     }
     let verb = if dry_run { "would remove" } else { "removed" };
     for v in &report.removed {
-        println!("{verb} {}/{} {} ({})", v.scope, v.name, v.version, v.archived_at.format("%Y-%m-%d"));
+        println!(
+            "{verb} {}/{} {} ({})",
+            v.scope,
+            v.name,
+            v.version,
+            v.archived_at.format("%Y-%m-%d")
+        );
     }
     println!(
         "{verb} {} version(s), kept {} (policy: newest {} per memory{})",
         report.removed.len(),
         report.kept,
         policy.keep_versions,
-        if policy.max_age_days > 0 { format!(", none older than {} days", policy.max_age_days) } else { String::new() }
+        if policy.max_age_days > 0 {
+            format!(", none older than {} days", policy.max_age_days)
+        } else {
+            String::new()
+        }
     );
     Ok(())
 }

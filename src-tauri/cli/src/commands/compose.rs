@@ -1,4 +1,4 @@
-//! `engram compose`: the memory block for one agent turn (DESIGN §5), also as a Claude Code or
+//! `ambry compose`: the memory block for one agent turn (DESIGN §5), also as a Claude Code or
 //! Codex `UserPromptSubmit` hook (`--hook claude|codex`; core parses the payload and renders
 //! the reply each agent expects).
 //!
@@ -9,8 +9,8 @@
 use std::io::Read;
 use std::path::Path;
 
+use ambry_core::agents::{hook_payload, Agent};
 use anyhow::{Context as _, Result};
-use engram_core::agents::{hook_payload, Agent};
 
 use crate::context::Context;
 
@@ -49,7 +49,7 @@ pub fn run(ctx: &Context, args: ComposeArgs) -> Result<()> {
     match args.hook {
         Some(kind) => {
             if let Err(e) = run_hook(ctx, kind.agent(), &args) {
-                eprintln!("engram: memory not injected: {e:#}");
+                eprintln!("ambry: memory not injected: {e:#}");
             }
             Ok(())
         }
@@ -62,14 +62,29 @@ pub fn run(ctx: &Context, args: ComposeArgs) -> Result<()> {
 
 fn run_hook(ctx: &Context, agent: Agent, args: &ComposeArgs) -> Result<()> {
     let mut raw = String::new();
-    std::io::stdin().read_to_string(&mut raw).context("reading the hook payload from stdin")?;
+    std::io::stdin()
+        .read_to_string(&mut raw)
+        .context("reading the hook payload from stdin")?;
     let turn = hook_payload::parse(agent, &raw)?;
     let cwd = turn.cwd.unwrap_or_else(|| ctx.cwd.clone());
-    emit(ctx, &cwd, turn.prompt.as_deref().unwrap_or(""), args, Some(agent))
+    emit(
+        ctx,
+        &cwd,
+        turn.prompt.as_deref().unwrap_or(""),
+        args,
+        Some(agent),
+    )
 }
 
-fn emit(ctx: &Context, cwd: &Path, query: &str, args: &ComposeArgs, hook: Option<Agent>) -> Result<()> {
-    let composition = crate::compose_client::composition(ctx, cwd, query, args.top_k, args.max_bytes)?;
+fn emit(
+    ctx: &Context,
+    cwd: &Path,
+    query: &str,
+    args: &ComposeArgs,
+    hook: Option<Agent>,
+) -> Result<()> {
+    let composition =
+        crate::compose_client::composition(ctx, cwd, query, args.top_k, args.max_bytes)?;
     if ctx.json && hook.is_none() {
         return ctx.print_json(&composition);
     }

@@ -1,8 +1,8 @@
-//! `engram doctor`: paths, configuration, memory scopes, projects, embeddings and the session
+//! `ambry doctor`: paths, configuration, memory scopes, projects, embeddings and the session
 //! index. Exit 1 when any check is an error.
 
+use ambry_core::doctor::{self, Status};
 use anyhow::Result;
-use engram_core::doctor::{self, Status};
 
 use crate::context::Context;
 

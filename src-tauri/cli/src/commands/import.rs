@@ -1,10 +1,10 @@
-//! `engram import claude [--dry-run]`: Claude Code's auto-memory into project scopes (DESIGN §13).
+//! `ambry import claude [--dry-run]`: Claude Code's auto-memory into project scopes (DESIGN §13).
 //!
 //! Thin: resolves Claude Code's directory (honouring `CLAUDE_CONFIG_DIR`), calls core, prints
 //! each file's outcome and the directories that resolved to nothing.
 
+use ambry_core::import::ImportOutcome;
 use anyhow::{Context as _, Result};
-use engram_core::import::ImportOutcome;
 
 use crate::context::Context;
 
@@ -43,15 +43,30 @@ pub fn run(ctx: &Context, cmd: ImportCommand) -> Result<()> {
             ImportOutcome::Unchanged => "unchanged".to_string(),
             ImportOutcome::Skipped { reason } => format!("skipped: {reason}"),
         };
-        println!("{what:<10} {project}/{}  ← {}", item.name, item.source.display());
+        println!(
+            "{what:<10} {project}/{}  ← {}",
+            item.name,
+            item.source.display()
+        );
     }
     for u in &report.unresolved {
-        println!("unresolved {} ({} file(s)): no existing directory matches this name; not imported", u.dir.display(), u.topic_files);
+        println!(
+            "unresolved {} ({} file(s)): no existing directory matches this name; not imported",
+            u.dir.display(),
+            u.topic_files
+        );
     }
     let created = report.count(|o| *o == ImportOutcome::Created);
     let updated = report.count(|o| *o == ImportOutcome::Updated);
     let skipped = report.count(|o| matches!(o, ImportOutcome::Skipped { .. }));
-    let prefix = if report.dry_run { "dry run: would import" } else { "imported" };
-    println!("{prefix} {created} new, {updated} updated; {skipped} skipped; {} unresolved director(ies)", report.unresolved.len());
+    let prefix = if report.dry_run {
+        "dry run: would import"
+    } else {
+        "imported"
+    };
+    println!(
+        "{prefix} {created} new, {updated} updated; {skipped} skipped; {} unresolved director(ies)",
+        report.unresolved.len()
+    );
     Ok(())
 }

@@ -1,13 +1,13 @@
-//! `engram init [user|project]`: trust-anchor skeletons that never overwrite.
+//! `ambry init [user|project]`: trust-anchor skeletons that never overwrite.
 
+use ambry_core::anchors::{self, AnchorKind, InitOutcome};
 use anyhow::Result;
-use engram_core::anchors::{self, AnchorKind, InitOutcome};
 
 use crate::context::Context;
 
 #[derive(Debug, clap::Args)]
 pub struct InitArgs {
-    /// Which anchor: USER.md in the Engram home, or .engram/ENGRAM.md in the repository
+    /// Which anchor: USER.md in the Ambry home, or .ambry/AMBRY.md in the repository
     #[arg(value_enum, default_value = "user")]
     pub which: Which,
 }
@@ -21,7 +21,10 @@ pub enum Which {
 pub fn run(ctx: &Context, args: InitArgs) -> Result<()> {
     let outcome: InitOutcome = match args.which {
         Which::User => anchors::init(AnchorKind::User, &anchors::user_anchor_path(ctx.home()))?,
-        Which::Project => anchors::init(AnchorKind::Project, &anchors::project_anchor_path(&ctx.project()?))?,
+        Which::Project => anchors::init(
+            AnchorKind::Project,
+            &anchors::project_anchor_path(&ctx.project()?),
+        )?,
     };
     if ctx.json {
         return ctx.print_json(&outcome);

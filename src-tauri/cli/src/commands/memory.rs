@@ -1,11 +1,11 @@
-//! `engram memory list|get|save|forget` and the dispatch of the other memory subcommands.
+//! `ambry memory list|get|save|forget` and the dispatch of the other memory subcommands.
 
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
+use ambry_core::memory::{frontmatter, Memory, MemoryDraft, Scope};
+use ambry_core::workspace::MemoryRow;
 use anyhow::{bail, Context as _, Result};
-use engram_core::memory::{frontmatter, Memory, MemoryDraft, Scope};
-use engram_core::workspace::MemoryRow;
 use serde::Serialize;
 
 use super::archive::{self, ArchiveCommand};
@@ -118,13 +118,18 @@ fn list(ctx: &Context, scope: ScopeFilterArg) -> Result<()> {
         return ctx.print_json(&rows);
     }
     if files.is_empty() {
-        println!("no memories yet; save one with `engram memory save NAME --type T --description D`");
+        println!(
+            "no memories yet; save one with `ambry memory save NAME --type T --description D`"
+        );
         return Ok(());
     }
     let width = files.iter().map(|f| f.name.len()).max().unwrap_or(0);
     for f in &files {
         match (&f.error, &f.kind, &f.description) {
-            (Some(e), _, _) => println!("{:<7} {:<width$}  {:<10} does not parse: {e}", f.scope, f.name, "!"),
+            (Some(e), _, _) => println!(
+                "{:<7} {:<width$}  {:<10} does not parse: {e}",
+                f.scope, f.name, "!"
+            ),
             (None, kind, description) => println!(
                 "{:<7} {:<width$}  {:<10} {}",
                 f.scope,
@@ -138,11 +143,14 @@ fn list(ctx: &Context, scope: ScopeFilterArg) -> Result<()> {
 }
 
 fn get(ctx: &Context, name: &str, scope: Option<ScopeArg>) -> Result<()> {
-    let memory: Memory = ctx.workspace.get(&ctx.store(), scope.map(Into::into), name)?;
+    let memory: Memory = ctx
+        .workspace
+        .get(&ctx.store(), scope.map(Into::into), name)?;
     if ctx.json {
         return ctx.print_json(&memory);
     }
-    let text = std::fs::read_to_string(&memory.path).with_context(|| format!("reading {}", memory.path.display()))?;
+    let text = std::fs::read_to_string(&memory.path)
+        .with_context(|| format!("reading {}", memory.path.display()))?;
     print!("{text}");
     Ok(())
 }
@@ -150,19 +158,29 @@ fn get(ctx: &Context, name: &str, scope: Option<ScopeArg>) -> Result<()> {
 fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
     let body = match (&args.body, &args.body_file) {
         (Some(body), _) => body.clone(),
-        (None, Some(path)) => std::fs::read_to_string(path).with_context(|| format!("reading --body-file {}", path.display()))?,
+        (None, Some(path)) => std::fs::read_to_string(path)
+            .with_context(|| format!("reading --body-file {}", path.display()))?,
         (None, None) => {
             let stdin = std::io::stdin();
             if stdin.is_terminal() {
                 bail!("no body given: pass --body TEXT, --body-file FILE, or pipe it on stdin");
             }
             let mut body = String::new();
-            stdin.lock().read_to_string(&mut body).context("reading the body from stdin")?;
+            stdin
+                .lock()
+                .read_to_string(&mut body)
+                .context("reading the body from stdin")?;
             body
         }
     };
     let scope: Scope = args.scope.into();
-    let draft = MemoryDraft { name: args.name, kind: args.kind, description: args.description, body, tags: args.tags };
+    let draft = MemoryDraft {
+        name: args.name,
+        kind: args.kind,
+        description: args.description,
+        body,
+        tags: args.tags,
+    };
     let saved = ctx.workspace.save(&ctx.store(), scope, draft, ctx.now())?;
     let outcome = saved.outcome;
     if ctx.json {
@@ -182,23 +200,29 @@ fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
         (false, false) => "unchanged".to_string(),
         (false, true) => format!(
             "updated; prior version archived to {}",
-            outcome.archived.as_deref().map(|p| p.display().to_string()).unwrap_or_default()
+            outcome
+                .archived
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default()
         ),
     };
     println!("saved {scope}/{} ({what})", outcome.memory.name);
-    if let engram_core::embed::VectorStatus::Skipped { reason } = &saved.vector {
+    if let ambry_core::embed::VectorStatus::Skipped { reason } = &saved.vector {
         println!("vector skipped: {reason}");
     }
     Ok(())
 }
 
 fn forget(ctx: &Context, name: &str, scope: ScopeArg) -> Result<()> {
-    let outcome = ctx.workspace.forget(&ctx.store(), scope.into(), name, ctx.now())?;
+    let outcome = ctx
+        .workspace
+        .forget(&ctx.store(), scope.into(), name, ctx.now())?;
     if ctx.json {
         return ctx.print_json(&outcome);
     }
     println!(
-        "forgot {}/{name}; archived to {}\nundo: engram memory archive restore {name} {} --scope {}",
+        "forgot {}/{name}; archived to {}\nundo: ambry memory archive restore {name} {} --scope {}",
         outcome.scope,
         outcome.archived.display(),
         outcome.version,

@@ -1,8 +1,8 @@
-//! `engram memory search QUERY`: the ranked memories, as the agents' composer would rank them.
+//! `ambry memory search QUERY`: the ranked memories, as the agents' composer would rank them.
 
+use ambry_core::config::Strategy;
+use ambry_core::workspace::{Coverage, SearchOptions};
 use anyhow::Result;
-use engram_core::config::Strategy;
-use engram_core::workspace::{Coverage, SearchOptions};
 
 use crate::context::Context;
 use crate::scope_args::ScopeFilterArg;
@@ -40,9 +40,17 @@ impl From<StrategyArg> for Strategy {
 }
 
 pub fn run(ctx: &Context, args: SearchArgs) -> Result<()> {
-    let options = SearchOptions { limit: args.limit, strategy: args.strategy.map(Into::into), only_evident: false };
+    let options = SearchOptions {
+        limit: args.limit,
+        strategy: args.strategy.map(Into::into),
+        only_evident: false,
+    };
     let store = ctx.store();
-    let ranking = ctx.workspace.search(&args.query, Coverage::Agent(&store, args.scope.into()), &options)?;
+    let ranking = ctx.workspace.search(
+        &args.query,
+        Coverage::Agent(&store, args.scope.into()),
+        &options,
+    )?;
     if let Some(note) = &ranking.note {
         eprintln!("note: {note}");
     }
@@ -55,7 +63,10 @@ pub fn run(ctx: &Context, args: SearchArgs) -> Result<()> {
         return Ok(());
     }
     for hit in ranking.hits.iter().map(|h| &h.hit) {
-        println!("{:.3}  {:<7} {:<28} {:<10} {}", hit.score, hit.scope, hit.name, hit.kind, hit.description);
+        println!(
+            "{:.3}  {:<7} {:<28} {:<10} {}",
+            hit.score, hit.scope, hit.name, hit.kind, hit.description
+        );
     }
     Ok(())
 }

@@ -1,8 +1,8 @@
-//! `engram memory test`: the person's retrieval cases (`memory/tests.toml` per scope), each
+//! `ambry memory test`: the person's retrieval cases (`memory/tests.toml` per scope), each
 //! composed as an agent turn; exits 1 with the ranks found when a case fails.
 
+use ambry_core::compose::cases::CasesReport;
 use anyhow::{bail, Result};
-use engram_core::compose::cases::CasesReport;
 
 use crate::context::Context;
 
@@ -10,12 +10,19 @@ pub fn run(ctx: &Context) -> Result<()> {
     let store = ctx.store();
     let Some(report) = ctx.workspace.memory_tests(&store)? else {
         let files: Vec<String> = store
-            .scopes(engram_core::memory::ScopeFilter::All)
+            .scopes(ambry_core::memory::ScopeFilter::All)
             .into_iter()
             .filter_map(|s| store.dir(s).ok())
-            .map(|d| d.join(engram_core::compose::cases::CASES_FILE).display().to_string())
+            .map(|d| {
+                d.join(ambry_core::compose::cases::CASES_FILE)
+                    .display()
+                    .to_string()
+            })
             .collect();
-        bail!("no retrieval cases: add [[case]] entries (prompt, expect) to {}", files.join(" or "));
+        bail!(
+            "no retrieval cases: add [[case]] entries (prompt, expect) to {}",
+            files.join(" or ")
+        );
     };
     if ctx.json {
         ctx.print_json(&report)?;
@@ -23,7 +30,11 @@ pub fn run(ctx: &Context) -> Result<()> {
         print_report(&report);
     }
     if report.failed > 0 {
-        bail!("{} of {} retrieval cases failed", report.failed, report.cases.len());
+        bail!(
+            "{} of {} retrieval cases failed",
+            report.failed,
+            report.cases.len()
+        );
     }
     Ok(())
 }
@@ -33,15 +44,32 @@ fn print_report(report: &CasesReport) {
         eprintln!("note: {note}");
     }
     for case in &report.cases {
-        println!("{} [{}] {:?}", if case.passed { "pass" } else { "FAIL" }, case.scope, case.prompt);
+        println!(
+            "{} [{}] {:?}",
+            if case.passed { "pass" } else { "FAIL" },
+            case.scope,
+            case.prompt
+        );
         if !case.passed {
             for e in &case.expected {
-                let rank = e.rank.map_or("not ranked".to_string(), |r| format!("rank {r}"));
-                let injected = if e.injected { "injected" } else { "not injected" };
-                let within = case.within.map(|w| format!(", must be within {w}")).unwrap_or_default();
+                let rank = e
+                    .rank
+                    .map_or("not ranked".to_string(), |r| format!("rank {r}"));
+                let injected = if e.injected {
+                    "injected"
+                } else {
+                    "not injected"
+                };
+                let within = case
+                    .within
+                    .map(|w| format!(", must be within {w}"))
+                    .unwrap_or_default();
                 println!("    {}: {rank}, {injected}{within}", e.name);
             }
         }
     }
-    println!("{} passed, {} failed (strategy {:?})", report.passed, report.failed, report.strategy);
+    println!(
+        "{} passed, {} failed (strategy {:?})",
+        report.passed, report.failed, report.strategy
+    );
 }

@@ -1,11 +1,11 @@
-//! `engram memory reindex [--json]`: bring the `.vec` sidecar of every memory Engram knows up
+//! `ambry memory reindex [--json]`: bring the `.vec` sidecar of every memory Ambry knows up
 //! to date — the user scope, every known project and the current directory's project — exactly
 //! what the app's Reindex covers.
 
 use std::io::Write;
 
+use ambry_core::embed::ReindexProgress;
 use anyhow::Result;
-use engram_core::embed::ReindexProgress;
 
 use crate::context::Context;
 
@@ -24,7 +24,9 @@ pub fn run(ctx: &Context, _args: ReindexArgs) -> Result<()> {
         }
     };
     let project = ctx.project().ok();
-    let report = ctx.workspace.reindex_embeddings(project.as_ref(), &mut progress)?;
+    let report = ctx
+        .workspace
+        .reindex_embeddings(project.as_ref(), &mut progress)?;
 
     if ctx.json {
         return ctx.print_json(&report);

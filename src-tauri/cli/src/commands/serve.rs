@@ -1,5 +1,5 @@
-//! `engram serve`: the compose service in the foreground, for people without the desktop app
-//! (which runs the same service itself), and `engram serve --status` to ask a running one.
+//! `ambry serve`: the compose service in the foreground, for people without the desktop app
+//! (which runs the same service itself), and `ambry serve --status` to ask a running one.
 //!
 //! Owns: starting core's service on this home with the CLI's models directory (releasing the
 //! model when idle), stopping it on
@@ -9,9 +9,9 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use ambry_core::compose_service::{call, spawn_compose_service, Call, Reply, Request};
+use ambry_core::embed::release_idle_model_in_background;
 use anyhow::{bail, Context as _, Result};
-use engram_core::compose_service::{call, spawn_compose_service, Call, Reply, Request};
-use engram_core::embed::release_idle_model_in_background;
 
 use crate::context::Context;
 
@@ -22,10 +22,10 @@ pub struct ServeArgs {
     pub status: bool,
     /// Release the embedding model after this many seconds without a request (it loads again,
     /// in about half a second, on the next one)
-    /// (default: $ENGRAM_MODEL_IDLE_SECS, else 600)
+    /// (default: $AMBRY_MODEL_IDLE_SECS, else 600)
     #[arg(long, value_name = "SECONDS")]
     pub model_idle_secs: Option<u64>,
-    /// Exit after this many seconds without a compose call (the service `engram compose` starts
+    /// Exit after this many seconds without a compose call (the service `ambry compose` starts
     /// by itself uses 1800); also exits when the home directory is deleted
     #[arg(long, value_name = "SECONDS")]
     pub idle_exit: Option<u64>,
@@ -36,52 +36,72 @@ pub fn run(ctx: &Context, args: ServeArgs) -> Result<()> {
         return status(ctx);
     }
     let handle = spawn_compose_service(ctx.workspace.clone())?;
-    let idle = args.model_idle_secs.map(|s| Duration::from_secs(s.max(1))).unwrap_or(ctx.workspace.env().model_idle);
+    let idle = args
+        .model_idle_secs
+        .map(|s| Duration::from_secs(s.max(1)))
+        .unwrap_or(ctx.workspace.env().model_idle);
     release_idle_model_in_background(idle);
     let (stop_tx, stop_rx) = mpsc::channel();
     ctrlc::set_handler(move || {
         let _ = stop_tx.send(());
     })
     .context("cannot install the Ctrl-C / SIGTERM handler")?;
-    eprintln!("engram: compose service listening on {} (Ctrl-C to stop)", handle.socket().display());
+    eprintln!(
+        "ambry: compose service listening on {} (Ctrl-C to stop)",
+        handle.socket().display()
+    );
     let idle_exit = args.idle_exit.map(|s| Duration::from_secs(s.max(1)));
     let (mut seen, mut last_call) = (ctx.workspace.compose_stats().0, Instant::now());
     loop {
         match stop_rx.recv_timeout(Duration::from_millis(500)) {
             Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) if !handle.is_running() => {
-                bail!("the compose service stopped unexpectedly; `engram compose` keeps working in-process")
+                bail!("the compose service stopped unexpectedly; `ambry compose` keeps working in-process")
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
         if !ctx.home().root().is_dir() {
-            eprintln!("engram: {} is gone; stopping", ctx.home().root().display());
+            eprintln!("ambry: {} is gone; stopping", ctx.home().root().display());
             break;
         }
         let composed = ctx.workspace.compose_stats().0;
         if composed != seen {
             (seen, last_call) = (composed, Instant::now());
         } else if idle_exit.is_some_and(|idle| last_call.elapsed() >= idle) {
-            eprintln!("engram: no compose call for {}s; stopping (the next `engram compose` starts a service again)", last_call.elapsed().as_secs());
+            eprintln!("ambry: no compose call for {}s; stopping (the next `ambry compose` starts a service again)", last_call.elapsed().as_secs());
             break;
         }
     }
     handle.stop();
-    eprintln!("engram: compose service stopped");
+    eprintln!("ambry: compose service stopped");
     Ok(())
 }
 
 fn status(ctx: &Context) -> Result<()> {
-    let reply = call(ctx.home(), &Request::new(Call::Status), Duration::from_secs(2))
-        .with_context(|| format!("no compose service is running for {}", ctx.home().root().display()))?;
-    let Reply::Status(status) = reply else { bail!("the compose service answered a status request with {reply:?}") };
+    let reply = call(
+        ctx.home(),
+        &Request::new(Call::Status),
+        Duration::from_secs(2),
+    )
+    .with_context(|| {
+        format!(
+            "no compose service is running for {}",
+            ctx.home().root().display()
+        )
+    })?;
+    let Reply::Status(status) = reply else {
+        bail!("the compose service answered a status request with {reply:?}")
+    };
     if ctx.json {
         return ctx.print_json(&status);
     }
     println!("serving:     {}", status.home.display());
     println!("pid:         {}", status.pid);
     println!("models:      {}", status.models_dir.display());
-    println!("model:       {}", status.model_loaded.as_deref().unwrap_or("not loaded"));
+    println!(
+        "model:       {}",
+        status.model_loaded.as_deref().unwrap_or("not loaded")
+    );
     println!("composed:    {}", status.composed);
     Ok(())
 }

@@ -1,15 +1,15 @@
-//! `engram sessions index|watch|list|show` and `engram recall`.
+//! `ambry sessions index|watch|list|show` and `ambry recall`.
 //!
 //! Everything goes through the workspace, which knows where each source keeps its transcripts.
 
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context as _, Result};
-use engram_core::sessions::{
+use ambry_core::sessions::{
     IndexSummary, RecallHit, RecallQuery, SessionChange, SessionWatcher, SourceKind,
 };
-use engram_core::workspace::IndexRequest;
+use ambry_core::workspace::IndexRequest;
+use anyhow::{Context as _, Result};
 
 use crate::context::Context;
 
@@ -17,7 +17,7 @@ use crate::context::Context;
 pub enum SourceArg {
     Claude,
     Codex,
-    Engram,
+    Ambry,
     All,
 }
 
@@ -26,7 +26,7 @@ impl SourceArg {
         match self {
             SourceArg::Claude => Some(SourceKind::Claude),
             SourceArg::Codex => Some(SourceKind::Codex),
-            SourceArg::Engram => Some(SourceKind::Engram),
+            SourceArg::Ambry => Some(SourceKind::Ambry),
             SourceArg::All => None,
         }
     }
@@ -91,7 +91,7 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
                 return ctx.print_json(&sessions);
             }
             if sessions.is_empty() {
-                println!("no sessions indexed; run `engram sessions index`");
+                println!("no sessions indexed; run `ambry sessions index`");
             }
             for s in sessions {
                 let when = s.last_ts.as_deref().map(short_ts).unwrap_or("-");
@@ -142,9 +142,16 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
 
 fn index(ctx: &Context, source: SourceArg, rebuild: bool) -> Result<()> {
     if ctx.workspace.session_indexer_at_work() {
-        eprintln!("another indexer (the app, or another `engram sessions index`) is at work; waiting for it to finish");
+        eprintln!("another indexer (the app, or another `ambry sessions index`) is at work; waiting for it to finish");
     }
-    let summary = ctx.workspace.index_sessions(&IndexRequest { only: source.kind(), rebuild }, ctx.now(), &mut |_| {})?;
+    let summary = ctx.workspace.index_sessions(
+        &IndexRequest {
+            only: source.kind(),
+            rebuild,
+        },
+        ctx.now(),
+        &mut |_| {},
+    )?;
     warn_about_problems(&summary);
     // Vectors for recall by meaning: only messages that have none yet; without the model
     // recall works by words and this says why.
@@ -154,7 +161,10 @@ fn index(ctx: &Context, source: SourceArg, rebuild: bool) -> Result<()> {
     }
     print_summary(&summary);
     match vectors {
-        Ok(fill) => println!("embedded {} new message(s) ({} chunk(s)) for recall by meaning", fill.messages, fill.chunks),
+        Ok(fill) => println!(
+            "embedded {} new message(s) ({} chunk(s)) for recall by meaning",
+            fill.messages, fill.chunks
+        ),
         Err(why) => println!("no vectors for recall by meaning: {why}"),
     }
     Ok(())
@@ -179,10 +189,10 @@ fn print_summary(s: &IndexSummary) {
         );
     }
     if s.vault_kept > 0 {
-        println!("  {} session(s) whose transcript file is gone were kept (`engram sessions prune --source-removed` removes them)", s.vault_kept);
+        println!("  {} session(s) whose transcript file is gone were kept (`ambry sessions prune --source-removed` removes them)", s.vault_kept);
     }
     if s.files_removed > 0 {
-        println!("  {} file(s) are gone; their sessions stay searchable (`engram sessions prune --source-removed` removes them)", s.files_removed);
+        println!("  {} file(s) are gone; their sessions stay searchable (`ambry sessions prune --source-removed` removes them)", s.files_removed);
     }
     if s.malformed_lines > 0 {
         println!("  {} malformed line(s) skipped", s.malformed_lines);
@@ -231,7 +241,13 @@ fn watch(ctx: &Context) -> Result<()> {
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
     });
-    let _watcher = SessionWatcher::start(ctx.home().index_db(), roots, cfg, Box::new(|| chrono::Utc::now().timestamp()), on_change)?;
+    let _watcher = SessionWatcher::start(
+        ctx.home().index_db(),
+        roots,
+        cfg,
+        Box::new(|| chrono::Utc::now().timestamp()),
+        on_change,
+    )?;
     loop {
         std::thread::park();
     }
@@ -241,7 +257,7 @@ pub fn recall(ctx: &Context, args: RecallArgs) -> Result<()> {
     let cwd_prefix = match args.project {
         None => None,
         Some(dir) if dir.as_os_str().is_empty() => Some(
-            engram_core::project::resolve(&ctx.cwd)
+            ambry_core::project::resolve(&ctx.cwd)
                 .map(|p| p.root)
                 .unwrap_or_else(|_| ctx.cwd.clone()),
         ),
@@ -250,8 +266,16 @@ pub fn recall(ctx: &Context, args: RecallArgs) -> Result<()> {
             Some(dir.canonicalize().unwrap_or(dir))
         }
     };
-    let query = RecallQuery { text: args.query.clone(), limit: args.limit, source: args.source.kind(), cwd_prefix };
-    let (hits, notes) = ctx.workspace.recall(&query, !args.no_index, ctx.now()).with_context(|| format!("recall {:?}", args.query))?;
+    let query = RecallQuery {
+        text: args.query.clone(),
+        limit: args.limit,
+        source: args.source.kind(),
+        cwd_prefix,
+    };
+    let (hits, notes) = ctx
+        .workspace
+        .recall(&query, !args.no_index, ctx.now())
+        .with_context(|| format!("recall {:?}", args.query))?;
     for note in notes {
         eprintln!("note: {note}");
     }

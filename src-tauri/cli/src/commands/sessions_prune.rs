@@ -1,8 +1,8 @@
-//! `engram sessions prune --source-removed [--older-than DAYS] [--dry-run]`: drops sessions the
+//! `ambry sessions prune --source-removed [--older-than DAYS] [--dry-run]`: drops sessions the
 //! vault kept after their transcript file was deleted (DESIGN §7).
 
-use anyhow::Result;
 use crate::context::Context;
+use anyhow::Result;
 
 #[derive(Debug, clap::Args)]
 pub struct PruneArgs {
@@ -18,14 +18,23 @@ pub struct PruneArgs {
 }
 
 pub fn run(ctx: &Context, args: PruneArgs) -> Result<()> {
-    let report = ctx.workspace.prune_vaulted_sessions(args.older_than, ctx.now(), args.dry_run)?;
+    let report = ctx
+        .workspace
+        .prune_vaulted_sessions(args.older_than, ctx.now(), args.dry_run)?;
     if ctx.json {
         return ctx.print_json(&report);
     }
     for v in &report.removed {
         println!("{}  {}", v.session_id, v.path.display());
     }
-    let verb = if args.dry_run { "would remove" } else { "removed" };
-    println!("{verb} {} session file(s) whose transcript was deleted", report.removed.len());
+    let verb = if args.dry_run {
+        "would remove"
+    } else {
+        "removed"
+    };
+    println!(
+        "{verb} {} session file(s) whose transcript was deleted",
+        report.removed.len()
+    );
     Ok(())
 }

@@ -7,7 +7,7 @@
 //! names and symlinks whatever the agent was told).
 
 pub const INSTRUCTIONS: &str = "\
-Engram is this person's long-term memory for coding agents: markdown memories that outlive the session, \
+Ambry is this person's long-term memory for coding agents: markdown memories that outlive the session, \
 plus a searchable index of past agent sessions.
 - Before relying on your own assumptions about the person or this repository, `memory_search` for them.
 - Save what will still be true and useful in a later session: preferences and corrections the person gave \
@@ -17,7 +17,7 @@ existing memory (same name) instead of adding a near-duplicate.
 `git log`, the code or a grep already tells.
 - User scope (default) is for what holds across repositories; project scope for facts that mean nothing \
 outside this repository.
-- `session_recall` finds what was said in earlier sessions (Claude Code, Codex, Engram) when the memory \
+- `session_recall` finds what was said in earlier sessions (Claude Code, Codex, Ambry) when the memory \
 has nothing.";
 
 pub const SAVE: &str = "\
@@ -52,7 +52,7 @@ Forget a memory that is wrong or no longer true. It is archived, not destroyed, 
 restore it. Prefer updating (memory_save with the same name) when the memory is only partly out of date.";
 
 pub const RECALL: &str = "\
-Search past agent sessions (Claude Code, Codex and Engram transcripts) for what was said or decided, \
+Search past agent sessions (Claude Code, Codex and Ambry transcripts) for what was said or decided, \
 ranked by session, with the best matching turns as snippets. Plain words find sessions that mention \
 most of them; FTS5 syntax works too (\"exact phrase\", OR, prefix*). Use it when the memory has nothing \
 on a subject that an earlier session may have covered.";

@@ -1,4 +1,4 @@
-//! `engram mcp`: Engram's memory as tools for any MCP client (Claude Code, Codex, Cursor…),
+//! `ambry mcp`: Ambry's memory as tools for any MCP client (Claude Code, Codex, Cursor…),
 //! over stdio, on the official SDK (DESIGN §12).
 //!
 //! Owns: running the server on a byte stream until the client hangs up (stdio for the
@@ -14,13 +14,13 @@ mod tools;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use ambry_core::Workspace;
 use anyhow::{Context as _, Result};
-use engram_core::Workspace;
 pub use rmcp::service::QuitReason;
 use rmcp::ServiceExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-pub use tools::EngramTools;
+pub use tools::AmbryTools;
 
 /// Serves the MCP session on stdin/stdout until the client hangs up.
 pub fn run(workspace: Arc<Workspace>, cwd: PathBuf) -> Result<()> {
@@ -37,14 +37,22 @@ pub fn run(workspace: Arc<Workspace>, cwd: PathBuf) -> Result<()> {
 /// Serves one MCP session read from `input` and answered on `output` (newline-delimited
 /// JSON-RPC) until the client hangs up; says why the session ended. `cwd` is the directory a
 /// call is about when neither its arguments nor the client's roots name one.
-pub async fn serve<R, W>(workspace: Arc<Workspace>, cwd: PathBuf, input: R, output: W) -> Result<QuitReason>
+pub async fn serve<R, W>(
+    workspace: Arc<Workspace>,
+    cwd: PathBuf,
+    input: R,
+    output: W,
+) -> Result<QuitReason>
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let running = EngramTools::new(workspace, cwd)
+    let running = AmbryTools::new(workspace, cwd)
         .serve((input, output))
         .await
         .context("the MCP client did not complete the handshake")?;
-    running.waiting().await.context("the MCP session ended with an error")
+    running
+        .waiting()
+        .await
+        .context("the MCP session ended with an error")
 }

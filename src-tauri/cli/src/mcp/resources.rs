@@ -1,31 +1,47 @@
 //! The MCP resources: the two memory indexes (MEMORY.md of the user scope and of the server's
-//! project) and the trust anchors (USER.md, the repository's `.engram/ENGRAM.md`), read-only.
+//! project) and the trust anchors (USER.md, the repository's `.ambry/AMBRY.md`), read-only.
 //!
-//! Owns: their URIs (`engram://…`) and reading them. Deliberately does not: offer writes; the
+//! Owns: their URIs (`ambry://…`) and reading them. Deliberately does not: offer writes; the
 //! anchors are the person's, and the indexes are generated.
 
 use std::path::{Path, PathBuf};
 
-use engram_core::anchors;
-use engram_core::memory::Scope;
-use engram_core::Workspace;
+use ambry_core::anchors;
+use ambry_core::memory::Scope;
+use ambry_core::Workspace;
 use rmcp::model::{ReadResourceResponse, ReadResourceResult, Resource, ResourceContents};
 use rmcp::ErrorData;
 
-const USER_INDEX: &str = "engram://memory/user/MEMORY.md";
-const PROJECT_INDEX: &str = "engram://memory/project/MEMORY.md";
-const USER_ANCHOR: &str = "engram://anchors/USER.md";
-const PROJECT_ANCHOR: &str = "engram://anchors/project/ENGRAM.md";
+const USER_INDEX: &str = "ambry://memory/user/MEMORY.md";
+const PROJECT_INDEX: &str = "ambry://memory/project/MEMORY.md";
+const USER_ANCHOR: &str = "ambry://anchors/USER.md";
+const PROJECT_ANCHOR: &str = "ambry://anchors/project/AMBRY.md";
 
 /// What each resource is, and where it lives (None: not available from this directory).
 fn all(ws: &Workspace, cwd: &Path) -> Vec<(&'static str, &'static str, Option<PathBuf>)> {
     let store = ws.store_at(cwd);
     let project = store.project().cloned();
     vec![
-        (USER_INDEX, "The user's memory index", store.dir(Scope::User).ok().map(|d| d.join("MEMORY.md"))),
-        (PROJECT_INDEX, "This project's memory index", store.dir(Scope::Project).ok().map(|d| d.join("MEMORY.md"))),
-        (USER_ANCHOR, "The person's own preferences (USER.md)", Some(anchors::user_anchor_path(ws.home()))),
-        (PROJECT_ANCHOR, "The repository's project context (.engram/ENGRAM.md)", project.map(|p| anchors::project_anchor_path(&p))),
+        (
+            USER_INDEX,
+            "The user's memory index",
+            store.dir(Scope::User).ok().map(|d| d.join("MEMORY.md")),
+        ),
+        (
+            PROJECT_INDEX,
+            "This project's memory index",
+            store.dir(Scope::Project).ok().map(|d| d.join("MEMORY.md")),
+        ),
+        (
+            USER_ANCHOR,
+            "The person's own preferences (USER.md)",
+            Some(anchors::user_anchor_path(ws.home())),
+        ),
+        (
+            PROJECT_ANCHOR,
+            "The repository's project context (.ambry/AMBRY.md)",
+            project.map(|p| anchors::project_anchor_path(&p)),
+        ),
     ]
 }
 
@@ -41,11 +57,19 @@ pub fn list(ws: &Workspace, cwd: &Path) -> Vec<Resource> {
 pub fn read(ws: &Workspace, cwd: &Path, uri: &str) -> Result<ReadResourceResponse, ErrorData> {
     let found = all(ws, cwd).into_iter().find(|(u, _, _)| *u == uri);
     let Some((_, _, Some(path))) = found else {
-        return Err(ErrorData::resource_not_found(format!("no resource at {uri}"), None));
+        return Err(ErrorData::resource_not_found(
+            format!("no resource at {uri}"),
+            None,
+        ));
     };
     match anchors::read(&path) {
-        Ok(Some(text)) => Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into()),
-        Ok(None) => Err(ErrorData::resource_not_found(format!("{uri} does not exist yet ({})", path.display()), None)),
+        Ok(Some(text)) => {
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
+        }
+        Ok(None) => Err(ErrorData::resource_not_found(
+            format!("{uri} does not exist yet ({})", path.display()),
+            None,
+        )),
         Err(e) => Err(ErrorData::internal_error(e.to_string(), None)),
     }
 }

@@ -9,12 +9,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use ambry_core::error::{report, ErrorReport};
+use ambry_core::memory::{MemoryDraft, Scope, ScopeFilter};
+use ambry_core::sessions::{RecallQuery, SourceKind};
+use ambry_core::workspace::{Coverage, SearchOptions};
+use ambry_core::Workspace;
 use chrono::Utc;
-use engram_core::error::{report, ErrorReport};
-use engram_core::memory::{MemoryDraft, Scope, ScopeFilter};
-use engram_core::sessions::{RecallQuery, SourceKind};
-use engram_core::workspace::{Coverage, SearchOptions};
-use engram_core::Workspace;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
@@ -125,7 +125,7 @@ pub struct ListArgs {
 pub enum SourceName {
     Claude,
     Codex,
-    Engram,
+    Ambry,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -145,30 +145,40 @@ pub struct RecallArgs {
 
 /// The MCP server: the workspace, and the directory to fall back on for the project.
 #[derive(Clone)]
-pub struct EngramTools {
+pub struct AmbryTools {
     workspace: Arc<Workspace>,
     cwd: PathBuf,
     #[allow(dead_code)] // read by the `tool_handler` expansion
     tool_router: ToolRouter<Self>,
 }
 
-impl EngramTools {
+impl AmbryTools {
     pub fn new(workspace: Arc<Workspace>, cwd: PathBuf) -> Self {
-        EngramTools { workspace, cwd, tool_router: Self::tool_router() }
+        AmbryTools {
+            workspace,
+            cwd,
+            tool_router: Self::tool_router(),
+        }
     }
 
     /// The directory a call is about: its `cwd` argument, else the client's first file root,
     /// else the server's working directory. Roots are deprecated by the newest protocol
-    /// revision, but the agents Engram serves negotiate earlier ones and still offer them.
+    /// revision, but the agents Ambry serves negotiate earlier ones and still offer them.
     #[allow(deprecated)]
     async fn directory(&self, given: Option<&str>, peer: &Peer<RoleServer>) -> PathBuf {
         if let Some(dir) = given.filter(|d| !d.trim().is_empty()) {
             return self.cwd.join(dir);
         }
-        let offers_roots = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
+        let offers_roots = peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
         if offers_roots {
             if let Ok(Ok(result)) = tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots()).await {
-                if let Some(path) = result.roots.iter().find_map(|root| root.uri.strip_prefix("file://").map(percent_decoded)) {
+                if let Some(path) = result
+                    .roots
+                    .iter()
+                    .find_map(|root| root.uri.strip_prefix("file://").map(percent_decoded))
+                {
                     return PathBuf::from(path);
                 }
             }
@@ -183,9 +193,13 @@ impl EngramTools {
         F: FnOnce(&Workspace) -> Result<T, ErrorReport> + Send + 'static,
     {
         let ws = self.workspace.clone();
-        tokio::task::spawn_blocking(move || work(&ws)).await.unwrap_or_else(|e| {
-            Err(engram_core::error::FrontEndCode::Internal.report(format!("the tool stopped unexpectedly ({e}); nothing was lost, try again")))
-        })
+        tokio::task::spawn_blocking(move || work(&ws))
+            .await
+            .unwrap_or_else(|e| {
+                Err(ambry_core::error::FrontEndCode::Internal.report(format!(
+                    "the tool stopped unexpectedly ({e}); nothing was lost, try again"
+                )))
+            })
     }
 }
 
@@ -201,25 +215,38 @@ fn answer<T: Serialize>(result: Result<T, ErrorReport>) -> CallToolResult {
             }
             out
         }
-        Err(e) => CallToolResult::error(vec![ContentBlock::text(format!("{} ({})", e.message, e.code))]),
+        Err(e) => CallToolResult::error(vec![ContentBlock::text(format!(
+            "{} ({})",
+            e.message, e.code
+        ))]),
     }
 }
 
 fn limit(asked: Option<usize>) -> Result<usize, ErrorReport> {
     match asked {
         None => Ok(DEFAULT_LIMIT),
-        Some(0) => Err(engram_core::error::FrontEndCode::Usage.report("limit must be at least 1")),
+        Some(0) => Err(ambry_core::error::FrontEndCode::Usage.report("limit must be at least 1")),
         Some(n) => Ok(n.min(MAX_LIMIT)),
     }
 }
 
 #[tool_router]
-impl EngramTools {
+impl AmbryTools {
     #[tool(description = guidance::SAVE)]
-    async fn memory_save(&self, peer: Peer<RoleServer>, Parameters(args): Parameters<SaveArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn memory_save(
+        &self,
+        peer: Peer<RoleServer>,
+        Parameters(args): Parameters<SaveArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
         let dir = self.directory(args.cwd.as_deref(), &peer).await;
         let scope: Scope = args.scope.unwrap_or(ScopeName::User).into();
-        let draft = MemoryDraft { name: args.name, kind: args.kind, description: args.description, body: args.body, tags: args.tags };
+        let draft = MemoryDraft {
+            name: args.name,
+            kind: args.kind,
+            description: args.description,
+            body: args.body,
+            tags: args.tags,
+        };
         Ok(answer(
             self.blocking(move |ws| {
                 let saved = ws.save(&ws.store_at(&dir), scope, draft, Utc::now())?;
@@ -234,7 +261,11 @@ impl EngramTools {
     }
 
     #[tool(description = guidance::SEARCH)]
-    async fn memory_search(&self, peer: Peer<RoleServer>, Parameters(args): Parameters<SearchArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn memory_search(
+        &self,
+        peer: Peer<RoleServer>,
+        Parameters(args): Parameters<SearchArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
         let dir = self.directory(args.cwd.as_deref(), &peer).await;
         Ok(answer(
             self.blocking(move |ws| {
@@ -249,17 +280,31 @@ impl EngramTools {
     }
 
     #[tool(description = guidance::GET)]
-    async fn memory_get(&self, peer: Peer<RoleServer>, Parameters(args): Parameters<NameArgs>) -> Result<CallToolResult, ErrorData> {
-        let dir = self.directory(args.cwd.as_deref(), &peer).await;
-        Ok(answer(self.blocking(move |ws| Ok(ws.get(&ws.store_at(&dir), args.scope.map(Into::into), &args.name)?)).await))
-    }
-
-    #[tool(description = guidance::LIST)]
-    async fn memory_list(&self, peer: Peer<RoleServer>, Parameters(args): Parameters<ListArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn memory_get(
+        &self,
+        peer: Peer<RoleServer>,
+        Parameters(args): Parameters<NameArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
         let dir = self.directory(args.cwd.as_deref(), &peer).await;
         Ok(answer(
             self.blocking(move |ws| {
-                let memories = ws.list(&ws.store_at(&dir), args.scope.unwrap_or_default().into())?;
+                Ok(ws.get(&ws.store_at(&dir), args.scope.map(Into::into), &args.name)?)
+            })
+            .await,
+        ))
+    }
+
+    #[tool(description = guidance::LIST)]
+    async fn memory_list(
+        &self,
+        peer: Peer<RoleServer>,
+        Parameters(args): Parameters<ListArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let dir = self.directory(args.cwd.as_deref(), &peer).await;
+        Ok(answer(
+            self.blocking(move |ws| {
+                let memories =
+                    ws.list(&ws.store_at(&dir), args.scope.unwrap_or_default().into())?;
                 Ok(serde_json::json!({ "memories": memories }))
             })
             .await,
@@ -267,12 +312,17 @@ impl EngramTools {
     }
 
     #[tool(description = guidance::FORGET)]
-    async fn memory_forget(&self, peer: Peer<RoleServer>, Parameters(args): Parameters<NameArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn memory_forget(
+        &self,
+        peer: Peer<RoleServer>,
+        Parameters(args): Parameters<NameArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
         let dir = self.directory(args.cwd.as_deref(), &peer).await;
         Ok(answer(
             self.blocking(move |ws| {
                 let scope = args.scope.ok_or_else(|| {
-                    engram_core::error::FrontEndCode::Usage.report("say which memory to forget: scope is `user` or `project`")
+                    ambry_core::error::FrontEndCode::Usage
+                        .report("say which memory to forget: scope is `user` or `project`")
                 })?;
                 Ok(ws.forget(&ws.store_at(&dir), scope.into(), &args.name, Utc::now())?)
             })
@@ -281,7 +331,10 @@ impl EngramTools {
     }
 
     #[tool(description = guidance::RECALL)]
-    async fn session_recall(&self, Parameters(args): Parameters<RecallArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn session_recall(
+        &self,
+        Parameters(args): Parameters<RecallArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
         let cwd = self.cwd.clone();
         Ok(answer(
             self.blocking(move |ws| {
@@ -290,7 +343,7 @@ impl EngramTools {
                 query.source = args.source.map(|s| match s {
                     SourceName::Claude => SourceKind::Claude,
                     SourceName::Codex => SourceKind::Codex,
-                    SourceName::Engram => SourceKind::Engram,
+                    SourceName::Ambry => SourceKind::Ambry,
                 });
                 query.cwd_prefix = args.project.map(|p| {
                     let dir = cwd.join(p);
@@ -305,10 +358,15 @@ impl EngramTools {
 }
 
 #[tool_handler]
-impl ServerHandler for EngramTools {
+impl ServerHandler for AmbryTools {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
-            .with_instructions(guidance::INSTRUCTIONS)
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_instructions(guidance::INSTRUCTIONS)
     }
 
     async fn list_resources(
@@ -317,7 +375,9 @@ impl ServerHandler for EngramTools {
         _context: rmcp::service::RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
         let (ws, cwd) = (self.workspace.clone(), self.cwd.clone());
-        Ok(rmcp::model::ListResourcesResult::with_all_items(super::resources::list(&ws, &cwd)))
+        Ok(rmcp::model::ListResourcesResult::with_all_items(
+            super::resources::list(&ws, &cwd),
+        ))
     }
 
     async fn read_resource(
@@ -331,14 +391,19 @@ impl ServerHandler for EngramTools {
 
 /// `file://` URIs escape spaces and other bytes as `%XX`.
 fn percent_decoded(path: &str) -> String {
-    percent_encoding::percent_decode_str(path).decode_utf8_lossy().into_owned()
+    percent_encoding::percent_decode_str(path)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn file_uris_decode_escapes() {
-        assert_eq!(super::percent_decoded("/home/p/my%20repo"), "/home/p/my repo");
+        assert_eq!(
+            super::percent_decoded("/home/p/my%20repo"),
+            "/home/p/my repo"
+        );
         assert_eq!(super::percent_decoded("/a/b"), "/a/b");
     }
 }

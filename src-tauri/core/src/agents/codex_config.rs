@@ -1,10 +1,10 @@
-//! Codex's `config.toml`: the `[mcp_servers.engram]` table and the hooks feature switch.
+//! Codex's `config.toml`: the `[mcp_servers.ambry]` table and the hooks feature switch.
 //!
 //! Owns: editing the file with `toml_edit`, so comments, blank lines and key order of
-//! everything else survive; registering and removing `[mcp_servers.engram]`
+//! everything else survive; registering and removing `[mcp_servers.ambry]`
 //! (`command`, `args = ["mcp"]`); reading the person's hooks switch (`[features] hooks`, or its
 //! deprecated alias `codex_hooks`); removing the `codex_hooks = true` that earlier releases of
-//! `engram connect codex` added (recognized by its mark).
+//! `ambry connect codex` added (recognized by its mark).
 //! Deliberately does not: write hooks (they go to hooks.json, see `hooks_json`), or turn hooks
 //! on: Codex runs hooks by default, and `codex_hooks` is a deprecated alias Codex warns about.
 
@@ -12,46 +12,68 @@ use toml_edit::{value, Array, DocumentMut, Item, Table};
 
 use super::AgentError;
 
-pub const SERVER: &str = "engram";
+pub const SERVER: &str = "ambry";
 /// The trailing comment that marks the feature switch earlier releases of connect added.
-const MARK: &str = " # added by `engram connect codex`; `engram disconnect codex` removes it";
+const MARK: &str = " # added by `ambry connect codex`; `ambry disconnect codex` removes it";
 
 pub fn parse(path: &std::path::Path, text: Option<&str>) -> Result<DocumentMut, AgentError> {
     text.unwrap_or("")
         .parse::<DocumentMut>()
-        .map_err(|e| AgentError::Unparseable { path: path.display().to_string(), reason: e.to_string().trim().to_string() })
+        .map_err(|e| AgentError::Unparseable {
+            path: path.display().to_string(),
+            reason: e.to_string().trim().to_string(),
+        })
 }
 
-/// The registered server's command and args, when `[mcp_servers.engram]` exists.
+/// The registered server's command and args, when `[mcp_servers.ambry]` exists.
 pub fn find_server(doc: &DocumentMut) -> Option<(String, Vec<String>)> {
     let server = doc.get("mcp_servers")?.get(SERVER)?;
     let command = server.get("command")?.as_str()?.to_string();
     let args = server
         .get("args")
         .and_then(Item::as_array)
-        .map(|a| a.iter().filter_map(|v| v.as_str()).map(str::to_string).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str())
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default();
     Some((command, args))
 }
 
 /// Registers the server; `None` when it was already registered exactly so.
-pub fn install_server(doc: &mut DocumentMut, path: &str, program: &str) -> Result<Option<String>, AgentError> {
+pub fn install_server(
+    doc: &mut DocumentMut,
+    path: &str,
+    program: &str,
+) -> Result<Option<String>, AgentError> {
     if find_server(doc).is_some_and(|(c, a)| c == program && a == ["mcp"]) {
         return Ok(None);
     }
-    let shape = |key: &str| AgentError::UnexpectedShape { path: path.to_string(), key: key.to_string(), expected: "a table", found: "something else".into() };
+    let shape = |key: &str| AgentError::UnexpectedShape {
+        path: path.to_string(),
+        key: key.to_string(),
+        expected: "a table",
+        found: "something else".into(),
+    };
     let root = doc.as_table_mut();
     if !root.contains_key("mcp_servers") {
         let mut servers = Table::new();
         servers.set_implicit(true);
         root.insert("mcp_servers", Item::Table(servers));
     }
-    let servers = root["mcp_servers"].as_table_like_mut().ok_or_else(|| shape("mcp_servers"))?;
+    let servers = root["mcp_servers"]
+        .as_table_like_mut()
+        .ok_or_else(|| shape("mcp_servers"))?;
     let existed = servers.contains_key(SERVER);
     if !existed {
         servers.insert(SERVER, Item::Table(Table::new()));
     }
-    let server = servers.get_mut(SERVER).and_then(Item::as_table_like_mut).ok_or_else(|| shape("mcp_servers.engram"))?;
+    let server = servers
+        .get_mut(SERVER)
+        .and_then(Item::as_table_like_mut)
+        .ok_or_else(|| shape("mcp_servers.ambry"))?;
     server.insert("command", value(program));
     let mut args = Array::new();
     args.push("mcp");
@@ -63,7 +85,7 @@ pub fn install_server(doc: &mut DocumentMut, path: &str, program: &str) -> Resul
     }))
 }
 
-/// Removes `[mcp_servers.engram]`, and `mcp_servers` when it held nothing else.
+/// Removes `[mcp_servers.ambry]`, and `mcp_servers` when it held nothing else.
 pub fn remove_server(doc: &mut DocumentMut) -> Option<String> {
     let root = doc.as_table_mut();
     let servers = root.get_mut("mcp_servers")?.as_table_like_mut()?;
@@ -77,10 +99,13 @@ pub fn remove_server(doc: &mut DocumentMut) -> Option<String> {
 /// The person's hooks switch: `Some(false)` when they turned hooks off.
 pub fn hooks_switch(doc: &DocumentMut) -> Option<bool> {
     let features = doc.get("features")?;
-    features.get("hooks").or_else(|| features.get("codex_hooks")).and_then(Item::as_bool)
+    features
+        .get("hooks")
+        .or_else(|| features.get("codex_hooks"))
+        .and_then(Item::as_bool)
 }
 
-/// Removes the switch an earlier `engram connect codex` added (recognized by its mark), and
+/// Removes the switch an earlier `ambry connect codex` added (recognized by its mark), and
 /// `[features]` when that leaves it empty.
 pub fn remove_enabled_hooks(doc: &mut DocumentMut) -> Option<String> {
     let root = doc.as_table_mut();
@@ -110,14 +135,32 @@ mod tests {
     #[test]
     fn round_trip_keeps_every_byte() {
         let mut doc = parse(std::path::Path::new("c.toml"), Some(ORIGINAL)).unwrap();
-        assert!(install_server(&mut doc, "c.toml", "/bin/engram").unwrap().is_some());
+        assert!(install_server(&mut doc, "c.toml", "/bin/ambry")
+            .unwrap()
+            .is_some());
         let connected = doc.to_string();
-        let mut kept = connected.lines().filter(|l| !l.is_empty() && ORIGINAL.lines().any(|o| o == *l));
-        assert!(ORIGINAL.lines().filter(|o| !o.is_empty()).all(|o| kept.next() == Some(o)), "every original line stays, in order:\n{connected}");
-        assert!(connected.contains("[mcp_servers.engram]\ncommand = \"/bin/engram\"\nargs = [\"mcp\"]"), "{connected}");
-        assert!(!connected.contains("[features]"), "hooks are on by default; no switch is added:\n{connected}");
+        let mut kept = connected
+            .lines()
+            .filter(|l| !l.is_empty() && ORIGINAL.lines().any(|o| o == *l));
+        assert!(
+            ORIGINAL
+                .lines()
+                .filter(|o| !o.is_empty())
+                .all(|o| kept.next() == Some(o)),
+            "every original line stays, in order:\n{connected}"
+        );
+        assert!(
+            connected.contains("[mcp_servers.ambry]\ncommand = \"/bin/ambry\"\nargs = [\"mcp\"]"),
+            "{connected}"
+        );
+        assert!(
+            !connected.contains("[features]"),
+            "hooks are on by default; no switch is added:\n{connected}"
+        );
         let mut again = parse(std::path::Path::new("c.toml"), Some(&connected)).unwrap();
-        assert!(install_server(&mut again, "c.toml", "/bin/engram").unwrap().is_none());
+        assert!(install_server(&mut again, "c.toml", "/bin/ambry")
+            .unwrap()
+            .is_none());
         assert!(remove_server(&mut again).is_some());
         assert!(remove_enabled_hooks(&mut again).is_none());
         assert_eq!(again.to_string(), ORIGINAL);
@@ -137,12 +180,19 @@ mod tests {
         let mut doc = parse(std::path::Path::new("c.toml"), Some(text)).unwrap();
         assert!(remove_enabled_hooks(&mut doc).is_none());
         assert_eq!(doc.to_string(), text);
-        let off = parse(std::path::Path::new("c.toml"), Some("[features]\nhooks = false\n")).unwrap();
+        let off = parse(
+            std::path::Path::new("c.toml"),
+            Some("[features]\nhooks = false\n"),
+        )
+        .unwrap();
         assert_eq!(hooks_switch(&off), Some(false));
     }
 
     #[test]
     fn refuses_broken_toml() {
-        assert!(matches!(parse(std::path::Path::new("c.toml"), Some("[x\n")), Err(AgentError::Unparseable { .. })));
+        assert!(matches!(
+            parse(std::path::Path::new("c.toml"), Some("[x\n")),
+            Err(AgentError::Unparseable { .. })
+        ));
     }
 }

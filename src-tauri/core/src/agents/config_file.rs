@@ -1,7 +1,7 @@
 //! Reading and replacing another tool's configuration file safely.
 //!
 //! Owns: reading a file that may be absent, the backup of the prior bytes
-//! (`<file>.engram-backup-<UTC timestamp>`, never overwriting an older backup), and the atomic
+//! (`<file>.ambry-backup-<UTC timestamp>`, never overwriting an older backup), and the atomic
 //! replacement that keeps the file's permissions (`.claude.json` holds credentials and is
 //! usually 0600).
 //! Deliberately does not: decide what to write.
@@ -20,7 +20,10 @@ pub fn read(path: &Path) -> Result<Option<String>, AgentError> {
     match fs::read(path) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)
-            .map_err(|_| AgentError::Unparseable { path: path.display().to_string(), reason: "not UTF-8 text".into() }),
+            .map_err(|_| AgentError::Unparseable {
+                path: path.display().to_string(),
+                reason: "not UTF-8 text".into(),
+            }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(AgentError::io("read", path, e)),
     }
@@ -29,17 +32,33 @@ pub fn read(path: &Path) -> Result<Option<String>, AgentError> {
 /// Copies the current file beside itself; returns the backup's path.
 pub fn backup(path: &Path, now: DateTime<Utc>) -> Result<PathBuf, AgentError> {
     let stamp = now.format("%Y%m%dT%H%M%SZ");
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut n = 0;
     loop {
-        let suffix = if n == 0 { String::new() } else { format!("-{n}") };
-        let candidate = path.with_file_name(format!("{name}.engram-backup-{stamp}{suffix}"));
-        let mode = fs::metadata(path).map(|m| m.permissions().mode() & 0o777).unwrap_or(0o600);
-        match fs::OpenOptions::new().write(true).create_new(true).open(&candidate) {
+        let suffix = if n == 0 {
+            String::new()
+        } else {
+            format!("-{n}")
+        };
+        let candidate = path.with_file_name(format!("{name}.ambry-backup-{stamp}{suffix}"));
+        let mode = fs::metadata(path)
+            .map(|m| m.permissions().mode() & 0o777)
+            .unwrap_or(0o600);
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&candidate)
+        {
             Ok(mut file) => {
                 let bytes = fs::read(path).map_err(|e| AgentError::io("read", path, e))?;
-                file.set_permissions(fs::Permissions::from_mode(mode)).map_err(|e| AgentError::io("back up", &candidate, e))?;
-                file.write_all(&bytes).and_then(|_| file.sync_all()).map_err(|e| AgentError::io("back up", &candidate, e))?;
+                file.set_permissions(fs::Permissions::from_mode(mode))
+                    .map_err(|e| AgentError::io("back up", &candidate, e))?;
+                file.write_all(&bytes)
+                    .and_then(|_| file.sync_all())
+                    .map_err(|e| AgentError::io("back up", &candidate, e))?;
                 return Ok(candidate);
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => n += 1,
@@ -52,14 +71,30 @@ pub fn backup(path: &Path, now: DateTime<Utc>) -> Result<PathBuf, AgentError> {
 /// file's mode before any byte is written, so credentials are never briefly world-readable.
 pub fn replace(path: &Path, text: &str) -> Result<(), AgentError> {
     use std::os::unix::fs::OpenOptionsExt;
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(|e| AgentError::io("create", dir, e))?;
     crate::storage::refuse_symlink(path).map_err(|e| AgentError::io("write", path, e))?;
-    let mode = fs::metadata(path).map(|m| m.permissions().mode() & 0o777).unwrap_or(0o644);
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let temp = dir.join(format!(".{file_name}.engram-tmp-{}-{}", std::process::id(), rand::random::<u32>()));
+    let mode = fs::metadata(path)
+        .map(|m| m.permissions().mode() & 0o777)
+        .unwrap_or(0o644);
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(
+        ".{file_name}.ambry-tmp-{}-{}",
+        std::process::id(),
+        rand::random::<u32>()
+    ));
     let result = (|| {
-        let mut file = fs::OpenOptions::new().write(true).create_new(true).mode(mode).open(&temp)?;
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&temp)?;
         file.set_permissions(fs::Permissions::from_mode(mode))?;
         file.write_all(text.as_bytes())?;
         file.sync_all()?;

@@ -1,4 +1,4 @@
-//! `engram connect` / `engram disconnect`: the edits to an agent's files, planned then applied.
+//! `ambry connect` / `ambry disconnect`: the edits to an agent's files, planned then applied.
 //!
 //! Owns: computing every file's new text before anything is written (so a file that does not
 //! parse stops the whole command with nothing touched), the human summary and unified diff of
@@ -12,7 +12,10 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{claude_config, codex_config, config_file, hooks_json, json_doc::JsonDoc, Agent, AgentEnv, AgentError};
+use super::{
+    claude_config, codex_config, config_file, hooks_json, json_doc::JsonDoc, Agent, AgentEnv,
+    AgentError,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -21,20 +24,24 @@ pub enum Action {
     Disconnect,
 }
 
-/// How agents should start Engram: the running binary's absolute path, else `engram` on PATH.
+/// How agents should start Ambry: the running binary's absolute path, else `ambry` on PATH.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct EngramCommand {
+pub struct AmbryCommand {
     pub program: String,
 }
 
-impl EngramCommand {
-    pub fn new(program: impl Into<String>) -> EngramCommand {
-        EngramCommand { program: program.into() }
+impl AmbryCommand {
+    pub fn new(program: impl Into<String>) -> AmbryCommand {
+        AmbryCommand {
+            program: program.into(),
+        }
     }
 
     /// The hook command line for an agent, quoted for a shell when the path needs it.
     pub fn hook(&self, agent: Agent) -> String {
-        let program = shlex::try_quote(&self.program).map(|q| q.into_owned()).unwrap_or_else(|_| self.program.clone());
+        let program = shlex::try_quote(&self.program)
+            .map(|q| q.into_owned())
+            .unwrap_or_else(|_| self.program.clone());
         format!("{program} compose --hook {}", agent.as_str())
     }
 }
@@ -99,7 +106,11 @@ impl ConnectReport {
             out.push_str(&format!(
                 "{} is already {}; nothing to change.\n",
                 self.agent.display_name(),
-                if self.action == Action::Connect { "connected" } else { "disconnected" }
+                if self.action == Action::Connect {
+                    "connected"
+                } else {
+                    "disconnected"
+                }
             ));
         }
         out
@@ -107,22 +118,41 @@ impl ConnectReport {
 }
 
 /// Computes every edit for `agent`; reads files, writes nothing.
-pub fn plan(agent: Agent, action: Action, env: &AgentEnv, engram: &EngramCommand) -> Result<Vec<PlannedEdit>, AgentError> {
+pub fn plan(
+    agent: Agent,
+    action: Action,
+    env: &AgentEnv,
+    ambry: &AmbryCommand,
+) -> Result<Vec<PlannedEdit>, AgentError> {
     match agent {
         Agent::Claude => Ok(vec![
             edit_json(&env.claude_settings(), |root, path| match action {
-                Action::Connect => Ok(hooks_json::install(root, path, "claude", &engram.hook(agent))?.into_iter().collect()),
+                Action::Connect => {
+                    Ok(
+                        hooks_json::install(root, path, "claude", &ambry.hook(agent))?
+                            .into_iter()
+                            .collect(),
+                    )
+                }
                 Action::Disconnect => Ok(hooks_json::remove(root, "claude").into_iter().collect()),
             })?,
             edit_json(&env.claude_state(), |root, path| match action {
-                Action::Connect => Ok(claude_config::install_server(root, path, &engram.program)?.into_iter().collect()),
+                Action::Connect => Ok(claude_config::install_server(root, path, &ambry.program)?
+                    .into_iter()
+                    .collect()),
                 Action::Disconnect => Ok(claude_config::remove_server(root).into_iter().collect()),
             })?,
         ]),
         Agent::Codex => Ok(vec![
-            edit_codex_config(&env.codex_config(), action, engram)?,
+            edit_codex_config(&env.codex_config(), action, ambry)?,
             edit_json(&env.codex_hooks(), |root, path| match action {
-                Action::Connect => Ok(hooks_json::install(root, path, "codex", &engram.hook(agent))?.into_iter().collect()),
+                Action::Connect => {
+                    Ok(
+                        hooks_json::install(root, path, "codex", &ambry.hook(agent))?
+                            .into_iter()
+                            .collect(),
+                    )
+                }
                 Action::Disconnect => Ok(hooks_json::remove(root, "codex").into_iter().collect()),
             })?,
         ]),
@@ -130,50 +160,113 @@ pub fn plan(agent: Agent, action: Action, env: &AgentEnv, engram: &EngramCommand
 }
 
 /// Applies planned edits (or only describes them when `dry_run`).
-pub fn apply(agent: Agent, action: Action, edits: Vec<PlannedEdit>, dry_run: bool, now: DateTime<Utc>) -> Result<ConnectReport, AgentError> {
+pub fn apply(
+    agent: Agent,
+    action: Action,
+    edits: Vec<PlannedEdit>,
+    dry_run: bool,
+    now: DateTime<Utc>,
+) -> Result<ConnectReport, AgentError> {
     let mut files = Vec::new();
     for edit in edits {
         let changed = edit.changes();
-        let diff = if changed { unified_diff(&edit.path, edit.before.as_deref().unwrap_or(""), &edit.after) } else { String::new() };
+        let diff = if changed {
+            unified_diff(
+                &edit.path,
+                edit.before.as_deref().unwrap_or(""),
+                &edit.after,
+            )
+        } else {
+            String::new()
+        };
         let mut backup = None;
         if changed && !dry_run {
             if config_file::read(&edit.path)? != edit.before {
-                return Err(AgentError::ChangedUnderfoot { path: edit.path.display().to_string() });
+                return Err(AgentError::ChangedUnderfoot {
+                    path: edit.path.display().to_string(),
+                });
             }
             if edit.before.is_some() {
                 backup = Some(config_file::backup(&edit.path, now)?);
             }
             config_file::replace(&edit.path, &edit.after)?;
         }
-        files.push(FileChange { path: edit.path, changed, summary: if changed { edit.summary } else { vec![] }, diff, backup });
+        files.push(FileChange {
+            path: edit.path,
+            changed,
+            summary: if changed { edit.summary } else { vec![] },
+            diff,
+            backup,
+        });
     }
     let changed = files.iter().any(|f| f.changed);
     let notes = match (agent, action) {
-        (Agent::Codex, Action::Connect) if changed => vec![super::status::CODEX_TRUST_NOTE.to_string()],
+        (Agent::Codex, Action::Connect) if changed => {
+            vec![super::status::CODEX_TRUST_NOTE.to_string()]
+        }
         _ => vec![],
     };
-    Ok(ConnectReport { agent, action, dry_run, changed, files, notes })
+    Ok(ConnectReport {
+        agent,
+        action,
+        dry_run,
+        changed,
+        files,
+        notes,
+    })
 }
 
-
-fn edit_json(path: &Path, edit: impl FnOnce(&mut serde_json::Map<String, serde_json::Value>, &str) -> Result<Vec<String>, AgentError>) -> Result<PlannedEdit, AgentError> {
+fn edit_json(
+    path: &Path,
+    edit: impl FnOnce(
+        &mut serde_json::Map<String, serde_json::Value>,
+        &str,
+    ) -> Result<Vec<String>, AgentError>,
+) -> Result<PlannedEdit, AgentError> {
     let before = config_file::read(path)?;
     let mut doc = JsonDoc::parse(path, before.as_deref())?;
     let summary = edit(&mut doc.root, &path.display().to_string())?;
-    let after = if summary.is_empty() { before.clone().unwrap_or_default() } else { doc.render() };
-    Ok(PlannedEdit { path: path.to_path_buf(), before, after, summary })
+    let after = if summary.is_empty() {
+        before.clone().unwrap_or_default()
+    } else {
+        doc.render()
+    };
+    Ok(PlannedEdit {
+        path: path.to_path_buf(),
+        before,
+        after,
+        summary,
+    })
 }
 
-fn edit_codex_config(path: &Path, action: Action, engram: &EngramCommand) -> Result<PlannedEdit, AgentError> {
+fn edit_codex_config(
+    path: &Path,
+    action: Action,
+    ambry: &AmbryCommand,
+) -> Result<PlannedEdit, AgentError> {
     let before = config_file::read(path)?;
     let mut doc = codex_config::parse(path, before.as_deref())?;
     let shown = path.display().to_string();
     let summary: Vec<String> = match action {
-        Action::Connect => codex_config::install_server(&mut doc, &shown, &engram.program)?.into_iter().collect(),
-        Action::Disconnect => codex_config::remove_server(&mut doc).into_iter().chain(codex_config::remove_enabled_hooks(&mut doc)).collect(),
+        Action::Connect => codex_config::install_server(&mut doc, &shown, &ambry.program)?
+            .into_iter()
+            .collect(),
+        Action::Disconnect => codex_config::remove_server(&mut doc)
+            .into_iter()
+            .chain(codex_config::remove_enabled_hooks(&mut doc))
+            .collect(),
     };
-    let after = if summary.is_empty() { before.clone().unwrap_or_default() } else { doc.to_string() };
-    Ok(PlannedEdit { path: path.to_path_buf(), before, after, summary })
+    let after = if summary.is_empty() {
+        before.clone().unwrap_or_default()
+    } else {
+        doc.to_string()
+    };
+    Ok(PlannedEdit {
+        path: path.to_path_buf(),
+        before,
+        after,
+        summary,
+    })
 }
 
 fn unified_diff(path: &Path, before: &str, after: &str) -> String {

@@ -60,14 +60,24 @@ pub struct AgentEnv {
 }
 
 impl AgentEnv {
-    pub fn new(home: PathBuf, claude_config_dir: Option<PathBuf>, codex_home: Option<PathBuf>) -> AgentEnv {
+    pub fn new(
+        home: PathBuf,
+        claude_config_dir: Option<PathBuf>,
+        codex_home: Option<PathBuf>,
+    ) -> AgentEnv {
         let non_empty = |p: Option<PathBuf>| p.filter(|p| !p.as_os_str().is_empty());
-        AgentEnv { home, claude_config_dir: non_empty(claude_config_dir), codex_home: non_empty(codex_home) }
+        AgentEnv {
+            home,
+            claude_config_dir: non_empty(claude_config_dir),
+            codex_home: non_empty(codex_home),
+        }
     }
 
     /// Claude Code's configuration directory: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
     pub fn claude_dir(&self) -> PathBuf {
-        self.claude_config_dir.clone().unwrap_or_else(|| self.home.join(".claude"))
+        self.claude_config_dir
+            .clone()
+            .unwrap_or_else(|| self.home.join(".claude"))
     }
 
     /// Claude Code's user settings (hooks, `cleanupPeriodDays`).
@@ -91,7 +101,9 @@ impl AgentEnv {
 
     /// Codex's home: `$CODEX_HOME`, else `~/.codex`.
     pub fn codex_dir(&self) -> PathBuf {
-        self.codex_home.clone().unwrap_or_else(|| self.home.join(".codex"))
+        self.codex_home
+            .clone()
+            .unwrap_or_else(|| self.home.join(".codex"))
     }
 
     pub fn codex_config(&self) -> PathBuf {
@@ -118,7 +130,11 @@ mod tests {
         let env = AgentEnv::new("/u".into(), None, Some("".into()));
         assert_eq!(env.claude_settings(), Path::new("/u/.claude/settings.json"));
         assert_eq!(env.claude_state(), Path::new("/u/.claude.json"));
-        assert_eq!(env.codex_config(), Path::new("/u/.codex/config.toml"), "an empty CODEX_HOME is no override");
+        assert_eq!(
+            env.codex_config(),
+            Path::new("/u/.codex/config.toml"),
+            "an empty CODEX_HOME is no override"
+        );
         let env = AgentEnv::new("/u".into(), Some("/c".into()), Some("/x".into()));
         assert_eq!(env.claude_settings(), Path::new("/c/settings.json"));
         assert_eq!(env.claude_state(), Path::new("/c/.claude.json"));

@@ -4,19 +4,38 @@ use crate::error::ErrorCode;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
-    #[error("{path} does not parse ({reason}); fix it by hand (Engram left it untouched)")]
+    #[error("{path} does not parse ({reason}); fix it by hand (Ambry left it untouched)")]
     Unparseable { path: String, reason: String },
-    #[error("{path}: `{key}` is {found}, not {expected}; fix it by hand (Engram left it untouched)")]
-    UnexpectedShape { path: String, key: String, expected: &'static str, found: String },
-    #[error("{path} changed while Engram was editing it; run the command again")]
+    #[error(
+        "{path}: `{key}` is {found}, not {expected}; fix it by hand (Ambry left it untouched)"
+    )]
+    UnexpectedShape {
+        path: String,
+        key: String,
+        expected: &'static str,
+        found: String,
+    },
+    #[error("{path} changed while Ambry was editing it; run the command again")]
     ChangedUnderfoot { path: String },
     #[error("cannot {action} {path}: {source}")]
-    Io { action: &'static str, path: String, source: std::io::Error },
+    Io {
+        action: &'static str,
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 impl AgentError {
-    pub(crate) fn io(action: &'static str, path: &std::path::Path, source: std::io::Error) -> AgentError {
-        AgentError::Io { action, path: path.display().to_string(), source }
+    pub(crate) fn io(
+        action: &'static str,
+        path: &std::path::Path,
+        source: std::io::Error,
+    ) -> AgentError {
+        AgentError::Io {
+            action,
+            path: path.display().to_string(),
+            source,
+        }
     }
 }
 

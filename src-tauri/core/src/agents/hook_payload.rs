@@ -1,4 +1,4 @@
-//! What agents send to `engram compose --hook …` and what they expect back.
+//! What agents send to `ambry compose --hook …` and what they expect back.
 //!
 //! Owns: parsing the `UserPromptSubmit` payload (JSON on stdin: `prompt`, `cwd`, `session_id`,
 //! …; both agents send this shape) and rendering the hook's stdout. Claude Code adds a
@@ -38,7 +38,10 @@ impl crate::ErrorCode for PayloadError {
 }
 
 pub fn parse(agent: Agent, raw: &str) -> Result<HookTurn, PayloadError> {
-    serde_json::from_str(raw).map_err(|e| PayloadError { agent: agent.display_name(), reason: e.to_string() })
+    serde_json::from_str(raw).map_err(|e| PayloadError {
+        agent: agent.display_name(),
+        reason: e.to_string(),
+    })
 }
 
 /// The hook's stdout for a composed block; empty when there is nothing to add.
@@ -67,10 +70,20 @@ mod tests {
         let turn = parse(Agent::Codex, raw).unwrap();
         assert_eq!(turn.prompt.as_deref(), Some("fix the build"));
         assert_eq!(turn.cwd, Some(PathBuf::from("/repo")));
-        let out: serde_json::Value = serde_json::from_str(&render(Agent::Codex, "<engram-memory>\nx\n</engram-memory>\n")).unwrap();
-        assert_eq!(out["hookSpecificOutput"]["additionalContext"], "<engram-memory>\nx\n</engram-memory>\n");
+        let out: serde_json::Value = serde_json::from_str(&render(
+            Agent::Codex,
+            "<ambry-memory>\nx\n</ambry-memory>\n",
+        ))
+        .unwrap();
+        assert_eq!(
+            out["hookSpecificOutput"]["additionalContext"],
+            "<ambry-memory>\nx\n</ambry-memory>\n"
+        );
         assert_eq!(render(Agent::Claude, "block\n"), "block\n");
         assert_eq!(render(Agent::Codex, ""), "");
-        assert!(parse(Agent::Claude, "not json").unwrap_err().to_string().contains("Claude Code"));
+        assert!(parse(Agent::Claude, "not json")
+            .unwrap_err()
+            .to_string()
+            .contains("Claude Code"));
     }
 }

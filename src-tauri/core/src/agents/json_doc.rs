@@ -2,7 +2,7 @@
 //!
 //! Owns: parsing with key order kept (serde_json `preserve_order`), detecting the file's
 //! indentation and final newline, and rendering an edited value in that same style, so keys
-//! Engram did not touch come back byte for byte when the file was in the usual
+//! Ambry did not touch come back byte for byte when the file was in the usual
 //! `JSON.stringify(value, null, indent)` layout.
 //! Deliberately does not: know which keys mean what (see `hooks_json` and `claude_config`).
 
@@ -24,17 +24,32 @@ impl JsonDoc {
     /// An absent file is an empty object in the usual two-space layout.
     pub fn parse(path: &std::path::Path, text: Option<&str>) -> Result<JsonDoc, AgentError> {
         let Some(text) = text else {
-            return Ok(JsonDoc { root: Map::new(), indent: Some("  ".into()), final_newline: true });
+            return Ok(JsonDoc {
+                root: Map::new(),
+                indent: Some("  ".into()),
+                final_newline: true,
+            });
         };
-        let unparseable = |reason: String| AgentError::Unparseable { path: path.display().to_string(), reason };
+        let unparseable = |reason: String| AgentError::Unparseable {
+            path: path.display().to_string(),
+            reason,
+        };
         if text.trim().is_empty() {
-            return Ok(JsonDoc { root: Map::new(), indent: Some("  ".into()), final_newline: true });
+            return Ok(JsonDoc {
+                root: Map::new(),
+                indent: Some("  ".into()),
+                final_newline: true,
+            });
         }
         let value: Value = serde_json::from_str(text).map_err(|e| unparseable(e.to_string()))?;
         let Value::Object(root) = value else {
             return Err(unparseable("the top level is not a JSON object".into()));
         };
-        Ok(JsonDoc { root, indent: detect_indent(text), final_newline: text.ends_with('\n') })
+        Ok(JsonDoc {
+            root,
+            indent: detect_indent(text),
+            final_newline: text.ends_with('\n'),
+        })
     }
 
     pub fn render(&self) -> String {
@@ -44,7 +59,9 @@ impl JsonDoc {
                 let mut buf = Vec::new();
                 let formatter = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
                 let mut ser = serde_json::Serializer::with_formatter(&mut buf, formatter);
-                self.root.serialize(&mut ser).expect("a JSON map always serializes");
+                self.root
+                    .serialize(&mut ser)
+                    .expect("a JSON map always serializes");
                 String::from_utf8(buf).expect("serde_json writes UTF-8")
             }
         };
@@ -104,7 +121,10 @@ mod tests {
     fn refuses_what_is_not_an_object() {
         for text in ["[1]", "{\"a\": ", "// comment\n{}"] {
             let err = JsonDoc::parse(Path::new("f.json"), Some(text)).unwrap_err();
-            assert!(matches!(err, AgentError::Unparseable { .. }), "{text}: {err}");
+            assert!(
+                matches!(err, AgentError::Unparseable { .. }),
+                "{text}: {err}"
+            );
         }
     }
 }

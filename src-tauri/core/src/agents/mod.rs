@@ -1,9 +1,9 @@
-//! Agent integration (DESIGN §13): connecting Claude Code and Codex to Engram in their own
+//! Agent integration (DESIGN §13): connecting Claude Code and Codex to Ambry in their own
 //! configuration files, and reading what those agents already keep.
 //!
-//! Owns: where each agent keeps its files (`AgentEnv`), the edits `engram connect` and
-//! `engram disconnect` make to them, the connection status shown by doctor and the app, and the
-//! hook payloads those agents send to `engram compose --hook`.
+//! Owns: where each agent keeps its files (`AgentEnv`), the edits `ambry connect` and
+//! `ambry disconnect` make to them, the connection status shown by doctor and the app, and the
+//! hook payloads those agents send to `ambry compose --hook`.
 //! Deliberately does not: read the process environment (callers resolve `AgentEnv`), run the MCP
 //! server, or compose memory blocks.
 
@@ -18,7 +18,7 @@ mod hooks_json;
 mod json_doc;
 mod status;
 
-pub use connect::{apply, plan, Action, ConnectReport, EngramCommand, FileChange, PlannedEdit};
+pub use connect::{apply, plan, Action, AmbryCommand, ConnectReport, FileChange, PlannedEdit};
 pub use env::{Agent, AgentEnv};
 pub use error::AgentError;
 pub use status::{agent_checks, connection, AgentConnection, PartState};

@@ -1,20 +1,22 @@
-//! Is an agent connected? What `engram doctor` and the app's Settings show.
+//! Is an agent connected? What `ambry doctor` and the app's Settings show.
 //!
 //! Owns: reading each agent's files (never writing them) into a connection status — hook
 //! installed, MCP server registered, the binary they point at present — and the doctor checks
 //! made from it, including the warning that Claude Code deletes old transcripts
-//! (`cleanupPeriodDays`) while Engram keeps them.
+//! (`cleanupPeriodDays`) while Ambry keeps them.
 //! Deliberately does not: fix anything; each problem names the command that does.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{claude_config, codex_config, config_file, hooks_json, json_doc::JsonDoc, Agent, AgentEnv};
+use super::{
+    claude_config, codex_config, config_file, hooks_json, json_doc::JsonDoc, Agent, AgentEnv,
+};
 use crate::doctor::Check;
 
 /// Codex skips a user hook until the person has reviewed and trusted that exact definition
-/// (its hash is kept in Codex's own config); Engram cannot, and should not, do that for them.
+/// (its hash is kept in Codex's own config); Ambry cannot, and should not, do that for them.
 pub const CODEX_TRUST_NOTE: &str =
     "Codex runs a new or changed hook only after you trust it: in Codex, type /hooks and trust `compose --hook codex`";
 
@@ -23,12 +25,19 @@ pub const CODEX_TRUST_NOTE: &str =
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum PartState {
     /// Present, and the program it runs exists.
-    Installed { command: String },
+    Installed {
+        command: String,
+    },
     /// Present, but the program it runs is not there (a moved or deleted binary).
-    BrokenBinary { command: String, program: String },
+    BrokenBinary {
+        command: String,
+        program: String,
+    },
     Missing,
     /// The file could not be read or parsed; `reason` says why.
-    Unreadable { reason: String },
+    Unreadable {
+        reason: String,
+    },
 }
 
 impl PartState {
@@ -68,50 +77,79 @@ pub fn connection(agent: Agent, env: &AgentEnv) -> AgentConnection {
         Err(reason) => PartState::Unreadable { reason },
         Ok(root) => {
             if agent == Agent::Claude {
-                if let Some(days) = root.get("cleanupPeriodDays").and_then(serde_json::Value::as_i64) {
+                if let Some(days) = root
+                    .get("cleanupPeriodDays")
+                    .and_then(serde_json::Value::as_i64)
+                {
                     notes.push(cleanup_note(days));
                 }
             }
-            part(hooks_json::find(&root, agent.as_str()), |c| shlex::split(c).and_then(|w| w.into_iter().next()))
+            part(hooks_json::find(&root, agent.as_str()), |c| {
+                shlex::split(c).and_then(|w| w.into_iter().next())
+            })
         }
     };
     let mcp = match agent {
         Agent::Claude => match read_json(&mcp_file) {
             Err(reason) => PartState::Unreadable { reason },
-            Ok(root) => part(claude_config::find_server(&root).map(|(c, _)| c), |c| Some(c.to_string())),
+            Ok(root) => part(claude_config::find_server(&root).map(|(c, _)| c), |c| {
+                Some(c.to_string())
+            }),
         },
-        Agent::Codex => match config_file::read(&mcp_file).and_then(|t| codex_config::parse(&mcp_file, t.as_deref())) {
-            Err(e) => PartState::Unreadable { reason: e.to_string() },
+        Agent::Codex => match config_file::read(&mcp_file)
+            .and_then(|t| codex_config::parse(&mcp_file, t.as_deref()))
+        {
+            Err(e) => PartState::Unreadable {
+                reason: e.to_string(),
+            },
             Ok(doc) => {
                 if codex_config::hooks_switch(&doc) == Some(false) {
                     notes.push("hooks are switched off in config.toml ([features]); Codex will not run the compose hook".into());
                 } else if hook.is_installed() {
                     notes.push(CODEX_TRUST_NOTE.into());
                 }
-                part(codex_config::find_server(&doc).map(|(c, _)| c), |c| Some(c.to_string()))
+                part(codex_config::find_server(&doc).map(|(c, _)| c), |c| {
+                    Some(c.to_string())
+                })
             }
         },
     };
-    if agent == Agent::Claude && !matches!(hook, PartState::Unreadable { .. }) && !notes.iter().any(|n| n.contains("cleanupPeriodDays")) {
+    if agent == Agent::Claude
+        && !matches!(hook, PartState::Unreadable { .. })
+        && !notes.iter().any(|n| n.contains("cleanupPeriodDays"))
+    {
         notes.push(cleanup_note(30));
     }
-    AgentConnection { agent, name: agent.display_name(), present: dir.is_dir(), hook, mcp, hook_file, mcp_file, notes }
+    AgentConnection {
+        agent,
+        name: agent.display_name(),
+        present: dir.is_dir(),
+        hook,
+        mcp,
+        hook_file,
+        mcp_file,
+        notes,
+    }
 }
 
 fn cleanup_note(days: i64) -> String {
     format!(
-        "Claude Code deletes transcripts older than {days} days (cleanupPeriodDays{}); Engram's session index keeps them searchable after that",
+        "Claude Code deletes transcripts older than {days} days (cleanupPeriodDays{}); Ambry's session index keeps them searchable after that",
         if days == 30 { ", default" } else { "" }
     )
 }
 
 fn read_json(path: &Path) -> Result<serde_json::Map<String, serde_json::Value>, String> {
     let text = config_file::read(path).map_err(|e| e.to_string())?;
-    JsonDoc::parse(path, text.as_deref()).map(|d| d.root).map_err(|e| e.to_string())
+    JsonDoc::parse(path, text.as_deref())
+        .map(|d| d.root)
+        .map_err(|e| e.to_string())
 }
 
 fn part(command: Option<String>, program_of: impl Fn(&str) -> Option<String>) -> PartState {
-    let Some(command) = command else { return PartState::Missing };
+    let Some(command) = command else {
+        return PartState::Missing;
+    };
     let program = program_of(&command).unwrap_or_default();
     if program_exists(&program) {
         PartState::Installed { command }
@@ -129,7 +167,8 @@ fn program_exists(program: &str) -> bool {
     if program.contains('/') || program.is_empty() {
         return false;
     }
-    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
 }
 
 /// One doctor line per agent (plus its notes).
@@ -141,14 +180,25 @@ pub fn agent_checks(env: &AgentEnv) -> Vec<Check> {
             Agent::Claude => "claude code",
             Agent::Codex => "codex",
         };
-        let parts = format!("hook: {}; MCP server: {}", describe(&c.hook), describe(&c.mcp));
+        let parts = format!(
+            "hook: {}; MCP server: {}",
+            describe(&c.hook),
+            describe(&c.mcp)
+        );
         let check = if c.connected() {
             Check::ok(area, format!("connected ({parts})"))
         } else if matches!(c.hook, PartState::Missing) && matches!(c.mcp, PartState::Missing) {
-            let why = if c.present { "not connected" } else { "not installed here" };
-            Check::ok(area, format!("{why}; `engram connect {agent}` connects it"))
+            let why = if c.present {
+                "not connected"
+            } else {
+                "not installed here"
+            };
+            Check::ok(area, format!("{why}; `ambry connect {agent}` connects it"))
         } else {
-            Check::warn(area, format!("partly connected ({parts}); run `engram connect {agent}` again"))
+            Check::warn(
+                area,
+                format!("partly connected ({parts}); run `ambry connect {agent}` again"),
+            )
         };
         checks.push(check);
         if c.present || c.connected() {
@@ -161,7 +211,9 @@ pub fn agent_checks(env: &AgentEnv) -> Vec<Check> {
 fn describe(state: &PartState) -> String {
     match state {
         PartState::Installed { .. } => "installed".into(),
-        PartState::BrokenBinary { program, .. } => format!("points at {program}, which does not exist"),
+        PartState::BrokenBinary { program, .. } => {
+            format!("points at {program}, which does not exist")
+        }
         PartState::Missing => "missing".into(),
         PartState::Unreadable { reason } => format!("unreadable: {reason}"),
     }

@@ -1,4 +1,4 @@
-//! The person's own retrieval cases (`engram memory test`, DESIGN §9): `memory/tests.toml` in
+//! The person's own retrieval cases (`ambry memory test`, DESIGN §9): `memory/tests.toml` in
 //! each scope lists prompts and the memories each must inject, and a run composes every prompt
 //! exactly as an agent's turn would and reports, for each expected memory, its rank and whether
 //! the caps let it in.
@@ -33,7 +33,10 @@ pub enum CasesError {
     #[error(transparent)]
     Store(StoreError),
     #[error("cannot read {}: {source}", path.display())]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{} is not a valid retrieval-case file: {message}", path.display())]
     Invalid { path: PathBuf, message: String },
 }
@@ -105,14 +108,21 @@ pub struct CasesReport {
 pub fn load_cases(store: &Store) -> Result<Vec<Case>, CasesError> {
     let mut cases = Vec::new();
     for scope in store.scopes(ScopeFilter::All) {
-        let file = store.dir(scope).map_err(CasesError::Store)?.join(CASES_FILE);
+        let file = store
+            .dir(scope)
+            .map_err(CasesError::Store)?
+            .join(CASES_FILE);
         let text = match std::fs::read_to_string(&file) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(source) => return Err(CasesError::Read { path: file, source }),
         };
         for spec in parse_cases(&text, &file)? {
-            cases.push(Case { scope, file: file.clone(), spec });
+            cases.push(Case {
+                scope,
+                file: file.clone(),
+                spec,
+            });
         }
     }
     Ok(cases)
@@ -120,17 +130,28 @@ pub fn load_cases(store: &Store) -> Result<Vec<Case>, CasesError> {
 
 /// Parses one `tests.toml`; errors name the file and, from the TOML parser, the line.
 pub fn parse_cases(text: &str, file: &Path) -> Result<Vec<CaseSpec>, CasesError> {
-    let invalid = |message: String| CasesError::Invalid { path: file.to_path_buf(), message };
-    let parsed: CasesFile = toml::from_str(text).map_err(|e| invalid(e.to_string().trim().to_string()))?;
+    let invalid = |message: String| CasesError::Invalid {
+        path: file.to_path_buf(),
+        message,
+    };
+    let parsed: CasesFile =
+        toml::from_str(text).map_err(|e| invalid(e.to_string().trim().to_string()))?;
     for (i, case) in parsed.case.iter().enumerate() {
         if case.prompt.trim().is_empty() {
             return Err(invalid(format!("case {} has an empty prompt", i + 1)));
         }
         if case.expect.is_empty() {
-            return Err(invalid(format!("case {} ({:?}) expects no memory; list at least one name", i + 1, case.prompt)));
+            return Err(invalid(format!(
+                "case {} ({:?}) expects no memory; list at least one name",
+                i + 1,
+                case.prompt
+            )));
         }
         if case.within == Some(0) {
-            return Err(invalid(format!("case {} has within = 0; ranks start at 1", i + 1)));
+            return Err(invalid(format!(
+                "case {} has within = 0; ranks start at 1",
+                i + 1
+            )));
         }
     }
     Ok(parsed.case)
@@ -140,15 +161,31 @@ pub fn parse_cases(text: &str, file: &Path) -> Result<Vec<CaseSpec>, CasesError>
 /// `[[case]]`, everything already there kept as written (comments too). The result must parse
 /// as a valid case file, so a case that could never pass is refused here, not at the next run.
 pub fn with_case_added(text: &str, spec: &CaseSpec, file: &Path) -> Result<String, CasesError> {
-    let invalid = |message: String| CasesError::Invalid { path: file.to_path_buf(), message };
-    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| invalid(e.to_string().trim().to_string()))?;
+    let invalid = |message: String| CasesError::Invalid {
+        path: file.to_path_buf(),
+        message,
+    };
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| invalid(e.to_string().trim().to_string()))?;
     let mut case = toml_edit::Table::new();
     case.insert("prompt", toml_edit::value(spec.prompt.trim()));
-    case.insert("expect", toml_edit::value(spec.expect.iter().map(String::as_str).collect::<toml_edit::Array>()));
+    case.insert(
+        "expect",
+        toml_edit::value(
+            spec.expect
+                .iter()
+                .map(String::as_str)
+                .collect::<toml_edit::Array>(),
+        ),
+    );
     if let Some(within) = spec.within {
         case.insert("within", toml_edit::value(within as i64));
     }
-    match doc.entry("case").or_insert_with(|| toml_edit::Item::ArrayOfTables(toml_edit::ArrayOfTables::new())) {
+    match doc
+        .entry("case")
+        .or_insert_with(|| toml_edit::Item::ArrayOfTables(toml_edit::ArrayOfTables::new()))
+    {
         toml_edit::Item::ArrayOfTables(cases) => cases.push(case),
         _ => return Err(invalid("`case` is not a list of [[case]] tables".into())),
     }
@@ -174,10 +211,31 @@ pub fn run_cases<'s>(
     let mut strategy = retrieval.strategy;
     let mut results = Vec::new();
     for case in cases {
-        let composition = compose(store, cache, retrieval, &ComposeRequest::new(case.spec.prompt.clone(), retrieval), semantic());
+        let composition = compose(
+            store,
+            cache,
+            retrieval,
+            &ComposeRequest::new(case.spec.prompt.clone(), retrieval),
+            semantic(),
+        );
         strategy = composition.strategy;
-        notes.extend(composition.notes.iter().filter(|n| !notes.contains(*n)).cloned().collect::<Vec<_>>());
-        let hits = match rank::search(store, cache, ScopeFilter::All, &case.spec.prompt, &params, &synonyms, semantic()) {
+        notes.extend(
+            composition
+                .notes
+                .iter()
+                .filter(|n| !notes.contains(*n))
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
+        let hits = match rank::search(
+            store,
+            cache,
+            ScopeFilter::All,
+            &case.spec.prompt,
+            &params,
+            &synonyms,
+            semantic(),
+        ) {
             Ok(ranking) => ranking.hits,
             Err(e) => {
                 notes.push(format!("{:?}: {e}", case.spec.prompt));
@@ -194,7 +252,13 @@ pub fn run_cases<'s>(
                 injected: composition.selected.iter().any(|s| &s.name == name),
             })
             .collect();
-        let passed = expected.iter().all(|e| e.injected && case.spec.within.is_none_or(|w| e.rank.is_some_and(|r| r <= w)));
+        let passed = expected.iter().all(|e| {
+            e.injected
+                && case
+                    .spec
+                    .within
+                    .is_none_or(|w| e.rank.is_some_and(|r| r <= w))
+        });
         results.push(CaseResult {
             scope: case.scope,
             file: case.file.clone(),
@@ -205,7 +269,13 @@ pub fn run_cases<'s>(
         });
     }
     let passed = results.iter().filter(|r| r.passed).count();
-    CasesReport { strategy, passed, failed: results.len() - passed, cases: results, notes }
+    CasesReport {
+        strategy,
+        passed,
+        failed: results.len() - passed,
+        cases: results,
+        notes,
+    }
 }
 
 #[cfg(test)]
@@ -213,28 +283,63 @@ mod tests {
     use super::*;
     use crate::memory::MemoryDraft;
     use crate::project::Project;
-    use crate::EngramHome;
+    use crate::AmbryHome;
 
     fn store() -> (tempfile::TempDir, Store) {
         let tmp = tempfile::tempdir().unwrap();
-        let project = Project { slug: "repo-00000000".into(), root: tmp.path().join("repo"), remote: None };
-        let store = Store::new(EngramHome::new(tmp.path().join("home")), Some(project));
+        let project = Project {
+            slug: "repo-00000000".into(),
+            root: tmp.path().join("repo"),
+            remote: None,
+        };
+        let store = Store::new(AmbryHome::new(tmp.path().join("home")), Some(project));
         let now = "2026-01-01T00:00:00Z".parse().unwrap();
         for (scope, name, description, body) in [
-            (Scope::User, "deploy-steps", "How to ship a release", "Tag, build, roll out."),
-            (Scope::User, "code-style", "Formatting rules", "rustfmt, no trailing whitespace."),
-            (Scope::Project, "db-migrations", "Database migrations", "sqlx migrate run before tests."),
+            (
+                Scope::User,
+                "deploy-steps",
+                "How to ship a release",
+                "Tag, build, roll out.",
+            ),
+            (
+                Scope::User,
+                "code-style",
+                "Formatting rules",
+                "rustfmt, no trailing whitespace.",
+            ),
+            (
+                Scope::Project,
+                "db-migrations",
+                "Database migrations",
+                "sqlx migrate run before tests.",
+            ),
         ] {
-            let draft = MemoryDraft { name: name.into(), kind: "project".into(), description: description.into(), body: body.into(), tags: vec![] };
+            let draft = MemoryDraft {
+                name: name.into(),
+                kind: "project".into(),
+                description: description.into(),
+                body: body.into(),
+                tags: vec![],
+            };
             store.save(scope, draft, now).unwrap();
         }
         (tmp, store)
     }
 
     fn run(store: &Store, top_k: usize) -> CasesReport {
-        let retrieval = RetrievalConfig { strategy: Strategy::Bm25, top_k, ..Default::default() };
+        let retrieval = RetrievalConfig {
+            strategy: Strategy::Bm25,
+            top_k,
+            ..Default::default()
+        };
         let cases = load_cases(store).unwrap();
-        run_cases(store, &mut CorpusCache::in_memory(), &retrieval, &|| Semantic::Unavailable("bm25".into()), &cases)
+        run_cases(
+            store,
+            &mut CorpusCache::in_memory(),
+            &retrieval,
+            &|| Semantic::Unavailable("bm25".into()),
+            &cases,
+        )
     }
 
     #[test]
@@ -257,7 +362,14 @@ mod tests {
         assert_eq!(report.cases[0].expected[0].rank, Some(1));
         let failed = &report.cases[2];
         assert!(!failed.passed);
-        assert_eq!(failed.expected[0], Expectation { name: "deploy-steps".into(), rank: None, injected: false });
+        assert_eq!(
+            failed.expected[0],
+            Expectation {
+                name: "deploy-steps".into(),
+                rank: None,
+                injected: false
+            }
+        );
 
         // The caps decide too: with top_k 1 the second memory of the two-memory case is ranked
         // but not injected.
@@ -275,9 +387,15 @@ mod tests {
         std::fs::write(&file, "[[case]]\nprompt = \"x\"\nexpected = [\"a\"]\n").unwrap();
         let err = load_cases(&store).unwrap_err();
         assert_eq!(err.code(), "invalid_cases");
-        assert!(err.to_string().contains("tests.toml") && err.to_string().contains("expected"), "{err}");
+        assert!(
+            err.to_string().contains("tests.toml") && err.to_string().contains("expected"),
+            "{err}"
+        );
         std::fs::write(&file, "[[case]]\nprompt = \"x\"\nexpect = []\n").unwrap();
-        assert!(load_cases(&store).unwrap_err().to_string().contains("expects no memory"));
+        assert!(load_cases(&store)
+            .unwrap_err()
+            .to_string()
+            .contains("expects no memory"));
         std::fs::remove_file(&file).unwrap();
         assert!(load_cases(&store).unwrap().is_empty(), "no file, no cases");
     }
@@ -285,27 +403,68 @@ mod tests {
     #[test]
     fn an_added_case_keeps_what_the_file_said_and_a_case_that_could_never_pass_is_refused() {
         let file = Path::new("tests.toml");
-        let first = CaseSpec { prompt: "  how do we ship?  ".into(), expect: vec!["deploy-steps".into()], within: Some(2) };
+        let first = CaseSpec {
+            prompt: "  how do we ship?  ".into(),
+            expect: vec!["deploy-steps".into()],
+            within: Some(2),
+        };
         let text = with_case_added("", &first, file).unwrap();
-        assert_eq!(parse_cases(&text, file).unwrap(), vec![CaseSpec { prompt: "how do we ship?".into(), ..first.clone() }]);
+        assert_eq!(
+            parse_cases(&text, file).unwrap(),
+            vec![CaseSpec {
+                prompt: "how do we ship?".into(),
+                ..first.clone()
+            }]
+        );
 
         let mine = "# my cases, written by hand\n[[case]]\nprompt = \"style?\"  # the one I care about\nexpect = [\"code-style\"]\n";
-        let second = CaseSpec { prompt: "run the migrations".into(), expect: vec!["db-migrations".into(), "deploy-steps".into()], within: None };
+        let second = CaseSpec {
+            prompt: "run the migrations".into(),
+            expect: vec!["db-migrations".into(), "deploy-steps".into()],
+            within: None,
+        };
         let text = with_case_added(mine, &second, file).unwrap();
-        assert!(text.starts_with(mine), "what was there is kept as written:\n{text}");
+        assert!(
+            text.starts_with(mine),
+            "what was there is kept as written:\n{text}"
+        );
         let cases = parse_cases(&text, file).unwrap();
         assert_eq!(cases.len(), 2);
         assert_eq!(cases[1], second);
 
         for (bad, why) in [
-            (CaseSpec { prompt: " ".into(), expect: vec!["deploy-steps".into()], within: None }, "empty prompt"),
-            (CaseSpec { prompt: "x".into(), expect: vec![], within: None }, "expects no memory"),
-            (CaseSpec { prompt: "x".into(), expect: vec!["deploy-steps".into()], within: Some(0) }, "within = 0"),
+            (
+                CaseSpec {
+                    prompt: " ".into(),
+                    expect: vec!["deploy-steps".into()],
+                    within: None,
+                },
+                "empty prompt",
+            ),
+            (
+                CaseSpec {
+                    prompt: "x".into(),
+                    expect: vec![],
+                    within: None,
+                },
+                "expects no memory",
+            ),
+            (
+                CaseSpec {
+                    prompt: "x".into(),
+                    expect: vec!["deploy-steps".into()],
+                    within: Some(0),
+                },
+                "within = 0",
+            ),
         ] {
             let err = with_case_added(mine, &bad, file).unwrap_err().to_string();
             assert!(err.contains(why), "{why}: {err}");
         }
         let broken = with_case_added("[[case]\nprompt = ", &first, file).unwrap_err();
-        assert!(matches!(broken, CasesError::Invalid { .. }), "a broken file is reported, not overwritten: {broken}");
+        assert!(
+            matches!(broken, CasesError::Invalid { .. }),
+            "a broken file is reported, not overwritten: {broken}"
+        );
     }
 }

@@ -12,20 +12,36 @@ use crate::ErrorCode;
 pub enum ServiceError {
     #[error("another compose service already serves {home} (pid {pid}); use it, or stop it before starting a new one")]
     AlreadyRunning { home: PathBuf, pid: String },
-    #[error("{home} is owned by another user; a compose service only serves a home its own user owns")]
+    #[error(
+        "{home} is owned by another user; a compose service only serves a home its own user owns"
+    )]
     HomeNotOwned { home: PathBuf },
-    #[error("{path} exists and is not a socket; move it away so the compose service can listen there")]
+    #[error(
+        "{path} exists and is not a socket; move it away so the compose service can listen there"
+    )]
     NotASocket { path: PathBuf },
     #[error("cannot {action} {path}: {source}")]
-    Io { action: &'static str, path: PathBuf, source: std::io::Error },
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("no compose service answered on {socket}: {source}")]
-    Unreachable { socket: PathBuf, source: std::io::Error },
+    Unreachable {
+        socket: PathBuf,
+        source: std::io::Error,
+    },
     #[error("the compose service did not answer in time ({source})")]
     Timeout { source: std::io::Error },
     #[error("the compose service sent an unreadable answer: {reason}")]
     Protocol { reason: String },
-    #[error("the compose service speaks protocol {theirs} (engram {their_version}), this client protocol {ours} (engram {our_version}); restart the service with this engram")]
-    VersionMismatch { ours: u32, our_version: String, theirs: u32, their_version: String },
+    #[error("the compose service speaks protocol {theirs} (ambry {their_version}), this client protocol {ours} (ambry {our_version}); restart the service with this ambry")]
+    VersionMismatch {
+        ours: u32,
+        our_version: String,
+        theirs: u32,
+        their_version: String,
+    },
     #[error("the compose service refused the request ({code}): {message}")]
     Refused { code: String, message: String },
 }

@@ -1,6 +1,6 @@
-//! The compose service: a long-lived process (the desktop app, or `engram serve`) keeps the
-//! embedding model loaded and the corpus and vector caches warm, and answers `engram compose`
-//! over a Unix socket in `ENGRAM_HOME`, so an agent's turn does not pay for a model load.
+//! The compose service: a long-lived process (the desktop app, or `ambry serve`) keeps the
+//! embedding model loaded and the corpus and vector caches warm, and answers `ambry compose`
+//! over a Unix socket in `AMBRY_HOME`, so an agent's turn does not pay for a model load.
 //!
 //! Owns: the versioned line protocol (`protocol`), the composer state shared by the service
 //! and the in-process path (`service`), the socket rules (`socket`: one server per home, stale

@@ -1,5 +1,5 @@
-//! The wire format between `engram compose` and a compose service: one JSON request line, one
-//! JSON response line, both carrying the protocol number and the engram version.
+//! The wire format between `ambry compose` and a compose service: one JSON request line, one
+//! JSON response line, both carrying the protocol number and the ambry version.
 //!
 //! Owns: the request and response types, reading a request line (malformed input and version
 //! mismatches become error replies, never panics), and reading a response line on the client.
@@ -15,14 +15,14 @@ use crate::compose::Composition;
 /// Bumped on any incompatible change to the types below.
 pub const PROTOCOL_VERSION: u32 = 1;
 /// A service answers only clients of its own build version, so both print the same block.
-pub const ENGRAM_VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const AMBRY_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Longer request lines are refused (a prompt is large, but not this large).
 pub const MAX_REQUEST_BYTES: usize = 8 << 20;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Request {
     pub protocol: u32,
-    pub engram: String,
+    pub ambry: String,
     pub call: Call,
 }
 
@@ -51,7 +51,7 @@ pub struct ComposeCall {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Response {
     pub protocol: u32,
-    pub engram: String,
+    pub ambry: String,
     pub reply: Reply,
 }
 
@@ -65,14 +65,17 @@ pub enum Reply {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorReply {
-    /// Stable snake_case kind, as everywhere in Engram.
+    /// Stable snake_case kind, as everywhere in Ambry.
     pub code: String,
     pub message: String,
 }
 
 impl ErrorReply {
     pub fn new(code: &str, message: impl Into<String>) -> Self {
-        ErrorReply { code: code.to_string(), message: message.into() }
+        ErrorReply {
+            code: code.to_string(),
+            message: message.into(),
+        }
     }
 }
 
@@ -90,7 +93,11 @@ pub struct ServiceStatus {
 
 impl Request {
     pub fn new(call: Call) -> Self {
-        Request { protocol: PROTOCOL_VERSION, engram: ENGRAM_VERSION.to_string(), call }
+        Request {
+            protocol: PROTOCOL_VERSION,
+            ambry: AMBRY_VERSION.to_string(),
+            call,
+        }
     }
 
     /// One line of JSON, newline included.
@@ -101,7 +108,11 @@ impl Request {
 
 impl Response {
     pub fn new(reply: Reply) -> Self {
-        Response { protocol: PROTOCOL_VERSION, engram: ENGRAM_VERSION.to_string(), reply }
+        Response {
+            protocol: PROTOCOL_VERSION,
+            ambry: AMBRY_VERSION.to_string(),
+            reply,
+        }
     }
 
     pub fn error(code: &str, message: impl Into<String>) -> Self {
@@ -127,40 +138,55 @@ fn line<T: Serialize>(value: &T) -> String {
 #[derive(Deserialize)]
 struct Envelope {
     protocol: u32,
-    engram: String,
+    ambry: String,
 }
 
 /// Reads a request line: an error reply for anything malformed or from another version.
 pub fn parse_request(line: &str) -> Result<Request, ErrorReply> {
-    let envelope: Envelope = serde_json::from_str(line)
-        .map_err(|e| ErrorReply::new("malformed_request", format!("not a compose service request: {e}")))?;
-    if envelope.protocol != PROTOCOL_VERSION || envelope.engram != ENGRAM_VERSION {
+    let envelope: Envelope = serde_json::from_str(line).map_err(|e| {
+        ErrorReply::new(
+            "malformed_request",
+            format!("not a compose service request: {e}"),
+        )
+    })?;
+    if envelope.protocol != PROTOCOL_VERSION || envelope.ambry != AMBRY_VERSION {
         return Err(ErrorReply::new(
             "version_mismatch",
             format!(
-                "this service speaks protocol {PROTOCOL_VERSION} (engram {ENGRAM_VERSION}); the request is protocol {} (engram {})",
-                envelope.protocol, envelope.engram
+                "this service speaks protocol {PROTOCOL_VERSION} (ambry {AMBRY_VERSION}); the request is protocol {} (ambry {})",
+                envelope.protocol, envelope.ambry
             ),
         ));
     }
-    serde_json::from_str(line).map_err(|e| ErrorReply::new("malformed_request", format!("not a compose service request: {e}")))
+    serde_json::from_str(line).map_err(|e| {
+        ErrorReply::new(
+            "malformed_request",
+            format!("not a compose service request: {e}"),
+        )
+    })
 }
 
 /// Reads a response line on the client: anything but a same-version reply is an error.
 pub fn parse_response(line: &str) -> Result<Reply, ServiceError> {
-    let envelope: Envelope =
-        serde_json::from_str(line).map_err(|e| ServiceError::Protocol { reason: e.to_string() })?;
-    if envelope.protocol != PROTOCOL_VERSION || envelope.engram != ENGRAM_VERSION {
+    let envelope: Envelope = serde_json::from_str(line).map_err(|e| ServiceError::Protocol {
+        reason: e.to_string(),
+    })?;
+    if envelope.protocol != PROTOCOL_VERSION || envelope.ambry != AMBRY_VERSION {
         return Err(ServiceError::VersionMismatch {
             ours: PROTOCOL_VERSION,
-            our_version: ENGRAM_VERSION.to_string(),
+            our_version: AMBRY_VERSION.to_string(),
             theirs: envelope.protocol,
-            their_version: envelope.engram,
+            their_version: envelope.ambry,
         });
     }
-    let response: Response = serde_json::from_str(line).map_err(|e| ServiceError::Protocol { reason: e.to_string() })?;
+    let response: Response = serde_json::from_str(line).map_err(|e| ServiceError::Protocol {
+        reason: e.to_string(),
+    })?;
     match response.reply {
-        Reply::Error(e) => Err(ServiceError::Refused { code: e.code, message: e.message }),
+        Reply::Error(e) => Err(ServiceError::Refused {
+            code: e.code,
+            message: e.message,
+        }),
         reply => Ok(reply),
     }
 }
@@ -184,33 +210,62 @@ mod tests {
     fn a_request_survives_its_own_line() {
         let request = Request::new(compose_call());
         let line = request.to_line();
-        assert!(line.ends_with('\n') && line.matches('\n').count() == 1, "one line: {line:?}");
+        assert!(
+            line.ends_with('\n') && line.matches('\n').count() == 1,
+            "one line: {line:?}"
+        );
         assert_eq!(parse_request(line.trim_end()).unwrap(), request);
-        assert_eq!(parse_request(&Request::new(Call::Status).to_line()).unwrap().call, Call::Status);
+        assert_eq!(
+            parse_request(&Request::new(Call::Status).to_line())
+                .unwrap()
+                .call,
+            Call::Status
+        );
     }
 
     #[test]
     fn malformed_requests_get_an_error_reply() {
-        for bad in ["", "not json", "{\"protocol\": 1}", "[1,2]", "{\"protocol\":\"x\",\"engram\":\"0\"}"] {
+        for bad in [
+            "",
+            "not json",
+            "{\"protocol\": 1}",
+            "[1,2]",
+            "{\"protocol\":\"x\",\"ambry\":\"0\"}",
+        ] {
             let e = parse_request(bad).unwrap_err();
             assert_eq!(e.code, "malformed_request", "{bad:?}");
         }
-        let unknown_call = format!(r#"{{"protocol":{PROTOCOL_VERSION},"engram":"{ENGRAM_VERSION}","call":{{"reboot":{{}}}}}}"#);
-        assert_eq!(parse_request(&unknown_call).unwrap_err().code, "malformed_request");
-        let missing_field = format!(r#"{{"protocol":{PROTOCOL_VERSION},"engram":"{ENGRAM_VERSION}","call":{{"compose":{{"query":"x"}}}}}}"#);
+        let unknown_call = format!(
+            r#"{{"protocol":{PROTOCOL_VERSION},"ambry":"{AMBRY_VERSION}","call":{{"reboot":{{}}}}}}"#
+        );
+        assert_eq!(
+            parse_request(&unknown_call).unwrap_err().code,
+            "malformed_request"
+        );
+        let missing_field = format!(
+            r#"{{"protocol":{PROTOCOL_VERSION},"ambry":"{AMBRY_VERSION}","call":{{"compose":{{"query":"x"}}}}}}"#
+        );
         let e = parse_request(&missing_field).unwrap_err();
         assert!(e.message.contains("missing field"), "{}", e.message);
     }
 
     #[test]
     fn another_version_is_told_which_one_this_is() {
-        let other_protocol = format!(r#"{{"protocol":{},"engram":"{ENGRAM_VERSION}","call":"status"}}"#, PROTOCOL_VERSION + 1);
+        let other_protocol = format!(
+            r#"{{"protocol":{},"ambry":"{AMBRY_VERSION}","call":"status"}}"#,
+            PROTOCOL_VERSION + 1
+        );
         let e = parse_request(&other_protocol).unwrap_err();
         assert_eq!(e.code, "version_mismatch");
-        assert!(e.message.contains(ENGRAM_VERSION), "{}", e.message);
+        assert!(e.message.contains(AMBRY_VERSION), "{}", e.message);
         // A newer build with a call this one does not know still gets the version answer.
-        let other_build = format!(r#"{{"protocol":{PROTOCOL_VERSION},"engram":"0.0.0-other","call":{{"future":1}}}}"#);
-        assert_eq!(parse_request(&other_build).unwrap_err().code, "version_mismatch");
+        let other_build = format!(
+            r#"{{"protocol":{PROTOCOL_VERSION},"ambry":"0.0.0-other","call":{{"future":1}}}}"#
+        );
+        assert_eq!(
+            parse_request(&other_build).unwrap_err().code,
+            "version_mismatch"
+        );
     }
 
     #[test]
@@ -224,10 +279,18 @@ mod tests {
         }));
         assert!(matches!(parse_response(&ok.to_line()), Ok(Reply::Status(s)) if s.composed == 2));
         let mut old = ok.clone();
-        old.engram = "0.0.1-old".into();
-        assert!(matches!(parse_response(&old.to_line()), Err(ServiceError::VersionMismatch { .. })));
+        old.ambry = "0.0.1-old".into();
+        assert!(matches!(
+            parse_response(&old.to_line()),
+            Err(ServiceError::VersionMismatch { .. })
+        ));
         let refused = Response::error("models_dir_mismatch", "other models");
-        assert!(matches!(parse_response(&refused.to_line()), Err(ServiceError::Refused { code, .. }) if code == "models_dir_mismatch"));
-        assert!(matches!(parse_response("{\"protocol\":1"), Err(ServiceError::Protocol { .. })));
+        assert!(
+            matches!(parse_response(&refused.to_line()), Err(ServiceError::Refused { code, .. }) if code == "models_dir_mismatch")
+        );
+        assert!(matches!(
+            parse_response("{\"protocol\":1"),
+            Err(ServiceError::Protocol { .. })
+        ));
     }
 }

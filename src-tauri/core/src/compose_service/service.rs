@@ -1,4 +1,4 @@
-//! The composer behind `engram compose`, in-process or long-lived: a workspace answering
+//! The composer behind `ambry compose`, in-process or long-lived: a workspace answering
 //! compose calls exactly as a fresh process would (same config file, same project resolution,
 //! same caps, same model).
 //!
@@ -29,7 +29,11 @@ impl ComposeService {
         let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
         let home = absolute(workspace.home().root());
         let models_dir = absolute(&workspace.models_dir());
-        ComposeService { workspace, home, models_dir }
+        ComposeService {
+            workspace,
+            home,
+            models_dir,
+        }
     }
 
     pub fn workspace(&self) -> &Arc<Workspace> {
@@ -38,7 +42,13 @@ impl ComposeService {
 
     /// The block for one turn: `cwd` picks the project, `top_k`/`max_bytes` override the config.
     /// Fails only when `config.toml` is invalid (the in-process path reports the same error).
-    pub fn compose(&self, cwd: &Path, query: &str, top_k: Option<usize>, max_bytes: Option<usize>) -> Result<Composition, ConfigError> {
+    pub fn compose(
+        &self,
+        cwd: &Path,
+        query: &str,
+        top_k: Option<usize>,
+        max_bytes: Option<usize>,
+    ) -> Result<Composition, ConfigError> {
         self.workspace.compose(cwd, query, top_k, max_bytes)
     }
 
@@ -64,24 +74,41 @@ impl ComposeService {
 
     pub fn status(&self) -> ServiceStatus {
         let (composed, model_loaded) = self.workspace.compose_stats();
-        ServiceStatus { pid: std::process::id(), home: self.home.clone(), models_dir: self.models_dir.clone(), composed, model_loaded }
+        ServiceStatus {
+            pid: std::process::id(),
+            home: self.home.clone(),
+            models_dir: self.models_dir.clone(),
+            composed,
+            model_loaded,
+        }
     }
 
     fn handle_compose(&self, call: ComposeCall) -> Response {
         if call.home != self.home {
             return Response::error(
                 "home_mismatch",
-                format!("this service serves {}, not {}", self.home.display(), call.home.display()),
+                format!(
+                    "this service serves {}, not {}",
+                    self.home.display(),
+                    call.home.display()
+                ),
             );
         }
         if call.models_dir != self.models_dir {
             return Response::error(
                 "models_dir_mismatch",
-                format!("this service uses models from {}, not {}", self.models_dir.display(), call.models_dir.display()),
+                format!(
+                    "this service uses models from {}, not {}",
+                    self.models_dir.display(),
+                    call.models_dir.display()
+                ),
             );
         }
         if !call.cwd.is_absolute() {
-            return Response::error("relative_cwd", format!("cwd must be absolute, got {}", call.cwd.display()));
+            return Response::error(
+                "relative_cwd",
+                format!("cwd must be absolute, got {}", call.cwd.display()),
+            );
         }
         match self.compose(&call.cwd, &call.query, call.top_k, call.max_bytes) {
             Ok(composition) => Response::new(Reply::Composed(composition)),

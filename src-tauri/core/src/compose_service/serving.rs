@@ -1,4 +1,4 @@
-//! The serving loop and the handle the app shell and `engram serve` hold.
+//! The serving loop and the handle the app shell and `ambry serve` hold.
 //!
 //! Owns: accepting connections, each read on its own thread under one deadline for the whole
 //! request (so a client that trickles bytes holds only its own thread, never the service),
@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use super::protocol::Response;
 use super::socket::{bind, read_request_line_by};
 use super::{ComposeService, ServiceError};
-use crate::{EngramHome, Workspace};
+use crate::{AmbryHome, Workspace};
 
 /// How long a connected client may take to send its whole request line (and to take the answer).
 const CLIENT_DEADLINE: Duration = Duration::from_secs(5);
@@ -70,7 +70,12 @@ pub fn serve(listener: &UnixListener, service: &ComposeService, stop: &AtomicBoo
         for pending in incoming {
             let response = match pending.line {
                 Ok(line) => catch_unwind(AssertUnwindSafe(|| service.respond(&line)))
-                    .unwrap_or_else(|_| Response::error("internal", "the compose service failed on this request; compose in-process")),
+                    .unwrap_or_else(|_| {
+                        Response::error(
+                            "internal",
+                            "the compose service failed on this request; compose in-process",
+                        )
+                    }),
                 Err(why) => Response::error("malformed_request", why),
             };
             let _ = pending.answer.send(response);
@@ -92,8 +97,14 @@ fn connection(mut stream: UnixStream, requests: &Sender<Pending>) {
     if requests.send(Pending { line, answer }).is_err() {
         return;
     }
-    let Ok(response) = answered.recv() else { return };
-    let _ = stream.set_write_timeout(Some(deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(100))));
+    let Ok(response) = answered.recv() else {
+        return;
+    };
+    let _ = stream.set_write_timeout(Some(
+        deadline
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_millis(100)),
+    ));
     if let Err(e) = stream.write_all(response.to_line().as_bytes()) {
         tracing::debug!("compose service: client went away before the answer: {e}");
     }
@@ -126,7 +137,9 @@ impl ServiceHandle {
 
     fn shutdown(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        let Some(thread) = self.thread.take() else { return };
+        let Some(thread) = self.thread.take() else {
+            return;
+        };
         // The loop is blocked in accept: one connection wakes it to see the flag. If the socket
         // file was deleted behind our back nothing can wake it; leave the thread to the process.
         if UnixStream::connect(&self.socket).is_ok() || thread.is_finished() {
@@ -146,17 +159,19 @@ impl Drop for ServiceHandle {
 /// model). Returns once the socket accepts connections; the caches warm up on the serving
 /// thread (early clients wait in the backlog meanwhile).
 pub fn spawn_compose_service(workspace: Arc<Workspace>) -> Result<ServiceHandle, ServiceError> {
-    let home = EngramHome::new(std::path::absolute(workspace.home().root()).map_err(|source| ServiceError::Io {
-        action: "resolve",
-        path: workspace.home().root().into(),
-        source,
-    })?);
+    let home = AmbryHome::new(
+        std::path::absolute(workspace.home().root()).map_err(|source| ServiceError::Io {
+            action: "resolve",
+            path: workspace.home().root().into(),
+            source,
+        })?,
+    );
     let socket = bind(&home)?;
     let path = socket.path().to_path_buf();
     let stop = Arc::new(AtomicBool::new(false));
     let thread_stop = stop.clone();
     let thread = std::thread::Builder::new()
-        .name("engram-compose-service".into())
+        .name("ambry-compose-service".into())
         .spawn(move || {
             let service = ComposeService::new(workspace);
             if !thread_stop.load(Ordering::SeqCst) {
@@ -165,6 +180,14 @@ pub fn spawn_compose_service(workspace: Arc<Workspace>) -> Result<ServiceHandle,
             serve(socket.listener(), &service, &thread_stop);
             drop(socket);
         })
-        .map_err(|source| ServiceError::Io { action: "start a thread for", path: path.clone(), source })?;
-    Ok(ServiceHandle { socket: path, stop, thread: Some(thread) })
+        .map_err(|source| ServiceError::Io {
+            action: "start a thread for",
+            path: path.clone(),
+            source,
+        })?;
+    Ok(ServiceHandle {
+        socket: path,
+        stop,
+        thread: Some(thread),
+    })
 }

@@ -1,4 +1,4 @@
-//! The compose service's Unix socket in `ENGRAM_HOME`: claiming it for one server, and one
+//! The compose service's Unix socket in `AMBRY_HOME`: claiming it for one server, and one
 //! request/response exchange for a client.
 //!
 //! Owns: the single-server rule (an advisory lock on `compose.lock`, held for the server's life,
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use super::protocol::{parse_response, Reply, Request, MAX_REQUEST_BYTES};
 use super::ServiceError;
-use crate::EngramHome;
+use crate::AmbryHome;
 
 /// A bound, exclusively owned socket. Dropping it removes the socket file (if it is still the
 /// one bound here) and releases the lock.
@@ -49,10 +49,20 @@ impl Drop for ServiceSocket {
 }
 
 /// Claims `home`'s compose socket: fails if another server holds it, replaces a dead one's.
-pub fn bind(home: &EngramHome) -> Result<ServiceSocket, ServiceError> {
+pub fn bind(home: &AmbryHome) -> Result<ServiceSocket, ServiceError> {
     let root = home.root();
-    std::fs::create_dir_all(root).map_err(|source| ServiceError::Io { action: "create", path: root.into(), source })?;
-    let owner = std::fs::metadata(root).map_err(|source| ServiceError::Io { action: "read", path: root.into(), source })?.uid();
+    std::fs::create_dir_all(root).map_err(|source| ServiceError::Io {
+        action: "create",
+        path: root.into(),
+        source,
+    })?;
+    let owner = std::fs::metadata(root)
+        .map_err(|source| ServiceError::Io {
+            action: "read",
+            path: root.into(),
+            source,
+        })?
+        .uid();
     // SAFETY: geteuid has no preconditions and cannot fail.
     if owner != unsafe { libc::geteuid() } {
         return Err(ServiceError::HomeNotOwned { home: root.into() });
@@ -66,18 +76,37 @@ pub fn bind(home: &EngramHome) -> Result<ServiceSocket, ServiceError> {
         .write(true)
         .mode(0o600)
         .open(&lock_path)
-        .map_err(|source| ServiceError::Io { action: "open", path: lock_path.clone(), source })?;
+        .map_err(|source| ServiceError::Io {
+            action: "open",
+            path: lock_path.clone(),
+            source,
+        })?;
     match lock.try_lock() {
         Ok(()) => {}
         Err(TryLockError::WouldBlock) => {
             let mut pid = String::new();
             let _ = lock.read_to_string(&mut pid);
-            let pid = if pid.trim().is_empty() { "unknown".to_string() } else { pid.trim().to_string() };
-            return Err(ServiceError::AlreadyRunning { home: root.into(), pid });
+            let pid = if pid.trim().is_empty() {
+                "unknown".to_string()
+            } else {
+                pid.trim().to_string()
+            };
+            return Err(ServiceError::AlreadyRunning {
+                home: root.into(),
+                pid,
+            });
         }
-        Err(TryLockError::Error(source)) => return Err(ServiceError::Io { action: "lock", path: lock_path, source }),
+        Err(TryLockError::Error(source)) => {
+            return Err(ServiceError::Io {
+                action: "lock",
+                path: lock_path,
+                source,
+            })
+        }
     }
-    let _ = lock.set_len(0).and_then(|_| lock.write_all(std::process::id().to_string().as_bytes()));
+    let _ = lock
+        .set_len(0)
+        .and_then(|_| lock.write_all(std::process::id().to_string().as_bytes()));
 
     let path = home.compose_socket();
     match std::fs::symlink_metadata(&path) {
@@ -85,41 +114,89 @@ pub fn bind(home: &EngramHome) -> Result<ServiceSocket, ServiceError> {
             // Holding the lock means no live server of this design owns it; one that still
             // answers is something else, and is left alone.
             if UnixStream::connect(&path).is_ok() {
-                return Err(ServiceError::AlreadyRunning { home: root.into(), pid: "unknown".into() });
+                return Err(ServiceError::AlreadyRunning {
+                    home: root.into(),
+                    pid: "unknown".into(),
+                });
             }
-            std::fs::remove_file(&path).map_err(|source| ServiceError::Io { action: "remove the stale socket", path: path.clone(), source })?;
+            std::fs::remove_file(&path).map_err(|source| ServiceError::Io {
+                action: "remove the stale socket",
+                path: path.clone(),
+                source,
+            })?;
         }
         Ok(_) => return Err(ServiceError::NotASocket { path }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(source) => return Err(ServiceError::Io { action: "inspect", path, source }),
+        Err(source) => {
+            return Err(ServiceError::Io {
+                action: "inspect",
+                path,
+                source,
+            })
+        }
     }
-    let listener = UnixListener::bind(&path).map_err(|source| ServiceError::Io { action: "listen on", path: path.clone(), source })?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
-        .map_err(|source| ServiceError::Io { action: "restrict", path: path.clone(), source })?;
-    let meta = std::fs::symlink_metadata(&path).map_err(|source| ServiceError::Io { action: "inspect", path: path.clone(), source })?;
-    Ok(ServiceSocket { listener, path, inode: (meta.dev(), meta.ino()), _lock: lock })
+    let listener = UnixListener::bind(&path).map_err(|source| ServiceError::Io {
+        action: "listen on",
+        path: path.clone(),
+        source,
+    })?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(|source| {
+        ServiceError::Io {
+            action: "restrict",
+            path: path.clone(),
+            source,
+        }
+    })?;
+    let meta = std::fs::symlink_metadata(&path).map_err(|source| ServiceError::Io {
+        action: "inspect",
+        path: path.clone(),
+        source,
+    })?;
+    Ok(ServiceSocket {
+        listener,
+        path,
+        inode: (meta.dev(), meta.ino()),
+        _lock: lock,
+    })
 }
 
 /// Sends `request` to the service of `home` and waits at most `timeout` for each step.
-pub fn call(home: &EngramHome, request: &Request, timeout: Duration) -> Result<Reply, ServiceError> {
+pub fn call(home: &AmbryHome, request: &Request, timeout: Duration) -> Result<Reply, ServiceError> {
     let socket = home.compose_socket();
-    let stream = UnixStream::connect(&socket).map_err(|source| ServiceError::Unreachable { socket: socket.clone(), source })?;
+    let stream = UnixStream::connect(&socket).map_err(|source| ServiceError::Unreachable {
+        socket: socket.clone(),
+        source,
+    })?;
     exchange(stream, request, timeout)
 }
 
 /// One request line out, one response line back, on a connected stream.
-pub fn exchange(mut stream: UnixStream, request: &Request, timeout: Duration) -> Result<Reply, ServiceError> {
+pub fn exchange(
+    mut stream: UnixStream,
+    request: &Request,
+    timeout: Duration,
+) -> Result<Reply, ServiceError> {
     let timed_out = |source: std::io::Error| match source.kind() {
-        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => ServiceError::Timeout { source },
-        _ => ServiceError::Protocol { reason: source.to_string() },
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+            ServiceError::Timeout { source }
+        }
+        _ => ServiceError::Protocol {
+            reason: source.to_string(),
+        },
     };
     stream.set_read_timeout(Some(timeout)).map_err(timed_out)?;
     stream.set_write_timeout(Some(timeout)).map_err(timed_out)?;
-    stream.write_all(request.to_line().as_bytes()).map_err(timed_out)?;
+    stream
+        .write_all(request.to_line().as_bytes())
+        .map_err(timed_out)?;
     let mut line = String::new();
-    BufReader::new(stream).read_line(&mut line).map_err(timed_out)?;
+    BufReader::new(stream)
+        .read_line(&mut line)
+        .map_err(timed_out)?;
     if !line.ends_with('\n') {
-        return Err(ServiceError::Protocol { reason: "the service closed the connection without a complete answer".into() });
+        return Err(ServiceError::Protocol {
+            reason: "the service closed the connection without a complete answer".into(),
+        });
     }
     parse_response(&line)
 }
@@ -128,25 +205,40 @@ pub fn exchange(mut stream: UnixStream, request: &Request, timeout: Duration) ->
 /// (a client sending a byte at a time gets no more time than one sending it at once); the inner
 /// `Err` says why the bytes are not a request (too long, unterminated, not UTF-8) for the error
 /// reply. Running out of time is an `io::Error` of kind `TimedOut`.
-pub(super) fn read_request_line_by(mut stream: &UnixStream, deadline: Instant) -> std::io::Result<Result<String, String>> {
+pub(super) fn read_request_line_by(
+    mut stream: &UnixStream,
+    deadline: Instant,
+) -> std::io::Result<Result<String, String>> {
     let mut line = Vec::new();
     let mut chunk = [0u8; 64 * 1024];
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the request did not arrive in time"));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the request did not arrive in time",
+            ));
         }
         stream.set_read_timeout(Some(left))?;
         let n = match stream.read(&mut chunk) {
             Ok(n) => n,
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => continue,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                continue
+            }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
         let end = chunk[..n].iter().position(|&b| b == b'\n').map(|i| i + 1);
         line.extend_from_slice(&chunk[..end.unwrap_or(n)]);
         if line.len() > MAX_REQUEST_BYTES {
-            return Ok(Err(format!("request longer than {MAX_REQUEST_BYTES} bytes")));
+            return Ok(Err(format!(
+                "request longer than {MAX_REQUEST_BYTES} bytes"
+            )));
         }
         if end.is_some() {
             break;

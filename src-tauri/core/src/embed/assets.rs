@@ -3,12 +3,12 @@
 //! Owns: the layout `<models_dir>/onnxruntime/libonnxruntime.so.1.24.4` and
 //! `<models_dir>/<model>/{model.onnx, tokenizer files}`, and the check that they are present.
 //! Deliberately does not: verify checksums (the fetch script does) or choose `models_dir`: the
-//! default is `ENGRAM_HOME/models`, and the CLI honours `ENGRAM_MODELS_DIR` at its edge.
+//! default is `AMBRY_HOME/models`, and the CLI honours `AMBRY_MODELS_DIR` at its edge.
 
 use std::path::{Path, PathBuf};
 
 use super::EmbedError;
-use crate::EngramHome;
+use crate::AmbryHome;
 
 /// The ONNX Runtime shared library, relative to the models directory.
 pub const RUNTIME_FILE: &str = "onnxruntime/libonnxruntime.so.1.24.4";
@@ -39,8 +39,8 @@ impl ModelPaths {
         }
     }
 
-    /// The default location, `ENGRAM_HOME/models`.
-    pub fn in_home(home: &EngramHome, model_id: impl Into<String>) -> Self {
+    /// The default location, `AMBRY_HOME/models`.
+    pub fn in_home(home: &AmbryHome, model_id: impl Into<String>) -> Self {
         Self::new(home.models_dir(), model_id)
     }
 
@@ -113,7 +113,7 @@ mod tests {
 
     #[test]
     fn default_location_is_under_the_home() {
-        let home = EngramHome::new("/h");
+        let home = AmbryHome::new("/h");
         let paths = ModelPaths::in_home(&home, "all-MiniLM-L6-v2");
         assert_eq!(
             paths.runtime(),

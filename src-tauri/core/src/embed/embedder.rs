@@ -102,8 +102,8 @@ fn load_model(paths: &ModelPaths) -> Result<TextEmbedding, EmbedError> {
         tokenizer_config_file: read("tokenizer_config.json")?,
     };
     // Without explicit mean pooling fastembed silently takes the CLS token.
-    let model = UserDefinedEmbeddingModel::new(read("model.onnx")?, tokenizer)
-        .with_pooling(Pooling::Mean);
+    let model =
+        UserDefinedEmbeddingModel::new(read("model.onnx")?, tokenizer).with_pooling(Pooling::Mean);
     // ONNX Runtime's intra-op threads spin after each run waiting for the next one: on a small
     // machine they then take the cores from the scan that follows the query's embedding and
     // from the window drawing its results (measured at 10k memories on 2 busy cores: the query's
@@ -144,11 +144,12 @@ impl TextEmbedder for Embedder {
             Some(model) => model,
             empty => empty.insert(load_model(&self.paths)?),
         };
-        let vectors = model
-            .embed(texts, Some(self.batch_size))
-            .map_err(|e| EmbedError::Inference {
-                reason: e.to_string(),
-            })?;
+        let vectors =
+            model
+                .embed(texts, Some(self.batch_size))
+                .map_err(|e| EmbedError::Inference {
+                    reason: e.to_string(),
+                })?;
         if vectors.len() != texts.len() || vectors.iter().any(|v| v.len() != MODEL_DIMENSION) {
             return Err(EmbedError::Inference {
                 reason: format!(
@@ -187,7 +188,7 @@ fn runtime_environment(paths: &ModelPaths) -> Result<Environment, EmbedError> {
     };
     let environment = ort::init_from(&runtime)
         .map_err(|e| failed(e.to_string()))?
-        .with_name("engram")
+        .with_name("ambry")
         .build()
         .map_err(|e| failed(e.to_string()))?;
     *slot = Some((runtime, environment.clone()));
@@ -199,10 +200,16 @@ static SHARED: Mutex<Option<(ModelPaths, Arc<Mutex<Embedder>>)>> = Mutex::new(No
 /// Drops the process-wide model if nobody used it for `idle` as of `now` (and nobody is using
 /// it right now); returns whether it did. Holders keep their handle: the next `embed` reloads.
 pub fn release_idle_shared_model(idle: Duration, now: Instant) -> bool {
-    let slot = SHARED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let Some((_, embedder)) = slot.as_ref() else { return false };
+    let slot = SHARED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let Some((_, embedder)) = slot.as_ref() else {
+        return false;
+    };
     // Busy means in use: not idle.
-    embedder.try_lock().is_ok_and(|mut embedder| embedder.release_if_idle(idle, now))
+    embedder
+        .try_lock()
+        .is_ok_and(|mut embedder| embedder.release_if_idle(idle, now))
 }
 
 /// Hands freed pages back to the system. glibc keeps freed heap memory for reuse, so without
@@ -218,15 +225,19 @@ fn return_freed_memory() {
 
 /// Checks now and then (a quarter of `idle`, between 1 s and 1 min) whether the process-wide
 /// model has been idle for `idle`, and releases it if so. For long-lived processes (the app,
-/// `engram serve`); the thread lives as long as the process.
+/// `ambry serve`); the thread lives as long as the process.
 pub fn release_idle_model_in_background(idle: Duration) {
     let tick = (idle / 4).clamp(Duration::from_secs(1), Duration::from_secs(60));
-    let spawned = std::thread::Builder::new().name("engram-model-idle".into()).spawn(move || loop {
-        std::thread::sleep(tick);
-        if release_idle_shared_model(idle, Instant::now()) {
-            tracing::info!("embedding model unused for {idle:?}: released; the next search loads it again");
-        }
-    });
+    let spawned = std::thread::Builder::new()
+        .name("ambry-model-idle".into())
+        .spawn(move || loop {
+            std::thread::sleep(tick);
+            if release_idle_shared_model(idle, Instant::now()) {
+                tracing::info!(
+                    "embedding model unused for {idle:?}: released; the next search loads it again"
+                );
+            }
+        });
     if let Err(e) = spawned {
         tracing::warn!("the idle model stays loaded: cannot start its timer: {e}");
     }

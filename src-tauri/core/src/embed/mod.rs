@@ -20,14 +20,18 @@ mod sidecar;
 mod strategy;
 
 pub use assets::{ModelPaths, MODEL_DIMENSION, MODEL_FILES, RUNTIME_FILE};
-pub use embedder::{release_idle_model_in_background, release_idle_shared_model, shared_embedder, Embedder, TextEmbedder, BATCH_SIZE};
+pub use embedder::{
+    release_idle_model_in_background, release_idle_shared_model, shared_embedder, Embedder,
+    TextEmbedder, BATCH_SIZE,
+};
 pub use error::EmbedError;
 pub use per_batch::ModelPerBatch;
 pub use reindex::{
     reindex, reindex_files, write_vector, ReindexOutcome, ReindexProgress, ReindexReport,
 };
 pub use save::{
-    create_with_vector, rename_with_vector, restore_with_vector, save_with_vector, SavedWithVector, VectorStatus,
+    create_with_vector, rename_with_vector, restore_with_vector, save_with_vector, SavedWithVector,
+    VectorStatus,
 };
 pub use scorer::{semantic_arg, ModelScorer};
 pub use semantic::{cosine, semantic_scores, VectorCache};

@@ -23,12 +23,18 @@ impl<E: TextEmbedder> ModelPerBatch<E> {
             let model = shared.lock().map_err(|_| crashed())?;
             (model.model_id().to_string(), model.dimension())
         };
-        Ok(ModelPerBatch { shared, model_id, dimension })
+        Ok(ModelPerBatch {
+            shared,
+            model_id,
+            dimension,
+        })
     }
 }
 
 fn crashed() -> EmbedError {
-    EmbedError::Inference { reason: "the embedding model crashed earlier in this process".into() }
+    EmbedError::Inference {
+        reason: "the embedding model crashed earlier in this process".into(),
+    }
 }
 
 impl<E: TextEmbedder> TextEmbedder for ModelPerBatch<E> {

@@ -355,7 +355,7 @@ mod tests {
     #[test]
     fn an_unwritable_directory_is_a_failure_not_an_abort() {
         let docs = vec![memory(
-            Path::new("/nonexistent-dir-for-engram-test"),
+            Path::new("/nonexistent-dir-for-ambry-test"),
             "m",
             "b",
         )];

@@ -62,7 +62,10 @@ pub fn rename_with_vector(
     now: DateTime<Utc>,
     models: &ModelPaths,
 ) -> Result<SavedWithVector, StoreError> {
-    Ok(with_vector(store.rename(scope, old_name, draft, now)?, models))
+    Ok(with_vector(
+        store.rename(scope, old_name, draft, now)?,
+        models,
+    ))
 }
 
 /// `Store::restore` (the current file, if any, is archived first), then the sidecar: a restored
@@ -75,7 +78,10 @@ pub fn restore_with_vector(
     now: DateTime<Utc>,
     models: &ModelPaths,
 ) -> Result<SavedWithVector, StoreError> {
-    Ok(with_vector(store.restore(scope, name, version, now)?, models))
+    Ok(with_vector(
+        store.restore(scope, name, version, now)?,
+        models,
+    ))
 }
 
 /// A memory the store just wrote, with its sidecar written beside it.
@@ -98,7 +104,7 @@ fn vector_for(outcome: &SaveOutcome, models: &ModelPaths) -> VectorStatus {
                 Ok(true) => VectorStatus::Written,
                 Ok(false) => VectorStatus::Current,
                 Err(e) => VectorStatus::Skipped {
-                    reason: format!("{e}; run `engram memory reindex` later"),
+                    reason: format!("{e}; run `ambry memory reindex` later"),
                 },
             },
         },
@@ -112,7 +118,7 @@ mod tests {
     #[test]
     fn save_succeeds_and_says_the_vector_was_skipped_without_the_model() {
         let home = tempfile::tempdir().unwrap();
-        let store = Store::new(crate::EngramHome::new(home.path()), None);
+        let store = Store::new(crate::AmbryHome::new(home.path()), None);
         let draft = MemoryDraft {
             name: "deploy-steps".into(),
             kind: "project".into(),
@@ -135,7 +141,7 @@ mod tests {
     #[test]
     fn restore_brings_a_forgotten_memory_back_and_says_what_happened_to_its_vector() {
         let home = tempfile::tempdir().unwrap();
-        let store = Store::new(crate::EngramHome::new(home.path()), None);
+        let store = Store::new(crate::AmbryHome::new(home.path()), None);
         let draft = MemoryDraft {
             name: "deploy-steps".into(),
             kind: "project".into(),
@@ -144,17 +150,38 @@ mod tests {
             tags: vec![],
         };
         store.save(Scope::User, draft, Utc::now()).unwrap();
-        let forgotten = store.forget(Scope::User, "deploy-steps", Utc::now()).unwrap();
+        let forgotten = store
+            .forget(Scope::User, "deploy-steps", Utc::now())
+            .unwrap();
         let models = ModelPaths::new(home.path().join("no-models"), "all-MiniLM-L6-v2");
-        let restored = restore_with_vector(&store, Scope::User, "deploy-steps", &forgotten.version, Utc::now(), &models).unwrap();
-        assert_eq!(store.get(Some(Scope::User), "deploy-steps").unwrap().body.trim(), "make release");
-        assert!(matches!(restored.vector, VectorStatus::Skipped { .. }), "{:?}", restored.vector);
+        let restored = restore_with_vector(
+            &store,
+            Scope::User,
+            "deploy-steps",
+            &forgotten.version,
+            Utc::now(),
+            &models,
+        )
+        .unwrap();
+        assert_eq!(
+            store
+                .get(Some(Scope::User), "deploy-steps")
+                .unwrap()
+                .body
+                .trim(),
+            "make release"
+        );
+        assert!(
+            matches!(restored.vector, VectorStatus::Skipped { .. }),
+            "{:?}",
+            restored.vector
+        );
     }
 
     #[test]
     fn rename_moves_the_memory_and_archives_the_old_name() {
         let home = tempfile::tempdir().unwrap();
-        let store = Store::new(crate::EngramHome::new(home.path()), None);
+        let store = Store::new(crate::AmbryHome::new(home.path()), None);
         let draft = |name: &str| MemoryDraft {
             name: name.into(),
             kind: "project".into(),
@@ -163,11 +190,24 @@ mod tests {
             tags: vec![],
         };
         let models = ModelPaths::new(home.path().join("no-models"), "all-MiniLM-L6-v2");
-        store.save(Scope::User, draft("deploy"), Utc::now()).unwrap();
-        let saved = rename_with_vector(&store, Scope::User, "deploy", draft("deploy-steps"), Utc::now(), &models).unwrap();
+        store
+            .save(Scope::User, draft("deploy"), Utc::now())
+            .unwrap();
+        let saved = rename_with_vector(
+            &store,
+            Scope::User,
+            "deploy",
+            draft("deploy-steps"),
+            Utc::now(),
+            &models,
+        )
+        .unwrap();
         assert_eq!(saved.outcome.memory.name, "deploy-steps");
         assert!(matches!(saved.vector, VectorStatus::Skipped { .. }));
         assert!(store.get(Some(Scope::User), "deploy").is_err());
-        assert_eq!(store.versions(Scope::User, Some("deploy")).unwrap().len(), 1);
+        assert_eq!(
+            store.versions(Scope::User, Some("deploy")).unwrap().len(),
+            1
+        );
     }
 }

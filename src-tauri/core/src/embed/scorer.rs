@@ -48,17 +48,29 @@ impl ModelScorer {
     }
 
     fn vectors(&self) -> std::sync::MutexGuard<'_, VectorCache> {
-        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
 impl SemanticScorer for ModelScorer {
-    fn similarities(&self, query: &str, docs: &[Arc<DocTerms>]) -> Result<Vec<Option<f32>>, String> {
+    fn similarities(
+        &self,
+        query: &str,
+        docs: &[Arc<DocTerms>],
+    ) -> Result<Vec<Option<f32>>, String> {
         let mut embedder = self
             .embedder
             .lock()
             .map_err(|_| "the embedding model crashed earlier in this process".to_string())?;
-        let query_vector = super::normalized(embedder.embed(&[query.to_string()]).map_err(|e| e.to_string())?.pop().unwrap_or_default());
+        let query_vector = super::normalized(
+            embedder
+                .embed(&[query.to_string()])
+                .map_err(|e| e.to_string())?
+                .pop()
+                .unwrap_or_default(),
+        );
         let model_id = embedder.model_id().to_string();
         // The model is shared (the compose service uses it too): free it before the scan.
         drop(embedder);

@@ -85,10 +85,18 @@ impl VectorCache {
                     && a.docs.iter().zip(docs).all(|(a, b)| Arc::ptr_eq(a, b))
             });
         if !holds {
-            let vectors = docs.iter().map(|d| self.shared_vector(&d.path, model_id)).collect();
+            let vectors = docs
+                .iter()
+                .map(|d| self.shared_vector(&d.path, model_id))
+                .collect();
             // Taken after the reads above, which count as changes themselves.
             let generation = self.generation;
-            self.aligned = Some(Aligned { docs: docs.to_vec(), model_id: model_id.to_string(), generation, vectors });
+            self.aligned = Some(Aligned {
+                docs: docs.to_vec(),
+                model_id: model_id.to_string(),
+                generation,
+                vectors,
+            });
         }
         &self.aligned.as_ref().expect("set above").vectors
     }
@@ -107,13 +115,19 @@ impl VectorCache {
         let trusted = self.trusting && self.entries.contains_key(key);
         if !trusted {
             let sidecar = sidecar_path(memory_path);
-            let stamp = std::fs::metadata(&sidecar)
-                .ok()
-                .map(|meta| (meta.len(), meta.modified().unwrap_or(SystemTime::UNIX_EPOCH)));
+            let stamp = std::fs::metadata(&sidecar).ok().map(|meta| {
+                (
+                    meta.len(),
+                    meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                )
+            });
             let fresh = matches!(self.entries.get(key), Some(c) if c.stamp == stamp);
             if !fresh {
-                let vector = stamp.and_then(|_| read_sidecar(&sidecar)).map(|s| (s.header.model_id, normalized(s.vector).into()));
-                self.entries.insert(key.into(), CachedVector { stamp, vector });
+                let vector = stamp
+                    .and_then(|_| read_sidecar(&sidecar))
+                    .map(|s| (s.header.model_id, normalized(s.vector).into()));
+                self.entries
+                    .insert(key.into(), CachedVector { stamp, vector });
                 self.generation += 1;
             }
         }
@@ -190,7 +204,12 @@ pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
     // may not reorder (float addition is not associative), so it cannot use SIMD lanes.
     let mut lanes = [0.0f32; 8];
     let (a_chunks, b_chunks) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = a_chunks.remainder().iter().zip(b_chunks.remainder()).map(|(x, y)| x * y).sum();
+    let tail: f32 = a_chunks
+        .remainder()
+        .iter()
+        .zip(b_chunks.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
     for (x, y) in a_chunks.zip(b_chunks) {
         for i in 0..8 {
             lanes[i] += x[i] * y[i];
@@ -301,7 +320,13 @@ mod tests {
         std::fs::remove_file(dir.path().join("m.vec")).unwrap();
         assert!(cache.vector(&md, "axis").is_none());
         // And one that appears later, too.
-        write_sidecar(&dir.path().join("m.vec"), "axis", text_hash("a"), &[3.0, 0.0]).unwrap();
+        write_sidecar(
+            &dir.path().join("m.vec"),
+            "axis",
+            text_hash("a"),
+            &[3.0, 0.0],
+        )
+        .unwrap();
         assert_eq!(cache.vector(&md, "axis").unwrap(), &[1.0, 0.0]);
     }
 
@@ -313,7 +338,10 @@ mod tests {
         cache.trust_watcher();
         assert!(cache.vector(&md, "axis").is_none());
         write_sidecar(&vec, "axis", text_hash("a"), &[1.0, 0.0]).unwrap();
-        assert!(cache.vector(&md, "axis").is_none(), "not reported yet: the missing sidecar is remembered");
+        assert!(
+            cache.vector(&md, "axis").is_none(),
+            "not reported yet: the missing sidecar is remembered"
+        );
         cache.invalidate(&md);
         assert_eq!(cache.vector(&md, "axis").unwrap(), &[1.0, 0.0]);
         write_sidecar(&vec, "axis", text_hash("a"), &[0.0, 2.0, 0.0]).unwrap();
@@ -325,43 +353,99 @@ mod tests {
     #[test]
     fn a_scan_of_the_same_documents_sees_every_reported_change_and_follows_their_order() {
         let dir = tempfile::tempdir().unwrap();
-        let docs: Vec<Arc<DocTerms>> =
-            ["pets", "money"].iter().map(|n| Arc::new(DocTerms::from_memory(&memory(dir.path(), n)))).collect();
+        let docs: Vec<Arc<DocTerms>> = ["pets", "money"]
+            .iter()
+            .map(|n| Arc::new(DocTerms::from_memory(&memory(dir.path(), n))))
+            .collect();
         let (pets, money) = (dir.path().join("pets.md"), dir.path().join("money.md"));
-        write_sidecar(&dir.path().join("pets.vec"), "axis", text_hash("p"), &[3.0, 0.0]).unwrap();
+        write_sidecar(
+            &dir.path().join("pets.vec"),
+            "axis",
+            text_hash("p"),
+            &[3.0, 0.0],
+        )
+        .unwrap();
         let mut cache = VectorCache::new();
         cache.trust_watcher();
         let seen = |cache: &mut VectorCache, docs: &[Arc<DocTerms>]| -> Vec<Option<Vec<f32>>> {
-            cache.vectors_of(docs, "axis").iter().map(|v| v.as_deref().map(<[f32]>::to_vec)).collect()
+            cache
+                .vectors_of(docs, "axis")
+                .iter()
+                .map(|v| v.as_deref().map(<[f32]>::to_vec))
+                .collect()
         };
         assert_eq!(seen(&mut cache, &docs), vec![Some(vec![1.0, 0.0]), None]);
-        write_sidecar(&dir.path().join("money.vec"), "axis", text_hash("m"), &[0.0, 2.0]).unwrap();
-        assert_eq!(seen(&mut cache, &docs), vec![Some(vec![1.0, 0.0]), None], "not reported yet");
+        write_sidecar(
+            &dir.path().join("money.vec"),
+            "axis",
+            text_hash("m"),
+            &[0.0, 2.0],
+        )
+        .unwrap();
+        assert_eq!(
+            seen(&mut cache, &docs),
+            vec![Some(vec![1.0, 0.0]), None],
+            "not reported yet"
+        );
         cache.invalidate(&money);
-        assert_eq!(seen(&mut cache, &docs), vec![Some(vec![1.0, 0.0]), Some(vec![0.0, 1.0])]);
-        write_sidecar(&dir.path().join("pets.vec"), "axis", text_hash("p"), &[0.0, 5.0]).unwrap();
+        assert_eq!(
+            seen(&mut cache, &docs),
+            vec![Some(vec![1.0, 0.0]), Some(vec![0.0, 1.0])]
+        );
+        write_sidecar(
+            &dir.path().join("pets.vec"),
+            "axis",
+            text_hash("p"),
+            &[0.0, 5.0],
+        )
+        .unwrap();
         cache.invalidate(&pets);
-        assert_eq!(seen(&mut cache, &docs), vec![Some(vec![0.0, 1.0]), Some(vec![0.0, 1.0])]);
+        assert_eq!(
+            seen(&mut cache, &docs),
+            vec![Some(vec![0.0, 1.0]), Some(vec![0.0, 1.0])]
+        );
         std::fs::remove_file(dir.path().join("money.vec")).unwrap();
         cache.invalidate_all();
         assert_eq!(seen(&mut cache, &docs), vec![Some(vec![0.0, 1.0]), None]);
         // Other documents, or the same in another order: their own vectors, in their order.
         let reversed: Vec<Arc<DocTerms>> = docs.iter().rev().cloned().collect();
-        assert_eq!(seen(&mut cache, &reversed), vec![None, Some(vec![0.0, 1.0])]);
+        assert_eq!(
+            seen(&mut cache, &reversed),
+            vec![None, Some(vec![0.0, 1.0])]
+        );
         assert_eq!(seen(&mut cache, &docs[..1]), vec![Some(vec![0.0, 1.0])]);
         // Another model's vectors are none of this one's.
-        assert_eq!(cache.vectors_of(&docs, "other").iter().filter(|v| v.is_some()).count(), 0);
+        assert_eq!(
+            cache
+                .vectors_of(&docs, "other")
+                .iter()
+                .filter(|v| v.is_some())
+                .count(),
+            0
+        );
     }
 
     #[test]
     fn dot_agrees_with_the_plain_sum_at_every_length() {
         for len in [0, 1, 7, 8, 9, 16, 383, 384] {
-            let a: Vec<f32> = (0..len).map(|i| ((i * 7 % 13) as f32 - 6.0) / 10.0).collect();
-            let b: Vec<f32> = (0..len).map(|i| ((i * 5 % 11) as f32 - 5.0) / 10.0).collect();
+            let a: Vec<f32> = (0..len)
+                .map(|i| ((i * 7 % 13) as f32 - 6.0) / 10.0)
+                .collect();
+            let b: Vec<f32> = (0..len)
+                .map(|i| ((i * 5 % 11) as f32 - 5.0) / 10.0)
+                .collect();
             let plain: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
-            assert!((dot(&a, &b) - plain).abs() < 1e-4, "length {len}: {} vs {plain}", dot(&a, &b));
+            assert!(
+                (dot(&a, &b) - plain).abs() < 1e-4,
+                "length {len}: {} vs {plain}",
+                dot(&a, &b)
+            );
         }
-        assert_eq!(dot(&[1.0, 2.0], &[1.0]), 0.0, "mismatched lengths score nothing");
+        assert_eq!(
+            dot(&[1.0, 2.0], &[1.0]),
+            0.0,
+            "mismatched lengths score nothing"
+        );
     }
 
     #[test]

@@ -1,8 +1,8 @@
-//! `engram import claude`: Claude Code's auto-memory
-//! (`<claude dir>/projects/<dashed repo path>/memory/*.md`) into Engram project scopes.
+//! `ambry import claude`: Claude Code's auto-memory
+//! (`<claude dir>/projects/<dashed repo path>/memory/*.md`) into Ambry project scopes.
 //!
 //! Owns: walking the memory directories, resolving each to its repository (decoded against the
-//! filesystem) and Engram project, turning each topic file into a memory (name normalized, type
+//! filesystem) and Ambry project, turning each topic file into a memory (name normalized, type
 //! and body kept, `source: <file>` recorded), and the report of what was created, updated, left
 //! unchanged, skipped (with why) or could not be placed.
 //! Deliberately does not: write Claude Code's files, import `MEMORY.md` (an index, not a
@@ -20,7 +20,7 @@ use crate::memory::frontmatter;
 use crate::memory::naming::{canonical_type, RESERVED_NAMES};
 use crate::memory::{MemoryDraft, Scope, Store};
 use crate::project;
-use crate::EngramHome;
+use crate::AmbryHome;
 
 /// The frontmatter key recording where an imported memory came from.
 pub const SOURCE_KEY: &str = "source";
@@ -37,7 +37,7 @@ pub enum ImportOutcome {
 #[derive(Debug, Clone, Serialize)]
 pub struct ImportItem {
     pub source: PathBuf,
-    /// The Engram project slug (`None` when the file was skipped before a project was known).
+    /// The Ambry project slug (`None` when the file was skipped before a project was known).
     pub project: Option<String>,
     pub project_root: Option<PathBuf>,
     pub name: String,
@@ -68,15 +68,23 @@ impl ImportReport {
 /// Imports every topic file under `claude_projects`. `fs_root` is where dashed paths are decoded
 /// from (`/` in real use). A missing `claude_projects` is an empty report.
 pub fn import_claude(
-    home: &EngramHome,
+    home: &AmbryHome,
     claude_projects: &Path,
     fs_root: &Path,
     dry_run: bool,
     now: DateTime<Utc>,
 ) -> std::io::Result<ImportReport> {
-    let mut report = ImportReport { dry_run, items: Vec::new(), unresolved: Vec::new() };
+    let mut report = ImportReport {
+        dry_run,
+        items: Vec::new(),
+        unresolved: Vec::new(),
+    };
     let mut dirs: Vec<PathBuf> = match fs::read_dir(claude_projects) {
-        Ok(entries) => entries.flatten().map(|e| e.path()).filter(|p| p.join("memory").is_dir()).collect(),
+        Ok(entries) => entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join("memory").is_dir())
+            .collect(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(report),
         Err(e) => return Err(e),
     };
@@ -88,15 +96,24 @@ pub fn import_claude(
         if topics.is_empty() {
             continue;
         }
-        let dashed = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let dashed = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let Some(repo_dir) = decode_dashed_path(&dashed, fs_root) else {
-            report.unresolved.push(Unresolved { dir: dir.clone(), topic_files: topics.len() });
+            report.unresolved.push(Unresolved {
+                dir: dir.clone(),
+                topic_files: topics.len(),
+            });
             continue;
         };
         let project = match project::resolve(&repo_dir) {
             Ok(p) => p,
             Err(e) => {
-                report.unresolved.push(Unresolved { dir: dir.clone(), topic_files: topics.len() });
+                report.unresolved.push(Unresolved {
+                    dir: dir.clone(),
+                    topic_files: topics.len(),
+                });
                 tracing::warn!("{}: {e}", dir.display());
                 continue;
             }
@@ -121,7 +138,11 @@ fn topic_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)?
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "md") && p.file_name().is_some_and(|n| n != "MEMORY.md"))
+        .filter(|p| {
+            p.is_file()
+                && p.extension().is_some_and(|e| e == "md")
+                && p.file_name().is_some_and(|n| n != "MEMORY.md")
+        })
         .collect();
     files.sort();
     Ok(files)
@@ -134,7 +155,10 @@ fn import_one(
     dry_run: bool,
     now: DateTime<Utc>,
 ) -> (String, ImportOutcome) {
-    let stem = source.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = source
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let name = normalize_name(&stem);
     let skip = |reason: String| ImportOutcome::Skipped { reason };
     let draft = match read_topic(source, &name) {
@@ -143,7 +167,13 @@ fn import_one(
     };
     let slug = store.project().map(|p| p.slug.clone()).unwrap_or_default();
     if let Some(other) = claimed.get(&(slug.clone(), name.clone())) {
-        return (name.clone(), skip(format!("{} already became `{name}` in this project", other.display())));
+        return (
+            name.clone(),
+            skip(format!(
+                "{} already became `{name}` in this project",
+                other.display()
+            )),
+        );
     }
     let source_text = source.display().to_string();
     let existing = match existing_source(store, &name) {
@@ -204,41 +234,66 @@ fn read_topic(source: &Path, name: &str) -> Result<MemoryDraft, String> {
     let kind = canonical_type(&doc.kind).map_err(|e| e.to_string())?;
     let mut description = doc.description.trim().to_string();
     if description.is_empty() {
-        description = doc.body.lines().map(|l| l.trim_start_matches('#').trim()).find(|l| !l.is_empty()).unwrap_or("").chars().take(200).collect();
+        description = doc
+            .body
+            .lines()
+            .map(|l| l.trim_start_matches('#').trim())
+            .find(|l| !l.is_empty())
+            .unwrap_or("")
+            .chars()
+            .take(200)
+            .collect();
     }
     if description.is_empty() {
         return Err("no description and an empty body: nothing to import".into());
     }
-    Ok(MemoryDraft { name: name.to_string(), kind, description, body: doc.body, tags: doc.tags })
+    Ok(MemoryDraft {
+        name: name.to_string(),
+        kind,
+        description,
+        body: doc.body,
+        tags: doc.tags,
+    })
 }
 
 /// `None`: no memory of that name. `Some(source)`: one exists, with its `source` key if any.
 fn existing_source(store: &Store, name: &str) -> Result<Option<Option<String>>, String> {
-    let path = store.dir(Scope::Project).map_err(|e| e.to_string())?.join(format!("{name}.md"));
+    let path = store
+        .dir(Scope::Project)
+        .map_err(|e| e.to_string())?
+        .join(format!("{name}.md"));
     let text = match fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
     };
-    let doc = frontmatter::parse(&text).map_err(|e| format!("{} does not parse: {e}", path.display()))?;
+    let doc =
+        frontmatter::parse(&text).map_err(|e| format!("{} does not parse: {e}", path.display()))?;
     Ok(Some(source_of(&doc)))
 }
 
 fn source_of(doc: &frontmatter::Document) -> Option<String> {
     doc.extra.iter().find_map(|line| {
         let (key, value) = line.split_once(':')?;
-        (key == SOURCE_KEY).then(|| frontmatter::unquote(value.trim()).ok()).flatten()
+        (key == SOURCE_KEY)
+            .then(|| frontmatter::unquote(value.trim()).ok())
+            .flatten()
     })
 }
 
 /// For a dry run: would saving `draft` change the stored memory? (Its `source` already matches.)
 fn unchanged(store: &Store, draft: &MemoryDraft) -> bool {
-    let Ok(current) = store.get(Some(Scope::Project), &draft.name) else { return false };
+    let Ok(current) = store.get(Some(Scope::Project), &draft.name) else {
+        return false;
+    };
     let mut body = draft.body.clone();
     if !body.is_empty() && !body.ends_with('\n') {
         body.push('\n');
     }
-    current.kind == draft.kind && current.description == draft.description.trim() && current.body == body && current.tags == draft.tags
+    current.kind == draft.kind
+        && current.description == draft.description.trim()
+        && current.body == body
+        && current.tags == draft.tags
 }
 
 #[cfg(test)]
@@ -246,7 +301,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_follow_engram_rules() {
+    fn names_follow_ambry_rules() {
         assert_eq!(normalize_name("feedback_testing"), "feedback-testing");
         assert_eq!(normalize_name("Project Notes (v2)"), "project-notes-v2");
         assert_eq!(normalize_name("feedback"), "feedback-notes");

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 /// Claude Code's encoding of one path component.
 fn encode(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
 }
 
 /// The existing directory under `root` (usually `/`) whose path encodes to `dashed`, if any.
@@ -34,7 +36,9 @@ fn search(dir: &Path, rest: &str, depth: usize) -> Option<PathBuf> {
         .filter(|e| e.path().is_dir())
         .filter_map(|e| {
             let encoded = encode(&e.file_name().to_string_lossy());
-            let matches = rest == encoded || (rest.starts_with(&encoded) && rest.as_bytes().get(encoded.len()) == Some(&b'-'));
+            let matches = rest == encoded
+                || (rest.starts_with(&encoded)
+                    && rest.as_bytes().get(encoded.len()) == Some(&b'-'));
             (!encoded.is_empty() && matches).then(|| (encoded, e.path()))
         })
         .collect();
@@ -62,9 +66,19 @@ mod tests {
         fs::create_dir_all(root.join("home/u/my_app")).unwrap();
         fs::create_dir_all(root.join("home/u/my/other")).unwrap();
         fs::create_dir_all(root.join("home/u/site.io/web")).unwrap();
-        assert_eq!(decode_dashed_path("-home-u-my-app", root), Some(root.join("home/u/my_app")));
-        assert_eq!(decode_dashed_path("-home-u-my-other", root), Some(root.join("home/u/my/other")), "backtracks from my_app");
-        assert_eq!(decode_dashed_path("-home-u-site-io-web", root), Some(root.join("home/u/site.io/web")));
+        assert_eq!(
+            decode_dashed_path("-home-u-my-app", root),
+            Some(root.join("home/u/my_app"))
+        );
+        assert_eq!(
+            decode_dashed_path("-home-u-my-other", root),
+            Some(root.join("home/u/my/other")),
+            "backtracks from my_app"
+        );
+        assert_eq!(
+            decode_dashed_path("-home-u-site-io-web", root),
+            Some(root.join("home/u/site.io/web"))
+        );
         assert_eq!(decode_dashed_path("-home-u-gone", root), None);
         assert_eq!(decode_dashed_path("home-u", root), None);
     }

@@ -56,7 +56,11 @@ pub fn parse_version_file_name(file_name: &str) -> Option<(String, String, DateT
         return None;
     }
     let at: i64 = nanos.parse().ok()?;
-    Some((name.to_string(), format!("{nanos}.{tag}"), Utc.timestamp_nanos(at)))
+    Some((
+        name.to_string(),
+        format!("{nanos}.{tag}"),
+        Utc.timestamp_nanos(at),
+    ))
 }
 
 /// The newest archived copy of `name` in `archive_dir`, if any.
@@ -82,9 +86,13 @@ pub fn select_for_prune<'a>(
     now: DateTime<Utc>,
     has_current: impl Fn(Scope, &str) -> bool,
 ) -> Vec<&'a ArchivedVersion> {
-    let mut by_memory: std::collections::BTreeMap<(Scope, &str), Vec<&ArchivedVersion>> = Default::default();
+    let mut by_memory: std::collections::BTreeMap<(Scope, &str), Vec<&ArchivedVersion>> =
+        Default::default();
     for v in versions {
-        by_memory.entry((v.scope, v.name.as_str())).or_default().push(v);
+        by_memory
+            .entry((v.scope, v.name.as_str()))
+            .or_default()
+            .push(v);
     }
     let keep = policy.keep_versions.max(1);
     let mut doomed = Vec::new();
@@ -110,7 +118,14 @@ mod tests {
 
     fn version(name: &str, at: DateTime<Utc>) -> ArchivedVersion {
         let id = new_version_id(at);
-        ArchivedVersion { scope: Scope::User, name: name.into(), path: version_file_name(name, &id).into(), version: id, archived_at: at, size: 1 }
+        ArchivedVersion {
+            scope: Scope::User,
+            name: name.into(),
+            path: version_file_name(name, &id).into(),
+            version: id,
+            archived_at: at,
+            size: 1,
+        }
     }
 
     #[test]
@@ -131,21 +146,38 @@ mod tests {
     #[test]
     fn keeps_the_newest_n_per_memory() {
         let now: DateTime<Utc> = "2026-06-01T00:00:00Z".parse().unwrap();
-        let mut vs: Vec<_> = (0..5).map(|i| version("a", now - Duration::hours(i))).collect();
+        let mut vs: Vec<_> = (0..5)
+            .map(|i| version("a", now - Duration::hours(i)))
+            .collect();
         vs.push(version("b", now));
-        let policy = PrunePolicy { keep_versions: 2, max_age_days: 0 };
+        let policy = PrunePolicy {
+            keep_versions: 2,
+            max_age_days: 0,
+        };
         let doomed = select_for_prune(&vs, &policy, now, |_, _| true);
         assert_eq!(doomed.len(), 3);
-        assert!(doomed.iter().all(|v| v.name == "a" && v.archived_at <= now - Duration::hours(2)));
+        assert!(doomed
+            .iter()
+            .all(|v| v.name == "a" && v.archived_at <= now - Duration::hours(2)));
     }
 
     #[test]
     fn age_limit_spares_the_last_copy_of_a_forgotten_memory() {
         let now: DateTime<Utc> = "2026-06-01T00:00:00Z".parse().unwrap();
-        let vs = vec![version("gone", now - Duration::days(400)), version("gone", now - Duration::days(500)), version("live", now - Duration::days(400))];
-        let policy = PrunePolicy { keep_versions: 20, max_age_days: 365 };
+        let vs = vec![
+            version("gone", now - Duration::days(400)),
+            version("gone", now - Duration::days(500)),
+            version("live", now - Duration::days(400)),
+        ];
+        let policy = PrunePolicy {
+            keep_versions: 20,
+            max_age_days: 365,
+        };
         let doomed = select_for_prune(&vs, &policy, now, |_, name| name == "live");
-        let names: Vec<(&str, i64)> = doomed.iter().map(|v| (v.name.as_str(), (now - v.archived_at).num_days())).collect();
+        let names: Vec<(&str, i64)> = doomed
+            .iter()
+            .map(|v| (v.name.as_str(), (now - v.archived_at).num_days()))
+            .collect();
         assert_eq!(names.len(), 2);
         assert!(names.contains(&("gone", 500)));
         assert!(names.contains(&("live", 400)));

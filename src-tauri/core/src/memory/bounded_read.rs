@@ -16,7 +16,10 @@ pub enum ReadRefusal {
     Missing,
     /// A directory, FIFO, socket or device: never opened for reading.
     NotAFile(&'static str),
-    TooLarge { size: u64, limit: u64 },
+    TooLarge {
+        size: u64,
+        limit: u64,
+    },
     Io(io::Error),
 }
 
@@ -24,7 +27,7 @@ impl std::fmt::Display for ReadRefusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ReadRefusal::Missing => f.write_str("does not exist"),
-            ReadRefusal::NotAFile(what) => write!(f, "is {what}, not a regular file; Engram reads only regular files (rename or remove it)"),
+            ReadRefusal::NotAFile(what) => write!(f, "is {what}, not a regular file; Ambry reads only regular files (rename or remove it)"),
             ReadRefusal::TooLarge { size, limit } => {
                 write!(f, "is {size} bytes, over the {limit}-byte limit for a memory file; keep bulky content elsewhere and store a pointer to it")
             }
@@ -54,7 +57,11 @@ pub fn non_regular_kind(file_type: std::fs::FileType) -> Option<&'static str> {
 pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
     // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer before the type check
     // below can refuse it. It has no effect on reads of a regular file.
-    let file = match OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path) {
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+    {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadRefusal::Missing),
         Err(e) => return Err(ReadRefusal::Io(e)),
@@ -64,7 +71,10 @@ pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
         return Err(ReadRefusal::NotAFile(what));
     }
     if meta.len() > limit {
-        return Err(ReadRefusal::TooLarge { size: meta.len(), limit });
+        return Err(ReadRefusal::TooLarge {
+            size: meta.len(),
+            limit,
+        });
     }
     read_at_most(file, limit, meta.len())
 }
@@ -72,9 +82,14 @@ pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
 /// Reads up to `limit` bytes; a file that grew past it since `stat` is refused, not truncated.
 fn read_at_most(file: File, limit: u64, expected: u64) -> Result<Vec<u8>, ReadRefusal> {
     let mut bytes = Vec::with_capacity(expected.min(limit) as usize);
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(ReadRefusal::Io)?;
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadRefusal::Io)?;
     if bytes.len() as u64 > limit {
-        return Err(ReadRefusal::TooLarge { size: bytes.len() as u64, limit });
+        return Err(ReadRefusal::TooLarge {
+            size: bytes.len() as u64,
+            limit,
+        });
     }
     Ok(bytes)
 }
@@ -89,7 +104,10 @@ mod tests {
         let fifo = dir.path().join("x.md");
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        assert!(matches!(read_regular(&fifo, 1024), Err(ReadRefusal::NotAFile("a named pipe (FIFO)"))));
+        assert!(matches!(
+            read_regular(&fifo, 1024),
+            Err(ReadRefusal::NotAFile("a named pipe (FIFO)"))
+        ));
     }
 
     #[test]
@@ -97,13 +115,31 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let link = dir.path().join("zero.md");
         std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
-        assert!(matches!(read_regular(&link, 1024), Err(ReadRefusal::NotAFile("a device"))));
+        assert!(matches!(
+            read_regular(&link, 1024),
+            Err(ReadRefusal::NotAFile("a device"))
+        ));
         std::fs::create_dir(dir.path().join("d.md")).unwrap();
-        assert!(matches!(read_regular(&dir.path().join("d.md"), 1024), Err(ReadRefusal::NotAFile("a directory"))));
+        assert!(matches!(
+            read_regular(&dir.path().join("d.md"), 1024),
+            Err(ReadRefusal::NotAFile("a directory"))
+        ));
         std::fs::write(dir.path().join("big.md"), vec![b'a'; 2048]).unwrap();
-        assert!(matches!(read_regular(&dir.path().join("big.md"), 1024), Err(ReadRefusal::TooLarge { size: 2048, limit: 1024 })));
+        assert!(matches!(
+            read_regular(&dir.path().join("big.md"), 1024),
+            Err(ReadRefusal::TooLarge {
+                size: 2048,
+                limit: 1024
+            })
+        ));
         std::fs::write(dir.path().join("ok.md"), b"hello").unwrap();
-        assert_eq!(read_regular(&dir.path().join("ok.md"), 1024).unwrap(), b"hello");
-        assert!(matches!(read_regular(&dir.path().join("none.md"), 1024), Err(ReadRefusal::Missing)));
+        assert_eq!(
+            read_regular(&dir.path().join("ok.md"), 1024).unwrap(),
+            b"hello"
+        );
+        assert!(matches!(
+            read_regular(&dir.path().join("none.md"), 1024),
+            Err(ReadRefusal::Missing)
+        ));
     }
 }

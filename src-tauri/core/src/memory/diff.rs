@@ -80,11 +80,20 @@ pub fn line_diff(old: &str, new: &str) -> LineDiff {
                 .collect()
         })
         .collect();
-    LineDiff { hunks, inserted, deleted }
+    LineDiff {
+        hunks,
+        inserted,
+        deleted,
+    }
 }
 
 /// How an archived version differs from the memory's current file (old = the version).
-pub fn version_against_current(store: &Store, scope: Scope, name: &str, version: &str) -> Result<VersionDiff, StoreError> {
+pub fn version_against_current(
+    store: &Store,
+    scope: Scope,
+    name: &str,
+    version: &str,
+) -> Result<VersionDiff, StoreError> {
     let old = store.version_text(scope, name, version)?;
     let current_path = store.dir(scope)?.join(format!("{name}.md"));
     let (current, current_exists) = match std::fs::read_to_string(&current_path) {
@@ -105,7 +114,7 @@ pub fn version_against_current(store: &Store, scope: Scope, name: &str, version:
 mod tests {
     use super::*;
     use crate::memory::MemoryDraft;
-    use crate::EngramHome;
+    use crate::AmbryHome;
     use chrono::TimeZone;
 
     #[test]
@@ -121,15 +130,23 @@ mod tests {
         assert_eq!((d.inserted, d.deleted), (1, 1));
         let lines = &d.hunks[0];
         let deleted = lines.iter().find(|l| l.kind == LineKind::Delete).unwrap();
-        assert_eq!((deleted.text.as_str(), deleted.old_line, deleted.new_line), ("two", Some(2), None));
+        assert_eq!(
+            (deleted.text.as_str(), deleted.old_line, deleted.new_line),
+            ("two", Some(2), None)
+        );
         let inserted = lines.iter().find(|l| l.kind == LineKind::Insert).unwrap();
-        assert_eq!((inserted.text.as_str(), inserted.old_line, inserted.new_line), ("2", None, Some(2)));
+        assert_eq!(
+            (inserted.text.as_str(), inserted.old_line, inserted.new_line),
+            ("2", None, Some(2))
+        );
     }
 
     #[test]
     fn distant_changes_form_separate_hunks_with_limited_context() {
         let old: String = (1..=30).map(|i| format!("line {i}\n")).collect();
-        let new = old.replace("line 2\n", "line two\n").replace("line 28\n", "line twenty-eight\n");
+        let new = old
+            .replace("line 2\n", "line two\n")
+            .replace("line 28\n", "line twenty-eight\n");
         let d = line_diff(&old, &new);
         assert_eq!(d.hunks.len(), 2);
         assert!(d.hunks.iter().all(|h| h.len() <= 3 + 2 + 3));
@@ -139,7 +156,7 @@ mod tests {
     #[test]
     fn version_is_compared_with_the_current_file_and_with_nothing_after_forget() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(EngramHome::new(dir.path()), None);
+        let store = Store::new(AmbryHome::new(dir.path()), None);
         let t = |s: i64| chrono::Utc.timestamp_opt(1_700_000_000 + s, 0).unwrap();
         let draft = |body: &str| MemoryDraft {
             name: "deploy-steps".into(),
@@ -148,15 +165,33 @@ mod tests {
             body: body.into(),
             tags: vec![],
         };
-        store.save(Scope::User, draft("run make release\n"), t(0)).unwrap();
-        store.save(Scope::User, draft("run make ship\n"), t(10)).unwrap();
-        let version = store.versions(Scope::User, Some("deploy-steps")).unwrap()[0].version.clone();
+        store
+            .save(Scope::User, draft("run make release\n"), t(0))
+            .unwrap();
+        store
+            .save(Scope::User, draft("run make ship\n"), t(10))
+            .unwrap();
+        let version = store.versions(Scope::User, Some("deploy-steps")).unwrap()[0]
+            .version
+            .clone();
         let d = version_against_current(&store, Scope::User, "deploy-steps", &version).unwrap();
         assert!(d.current_exists);
-        let changed: Vec<(LineKind, &str)> =
-            d.diff.hunks.iter().flatten().filter(|l| l.kind != LineKind::Equal).map(|l| (l.kind, l.text.as_str())).collect();
-        assert!(changed.contains(&(LineKind::Delete, "run make release")), "{changed:?}");
-        assert!(changed.contains(&(LineKind::Insert, "run make ship")), "{changed:?}");
+        let changed: Vec<(LineKind, &str)> = d
+            .diff
+            .hunks
+            .iter()
+            .flatten()
+            .filter(|l| l.kind != LineKind::Equal)
+            .map(|l| (l.kind, l.text.as_str()))
+            .collect();
+        assert!(
+            changed.contains(&(LineKind::Delete, "run make release")),
+            "{changed:?}"
+        );
+        assert!(
+            changed.contains(&(LineKind::Insert, "run make ship")),
+            "{changed:?}"
+        );
 
         store.forget(Scope::User, "deploy-steps", t(20)).unwrap();
         let d = version_against_current(&store, Scope::User, "deploy-steps", &version).unwrap();
@@ -168,7 +203,7 @@ mod tests {
     #[test]
     fn unknown_version_is_a_clear_error() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(EngramHome::new(dir.path()), None);
+        let store = Store::new(AmbryHome::new(dir.path()), None);
         let err = version_against_current(&store, Scope::User, "nope", "1.ab").unwrap_err();
         assert_eq!(crate::ErrorCode::code(&err), "version_not_found");
     }

@@ -12,36 +12,67 @@ pub enum StoreError {
     InvalidField { field: &'static str, reason: String },
     #[error("refused: the content looks like a secret ({kind}: `{excerpt}`); remove it and store a pointer to where the secret lives instead")]
     SecretDetected { kind: &'static str, excerpt: String },
-    #[error("no memory named `{name}` in {scope}; `engram memory list` shows the memories there are")]
+    #[error(
+        "no memory named `{name}` in {scope}; `ambry memory list` shows the memories there are"
+    )]
     NotFound { scope: String, name: String },
     #[error("a memory named `{name}` already exists in {scope} scope")]
     AlreadyExists { scope: String, name: String },
-    #[error("no archived version `{version}` of `{name}`; list them with `engram memory archive list {name}`")]
+    #[error("no archived version `{version}` of `{name}`; list them with `ambry memory archive list {name}`")]
     VersionNotFound { name: String, version: String },
-    #[error("no project is selected: run inside a repository, pass --cwd DIR, or use --scope user")]
+    #[error(
+        "no project is selected: run inside a repository, pass --cwd DIR, or use --scope user"
+    )]
     NoProject,
-    #[error("{path} does not parse ({reason}); fix it in an editor or forget it before saving over it")]
+    #[error(
+        "{path} does not parse ({reason}); fix it in an editor or forget it before saving over it"
+    )]
     UnparseableExisting { path: String, reason: String },
     #[error("{path}: the name in the file (`{found}`) must equal the file name (`{expected}`)")]
-    NameMismatch { path: String, expected: String, found: String },
-    #[error("refused: {path} is a symbolic link; Engram does not write through links")]
+    NameMismatch {
+        path: String,
+        expected: String,
+        found: String,
+    },
+    #[error("refused: {path} is a symbolic link; Ambry does not write through links")]
     Symlink { path: String },
     #[error("another writer ({holder}) has held the lock on {path} for {seconds} s; wait for it to finish, or stop it if it is stuck")]
-    Locked { path: String, holder: String, seconds: u64 },
+    Locked {
+        path: String,
+        holder: String,
+        seconds: u64,
+    },
     #[error("{path} {reason}")]
     Unreadable { path: String, reason: String },
     #[error("archived version {version} of `{name}` does not parse ({reason}); nothing was restored. Its text is at {path}: copy what you need from it by hand")]
-    UnparseableVersion { name: String, version: String, path: String, reason: String },
+    UnparseableVersion {
+        name: String,
+        version: String,
+        path: String,
+        reason: String,
+    },
     #[error("{action} {path}: {source}")]
-    Io { action: &'static str, path: String, source: std::io::Error },
+    Io {
+        action: &'static str,
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 impl StoreError {
     pub(crate) fn io(action: &'static str, path: &std::path::Path, source: std::io::Error) -> Self {
-        if source.kind() == std::io::ErrorKind::InvalidInput && source.to_string().contains("symbolic link") {
-            return StoreError::Symlink { path: path.display().to_string() };
+        if source.kind() == std::io::ErrorKind::InvalidInput
+            && source.to_string().contains("symbolic link")
+        {
+            return StoreError::Symlink {
+                path: path.display().to_string(),
+            };
         }
-        StoreError::Io { action, path: path.display().to_string(), source }
+        StoreError::Io {
+            action,
+            path: path.display().to_string(),
+            source,
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! The memory file format (DESIGN §3): `---` frontmatter, then a markdown body.
 //!
-//! Owns: parsing a file's text into fields plus the raw lines of keys Engram does not know, and
+//! Owns: parsing a file's text into fields plus the raw lines of keys Ambry does not know, and
 //! rendering it back so those unknown keys survive every rewrite verbatim.
 //! Deliberately does not: validate names against the filename or touch the disk.
 
@@ -38,7 +38,9 @@ pub fn parse(text: &str) -> Result<Document, FormatError> {
     let mut lines = text.split_inclusive('\n');
     let first = lines.next().unwrap_or("");
     if first.trim_end() != "---" {
-        return Err(FormatError("missing frontmatter: the file must start with a `---` line".into()));
+        return Err(FormatError(
+            "missing frontmatter: the file must start with a `---` line".into(),
+        ));
     }
     let mut header: Vec<&str> = Vec::new();
     let mut consumed = first.len();
@@ -52,7 +54,9 @@ pub fn parse(text: &str) -> Result<Document, FormatError> {
         header.push(line.trim_end_matches(['\n', '\r']));
     }
     if !closed {
-        return Err(FormatError("unterminated frontmatter: no closing `---` line".into()));
+        return Err(FormatError(
+            "unterminated frontmatter: no closing `---` line".into(),
+        ));
     }
     let body = text[consumed..].to_string();
 
@@ -72,20 +76,28 @@ pub fn parse(text: &str) -> Result<Document, FormatError> {
             continue;
         }
         let Some((key, raw_value)) = line.split_once(':') else {
-            return Err(FormatError(format!("frontmatter line {lineno}: expected `key: value`, got `{line}`")));
+            return Err(FormatError(format!(
+                "frontmatter line {lineno}: expected `key: value`, got `{line}`"
+            )));
         };
         if key.starts_with(char::is_whitespace) {
-            return Err(FormatError(format!("frontmatter line {lineno}: unexpected indentation")));
+            return Err(FormatError(format!(
+                "frontmatter line {lineno}: unexpected indentation"
+            )));
         }
         // Continuation lines (indented, or YAML list items) belong to the key above them.
         let mut continuation = Vec::new();
-        while i < header.len() && (header[i].starts_with([' ', '\t']) || header[i].starts_with("- ")) {
+        while i < header.len()
+            && (header[i].starts_with([' ', '\t']) || header[i].starts_with("- "))
+        {
             continuation.push(header[i]);
             i += 1;
         }
         let key = key.trim();
         let value = raw_value.trim();
-        let field = |v: &str| unquote(v).map_err(|e| FormatError(format!("frontmatter line {lineno} (`{key}`): {e}")));
+        let field = |v: &str| {
+            unquote(v).map_err(|e| FormatError(format!("frontmatter line {lineno} (`{key}`): {e}")))
+        };
         match key {
             "name" => name = Some(field(value)?),
             "type" => kind = Some(field(value)?),
@@ -125,7 +137,10 @@ pub fn render(doc: &Document) -> String {
     out.push_str("---\n");
     out.push_str(&format!("name: {}\n", quote_if_needed(&doc.name)));
     out.push_str(&format!("type: {}\n", quote_if_needed(&doc.kind)));
-    out.push_str(&format!("description: {}\n", quote_if_needed(&doc.description)));
+    out.push_str(&format!(
+        "description: {}\n",
+        quote_if_needed(&doc.description)
+    ));
     if let Some(created) = doc.created {
         out.push_str(&format!("created: {}\n", rfc3339(created)));
     }
@@ -166,7 +181,11 @@ fn timestamp(value: &str, key: &str, lineno: usize) -> Result<DateTime<Utc>, For
         .ok_or_else(|| FormatError(format!("frontmatter line {lineno}: `{key}` must be an RFC 3339 time like 2026-05-08T12:34:56Z, got `{value}`")))
 }
 
-fn parse_tags(value: &str, continuation: &[&str], lineno: usize) -> Result<Vec<String>, FormatError> {
+fn parse_tags(
+    value: &str,
+    continuation: &[&str],
+    lineno: usize,
+) -> Result<Vec<String>, FormatError> {
     let bad = |why: &str| FormatError(format!("frontmatter line {lineno} (`tags`): {why}"));
     let mut tags = Vec::new();
     if value.is_empty() {
@@ -241,7 +260,9 @@ pub(crate) fn unquote(value: &str) -> Result<String, String> {
         }
         Ok(out)
     } else if let Some(inner) = v.strip_prefix('\'') {
-        let inner = inner.strip_suffix('\'').ok_or("unterminated single quote")?;
+        let inner = inner
+            .strip_suffix('\'')
+            .ok_or("unterminated single quote")?;
         Ok(inner.replace("''", "'"))
     } else {
         // Plain scalars end at a ` #` comment, as in YAML.
@@ -256,11 +277,17 @@ pub(crate) fn quote_if_needed(value: &str) -> String {
         || value.contains(" #")
         || value.ends_with(':')
         || value.contains(['\n', '\r', '\t', '"', ','])
-        || value.starts_with(['[', ']', '{', '}', '\'', '#', '&', '*', '!', '|', '>', '%', '@', '`', '-', '?']);
+        || value.starts_with([
+            '[', ']', '{', '}', '\'', '#', '&', '*', '!', '|', '>', '%', '@', '`', '-', '?',
+        ]);
     if !needs {
         return value.to_string();
     }
-    let escaped = value.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n").replace('\t', "\\t");
+    let escaped = value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+        .replace('\t', "\\t");
     format!("\"{escaped}\"")
 }
 
@@ -275,7 +302,10 @@ mod tests {
         let d = parse(SAMPLE).unwrap();
         assert_eq!(d.name, "jwt-refresh-flow");
         assert_eq!(d.kind, "project");
-        assert_eq!(d.description, "How auth refresh interacts with the token cache");
+        assert_eq!(
+            d.description,
+            "How auth refresh interacts with the token cache"
+        );
         assert_eq!(rfc3339(d.created.unwrap()), "2026-05-08T12:34:56Z");
         assert_eq!(rfc3339(d.updated.unwrap()), "2026-06-01T09:00:00Z");
         assert_eq!(d.tags, vec!["auth", "cache"]);
@@ -287,13 +317,16 @@ mod tests {
     fn unknown_keys_survive_a_round_trip_verbatim() {
         let text = "---\nname: a\ntype: user\ndescription: d\nsource: slack   # where it came from\nlinks:\n  - https://example.com/x\n  - other\nreviewed_by: \"Ana: lead\"\n---\nbody\n";
         let d = parse(text).unwrap();
-        assert_eq!(d.extra, vec![
-            "source: slack   # where it came from",
-            "links:",
-            "  - https://example.com/x",
-            "  - other",
-            "reviewed_by: \"Ana: lead\"",
-        ]);
+        assert_eq!(
+            d.extra,
+            vec![
+                "source: slack   # where it came from",
+                "links:",
+                "  - https://example.com/x",
+                "  - other",
+                "reviewed_by: \"Ana: lead\"",
+            ]
+        );
         let again = parse(&render(&d)).unwrap();
         assert_eq!(again, d);
         assert!(render(&d).contains("links:\n  - https://example.com/x\n  - other\n"));
@@ -327,7 +360,10 @@ mod tests {
         let cases = [
             ("no frontmatter", "missing frontmatter"),
             ("---\nname: a\n", "unterminated"),
-            ("---\nname: a\ntype: user\ndescription: d\ncreated: yesterday\n---\n", "RFC 3339"),
+            (
+                "---\nname: a\ntype: user\ndescription: d\ncreated: yesterday\n---\n",
+                "RFC 3339",
+            ),
             ("---\ntype: user\ndescription: d\n---\n", "missing `name:`"),
             ("---\nname: a\ndescription: d\n---\n", "missing `type:`"),
             ("---\nname: a\njust words\n---\n", "line 3"),
@@ -347,7 +383,14 @@ mod tests {
             name: "a".into(),
             kind: "user".into(),
             description: "d".into(),
-            tags: vec!["x\"y".into(), "p\\, q".into(), "# c".into(), "\"".into(), "it's".into(), "\\".into()],
+            tags: vec![
+                "x\"y".into(),
+                "p\\, q".into(),
+                "# c".into(),
+                "\"".into(),
+                "it's".into(),
+                "\\".into(),
+            ],
             ..parse("---\nname: a\ntype: user\ndescription: d\n---\n").unwrap()
         };
         let again = parse(&render(&doc)).unwrap();
@@ -356,9 +399,16 @@ mod tests {
         let findings = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/findings");
         for entry in std::fs::read_dir(findings).unwrap().flatten() {
             let found = std::fs::read(entry.path()).unwrap();
-            let Ok(text) = std::str::from_utf8(&found) else { continue };
+            let Ok(text) = std::str::from_utf8(&found) else {
+                continue;
+            };
             if let Ok(parsed) = parse(text) {
-                assert_eq!(parse(&render(&parsed)).unwrap().tags, parsed.tags, "{}", entry.path().display());
+                assert_eq!(
+                    parse(&render(&parsed)).unwrap().tags,
+                    parsed.tags,
+                    "{}",
+                    entry.path().display()
+                );
             }
         }
     }
@@ -374,12 +424,16 @@ mod tests {
     #[test]
     fn cr_only_line_endings_parse() {
         let d = parse("---\rname: a\rtype: user\rdescription: d\r---\rbody\r").unwrap();
-        assert_eq!((d.name.as_str(), d.description.as_str(), d.body.as_str()), ("a", "d", "body\n"));
+        assert_eq!(
+            (d.name.as_str(), d.description.as_str(), d.body.as_str()),
+            ("a", "d", "body\n")
+        );
     }
 
     #[test]
     fn bare_dates_are_accepted() {
-        let d = parse("---\nname: a\ntype: user\ndescription: d\ncreated: 2026-05-08\n---\n").unwrap();
+        let d =
+            parse("---\nname: a\ntype: user\ndescription: d\ncreated: 2026-05-08\n---\n").unwrap();
         assert_eq!(rfc3339(d.created.unwrap()), "2026-05-08T00:00:00Z");
     }
 }

@@ -32,8 +32,8 @@ impl LeakedSecret {
     /// What the person runs to get rid of it.
     pub fn remedy(&self) -> String {
         match &self.version {
-            Some(v) => format!("engram memory archive purge {} {v} --scope {}", self.name, self.scope),
-            None => format!("edit `{}` to remove it (or `engram memory forget {} --scope {}`), then purge its archived copies", self.name, self.name, self.scope),
+            Some(v) => format!("ambry memory archive purge {} {v} --scope {}", self.name, self.scope),
+            None => format!("edit `{}` to remove it (or `ambry memory forget {} --scope {}`), then purge its archived copies", self.name, self.name, self.scope),
         }
     }
 }
@@ -43,9 +43,18 @@ pub fn leaked_secrets(store: &Store, scope: Scope) -> Result<Vec<LeakedSecret>, 
     let dir = store.dir(scope)?;
     let mut found = Vec::new();
     let mut scan = |path: PathBuf, name: String, version: Option<String>| {
-        let Ok(bytes) = read_regular(&path, MEMORY_FILE_MAX) else { return };
+        let Ok(bytes) = read_regular(&path, MEMORY_FILE_MAX) else {
+            return;
+        };
         if let Some(hit) = find_secret(&String::from_utf8_lossy(&bytes)) {
-            found.push(LeakedSecret { scope, name, version, path, kind: hit.kind, excerpt: hit.excerpt });
+            found.push(LeakedSecret {
+                scope,
+                name,
+                version,
+                path,
+                kind: hit.kind,
+                excerpt: hit.excerpt,
+            });
         }
     };
     for file in store.list(scope.into())? {
@@ -71,32 +80,67 @@ pub fn leaked_secrets(store: &Store, scope: Scope) -> Result<Vec<LeakedSecret>, 
 mod tests {
     use super::*;
     use crate::memory::MemoryDraft;
-    use crate::EngramHome;
+    use crate::AmbryHome;
 
     #[test]
     fn finds_secrets_in_files_and_archive_and_purge_removes_an_archived_one() {
         let tmp = tempfile::tempdir().unwrap();
-        let store = Store::new(EngramHome::new(tmp.path()), None);
+        let store = Store::new(AmbryHome::new(tmp.path()), None);
         let now = "2026-06-01T10:00:00Z".parse().unwrap();
-        let draft = |body: &str| MemoryDraft { name: "db".into(), kind: "project".into(), description: "database".into(), body: body.into(), tags: vec![] };
-        store.save(Scope::User, draft("connect as app"), now).unwrap();
-        store.save(Scope::User, draft("the password lives in the vault"), now).unwrap();
+        let draft = |body: &str| MemoryDraft {
+            name: "db".into(),
+            kind: "project".into(),
+            description: "database".into(),
+            body: body.into(),
+            tags: vec![],
+        };
+        store
+            .save(Scope::User, draft("connect as app"), now)
+            .unwrap();
+        store
+            .save(Scope::User, draft("the password lives in the vault"), now)
+            .unwrap();
         // The first version, as an older filter let it through, sits in the archive.
         let version = store.versions(Scope::User, Some("db")).unwrap().remove(0);
-        std::fs::write(&version.path, "---\nname: db\ntype: project\ndescription: database\n---\nDB_PASSWORD=Xk9mP2vL7qRt\n").unwrap();
+        std::fs::write(
+            &version.path,
+            "---\nname: db\ntype: project\ndescription: database\n---\nDB_PASSWORD=Xk9mP2vL7qRt\n",
+        )
+        .unwrap();
         let hand_written = store.dir(Scope::User).unwrap().join("notes.md");
         std::fs::write(&hand_written, "---\nname: notes\ntype: user\ndescription: n\n---\ntoken ghp_4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R\n").unwrap();
 
         let found = leaked_secrets(&store, Scope::User).unwrap();
-        let summary: Vec<(&str, Option<&str>)> = found.iter().map(|f| (f.name.as_str(), f.version.as_deref())).collect();
-        assert_eq!(summary, vec![("notes", None), ("db", Some(version.version.as_str()))]);
-        assert!(found[1].remedy().contains(&format!("archive purge db {}", version.version)));
-        assert!(!found[1].excerpt.contains("7qRt"), "masked: {}", found[1].excerpt);
+        let summary: Vec<(&str, Option<&str>)> = found
+            .iter()
+            .map(|f| (f.name.as_str(), f.version.as_deref()))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![("notes", None), ("db", Some(version.version.as_str()))]
+        );
+        assert!(found[1]
+            .remedy()
+            .contains(&format!("archive purge db {}", version.version)));
+        assert!(
+            !found[1].excerpt.contains("7qRt"),
+            "masked: {}",
+            found[1].excerpt
+        );
 
-        store.purge_version(Scope::User, "db", &version.version).unwrap();
+        store
+            .purge_version(Scope::User, "db", &version.version)
+            .unwrap();
         assert!(!version.path.exists());
-        let left: Vec<_> = leaked_secrets(&store, Scope::User).unwrap().into_iter().map(|f| f.name).collect();
+        let left: Vec<_> = leaked_secrets(&store, Scope::User)
+            .unwrap()
+            .into_iter()
+            .map(|f| f.name)
+            .collect();
         assert_eq!(left, vec!["notes"]);
-        assert!(matches!(store.purge_version(Scope::User, "db", &version.version), Err(StoreError::VersionNotFound { .. })));
+        assert!(matches!(
+            store.purge_version(Scope::User, "db", &version.version),
+            Err(StoreError::VersionNotFound { .. })
+        ));
     }
 }

@@ -19,9 +19,9 @@ pub mod validate;
 pub mod watch;
 
 pub use archive::{ArchivedVersion, PrunePolicy};
+pub use diff::{line_diff, version_against_current, LineDiff, VersionDiff};
 pub use error::StoreError;
 pub use leaks::{leaked_secrets, LeakedSecret};
 pub use model::{Memory, MemoryFile, Scope, ScopeFilter};
-pub use diff::{line_diff, version_against_current, LineDiff, VersionDiff};
 pub use store::{read_memory_file, ForgetOutcome, MemoryDraft, PruneReport, SaveOutcome, Store};
 pub use watch::{MemoryChange, MemoryWatcher, WatchError};

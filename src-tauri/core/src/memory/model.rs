@@ -38,7 +38,9 @@ impl std::str::FromStr for Scope {
         match s {
             "user" => Ok(Scope::User),
             "project" => Ok(Scope::Project),
-            other => Err(format!("unknown scope `{other}` (expected user or project)")),
+            other => Err(format!(
+                "unknown scope `{other}` (expected user or project)"
+            )),
         }
     }
 }
@@ -65,7 +67,9 @@ impl ScopeFilter {
     pub fn includes(self, scope: Scope) -> bool {
         matches!(
             (self, scope),
-            (ScopeFilter::All, _) | (ScopeFilter::User, Scope::User) | (ScopeFilter::Project, Scope::Project)
+            (ScopeFilter::All, _)
+                | (ScopeFilter::User, Scope::User)
+                | (ScopeFilter::Project, Scope::Project)
         )
     }
 }

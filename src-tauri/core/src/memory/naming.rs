@@ -7,8 +7,16 @@
 use super::StoreError;
 
 /// Names an agent or person may not use: they collide with generated files or scope words.
-pub const RESERVED_NAMES: &[&str] =
-    &["user", "project", "memory", "index", "sessions", "engram", "feedback", "reference"];
+pub const RESERVED_NAMES: &[&str] = &[
+    "user",
+    "project",
+    "memory",
+    "index",
+    "sessions",
+    "ambry",
+    "feedback",
+    "reference",
+];
 
 /// Conventional types, in index order; custom types follow alphabetically.
 pub const CONVENTIONAL_TYPES: &[&str] = &["user", "feedback", "project", "reference"];
@@ -17,7 +25,9 @@ pub const CONVENTIONAL_TYPES: &[&str] = &["user", "feedback", "project", "refere
 pub fn validate_name(name: &str) -> Result<(), StoreError> {
     let valid_shape = !name.is_empty()
         && name.len() <= 64
-        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         && !name.starts_with('-');
     if !valid_shape {
         return Err(StoreError::InvalidName {
@@ -28,7 +38,9 @@ pub fn validate_name(name: &str) -> Result<(), StoreError> {
     if RESERVED_NAMES.contains(&name) {
         return Err(StoreError::InvalidName {
             name: name.to_string(),
-            reason: format!("`{name}` is reserved; pick a more specific name (e.g. `{name}-notes`)"),
+            reason: format!(
+                "`{name}` is reserved; pick a more specific name (e.g. `{name}-notes`)"
+            ),
         });
     }
     Ok(())
@@ -52,7 +64,9 @@ pub fn canonical_type(raw: &str) -> Result<String, StoreError> {
     }
     let valid = !out.is_empty()
         && out.len() <= 32
-        && out.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        && out
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
     if valid {
         Ok(out)
     } else {
@@ -65,7 +79,10 @@ pub fn canonical_type(raw: &str) -> Result<String, StoreError> {
 
 /// Index order of a type: conventional ones first in their fixed order, then the rest by name.
 pub fn type_order(kind: &str) -> (usize, &str) {
-    let rank = CONVENTIONAL_TYPES.iter().position(|t| *t == kind).unwrap_or(CONVENTIONAL_TYPES.len());
+    let rank = CONVENTIONAL_TYPES
+        .iter()
+        .position(|t| *t == kind)
+        .unwrap_or(CONVENTIONAL_TYPES.len());
     (rank, kind)
 }
 
@@ -104,7 +121,19 @@ mod tests {
     }
 
     #[rstest]
-    fn rejects_reserved_names_with_a_suggestion(#[values("user", "project", "memory", "index", "sessions", "engram", "feedback", "reference")] name: &str) {
+    fn rejects_reserved_names_with_a_suggestion(
+        #[values(
+            "user",
+            "project",
+            "memory",
+            "index",
+            "sessions",
+            "ambry",
+            "feedback",
+            "reference"
+        )]
+        name: &str,
+    ) {
         assert!(RESERVED_NAMES.contains(&name));
         let err = validate_name(name).unwrap_err().to_string();
         assert!(err.contains("reserved"), "{err}");
@@ -132,6 +161,9 @@ mod tests {
     fn orders_conventional_types_first() {
         let mut kinds = vec!["zeta", "reference", "alpha", "user", "project", "feedback"];
         kinds.sort_by(|a, b| type_order(a).cmp(&type_order(b)));
-        assert_eq!(kinds, vec!["user", "feedback", "project", "reference", "alpha", "zeta"]);
+        assert_eq!(
+            kinds,
+            vec!["user", "feedback", "project", "reference", "alpha", "zeta"]
+        );
     }
 }

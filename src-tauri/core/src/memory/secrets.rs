@@ -68,7 +68,10 @@ pub fn find_secret(text: &str) -> Option<SecretMatch> {
             if is_placeholder(value) || (rule.judge_value && !looks_like_a_real_value(value)) {
                 continue;
             }
-            return Some(SecretMatch { kind: rule.kind, excerpt: mask(caps.get(0).map_or("", |m| m.as_str())) });
+            return Some(SecretMatch {
+                kind: rule.kind,
+                excerpt: mask(caps.get(0).map_or("", |m| m.as_str())),
+            });
         }
     }
     None
@@ -78,10 +81,31 @@ pub fn find_secret(text: &str) -> Option<SecretMatch> {
 fn is_placeholder(value: &str) -> bool {
     let lower = value.to_ascii_lowercase();
     const MARKERS: &[&str] = &[
-        "example", "xxxx", "****", "…", "...", "<", "${", "{{", "$(", "changeme", "change-me", "placeholder",
-        "your", "redacted", "dummy", "replace", "env:", "secret_here", "todo",
+        "example",
+        "xxxx",
+        "****",
+        "…",
+        "...",
+        "<",
+        "${",
+        "{{",
+        "$(",
+        "changeme",
+        "change-me",
+        "placeholder",
+        "your",
+        "redacted",
+        "dummy",
+        "replace",
+        "env:",
+        "secret_here",
+        "todo",
     ];
-    MARKERS.iter().any(|m| lower.contains(m)) || value.starts_with('$') || value.chars().all(|c| c == value.chars().next().unwrap_or(' '))
+    MARKERS.iter().any(|m| lower.contains(m))
+        || value.starts_with('$')
+        || value
+            .chars()
+            .all(|c| c == value.chars().next().unwrap_or(' '))
 }
 
 /// A value worth refusing has the texture of a credential: digits or symbols among letters,
@@ -92,14 +116,20 @@ fn looks_like_a_real_value(value: &str) -> bool {
         return false;
     }
     let has_digit = value.chars().any(|c| c.is_ascii_digit());
-    let has_symbol = value.chars().any(|c| !c.is_alphanumeric() && c != '-' && c != '_' && c != '.');
+    let has_symbol = value
+        .chars()
+        .any(|c| !c.is_alphanumeric() && c != '-' && c != '_' && c != '.');
     let has_upper = value.chars().any(|c| c.is_uppercase());
     let has_lower = value.chars().any(|c| c.is_lowercase());
-    let is_identifier_like = value.chars().all(|c| c.is_ascii_lowercase() || c == '_' || c == '-' || c == '.');
+    let is_identifier_like = value
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c == '_' || c == '-' || c == '.');
     if is_identifier_like {
         return false;
     }
-    (has_digit && (has_lower || has_upper)) || has_symbol || (has_upper && has_lower && value.len() >= 12)
+    (has_digit && (has_lower || has_upper))
+        || has_symbol
+        || (has_upper && has_lower && value.len() >= 12)
 }
 
 fn mask(matched: &str) -> String {
@@ -118,20 +148,50 @@ mod tests {
 
     #[test]
     fn finds_real_credentials() {
-        let key_body = "MIIEowIBAAKCAQEA7bq3Q9F1yq0Z8m3rJ7pXw2h8s5K4nL6vT9cB1dE2fG3hI4jK5lM6nO7pQ8rS9tU0";
+        let key_body =
+            "MIIEowIBAAKCAQEA7bq3Q9F1yq0Z8m3rJ7pXw2h8s5K4nL6vT9cB1dE2fG3hI4jK5lM6nO7pQ8rS9tU0";
         let cases: Vec<(String, &str)> = vec![
-            (format!("-----BEGIN RSA PRIVATE KEY-----\n{key_body}\n-----END RSA PRIVATE KEY-----"), "private key"),
-            (format!("-----BEGIN OPENSSH PRIVATE KEY-----\n{key_body}\n"), "private key"),
-            ("key id AKIAZ3MXQ7V2LPRT4K9B in prod".into(), "AWS access key id"),
-            ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8d9s7t6u".into(), "AWS secret access key"),
-            ("token ghp_4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R".into(), "GitHub token"),
+            (
+                format!(
+                    "-----BEGIN RSA PRIVATE KEY-----\n{key_body}\n-----END RSA PRIVATE KEY-----"
+                ),
+                "private key",
+            ),
+            (
+                format!("-----BEGIN OPENSSH PRIVATE KEY-----\n{key_body}\n"),
+                "private key",
+            ),
+            (
+                "key id AKIAZ3MXQ7V2LPRT4K9B in prod".into(),
+                "AWS access key id",
+            ),
+            (
+                "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8d9s7t6u".into(),
+                "AWS secret access key",
+            ),
+            (
+                "token ghp_4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R".into(),
+                "GitHub token",
+            ),
             ("glpat-Zx8Kq2ZrL9mXw3Tn7Yb1".into(), "GitLab token"),
             ("xoxb-2048-99213-AbCdEfGhIjKl".into(), "Slack token"),
             ("sk_live_51Hx8Kq2ZrL9mXw3Tn7Yb1Vc".into(), "Stripe key"),
-            ("OPENAI_API_KEY=sk-proj-4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R".into(), "API key (sk-…)"),
-            ("password=hunter2hunter2".into(), "password or secret assignment"),
-            ("db password: \"S3cr3t!pass\"".into(), "password or secret assignment"),
-            ("postgres://app:Zq9x7Lm2p@db.internal/app".into(), "credentials in a URL"),
+            (
+                "OPENAI_API_KEY=sk-proj-4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R".into(),
+                "API key (sk-…)",
+            ),
+            (
+                "password=hunter2hunter2".into(),
+                "password or secret assignment",
+            ),
+            (
+                "db password: \"S3cr3t!pass\"".into(),
+                "password or secret assignment",
+            ),
+            (
+                "postgres://app:Zq9x7Lm2p@db.internal/app".into(),
+                "credentials in a URL",
+            ),
         ];
         for (text, expected) in cases {
             assert_eq!(kind(&text), Some(expected), "{text}");
@@ -165,7 +225,12 @@ mod tests {
         cases
             .iter()
             .filter(|(text, secret)| find_secret(text).is_some() != *secret)
-            .map(|(text, secret)| format!("{text:?}: expected {}", if *secret { "a secret" } else { "no secret" }))
+            .map(|(text, secret)| {
+                format!(
+                    "{text:?}: expected {}",
+                    if *secret { "a secret" } else { "no secret" }
+                )
+            })
             .collect()
     }
 
@@ -182,9 +247,18 @@ mod tests {
             ("app.secret=Zq9x7Lm2p", true),
             ("STRIPE_SECRET_KEY=Zq9x7Lm2pQ8", true),
             ("GITHUB_AUTH_TOKEN: 9f8e7d6c5b4a", true),
-            ("The DATABASE_PASSWORD variable holds the database password.", false),
-            ("DB_PASSWORD is read from the environment at start-up.", false),
-            ("Set DATABASE_PASSWORD=<secret> in .env, never in code.", false),
+            (
+                "The DATABASE_PASSWORD variable holds the database password.",
+                false,
+            ),
+            (
+                "DB_PASSWORD is read from the environment at start-up.",
+                false,
+            ),
+            (
+                "Set DATABASE_PASSWORD=<secret> in .env, never in code.",
+                false,
+            ),
             ("DB_PASSWORD=${DB_PASSWORD}", false),
             ("password_policy: minimum 12 characters", false),
             ("password: required", false),
@@ -193,10 +267,18 @@ mod tests {
             ("DB_PASSWORD_FILE=/run/secrets/db", false),
             ("db_password: read from vault at secret/data/db", false),
             ("API keys look like `sk-` followed by 48 characters.", false),
-            ("A GitHub token is ghp_ plus 36 alphanumerics; AWS key ids start with AKIA.", false),
+            (
+                "A GitHub token is ghp_ plus 36 alphanumerics; AWS key ids start with AKIA.",
+                false,
+            ),
         ];
         let failed = failures(cases);
-        assert!(failed.is_empty(), "{} case(s) failed:\n{}", failed.len(), failed.join("\n"));
+        assert!(
+            failed.is_empty(),
+            "{} case(s) failed:\n{}",
+            failed.len(),
+            failed.join("\n")
+        );
     }
 
     #[test]

@@ -15,12 +15,15 @@ use super::archive::{self, ArchivedVersion, PrunePolicy, ARCHIVE_DIR};
 use super::bounded_read::{non_regular_kind, read_regular, ReadRefusal};
 use super::frontmatter::{self, Document};
 use super::index::{render_index, INDEX_FILE};
-use crate::storage::{refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, LockFailure, ScopeLock, LOCK_WAIT, TEMP_PREFIX};
 use super::naming::{canonical_type, validate_name};
 use super::validate::{strip_controls, validate_draft, INDEX_FILE_MAX, MEMORY_FILE_MAX};
 use super::{Memory, MemoryFile, Scope, ScopeFilter, StoreError};
 use crate::project::{self, Project};
-use crate::EngramHome;
+use crate::storage::{
+    refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, LockFailure, ScopeLock, LOCK_WAIT,
+    TEMP_PREFIX,
+};
+use crate::AmbryHome;
 
 /// What a caller wants saved; the store fills in timestamps and keeps unknown keys.
 #[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
@@ -62,16 +65,16 @@ pub struct PruneReport {
 }
 
 pub struct Store {
-    home: EngramHome,
+    home: AmbryHome,
     project: Option<Project>,
 }
 
 impl Store {
-    pub fn new(home: EngramHome, project: Option<Project>) -> Store {
+    pub fn new(home: AmbryHome, project: Option<Project>) -> Store {
         Store { home, project }
     }
 
-    pub fn home(&self) -> &EngramHome {
+    pub fn home(&self) -> &AmbryHome {
         &self.home
     }
 
@@ -83,9 +86,11 @@ impl Store {
     pub fn dir(&self, scope: Scope) -> Result<PathBuf, StoreError> {
         match scope {
             Scope::User => Ok(self.home.user_memory_dir()),
-            Scope::Project => {
-                self.project.as_ref().map(|p| self.home.project_memory_dir(&p.slug)).ok_or(StoreError::NoProject)
-            }
+            Scope::Project => self
+                .project
+                .as_ref()
+                .map(|p| self.home.project_memory_dir(&p.slug))
+                .ok_or(StoreError::NoProject),
         }
     }
 
@@ -123,7 +128,10 @@ impl Store {
                 Ok(Some(memory)) => return Ok(memory),
                 Ok(None) => continue,
                 Err(reason) => {
-                    return Err(StoreError::UnparseableExisting { path: path.display().to_string(), reason })
+                    return Err(StoreError::UnparseableExisting {
+                        path: path.display().to_string(),
+                        reason,
+                    })
                 }
             }
         }
@@ -131,13 +139,19 @@ impl Store {
             [one] => format!("the {one} scope"),
             _ => "the project or user scope".to_string(),
         };
-        Err(StoreError::NotFound { scope, name: name.to_string() })
+        Err(StoreError::NotFound {
+            scope,
+            name: name.to_string(),
+        })
     }
 
     /// The scope's generated MEMORY.md, if there is one.
     pub fn index_text(&self, scope: Scope) -> Result<Option<String>, StoreError> {
         let path = self.dir(scope)?.join(INDEX_FILE);
-        let unreadable = |reason: String| StoreError::Unreadable { path: path.display().to_string(), reason };
+        let unreadable = |reason: String| StoreError::Unreadable {
+            path: path.display().to_string(),
+            reason,
+        };
         match read_regular(&path, INDEX_FILE_MAX) {
             Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| unreadable("is not UTF-8 text".into())),
             Err(ReadRefusal::Missing) => Ok(None),
@@ -169,26 +183,45 @@ impl Store {
             Err(e) => return Err(StoreError::io("read", &path, e).into()),
         };
         let text = edit(current.as_deref(), &path)?;
-        write_atomic(&dir, file_name, text.as_bytes()).map_err(|e| StoreError::io("write", &path, e))?;
+        write_atomic(&dir, file_name, text.as_bytes())
+            .map_err(|e| StoreError::io("write", &path, e))?;
         Ok(path)
     }
 
     /// Creates or overwrites a memory; the prior version is archived first and keeps `created`.
-    pub fn save(&self, scope: Scope, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
+    pub fn save(
+        &self,
+        scope: Scope,
+        draft: MemoryDraft,
+        now: DateTime<Utc>,
+    ) -> Result<SaveOutcome, StoreError> {
         self.save_with_keys(scope, draft, &[], now)
     }
 
-    /// `save`, also setting frontmatter keys Engram does not interpret (such as an import's
+    /// `save`, also setting frontmatter keys Ambry does not interpret (such as an import's
     /// `source`), each replacing an earlier value of that key. Unchanged fields and keys: no write.
-    pub fn save_with_keys(&self, scope: Scope, draft: MemoryDraft, keys: &[(&str, &str)], now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
+    pub fn save_with_keys(
+        &self,
+        scope: Scope,
+        draft: MemoryDraft,
+        keys: &[(&str, &str)],
+        now: DateTime<Utc>,
+    ) -> Result<SaveOutcome, StoreError> {
         let draft = validate_draft(draft)?;
         for (key, value) in keys {
             let known = ["name", "type", "description", "created", "updated", "tags"].contains(key);
-            if known || key.is_empty() || !key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
-                return Err(StoreError::InvalidField { field: "frontmatter key", reason: format!("`{key}` cannot be set as an extra key") });
+            if known || key.is_empty() || !key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+            {
+                return Err(StoreError::InvalidField {
+                    field: "frontmatter key",
+                    reason: format!("`{key}` cannot be set as an extra key"),
+                });
             }
             if value.contains(['\n', '\r']) {
-                return Err(StoreError::InvalidField { field: "frontmatter key", reason: format!("`{key}` must be a single line") });
+                return Err(StoreError::InvalidField {
+                    field: "frontmatter key",
+                    reason: format!("`{key}` must be a single line"),
+                });
             }
         }
         let dir = self.prepare_dir(scope)?;
@@ -201,12 +234,20 @@ impl Store {
 
     /// Creates a memory that must not exist yet; the existence check and the write happen
     /// under the scope lock, so two creators of one name cannot both succeed.
-    pub fn create(&self, scope: Scope, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
+    pub fn create(
+        &self,
+        scope: Scope,
+        draft: MemoryDraft,
+        now: DateTime<Utc>,
+    ) -> Result<SaveOutcome, StoreError> {
         let draft = validate_draft(draft)?;
         let dir = self.prepare_dir(scope)?;
         let _lock = lock_and_tidy(&dir, now)?;
         if dir.join(format!("{}.md", draft.name)).exists() {
-            return Err(StoreError::AlreadyExists { scope: scope.to_string(), name: draft.name });
+            return Err(StoreError::AlreadyExists {
+                scope: scope.to_string(),
+                name: draft.name,
+            });
         }
         let outcome = write_locked(scope, &dir, None, draft, &[], now)?;
         regenerate_index(scope, &dir)?;
@@ -214,7 +255,13 @@ impl Store {
     }
 
     /// Saves `draft` under a new name and retires `old` (archived, so the rename is undoable).
-    pub fn rename(&self, scope: Scope, old: &str, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
+    pub fn rename(
+        &self,
+        scope: Scope,
+        old: &str,
+        draft: MemoryDraft,
+        now: DateTime<Utc>,
+    ) -> Result<SaveOutcome, StoreError> {
         if draft.name == old {
             return self.save(scope, draft, now);
         }
@@ -223,7 +270,10 @@ impl Store {
         let dir = self.prepare_dir(scope)?;
         let _lock = lock_and_tidy(&dir, now)?;
         if fs::symlink_metadata(dir.join(format!("{}.md", draft.name))).is_ok() {
-            return Err(StoreError::AlreadyExists { scope: scope.to_string(), name: draft.name });
+            return Err(StoreError::AlreadyExists {
+                scope: scope.to_string(),
+                name: draft.name,
+            });
         }
         let outcome = write_locked(scope, &dir, Some(old), draft, &[], now)?;
         remove_memory_files(&dir, old, now)?;
@@ -232,10 +282,18 @@ impl Store {
     }
 
     /// Archives and removes a memory (and its embedding sidecar).
-    pub fn forget(&self, scope: Scope, name: &str, now: DateTime<Utc>) -> Result<ForgetOutcome, StoreError> {
+    pub fn forget(
+        &self,
+        scope: Scope,
+        name: &str,
+        now: DateTime<Utc>,
+    ) -> Result<ForgetOutcome, StoreError> {
         validate_name(name)?;
         let dir = self.dir(scope)?;
-        let not_found = || StoreError::NotFound { scope: format!("the {scope} scope"), name: name.to_string() };
+        let not_found = || StoreError::NotFound {
+            scope: format!("the {scope} scope"),
+            name: name.to_string(),
+        };
         if fs::symlink_metadata(dir.join(format!("{name}.md"))).is_err() {
             return Err(not_found());
         }
@@ -247,11 +305,20 @@ impl Store {
             .and_then(|f| archive::parse_version_file_name(&f.to_string_lossy()))
             .map(|(_, version, _)| version)
             .unwrap_or_default();
-        Ok(ForgetOutcome { scope, name: name.to_string(), archived, version })
+        Ok(ForgetOutcome {
+            scope,
+            name: name.to_string(),
+            archived,
+            version,
+        })
     }
 
     /// Archived versions, newest first; all memories of the scope or one.
-    pub fn versions(&self, scope: Scope, name: Option<&str>) -> Result<Vec<ArchivedVersion>, StoreError> {
+    pub fn versions(
+        &self,
+        scope: Scope,
+        name: Option<&str>,
+    ) -> Result<Vec<ArchivedVersion>, StoreError> {
         if let Some(name) = name {
             validate_name(name)?;
         }
@@ -264,19 +331,34 @@ impl Store {
         let mut versions = Vec::new();
         for entry in entries.flatten() {
             let file_name = entry.file_name().to_string_lossy().into_owned();
-            let Some((memory, version, archived_at)) = archive::parse_version_file_name(&file_name) else { continue };
+            let Some((memory, version, archived_at)) = archive::parse_version_file_name(&file_name)
+            else {
+                continue;
+            };
             if name.is_some_and(|n| n != memory) {
                 continue;
             }
             let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-            versions.push(ArchivedVersion { scope, name: memory, version, archived_at, path: entry.path(), size });
+            versions.push(ArchivedVersion {
+                scope,
+                name: memory,
+                version,
+                archived_at,
+                path: entry.path(),
+                size,
+            });
         }
         versions.sort_by(|a, b| b.version.cmp(&a.version).then_with(|| a.name.cmp(&b.name)));
         Ok(versions)
     }
 
     /// The text of one archived version (for previews and diffs).
-    pub fn version_text(&self, scope: Scope, name: &str, version: &str) -> Result<String, StoreError> {
+    pub fn version_text(
+        &self,
+        scope: Scope,
+        name: &str,
+        version: &str,
+    ) -> Result<String, StoreError> {
         let path = self.version_path(scope, name, version)?;
         read_text(&path)
     }
@@ -284,7 +366,13 @@ impl Store {
     /// Makes an archived version current again; the current file, if any, is archived first.
     /// A version that is not a valid memory of that name is refused before anything is written
     /// (restoring it would replace a working memory with one that cannot be read).
-    pub fn restore(&self, scope: Scope, name: &str, version: &str, now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
+    pub fn restore(
+        &self,
+        scope: Scope,
+        name: &str,
+        version: &str,
+        now: DateTime<Utc>,
+    ) -> Result<SaveOutcome, StoreError> {
         let source = self.version_path(scope, name, version)?;
         let dir = self.prepare_dir(scope)?;
         let _lock = lock_and_tidy(&dir, now)?;
@@ -302,18 +390,39 @@ impl Store {
         canonical_type(&doc.kind).map_err(|e| refuse(e.to_string()))?;
         let current = dir.join(format!("{name}.md"));
         let created = fs::symlink_metadata(&current).is_err();
-        let archived = if created { None } else { Some(archive_current(&dir, name, now)?) };
-        write_atomic(&dir, &format!("{name}.md"), text.as_bytes()).map_err(|e| StoreError::io("write", &current, e))?;
+        let archived = if created {
+            None
+        } else {
+            Some(archive_current(&dir, name, now)?)
+        };
+        write_atomic(&dir, &format!("{name}.md"), text.as_bytes())
+            .map_err(|e| StoreError::io("write", &current, e))?;
         regenerate_index(scope, &dir)?;
         let memory = read_memory_file(scope, &current)
-            .map_err(|reason| StoreError::UnparseableExisting { path: current.display().to_string(), reason })?
-            .ok_or_else(|| StoreError::NotFound { scope: format!("the {scope} scope"), name: name.to_string() })?;
-        Ok(SaveOutcome { memory, created, archived, changed: true })
+            .map_err(|reason| StoreError::UnparseableExisting {
+                path: current.display().to_string(),
+                reason,
+            })?
+            .ok_or_else(|| StoreError::NotFound {
+                scope: format!("the {scope} scope"),
+                name: name.to_string(),
+            })?;
+        Ok(SaveOutcome {
+            memory,
+            created,
+            archived,
+            changed: true,
+        })
     }
 
     /// Deletes one archived version for good (a leaked secret's copy); the person asked for it
     /// by name and version, so nothing else is touched.
-    pub fn purge_version(&self, scope: Scope, name: &str, version: &str) -> Result<PathBuf, StoreError> {
+    pub fn purge_version(
+        &self,
+        scope: Scope,
+        name: &str,
+        version: &str,
+    ) -> Result<PathBuf, StoreError> {
         let path = self.version_path(scope, name, version)?;
         let dir = self.dir(scope)?;
         let _lock = lock_scope(&dir)?;
@@ -323,7 +432,13 @@ impl Store {
     }
 
     /// Removes archived versions beyond the policy; with `dry_run`, only reports them.
-    pub fn prune(&self, filter: ScopeFilter, policy: &PrunePolicy, now: DateTime<Utc>, dry_run: bool) -> Result<PruneReport, StoreError> {
+    pub fn prune(
+        &self,
+        filter: ScopeFilter,
+        policy: &PrunePolicy,
+        now: DateTime<Utc>,
+        dry_run: bool,
+    ) -> Result<PruneReport, StoreError> {
         let mut removed = Vec::new();
         let mut kept = 0;
         for scope in self.scopes(filter) {
@@ -334,37 +449,58 @@ impl Store {
                 Some(lock_and_tidy(&dir, now)?)
             };
             let versions = self.versions(scope, None)?;
-            let doomed: Vec<ArchivedVersion> = archive::select_for_prune(&versions, policy, now, |_, name| {
-                dir.join(format!("{name}.md")).exists()
-            })
-            .into_iter()
-            .cloned()
-            .collect();
+            let doomed: Vec<ArchivedVersion> =
+                archive::select_for_prune(&versions, policy, now, |_, name| {
+                    dir.join(format!("{name}.md")).exists()
+                })
+                .into_iter()
+                .cloned()
+                .collect();
             kept += versions.len() - doomed.len();
             if !dry_run {
                 for v in &doomed {
                     fs::remove_file(&v.path).map_err(|e| StoreError::io("remove", &v.path, e))?;
                 }
                 if !doomed.is_empty() {
-                    sync_dir(&dir.join(ARCHIVE_DIR)).map_err(|e| StoreError::io("sync", &dir, e))?;
+                    sync_dir(&dir.join(ARCHIVE_DIR))
+                        .map_err(|e| StoreError::io("sync", &dir, e))?;
                 }
             }
             removed.extend(doomed);
         }
-        Ok(PruneReport { dry_run, removed, kept })
+        Ok(PruneReport {
+            dry_run,
+            removed,
+            kept,
+        })
     }
 
     /// Index entries that disagree with the directory (for `doctor`); empty when consistent.
     pub fn index_drift(&self, scope: Scope) -> Result<Vec<String>, StoreError> {
         let files = list_dir(scope, &self.dir(scope)?)?;
-        let on_disk: std::collections::BTreeSet<String> =
-            files.iter().filter(|f| f.parsed.is_ok()).map(|f| f.name.clone()).collect();
+        let on_disk: std::collections::BTreeSet<String> = files
+            .iter()
+            .filter(|f| f.parsed.is_ok())
+            .map(|f| f.name.clone())
+            .collect();
         let indexed: std::collections::BTreeSet<String> = self
             .index_text(scope)?
-            .map(|t| super::index::parse_index_entries(&t).into_iter().map(|(n, _)| n).collect())
+            .map(|t| {
+                super::index::parse_index_entries(&t)
+                    .into_iter()
+                    .map(|(n, _)| n)
+                    .collect()
+            })
             .unwrap_or_default();
-        let mut drift: Vec<String> = on_disk.difference(&indexed).map(|n| format!("{n} is missing from MEMORY.md")).collect();
-        drift.extend(indexed.difference(&on_disk).map(|n| format!("MEMORY.md lists {n}, which is not a memory file")));
+        let mut drift: Vec<String> = on_disk
+            .difference(&indexed)
+            .map(|n| format!("{n} is missing from MEMORY.md"))
+            .collect();
+        drift.extend(
+            indexed
+                .difference(&on_disk)
+                .map(|n| format!("MEMORY.md lists {n}, which is not a memory file")),
+        );
         Ok(drift)
     }
 
@@ -378,11 +514,20 @@ impl Store {
     fn version_path(&self, scope: Scope, name: &str, version: &str) -> Result<PathBuf, StoreError> {
         validate_name(name)?;
         let well_formed = version.split_once('.').is_some_and(|(n, t)| {
-            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !t.is_empty() && t.bytes().all(|b| b.is_ascii_hexdigit())
+            !n.is_empty()
+                && n.bytes().all(|b| b.is_ascii_digit())
+                && !t.is_empty()
+                && t.bytes().all(|b| b.is_ascii_hexdigit())
         });
-        let path = self.dir(scope)?.join(ARCHIVE_DIR).join(archive::version_file_name(name, version));
+        let path = self
+            .dir(scope)?
+            .join(ARCHIVE_DIR)
+            .join(archive::version_file_name(name, version));
         if !well_formed || !path.is_file() {
-            return Err(StoreError::VersionNotFound { name: name.to_string(), version: version.to_string() });
+            return Err(StoreError::VersionNotFound {
+                name: name.to_string(),
+                version: version.to_string(),
+            });
         }
         Ok(path)
     }
@@ -405,7 +550,14 @@ impl Store {
 
 /// Writes `draft` while the scope lock is held. `previous` names the file whose `created` and
 /// unknown keys carry over when it differs from the draft's name (a rename).
-fn write_locked(scope: Scope, dir: &Path, previous: Option<&str>, draft: MemoryDraft, keys: &[(&str, &str)], now: DateTime<Utc>) -> Result<SaveOutcome, StoreError> {
+fn write_locked(
+    scope: Scope,
+    dir: &Path,
+    previous: Option<&str>,
+    draft: MemoryDraft,
+    keys: &[(&str, &str)],
+    now: DateTime<Utc>,
+) -> Result<SaveOutcome, StoreError> {
     let path = dir.join(format!("{}.md", draft.name));
     let source = dir.join(format!("{}.md", previous.unwrap_or(&draft.name)));
     refuse_symlink(&path).map_err(|e| StoreError::io("write", &path, e))?;
@@ -413,30 +565,54 @@ fn write_locked(scope: Scope, dir: &Path, previous: Option<&str>, draft: MemoryD
     // truncated one, or another `name:`): it is never overwritten; the person fixes or forgets it.
     let existing = match read_text(&source) {
         Ok(text) => {
-            let unparseable = |reason: String| StoreError::UnparseableExisting { path: source.display().to_string(), reason };
+            let unparseable = |reason: String| StoreError::UnparseableExisting {
+                path: source.display().to_string(),
+                reason,
+            };
             let doc = frontmatter::parse(&text).map_err(|e| unparseable(e.to_string()))?;
             let stem = previous.unwrap_or(&draft.name);
             if doc.name != stem {
-                return Err(unparseable(format!("`name: {}` must equal the file name `{stem}`", doc.name)));
+                return Err(unparseable(format!(
+                    "`name: {}` must equal the file name `{stem}`",
+                    doc.name
+                )));
             }
             Some(doc)
         }
         Err(StoreError::NotFound { .. }) => {
             if let Some(previous) = previous {
-                return Err(StoreError::NotFound { scope: format!("the {scope} scope"), name: previous.to_string() });
+                return Err(StoreError::NotFound {
+                    scope: format!("the {scope} scope"),
+                    name: previous.to_string(),
+                });
             }
             None
         }
         Err(e) => return Err(e),
     };
-    let extra = with_keys(existing.as_ref().map(|d| d.extra.clone()).unwrap_or_default(), keys);
+    let extra = with_keys(
+        existing
+            .as_ref()
+            .map(|d| d.extra.clone())
+            .unwrap_or_default(),
+        keys,
+    );
     let unchanged = previous.is_none()
         && existing.as_ref().is_some_and(|old| {
-            old.kind == draft.kind && old.description == draft.description && old.tags == draft.tags && old.body == draft.body && old.extra == extra
+            old.kind == draft.kind
+                && old.description == draft.description
+                && old.tags == draft.tags
+                && old.body == draft.body
+                && old.extra == extra
         });
     if unchanged {
         let doc = existing.expect("checked above");
-        return Ok(SaveOutcome { memory: to_memory(scope, &path, doc), created: false, archived: None, changed: false });
+        return Ok(SaveOutcome {
+            memory: to_memory(scope, &path, doc),
+            created: false,
+            archived: None,
+            changed: false,
+        });
     }
     let doc = Document {
         name: draft.name.clone(),
@@ -453,9 +629,18 @@ fn write_locked(scope: Scope, dir: &Path, previous: Option<&str>, draft: MemoryD
         (Some(_), None) => Some(archive_current(dir, &draft.name, now)?),
         _ => None,
     };
-    write_atomic(dir, &format!("{}.md", draft.name), frontmatter::render(&doc).as_bytes())
-        .map_err(|e| StoreError::io("write", &path, e))?;
-    Ok(SaveOutcome { memory: to_memory(scope, &path, doc), created: existing.is_none(), archived, changed: true })
+    write_atomic(
+        dir,
+        &format!("{}.md", draft.name),
+        frontmatter::render(&doc).as_bytes(),
+    )
+    .map_err(|e| StoreError::io("write", &path, e))?;
+    Ok(SaveOutcome {
+        memory: to_memory(scope, &path, doc),
+        created: existing.is_none(),
+        archived,
+        changed: true,
+    })
 }
 
 /// `extra` (raw frontmatter lines of unknown keys) with each key set: its earlier line and that
@@ -463,11 +648,16 @@ fn write_locked(scope: Scope, dir: &Path, previous: Option<&str>, draft: MemoryD
 fn with_keys(mut extra: Vec<String>, keys: &[(&str, &str)]) -> Vec<String> {
     for (key, value) in keys {
         let line = format!("{key}: {}", frontmatter::quote_if_needed(value));
-        let start = extra.iter().position(|l| l.split_once(':').is_some_and(|(k, _)| k.trim() == *key && !l.starts_with([' ', '\t'])));
+        let start = extra.iter().position(|l| {
+            l.split_once(':')
+                .is_some_and(|(k, _)| k.trim() == *key && !l.starts_with([' ', '\t']))
+        });
         match start {
             Some(i) => {
                 let mut end = i + 1;
-                while end < extra.len() && (extra[end].starts_with([' ', '\t']) || extra[end].starts_with("- ")) {
+                while end < extra.len()
+                    && (extra[end].starts_with([' ', '\t']) || extra[end].starts_with("- "))
+                {
                     end += 1;
                 }
                 extra.splice(i..end, [line]);
@@ -491,12 +681,17 @@ fn archive_current(dir: &Path, name: &str, now: DateTime<Utc>) -> Result<PathBuf
         }
     }
     let file_name = archive::version_file_name(name, &archive::new_version_id(now));
-    write_atomic(&archive_dir, &file_name, &bytes).map_err(|e| StoreError::io("archive", &archive_dir, e))?;
+    write_atomic(&archive_dir, &file_name, &bytes)
+        .map_err(|e| StoreError::io("archive", &archive_dir, e))?;
     Ok(archive_dir.join(file_name))
 }
 
 /// Archives then removes `<name>.md` and its `.vec` sidecar; `None` if there was no file.
-fn remove_memory_files(dir: &Path, name: &str, now: DateTime<Utc>) -> Result<Option<PathBuf>, StoreError> {
+fn remove_memory_files(
+    dir: &Path,
+    name: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<PathBuf>, StoreError> {
     let path = dir.join(format!("{name}.md"));
     if fs::symlink_metadata(&path).is_err() {
         return Ok(None);
@@ -537,7 +732,10 @@ fn lock_scope(dir: &Path) -> Result<ScopeLock, StoreError> {
 /// its rename and this step is repaired by the next one).
 fn regenerate_index(scope: Scope, dir: &Path) -> Result<(), StoreError> {
     let files = list_dir(scope, dir)?;
-    let memories: Vec<&Memory> = files.iter().filter_map(|f| f.parsed.as_ref().ok()).collect();
+    let memories: Vec<&Memory> = files
+        .iter()
+        .filter_map(|f| f.parsed.as_ref().ok())
+        .collect();
     let text = render_index(&memories);
     let path = dir.join(INDEX_FILE);
     if read_regular(&path, MEMORY_FILE_MAX).is_ok_and(|current| current == text.as_bytes()) {
@@ -550,17 +748,26 @@ fn regenerate_index(scope: Scope, dir: &Path) -> Result<(), StoreError> {
 fn read_bytes(path: &Path) -> Result<Vec<u8>, StoreError> {
     read_regular(path, MEMORY_FILE_MAX).map_err(|refusal| match refusal {
         ReadRefusal::Missing => StoreError::NotFound {
-            scope: path.parent().map_or_else(String::new, |d| d.display().to_string()),
-            name: path.file_stem().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+            scope: path
+                .parent()
+                .map_or_else(String::new, |d| d.display().to_string()),
+            name: path
+                .file_stem()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
         },
         ReadRefusal::Io(e) => StoreError::io("read", path, e),
-        other => StoreError::Unreadable { path: path.display().to_string(), reason: other.to_string() },
+        other => StoreError::Unreadable {
+            path: path.display().to_string(),
+            reason: other.to_string(),
+        },
     })
 }
 
 fn read_text(path: &Path) -> Result<String, StoreError> {
-    String::from_utf8(read_bytes(path)?)
-        .map_err(|_| StoreError::Unreadable { path: path.display().to_string(), reason: "is not UTF-8 text".into() })
+    String::from_utf8(read_bytes(path)?).map_err(|_| StoreError::Unreadable {
+        path: path.display().to_string(),
+        reason: "is not UTF-8 text".into(),
+    })
 }
 
 fn list_dir(scope: Scope, dir: &Path) -> Result<Vec<MemoryFile>, StoreError> {
@@ -573,16 +780,30 @@ fn list_dir(scope: Scope, dir: &Path) -> Result<Vec<MemoryFile>, StoreError> {
     for entry in entries {
         let entry = entry.map_err(|e| StoreError::io("read", dir, e))?;
         let file_name = entry.file_name().to_string_lossy().into_owned();
-        let Some(name) = file_name.strip_suffix(".md") else { continue };
-        if file_name == INDEX_FILE || file_name.starts_with('.') || file_name.starts_with(TEMP_PREFIX) {
+        let Some(name) = file_name.strip_suffix(".md") else {
+            continue;
+        };
+        if file_name == INDEX_FILE
+            || file_name.starts_with('.')
+            || file_name.starts_with(TEMP_PREFIX)
+        {
             continue;
         }
         let path = entry.path();
-        let Ok(meta) = fs::metadata(&path) else { continue };
+        let Ok(meta) = fs::metadata(&path) else {
+            continue;
+        };
         // Listed with its reason, like any file that is not a memory: `get` then says the same.
         if let Some(what) = non_regular_kind(meta.file_type()) {
             let reason = ReadRefusal::NotAFile(what).to_string();
-            files.push(MemoryFile { scope, name: name.to_string(), path, size: 0, modified: std::time::UNIX_EPOCH, parsed: Err(reason) });
+            files.push(MemoryFile {
+                scope,
+                name: name.to_string(),
+                path,
+                size: 0,
+                modified: std::time::UNIX_EPOCH,
+                parsed: Err(reason),
+            });
             continue;
         }
         let parsed = match read_memory_file(scope, &path) {
@@ -611,9 +832,15 @@ pub fn read_memory_file(scope: Scope, path: &Path) -> Result<Option<Memory>, Str
     };
     let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
     let doc = frontmatter::parse(&text).map_err(|e| e.to_string())?;
-    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
     if doc.name != stem {
-        return Err(format!("`name: {}` must equal the file name `{stem}`", doc.name));
+        return Err(format!(
+            "`name: {}` must equal the file name `{stem}`",
+            doc.name
+        ));
     }
     if let Err(e) = validate_name(stem) {
         return Err(e.to_string());

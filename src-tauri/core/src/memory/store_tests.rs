@@ -14,12 +14,18 @@ fn now() -> DateTime<Utc> {
 
 fn store() -> (tempfile::TempDir, Store) {
     let tmp = tempfile::tempdir().unwrap();
-    let store = Store::new(EngramHome::new(tmp.path().join("home")), None);
+    let store = Store::new(AmbryHome::new(tmp.path().join("home")), None);
     (tmp, store)
 }
 
 fn draft(name: &str, body: &str) -> MemoryDraft {
-    MemoryDraft { name: name.into(), kind: "user".into(), description: format!("about {name}"), body: body.into(), tags: vec![] }
+    MemoryDraft {
+        name: name.into(),
+        kind: "user".into(),
+        description: format!("about {name}"),
+        body: body.into(),
+        tags: vec![],
+    }
 }
 
 fn mkfifo(path: &Path) {
@@ -33,7 +39,8 @@ fn within_5s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     std::thread::spawn(move || {
         let _ = tx.send(f());
     });
-    rx.recv_timeout(Duration::from_secs(5)).expect("the call blocked")
+    rx.recv_timeout(Duration::from_secs(5))
+        .expect("the call blocked")
 }
 
 #[test]
@@ -43,21 +50,32 @@ fn a_fifo_named_like_a_memory_never_blocks() {
     mkfifo(&store.dir(Scope::User).unwrap().join("x.md"));
     let home = tmp.path().join("home");
     let (list, get, save, forget) = within_5s(move || {
-        let store = Store::new(EngramHome::new(home), None);
+        let store = Store::new(AmbryHome::new(home), None);
         (
             store.list(ScopeFilter::User).unwrap(),
             store.get(Some(Scope::User), "x").unwrap_err(),
-            store.save(Scope::User, draft("x", "new"), now()).unwrap_err(),
+            store
+                .save(Scope::User, draft("x", "new"), now())
+                .unwrap_err(),
             store.forget(Scope::User, "x", now()).unwrap_err(),
         )
     });
-    let x = list.iter().find(|f| f.name == "x").expect("the FIFO is listed with its error");
-    assert!(x.parsed.as_ref().unwrap_err().contains("named pipe"), "{:?}", x.parsed);
+    let x = list
+        .iter()
+        .find(|f| f.name == "x")
+        .expect("the FIFO is listed with its error");
+    assert!(
+        x.parsed.as_ref().unwrap_err().contains("named pipe"),
+        "{:?}",
+        x.parsed
+    );
     for err in [get, save, forget] {
         assert!(err.to_string().contains("named pipe"), "{err}");
     }
     // Other memories of the scope still save.
-    store.save(Scope::User, draft("other", "text"), now()).unwrap();
+    store
+        .save(Scope::User, draft("other", "text"), now())
+        .unwrap();
 }
 
 #[test]
@@ -66,9 +84,19 @@ fn a_directory_named_like_a_memory_is_listed_and_got_with_the_same_reason() {
     store.save(Scope::User, draft("ok", "fine"), now()).unwrap();
     fs::create_dir(store.dir(Scope::User).unwrap().join("x.md")).unwrap();
     let listed = store.list(ScopeFilter::User).unwrap();
-    let reason = listed.iter().find(|f| f.name == "x").unwrap().parsed.clone().unwrap_err();
+    let reason = listed
+        .iter()
+        .find(|f| f.name == "x")
+        .unwrap()
+        .parsed
+        .clone()
+        .unwrap_err();
     assert!(reason.contains("a directory"), "{reason}");
-    assert!(store.get(None, "x").unwrap_err().to_string().contains("a directory"));
+    assert!(store
+        .get(None, "x")
+        .unwrap_err()
+        .to_string()
+        .contains("a directory"));
 }
 
 #[test]
@@ -78,8 +106,15 @@ fn a_symlink_to_an_endless_file_is_refused_within_a_bound() {
     std::os::unix::fs::symlink("/dev/zero", store.dir(Scope::User).unwrap().join("z.md")).unwrap();
     let err = store.get(Some(Scope::User), "z").unwrap_err().to_string();
     assert!(err.contains("a device"), "{err}");
-    fs::write(store.dir(Scope::User).unwrap().join("huge.md"), vec![b'a'; (crate::memory::validate::MEMORY_FILE_MAX + 1) as usize]).unwrap();
-    let err = store.get(Some(Scope::User), "huge").unwrap_err().to_string();
+    fs::write(
+        store.dir(Scope::User).unwrap().join("huge.md"),
+        vec![b'a'; (crate::memory::validate::MEMORY_FILE_MAX + 1) as usize],
+    )
+    .unwrap();
+    let err = store
+        .get(Some(Scope::User), "huge")
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("limit"), "{err}");
 }
 
@@ -91,11 +126,23 @@ fn restoring_a_version_that_does_not_parse_is_refused_before_writing() {
     let version = store.versions(Scope::User, Some("a")).unwrap().remove(0);
     fs::write(&version.path, "---\nname: a\ntype: user\n").unwrap();
     let before = fs::read(store.dir(Scope::User).unwrap().join("a.md")).unwrap();
-    let err = store.restore(Scope::User, "a", &version.version, now()).unwrap_err();
-    assert!(matches!(err, StoreError::UnparseableVersion { .. }), "{err}");
+    let err = store
+        .restore(Scope::User, "a", &version.version, now())
+        .unwrap_err();
+    assert!(
+        matches!(err, StoreError::UnparseableVersion { .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("nothing was restored"), "{err}");
-    assert_eq!(fs::read(store.dir(Scope::User).unwrap().join("a.md")).unwrap(), before);
-    assert_eq!(store.versions(Scope::User, Some("a")).unwrap().len(), 1, "nothing archived either");
+    assert_eq!(
+        fs::read(store.dir(Scope::User).unwrap().join("a.md")).unwrap(),
+        before
+    );
+    assert_eq!(
+        store.versions(Scope::User, Some("a")).unwrap().len(),
+        1,
+        "nothing archived either"
+    );
 }
 
 #[test]
@@ -104,7 +151,11 @@ fn the_next_locked_operation_repairs_what_a_killed_writer_left() {
     store.save(Scope::User, draft("a", "one"), now()).unwrap();
     let dir = store.dir(Scope::User).unwrap();
     // Killed after its rename, before the index: `b.md` exists, MEMORY.md does not list it.
-    fs::write(dir.join("b.md"), "---\nname: b\ntype: user\ndescription: about b\n---\nbody\n").unwrap();
+    fs::write(
+        dir.join("b.md"),
+        "---\nname: b\ntype: user\ndescription: about b\n---\nbody\n",
+    )
+    .unwrap();
     fs::write(dir.join(".tmp-c.md.0000000000000001"), "partial").unwrap();
     fs::create_dir_all(dir.join(".archive")).unwrap();
     fs::write(dir.join(".archive/.tmp-a.1.md.0000000000000002"), "partial").unwrap();
@@ -112,11 +163,18 @@ fn the_next_locked_operation_repairs_what_a_killed_writer_left() {
     // An unchanged save (nothing to write) still repairs; temp files ten minutes old are stale.
     let set_old = |p: &Path| {
         let old = std::time::SystemTime::now() - Duration::from_secs(600);
-        fs::File::options().write(true).open(p).unwrap().set_modified(old).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(p)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
     };
     set_old(&dir.join(".tmp-c.md.0000000000000001"));
     set_old(&dir.join(".archive/.tmp-a.1.md.0000000000000002"));
-    let outcome = store.save(Scope::User, draft("a", "one"), Utc::now()).unwrap();
+    let outcome = store
+        .save(Scope::User, draft("a", "one"), Utc::now())
+        .unwrap();
     assert!(!outcome.changed);
     assert!(store.index_drift(Scope::User).unwrap().is_empty());
     assert!(!dir.join(".tmp-c.md.0000000000000001").exists());
@@ -131,7 +189,14 @@ fn an_identical_prior_copy_is_not_archived_twice() {
     // A save that archived `one` and then failed, retried: the archive already holds these bytes.
     let current = fs::read(dir.join("a.md")).unwrap();
     fs::create_dir_all(dir.join(".archive")).unwrap();
-    fs::write(dir.join(".archive").join(archive::version_file_name("a", &archive::new_version_id(now()))), &current).unwrap();
+    fs::write(
+        dir.join(".archive").join(archive::version_file_name(
+            "a",
+            &archive::new_version_id(now()),
+        )),
+        &current,
+    )
+    .unwrap();
     store.save(Scope::User, draft("a", "two"), now()).unwrap();
     assert_eq!(store.versions(Scope::User, Some("a")).unwrap().len(), 1);
 }
@@ -141,11 +206,25 @@ fn a_file_that_is_not_a_valid_memory_of_its_name_is_never_overwritten() {
     let (_tmp, store) = store();
     let dir = store.dir(Scope::User).unwrap();
     fs::create_dir_all(&dir).unwrap();
-    for (name, text) in [("mismatch", "---\nname: other\ntype: user\ndescription: d\n---\nkeep me\n"), ("truncated", "---\nname: truncated\ntype: us")] {
+    for (name, text) in [
+        (
+            "mismatch",
+            "---\nname: other\ntype: user\ndescription: d\n---\nkeep me\n",
+        ),
+        ("truncated", "---\nname: truncated\ntype: us"),
+    ] {
         fs::write(dir.join(format!("{name}.md")), text).unwrap();
-        let err = store.save(Scope::User, draft(name, "new"), now()).unwrap_err();
-        assert!(matches!(err, StoreError::UnparseableExisting { .. }), "{name}: {err}");
-        assert_eq!(fs::read_to_string(dir.join(format!("{name}.md"))).unwrap(), text);
+        let err = store
+            .save(Scope::User, draft(name, "new"), now())
+            .unwrap_err();
+        assert!(
+            matches!(err, StoreError::UnparseableExisting { .. }),
+            "{name}: {err}"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.join(format!("{name}.md"))).unwrap(),
+            text
+        );
         store.forget(Scope::User, name, now()).unwrap();
     }
 }
@@ -154,7 +233,10 @@ fn a_file_that_is_not_a_valid_memory_of_its_name_is_never_overwritten() {
 fn not_found_names_the_scopes_it_looked_in() {
     let (_tmp, store) = store();
     let err = store.get(None, "nope").unwrap_err().to_string();
-    assert!(err.starts_with("no memory named `nope` in the user scope;"), "{err}");
+    assert!(
+        err.starts_with("no memory named `nope` in the user scope;"),
+        "{err}"
+    );
     assert!(store.versions(Scope::User, Some("../x")).is_err());
 }
 
@@ -163,9 +245,17 @@ fn descriptions_from_other_writers_reach_nobody_with_escapes() {
     let (_tmp, store) = store();
     let dir = store.dir(Scope::User).unwrap();
     fs::create_dir_all(&dir).unwrap();
-    fs::write(dir.join("a.md"), "---\nname: a\ntype: user\ndescription: \"red \\e[31m\u{1b}[31malert\u{7}\"\n---\n").unwrap();
+    fs::write(
+        dir.join("a.md"),
+        "---\nname: a\ntype: user\ndescription: \"red \\e[31m\u{1b}[31malert\u{7}\"\n---\n",
+    )
+    .unwrap();
     let m = store.get(Some(Scope::User), "a").unwrap();
-    assert!(!m.description.chars().any(char::is_control), "{:?}", m.description);
+    assert!(
+        !m.description.chars().any(char::is_control),
+        "{:?}",
+        m.description
+    );
 }
 
 #[test]
@@ -173,12 +263,17 @@ fn a_held_scope_lock_times_out_with_a_message_naming_the_holder() {
     let (_tmp, store) = store();
     store.save(Scope::User, draft("a", "one"), now()).unwrap();
     let dir = store.dir(Scope::User).unwrap();
-    let other = fs::File::options().write(true).open(dir.join(".lock")).unwrap();
+    let other = fs::File::options()
+        .write(true)
+        .open(dir.join(".lock"))
+        .unwrap();
     other.lock().unwrap();
     fs::write(dir.join(".lock"), "pid 777\n").unwrap();
     let failure = match crate::storage::ScopeLock::acquire_within(&dir, Duration::from_millis(50)) {
         Err(f) => f,
         Ok(_) => panic!("taken while held"),
     };
-    assert!(matches!(failure, crate::storage::LockFailure::TimedOut { holder: Some(ref h) } if h == "pid 777"));
+    assert!(
+        matches!(failure, crate::storage::LockFailure::TimedOut { holder: Some(ref h) } if h == "pid 777")
+    );
 }

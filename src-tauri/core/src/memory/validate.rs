@@ -28,7 +28,8 @@ pub const INDEX_FILE_MAX: u64 = 16 * 1024 * 1024;
 
 /// The first control character of `text` (tab allowed; newlines only when `multiline`).
 pub fn control_character(text: &str, multiline: bool) -> Option<char> {
-    text.chars().find(|&c| c.is_control() && c != '\t' && !(multiline && (c == '\n' || c == '\r')))
+    text.chars()
+        .find(|&c| c.is_control() && c != '\t' && !(multiline && (c == '\n' || c == '\r')))
 }
 
 /// `text` without control characters (tab kept), for fields read from files others wrote.
@@ -36,7 +37,9 @@ pub fn strip_controls(text: &str) -> String {
     if control_character(text, false).is_none() {
         return text.to_string();
     }
-    text.chars().filter(|&c| !c.is_control() || c == '\t').collect()
+    text.chars()
+        .filter(|&c| !c.is_control() || c == '\t')
+        .collect()
 }
 
 fn refuse_controls(field: &'static str, text: &str, multiline: bool) -> Result<(), StoreError> {
@@ -44,7 +47,10 @@ fn refuse_controls(field: &'static str, text: &str, multiline: bool) -> Result<(
         None => Ok(()),
         Some(c) => Err(StoreError::InvalidField {
             field,
-            reason: format!("contains the control character U+{:04X}; terminal escapes and NUL are not allowed", c as u32),
+            reason: format!(
+                "contains the control character U+{:04X}; terminal escapes and NUL are not allowed",
+                c as u32
+            ),
         }),
     }
 }
@@ -54,14 +60,25 @@ pub(crate) fn validate_draft(mut draft: MemoryDraft) -> Result<MemoryDraft, Stor
     draft.kind = canonical_type(&draft.kind)?;
     draft.description = draft.description.trim().to_string();
     if draft.description.is_empty() {
-        return Err(StoreError::InvalidField { field: "description", reason: "must not be empty: one line saying what this memory is for".into() });
+        return Err(StoreError::InvalidField {
+            field: "description",
+            reason: "must not be empty: one line saying what this memory is for".into(),
+        });
     }
     if draft.description.contains(['\n', '\r']) {
-        return Err(StoreError::InvalidField { field: "description", reason: "must be a single line".into() });
+        return Err(StoreError::InvalidField {
+            field: "description",
+            reason: "must be a single line".into(),
+        });
     }
     refuse_controls("description", &draft.description, false)?;
     if draft.description.chars().count() > DESCRIPTION_MAX {
-        return Err(StoreError::InvalidField { field: "description", reason: format!("must be at most {DESCRIPTION_MAX} characters; put details in the body") });
+        return Err(StoreError::InvalidField {
+            field: "description",
+            reason: format!(
+                "must be at most {DESCRIPTION_MAX} characters; put details in the body"
+            ),
+        });
     }
     if draft.body.len() > BODY_MAX {
         return Err(StoreError::InvalidField {
@@ -74,13 +91,26 @@ pub(crate) fn validate_draft(mut draft: MemoryDraft) -> Result<MemoryDraft, Stor
     if !draft.body.is_empty() && !draft.body.ends_with('\n') {
         draft.body.push('\n');
     }
-    draft.tags = draft.tags.iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
+    draft.tags = draft
+        .tags
+        .iter()
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
+        .collect();
     for tag in &draft.tags {
         refuse_controls("tags", tag, false)?;
     }
-    let scanned = format!("{}\n{}\n{}", draft.description, draft.tags.join(" "), draft.body);
+    let scanned = format!(
+        "{}\n{}\n{}",
+        draft.description,
+        draft.tags.join(" "),
+        draft.body
+    );
     if let Some(found) = find_secret(&scanned) {
-        return Err(StoreError::SecretDetected { kind: found.kind, excerpt: found.excerpt });
+        return Err(StoreError::SecretDetected {
+            kind: found.kind,
+            excerpt: found.excerpt,
+        });
     }
     Ok(draft)
 }
@@ -90,24 +120,50 @@ mod tests {
     use super::*;
 
     fn draft(description: &str, body: &str) -> MemoryDraft {
-        MemoryDraft { name: "a".into(), kind: "user".into(), description: description.into(), body: body.into(), tags: vec![] }
+        MemoryDraft {
+            name: "a".into(),
+            kind: "user".into(),
+            description: description.into(),
+            body: body.into(),
+            tags: vec![],
+        }
     }
 
     #[test]
     fn control_characters_are_refused_where_they_would_reach_a_terminal() {
-        for description in ["red \x1b[31malert", "osc \x1b]0;title\x07", "nul\0byte", "bell\x07"] {
+        for description in [
+            "red \x1b[31malert",
+            "osc \x1b]0;title\x07",
+            "nul\0byte",
+            "bell\x07",
+        ] {
             let err = validate_draft(draft(description, "")).unwrap_err();
-            assert!(matches!(err, StoreError::InvalidField { field: "description", .. }), "{description:?} → {err}");
+            assert!(
+                matches!(
+                    err,
+                    StoreError::InvalidField {
+                        field: "description",
+                        ..
+                    }
+                ),
+                "{description:?} → {err}"
+            );
             assert!(err.to_string().contains("control character"), "{err}");
         }
-        assert!(matches!(validate_draft(draft("ok", "line\n\x1b[2Jclear\n")), Err(StoreError::InvalidField { field: "body", .. })));
+        assert!(matches!(
+            validate_draft(draft("ok", "line\n\x1b[2Jclear\n")),
+            Err(StoreError::InvalidField { field: "body", .. })
+        ));
         assert!(validate_draft(draft("tabs\tare fine", "multi\r\nline\tbody\n")).is_ok());
     }
 
     #[test]
     fn bodies_over_the_limit_are_refused_and_at_the_limit_accepted() {
         let err = validate_draft(draft("big", &"a".repeat(BODY_MAX + 1))).unwrap_err();
-        assert!(matches!(err, StoreError::InvalidField { field: "body", .. }));
+        assert!(matches!(
+            err,
+            StoreError::InvalidField { field: "body", .. }
+        ));
         assert!(err.to_string().contains("262145 bytes"), "{err}");
         assert!(validate_draft(draft("big", &format!("{}\n", "a".repeat(BODY_MAX - 1)))).is_ok());
     }

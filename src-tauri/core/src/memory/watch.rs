@@ -1,4 +1,4 @@
-//! Live changes under `ENGRAM_HOME` for the app (DESIGN §10 "Live").
+//! Live changes under `AMBRY_HOME` for the app (DESIGN §10 "Live").
 //!
 //! Owns: a notify watcher on the home directory (user memories, every project's memories, the
 //! projects directory and USER.md), debouncing bursts of file events, and turning them into
@@ -19,21 +19,33 @@ use serde::Serialize;
 use super::index::INDEX_FILE;
 use super::Scope;
 use crate::error::ErrorCode;
-use crate::EngramHome;
+use crate::AmbryHome;
 
 /// One thing that changed on disk, after debouncing.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum MemoryChange {
     /// The memory file exists now (created or modified).
-    Saved { scope: Scope, project: Option<String>, name: String },
+    Saved {
+        scope: Scope,
+        project: Option<String>,
+        name: String,
+    },
     /// The memory file is gone (forgotten, renamed away, deleted by hand).
-    Removed { scope: Scope, project: Option<String>, name: String },
+    Removed {
+        scope: Scope,
+        project: Option<String>,
+        name: String,
+    },
     /// A project appeared or disappeared, or its record changed.
     ProjectsChanged,
     /// A memory's embedding sidecar (`<name>.vec`) was written or removed: nothing a person
     /// sees, but caches of vectors must let go of it.
-    SidecarChanged { scope: Scope, project: Option<String>, name: String },
+    SidecarChanged {
+        scope: Scope,
+        project: Option<String>,
+        name: String,
+    },
     /// USER.md was written or removed.
     UserAnchorChanged,
     /// A whole memory directory appeared or vanished: re-read everything.
@@ -61,38 +73,52 @@ impl MemoryWatcher {
     /// Watches `home` (which must exist) and calls `on_change` from a background thread, once per
     /// distinct change in each burst of events that ends with `debounce` of quiet.
     pub fn start(
-        home: &EngramHome,
+        home: &AmbryHome,
         debounce: Duration,
         on_change: Box<dyn Fn(MemoryChange) + Send>,
     ) -> Result<MemoryWatcher, WatchError> {
         let root = home.root().to_path_buf();
-        let watch_error = |e: notify::Error| WatchError::Watch { path: root.display().to_string(), message: e.to_string() };
+        let watch_error = |e: notify::Error| WatchError::Watch {
+            path: root.display().to_string(),
+            message: e.to_string(),
+        };
         let (tx, rx) = mpsc::channel::<PathBuf>();
-        let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-            if let Ok(event) = event {
-                // Reads (the store listing a directory opens every file) are not changes;
-                // forwarding them would turn every listing into a storm of "saved" events.
-                if matches!(event.kind, notify::EventKind::Access(_)) {
-                    return;
+        let mut watcher =
+            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+                if let Ok(event) = event {
+                    // Reads (the store listing a directory opens every file) are not changes;
+                    // forwarding them would turn every listing into a storm of "saved" events.
+                    if matches!(event.kind, notify::EventKind::Access(_)) {
+                        return;
+                    }
+                    for path in event.paths {
+                        let _ = tx.send(path);
+                    }
                 }
-                for path in event.paths {
-                    let _ = tx.send(path);
-                }
-            }
-        })
-        .map_err(watch_error)?;
-        watcher.watch(&root, RecursiveMode::Recursive).map_err(watch_error)?;
+            })
+            .map_err(watch_error)?;
+        watcher
+            .watch(&root, RecursiveMode::Recursive)
+            .map_err(watch_error)?;
         let root_for_thread = root.clone();
         std::thread::Builder::new()
-            .name("engram-memory-watch".into())
+            .name("ambry-memory-watch".into())
             .spawn(move || debounce_loop(&root_for_thread, &rx, debounce, &*on_change))
-            .map_err(|e| WatchError::Watch { path: root.display().to_string(), message: e.to_string() })?;
+            .map_err(|e| WatchError::Watch {
+                path: root.display().to_string(),
+                message: e.to_string(),
+            })?;
         Ok(MemoryWatcher { _watcher: watcher })
     }
 }
 
 /// Runs until the watcher (the only sender) is dropped.
-fn debounce_loop(root: &Path, rx: &mpsc::Receiver<PathBuf>, debounce: Duration, on_change: &dyn Fn(MemoryChange)) {
+fn debounce_loop(
+    root: &Path,
+    rx: &mpsc::Receiver<PathBuf>,
+    debounce: Duration,
+    on_change: &dyn Fn(MemoryChange),
+) {
     while let Ok(first) = rx.recv() {
         let mut touched = BTreeSet::new();
         touched.extend(classify(root, &first));
@@ -112,8 +138,16 @@ fn debounce_loop(root: &Path, rx: &mpsc::Receiver<PathBuf>, debounce: Duration, 
 /// What a path stands for, before checking whether it still exists.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Touched {
-    Memory { scope: Scope, project: Option<String>, name: String },
-    Sidecar { scope: Scope, project: Option<String>, name: String },
+    Memory {
+        scope: Scope,
+        project: Option<String>,
+        name: String,
+    },
+    Sidecar {
+        scope: Scope,
+        project: Option<String>,
+        name: String,
+    },
     Projects,
     UserAnchor,
     Rescan,
@@ -122,18 +156,38 @@ enum Touched {
 impl Touched {
     fn into_change(self, root: &Path) -> MemoryChange {
         match self {
-            Touched::Memory { scope, project, name } => {
+            Touched::Memory {
+                scope,
+                project,
+                name,
+            } => {
                 let dir = match &project {
                     Some(slug) => root.join("projects").join(slug).join("memory"),
                     None => root.join("memory"),
                 };
                 if dir.join(format!("{name}.md")).is_file() {
-                    MemoryChange::Saved { scope, project, name }
+                    MemoryChange::Saved {
+                        scope,
+                        project,
+                        name,
+                    }
                 } else {
-                    MemoryChange::Removed { scope, project, name }
+                    MemoryChange::Removed {
+                        scope,
+                        project,
+                        name,
+                    }
                 }
             }
-            Touched::Sidecar { scope, project, name } => MemoryChange::SidecarChanged { scope, project, name },
+            Touched::Sidecar {
+                scope,
+                project,
+                name,
+            } => MemoryChange::SidecarChanged {
+                scope,
+                project,
+                name,
+            },
             Touched::Projects => MemoryChange::ProjectsChanged,
             Touched::UserAnchor => MemoryChange::UserAnchorChanged,
             Touched::Rescan => MemoryChange::Rescan,
@@ -154,16 +208,32 @@ fn classify(root: &Path, path: &Path) -> Option<Touched> {
         ["USER.md"] => Some(Touched::UserAnchor),
         ["memory"] => Some(Touched::Rescan),
         ["memory", file] => match sidecar_name(file) {
-            Some(name) => Some(Touched::Sidecar { scope: Scope::User, project: None, name }),
-            None => memory_name(file).map(|name| Touched::Memory { scope: Scope::User, project: None, name }),
+            Some(name) => Some(Touched::Sidecar {
+                scope: Scope::User,
+                project: None,
+                name,
+            }),
+            None => memory_name(file).map(|name| Touched::Memory {
+                scope: Scope::User,
+                project: None,
+                name,
+            }),
         },
         ["projects"] | ["projects", _] | ["projects", _, "project.toml"] => Some(Touched::Projects),
         ["projects", _, "memory"] => Some(Touched::Rescan),
         ["projects", slug, "memory", file] => {
             let (scope, project) = (Scope::Project, Some((*slug).to_string()));
             match sidecar_name(file) {
-                Some(name) => Some(Touched::Sidecar { scope, project, name }),
-                None => memory_name(file).map(|name| Touched::Memory { scope, project, name }),
+                Some(name) => Some(Touched::Sidecar {
+                    scope,
+                    project,
+                    name,
+                }),
+                None => memory_name(file).map(|name| Touched::Memory {
+                    scope,
+                    project,
+                    name,
+                }),
             }
         }
         _ => None,
@@ -192,7 +262,13 @@ mod tests {
     use std::time::Instant;
 
     fn draft(name: &str) -> MemoryDraft {
-        MemoryDraft { name: name.into(), kind: "project".into(), description: "d".into(), body: "b\n".into(), tags: vec![] }
+        MemoryDraft {
+            name: name.into(),
+            kind: "project".into(),
+            description: "d".into(),
+            body: "b\n".into(),
+            tags: vec![],
+        }
     }
 
     /// Polls until `wanted` has been seen, with a generous timeout for busy machines.
@@ -215,34 +291,62 @@ mod tests {
     #[test]
     fn saves_removals_and_new_projects_are_reported_and_noise_is_not() {
         let dir = tempfile::tempdir().unwrap();
-        let home = EngramHome::new(dir.path());
+        let home = AmbryHome::new(dir.path());
         let seen = Arc::new(Mutex::new(Vec::new()));
         let sink = seen.clone();
-        let _watcher =
-            MemoryWatcher::start(&home, Duration::from_millis(50), Box::new(move |c| sink.lock().unwrap().push(c))).unwrap();
+        let _watcher = MemoryWatcher::start(
+            &home,
+            Duration::from_millis(50),
+            Box::new(move |c| sink.lock().unwrap().push(c)),
+        )
+        .unwrap();
         let now = chrono::Utc.timestamp_opt(1_700_000_000, 0).unwrap();
 
         let user = Store::new(home.clone(), None);
         user.save(Scope::User, draft("jwt-refresh"), now).unwrap();
-        let saved = MemoryChange::Saved { scope: Scope::User, project: None, name: "jwt-refresh".into() };
+        let saved = MemoryChange::Saved {
+            scope: Scope::User,
+            project: None,
+            name: "jwt-refresh".into(),
+        };
         assert!(wait_for(&seen, &saved), "saw {:?}", seen.lock().unwrap());
 
         seen.lock().unwrap().clear();
-        let project = Project { slug: "ledger-1a2b3c4d".into(), root: dir.path().join("repo"), remote: None };
+        let project = Project {
+            slug: "ledger-1a2b3c4d".into(),
+            root: dir.path().join("repo"),
+            remote: None,
+        };
         let in_project = Store::new(home.clone(), Some(project));
-        in_project.save(Scope::Project, draft("deploy-steps"), now).unwrap();
-        let project_saved =
-            MemoryChange::Saved { scope: Scope::Project, project: Some("ledger-1a2b3c4d".into()), name: "deploy-steps".into() };
+        in_project
+            .save(Scope::Project, draft("deploy-steps"), now)
+            .unwrap();
+        let project_saved = MemoryChange::Saved {
+            scope: Scope::Project,
+            project: Some("ledger-1a2b3c4d".into()),
+            name: "deploy-steps".into(),
+        };
         // The project's directories are new: a file written into them before the recursive watch
         // reaches them is reported only through a directory's own event, the memory directory's
         // rescan or, when even that came first, the projects change (both seen on loaded
         // machines). Each makes listeners re-read everything (`Workspace::memory_changed`).
         assert!(
-            wait_for_any(&seen, &[project_saved, MemoryChange::Rescan, MemoryChange::ProjectsChanged]),
+            wait_for_any(
+                &seen,
+                &[
+                    project_saved,
+                    MemoryChange::Rescan,
+                    MemoryChange::ProjectsChanged
+                ]
+            ),
             "saw {:?}",
             seen.lock().unwrap()
         );
-        assert!(wait_for(&seen, &MemoryChange::ProjectsChanged), "saw {:?}", seen.lock().unwrap());
+        assert!(
+            wait_for(&seen, &MemoryChange::ProjectsChanged),
+            "saw {:?}",
+            seen.lock().unwrap()
+        );
 
         // An edit made by hand (another editor) is a save too.
         seen.lock().unwrap().clear();
@@ -252,23 +356,39 @@ mod tests {
         assert!(wait_for(&seen, &saved), "saw {:?}", seen.lock().unwrap());
 
         user.forget(Scope::User, "jwt-refresh", now).unwrap();
-        let removed = MemoryChange::Removed { scope: Scope::User, project: None, name: "jwt-refresh".into() };
+        let removed = MemoryChange::Removed {
+            scope: Scope::User,
+            project: None,
+            name: "jwt-refresh".into(),
+        };
         assert!(wait_for(&seen, &removed), "saw {:?}", seen.lock().unwrap());
 
         std::fs::write(home.user_anchor(), "# me\n").unwrap();
-        assert!(wait_for(&seen, &MemoryChange::UserAnchorChanged), "saw {:?}", seen.lock().unwrap());
+        assert!(
+            wait_for(&seen, &MemoryChange::UserAnchorChanged),
+            "saw {:?}",
+            seen.lock().unwrap()
+        );
 
         // Reading memories (as every listing does) reports nothing.
         seen.lock().unwrap().clear();
         user.list(crate::memory::ScopeFilter::All).unwrap();
         in_project.list(crate::memory::ScopeFilter::All).unwrap();
         std::thread::sleep(Duration::from_millis(400));
-        assert!(seen.lock().unwrap().is_empty(), "a read was reported: {:?}", seen.lock().unwrap());
+        assert!(
+            seen.lock().unwrap().is_empty(),
+            "a read was reported: {:?}",
+            seen.lock().unwrap()
+        );
 
         // A sidecar is reported as one; nothing reported names the index, a temp file or an
         // archived version.
         std::fs::write(home.user_memory_dir().join("other.vec"), b"x").unwrap();
-        let sidecar = MemoryChange::SidecarChanged { scope: Scope::User, project: None, name: "other".into() };
+        let sidecar = MemoryChange::SidecarChanged {
+            scope: Scope::User,
+            project: None,
+            name: "other".into(),
+        };
         assert!(wait_for(&seen, &sidecar), "saw {:?}", seen.lock().unwrap());
         std::fs::write(home.user_memory_dir().join(".tmp-other.md.0001"), b"x").unwrap();
         std::fs::write(home.root().join("index.sqlite"), b"x").unwrap();
@@ -277,7 +397,10 @@ mod tests {
         std::thread::sleep(Duration::from_millis(300));
         for change in seen.lock().unwrap().iter() {
             if let MemoryChange::Saved { name, .. } | MemoryChange::Removed { name, .. } = change {
-                assert!(["jwt-refresh", "deploy-steps"].contains(&name.as_str()), "unexpected {change:?}");
+                assert!(
+                    ["jwt-refresh", "deploy-steps"].contains(&name.as_str()),
+                    "unexpected {change:?}"
+                );
             }
         }
     }
@@ -286,13 +409,31 @@ mod tests {
     fn classification_ignores_archive_temp_files_and_index_and_names_sidecars() {
         let root = Path::new("/e");
         let c = |p: &str| classify(root, &root.join(p));
-        assert_eq!(c("memory/a.md"), Some(Touched::Memory { scope: Scope::User, project: None, name: "a".into() }));
+        assert_eq!(
+            c("memory/a.md"),
+            Some(Touched::Memory {
+                scope: Scope::User,
+                project: None,
+                name: "a".into()
+            })
+        );
         assert_eq!(c("memory/.archive/a.1.ab.md"), None);
         assert_eq!(c("memory/.tmp-a.md.00ff"), None);
-        assert_eq!(c("memory/a.vec"), Some(Touched::Sidecar { scope: Scope::User, project: None, name: "a".into() }));
+        assert_eq!(
+            c("memory/a.vec"),
+            Some(Touched::Sidecar {
+                scope: Scope::User,
+                project: None,
+                name: "a".into()
+            })
+        );
         assert_eq!(
             c("projects/p-1/memory/b.vec"),
-            Some(Touched::Sidecar { scope: Scope::Project, project: Some("p-1".into()), name: "b".into() })
+            Some(Touched::Sidecar {
+                scope: Scope::Project,
+                project: Some("p-1".into()),
+                name: "b".into()
+            })
         );
         assert_eq!(c("memory/.tmp-a.vec.00ff"), None);
         assert_eq!(c("memory/MEMORY.md"), None);

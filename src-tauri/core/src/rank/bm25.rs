@@ -69,8 +69,19 @@ pub fn bm25_scores(corpus: &Corpus, query: &[(String, f32)]) -> Vec<f32> {
 /// only through a synonym counts at the synonym weight). Terms the corpus has never seen count at
 /// the highest idf, since they are the query's most specific words. Capped: see
 /// `COVERAGE_CAP_TERMS`.
-pub fn coverage_of_best(corpus: &Corpus, query: &[(String, f32)], synonyms: &Synonyms, scores: &[f32]) -> f32 {
-    let Some(best) = scores.iter().enumerate().filter(|(_, s)| **s > 0.0).max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i as u32) else {
+pub fn coverage_of_best(
+    corpus: &Corpus,
+    query: &[(String, f32)],
+    synonyms: &Synonyms,
+    scores: &[f32],
+) -> f32 {
+    let Some(best) = scores
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| **s > 0.0)
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(i, _)| i as u32)
+    else {
         return 0.0;
     };
     let n = corpus.len() as f32;
@@ -90,12 +101,20 @@ pub fn coverage_of_best(corpus: &Corpus, query: &[(String, f32)], synonyms: &Syn
     // A long prompt is measured against what a focused query could ask (see COVERAGE_CAP_TERMS).
     let rarest = (1.0 + (n - 1.0 + 0.5) / 1.5).ln();
     total = total.min(COVERAGE_CAP_TERMS * rarest);
-    if total > 0.0 { (matched / total).min(1.0) } else { 0.0 }
+    if total > 0.0 {
+        (matched / total).min(1.0)
+    } else {
+        0.0
+    }
 }
 
 /// Share of the query's distinct exact terms a document contains (synonyms ignored).
 pub fn keyword_scores(corpus: &Corpus, query: &[(String, f32)]) -> Vec<f32> {
-    let exact: Vec<&String> = query.iter().filter(|(_, w)| *w >= 1.0).map(|(t, _)| t).collect();
+    let exact: Vec<&String> = query
+        .iter()
+        .filter(|(_, w)| *w >= 1.0)
+        .map(|(t, _)| t)
+        .collect();
     let mut scores = vec![0.0f32; corpus.len()];
     if exact.is_empty() {
         return scores;
@@ -130,9 +149,21 @@ mod tests {
 
     fn corpus() -> Corpus {
         Corpus::build([
-            doc("postgres-migrations", "How we run database migrations", "Use sqlx migrate run before tests."),
-            doc("deploy-checklist", "Steps to ship a release", "Tag, build, push the image, roll out."),
-            doc("code-style", "Formatting rules", "Run rustfmt; no trailing whitespace. Mention database once."),
+            doc(
+                "postgres-migrations",
+                "How we run database migrations",
+                "Use sqlx migrate run before tests.",
+            ),
+            doc(
+                "deploy-checklist",
+                "Steps to ship a release",
+                "Tag, build, push the image, roll out.",
+            ),
+            doc(
+                "code-style",
+                "Formatting rules",
+                "Run rustfmt; no trailing whitespace. Mention database once.",
+            ),
         ])
     }
 
@@ -141,7 +172,12 @@ mod tests {
         let c = corpus();
         let q = weighted_query("how do I run the database migrations?", &Synonyms::new(&[]));
         let s = bm25_scores(&c, &q);
-        let best = s.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).unwrap().0;
+        let best = s
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .unwrap()
+            .0;
         assert_eq!(c.docs[best].name, "postgres-migrations");
     }
 
@@ -151,7 +187,11 @@ mod tests {
         let syn = Synonyms::new(&[]);
         let q = weighted_query("deploy", &syn);
         let s = bm25_scores(&c, &q);
-        let idx = c.docs.iter().position(|d| d.name == "deploy-checklist").unwrap();
+        let idx = c
+            .docs
+            .iter()
+            .position(|d| d.name == "deploy-checklist")
+            .unwrap();
         assert!(s[idx] > 0.0, "deploy finds ship/release via synonyms");
         let exact = bm25_scores(&c, &weighted_query("ship", &syn))[idx];
         assert!(exact > s[idx] * 0.99 || s[idx] > 0.0);
@@ -164,7 +204,11 @@ mod tests {
     fn headline_matches_outweigh_body_mentions() {
         let c = corpus();
         let s = bm25_scores(&c, &weighted_query("database", &Synonyms::new(&[])));
-        let migrations = c.docs.iter().position(|d| d.name == "postgres-migrations").unwrap();
+        let migrations = c
+            .docs
+            .iter()
+            .position(|d| d.name == "postgres-migrations")
+            .unwrap();
         let style = c.docs.iter().position(|d| d.name == "code-style").unwrap();
         assert!(s[migrations] > s[style]);
     }
@@ -172,7 +216,11 @@ mod tests {
     #[test]
     fn a_long_prompt_is_not_made_unsure_by_words_no_memory_could_have() {
         let c = Corpus::build([
-            doc("vault-rotation", "When credentials rotate", "Quarterly, by the platform team."),
+            doc(
+                "vault-rotation",
+                "When credentials rotate",
+                "Quarterly, by the platform team.",
+            ),
             doc("onboarding", "First week", "Ask for access on day one."),
             doc("code-style", "Formatting rules", "Run rustfmt."),
         ]);
@@ -181,11 +229,24 @@ mod tests {
             let query = weighted_query(q, &syn);
             coverage_of_best(&c, &query, &syn, &bm25_scores(&c, &query))
         };
-        assert_eq!(coverage("vault rotation"), 1.0, "a focused query is unaffected");
+        assert_eq!(
+            coverage("vault rotation"),
+            1.0,
+            "a focused query is unaffected"
+        );
         let six = coverage("vault rotation zeta1 zeta2 zeta3 zeta4 zeta5 zeta6");
-        let twenty = coverage(&format!("vault rotation {}", (1..=20).map(|i| format!("omega{i}")).collect::<Vec<_>>().join(" ")));
+        let twenty = coverage(&format!(
+            "vault rotation {}",
+            (1..=20)
+                .map(|i| format!("omega{i}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ));
         assert!(six > 0.2, "{six}");
-        assert_eq!(six, twenty, "past the cap, more unmatched words do not lower the confidence");
+        assert_eq!(
+            six, twenty,
+            "past the cap, more unmatched words do not lower the confidence"
+        );
     }
 
     #[test]
@@ -193,7 +254,10 @@ mod tests {
         let c = corpus();
         let syn = Synonyms::new(&[]);
         let full = weighted_query("sqlx migrations", &syn);
-        assert_eq!(coverage_of_best(&c, &full, &syn, &bm25_scores(&c, &full)), 1.0);
+        assert_eq!(
+            coverage_of_best(&c, &full, &syn, &bm25_scores(&c, &full)),
+            1.0
+        );
         let partial = weighted_query("rustfmt quarterly forecast", &syn);
         let cov = coverage_of_best(&c, &partial, &syn, &bm25_scores(&c, &partial));
         assert!(cov > 0.0 && cov < 0.5, "one rare word of three: {cov}");
@@ -201,13 +265,19 @@ mod tests {
         let cov = coverage_of_best(&c, &via_synonym, &syn, &bm25_scores(&c, &via_synonym));
         assert!((cov - SYNONYM_WEIGHT).abs() < 1e-6, "{cov}");
         let none = weighted_query("zebra", &syn);
-        assert_eq!(coverage_of_best(&c, &none, &syn, &bm25_scores(&c, &none)), 0.0);
+        assert_eq!(
+            coverage_of_best(&c, &none, &syn, &bm25_scores(&c, &none)),
+            0.0
+        );
     }
 
     #[test]
     fn keyword_counts_exact_term_overlap_only() {
         let c = corpus();
-        let s = keyword_scores(&c, &weighted_query("rustfmt whitespace", &Synonyms::new(&[])));
+        let s = keyword_scores(
+            &c,
+            &weighted_query("rustfmt whitespace", &Synonyms::new(&[])),
+        );
         let style = c.docs.iter().position(|d| d.name == "code-style").unwrap();
         assert_eq!(s[style], 1.0);
         assert_eq!(s.iter().filter(|x| **x > 0.0).count(), 1);

@@ -53,7 +53,10 @@ impl DocTerms {
             *weights.entry(t).or_default() += 1.0;
             length += 1.0;
         }
-        let mut terms: Vec<(Arc<str>, f32)> = weights.into_iter().map(|(t, w)| (Arc::from(t), w)).collect();
+        let mut terms: Vec<(Arc<str>, f32)> = weights
+            .into_iter()
+            .map(|(t, w)| (Arc::from(t), w))
+            .collect();
         terms.sort_by(|a, b| a.0.cmp(&b.0));
         DocTerms {
             scope: memory.scope,
@@ -126,7 +129,10 @@ impl Corpus {
     /// A corpus from documents already shadowed and ordered with `sort_for_ties`, and each
     /// term's postings over them, in any order: the same corpus `index` builds from those
     /// documents with their terms (each term's postings sorted into document order here).
-    pub(crate) fn from_postings(docs: Vec<Arc<DocTerms>>, postings: impl IntoIterator<Item = (Arc<str>, Vec<(u32, f32)>)>) -> Corpus {
+    pub(crate) fn from_postings(
+        docs: Vec<Arc<DocTerms>>,
+        postings: impl IntoIterator<Item = (Arc<str>, Vec<(u32, f32)>)>,
+    ) -> Corpus {
         let mut corpus = Corpus::default();
         for (term, list) in postings {
             if list.is_empty() {
@@ -176,7 +182,10 @@ impl Corpus {
     /// their documents are.
     #[cfg(test)]
     pub(crate) fn postings_by_term(&self) -> std::collections::BTreeMap<String, Vec<(u32, f32)>> {
-        self.term_ids.iter().map(|(t, id)| (t.to_string(), self.postings[*id as usize].clone())).collect()
+        self.term_ids
+            .iter()
+            .map(|(t, id)| (t.to_string(), self.postings[*id as usize].clone()))
+            .collect()
     }
 
     /// The documents without their terms (which a corpus keeps in its postings alone, whether or
@@ -189,7 +198,9 @@ impl Corpus {
 
     /// Documents containing `term`, with weighted frequencies, in document order.
     pub fn postings(&self, term: &str) -> &[(u32, f32)] {
-        self.term_ids.get(term).map_or(&[], |id| self.postings[*id as usize].as_slice())
+        self.term_ids
+            .get(term)
+            .map_or(&[], |id| self.postings[*id as usize].as_slice())
     }
 
     /// Whether `postings` (one term's, from `postings`) include document `doc`: a binary search,
@@ -201,8 +212,12 @@ impl Corpus {
 
 /// Drops every user document a project document of the same name shadows.
 pub(crate) fn shadowed<D: std::borrow::Borrow<DocTerms>>(mut all: Vec<D>) -> Vec<D> {
-    let project_names: std::collections::HashSet<String> =
-        all.iter().map(|d| d.borrow()).filter(|d| d.scope == Scope::Project).map(|d| d.name.clone()).collect();
+    let project_names: std::collections::HashSet<String> = all
+        .iter()
+        .map(|d| d.borrow())
+        .filter(|d| d.scope == Scope::Project)
+        .map(|d| d.name.clone())
+        .collect();
     all.retain(|d| d.borrow().scope == Scope::Project || !project_names.contains(&d.borrow().name));
     all
 }
@@ -212,7 +227,10 @@ pub(crate) fn shadowed<D: std::borrow::Borrow<DocTerms>>(mut all: Vec<D>) -> Vec
 pub(crate) fn sort_for_ties<D: std::borrow::Borrow<DocTerms>>(all: &mut [D]) {
     all.sort_by(|a, b| {
         let (a, b) = (a.borrow(), b.borrow());
-        a.scope.cmp(&b.scope).then_with(|| a.name.cmp(&b.name)).then_with(|| a.path.cmp(&b.path))
+        a.scope
+            .cmp(&b.scope)
+            .then_with(|| a.name.cmp(&b.name))
+            .then_with(|| a.path.cmp(&b.path))
     });
 }
 
@@ -220,5 +238,9 @@ pub(crate) fn sort_for_ties<D: std::borrow::Borrow<DocTerms>>(all: &mut [D]) {
 /// very same float as one indexed from documents).
 fn average_length(docs: &[Arc<DocTerms>]) -> f32 {
     let total: f32 = docs.iter().fold(0.0, |sum, d| sum + d.length);
-    if docs.is_empty() { 1.0 } else { (total / docs.len() as f32).max(1.0) }
+    if docs.is_empty() {
+        1.0
+    } else {
+        (total / docs.len() as f32).max(1.0)
+    }
 }

@@ -2,7 +2,7 @@
 //!
 //! Owns: the strategies (`keyword`, `bm25`, `semantic` through a pluggable scorer, `auto`),
 //! normalization (top score 1.0), `min_score`, omission of zero scores, and the search entry
-//! point shared by `engram memory search`, `engram compose` and the app.
+//! point shared by `ambry memory search`, `ambry compose` and the app.
 //! Deliberately does not: load embeddings (a `SemanticScorer` is passed in) or read the clock.
 //!
 //! Tuning notes (eval fixture `tests/fixtures/eval`, 103 memories, 83 queries): a sweep of
@@ -38,7 +38,10 @@ pub enum RankError {
     #[error(transparent)]
     Store(StoreError),
     #[error("cannot read {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 impl ErrorCode for RankError {
@@ -54,7 +57,8 @@ impl ErrorCode for RankError {
 pub trait SemanticScorer {
     /// Similarity of `query` to each document, in the order given; `None` where a document has
     /// no usable vector (missing sidecar, another model).
-    fn similarities(&self, query: &str, docs: &[Arc<DocTerms>]) -> Result<Vec<Option<f32>>, String>;
+    fn similarities(&self, query: &str, docs: &[Arc<DocTerms>])
+        -> Result<Vec<Option<f32>>, String>;
 }
 
 /// Whether semantic scoring can be used for this call, and if not, why.
@@ -85,7 +89,7 @@ impl SearchParams {
     }
 }
 
-/// One ranked memory (the shape of `engram memory search --json`, plus the body size).
+/// One ranked memory (the shape of `ambry memory search --json`, plus the body size).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Hit {
     pub scope: Scope,
@@ -123,7 +127,13 @@ pub fn search(
 }
 
 /// Ranks `corpus` against `query`: normalized, `min_score` applied, zero scores omitted.
-pub fn rank(corpus: &Corpus, query: &str, params: &SearchParams, synonyms: &Synonyms, semantic: Semantic<'_>) -> Ranking {
+pub fn rank(
+    corpus: &Corpus,
+    query: &str,
+    params: &SearchParams,
+    synonyms: &Synonyms,
+    semantic: Semantic<'_>,
+) -> Ranking {
     rank_indexed(corpus, query, params, synonyms, semantic).0
 }
 
@@ -138,7 +148,11 @@ pub(crate) fn rank_indexed(
 ) -> (Ranking, Vec<u32>) {
     let weighted = bm25::weighted_query(query, synonyms);
     let (scores, strategy, note) = match params.strategy {
-        Strategy::Keyword => (bm25::keyword_scores(corpus, &weighted), Strategy::Keyword, None),
+        Strategy::Keyword => (
+            bm25::keyword_scores(corpus, &weighted),
+            Strategy::Keyword,
+            None,
+        ),
         Strategy::Bm25 => (bm25::bm25_scores(corpus, &weighted), Strategy::Bm25, None),
         Strategy::Semantic | Strategy::Auto => {
             let lexical = bm25::bm25_scores(corpus, &weighted);
@@ -146,25 +160,54 @@ pub(crate) fn rank_indexed(
             match semantic {
                 Semantic::Available(scorer) => match scorer.similarities(query, &corpus.docs) {
                     Ok(cosine) => {
-                        let confidence = bm25::coverage_of_best(corpus, &weighted, synonyms, &lexical);
-                        (fuse(&lexical, &cosine, confidence, params), Strategy::Semantic, None)
+                        let confidence =
+                            bm25::coverage_of_best(corpus, &weighted, synonyms, &lexical);
+                        (
+                            fuse(&lexical, &cosine, confidence, params),
+                            Strategy::Semantic,
+                            None,
+                        )
                     }
-                    Err(why) => (lexical, Strategy::Bm25, Some(format!("semantic scoring failed ({why}); ranked with bm25"))),
+                    Err(why) => (
+                        lexical,
+                        Strategy::Bm25,
+                        Some(format!("semantic scoring failed ({why}); ranked with bm25")),
+                    ),
                 },
-                Semantic::Unavailable(why) if asked_for_semantic => {
-                    (lexical, Strategy::Bm25, Some(format!("semantic unavailable ({why}); ranked with bm25")))
-                }
-                Semantic::Unavailable(why) => (lexical, Strategy::Bm25, Some(format!("auto: using bm25 because {why}"))),
+                Semantic::Unavailable(why) if asked_for_semantic => (
+                    lexical,
+                    Strategy::Bm25,
+                    Some(format!("semantic unavailable ({why}); ranked with bm25")),
+                ),
+                Semantic::Unavailable(why) => (
+                    lexical,
+                    Strategy::Bm25,
+                    Some(format!("auto: using bm25 because {why}")),
+                ),
             }
         }
     };
     let (hits, indices) = into_hits(corpus, scores, params);
-    (Ranking { hits, strategy, note }, indices)
+    (
+        Ranking {
+            hits,
+            strategy,
+            note,
+        },
+        indices,
+    )
 }
 
-fn fuse(lexical: &[f32], cosine: &[Option<f32>], lexical_confidence: f32, params: &SearchParams) -> Vec<f32> {
+fn fuse(
+    lexical: &[f32],
+    cosine: &[Option<f32>],
+    lexical_confidence: f32,
+    params: &SearchParams,
+) -> Vec<f32> {
     match params.fusion {
-        Fusion::Blend => fusion::calibrated_blend(lexical, cosine, lexical_confidence, params.semantic_weight),
+        Fusion::Blend => {
+            fusion::calibrated_blend(lexical, cosine, lexical_confidence, params.semantic_weight)
+        }
         Fusion::Rrf => {
             let semantic: Vec<f32> = cosine.iter().map(|c| c.unwrap_or(0.0).max(0.0)).collect();
             fusion::rrf(&[lexical.to_vec(), semantic], 60.0)
@@ -174,7 +217,9 @@ fn fuse(lexical: &[f32], cosine: &[Option<f32>], lexical_confidence: f32, params
 
 fn into_hits(corpus: &Corpus, mut scores: Vec<f32>, params: &SearchParams) -> (Vec<Hit>, Vec<u32>) {
     fusion::normalize(&mut scores);
-    let mut order: Vec<usize> = (0..scores.len()).filter(|i| scores[*i] > 0.0 && scores[*i] >= params.min_score).collect();
+    let mut order: Vec<usize> = (0..scores.len())
+        .filter(|i| scores[*i] > 0.0 && scores[*i] >= params.min_score)
+        .collect();
     let best_first = |a: &usize, b: &usize| {
         scores[*b]
             .total_cmp(&scores[*a])
@@ -231,21 +276,52 @@ mod tests {
     }
 
     fn params(strategy: Strategy) -> SearchParams {
-        SearchParams { strategy, fusion: Fusion::Blend, semantic_weight: 0.4, min_score: 0.0, limit: None }
+        SearchParams {
+            strategy,
+            fusion: Fusion::Blend,
+            semantic_weight: 0.4,
+            min_score: 0.0,
+            limit: None,
+        }
     }
 
     fn corpus() -> Corpus {
         Corpus::build([
-            doc(Scope::User, "build-cmd", "How to build", "cargo build --release"),
-            doc(Scope::Project, "build-cmd", "How to build this repo", "make all"),
-            doc(Scope::User, "tabs", "Indentation preference", "Use tabs, never spaces."),
+            doc(
+                Scope::User,
+                "build-cmd",
+                "How to build",
+                "cargo build --release",
+            ),
+            doc(
+                Scope::Project,
+                "build-cmd",
+                "How to build this repo",
+                "make all",
+            ),
+            doc(
+                Scope::User,
+                "tabs",
+                "Indentation preference",
+                "Use tabs, never spaces.",
+            ),
         ])
     }
 
     #[test]
     fn top_is_one_zeros_are_omitted_and_project_shadows_user() {
-        let r = rank(&corpus(), "build", &params(Strategy::Bm25), &Synonyms::new(&[]), Semantic::Unavailable("off".into()));
-        assert_eq!(r.hits.len(), 1, "tabs has no match; the user build-cmd is shadowed");
+        let r = rank(
+            &corpus(),
+            "build",
+            &params(Strategy::Bm25),
+            &Synonyms::new(&[]),
+            Semantic::Unavailable("off".into()),
+        );
+        assert_eq!(
+            r.hits.len(),
+            1,
+            "tabs has no match; the user build-cmd is shadowed"
+        );
         assert_eq!(r.hits[0].scope, Scope::Project);
         assert_eq!(r.hits[0].score, 1.0);
         assert_eq!(r.note, None);
@@ -255,21 +331,58 @@ mod tests {
     fn min_score_and_limit_cut() {
         let c = Corpus::build([
             doc(Scope::User, "a", "deploy deploy deploy", "deploy"),
-            doc(Scope::User, "b", "other", "deploy once among many many other words here"),
+            doc(
+                Scope::User,
+                "b",
+                "other",
+                "deploy once among many many other words here",
+            ),
         ]);
         let mut p = params(Strategy::Bm25);
-        let all = rank(&c, "deploy", &p, &Synonyms::new(&[]), Semantic::Unavailable("off".into()));
+        let all = rank(
+            &c,
+            "deploy",
+            &p,
+            &Synonyms::new(&[]),
+            Semantic::Unavailable("off".into()),
+        );
         assert_eq!(all.hits.len(), 2);
         p.min_score = (all.hits[1].score as f32) + 0.01;
-        assert_eq!(rank(&c, "deploy", &p, &Synonyms::new(&[]), Semantic::Unavailable("off".into())).hits.len(), 1);
+        assert_eq!(
+            rank(
+                &c,
+                "deploy",
+                &p,
+                &Synonyms::new(&[]),
+                Semantic::Unavailable("off".into())
+            )
+            .hits
+            .len(),
+            1
+        );
         p.min_score = 0.0;
         p.limit = Some(1);
-        assert_eq!(rank(&c, "deploy", &p, &Synonyms::new(&[]), Semantic::Unavailable("off".into())).hits.len(), 1);
+        assert_eq!(
+            rank(
+                &c,
+                "deploy",
+                &p,
+                &Synonyms::new(&[]),
+                Semantic::Unavailable("off".into())
+            )
+            .hits
+            .len(),
+            1
+        );
     }
 
     struct Fixed(Vec<Option<f32>>);
     impl SemanticScorer for Fixed {
-        fn similarities(&self, _: &str, docs: &[Arc<DocTerms>]) -> Result<Vec<Option<f32>>, String> {
+        fn similarities(
+            &self,
+            _: &str,
+            docs: &[Arc<DocTerms>],
+        ) -> Result<Vec<Option<f32>>, String> {
             assert_eq!(docs.len(), self.0.len());
             Ok(self.0.clone())
         }
@@ -288,23 +401,56 @@ mod tests {
         // Corpus order after shadowing: user tabs, then project build-cmd.
         assert_eq!(c.docs[0].name, "tabs");
         let scorer = Fixed(vec![Some(0.9), Some(0.1)]);
-        let r = rank(&c, "whitespace style", &params(Strategy::Semantic), &Synonyms::new(&[]), Semantic::Available(&scorer));
+        let r = rank(
+            &c,
+            "whitespace style",
+            &params(Strategy::Semantic),
+            &Synonyms::new(&[]),
+            Semantic::Available(&scorer),
+        );
         assert_eq!(r.strategy, Strategy::Semantic);
         assert_eq!(r.hits[0].name, "tabs");
-        let r = rank(&c, "build", &params(Strategy::Semantic), &Synonyms::new(&[]), Semantic::Available(&Failing));
+        let r = rank(
+            &c,
+            "build",
+            &params(Strategy::Semantic),
+            &Synonyms::new(&[]),
+            Semantic::Available(&Failing),
+        );
         assert_eq!(r.strategy, Strategy::Bm25);
         assert!(r.note.unwrap().contains("model timed out"));
-        let r = rank(&c, "build", &params(Strategy::Auto), &Synonyms::new(&[]), Semantic::Unavailable("the model is not installed".into()));
+        let r = rank(
+            &c,
+            "build",
+            &params(Strategy::Auto),
+            &Synonyms::new(&[]),
+            Semantic::Unavailable("the model is not installed".into()),
+        );
         assert_eq!(r.strategy, Strategy::Bm25);
-        assert!(r.note.unwrap().starts_with("auto: using bm25 because the model is not installed"));
+        assert!(r
+            .note
+            .unwrap()
+            .starts_with("auto: using bm25 because the model is not installed"));
     }
 
     #[test]
     fn keyword_strategy_ignores_synonyms() {
         let c = Corpus::build([doc(Scope::User, "ship-it", "Release steps", "ship")]);
-        let r = rank(&c, "deploy", &params(Strategy::Keyword), &Synonyms::new(&[]), Semantic::Unavailable("off".into()));
+        let r = rank(
+            &c,
+            "deploy",
+            &params(Strategy::Keyword),
+            &Synonyms::new(&[]),
+            Semantic::Unavailable("off".into()),
+        );
         assert!(r.hits.is_empty());
-        let r = rank(&c, "deploy", &params(Strategy::Bm25), &Synonyms::new(&[]), Semantic::Unavailable("off".into()));
+        let r = rank(
+            &c,
+            "deploy",
+            &params(Strategy::Bm25),
+            &Synonyms::new(&[]),
+            Semantic::Unavailable("off".into()),
+        );
         assert_eq!(r.hits.len(), 1);
     }
 }

@@ -14,7 +14,9 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::tokenize::terms;
-use super::{rank_indexed, Corpus, DocTerms, Hit, Ranking, SearchParams, Semantic, SemanticScorer, Synonyms};
+use super::{
+    rank_indexed, Corpus, DocTerms, Hit, Ranking, SearchParams, Semantic, SemanticScorer, Synonyms,
+};
 
 /// MiniLM cosine at or above which a memory is about the same thing as the query (measured:
 /// cat/kitten 0.60, a paraphrased memory and its query 0.45–0.7, unrelated sentences 0–0.2).
@@ -48,7 +50,12 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    fn judge(matched_terms: usize, query_terms: usize, synonym_match: bool, cosine: Option<f32>) -> Evidence {
+    fn judge(
+        matched_terms: usize,
+        query_terms: usize,
+        synonym_match: bool,
+        cosine: Option<f32>,
+    ) -> Evidence {
         let c = cosine.unwrap_or(0.0);
         let all_words = query_terms > 0 && matched_terms == query_terms;
         let most_words = query_terms > 0 && matched_terms * 2 >= query_terms && matched_terms > 0;
@@ -61,7 +68,13 @@ impl Evidence {
         } else {
             Relevance::None
         };
-        Evidence { matched_terms, query_terms, synonym_match, cosine, relevance }
+        Evidence {
+            matched_terms,
+            query_terms,
+            synonym_match,
+            cosine,
+            relevance,
+        }
     }
 }
 
@@ -81,7 +94,11 @@ struct Recording<'a> {
 }
 
 impl SemanticScorer for Recording<'_> {
-    fn similarities(&self, query: &str, docs: &[Arc<DocTerms>]) -> Result<Vec<Option<f32>>, String> {
+    fn similarities(
+        &self,
+        query: &str,
+        docs: &[Arc<DocTerms>],
+    ) -> Result<Vec<Option<f32>>, String> {
         let result = self.inner.similarities(query, docs);
         if let Ok(cosines) = &result {
             *self.seen.borrow_mut() = Some(cosines.clone());
@@ -101,11 +118,23 @@ pub fn rank_with_relevance(
 ) -> RelevantRanking {
     let ((ranking, indices), cosines) = match semantic {
         Semantic::Available(scorer) => {
-            let recording = Recording { inner: scorer, seen: RefCell::new(None) };
-            let ranked = rank_indexed(corpus, query, params, synonyms, Semantic::Available(&recording));
+            let recording = Recording {
+                inner: scorer,
+                seen: RefCell::new(None),
+            };
+            let ranked = rank_indexed(
+                corpus,
+                query,
+                params,
+                synonyms,
+                Semantic::Available(&recording),
+            );
             (ranked, recording.seen.into_inner())
         }
-        unavailable => (rank_indexed(corpus, query, params, synonyms, unavailable), None),
+        unavailable => (
+            rank_indexed(corpus, query, params, synonyms, unavailable),
+            None,
+        ),
     };
     // Evidence is read for the hits alone (a search box shows fifty of ten thousand): each
     // query word's postings are looked up once, then searched per hit.
@@ -118,23 +147,40 @@ pub fn rank_with_relevance(
     let exact_postings: Vec<&[(u32, f32)]> = exact.iter().map(|t| corpus.postings(t)).collect();
     let synonym_postings: Vec<&[(u32, f32)]> = exact
         .iter()
-        .flat_map(|t| synonyms.mates(t).into_iter().filter(|m| !exact.iter().any(|e| e == m)))
+        .flat_map(|t| {
+            synonyms
+                .mates(t)
+                .into_iter()
+                .filter(|m| !exact.iter().any(|e| e == m))
+        })
         .map(|m| corpus.postings(m))
         .collect();
 
     let mut hits: Vec<Hit> = Vec::with_capacity(ranking.hits.len());
     let mut evidence = Vec::with_capacity(ranking.hits.len());
     for (hit, doc) in ranking.hits.into_iter().zip(indices) {
-        let matched = exact_postings.iter().filter(|p| Corpus::posted(p, doc)).count();
+        let matched = exact_postings
+            .iter()
+            .filter(|p| Corpus::posted(p, doc))
+            .count();
         let synonym_match = synonym_postings.iter().any(|p| Corpus::posted(p, doc));
-        let cosine = cosines.as_ref().and_then(|c| c.get(doc as usize).copied().flatten());
+        let cosine = cosines
+            .as_ref()
+            .and_then(|c| c.get(doc as usize).copied().flatten());
         let e = Evidence::judge(matched, exact.len(), synonym_match, cosine);
         if !drop_unevident || e.relevance > Relevance::None {
             hits.push(hit);
             evidence.push(e);
         }
     }
-    RelevantRanking { ranking: Ranking { hits, strategy: ranking.strategy, note: ranking.note }, evidence }
+    RelevantRanking {
+        ranking: Ranking {
+            hits,
+            strategy: ranking.strategy,
+            note: ranking.note,
+        },
+        evidence,
+    }
 }
 
 #[cfg(test)]
@@ -158,23 +204,48 @@ mod tests {
     }
 
     fn params(strategy: Strategy) -> SearchParams {
-        SearchParams { strategy, fusion: Fusion::Blend, semantic_weight: 0.6, min_score: 0.0, limit: None }
+        SearchParams {
+            strategy,
+            fusion: Fusion::Blend,
+            semantic_weight: 0.6,
+            min_score: 0.0,
+            limit: None,
+        }
     }
 
     /// Cosines by memory name (the corpus orders documents its own way).
     struct Fixed(Vec<(&'static str, f32)>);
     impl SemanticScorer for Fixed {
-        fn similarities(&self, _: &str, docs: &[Arc<DocTerms>]) -> Result<Vec<Option<f32>>, String> {
-            Ok(docs.iter().map(|d| self.0.iter().find(|(n, _)| *n == d.name).map(|(_, c)| *c)).collect())
+        fn similarities(
+            &self,
+            _: &str,
+            docs: &[Arc<DocTerms>],
+        ) -> Result<Vec<Option<f32>>, String> {
+            Ok(docs
+                .iter()
+                .map(|d| self.0.iter().find(|(n, _)| *n == d.name).map(|(_, c)| *c))
+                .collect())
         }
     }
 
     fn corpus() -> Corpus {
         Corpus::build([
-            doc("jwt-refresh", "How token refresh works", "The auth middleware refreshes JWT tokens."),
-            doc("kitten-food", "What the kitten eats", "Wet food twice a day."),
+            doc(
+                "jwt-refresh",
+                "How token refresh works",
+                "The auth middleware refreshes JWT tokens.",
+            ),
+            doc(
+                "kitten-food",
+                "What the kitten eats",
+                "Wet food twice a day.",
+            ),
             doc("deploy-steps", "Shipping a release", "Run make deploy."),
-            doc("pg-backups", "Nightly postgres backups", "Dumps go to the bucket."),
+            doc(
+                "pg-backups",
+                "Nightly postgres backups",
+                "Dumps go to the bucket.",
+            ),
         ])
     }
 
@@ -185,12 +256,16 @@ mod tests {
             "token refresh",
             &params(Strategy::Bm25),
             &Synonyms::new(&[]),
-            Semantic::Unavailable("test".into()), true
+            Semantic::Unavailable("test".into()),
+            true,
         );
         assert_eq!(r.ranking.hits.len(), 1);
         assert_eq!(r.ranking.hits[0].name, "jwt-refresh");
         assert_eq!(r.evidence[0].relevance, Relevance::Strong);
-        assert_eq!((r.evidence[0].matched_terms, r.evidence[0].query_terms), (2, 2));
+        assert_eq!(
+            (r.evidence[0].matched_terms, r.evidence[0].query_terms),
+            (2, 2)
+        );
     }
 
     #[test]
@@ -200,7 +275,8 @@ mod tests {
             "token rotation",
             &params(Strategy::Bm25),
             &Synonyms::new(&[]),
-            Semantic::Unavailable("t".into()), true
+            Semantic::Unavailable("t".into()),
+            true,
         );
         assert_eq!(r.evidence[0].relevance, Relevance::Good);
         // "database" and "postgres" are one built-in synonym group (db/database/sql/postgres).
@@ -209,7 +285,8 @@ mod tests {
             "database",
             &params(Strategy::Bm25),
             &Synonyms::new(&[]),
-            Semantic::Unavailable("t".into()), true
+            Semantic::Unavailable("t".into()),
+            true,
         );
         assert_eq!(r.ranking.hits.len(), 1, "{:?}", r.ranking.hits);
         assert_eq!(r.ranking.hits[0].name, "pg-backups");
@@ -220,24 +297,38 @@ mod tests {
     #[test]
     fn an_unrelated_query_keeps_only_real_similarity_though_normalized_scores_say_1_0() {
         // Semantic scoring gives every memory some similarity; the normalized top is 1.0 anyway.
-        let scorer =
-            Fixed(vec![("jwt-refresh", 0.12), ("kitten-food", 0.18), ("deploy-steps", 0.05), ("pg-backups", 0.1)]);
+        let scorer = Fixed(vec![
+            ("jwt-refresh", 0.12),
+            ("kitten-food", 0.18),
+            ("deploy-steps", 0.05),
+            ("pg-backups", 0.1),
+        ]);
         let r = rank_with_relevance(
             &corpus(),
             "stock market crash",
             &params(Strategy::Semantic),
             &Synonyms::new(&[]),
-            Semantic::Available(&scorer), true
+            Semantic::Available(&scorer),
+            true,
         );
-        assert!(r.ranking.hits.is_empty(), "noise kept: {:?}", r.ranking.hits);
-        let scorer =
-            Fixed(vec![("jwt-refresh", 0.12), ("kitten-food", 0.61), ("deploy-steps", 0.05), ("pg-backups", 0.1)]);
+        assert!(
+            r.ranking.hits.is_empty(),
+            "noise kept: {:?}",
+            r.ranking.hits
+        );
+        let scorer = Fixed(vec![
+            ("jwt-refresh", 0.12),
+            ("kitten-food", 0.61),
+            ("deploy-steps", 0.05),
+            ("pg-backups", 0.1),
+        ]);
         let r = rank_with_relevance(
             &corpus(),
             "what should my cat eat",
             &params(Strategy::Semantic),
             &Synonyms::new(&[]),
-            Semantic::Available(&scorer), true
+            Semantic::Available(&scorer),
+            true,
         );
         assert_eq!(r.ranking.hits.len(), 1, "{:?}", r.ranking.hits);
         assert_eq!(r.ranking.hits[0].name, "kitten-food");

@@ -10,25 +10,81 @@ use super::tokenize::terms;
 
 /// Built-in groups; each word is tokenized and stemmed like any text.
 const BUILT_IN: &[&[&str]] = &[
-    &["test", "tests", "spec", "specs", "mock", "fake", "stub", "fixture", "unittest"],
-    &["db", "database", "sql", "postgres", "postgresql", "psql", "mysql", "sqlite"],
+    &[
+        "test", "tests", "spec", "specs", "mock", "fake", "stub", "fixture", "unittest",
+    ],
+    &[
+        "db",
+        "database",
+        "sql",
+        "postgres",
+        "postgresql",
+        "psql",
+        "mysql",
+        "sqlite",
+    ],
     &["deploy", "release", "ship", "rollout", "publish"],
-    &["auth", "authentication", "login", "signin", "credential", "credentials", "sso", "oauth"],
+    &[
+        "auth",
+        "authentication",
+        "login",
+        "signin",
+        "credential",
+        "credentials",
+        "sso",
+        "oauth",
+    ],
     &["repo", "repository", "codebase"],
-    &["config", "configuration", "settings", "setting", "preferences", "options"],
+    &[
+        "config",
+        "configuration",
+        "settings",
+        "setting",
+        "preferences",
+        "options",
+    ],
     &["k8s", "kubernetes", "kubectl", "helm"],
-    &["ci", "pipeline", "workflow", "github actions", "buildkite", "jenkins"],
+    &[
+        "ci",
+        "pipeline",
+        "workflow",
+        "github actions",
+        "buildkite",
+        "jenkins",
+    ],
     &["error", "exception", "failure", "crash", "panic"],
     &["bug", "defect", "issue", "regression"],
     &["doc", "docs", "documentation", "readme"],
-    &["dependency", "dependencies", "package", "library", "crate", "module"],
+    &[
+        "dependency",
+        "dependencies",
+        "package",
+        "library",
+        "crate",
+        "module",
+    ],
     &["env", "environment", "dotenv"],
     &["secret", "secrets", "token", "apikey", "vault"],
-    &["perf", "performance", "latency", "slow", "speed", "throughput"],
+    &[
+        "perf",
+        "performance",
+        "latency",
+        "slow",
+        "speed",
+        "throughput",
+    ],
     &["cache", "caching", "memoize", "redis", "memcached"],
     &["queue", "broker", "kafka", "rabbitmq", "sqs"],
     &["log", "logs", "logging", "tracing", "telemetry"],
-    &["style", "format", "formatting", "lint", "linter", "prettier", "rustfmt"],
+    &[
+        "style",
+        "format",
+        "formatting",
+        "lint",
+        "linter",
+        "prettier",
+        "rustfmt",
+    ],
     &["frontend", "ui", "client", "react", "css"],
     &["backend", "server", "api", "service"],
     &["js", "javascript", "ts", "typescript", "node"],
@@ -72,16 +128,25 @@ impl Synonyms {
     fn add_group<'a>(&mut self, words: impl Iterator<Item = &'a str>) {
         // (stems, whether the entry is several words); one word may still give several stems
         // (`k8s` → k, 8, k8s), and each of those brings the group in as before.
-        let entries: Vec<(Vec<String>, bool)> =
-            words.map(|w| (terms(w), w.split_whitespace().count() > 1)).filter(|(t, _)| !t.is_empty()).collect();
-        let mut stems: Vec<String> = entries.iter().flat_map(|(t, _)| t.iter().cloned()).collect();
+        let entries: Vec<(Vec<String>, bool)> = words
+            .map(|w| (terms(w), w.split_whitespace().count() > 1))
+            .filter(|(t, _)| !t.is_empty())
+            .collect();
+        let mut stems: Vec<String> = entries
+            .iter()
+            .flat_map(|(t, _)| t.iter().cloned())
+            .collect();
         stems.sort();
         stems.dedup();
         if stems.len() < 2 {
             return;
         }
         let id = self.groups.len();
-        let mut triggers: Vec<&String> = entries.iter().filter(|(_, phrase)| !phrase).flat_map(|(t, _)| t).collect();
+        let mut triggers: Vec<&String> = entries
+            .iter()
+            .filter(|(_, phrase)| !phrase)
+            .flat_map(|(t, _)| t)
+            .collect();
         triggers.sort();
         triggers.dedup();
         for s in triggers {
@@ -95,7 +160,9 @@ impl Synonyms {
 
     /// Stemmed terms related to `term` (not including it), each once.
     pub fn mates<'a>(&'a self, term: &str) -> Vec<&'a str> {
-        let Some(ids) = self.groups_of.get(term) else { return Vec::new() };
+        let Some(ids) = self.groups_of.get(term) else {
+            return Vec::new();
+        };
         let mut seen = std::collections::HashSet::new();
         ids.iter()
             .flat_map(|&id| self.groups[id].iter())
@@ -110,7 +177,11 @@ impl Synonyms {
         let mut seen = std::collections::HashSet::new();
         self.phrases
             .iter()
-            .filter(|(phrase, _)| query_terms.windows(phrase.len()).any(|w| w == phrase.as_slice()))
+            .filter(|(phrase, _)| {
+                query_terms
+                    .windows(phrase.len())
+                    .any(|w| w == phrase.as_slice())
+            })
             .flat_map(|(_, id)| self.groups[*id].iter())
             .map(String::as_str)
             .filter(|m| seen.insert(*m))
@@ -134,7 +205,11 @@ mod tests {
 
     #[test]
     fn a_huge_group_is_indexed_once_and_still_connects_its_words() {
-        let letters = |i: usize| -> String { (0..4).map(|k| (b'a' + ((i / 26usize.pow(k)) % 26) as u8) as char).collect() };
+        let letters = |i: usize| -> String {
+            (0..4)
+                .map(|k| (b'a' + ((i / 26usize.pow(k)) % 26) as u8) as char)
+                .collect()
+        };
         let words: Vec<String> = (0..5000).map(|i| format!("zq{}", letters(i))).collect();
         let s = Synonyms::new(&[words.clone()]);
         // One copy of each group, not a list of mates per word (n² strings for a group of n).
@@ -148,13 +223,28 @@ mod tests {
     #[test]
     fn a_multi_word_entry_brings_its_group_in_only_as_a_whole_phrase() {
         let s = Synonyms::new(&[]);
-        assert!(s.mates("request").is_empty(), "an HTTP request is not a pull request: {:?}", s.mates("request"));
+        assert!(
+            s.mates("request").is_empty(),
+            "an HTTP request is not a pull request: {:?}",
+            s.mates("request")
+        );
         assert!(s.mates("action").is_empty(), "{:?}", s.mates("action"));
-        assert!(s.mates("pr").contains(&"pull") && s.mates("pr").contains(&"request"), "{:?}", s.mates("pr"));
+        assert!(
+            s.mates("pr").contains(&"pull") && s.mates("pr").contains(&"request"),
+            "{:?}",
+            s.mates("pr")
+        );
         let phrase = s.phrase_mates(&terms("open a pull request for it"));
-        assert!(phrase.contains(&"pr") && phrase.contains(&"review"), "{phrase:?}");
-        assert!(s.phrase_mates(&terms("pull the latest changes, then send the request")).is_empty());
-        assert!(s.phrase_mates(&terms("rerun the github actions job")).contains(&"ci"));
+        assert!(
+            phrase.contains(&"pr") && phrase.contains(&"review"),
+            "{phrase:?}"
+        );
+        assert!(s
+            .phrase_mates(&terms("pull the latest changes, then send the request"))
+            .is_empty());
+        assert!(s
+            .phrase_mates(&terms("rerun the github actions job"))
+            .contains(&"ci"));
     }
 
     #[test]

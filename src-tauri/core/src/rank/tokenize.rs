@@ -10,18 +10,20 @@ use rust_stemmers::{Algorithm, Stemmer};
 
 /// English function words plus filler common in prompts to an agent.
 const STOP_WORDS: &[&str] = &[
-    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
-    "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do",
-    "does", "doing", "done", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have",
-    "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its",
-    "itself", "just", "let", "lets", "me", "might", "more", "most", "must", "my", "myself", "no", "nor", "not",
-    "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please",
-    "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "then",
-    "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very",
-    "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with",
-    "would", "you", "your", "yours", "yourself", "s", "t", "d", "ll", "m", "re", "ve", "don", "doesn", "didn",
-    "isn", "wasn", "won", "wouldn", "shouldn", "couldn", "can't", "want", "need", "get", "got", "make", "sure",
-    "thing", "things", "way", "use", "using", "used",
+    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
+    "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by",
+    "can", "could", "did", "do", "does", "doing", "done", "down", "during", "each", "few", "for",
+    "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his",
+    "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "let", "lets", "me",
+    "might", "more", "most", "must", "my", "myself", "no", "nor", "not", "now", "of", "off", "on",
+    "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she",
+    "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "then",
+    "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up",
+    "us", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
+    "why", "will", "with", "would", "you", "your", "yours", "yourself", "s", "t", "d", "ll", "m",
+    "re", "ve", "don", "doesn", "didn", "isn", "wasn", "won", "wouldn", "shouldn", "couldn",
+    "can't", "want", "need", "get", "got", "make", "sure", "thing", "things", "way", "use",
+    "using", "used",
 ];
 
 fn stemmer() -> &'static Stemmer {
@@ -31,7 +33,8 @@ fn stemmer() -> &'static Stemmer {
 
 fn is_stop_word(word: &str) -> bool {
     static SET: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
-    SET.get_or_init(|| STOP_WORDS.iter().copied().collect()).contains(word)
+    SET.get_or_init(|| STOP_WORDS.iter().copied().collect())
+        .contains(word)
 }
 
 /// Stems one lowercase word.
@@ -96,21 +99,33 @@ mod tests {
 
     #[test]
     fn paths_split_into_parts() {
-        assert_eq!(terms("pkg/auth/refresh.go"), vec!["pkg", "auth", "refresh", "go"]);
+        assert_eq!(
+            terms("pkg/auth/refresh.go"),
+            vec!["pkg", "auth", "refresh", "go"]
+        );
     }
 
     #[test]
     fn identifiers_yield_parts_and_the_whole() {
         let t = terms("parseJWTToken refresh_token");
         for expected in ["pars", "jwt", "token", "parsejwttoken", "refresh"] {
-            assert!(t.contains(&expected.to_string()), "{expected} missing from {t:?}");
+            assert!(
+                t.contains(&expected.to_string()),
+                "{expected} missing from {t:?}"
+            );
         }
     }
 
     #[test]
     fn stop_words_drop_and_morphology_folds() {
-        assert_eq!(terms("How do we deploy the services?"), vec!["deploy", "servic"]);
-        assert_eq!(terms("deploying deployed deployment")[0..2], ["deploy".to_string(), "deploy".to_string()]);
+        assert_eq!(
+            terms("How do we deploy the services?"),
+            vec!["deploy", "servic"]
+        );
+        assert_eq!(
+            terms("deploying deployed deployment")[0..2],
+            ["deploy".to_string(), "deploy".to_string()]
+        );
         assert_eq!(terms("migrations"), terms("migration"));
     }
 

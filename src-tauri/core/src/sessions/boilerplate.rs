@@ -1,7 +1,7 @@
 //! Text agents inject into the user's side of a transcript that the user never typed.
 //!
 //! Owns: recognizing and removing it — environment and instruction blocks, system reminders,
-//! slash-command echoes and caveats, permission notes, interruption markers, and Engram's own
+//! slash-command echoes and caveats, permission notes, interruption markers, and Ambry's own
 //! memory block — so recall finds what people said, not what tools said for them; and scrubbing
 //! control characters from any indexed text: the ones the index reserves as snippet markers,
 //! terminal escape sequences (colours in pasted or captured command output, e.g. Claude Code's
@@ -26,7 +26,7 @@ const INJECTED_TAGS: &[&str] = &[
     "bash-input",
     "bash-stdout",
     "bash-stderr",
-    "engram-memory",
+    "ambry-memory",
     "INSTRUCTIONS",
     "turn_aborted",
 ];
@@ -153,21 +153,42 @@ mod tests {
     #[test]
     fn injected_blocks_go_and_the_prompt_stays() {
         let text = "<system-reminder>\nYou have tools.\n</system-reminder>\nwhy is the build red?";
-        assert_eq!(clean_user_text(text).as_deref(), Some("why is the build red?"));
+        assert_eq!(
+            clean_user_text(text).as_deref(),
+            Some("why is the build red?")
+        );
         let env = "<environment_context>\n  <cwd>/p</cwd>\n</environment_context>";
         assert_eq!(clean_user_text(env), None);
         assert_eq!(clean_user_text("<command-name>/mcp</command-name>\n <command-message>mcp</command-message>\n <command-args></command-args>"), None);
-        assert_eq!(clean_user_text("[Request interrupted by user for tool use]"), None);
-        assert_eq!(clean_user_text("<local-command-stdout>done</local-command-stdout>"), None);
-        assert_eq!(clean_user_text("<engram-memory>\n## User preferences\n</engram-memory>\nship it"), Some("ship it".into()));
+        assert_eq!(
+            clean_user_text("[Request interrupted by user for tool use]"),
+            None
+        );
+        assert_eq!(
+            clean_user_text("<local-command-stdout>done</local-command-stdout>"),
+            None
+        );
+        assert_eq!(
+            clean_user_text("<ambry-memory>\n## User preferences\n</ambry-memory>\nship it"),
+            Some("ship it".into())
+        );
     }
 
     #[test]
     fn terminal_escapes_and_control_characters_go_and_the_words_stay() {
         // Claude Code's `/model` echo, as its transcripts record it.
-        assert_eq!(scrub("Kept model as \u{1b}[1mDefault (recommended)\u{1b}[22m"), "Kept model as Default (recommended)");
-        assert_eq!(scrub("\u{1b}[38;5;208mwarn\u{1b}[0m: disk \u{7}full\u{8}"), "warn: disk full");
-        assert_eq!(scrub("see \u{1b}]8;;https://x.dev\u{1b}\\the docs\u{1b}]8;;\u{7} now"), "see the docs now");
+        assert_eq!(
+            scrub("Kept model as \u{1b}[1mDefault (recommended)\u{1b}[22m"),
+            "Kept model as Default (recommended)"
+        );
+        assert_eq!(
+            scrub("\u{1b}[38;5;208mwarn\u{1b}[0m: disk \u{7}full\u{8}"),
+            "warn: disk full"
+        );
+        assert_eq!(
+            scrub("see \u{1b}]8;;https://x.dev\u{1b}\\the docs\u{1b}]8;;\u{7} now"),
+            "see the docs now"
+        );
         assert_eq!(scrub("a\u{1b}(Bb \u{9b}c \u{7f}d"), "ab c d");
         // Tabs and line breaks are text; the index's snippet markers become spaces.
         assert_eq!(scrub("one\ttwo\r\nthree"), "one\ttwo\r\nthree");
@@ -176,12 +197,18 @@ mod tests {
         assert_eq!(scrub("cut \u{1b}[12"), "cut ");
         assert_eq!(scrub("esc \u{1b}é and ✓"), "esc é and ✓");
         assert_eq!(scrub("osc \u{1b}]title\nnext line"), "osc \nnext line");
-        assert_eq!(clean_user_text("why does \u{1b}[31merror\u{1b}[0m show\u{7} here").as_deref(), Some("why does error show here"));
+        assert_eq!(
+            clean_user_text("why does \u{1b}[31merror\u{1b}[0m show\u{7} here").as_deref(),
+            Some("why does error show here")
+        );
     }
 
     #[test]
     fn ordinary_angle_brackets_survive() {
-        assert_eq!(clean_user_text("is Vec<String> ok? <commander> too").as_deref(), Some("is Vec<String> ok? <commander> too"));
+        assert_eq!(
+            clean_user_text("is Vec<String> ok? <commander> too").as_deref(),
+            Some("is Vec<String> ok? <commander> too")
+        );
         assert_eq!(clean_user_text("<system-reminder>never closed"), None);
     }
 }

@@ -25,8 +25,15 @@ impl CandidateFilter {
         "(?1 IS NULL OR f.source = ?1) AND (?2 IS NULL OR f.cwd = ?2 OR f.cwd LIKE ?3 ESCAPE '\\')";
 
     pub(super) fn of(q: &RecallQuery) -> CandidateFilter {
-        let cwd = q.cwd_prefix.as_ref().map(|p| p.to_string_lossy().trim_end_matches('/').to_string());
+        let cwd = q
+            .cwd_prefix
+            .as_ref()
+            .map(|p| p.to_string_lossy().trim_end_matches('/').to_string());
         let below_cwd = cwd.as_ref().map(|c| format!("{}/%", escape_like(c)));
-        CandidateFilter { source: q.source.map(|s| s.as_str()), cwd, below_cwd }
+        CandidateFilter {
+            source: q.source.map(|s| s.as_str()),
+            cwd,
+            below_cwd,
+        }
     }
 }

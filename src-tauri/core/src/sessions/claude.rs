@@ -76,7 +76,10 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for Content<'a> {
             fn visit_string<E>(self, v: String) -> Result<Content<'a>, E> {
                 Ok(Content::Text(Cow::Owned(v)))
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Content<'a>, A::Error> {
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Content<'a>, A::Error> {
                 // A block that is not an object fails the whole line, which then takes the
                 // general path.
                 let mut blocks = Vec::new();
@@ -85,8 +88,14 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for Content<'a> {
                 }
                 Ok(Content::Blocks(blocks))
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Content<'a>, A::Error> {
-                <Block<'a> as serde::Deserialize>::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Content::One)
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Content<'a>, A::Error> {
+                <Block<'a> as serde::Deserialize>::deserialize(
+                    serde::de::value::MapAccessDeserializer::new(map),
+                )
+                .map(Content::One)
             }
             fn visit_unit<E>(self) -> Result<Content<'a>, E> {
                 Ok(Content::Other)
@@ -113,7 +122,11 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for Content<'a> {
 
 /// The outcome of the lines the one-pass read covers; `None` sends the line down the general
 /// path (`parse` over the JSON tree), which gives the same result for these lines.
-pub(crate) fn parse_fast(state: &mut SessionState, raw: &[u8], include_tools: bool) -> Option<LineOutcome> {
+pub(crate) fn parse_fast(
+    state: &mut SessionState,
+    raw: &[u8],
+    include_tools: bool,
+) -> Option<LineOutcome> {
     let line: Line<'_> = serde_json::from_slice(raw).ok()?;
     let kind = line.kind.as_deref()?;
     if matches!(kind, "summary" | "custom-title" | "") {
@@ -132,7 +145,11 @@ pub(crate) fn parse_fast(state: &mut SessionState, raw: &[u8], include_tools: bo
         Content::One(b) => std::slice::from_ref(b),
         Content::Text(_) | Content::Other => &[],
     };
-    if include_tools && blocks.iter().any(|b| matches!(b.kind.as_deref(), Some("tool_use" | "tool_result"))) {
+    if include_tools
+        && blocks
+            .iter()
+            .any(|b| matches!(b.kind.as_deref(), Some("tool_use" | "tool_result")))
+    {
         return None;
     }
     let ts = line.timestamp.as_deref();
@@ -188,14 +205,22 @@ pub(crate) fn parse(state: &mut SessionState, v: &Value, include_tools: bool) ->
             if v.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
                 return LineOutcome::Skipped("compact_summary".into());
             }
-            let Some(message) = v.get("message") else { return LineOutcome::Skipped(format!("{kind}:no_message")) };
+            let Some(message) = v.get("message") else {
+                return LineOutcome::Skipped(format!("{kind}:no_message"));
+            };
             if kind == "assistant" {
                 let model = str_at(message, "model").filter(|m| !m.starts_with('<'));
                 if model.is_some() {
                     state.model = model.map(str::to_string);
                 }
             }
-            message_blocks(state, kind, message.get("content").unwrap_or(&Value::Null), ts, include_tools)
+            message_blocks(
+                state,
+                kind,
+                message.get("content").unwrap_or(&Value::Null),
+                ts,
+                include_tools,
+            )
         }
         "summary" => {
             if let Some(summary) = str_at(v, "summary") {
@@ -218,7 +243,13 @@ pub(crate) fn parse(state: &mut SessionState, v: &Value, include_tools: bool) ->
     }
 }
 
-fn message_blocks(state: &mut SessionState, kind: &str, content: &Value, ts: Option<&str>, include_tools: bool) -> LineOutcome {
+fn message_blocks(
+    state: &mut SessionState,
+    kind: &str,
+    content: &Value,
+    ts: Option<&str>,
+    include_tools: bool,
+) -> LineOutcome {
     let mut out = LineBuilder::default();
     let blocks: Vec<&Value> = match content {
         Value::Array(items) => items.iter().collect(),
@@ -239,9 +270,12 @@ fn message_blocks(state: &mut SessionState, kind: &str, content: &Value, ts: Opt
             "text" => out.assistant(text(), ts),
             // Tool text is built only when it is kept: tool lines are most of a transcript's bytes.
             "tool_use" if include_tools => out.tool(true, "tool_use", &tool_use_text(block), ts),
-            "tool_result" if include_tools => {
-                out.tool(true, "tool_result", &block_text(block.get("content").unwrap_or(&Value::Null)), ts)
-            }
+            "tool_result" if include_tools => out.tool(
+                true,
+                "tool_result",
+                &block_text(block.get("content").unwrap_or(&Value::Null)),
+                ts,
+            ),
             "tool_use" => out.drop_because("tool_use"),
             "tool_result" => out.drop_because("tool_result"),
             "thinking" | "redacted_thinking" => out.drop_because("thinking"),
@@ -284,9 +318,16 @@ mod tests {
             false,
         );
         assert_eq!(out[0], LineOutcome::Skipped("progress".into()));
-        let LineOutcome::Messages(m) = &out[1] else { panic!("{out:?}") };
-        assert_eq!((m[0].role, m[0].text.as_str()), (Role::User, "mix phx.server doesnt start"));
-        let LineOutcome::Messages(m) = &out[2] else { panic!("{out:?}") };
+        let LineOutcome::Messages(m) = &out[1] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(
+            (m[0].role, m[0].text.as_str()),
+            (Role::User, "mix phx.server doesnt start")
+        );
+        let LineOutcome::Messages(m) = &out[2] else {
+            panic!("{out:?}")
+        };
         assert_eq!((m.len(), m[0].role), (1, Role::Assistant));
         assert_eq!(s.session_id.as_deref(), Some("s1"));
         assert_eq!(s.cwd.as_deref(), Some("/p"));
@@ -300,14 +341,27 @@ mod tests {
         let tool_use = json!({"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"cargo test"}}]}});
         let tool_result = json!({"type":"user","message":{"content":[{"type":"tool_result","content":[{"type":"text","text":"3 passed"}]}]}});
         let (_, out) = run(&[tool_use.clone(), tool_result.clone()], false);
-        assert_eq!(out, vec![LineOutcome::Skipped("tool_use".into()), LineOutcome::Skipped("tool_result".into())]);
+        assert_eq!(
+            out,
+            vec![
+                LineOutcome::Skipped("tool_use".into()),
+                LineOutcome::Skipped("tool_result".into())
+            ]
+        );
         let (s, out) = run(&[tool_use, tool_result], true);
-        let LineOutcome::Messages(m) = &out[0] else { panic!() };
+        let LineOutcome::Messages(m) = &out[0] else {
+            panic!()
+        };
         assert!(m[0].text.contains("cargo test") && m[0].role == Role::Tool);
-        let LineOutcome::Messages(m) = &out[1] else { panic!() };
+        let LineOutcome::Messages(m) = &out[1] else {
+            panic!()
+        };
         assert_eq!(m[0].text, "3 passed");
         assert_eq!(s.title(), None, "tool results are not prompts");
-        let (_, out) = run(&[json!({"type":"user","isMeta":true,"message":{"content":"Caveat: x"}})], true);
+        let (_, out) = run(
+            &[json!({"type":"user","isMeta":true,"message":{"content":"Caveat: x"}})],
+            true,
+        );
         assert_eq!(out[0], LineOutcome::Skipped("meta".into()));
     }
 
@@ -321,10 +375,17 @@ mod tests {
 
     #[test]
     fn the_one_pass_read_agrees_with_the_general_path() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/formats/claude-code");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/formats/claude-code");
         let mut lines: Vec<String> = ["short.jsonl", "tool_heavy.jsonl"]
             .iter()
-            .flat_map(|n| std::fs::read_to_string(dir.join(n)).unwrap().lines().map(str::to_string).collect::<Vec<_>>())
+            .flat_map(|n| {
+                std::fs::read_to_string(dir.join(n))
+                    .unwrap()
+                    .lines()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
             .collect();
         lines.extend(
             [
@@ -347,7 +408,8 @@ mod tests {
             .map(str::to_string),
         );
         for tools in [false, true] {
-            let (mut fast_state, mut general_state) = (SessionState::default(), SessionState::default());
+            let (mut fast_state, mut general_state) =
+                (SessionState::default(), SessionState::default());
             let mut taken = 0;
             for line in &lines {
                 let raw = line.trim().as_bytes();
@@ -362,7 +424,11 @@ mod tests {
                 assert_eq!(got, expected, "{line}");
                 assert_eq!(fast_state, general_state, "{line}");
             }
-            assert!(taken > lines.len() / 2, "the one-pass read handles most lines ({taken} of {})", lines.len());
+            assert!(
+                taken > lines.len() / 2,
+                "the one-pass read handles most lines ({taken} of {})",
+                lines.len()
+            );
         }
     }
 

@@ -65,7 +65,10 @@ pub(crate) fn parse(state: &mut SessionState, v: &Value, include_tools: bool) ->
             LineOutcome::Skipped("turn_context".into())
         }
         "response_item" => item(state, payload, ts, include_tools),
-        "event_msg" => LineOutcome::Skipped(format!("event_msg:{}", kind_name(str_at(payload, "type").unwrap_or("")))),
+        "event_msg" => LineOutcome::Skipped(format!(
+            "event_msg:{}",
+            kind_name(str_at(payload, "type").unwrap_or(""))
+        )),
         "" => LineOutcome::Skipped("unknown".into()),
         other => LineOutcome::Skipped(kind_name(other)),
     }
@@ -98,7 +101,10 @@ fn item(state: &mut SessionState, p: &Value, ts: Option<&str>, include_tools: bo
         }
         "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => {
             let name = str_at(p, "name").unwrap_or("tool");
-            let args = p.get("arguments").or_else(|| p.get("input")).or_else(|| p.get("action"));
+            let args = p
+                .get("arguments")
+                .or_else(|| p.get("input"))
+                .or_else(|| p.get("action"));
             let text = match args {
                 Some(Value::String(s)) => format!("{name} {s}"),
                 Some(other) => format!("{name} {other}"),
@@ -109,7 +115,9 @@ fn item(state: &mut SessionState, p: &Value, ts: Option<&str>, include_tools: bo
         "function_call_output" | "custom_tool_call_output" => {
             let text = match p.get("output") {
                 Some(Value::String(s)) => s.clone(),
-                Some(o) => str_at(o, "content").map(str::to_string).unwrap_or_else(|| block_text(o)),
+                Some(o) => str_at(o, "content")
+                    .map(str::to_string)
+                    .unwrap_or_else(|| block_text(o)),
                 None => String::new(),
             };
             out.tool(include_tools, "tool_output", &text, ts);
@@ -169,17 +177,30 @@ mod tests {
         assert_eq!(s.model.as_deref(), Some("o4-mini"));
         assert_eq!(s.title(), Some("Why is the cache slow?"));
         assert_eq!(s.first_ts.as_deref(), Some("2026-05-12T09:59:55.000Z"));
-        let LineOutcome::Messages(m) = parse(&mut s, &lines[8], true) else { panic!() };
+        let LineOutcome::Messages(m) = parse(&mut s, &lines[8], true) else {
+            panic!()
+        };
         assert_eq!(m[0].role, Role::Tool);
     }
 
     #[test]
     fn early_rollouts_without_an_envelope_are_read() {
         let mut s = SessionState::default();
-        parse(&mut s, &json!({"id":"old-1","timestamp":"2025-04-01T10:00:00Z","instructions":null}), false);
-        let out = parse(&mut s, &json!({"type":"message","role":"user","content":[{"type":"input_text","text":"rename the crate"}]}), false);
+        parse(
+            &mut s,
+            &json!({"id":"old-1","timestamp":"2025-04-01T10:00:00Z","instructions":null}),
+            false,
+        );
+        let out = parse(
+            &mut s,
+            &json!({"type":"message","role":"user","content":[{"type":"input_text","text":"rename the crate"}]}),
+            false,
+        );
         assert!(matches!(out, LineOutcome::Messages(_)));
-        assert_eq!(parse(&mut s, &json!({"record_type":"state"}), false), LineOutcome::Skipped("state".into()));
+        assert_eq!(
+            parse(&mut s, &json!({"record_type":"state"}), false),
+            LineOutcome::Skipped("state".into())
+        );
         assert_eq!(s.session_id.as_deref(), Some("old-1"));
     }
 }

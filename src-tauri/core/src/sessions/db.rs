@@ -7,8 +7,8 @@
 //! Deliberately does not: open the file or set its pragmas (the owner does), touch the ranker's
 //! tables, or decide what goes into its own.
 
-use std::path::Path;
 use rusqlite::Connection;
+use std::path::Path;
 
 use super::error::{is_busy, is_corrupt, SessionError};
 use super::writer_turn::WriterTurn;
@@ -108,7 +108,10 @@ fn open_or_repair(path: &Path) -> Result<Connection, SessionError> {
         Err(Failure::Corrupt(reason)) => {
             // The file opened but the session tables are damaged: only they are rebuilt from
             // nothing, through the owner, which starts the file over.
-            tracing::warn!("session index {} is unreadable ({reason}); rebuilding it", path.display());
+            tracing::warn!(
+                "session index {} is unreadable ({reason}); rebuilding it",
+                path.display()
+            );
             let _turn = WriterTurn::queue(path)?;
             remove_database(path)?;
             open_once(path).map_err(|f| f.into_error(path))
@@ -120,9 +123,12 @@ fn open_or_repair(path: &Path) -> Result<Connection, SessionError> {
 /// Sets the damaged database file aside (the next `open` starts empty; the vault in the old
 /// file is not destroyed, see `index_db::set_aside`).
 pub(crate) fn remove_database(path: &Path) -> Result<(), SessionError> {
-    index_db::set_aside(path).map(|kept| tracing::warn!("the damaged index is kept as {}", kept.display())).map_err(|e| {
-        SessionError::Open { path: path.to_path_buf(), reason: format!("cannot move the broken index aside: {e}") }
-    })
+    index_db::set_aside(path)
+        .map(|kept| tracing::warn!("the damaged index is kept as {}", kept.display()))
+        .map_err(|e| SessionError::Open {
+            path: path.to_path_buf(),
+            reason: format!("cannot move the broken index aside: {e}"),
+        })
 }
 
 enum Failure {
@@ -134,8 +140,13 @@ enum Failure {
 impl Failure {
     fn into_error(self, path: &Path) -> SessionError {
         match self {
-            Failure::Busy => SessionError::Busy { path: path.to_path_buf() },
-            Failure::Corrupt(reason) | Failure::Other(reason) => SessionError::Open { path: path.to_path_buf(), reason },
+            Failure::Busy => SessionError::Busy {
+                path: path.to_path_buf(),
+            },
+            Failure::Corrupt(reason) | Failure::Other(reason) => SessionError::Open {
+                path: path.to_path_buf(),
+                reason,
+            },
         }
     }
 }
@@ -246,9 +257,15 @@ mod tests {
     fn garbage_file_is_replaced_by_a_fresh_index() {
         let tmp = tempfile::tempdir().unwrap();
         let db = tmp.path().join("index.sqlite");
-        std::fs::write(&db, b"this is not a database, just bytes that happen to be here".repeat(100)).unwrap();
+        std::fs::write(
+            &db,
+            b"this is not a database, just bytes that happen to be here".repeat(100),
+        )
+        .unwrap();
         let conn = open(&db).unwrap();
-        let n: i64 = conn.query_row("SELECT count(*) FROM session_files", [], |r| r.get(0)).unwrap();
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM session_files", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(n, 0);
     }
 
@@ -268,11 +285,25 @@ mod tests {
             .unwrap();
         }
         let conn = open(&db).unwrap();
-        let cols: i64 = conn.query_row("SELECT count(*) FROM pragma_table_info('session_files')", [], |r| r.get(0)).unwrap();
+        let cols: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM pragma_table_info('session_files')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
         assert!(cols > 5, "the old session table was replaced");
-        let kept: i64 = conn.query_row("SELECT count(*) FROM rank_snapshots", [], |r| r.get(0)).unwrap();
+        let kept: i64 = conn
+            .query_row("SELECT count(*) FROM rank_snapshots", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(kept, 1, "the ranker's table is untouched");
-        let v: String = conn.query_row("SELECT value FROM meta WHERE key='sessions.schema'", [], |r| r.get(0)).unwrap();
+        let v: String = conn
+            .query_row(
+                "SELECT value FROM meta WHERE key='sessions.schema'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
         assert_eq!(v, SCHEMA_VERSION);
     }
 }

@@ -1,7 +1,7 @@
 //! Finding the transcript files of each source.
 //!
 //! Owns: which files under a root count as transcripts (Claude: `<project>/<session>.jsonl` and
-//! `<project>/<session>/subagents/agent-*.jsonl`; Codex: `YYYY/MM/DD/rollout-*.jsonl`; Engram:
+//! `<project>/<session>/subagents/agent-*.jsonl`; Codex: `YYYY/MM/DD/rollout-*.jsonl`; Ambry:
 //! `*.jsonl` directly in the root), with a depth limit and without following directory symlinks.
 //! Deliberately does not: open the files.
 
@@ -13,32 +13,49 @@ use super::SourceKind;
 /// Why a source root cannot hold transcripts: it, or a directory above it, is a file (say
 /// `CLAUDE_CONFIG_DIR` set to a file). A root that simply does not exist yet is no problem.
 pub(crate) fn root_problem(source: SourceKind, root: &Path) -> Option<FileProblem> {
-    let blocker = root.ancestors().find(|p| std::fs::symlink_metadata(p).is_ok())?;
+    let blocker = root
+        .ancestors()
+        .find(|p| std::fs::symlink_metadata(p).is_ok())?;
     let meta = std::fs::metadata(blocker).ok()?;
     if meta.is_dir() {
         return None;
     }
-    let error = format!("the {source} transcripts should be under {}, but {} is not a directory", root.display(), blocker.display());
-    Some(FileProblem { path: blocker.to_path_buf(), malformed_lines: 0, error: Some(error) })
+    let error = format!(
+        "the {source} transcripts should be under {}, but {} is not a directory",
+        root.display(),
+        blocker.display()
+    );
+    Some(FileProblem {
+        path: blocker.to_path_buf(),
+        malformed_lines: 0,
+        error: Some(error),
+    })
 }
 
 /// Whether `path` (under `root`) is a transcript of `source`.
 pub(crate) fn is_transcript(source: SourceKind, root: &Path, path: &Path) -> bool {
-    let Ok(rel) = path.strip_prefix(root) else { return false };
+    let Ok(rel) = path.strip_prefix(root) else {
+        return false;
+    };
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     if !name.ends_with(".jsonl") || name.starts_with('.') {
         return false;
     }
     let depth = rel.components().count();
     match source {
-        SourceKind::Claude => depth == 2 || ((3..=4).contains(&depth) && name.starts_with("agent-") && in_subagents(path)),
+        SourceKind::Claude => {
+            depth == 2
+                || ((3..=4).contains(&depth) && name.starts_with("agent-") && in_subagents(path))
+        }
         SourceKind::Codex => depth <= 5 && name.starts_with("rollout-"),
-        SourceKind::Engram => depth == 1,
+        SourceKind::Ambry => depth == 1,
     }
 }
 
 fn in_subagents(path: &Path) -> bool {
-    path.parent().and_then(|p| p.file_name()).is_some_and(|n| n == "subagents")
+    path.parent()
+        .and_then(|p| p.file_name())
+        .is_some_and(|n| n == "subagents")
 }
 
 /// Every transcript of `source` under `root`, sorted; a missing root has none.
@@ -53,10 +70,14 @@ fn walk(source: SourceKind, root: &Path, dir: &Path, depth: usize, found: &mut V
     if depth > 5 {
         return;
     }
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         if kind.is_dir() {
             walk(source, root, &path, depth + 1, found);
         } else if (kind.is_file() || kind.is_symlink()) && is_transcript(source, root, &path) {
@@ -72,15 +93,51 @@ mod tests {
     #[test]
     fn knows_each_sources_layout() {
         let r = Path::new("/r");
-        assert!(is_transcript(SourceKind::Claude, r, Path::new("/r/-home-u-app/5f1c.jsonl")));
-        assert!(is_transcript(SourceKind::Claude, r, Path::new("/r/-home-u-app/5f1c/subagents/agent-a1.jsonl")));
-        assert!(!is_transcript(SourceKind::Claude, r, Path::new("/r/top.jsonl")));
-        assert!(!is_transcript(SourceKind::Claude, r, Path::new("/r/-home-u-app/5f1c/tool-results/x.jsonl")));
-        assert!(is_transcript(SourceKind::Codex, r, Path::new("/r/2026/05/12/rollout-2026-05-12T10-00-00-a1.jsonl")));
-        assert!(!is_transcript(SourceKind::Codex, r, Path::new("/r/2026/05/12/history.jsonl")));
-        assert!(is_transcript(SourceKind::Engram, r, Path::new("/r/s1.jsonl")));
-        assert!(!is_transcript(SourceKind::Engram, r, Path::new("/r/sub/s1.jsonl")));
-        assert!(!is_transcript(SourceKind::Engram, r, Path::new("/r/s1.json")));
+        assert!(is_transcript(
+            SourceKind::Claude,
+            r,
+            Path::new("/r/-home-u-app/5f1c.jsonl")
+        ));
+        assert!(is_transcript(
+            SourceKind::Claude,
+            r,
+            Path::new("/r/-home-u-app/5f1c/subagents/agent-a1.jsonl")
+        ));
+        assert!(!is_transcript(
+            SourceKind::Claude,
+            r,
+            Path::new("/r/top.jsonl")
+        ));
+        assert!(!is_transcript(
+            SourceKind::Claude,
+            r,
+            Path::new("/r/-home-u-app/5f1c/tool-results/x.jsonl")
+        ));
+        assert!(is_transcript(
+            SourceKind::Codex,
+            r,
+            Path::new("/r/2026/05/12/rollout-2026-05-12T10-00-00-a1.jsonl")
+        ));
+        assert!(!is_transcript(
+            SourceKind::Codex,
+            r,
+            Path::new("/r/2026/05/12/history.jsonl")
+        ));
+        assert!(is_transcript(
+            SourceKind::Ambry,
+            r,
+            Path::new("/r/s1.jsonl")
+        ));
+        assert!(!is_transcript(
+            SourceKind::Ambry,
+            r,
+            Path::new("/r/sub/s1.jsonl")
+        ));
+        assert!(!is_transcript(
+            SourceKind::Ambry,
+            r,
+            Path::new("/r/s1.json")
+        ));
     }
 
     #[test]
@@ -105,7 +162,13 @@ mod tests {
         std::fs::write(root.join("p/notes.txt"), "").unwrap();
         let mut found = transcripts(SourceKind::Claude, root);
         found.sort_by_key(|p| p.components().count());
-        assert_eq!(found, vec![root.join("p/s1.jsonl"), root.join("p/s1/subagents/agent-x.jsonl")]);
+        assert_eq!(
+            found,
+            vec![
+                root.join("p/s1.jsonl"),
+                root.join("p/s1/subagents/agent-x.jsonl")
+            ]
+        );
         assert!(transcripts(SourceKind::Codex, &root.join("missing")).is_empty());
     }
 }

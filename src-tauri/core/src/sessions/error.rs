@@ -11,13 +11,16 @@ use crate::ErrorCode;
 pub enum SessionError {
     #[error("cannot open the session index {path}: {reason}; check the directory is writable (the index is derived data: deleting the file is always safe)")]
     Open { path: PathBuf, reason: String },
-    #[error("the session index {path} is locked by another process (an `engram sessions watch` or the app indexing?); try again in a moment")]
+    #[error("the session index {path} is locked by another process (an `ambry sessions watch` or the app indexing?); try again in a moment")]
     Busy { path: PathBuf },
-    #[error("session index query failed: {0}; `engram sessions index --rebuild` recreates the index from the transcripts")]
+    #[error("session index query failed: {0}; `ambry sessions index --rebuild` recreates the index from the transcripts")]
     Sql(#[from] rusqlite::Error),
     #[error("cannot read {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("no indexed session has the id {id}; `engram sessions list` shows the ids (run `engram sessions index` first if it is new)")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("no indexed session has the id {id}; `ambry sessions list` shows the ids (run `ambry sessions index` first if it is new)")]
     NotFound { id: String },
     #[error("cannot watch {path}: {reason}")]
     Watch { path: PathBuf, reason: String },
@@ -29,7 +32,9 @@ impl SessionError {
     /// Maps a SQLite error on `path`, turning lock contention into the actionable `Busy`.
     pub(crate) fn from_sql(path: &std::path::Path, e: rusqlite::Error) -> SessionError {
         if is_busy(&e) {
-            SessionError::Busy { path: path.to_path_buf() }
+            SessionError::Busy {
+                path: path.to_path_buf(),
+            }
         } else {
             SessionError::Sql(e)
         }

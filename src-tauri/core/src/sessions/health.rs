@@ -1,4 +1,4 @@
-//! The session index's line in `engram doctor`.
+//! The session index's line in `ambry doctor`.
 //!
 //! Owns: reporting whether the index opens, how much it holds and when it was last written.
 //! Deliberately does not: index or repair anything (it opens the database read-only); it says
@@ -32,37 +32,80 @@ pub fn session_checks(db: &Path) -> Vec<Check> {
 
 fn index_checks(db: &Path) -> Vec<Check> {
     if !db.exists() {
-        return vec![Check::warn(AREA, format!("{} does not exist yet; run `engram sessions index`", db.display()))];
+        return vec![Check::warn(
+            AREA,
+            format!(
+                "{} does not exist yet; run `ambry sessions index`",
+                db.display()
+            ),
+        )];
     }
-    let stats = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-        .and_then(|conn| {
-            conn.busy_timeout(std::time::Duration::from_secs(2))?;
-            stats_of(&conn)
-        });
+    let stats = Connection::open_with_flags(
+        db,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .and_then(|conn| {
+        conn.busy_timeout(std::time::Duration::from_secs(2))?;
+        stats_of(&conn)
+    });
     match stats {
-        Ok(s) if s.files == 0 => vec![Check::warn(AREA, "empty; run `engram sessions index` (or `engram recall`, which indexes first)")],
+        Ok(s) if s.files == 0 => vec![Check::warn(
+            AREA,
+            "empty; run `ambry sessions index` (or `ambry recall`, which indexes first)",
+        )],
         Ok(s) => {
-            let newest = s.newest.map(|t| format!("; newest message {t}")).unwrap_or_default();
-            let written = last_written(db).map(|t| format!("; last indexed {t}")).unwrap_or_default();
+            let newest = s
+                .newest
+                .map(|t| format!("; newest message {t}"))
+                .unwrap_or_default();
+            let written = last_written(db)
+                .map(|t| format!("; last indexed {t}"))
+                .unwrap_or_default();
             let mut checks = vec![Check::ok(
                 AREA,
-                format!("db ok: {} sessions, {} messages from {} files{newest}{written}", s.sessions, s.messages, s.files),
+                format!(
+                    "db ok: {} sessions, {} messages from {} files{newest}{written}",
+                    s.sessions, s.messages, s.files
+                ),
             )];
             if s.files_with_malformed_lines > 0 {
-                let named: Vec<String> = s.malformed_examples.iter().map(|(path, n)| format!("{path} ({n} line(s))")).collect();
-                let more = s.files_with_malformed_lines.saturating_sub(named.len() as u64);
-                let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+                let named: Vec<String> = s
+                    .malformed_examples
+                    .iter()
+                    .map(|(path, n)| format!("{path} ({n} line(s))"))
+                    .collect();
+                let more = s
+                    .files_with_malformed_lines
+                    .saturating_sub(named.len() as u64);
+                let more = if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                };
                 checks.push(Check::warn(
                     AREA,
-                    format!("{} transcript file(s) have malformed lines that were skipped: {}{more}", s.files_with_malformed_lines, named.join(", ")),
+                    format!(
+                        "{} transcript file(s) have malformed lines that were skipped: {}{more}",
+                        s.files_with_malformed_lines,
+                        named.join(", ")
+                    ),
                 ));
             }
             checks
         }
         Err(e) if e.to_string().contains("no such table") => {
-            vec![Check::warn(AREA, "no sessions indexed yet; run `engram sessions index`")]
+            vec![Check::warn(
+                AREA,
+                "no sessions indexed yet; run `ambry sessions index`",
+            )]
         }
-        Err(e) => vec![Check::error(AREA, format!("{} cannot be read ({e}); `engram sessions index --rebuild` recreates it", db.display()))],
+        Err(e) => vec![Check::error(
+            AREA,
+            format!(
+                "{} cannot be read ({e}); `ambry sessions index --rebuild` recreates it",
+                db.display()
+            ),
+        )],
     }
 }
 
@@ -74,7 +117,11 @@ fn last_written(db: &Path) -> Option<String> {
         .iter()
         .filter_map(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
         .max()
-        .map(|t| chrono::DateTime::<chrono::Utc>::from(t).format("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .map(|t| {
+            chrono::DateTime::<chrono::Utc>::from(t)
+                .format("%Y-%m-%dT%H:%M:%SZ")
+                .to_string()
+        })
 }
 
 #[cfg(test)]

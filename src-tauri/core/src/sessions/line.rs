@@ -74,7 +74,9 @@ impl SessionState {
     /// Widens the session's span. Timestamps are kept as UTC with milliseconds so that sessions
     /// from different sources (and offsets) sort correctly as text.
     pub(crate) fn saw_ts(&mut self, ts: Option<&str>) {
-        let Some(ts) = ts.and_then(utc_millis) else { return };
+        let Some(ts) = ts.and_then(utc_millis) else {
+            return;
+        };
         if self.first_ts.as_deref().is_none_or(|f| ts.as_ref() < f) {
             self.first_ts = Some(ts.to_string());
         }
@@ -153,7 +155,11 @@ impl LineBuilder {
     }
 
     fn push(&mut self, role: Role, text: String, ts: Option<&str>) {
-        self.messages.push(Message { role, text, ts: ts.map(str::to_string) });
+        self.messages.push(Message {
+            role,
+            text,
+            ts: ts.map(str::to_string),
+        });
     }
 
     pub(crate) fn finish(self) -> LineOutcome {
@@ -172,7 +178,12 @@ fn utc_millis(ts: &str) -> Option<Cow<'_, str>> {
     if is_utc_millis_shape(ts) {
         return Some(Cow::Borrowed(ts));
     }
-    Some(Cow::Owned(parsed.with_timezone(&chrono::Utc).format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()))
+    Some(Cow::Owned(
+        parsed
+            .with_timezone(&chrono::Utc)
+            .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+            .to_string(),
+    ))
 }
 
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ` with seconds below 60 (a leap second is written differently).
@@ -198,7 +209,9 @@ pub(crate) fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 pub(crate) fn kind_name(raw: &str) -> String {
     let ok = !raw.is_empty()
         && raw.len() <= MAX_KIND_CHARS
-        && raw.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'));
+        && raw
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'));
     if ok {
         raw.to_string()
     } else {
@@ -270,7 +283,11 @@ mod tests {
         s.set_agent_title("Kept model as \u{1b}[1mDefault\u{1b}[22m\n  and\u{7} more");
         assert_eq!(s.title(), Some("Kept model as Default and more"));
         s.set_agent_title("  \u{1b}[0m ");
-        assert_eq!(s.title(), Some("Kept model as Default and more"), "a blank title keeps the one before");
+        assert_eq!(
+            s.title(),
+            Some("Kept model as Default and more"),
+            "a blank title keeps the one before"
+        );
     }
 
     #[test]
@@ -285,7 +302,11 @@ mod tests {
         s.saw_ts(Some("2026-01-03T00:30:00.900Z"));
         s.saw_ts(Some("2026-13-03T00:30:00.900Z"));
         assert_eq!(s.first_ts.as_deref(), Some("2026-01-01T00:00:00.000Z"));
-        assert_eq!(s.last_ts.as_deref(), Some("2026-01-03T00:30:00.900Z"), "an impossible month is not a timestamp");
+        assert_eq!(
+            s.last_ts.as_deref(),
+            Some("2026-01-03T00:30:00.900Z"),
+            "an impossible month is not a timestamp"
+        );
     }
 
     #[test]
@@ -299,7 +320,9 @@ mod tests {
     fn tool_text_is_cut_on_a_char_boundary() {
         let mut b = LineBuilder::default();
         b.tool(true, "tool_result", &"é".repeat(MAX_TOOL_TEXT), None);
-        let LineOutcome::Messages(m) = b.finish() else { panic!() };
+        let LineOutcome::Messages(m) = b.finish() else {
+            panic!()
+        };
         assert!(m[0].text.len() <= MAX_TOOL_TEXT + 3);
         let mut b = LineBuilder::default();
         b.tool(false, "tool_result", "x", None);

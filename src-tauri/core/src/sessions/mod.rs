@@ -1,6 +1,6 @@
 //! The session index (DESIGN §7): full-text search over past agent transcripts.
 //!
-//! Owns: reading Claude Code, Codex and Engram-native transcripts, the incremental FTS5 index
+//! Owns: reading Claude Code, Codex and Ambry-native transcripts, the incremental FTS5 index
 //! in `index.sqlite` (its own tables only), recall queries, readable transcripts, and the
 //! filesystem watcher that keeps the index current.
 //! Deliberately does not: read the process environment (callers resolve the source roots),
@@ -38,13 +38,14 @@ pub use health::session_checks;
 pub use index::SessionIndex;
 pub use parse::{parse_transcript_lines, LineCounts};
 pub use roots::SourceRoots;
-pub use session_ranking::{QueryVector, SessionWeights, DEFAULT_WEIGHTS};
-pub use vectors::{chunks_of, FillError, VectorFill};
 pub use runs::{group_runs, parent_of, RunKind, SessionGroup, SessionRun};
+pub use session_ranking::{QueryVector, SessionWeights, DEFAULT_WEIGHTS};
 pub use transcript::IndexStats;
 pub use types::{
-    FileProblem, IndexProgress, IndexSummary, RecallHit, RecallQuery, RecallTurn, SessionChange, SessionMeta, SnippetPart, Transcript, Turn,
+    FileProblem, IndexProgress, IndexSummary, RecallHit, RecallQuery, RecallTurn, SessionChange,
+    SessionMeta, SnippetPart, Transcript, Turn,
 };
 pub use vault::{VaultPruneReport, VaultedFile};
+pub use vectors::{chunks_of, FillError, VectorFill};
 pub use watcher::{SessionWatcher, UnixClock};
 pub(crate) use writer_turn::WriterTurn;

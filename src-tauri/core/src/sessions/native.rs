@@ -1,4 +1,4 @@
-//! Engram-native transcripts (`ENGRAM_HOME/sessions/*.jsonl`, DESIGN §7).
+//! Ambry-native transcripts (`AMBRY_HOME/sessions/*.jsonl`, DESIGN §7).
 //!
 //! Owns: one line of that format → a message: `{"ts", "role": user|assistant|tool, "text"}`,
 //! with an optional first line `{"session": {"id", "title", "cwd", "model"}}`.
@@ -19,7 +19,9 @@ pub(crate) fn parse(state: &mut SessionState, v: &Value, include_tools: bool) ->
         return LineOutcome::Skipped("session".into());
     }
     let ts = str_at(v, "ts");
-    let Some(text) = str_at(v, "text") else { return LineOutcome::Skipped("no_text".into()) };
+    let Some(text) = str_at(v, "text") else {
+        return LineOutcome::Skipped("no_text".into());
+    };
     state.saw_ts(ts);
     let mut out = LineBuilder::default();
     match str_at(v, "role").unwrap_or("") {
@@ -40,13 +42,40 @@ mod tests {
     fn header_and_turns() {
         let mut s = SessionState::default();
         assert_eq!(
-            parse(&mut s, &json!({"session":{"id":"n1","title":"Drop Redis","cwd":"/p","model":"m"}}), false),
+            parse(
+                &mut s,
+                &json!({"session":{"id":"n1","title":"Drop Redis","cwd":"/p","model":"m"}}),
+                false
+            ),
             LineOutcome::Skipped("session".into())
         );
-        assert!(matches!(parse(&mut s, &json!({"ts":"2026-01-01T00:00:00Z","role":"user","text":"go"}), false), LineOutcome::Messages(_)));
-        assert_eq!(parse(&mut s, &json!({"ts":"t","role":"tool","text":"out"}), false), LineOutcome::Skipped("tool".into()));
-        assert_eq!(parse(&mut s, &json!({"ts":"t","role":"narrator","text":"x"}), false), LineOutcome::Skipped("unknown_role".into()));
-        assert_eq!(parse(&mut s, &json!({"ts":"t","role":"user"}), false), LineOutcome::Skipped("no_text".into()));
-        assert_eq!((s.session_id.as_deref(), s.title()), (Some("n1"), Some("Drop Redis")));
+        assert!(matches!(
+            parse(
+                &mut s,
+                &json!({"ts":"2026-01-01T00:00:00Z","role":"user","text":"go"}),
+                false
+            ),
+            LineOutcome::Messages(_)
+        ));
+        assert_eq!(
+            parse(&mut s, &json!({"ts":"t","role":"tool","text":"out"}), false),
+            LineOutcome::Skipped("tool".into())
+        );
+        assert_eq!(
+            parse(
+                &mut s,
+                &json!({"ts":"t","role":"narrator","text":"x"}),
+                false
+            ),
+            LineOutcome::Skipped("unknown_role".into())
+        );
+        assert_eq!(
+            parse(&mut s, &json!({"ts":"t","role":"user"}), false),
+            LineOutcome::Skipped("no_text".into())
+        );
+        assert_eq!(
+            (s.session_id.as_deref(), s.title()),
+            (Some("n1"), Some("Drop Redis"))
+        );
     }
 }

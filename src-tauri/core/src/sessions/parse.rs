@@ -51,7 +51,7 @@ pub(crate) fn parse_line(
     let quick = match source {
         SourceKind::Claude => super::claude::parse_fast(state, trimmed, include_tools),
         SourceKind::Codex => super::codex::skip_by_envelope(state, trimmed),
-        SourceKind::Engram => None,
+        SourceKind::Ambry => None,
     };
     if quick.is_some() {
         return quick;
@@ -63,6 +63,6 @@ pub(crate) fn parse_line(
     Some(match source {
         SourceKind::Claude => super::claude::parse(state, &value, include_tools),
         SourceKind::Codex => super::codex::parse(state, &value, include_tools),
-        SourceKind::Engram => super::native::parse(state, &value, include_tools),
+        SourceKind::Ambry => super::native::parse(state, &value, include_tools),
     })
 }

@@ -25,13 +25,15 @@ pub(super) const TOOL_WEIGHT: f64 = 0.5;
 
 /// Words that carry no meaning in a question; dropped from the widened query only.
 const STOP_WORDS: &[&str] = &[
-    "a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been",
-    "before", "being", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "for", "from", "had", "has",
-    "have", "having", "he", "her", "here", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "me",
-    "my", "no", "not", "of", "on", "once", "or", "our", "ours", "out", "over", "she", "should", "so", "some", "such",
-    "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "too", "under",
-    "until", "up", "us", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why",
-    "will", "with", "would", "you", "your", "yours", "again", "ever", "last", "time", "way", "get", "got",
+    "a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at",
+    "be", "because", "been", "before", "being", "but", "by", "can", "could", "did", "do", "does",
+    "doing", "done", "for", "from", "had", "has", "have", "having", "he", "her", "here", "him",
+    "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "me", "my", "no", "not",
+    "of", "on", "once", "or", "our", "ours", "out", "over", "she", "should", "so", "some", "such",
+    "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those",
+    "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "when",
+    "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
+    "yours", "again", "ever", "last", "time", "way", "get", "got",
 ];
 
 /// How many bm25 candidates per wanted result the widened query re-orders by matched words.
@@ -58,7 +60,10 @@ impl SessionIndex {
             return Ok(Vec::new());
         }
         // Bounded so no caller's count overflows the arithmetic below or SQLite's signed LIMIT.
-        let bounded = RecallQuery { limit: q.limit.min(RECALL_LIMIT_MAX), ..q.clone() };
+        let bounded = RecallQuery {
+            limit: q.limit.min(RECALL_LIMIT_MAX),
+            ..q.clone()
+        };
         let q = &bounded;
         let strict = match self.search(text, q, q.limit) {
             Ok(hits) => self.with_snippets(text, hits),
@@ -67,7 +72,8 @@ impl SessionIndex {
                 if sanitized.is_empty() {
                     Ok(Vec::new())
                 } else {
-                    self.search(&sanitized, q, q.limit).and_then(|hits| self.with_snippets(&sanitized, hits))
+                    self.search(&sanitized, q, q.limit)
+                        .and_then(|hits| self.with_snippets(&sanitized, hits))
                 }
             }
             Err(e) => Err(e),
@@ -75,7 +81,9 @@ impl SessionIndex {
         .map_err(|e| SessionError::from_sql(&self.path, e))?;
         let mut widened = Vec::new();
         if strict.len() < q.limit && !uses_query_syntax(text) {
-            widened = self.widened(text, q, &strict).map_err(|e| SessionError::from_sql(&self.path, e))?;
+            widened = self
+                .widened(text, q, &strict)
+                .map_err(|e| SessionError::from_sql(&self.path, e))?;
         }
         Ok(scored(strict, widened))
     }
@@ -83,18 +91,33 @@ impl SessionIndex {
     /// Messages matching some of the question's meaningful words: those matching more of them
     /// first (a rare word alone should not beat two of the question's words together), bm25
     /// within the same count.
-    fn widened(&self, text: &str, q: &RecallQuery, strict: &[Raw]) -> Result<Vec<Raw>, rusqlite::Error> {
+    fn widened(
+        &self,
+        text: &str,
+        q: &RecallQuery,
+        strict: &[Raw],
+    ) -> Result<Vec<Raw>, rusqlite::Error> {
         let terms = meaningful_words(text);
         if terms.is_empty() {
             return Ok(Vec::new());
         }
-        let any = terms.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(" OR ");
+        let any = terms
+            .iter()
+            .map(|t| format!("\"{t}\""))
+            .collect::<Vec<_>>()
+            .join(" OR ");
         let seen: HashSet<i64> = strict.iter().map(|r| r.id).collect();
         let wanted = q.limit - strict.len();
         let pool = (wanted * CANDIDATE_FACTOR).max(MIN_CANDIDATES) + seen.len();
-        let mut candidates: Vec<Raw> = self.search(&any, q, pool)?.into_iter().filter(|r| !seen.contains(&r.id)).collect();
+        let mut candidates: Vec<Raw> = self
+            .search(&any, q, pool)?
+            .into_iter()
+            .filter(|r| !seen.contains(&r.id))
+            .collect();
         if terms.len() > 1 {
-            let mut has_term = self.conn.prepare_cached("SELECT 1 FROM session_fts WHERE session_fts MATCH ?1 AND rowid = ?2")?;
+            let mut has_term = self.conn.prepare_cached(
+                "SELECT 1 FROM session_fts WHERE session_fts MATCH ?1 AND rowid = ?2",
+            )?;
             for c in candidates.iter_mut() {
                 let mut matched = 0;
                 for t in &terms {
@@ -111,7 +134,12 @@ impl SessionIndex {
         self.with_snippets(&any, candidates)
     }
 
-    fn search(&self, fts_query: &str, q: &RecallQuery, limit: usize) -> Result<Vec<Raw>, rusqlite::Error> {
+    fn search(
+        &self,
+        fts_query: &str,
+        q: &RecallQuery,
+        limit: usize,
+    ) -> Result<Vec<Raw>, rusqlite::Error> {
         let filter = CandidateFilter::of(q);
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT m.id, m.role, m.ts,
@@ -127,7 +155,14 @@ impl SessionIndex {
             CandidateFilter::SQL
         ))?;
         let rows = stmt.query_map(
-            params![filter.source, filter.cwd, filter.below_cwd, fts_query, TOOL_WEIGHT, limit as i64],
+            params![
+                filter.source,
+                filter.cwd,
+                filter.below_cwd,
+                fts_query,
+                TOOL_WEIGHT,
+                limit as i64
+            ],
             |r| {
                 let meta = meta_from_row(r, 4)?;
                 Ok(Raw {
@@ -160,12 +195,17 @@ impl SessionIndex {
 impl SessionIndex {
     /// Highlights the rows that are returned. Done apart from the ranked query, which would
     /// otherwise build a snippet for every match before the LIMIT keeps a few.
-    fn with_snippets(&self, fts_query: &str, mut rows: Vec<Raw>) -> Result<Vec<Raw>, rusqlite::Error> {
+    fn with_snippets(
+        &self,
+        fts_query: &str,
+        mut rows: Vec<Raw>,
+    ) -> Result<Vec<Raw>, rusqlite::Error> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT snippet(session_fts, 0, char(2), char(3), '…', ?3) FROM session_fts WHERE session_fts MATCH ?1 AND rowid = ?2",
         )?;
         for row in &mut rows {
-            let snip: String = stmt.query_row(params![fts_query, row.id, SNIPPET_TOKENS], |r| r.get(0))?;
+            let snip: String =
+                stmt.query_row(params![fts_query, row.id, SNIPPET_TOKENS], |r| r.get(0))?;
             (row.hit.snippet, row.hit.snippet_parts) = render_snippet(&snip);
         }
         Ok(rows)
@@ -177,14 +217,32 @@ impl SessionIndex {
 /// hit, the widened ones take the whole range.
 fn scored(strict: Vec<Raw>, widened: Vec<Raw>) -> Vec<RecallHit> {
     let relative = |group: &[Raw]| {
-        let best = group.iter().map(|r| -r.bm25).fold(f64::MIN_POSITIVE, f64::max);
+        let best = group
+            .iter()
+            .map(|r| -r.bm25)
+            .fold(f64::MIN_POSITIVE, f64::max);
         move |r: &Raw| (-r.bm25 / best).clamp(0.0, 1.0)
     };
     let strict_rel = relative(&strict);
-    let mut out: Vec<RecallHit> =
-        strict.iter().map(|r| RecallHit { score: 0.5 + 0.5 * strict_rel(r), widened: false, ..r.hit.clone() }).collect();
-    let (low, high) = if out.is_empty() { (0.0, 1.0) } else { (0.0, 0.5) };
-    let most_terms = widened.iter().map(|r| r.matched_terms).max().unwrap_or(0).max(1) as f64;
+    let mut out: Vec<RecallHit> = strict
+        .iter()
+        .map(|r| RecallHit {
+            score: 0.5 + 0.5 * strict_rel(r),
+            widened: false,
+            ..r.hit.clone()
+        })
+        .collect();
+    let (low, high) = if out.is_empty() {
+        (0.0, 1.0)
+    } else {
+        (0.0, 0.5)
+    };
+    let most_terms = widened
+        .iter()
+        .map(|r| r.matched_terms)
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
     let widened_rel = relative(&widened);
     let mut previous = high;
     for r in &widened {
@@ -193,11 +251,20 @@ fn scored(strict: Vec<Raw>, widened: Vec<Raw>) -> Vec<RecallHit> {
         let raw = low + (high - low) * (0.75 * share + 0.25 * widened_rel(r));
         let score = raw.min(previous).max(f64::MIN_POSITIVE);
         previous = score;
-        out.push(RecallHit { score, widened: true, ..r.hit.clone() });
+        out.push(RecallHit {
+            score,
+            widened: true,
+            ..r.hit.clone()
+        });
     }
     // The top hit is 1.0, as in memory search.
-    if let Some(top) = out.first().map(|h| h.score).filter(|s| *s > 0.0 && *s < 1.0) {
-        out.iter_mut().for_each(|h| h.score = (h.score / top).min(1.0));
+    if let Some(top) = out
+        .first()
+        .map(|h| h.score)
+        .filter(|s| *s > 0.0 && *s < 1.0)
+    {
+        out.iter_mut()
+            .for_each(|h| h.score = (h.score / top).min(1.0));
     }
     out
 }
@@ -209,47 +276,78 @@ pub(super) fn render_snippet(raw: &str) -> (String, Vec<SnippetPart>) {
     for c in raw.chars() {
         if c == HIT_OPEN || c == HIT_CLOSE {
             if !current.is_empty() {
-                parts.push(SnippetPart { text: std::mem::take(&mut current), hit });
+                parts.push(SnippetPart {
+                    text: std::mem::take(&mut current),
+                    hit,
+                });
             }
             hit = c == HIT_OPEN;
         } else {
-            current.push(if c == '\n' || c == '\r' || c == '\t' { ' ' } else { c });
+            current.push(if c == '\n' || c == '\r' || c == '\t' {
+                ' '
+            } else {
+                c
+            });
         }
     }
     if !current.is_empty() {
         parts.push(SnippetPart { text: current, hit });
     }
-    let text = parts.iter().map(|p| if p.hit { format!("[{}]", p.text) } else { p.text.clone() }).collect();
+    let text = parts
+        .iter()
+        .map(|p| {
+            if p.hit {
+                format!("[{}]", p.text)
+            } else {
+                p.text.clone()
+            }
+        })
+        .collect();
     (text, parts)
 }
 
 pub(super) fn is_query_error(e: &rusqlite::Error) -> bool {
     let msg = e.to_string();
-    msg.contains("fts5") || msg.contains("syntax error") || msg.contains("no such column") || msg.contains("unterminated")
+    msg.contains("fts5")
+        || msg.contains("syntax error")
+        || msg.contains("no such column")
+        || msg.contains("unterminated")
         || msg.contains("unknown special query")
 }
 
 /// Explicit FTS5 syntax: the person wrote a query, not a question; do not second-guess it.
 pub(super) fn uses_query_syntax(text: &str) -> bool {
     text.contains(['"', '*', '(', ')', '^'])
-        || text.split_whitespace().any(|w| matches!(w, "OR" | "AND" | "NOT" | "NEAR"))
-        || text.split_whitespace().any(|w| w.contains(':') && !w.ends_with(':'))
+        || text
+            .split_whitespace()
+            .any(|w| matches!(w, "OR" | "AND" | "NOT" | "NEAR"))
+        || text
+            .split_whitespace()
+            .any(|w| w.contains(':') && !w.ends_with(':'))
 }
 
 fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase)
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
 }
 
 /// Every word, each quoted: what the raw text meant, without its syntax.
 pub(super) fn all_words(text: &str) -> String {
-    words(text).map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" ")
+    words(text)
+        .map(|w| format!("\"{w}\""))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The question's words without stop words, each once: what the widened query looks for.
 pub(super) fn meaningful_words(text: &str) -> Vec<String> {
     let mut seen = HashSet::new();
     words(text)
-        .filter(|w| !STOP_WORDS.contains(&w.as_str()) && (w.chars().count() > 1 || w.chars().all(|c| c.is_numeric())))
+        .filter(|w| {
+            !STOP_WORDS.contains(&w.as_str())
+                && (w.chars().count() > 1 || w.chars().all(|c| c.is_numeric()))
+        })
         .filter(|w| seen.insert(w.clone()))
         .collect()
 }
@@ -260,7 +358,10 @@ mod tests {
 
     #[test]
     fn questions_become_any_word_queries_without_stop_words() {
-        assert_eq!(meaningful_words("When did we decide to drop the Redis cache? the cache!"), ["decide", "drop", "redis", "cache"]);
+        assert_eq!(
+            meaningful_words("When did we decide to drop the Redis cache? the cache!"),
+            ["decide", "drop", "redis", "cache"]
+        );
         assert_eq!(all_words("what's \"up"), "\"what\" \"s\" \"up\"");
         assert!(uses_query_syntax("\"exact phrase\""));
         assert!(uses_query_syntax("redis OR memcached"));
@@ -273,6 +374,13 @@ mod tests {
     fn snippets_mark_hits_for_the_terminal_and_as_parts_for_the_app() {
         let (text, parts) = render_snippet("…drop the \u{2}Redis\u{3} cache\nnow");
         assert_eq!(text, "…drop the [Redis] cache now");
-        assert_eq!(parts.iter().filter(|p| p.hit).map(|p| p.text.as_str()).collect::<Vec<_>>(), vec!["Redis"]);
+        assert_eq!(
+            parts
+                .iter()
+                .filter(|p| p.hit)
+                .map(|p| p.text.as_str())
+                .collect::<Vec<_>>(),
+            vec!["Redis"]
+        );
     }
 }

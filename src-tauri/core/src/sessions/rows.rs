@@ -129,7 +129,10 @@ impl SessionIndex {
             &format!("INSERT INTO session_fts(session_fts, rowid, text) SELECT 'delete', id, text FROM session_messages WHERE file_id IN ({files})"),
             params![path_text, like],
         )?;
-        tx.execute(&format!("DELETE FROM session_vectors WHERE file_id IN ({files})"), params![path_text, like])?;
+        tx.execute(
+            &format!("DELETE FROM session_vectors WHERE file_id IN ({files})"),
+            params![path_text, like],
+        )?;
         tx.execute(
             &format!("DELETE FROM session_messages WHERE file_id IN ({files})"),
             params![path_text, like],

@@ -41,11 +41,18 @@ pub struct SessionGroup {
 
 /// The parent session id of a subagent run, if `session_id` names one.
 pub fn parent_of(session_id: &str) -> Option<&str> {
-    session_id.split_once('/').map(|(parent, _)| parent).filter(|p| !p.is_empty())
+    session_id
+        .split_once('/')
+        .map(|(parent, _)| parent)
+        .filter(|p| !p.is_empty())
 }
 
 pub fn run_kind(session: &SessionMeta) -> RunKind {
-    if session.title.as_deref().is_some_and(|t| t.trim_start().starts_with(COMPACTION_PROMPT)) {
+    if session
+        .title
+        .as_deref()
+        .is_some_and(|t| t.trim_start().starts_with(COMPACTION_PROMPT))
+    {
         RunKind::Compaction
     } else {
         RunKind::Subagent
@@ -55,16 +62,23 @@ pub fn run_kind(session: &SessionMeta) -> RunKind {
 /// Folds runs under their parents, keeping the order of `sessions` for the parents. A run whose
 /// parent is not in the list stays on its own (its parent may be older than the list's limit).
 pub fn group_runs(sessions: Vec<SessionMeta>) -> Vec<SessionGroup> {
-    let ids: std::collections::HashSet<String> = sessions.iter().map(|s| s.session_id.clone()).collect();
+    let ids: std::collections::HashSet<String> =
+        sessions.iter().map(|s| s.session_id.clone()).collect();
     let mut groups: Vec<SessionGroup> = Vec::new();
     let mut runs: Vec<(String, SessionRun)> = Vec::new();
     for s in sessions {
-        match parent_of(&s.session_id).filter(|p| ids.contains(*p)).map(str::to_string) {
+        match parent_of(&s.session_id)
+            .filter(|p| ids.contains(*p))
+            .map(str::to_string)
+        {
             Some(parent) => {
                 let kind = run_kind(&s);
                 runs.push((parent, SessionRun { session: s, kind }));
             }
-            None => groups.push(SessionGroup { session: s, runs: Vec::new() }),
+            None => groups.push(SessionGroup {
+                session: s,
+                runs: Vec::new(),
+            }),
         }
     }
     for (parent, run) in runs {
@@ -98,15 +112,34 @@ mod tests {
     #[test]
     fn runs_fold_under_their_parent_and_compactions_are_named() {
         let grouped = group_runs(vec![
-            meta("s1/agent-a1", "Your task is to create a detailed summary of the conversation so far", 2),
+            meta(
+                "s1/agent-a1",
+                "Your task is to create a detailed summary of the conversation so far",
+                2,
+            ),
             meta("s1", "Fix the login redirect", 40),
             meta("s2", "Add a CSV export", 12),
             meta("s1/agent-b2", "Find every caller of refresh()", 6),
         ]);
-        assert_eq!(grouped.iter().map(|g| g.session.session_id.as_str()).collect::<Vec<_>>(), ["s1", "s2"]);
-        let kinds: Vec<(&str, RunKind)> =
-            grouped[0].runs.iter().map(|r| (r.session.session_id.as_str(), r.kind)).collect();
-        assert_eq!(kinds, [("s1/agent-a1", RunKind::Compaction), ("s1/agent-b2", RunKind::Subagent)]);
+        assert_eq!(
+            grouped
+                .iter()
+                .map(|g| g.session.session_id.as_str())
+                .collect::<Vec<_>>(),
+            ["s1", "s2"]
+        );
+        let kinds: Vec<(&str, RunKind)> = grouped[0]
+            .runs
+            .iter()
+            .map(|r| (r.session.session_id.as_str(), r.kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("s1/agent-a1", RunKind::Compaction),
+                ("s1/agent-b2", RunKind::Subagent)
+            ]
+        );
         assert!(grouped[1].runs.is_empty());
     }
 

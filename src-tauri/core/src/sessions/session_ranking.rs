@@ -221,7 +221,11 @@ impl SessionIndex {
         let semantic = semantic.filter(|_| !syntax);
         if let Some(query) = semantic {
             let near = self.nearest_sessions(query.vector, query.model, q, TURNS_KEPT)?;
-            let by_file: HashMap<i64, usize> = candidates.iter().enumerate().map(|(i, c)| (c.file_id, i)).collect();
+            let by_file: HashMap<i64, usize> = candidates
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (c.file_id, i))
+                .collect();
             let pool = (limit * TEXT_POOL_FACTOR).max(MIN_TEXT_POOL);
             for (rank, n) in near.into_iter().enumerate() {
                 match by_file.get(&n.file_id) {
@@ -231,7 +235,9 @@ impl SessionIndex {
                     }
                     // A session no nearer than unrelated text is no candidate.
                     None if rank < pool && n.similarity > weights.semantic_floor => {
-                        let Some(hit) = self.hit_of_file(n.file_id).map_err(sql)? else { continue };
+                        let Some(hit) = self.hit_of_file(n.file_id).map_err(sql)? else {
+                            continue;
+                        };
                         candidates.push(Candidate {
                             hit,
                             file_id: n.file_id,
@@ -247,12 +253,19 @@ impl SessionIndex {
                 }
             }
         }
-        let best_similarity = candidates.iter().map(|c| c.similarity).fold(weights.semantic_floor, f32::max);
+        let best_similarity = candidates
+            .iter()
+            .map(|c| c.similarity)
+            .fold(weights.semantic_floor, f32::max);
         let semantic_share = |c: &Candidate| {
             if best_similarity <= weights.semantic_floor {
                 return 0.0;
             }
-            f64::from(((c.similarity - weights.semantic_floor) / (best_similarity - weights.semantic_floor)).clamp(0.0, 1.0))
+            f64::from(
+                ((c.similarity - weights.semantic_floor)
+                    / (best_similarity - weights.semantic_floor))
+                    .clamp(0.0, 1.0),
+            )
         };
         // Without the model every session is as strict as message-level recall said; with it,
         // only when strict sessions are to stay on top.
@@ -273,7 +286,11 @@ impl SessionIndex {
             })
             .collect();
         // Strict sessions first (stable on the signals within each tier); ties keep recall order.
-        scored.sort_by(|a, b| (b.1.strict && tiered).cmp(&(a.1.strict && tiered)).then(b.0.total_cmp(&a.0)));
+        scored.sort_by(|a, b| {
+            (b.1.strict && tiered)
+                .cmp(&(a.1.strict && tiered))
+                .then(b.0.total_cmp(&a.0))
+        });
         scored.truncate(limit);
 
         let shown_query = text_query.unwrap_or_else(|| all_words(text));
@@ -318,7 +335,9 @@ impl SessionIndex {
 
     /// Messages as turns, in the order given, their text's start as the snippet.
     fn turns_by_id(&self, ids: &[i64]) -> rusqlite::Result<Vec<RecallTurn>> {
-        let mut stmt = self.conn.prepare_cached("SELECT role, ts, text FROM session_messages WHERE id = ?1")?;
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT role, ts, text FROM session_messages WHERE id = ?1")?;
         let mut turns = Vec::new();
         for id in ids {
             let turn = stmt
@@ -332,7 +351,10 @@ impl SessionIndex {
                     Ok(RecallTurn {
                         role: r.get(0)?,
                         ts: r.get(1)?,
-                        snippet_parts: vec![SnippetPart { text: snippet.clone(), hit: false }],
+                        snippet_parts: vec![SnippetPart {
+                            text: snippet.clone(),
+                            hit: false,
+                        }],
                         snippet,
                     })
                 })
@@ -369,7 +391,13 @@ impl SessionIndex {
             CandidateFilter::SQL
         ))?;
         let rows = stmt.query_map(
-            params![filter.source, filter.cwd, filter.below_cwd, fts_query, limit as i64],
+            params![
+                filter.source,
+                filter.cwd,
+                filter.below_cwd,
+                fts_query,
+                limit as i64
+            ],
             |r| {
                 let hit = empty_hit(meta_from_row(r, 2)?);
                 Ok((hit, r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?))

@@ -114,7 +114,17 @@ impl SessionIndex {
             &mut summary,
             &mut |source, path, change| {
                 done += 1;
-                on_file(source, path, change, IndexProgress { source, path: path.to_path_buf(), done, total });
+                on_file(
+                    source,
+                    path,
+                    change,
+                    IndexProgress {
+                        source,
+                        path: path.to_path_buf(),
+                        done,
+                        total,
+                    },
+                );
             },
         )?;
         summary.sessions = self
@@ -184,7 +194,9 @@ impl SessionIndex {
         now: i64,
         summary: &mut IndexSummary,
     ) -> Result<FileChange, SessionError> {
-        self.in_transaction(|index| index.index_file_in_batch(source, path, include_tools, now, summary))
+        self.in_transaction(|index| {
+            index.index_file_in_batch(source, path, include_tools, now, summary)
+        })
     }
 
     /// Indexes one file inside the open write transaction (starting one if needed); the

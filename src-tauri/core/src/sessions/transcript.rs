@@ -11,8 +11,8 @@ use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
 
 use super::index::SessionIndex;
-use super::tail::read_complete_lines;
 use super::line::SessionState;
+use super::tail::read_complete_lines;
 use super::{IndexSummary, SessionError, SessionMeta, SourceKind, Transcript, Turn};
 
 const META_COLUMNS: &str = "session_id, source, path, cwd, coalesce(agent_title, first_prompt), model, first_ts, last_ts, messages, \
@@ -35,7 +35,7 @@ pub(crate) fn meta_from_row(r: &Row<'_>, offset: usize) -> rusqlite::Result<Sess
     let source: String = r.get(offset + 1)?;
     Ok(SessionMeta {
         session_id: r.get(offset)?,
-        source: SourceKind::parse(&source).unwrap_or(SourceKind::Engram),
+        source: SourceKind::parse(&source).unwrap_or(SourceKind::Ambry),
         path: r.get(offset + 2)?,
         cwd: r.get(offset + 3)?,
         title: r.get(offset + 4)?,
@@ -49,15 +49,22 @@ pub(crate) fn meta_from_row(r: &Row<'_>, offset: usize) -> rusqlite::Result<Sess
 
 impl SessionIndex {
     /// Indexed sessions, most recently active first.
-    pub fn sessions(&self, source: Option<SourceKind>, limit: usize) -> Result<Vec<SessionMeta>, SessionError> {
+    pub fn sessions(
+        &self,
+        source: Option<SourceKind>,
+        limit: usize,
+    ) -> Result<Vec<SessionMeta>, SessionError> {
         let sql = format!(
             "SELECT {META_COLUMNS} FROM session_files
              WHERE is_binary = 0 AND messages > 0 AND (?1 IS NULL OR source = ?1)
              ORDER BY coalesce(last_ts, '') DESC, path LIMIT ?2"
         );
         let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map(params![source.map(|s| s.as_str()), limit as i64], |r| meta_from_row(r, 0))?;
-        rows.collect::<Result<_, _>>().map_err(|e| SessionError::from_sql(&self.path, e))
+        let rows = stmt.query_map(params![source.map(|s| s.as_str()), limit as i64], |r| {
+            meta_from_row(r, 0)
+        })?;
+        rows.collect::<Result<_, _>>()
+            .map_err(|e| SessionError::from_sql(&self.path, e))
     }
 
     /// One session's turns, read again from its file.
@@ -68,22 +75,41 @@ impl SessionIndex {
             .query_row(&sql, [session_id], |r| meta_from_row(r, 0))
             .optional()
             .map_err(|e| SessionError::from_sql(&self.path, e))?
-            .ok_or_else(|| SessionError::NotFound { id: session_id.to_string() })?;
+            .ok_or_else(|| SessionError::NotFound {
+                id: session_id.to_string(),
+            })?;
         let path = Path::new(&meta.path);
         let mut file = match File::open(path) {
             Ok(f) => f,
             // Deleted since indexing: the vault's stored turns are the transcript now.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let turns = super::vault::stored_turns(&self.conn, path).map_err(|e| SessionError::from_sql(&self.path, e))?;
+                let turns = super::vault::stored_turns(&self.conn, path)
+                    .map_err(|e| SessionError::from_sql(&self.path, e))?;
                 return Ok(Transcript { meta, turns });
             }
-            Err(source) => return Err(SessionError::Io { path: path.to_path_buf(), source }),
+            Err(source) => {
+                return Err(SessionError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                })
+            }
         };
         let mut state = SessionState::default();
         let mut ignored = IndexSummary::default();
         let read = read_complete_lines(&mut file, meta.source, &mut state, true, &mut ignored)
-            .map_err(|source| SessionError::Io { path: path.to_path_buf(), source })?;
-        let turns = read.messages.into_iter().map(|m| Turn { ts: m.ts, role: m.role.as_str().to_string(), text: m.text }).collect();
+            .map_err(|source| SessionError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        let turns = read
+            .messages
+            .into_iter()
+            .map(|m| Turn {
+                ts: m.ts,
+                role: m.role.as_str().to_string(),
+                text: m.text,
+            })
+            .collect();
         Ok(Transcript { meta, turns })
     }
 

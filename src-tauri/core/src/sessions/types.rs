@@ -24,7 +24,12 @@ pub struct RecallQuery {
 
 impl RecallQuery {
     pub fn new(text: impl Into<String>) -> Self {
-        RecallQuery { text: text.into(), limit: 10, source: None, cwd_prefix: None }
+        RecallQuery {
+            text: text.into(),
+            limit: 10,
+            source: None,
+            cwd_prefix: None,
+        }
     }
 }
 
@@ -154,8 +159,15 @@ impl FileProblem {
     /// One line for a person: what happened to this file, and that nothing else was lost.
     pub fn describe(&self) -> String {
         match &self.error {
-            Some(reason) => format!("cannot read {}: {reason}; the other transcripts were indexed", self.path.display()),
-            None => format!("{}: {} malformed line(s) skipped", self.path.display(), self.malformed_lines),
+            Some(reason) => format!(
+                "cannot read {}: {reason}; the other transcripts were indexed",
+                self.path.display()
+            ),
+            None => format!(
+                "{}: {} malformed line(s) skipped",
+                self.path.display(),
+                self.malformed_lines
+            ),
         }
     }
 }
@@ -174,7 +186,12 @@ pub struct IndexProgress {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SessionChange {
     /// New messages from a transcript are searchable.
-    Indexed { source: SourceKind, session_id: String, path: PathBuf, messages: u64 },
+    Indexed {
+        source: SourceKind,
+        session_id: String,
+        path: PathBuf,
+        messages: u64,
+    },
     /// A transcript disappeared; the vault keeps its messages searchable until pruned.
     Removed { path: PathBuf },
     /// A failure while indexing; the watcher keeps running.

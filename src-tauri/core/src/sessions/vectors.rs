@@ -72,12 +72,19 @@ pub fn chunks_of(text: &str) -> Vec<String> {
 /// as a signed byte of that scale. A quarter of the f32 size; cosines move by under 0.01.
 pub(crate) fn encode(v: &[f32]) -> Vec<u8> {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    let unit: Vec<f32> = v.iter().map(|x| if norm > 0.0 { x / norm } else { 0.0 }).collect();
+    let unit: Vec<f32> = v
+        .iter()
+        .map(|x| if norm > 0.0 { x / norm } else { 0.0 })
+        .collect();
     let scale = unit.iter().fold(0.0f32, |m, x| m.max(x.abs()));
     let mut out = Vec::with_capacity(4 + unit.len());
     out.extend_from_slice(&scale.to_le_bytes());
     for x in &unit {
-        let q = if scale > 0.0 { (x / scale * 127.0).round() } else { 0.0 };
+        let q = if scale > 0.0 {
+            (x / scale * 127.0).round()
+        } else {
+            0.0
+        };
         out.push(q.clamp(-127.0, 127.0) as i8 as u8);
     }
     out
@@ -89,7 +96,11 @@ pub(crate) fn similarity(stored: &[u8], query: &[f32]) -> f32 {
         return 0.0;
     }
     let scale = f32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]);
-    let sum: f32 = stored[4..].iter().zip(query).map(|(q, x)| f32::from(*q as i8) * x).sum();
+    let sum: f32 = stored[4..]
+        .iter()
+        .zip(query)
+        .map(|(q, x)| f32::from(*q as i8) * x)
+        .sum();
     sum * scale / 127.0
 }
 
@@ -129,7 +140,9 @@ impl SessionIndex {
         let mut done = VectorFill::default();
         let mut left = limit.unwrap_or(usize::MAX);
         while left > 0 {
-            let batch = self.unembedded(MESSAGES_PER_BATCH.min(left)).map_err(|e| self.sql(e))?;
+            let batch = self
+                .unembedded(MESSAGES_PER_BATCH.min(left))
+                .map_err(|e| self.sql(e))?;
             if batch.is_empty() {
                 break;
             }
@@ -182,7 +195,9 @@ impl SessionIndex {
     /// The model the stored vectors were made by, if any were.
     pub fn vector_model(&self) -> Result<Option<String>, SessionError> {
         self.conn
-            .query_row("SELECT value FROM meta WHERE key = ?1", [MODEL_KEY], |r| r.get(0))
+            .query_row("SELECT value FROM meta WHERE key = ?1", [MODEL_KEY], |r| {
+                r.get(0)
+            })
             .optional()
             .map_err(|e| self.sql(e))
     }
@@ -193,7 +208,10 @@ impl SessionIndex {
         }
         self.in_transaction(|index| {
             index.conn.execute("DELETE FROM session_vectors", [])?;
-            index.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)", params![MODEL_KEY, model])
+            index.conn.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
+                params![MODEL_KEY, model],
+            )
         })?;
         Ok(())
     }
@@ -233,12 +251,25 @@ impl SessionIndex {
             ))
             .map_err(|e| self.sql(e))?;
         let mut best: HashMap<i64, HashMap<i64, f32>> = HashMap::new();
-        let mut rows = stmt.query(params![filter.source, filter.cwd, filter.below_cwd]).map_err(|e| self.sql(e))?;
+        let mut rows = stmt
+            .query(params![filter.source, filter.cwd, filter.below_cwd])
+            .map_err(|e| self.sql(e))?;
         while let Some(r) = rows.next().map_err(|e| self.sql(e))? {
-            let (file_id, message_id): (i64, i64) = (r.get(0).map_err(|e| self.sql(e))?, r.get(1).map_err(|e| self.sql(e))?);
-            let stored = r.get_ref(2).map_err(|e| self.sql(e))?.as_blob().unwrap_or_default();
+            let (file_id, message_id): (i64, i64) = (
+                r.get(0).map_err(|e| self.sql(e))?,
+                r.get(1).map_err(|e| self.sql(e))?,
+            );
+            let stored = r
+                .get_ref(2)
+                .map_err(|e| self.sql(e))?
+                .as_blob()
+                .unwrap_or_default();
             let s = similarity(stored, &query);
-            let slot = best.entry(file_id).or_default().entry(message_id).or_insert(f32::MIN);
+            let slot = best
+                .entry(file_id)
+                .or_default()
+                .entry(message_id)
+                .or_insert(f32::MIN);
             *slot = slot.max(s);
         }
         let mut out: Vec<NearSession> = best
@@ -247,10 +278,18 @@ impl SessionIndex {
                 let mut messages: Vec<(i64, f32)> = messages.into_iter().collect();
                 messages.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
                 messages.truncate(per_session);
-                NearSession { file_id, similarity: messages[0].1, messages }
+                NearSession {
+                    file_id,
+                    similarity: messages[0].1,
+                    messages,
+                }
             })
             .collect();
-        out.sort_by(|a, b| b.similarity.total_cmp(&a.similarity).then(b.file_id.cmp(&a.file_id)));
+        out.sort_by(|a, b| {
+            b.similarity
+                .total_cmp(&a.similarity)
+                .then(b.file_id.cmp(&a.file_id))
+        });
         Ok(out)
     }
 
@@ -271,7 +310,11 @@ mod tests {
         let chunks = chunks_of(&long.join(" "));
         assert_eq!(chunks.len(), 3);
         assert!(chunks.iter().all(|c| c.split(' ').count() <= CHUNK_WORDS));
-        assert!(chunks[1].starts_with("w100 ") && chunks[0].ends_with(" w119"), "overlap of {} words", CHUNK_WORDS - CHUNK_STRIDE);
+        assert!(
+            chunks[1].starts_with("w100 ") && chunks[0].ends_with(" w119"),
+            "overlap of {} words",
+            CHUNK_WORDS - CHUNK_STRIDE
+        );
         assert!(chunks[2].ends_with(" w249"), "the end is covered");
         let huge: Vec<&str> = std::iter::repeat("x").take(100_000).collect();
         assert_eq!(chunks_of(&huge.join(" ")).len(), MAX_CHUNKS);
@@ -279,14 +322,22 @@ mod tests {
 
     #[test]
     fn stored_vectors_keep_their_cosines() {
-        let a: Vec<f32> = (0..384).map(|i| ((i * 7 % 13) as f32 - 6.0) / 3.0).collect();
-        let b: Vec<f32> = (0..384).map(|i| ((i * 5 % 11) as f32 - 5.0) / 2.0).collect();
+        let a: Vec<f32> = (0..384)
+            .map(|i| ((i * 7 % 13) as f32 - 6.0) / 3.0)
+            .collect();
+        let b: Vec<f32> = (0..384)
+            .map(|i| ((i * 5 % 11) as f32 - 5.0) / 2.0)
+            .collect();
         let exact = crate::embed::cosine(&a, &b);
         let stored = encode(&a);
         assert_eq!(stored.len(), 4 + 384);
         assert!((similarity(&stored, &unit(b.clone())) - exact).abs() < 0.01);
         assert!((similarity(&stored, &unit(a.clone())) - 1.0).abs() < 0.01);
-        assert_eq!(similarity(&stored, &[1.0, 0.0]), 0.0, "another size scores nothing");
+        assert_eq!(
+            similarity(&stored, &[1.0, 0.0]),
+            0.0,
+            "another size scores nothing"
+        );
         assert_eq!(similarity(&encode(&[0.0; 4]), &[0.5; 4]), 0.0);
     }
 }

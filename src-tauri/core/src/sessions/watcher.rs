@@ -17,7 +17,10 @@ use std::time::{Duration, Instant};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 
 use super::index::FileChange;
-use super::{discover, IndexSummary, SessionChange, SessionError, SessionIndex, SessionsConfig, SourceKind, SourceRoots};
+use super::{
+    discover, IndexSummary, SessionChange, SessionError, SessionIndex, SessionsConfig, SourceKind,
+    SourceRoots,
+};
 
 /// Events closer together than this are indexed as one batch.
 const DEBOUNCE: Duration = Duration::from_millis(150);
@@ -57,16 +60,34 @@ impl SessionWatcher {
         let watcher = notify::recommended_watcher(move |event| {
             let _ = fs_tx.send(Signal::Fs(event));
         })
-        .map_err(|e| SessionError::Watch { path: roots.engram.clone(), reason: e.to_string() })?;
+        .map_err(|e| SessionError::Watch {
+            path: roots.ambry.clone(),
+            reason: e.to_string(),
+        })?;
         // Open once here so a broken or locked database is reported to the caller, not lost.
         let index = SessionIndex::open(&db)?;
-        let mut state = WatchState { index, roots, cfg, clock, watcher, pending: Vec::new(), watched: Vec::new(), on_change };
+        let mut state = WatchState {
+            index,
+            roots,
+            cfg,
+            clock,
+            watcher,
+            pending: Vec::new(),
+            watched: Vec::new(),
+            on_change,
+        };
         state.place_watches();
         let thread = std::thread::Builder::new()
-            .name("engram-session-watch".into())
+            .name("ambry-session-watch".into())
             .spawn(move || state.run(rx))
-            .map_err(|e| SessionError::Watch { path: db, reason: e.to_string() })?;
-        Ok(SessionWatcher { stop: tx, thread: Some(thread) })
+            .map_err(|e| SessionError::Watch {
+                path: db,
+                reason: e.to_string(),
+            })?;
+        Ok(SessionWatcher {
+            stop: tx,
+            thread: Some(thread),
+        })
     }
 }
 
@@ -116,7 +137,9 @@ impl WatchState {
                         continue;
                     }
                 }
-                Ok(Signal::Fs(Err(e))) => (self.on_change)(SessionChange::Failed { message: format!("watch error: {e}") }),
+                Ok(Signal::Fs(Err(e))) => (self.on_change)(SessionChange::Failed {
+                    message: format!("watch error: {e}"),
+                }),
                 Err(RecvTimeoutError::Timeout) => {}
             }
             if !batch.is_empty() {
@@ -132,17 +155,26 @@ impl WatchState {
     }
 
     fn enabled(&self) -> Vec<SourceKind> {
-        SourceKind::ALL.into_iter().filter(|s| self.cfg.sources.contains(s)).collect()
+        SourceKind::ALL
+            .into_iter()
+            .filter(|s| self.cfg.sources.contains(s))
+            .collect()
     }
 
     /// Watches every enabled root that exists; remembers the others with a watched ancestor.
     fn place_watches(&mut self) {
         for source in self.enabled() {
-            let Some(root) = self.roots.root(source).map(Path::to_path_buf) else { continue };
+            let Some(root) = self.roots.root(source).map(Path::to_path_buf) else {
+                continue;
+            };
             if root.is_dir() {
                 self.watch(&root, RecursiveMode::Recursive);
             } else {
-                let ancestor = root.ancestors().skip(1).find(|a| a.is_dir()).map(Path::to_path_buf);
+                let ancestor = root
+                    .ancestors()
+                    .skip(1)
+                    .find(|a| a.is_dir())
+                    .map(Path::to_path_buf);
                 if let Some(a) = &ancestor {
                     self.watch(a, RecursiveMode::NonRecursive);
                 }
@@ -157,7 +189,9 @@ impl WatchState {
         }
         match self.watcher.watch(dir, mode) {
             Ok(()) => self.watched.push(dir.to_path_buf()),
-            Err(e) => (self.on_change)(SessionChange::Failed { message: format!("cannot watch {}: {e}", dir.display()) }),
+            Err(e) => (self.on_change)(SessionChange::Failed {
+                message: format!("cannot watch {}: {e}", dir.display()),
+            }),
         }
     }
 
@@ -170,7 +204,11 @@ impl WatchState {
                 self.watch(&root, RecursiveMode::Recursive);
                 self.catch_up(source);
             } else {
-                let nearest = root.ancestors().skip(1).find(|a| a.is_dir()).map(Path::to_path_buf);
+                let nearest = root
+                    .ancestors()
+                    .skip(1)
+                    .find(|a| a.is_dir())
+                    .map(Path::to_path_buf);
                 if nearest != ancestor {
                     if let Some(a) = &nearest {
                         self.watch(a, RecursiveMode::NonRecursive);
@@ -187,11 +225,17 @@ impl WatchState {
         let roots = self.roots.clone();
         let now = (self.clock)();
         let on_change = &self.on_change;
-        let result = self.index.index_reporting(&roots, &self.cfg, Some(source), now, &mut |source, path, change, _| {
-            report(on_change, source, path, change.clone())
-        });
+        let result = self.index.index_reporting(
+            &roots,
+            &self.cfg,
+            Some(source),
+            now,
+            &mut |source, path, change, _| report(on_change, source, path, change.clone()),
+        );
         if let Err(e) = result {
-            (self.on_change)(SessionChange::Failed { message: e.to_string() });
+            (self.on_change)(SessionChange::Failed {
+                message: e.to_string(),
+            });
         }
     }
 
@@ -202,8 +246,15 @@ impl WatchState {
         let roots = self.roots.clone();
         let mut full: BTreeSet<SourceKind> = BTreeSet::new();
         for path in paths {
-            let Some(source) = roots.source_of(&path).filter(|s| self.cfg.sources.contains(s)) else { continue };
-            let Some(root) = roots.root(source) else { continue };
+            let Some(source) = roots
+                .source_of(&path)
+                .filter(|s| self.cfg.sources.contains(s))
+            else {
+                continue;
+            };
+            let Some(root) = roots.root(source) else {
+                continue;
+            };
             if path.is_dir() || path == root {
                 // A new directory may already hold files written before its watch existed.
                 full.insert(source);
@@ -214,7 +265,9 @@ impl WatchState {
                 match self.index.vault_missing(&path, (self.clock)()) {
                     Ok(true) => (self.on_change)(SessionChange::Removed { path }),
                     Ok(false) => {}
-                    Err(e) => (self.on_change)(SessionChange::Failed { message: e.to_string() }),
+                    Err(e) => (self.on_change)(SessionChange::Failed {
+                        message: e.to_string(),
+                    }),
                 }
             }
         }
@@ -225,25 +278,43 @@ impl WatchState {
 
     fn index_one(&mut self, source: SourceKind, path: &Path) {
         let mut summary = IndexSummary::default();
-        match self.index.index_file(source, path, self.cfg.include_tools, (self.clock)(), &mut summary) {
+        match self.index.index_file(
+            source,
+            path,
+            self.cfg.include_tools,
+            (self.clock)(),
+            &mut summary,
+        ) {
             Ok(change) => {
                 for problem in summary.problems.iter().filter(|p| p.error.is_some()) {
                     let reason = problem.error.as_deref().unwrap_or_default();
-                    (self.on_change)(SessionChange::Failed { message: format!("cannot read {}: {reason}", problem.path.display()) });
+                    (self.on_change)(SessionChange::Failed {
+                        message: format!("cannot read {}: {reason}", problem.path.display()),
+                    });
                 }
                 report(&self.on_change, source, path, change)
             }
-            Err(e) => (self.on_change)(SessionChange::Failed { message: e.to_string() }),
+            Err(e) => (self.on_change)(SessionChange::Failed {
+                message: e.to_string(),
+            }),
         }
     }
 }
 
 fn report(on_change: &OnChange, source: SourceKind, path: &Path, change: FileChange) {
     match change {
-        FileChange::Indexed { session_id, messages } => {
-            on_change(SessionChange::Indexed { source, session_id, path: path.to_path_buf(), messages })
-        }
-        FileChange::Removed => on_change(SessionChange::Removed { path: path.to_path_buf() }),
+        FileChange::Indexed {
+            session_id,
+            messages,
+        } => on_change(SessionChange::Indexed {
+            source,
+            session_id,
+            path: path.to_path_buf(),
+            messages,
+        }),
+        FileChange::Removed => on_change(SessionChange::Removed {
+            path: path.to_path_buf(),
+        }),
         FileChange::Unchanged => {}
     }
 }

@@ -56,7 +56,13 @@ impl WriterTurn {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(failed)?;
         }
-        let mut file = OpenOptions::new().create(true).truncate(false).read(true).write(true).open(&path).map_err(failed)?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(failed)?;
         let meta = file.metadata().map_err(failed)?;
         let id = (meta.dev(), meta.ino());
         if HELD.with(|h| h.borrow().contains(&id)) {
@@ -78,7 +84,9 @@ impl WriterTurn {
         // Best effort: the pid only serves the message a waiter logs.
         let _ = record_holder(&mut file);
         HELD.with(|h| h.borrow_mut().push(id));
-        Ok(Some(WriterTurn { held: Some((file, id)) }))
+        Ok(Some(WriterTurn {
+            held: Some((file, id)),
+        }))
     }
 }
 
@@ -120,11 +128,17 @@ mod tests {
             })
         };
         wait_for_taken.recv().unwrap();
-        assert!(WriterTurn::if_free(&db).unwrap().is_none(), "another thread holds the turn");
+        assert!(
+            WriterTurn::if_free(&db).unwrap().is_none(),
+            "another thread holds the turn"
+        );
         let _mine = WriterTurn::queue(&db).unwrap();
         let got_it = Instant::now();
         let releasing = holder.join().unwrap();
-        assert!(got_it >= releasing, "the queued writer got the turn only after it was released");
+        assert!(
+            got_it >= releasing,
+            "the queued writer got the turn only after it was released"
+        );
     }
 
     #[test]
@@ -134,13 +148,18 @@ mod tests {
         let outer = WriterTurn::queue(&db).unwrap();
         // The same file under another spelling is the same turn.
         let other_spelling = dir.path().join(".").join("index.sqlite");
-        let inner = WriterTurn::if_free(&other_spelling).unwrap().expect("nested take on the holding thread");
+        let inner = WriterTurn::if_free(&other_spelling)
+            .unwrap()
+            .expect("nested take on the holding thread");
         drop(inner);
         let elsewhere = std::thread::spawn({
             let db = db.clone();
             move || WriterTurn::if_free(&db).unwrap().is_some()
         });
-        assert!(!elsewhere.join().unwrap(), "dropping the nested turn released nothing");
+        assert!(
+            !elsewhere.join().unwrap(),
+            "dropping the nested turn released nothing"
+        );
         drop(outer);
         let elsewhere = std::thread::spawn(move || WriterTurn::if_free(&db).unwrap().is_some());
         assert!(elsewhere.join().unwrap(), "free once the outer turn ends");
@@ -178,18 +197,32 @@ mod tests {
         use crate::sessions::{SessionIndex, SessionsConfig, SourceRoots};
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("index.sqlite");
-        let roots = SourceRoots { claude: None, codex: None, engram: dir.path().join("sessions") };
-        std::fs::create_dir_all(&roots.engram).unwrap();
-        let line = serde_json::json!({"ts": "2026-06-01T10:00:00Z", "role": "user", "text": "tango"});
-        std::fs::write(roots.engram.join("a.jsonl"), format!("{line}\n")).unwrap();
+        let roots = SourceRoots {
+            claude: None,
+            codex: None,
+            ambry: dir.path().join("sessions"),
+        };
+        std::fs::create_dir_all(&roots.ambry).unwrap();
+        let line =
+            serde_json::json!({"ts": "2026-06-01T10:00:00Z", "role": "user", "text": "tango"});
+        std::fs::write(roots.ambry.join("a.jsonl"), format!("{line}\n")).unwrap();
         drop(SessionIndex::open(&db).unwrap());
 
-        let run = a_run_longer_than_the_busy_timeout(&db, |db| crate::index_db::open(db).unwrap(), "BEGIN IMMEDIATE");
+        let run = a_run_longer_than_the_busy_timeout(
+            &db,
+            |db| crate::index_db::open(db).unwrap(),
+            "BEGIN IMMEDIATE",
+        );
         let mut index = SessionIndex::open(&db).unwrap();
-        let summary = index.index(&roots, &SessionsConfig::default(), None, 0, &mut |_| {}).expect("waited, not refused");
+        let summary = index
+            .index(&roots, &SessionsConfig::default(), None, 0, &mut |_| {})
+            .expect("waited, not refused");
         let done = Instant::now();
         assert_eq!(summary.messages_indexed, 1);
-        assert!(done >= run.join().unwrap(), "the second run wrote only after the first ended");
+        assert!(
+            done >= run.join().unwrap(),
+            "the second run wrote only after the first ended"
+        );
     }
 
     /// The first open of a file writes (the shared `meta` table) before it could take a turn;
@@ -203,13 +236,21 @@ mod tests {
         // A file another tenant made WAL and wrote first, with no `meta` table yet.
         let open_bare = |db: &Path| {
             let conn = rusqlite::Connection::open(db).unwrap();
-            conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).unwrap();
+            conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))
+                .unwrap();
             conn
         };
-        let run = a_run_longer_than_the_busy_timeout(&db, open_bare, "CREATE TABLE other_tenant(x); BEGIN IMMEDIATE; INSERT INTO other_tenant VALUES (1);");
+        let run = a_run_longer_than_the_busy_timeout(
+            &db,
+            open_bare,
+            "CREATE TABLE other_tenant(x); BEGIN IMMEDIATE; INSERT INTO other_tenant VALUES (1);",
+        );
         let opened = SessionIndex::open(&db).map(drop);
         let done = Instant::now();
         opened.expect("waited, not refused");
-        assert!(done >= run.join().unwrap(), "opened only after the run ended");
+        assert!(
+            done >= run.join().unwrap(),
+            "opened only after the run ended"
+        );
     }
 }

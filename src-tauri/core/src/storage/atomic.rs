@@ -20,7 +20,10 @@ pub fn write_atomic(dir: &Path, file_name: &str, bytes: &[u8]) -> io::Result<()>
     let suffix: u64 = rand::rng().random();
     let temp = dir.join(format!("{TEMP_PREFIX}{file_name}.{suffix:016x}"));
     let result = (|| {
-        let mut file = OpenOptions::new().write(true).create_new(true).open(&temp)?;
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
@@ -43,7 +46,10 @@ pub fn refuse_symlink(path: &Path) -> io::Result<()> {
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!("{} is a symbolic link; Engram does not write through links", path.display()),
+            format!(
+                "{} is a symbolic link; Ambry does not write through links",
+                path.display()
+            ),
         )),
         _ => Ok(()),
     }
@@ -51,7 +57,9 @@ pub fn refuse_symlink(path: &Path) -> io::Result<()> {
 
 /// Removes temp files a crash left behind (older than a minute, so a live writer keeps its own).
 pub fn sweep_stale_temps(dir: &Path, now: std::time::SystemTime) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let name = entry.file_name();
         if !name.to_string_lossy().starts_with(TEMP_PREFIX) {
@@ -60,7 +68,11 @@ pub fn sweep_stale_temps(dir: &Path, now: std::time::SystemTime) {
         let old = entry
             .metadata()
             .and_then(|m| m.modified())
-            .map(|m| now.duration_since(m).map(|d| d.as_secs() > 60).unwrap_or(false))
+            .map(|m| {
+                now.duration_since(m)
+                    .map(|d| d.as_secs() > 60)
+                    .unwrap_or(false)
+            })
             .unwrap_or(false);
         if old {
             let _ = fs::remove_file(entry.path());
@@ -78,7 +90,10 @@ mod tests {
         write_atomic(dir.path(), "a.md", b"one").unwrap();
         write_atomic(dir.path(), "a.md", b"two").unwrap();
         assert_eq!(fs::read(dir.path().join("a.md")).unwrap(), b"two");
-        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("a.md")]);
     }
 
@@ -99,7 +114,10 @@ mod tests {
         fs::write(dir.path().join(".tmp-a.md.1"), "x").unwrap();
         fs::write(dir.path().join("a.md"), "x").unwrap();
         sweep_stale_temps(dir.path(), std::time::SystemTime::now());
-        assert!(dir.path().join(".tmp-a.md.1").exists(), "fresh temp belongs to a live writer");
+        assert!(
+            dir.path().join(".tmp-a.md.1").exists(),
+            "fresh temp belongs to a live writer"
+        );
         let later = std::time::SystemTime::now() + std::time::Duration::from_secs(120);
         sweep_stale_temps(dir.path(), later);
         assert!(!dir.path().join(".tmp-a.md.1").exists());

@@ -32,7 +32,9 @@ pub struct ScopeLock {
 #[derive(Debug)]
 pub enum LockFailure {
     /// Someone held it for the whole wait; `holder` is what its lock file says (a pid), if anything.
-    TimedOut { holder: Option<String> },
+    TimedOut {
+        holder: Option<String>,
+    },
     Io(io::Error),
 }
 
@@ -55,14 +57,25 @@ impl ScopeLock {
         while set.contains(dir) {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(LockFailure::TimedOut { holder: Some(format!("another thread of this process (pid {})", std::process::id())) });
+                return Err(LockFailure::TimedOut {
+                    holder: Some(format!(
+                        "another thread of this process (pid {})",
+                        std::process::id()
+                    )),
+                });
             }
-            set = released.wait_timeout(set, left).unwrap_or_else(|p| p.into_inner()).0;
+            set = released
+                .wait_timeout(set, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
         }
         set.insert(dir.to_path_buf());
         drop(set);
         // From here on, Drop releases the in-process claim even if the file lock fails.
-        let mut lock = ScopeLock { dir: dir.to_path_buf(), file: None };
+        let mut lock = ScopeLock {
+            dir: dir.to_path_buf(),
+            file: None,
+        };
         let mut file = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -73,8 +86,14 @@ impl ScopeLock {
         loop {
             match file.try_lock() {
                 Ok(()) => break,
-                Err(TryLockError::WouldBlock) if Instant::now() < deadline => std::thread::sleep(RETRY_EVERY),
-                Err(TryLockError::WouldBlock) => return Err(LockFailure::TimedOut { holder: read_holder(&mut file) }),
+                Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
+                    std::thread::sleep(RETRY_EVERY)
+                }
+                Err(TryLockError::WouldBlock) => {
+                    return Err(LockFailure::TimedOut {
+                        holder: read_holder(&mut file),
+                    })
+                }
                 Err(TryLockError::Error(e)) => return Err(LockFailure::Io(e)),
             }
         }
@@ -106,7 +125,9 @@ impl Drop for ScopeLock {
         // Release the cross-process lock first, then wake waiting threads.
         drop(self.file.take());
         let (held, released) = held_in_process();
-        held.lock().unwrap_or_else(|p| p.into_inner()).remove(&self.dir);
+        held.lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.dir);
         released.notify_all();
     }
 }
@@ -124,7 +145,8 @@ mod tests {
         let max_seen = Arc::new(AtomicUsize::new(0));
         let handles: Vec<_> = (0..8)
             .map(|_| {
-                let (dir, inside, max_seen) = (dir.path().to_path_buf(), inside.clone(), max_seen.clone());
+                let (dir, inside, max_seen) =
+                    (dir.path().to_path_buf(), inside.clone(), max_seen.clone());
                 std::thread::spawn(move || {
                     for _ in 0..20 {
                         let _lock = ScopeLock::acquire(&dir).unwrap();
@@ -146,11 +168,18 @@ mod tests {
     fn a_held_file_lock_times_out_naming_the_holder() {
         let dir = tempfile::tempdir().unwrap();
         // Another open file description stands in for another process.
-        let other = OpenOptions::new().create(true).truncate(false).write(true).open(dir.path().join(LOCK_FILE)).unwrap();
+        let other = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.path().join(LOCK_FILE))
+            .unwrap();
         other.lock().unwrap();
         std::fs::write(dir.path().join(LOCK_FILE), "pid 4242\n").unwrap();
         match ScopeLock::acquire_within(dir.path(), Duration::from_millis(100)) {
-            Err(LockFailure::TimedOut { holder }) => assert_eq!(holder.as_deref(), Some("pid 4242")),
+            Err(LockFailure::TimedOut { holder }) => {
+                assert_eq!(holder.as_deref(), Some("pid 4242"))
+            }
             Err(LockFailure::Io(e)) => panic!("io error: {e}"),
             Ok(_) => panic!("the lock was taken while held"),
         }

@@ -1,4 +1,4 @@
-//! How bytes reach the disk safely, for every module that writes a file Engram owns: atomic
+//! How bytes reach the disk safely, for every module that writes a file Ambry owns: atomic
 //! replacement (temp file, fsync, rename, fsync of the directory), the refusal to write through
 //! a symlink, sweeping temp files a killed writer left, and the scope lock that serializes
 //! writers across threads and processes.
@@ -11,5 +11,5 @@ mod atomic;
 mod lock;
 
 pub use atomic::{refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, TEMP_PREFIX};
-pub use lock::{LockFailure, ScopeLock, LOCK_FILE, LOCK_WAIT};
 pub(crate) use lock::{read_holder, record_holder};
+pub use lock::{LockFailure, ScopeLock, LOCK_FILE, LOCK_WAIT};

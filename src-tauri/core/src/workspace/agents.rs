@@ -1,4 +1,4 @@
-//! The agents Engram serves, through the workspace: where their configuration lives (from the
+//! The agents Ambry serves, through the workspace: where their configuration lives (from the
 //! launch environment, by the same rule as everything else), and bringing in what Claude Code
 //! already remembers.
 //!
@@ -33,7 +33,11 @@ impl Workspace {
     /// `CODEX_HOME`); `None` when the person's home directory is unknown.
     pub fn agent_env(&self) -> Option<AgentEnv> {
         let home = self.env.user_home.clone()?;
-        Some(AgentEnv::new(home, self.env.claude_config_dir.clone(), self.env.codex_home.clone()))
+        Some(AgentEnv::new(
+            home,
+            self.env.claude_config_dir.clone(),
+            self.env.codex_home.clone(),
+        ))
     }
 
     /// Every agent's connection and transcript folder; `None` when the person's home directory
@@ -50,15 +54,23 @@ impl Workspace {
                         Agent::Claude => SourceKind::Claude,
                         Agent::Codex => SourceKind::Codex,
                     };
-                    AgentStatus { connected: connection.connected(), connection, transcripts_dir: roots.root(source).map(Path::to_path_buf) }
+                    AgentStatus {
+                        connected: connection.connected(),
+                        connection,
+                        transcripts_dir: roots.root(source).map(Path::to_path_buf),
+                    }
                 })
                 .collect(),
         )
     }
 
-    /// Claude Code's auto-memory into each repository's project scope (`engram import claude`).
+    /// Claude Code's auto-memory into each repository's project scope (`ambry import claude`).
     /// `None` when the person's home directory is unknown.
-    pub fn import_claude(&self, dry_run: bool, now: DateTime<Utc>) -> Option<std::io::Result<(ImportReport, std::path::PathBuf)>> {
+    pub fn import_claude(
+        &self,
+        dry_run: bool,
+        now: DateTime<Utc>,
+    ) -> Option<std::io::Result<(ImportReport, std::path::PathBuf)>> {
         let projects = self.agent_env()?.claude_projects();
         let report = import::import_claude(&self.home, &projects, Path::new("/"), dry_run, now);
         if !dry_run {

@@ -30,7 +30,7 @@ pub enum WorkspaceError {
     Instruction(#[from] crate::instructions::InstructionError),
     #[error("cannot find your home directory, where the agents keep their files (set HOME)")]
     NoUserHome,
-    #[error("Engram does not know where {project} lives on disk; add it by picking its folder")]
+    #[error("Ambry does not know where {project} lives on disk; add it by picking its folder")]
     NoProjectRoot { project: String },
     #[error("the embedding model crashed earlier in this process; restart it to embed again")]
     ModelCrashed,

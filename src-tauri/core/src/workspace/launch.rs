@@ -2,24 +2,24 @@
 //! in one place by one rule, so the app, the CLI, the compose service and the MCP server cannot
 //! resolve a different home, models directory or transcript folder.
 //!
-//! Owns: the variable names Engram honours and the rule for them (a blank value counts as
-//! unset), and resolving the home (`--home`, else `ENGRAM_HOME`, else `~/.engram`).
+//! Owns: the variable names Ambry honours and the rule for them (a blank value counts as
+//! unset), and resolving the home (`--home`, else `AMBRY_HOME`, else `~/.ambry`).
 //! Deliberately does not: call `std::env` itself; each binary passes a lookup function, so the
 //! rule is tested without touching the process environment.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::EngramHome;
+use crate::AmbryHome;
 
-/// Every process-environment value Engram reads, already resolved by the one rule.
+/// Every process-environment value Ambry reads, already resolved by the one rule.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LaunchEnv {
-    /// `ENGRAM_HOME`.
-    pub engram_home: Option<PathBuf>,
+    /// `AMBRY_HOME`.
+    pub ambry_home: Option<PathBuf>,
     /// The person's home directory (`$HOME`).
     pub user_home: Option<PathBuf>,
-    /// `ENGRAM_MODELS_DIR`: embedding assets somewhere other than `ENGRAM_HOME/models`.
+    /// `AMBRY_MODELS_DIR`: embedding assets somewhere other than `AMBRY_HOME/models`.
     pub models_dir: Option<PathBuf>,
     /// `CLAUDE_CONFIG_DIR` (Claude Code's own override of `~/.claude`).
     pub claude_config_dir: Option<PathBuf>,
@@ -30,11 +30,11 @@ pub struct LaunchEnv {
     /// `$VISUAL` and `$EDITOR`, for "open in editor".
     pub visual: Option<String>,
     pub editor: Option<String>,
-    /// How long an unused embedding model stays loaded (`ENGRAM_MODEL_IDLE_SECS`, default 10 min).
+    /// How long an unused embedding model stays loaded (`AMBRY_MODEL_IDLE_SECS`, default 10 min).
     pub model_idle: Duration,
-    /// `ENGRAM_NO_SERVICE`: compose in-process, never ask or start the compose service.
+    /// `AMBRY_NO_SERVICE`: compose in-process, never ask or start the compose service.
     pub no_service: bool,
-    /// `ENGRAM_SERVICE_AUTOSTART=0`: compose asks a running service but never starts one.
+    /// `AMBRY_SERVICE_AUTOSTART=0`: compose asks a running service but never starts one.
     pub autostart_service: bool,
 }
 
@@ -44,31 +44,41 @@ pub const DEFAULT_MODEL_IDLE: Duration = Duration::from_secs(600);
 impl LaunchEnv {
     /// Builds the environment from `lookup` (e.g. `|k| std::env::var(k).ok()`) and the person's
     /// home directory. A variable that is set but blank counts as unset, everywhere.
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>, user_home: Option<PathBuf>) -> LaunchEnv {
+    pub fn from_lookup(
+        lookup: impl Fn(&str) -> Option<String>,
+        user_home: Option<PathBuf>,
+    ) -> LaunchEnv {
         let value = |key: &str| lookup(key).filter(|v| !v.trim().is_empty());
         let path = |key: &str| value(key).map(PathBuf::from);
         let user_home = user_home.filter(|h| !h.as_os_str().is_empty());
         LaunchEnv {
-            config_home: path("XDG_CONFIG_HOME").filter(|p| p.is_absolute()).or_else(|| user_home.as_ref().map(|h| h.join(".config"))),
-            engram_home: path("ENGRAM_HOME"),
+            config_home: path("XDG_CONFIG_HOME")
+                .filter(|p| p.is_absolute())
+                .or_else(|| user_home.as_ref().map(|h| h.join(".config"))),
+            ambry_home: path("AMBRY_HOME"),
             user_home,
-            models_dir: path("ENGRAM_MODELS_DIR"),
+            models_dir: path("AMBRY_MODELS_DIR"),
             claude_config_dir: path("CLAUDE_CONFIG_DIR"),
             codex_home: path("CODEX_HOME"),
             visual: value("VISUAL"),
             editor: value("EDITOR"),
-            model_idle: value("ENGRAM_MODEL_IDLE_SECS")
+            model_idle: value("AMBRY_MODEL_IDLE_SECS")
                 .and_then(|s| s.trim().parse::<u64>().ok())
                 .map(|secs| Duration::from_secs(secs.max(1)))
                 .unwrap_or(DEFAULT_MODEL_IDLE),
-            no_service: value("ENGRAM_NO_SERVICE").is_some_and(|v| v.trim() != "0"),
-            autostart_service: value("ENGRAM_SERVICE_AUTOSTART").is_none_or(|v| v.trim() != "0"),
+            no_service: value("AMBRY_NO_SERVICE").is_some_and(|v| v.trim() != "0"),
+            autostart_service: value("AMBRY_SERVICE_AUTOSTART").is_none_or(|v| v.trim() != "0"),
         }
     }
 
     /// An environment with nothing set but where the embedding assets are (tests, tools).
     pub fn with_models_dir(models_dir: impl Into<PathBuf>) -> LaunchEnv {
-        LaunchEnv { models_dir: Some(models_dir.into()), model_idle: DEFAULT_MODEL_IDLE, autostart_service: true, ..LaunchEnv::default() }
+        LaunchEnv {
+            models_dir: Some(models_dir.into()),
+            model_idle: DEFAULT_MODEL_IDLE,
+            autostart_service: true,
+            ..LaunchEnv::default()
+        }
     }
 
     /// The process's own environment: the one call each binary makes at start-up.
@@ -76,12 +86,15 @@ impl LaunchEnv {
         LaunchEnv::from_lookup(|k| std::env::var(k).ok(), std::env::home_dir())
     }
 
-    /// The home: `flag` (`--home`), else `ENGRAM_HOME`, else `~/.engram`. `None` only when none
+    /// The home: `flag` (`--home`), else `AMBRY_HOME`, else `~/.ambry`. `None` only when none
     /// of them is known; a home that is not a directory is refused.
-    pub fn resolve_home(&self, flag: Option<PathBuf>) -> Result<EngramHome, HomeError> {
-        let home = EngramHome::resolve(flag, self.engram_home.clone(), self.user_home.clone()).ok_or(HomeError::Unknown)?;
+    pub fn resolve_home(&self, flag: Option<PathBuf>) -> Result<AmbryHome, HomeError> {
+        let home = AmbryHome::resolve(flag, self.ambry_home.clone(), self.user_home.clone())
+            .ok_or(HomeError::Unknown)?;
         match std::fs::metadata(home.root()) {
-            Ok(meta) if !meta.is_dir() => Err(HomeError::NotADirectory { path: home.root().display().to_string() }),
+            Ok(meta) if !meta.is_dir() => Err(HomeError::NotADirectory {
+                path: home.root().display().to_string(),
+            }),
             _ => Ok(home),
         }
     }
@@ -89,9 +102,9 @@ impl LaunchEnv {
 
 #[derive(Debug, thiserror::Error)]
 pub enum HomeError {
-    #[error("cannot find a home directory: pass --home DIR or set ENGRAM_HOME")]
+    #[error("cannot find a home directory: pass --home DIR or set AMBRY_HOME")]
     Unknown,
-    #[error("the Engram home {path} is a file, not a directory; pass --home DIR or set ENGRAM_HOME to a directory")]
+    #[error("the Ambry home {path} is a file, not a directory; pass --home DIR or set AMBRY_HOME to a directory")]
     NotADirectory { path: String },
 }
 
@@ -110,35 +123,47 @@ mod tests {
     use std::collections::HashMap;
 
     fn env(pairs: &[(&str, &str)]) -> LaunchEnv {
-        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         LaunchEnv::from_lookup(|k| map.get(k).cloned(), Some(PathBuf::from("/home/p")))
     }
 
     #[test]
     fn blank_variables_count_as_unset_for_every_key() {
         let e = env(&[
-            ("ENGRAM_HOME", " "),
-            ("ENGRAM_MODELS_DIR", ""),
+            ("AMBRY_HOME", " "),
+            ("AMBRY_MODELS_DIR", ""),
             ("CLAUDE_CONFIG_DIR", "\t"),
             ("CODEX_HOME", ""),
             ("VISUAL", " "),
-            ("ENGRAM_NO_SERVICE", ""),
+            ("AMBRY_NO_SERVICE", ""),
         ]);
-        assert_eq!(e.engram_home, None);
+        assert_eq!(e.ambry_home, None);
         assert_eq!(e.models_dir, None);
         assert_eq!(e.claude_config_dir, None);
         assert_eq!(e.codex_home, None);
         assert_eq!(e.visual, None);
         assert_eq!(e.config_home, Some(PathBuf::from("/home/p/.config")));
         assert!(!e.no_service);
-        assert_eq!(e.resolve_home(None).unwrap().root(), std::path::Path::new("/home/p/.engram"));
+        assert_eq!(
+            e.resolve_home(None).unwrap().root(),
+            std::path::Path::new("/home/p/.ambry")
+        );
     }
 
     #[test]
     fn the_flag_beats_the_variable_which_beats_the_default() {
-        let e = env(&[("ENGRAM_HOME", "/e")]);
-        assert_eq!(e.resolve_home(None).unwrap().root(), std::path::Path::new("/e"));
-        assert_eq!(e.resolve_home(Some("/flag".into())).unwrap().root(), std::path::Path::new("/flag"));
+        let e = env(&[("AMBRY_HOME", "/e")]);
+        assert_eq!(
+            e.resolve_home(None).unwrap().root(),
+            std::path::Path::new("/e")
+        );
+        assert_eq!(
+            e.resolve_home(Some("/flag".into())).unwrap().root(),
+            std::path::Path::new("/flag")
+        );
     }
 
     #[test]
@@ -158,12 +183,21 @@ mod tests {
 
     #[test]
     fn no_service_and_idle_parse_by_one_rule() {
-        assert!(env(&[("ENGRAM_NO_SERVICE", "1")]).no_service);
-        assert!(!env(&[("ENGRAM_NO_SERVICE", "0")]).no_service);
+        assert!(env(&[("AMBRY_NO_SERVICE", "1")]).no_service);
+        assert!(!env(&[("AMBRY_NO_SERVICE", "0")]).no_service);
         assert!(env(&[]).autostart_service);
-        assert!(!env(&[("ENGRAM_SERVICE_AUTOSTART", "0")]).autostart_service);
-        assert_eq!(env(&[("ENGRAM_MODEL_IDLE_SECS", "5")]).model_idle, Duration::from_secs(5));
-        assert_eq!(env(&[("ENGRAM_MODEL_IDLE_SECS", "ten")]).model_idle, DEFAULT_MODEL_IDLE);
-        assert_eq!(env(&[("ENGRAM_MODEL_IDLE_SECS", "0")]).model_idle, Duration::from_secs(1));
+        assert!(!env(&[("AMBRY_SERVICE_AUTOSTART", "0")]).autostart_service);
+        assert_eq!(
+            env(&[("AMBRY_MODEL_IDLE_SECS", "5")]).model_idle,
+            Duration::from_secs(5)
+        );
+        assert_eq!(
+            env(&[("AMBRY_MODEL_IDLE_SECS", "ten")]).model_idle,
+            DEFAULT_MODEL_IDLE
+        );
+        assert_eq!(
+            env(&[("AMBRY_MODEL_IDLE_SECS", "0")]).model_idle,
+            Duration::from_secs(1)
+        );
     }
 }

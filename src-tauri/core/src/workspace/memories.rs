@@ -16,8 +16,8 @@ use serde::Serialize;
 use super::{Workspace, WorkspaceError};
 use crate::embed::{self, SavedWithVector};
 use crate::memory::{
-    leaked_secrets, version_against_current, ForgetOutcome, LeakedSecret, Memory, MemoryDraft, MemoryFile, PrunePolicy, PruneReport,
-    Scope, ScopeFilter, Store, StoreError, VersionDiff,
+    leaked_secrets, version_against_current, ForgetOutcome, LeakedSecret, Memory, MemoryDraft,
+    MemoryFile, PrunePolicy, PruneReport, Scope, ScopeFilter, Store, StoreError, VersionDiff,
 };
 
 /// One memory as a list shows it; a file that does not parse is listed with its error.
@@ -43,7 +43,11 @@ impl MemoryRow {
         let memory = file.parsed.as_ref().ok();
         MemoryRow {
             scope: file.scope,
-            project: if file.scope == Scope::Project { project.map(str::to_string) } else { None },
+            project: if file.scope == Scope::Project {
+                project.map(str::to_string)
+            } else {
+                None
+            },
             kind: memory.map(|m| m.kind.clone()),
             description: memory.map(|m| m.description.clone()),
             created: memory.and_then(|m| m.created),
@@ -69,18 +73,37 @@ pub struct VersionRow {
 }
 
 impl Workspace {
-    pub fn list(&self, store: &Store, filter: ScopeFilter) -> Result<Vec<MemoryRow>, WorkspaceError> {
+    pub fn list(
+        &self,
+        store: &Store,
+        filter: ScopeFilter,
+    ) -> Result<Vec<MemoryRow>, WorkspaceError> {
         let slug = store.project().map(|p| p.slug.as_str());
-        Ok(store.list(filter)?.into_iter().map(|f| MemoryRow::new(f, slug)).collect())
+        Ok(store
+            .list(filter)?
+            .into_iter()
+            .map(|f| MemoryRow::new(f, slug))
+            .collect())
     }
 
     /// One memory; without a scope the project's copy shadows the user's.
-    pub fn get(&self, store: &Store, scope: Option<Scope>, name: &str) -> Result<Memory, WorkspaceError> {
+    pub fn get(
+        &self,
+        store: &Store,
+        scope: Option<Scope>,
+        name: &str,
+    ) -> Result<Memory, WorkspaceError> {
         Ok(store.get(scope, name)?)
     }
 
     /// A new memory (refused when the name is taken, decided under the scope lock), with its vector.
-    pub fn create(&self, store: &Store, scope: Scope, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SavedWithVector, WorkspaceError> {
+    pub fn create(
+        &self,
+        store: &Store,
+        scope: Scope,
+        draft: MemoryDraft,
+        now: DateTime<Utc>,
+    ) -> Result<SavedWithVector, WorkspaceError> {
         let models = self.model_paths(&self.config()?);
         let saved = embed::create_with_vector(store, scope, draft, now, &models)?;
         self.memories_written();
@@ -88,7 +111,13 @@ impl Workspace {
     }
 
     /// Creates or overwrites (the prior version archived), with its vector.
-    pub fn save(&self, store: &Store, scope: Scope, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SavedWithVector, WorkspaceError> {
+    pub fn save(
+        &self,
+        store: &Store,
+        scope: Scope,
+        draft: MemoryDraft,
+        now: DateTime<Utc>,
+    ) -> Result<SavedWithVector, WorkspaceError> {
         let models = self.model_paths(&self.config()?);
         let saved = embed::save_with_vector(store, scope, draft, now, &models)?;
         self.memories_written();
@@ -96,7 +125,14 @@ impl Workspace {
     }
 
     /// Saves `draft` under its (new) name and retires `old` (archived, so undoable).
-    pub fn rename(&self, store: &Store, scope: Scope, old: &str, draft: MemoryDraft, now: DateTime<Utc>) -> Result<SavedWithVector, WorkspaceError> {
+    pub fn rename(
+        &self,
+        store: &Store,
+        scope: Scope,
+        old: &str,
+        draft: MemoryDraft,
+        now: DateTime<Utc>,
+    ) -> Result<SavedWithVector, WorkspaceError> {
         let models = self.model_paths(&self.config()?);
         let saved = embed::rename_with_vector(store, scope, old, draft, now, &models)?;
         self.memories_written();
@@ -104,14 +140,25 @@ impl Workspace {
     }
 
     /// Archives and removes a memory.
-    pub fn forget(&self, store: &Store, scope: Scope, name: &str, now: DateTime<Utc>) -> Result<ForgetOutcome, WorkspaceError> {
+    pub fn forget(
+        &self,
+        store: &Store,
+        scope: Scope,
+        name: &str,
+        now: DateTime<Utc>,
+    ) -> Result<ForgetOutcome, WorkspaceError> {
         let outcome = store.forget(scope, name, now)?;
         self.memories_written();
         Ok(outcome)
     }
 
     /// Archived versions, newest first: every memory of the scope, or one.
-    pub fn versions(&self, store: &Store, scope: Scope, name: Option<&str>) -> Result<Vec<VersionRow>, WorkspaceError> {
+    pub fn versions(
+        &self,
+        store: &Store,
+        scope: Scope,
+        name: Option<&str>,
+    ) -> Result<Vec<VersionRow>, WorkspaceError> {
         let dir = store.dir(scope)?;
         Ok(store
             .versions(scope, name)?
@@ -129,12 +176,25 @@ impl Workspace {
     }
 
     /// An archived version against the current file.
-    pub fn version_diff(&self, store: &Store, scope: Scope, name: &str, version: &str) -> Result<VersionDiff, WorkspaceError> {
+    pub fn version_diff(
+        &self,
+        store: &Store,
+        scope: Scope,
+        name: &str,
+        version: &str,
+    ) -> Result<VersionDiff, WorkspaceError> {
         Ok(version_against_current(store, scope, name, version)?)
     }
 
     /// Makes an archived version current again (the current file archived first), with its vector.
-    pub fn restore(&self, store: &Store, scope: Scope, name: &str, version: &str, now: DateTime<Utc>) -> Result<SavedWithVector, WorkspaceError> {
+    pub fn restore(
+        &self,
+        store: &Store,
+        scope: Scope,
+        name: &str,
+        version: &str,
+        now: DateTime<Utc>,
+    ) -> Result<SavedWithVector, WorkspaceError> {
         let models = self.model_paths(&self.config()?);
         let restored = embed::restore_with_vector(store, scope, name, version, now, &models)?;
         self.memories_written();
@@ -144,19 +204,33 @@ impl Workspace {
     /// The doctor's secret finding for one scope: memory files and archived versions holding
     /// what the secret filter refuses now (each with what matched, masked), so a front end can
     /// show them and offer to purge the archived ones.
-    pub fn leaked_secrets(&self, store: &Store, scope: Scope) -> Result<Vec<LeakedSecret>, WorkspaceError> {
+    pub fn leaked_secrets(
+        &self,
+        store: &Store,
+        scope: Scope,
+    ) -> Result<Vec<LeakedSecret>, WorkspaceError> {
         Ok(leaked_secrets(store, scope)?)
     }
 
     /// Deletes one archived version for good (a leaked secret's copy) and returns the file it
     /// removed. Only that file goes: the memory and its other versions stay. Not undoable, so
     /// front ends ask first and say exactly what goes.
-    pub fn purge_version(&self, store: &Store, scope: Scope, name: &str, version: &str) -> Result<PathBuf, WorkspaceError> {
+    pub fn purge_version(
+        &self,
+        store: &Store,
+        scope: Scope,
+        name: &str,
+        version: &str,
+    ) -> Result<PathBuf, WorkspaceError> {
         Ok(store.purge_version(scope, name, version)?)
     }
 
     /// The archive policy from config, with the caller's overrides.
-    pub fn prune_policy(&self, keep: Option<usize>, older_than_days: Option<u64>) -> Result<PrunePolicy, WorkspaceError> {
+    pub fn prune_policy(
+        &self,
+        keep: Option<usize>,
+        older_than_days: Option<u64>,
+    ) -> Result<PrunePolicy, WorkspaceError> {
         let archive = self.config()?.archive;
         let keep_versions = keep.unwrap_or(archive.keep_versions);
         if keep_versions == 0 {
@@ -166,13 +240,23 @@ impl Workspace {
             }
             .into());
         }
-        Ok(PrunePolicy { keep_versions, max_age_days: older_than_days.unwrap_or(archive.max_age_days) })
+        Ok(PrunePolicy {
+            keep_versions,
+            max_age_days: older_than_days.unwrap_or(archive.max_age_days),
+        })
     }
 
     /// Removes archived versions beyond `policy` as of `now`; with `dry_run` only lists them.
     /// A front end that previews first passes the preview's `now` (its `as_of`) to the prune
     /// it confirms, so exactly the previewed versions go.
-    pub fn prune(&self, store: &Store, filter: ScopeFilter, policy: &PrunePolicy, now: DateTime<Utc>, dry_run: bool) -> Result<PruneReport, WorkspaceError> {
+    pub fn prune(
+        &self,
+        store: &Store,
+        filter: ScopeFilter,
+        policy: &PrunePolicy,
+        now: DateTime<Utc>,
+        dry_run: bool,
+    ) -> Result<PruneReport, WorkspaceError> {
         Ok(store.prune(filter, policy, now, dry_run)?)
     }
 }

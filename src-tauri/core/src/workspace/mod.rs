@@ -31,14 +31,14 @@ use crate::project::{self, KnownProject, Project};
 use crate::project_lookup::ProjectLookup;
 use crate::rank::CorpusCache;
 use crate::sessions::SourceRoots;
-use crate::EngramHome;
+use crate::AmbryHome;
 
+pub use agents::AgentStatus;
 pub use errors::WorkspaceError;
 pub use instructions::InstructionView;
 pub use launch::{HomeError, LaunchEnv, DEFAULT_MODEL_IDLE};
 pub use memories::{MemoryRow, VersionRow};
 pub use retrieval::{Coverage, SearchHit, SearchOptions, SearchResults};
-pub use agents::AgentStatus;
 pub use sessions::{IndexRequest, SessionFolder};
 pub use upkeep::{ReindexPhase, ReindexSummary};
 
@@ -46,7 +46,7 @@ pub use upkeep::{ReindexPhase, ReindexSummary};
 type ConfigStamp = Option<(u64, i64, i64, u64)>;
 
 pub struct Workspace {
-    home: EngramHome,
+    home: AmbryHome,
     env: LaunchEnv,
     config: Mutex<Option<(ConfigStamp, Config)>>,
     cache: Mutex<CorpusCache>,
@@ -64,7 +64,7 @@ pub struct Workspace {
 impl Workspace {
     /// A workspace on `home`; nothing is read until the first call. The corpus cache is also
     /// saved to `index.sqlite`, so a later process starts warm.
-    pub fn new(home: EngramHome, env: LaunchEnv) -> Workspace {
+    pub fn new(home: AmbryHome, env: LaunchEnv) -> Workspace {
         let cache = CorpusCache::persistent(&home.index_db());
         Workspace {
             home,
@@ -82,7 +82,7 @@ impl Workspace {
 
     /// A shared workspace on `home` with the embedding assets in `models_dir` and nothing else
     /// from the environment (tests, benchmarks, examples).
-    pub fn with_models(home: EngramHome, models_dir: impl Into<PathBuf>) -> Arc<Workspace> {
+    pub fn with_models(home: AmbryHome, models_dir: impl Into<PathBuf>) -> Arc<Workspace> {
         Arc::new(Workspace::new(home, LaunchEnv::with_models_dir(models_dir)))
     }
 
@@ -92,7 +92,7 @@ impl Workspace {
         Ok(Arc::new(Workspace::new(home, env)))
     }
 
-    pub fn home(&self) -> &EngramHome {
+    pub fn home(&self) -> &AmbryHome {
         &self.home
     }
 
@@ -104,7 +104,9 @@ impl Workspace {
     /// changes; an invalid file is an error every call until it is fixed (never a silent default).
     pub fn config(&self) -> Result<Config, ConfigError> {
         let path = self.home.config_file();
-        let stamp: ConfigStamp = std::fs::metadata(&path).ok().map(|m| (m.len(), m.mtime(), m.mtime_nsec(), m.ino()));
+        let stamp: ConfigStamp = std::fs::metadata(&path)
+            .ok()
+            .map(|m| (m.len(), m.mtime(), m.mtime_nsec(), m.ino()));
         let mut slot = lock(&self.config);
         if let Some((seen, config)) = slot.as_ref() {
             if *seen == stamp {
@@ -119,7 +121,10 @@ impl Workspace {
 
     /// The directory holding ONNX Runtime and the models.
     pub fn models_dir(&self) -> PathBuf {
-        self.env.models_dir.clone().unwrap_or_else(|| self.home.models_dir())
+        self.env
+            .models_dir
+            .clone()
+            .unwrap_or_else(|| self.home.models_dir())
     }
 
     /// Where the configured embedding model's assets are.
@@ -129,7 +134,12 @@ impl Workspace {
 
     /// Where each source keeps its transcripts.
     pub fn session_roots(&self) -> SourceRoots {
-        SourceRoots::resolve(&self.home, self.env.user_home.clone(), self.env.claude_config_dir.clone(), self.env.codex_home.clone())
+        SourceRoots::resolve(
+            &self.home,
+            self.env.user_home.clone(),
+            self.env.claude_config_dir.clone(),
+            self.env.codex_home.clone(),
+        )
     }
 
     /// The store for the user scope and the project `cwd` belongs to (user scope only when
@@ -195,13 +205,15 @@ impl Workspace {
             None => self.home.user_memory_dir(),
         };
         match change {
-            MemoryChange::Saved { project, name, .. } | MemoryChange::Removed { project, name, .. } => {
+            MemoryChange::Saved { project, name, .. }
+            | MemoryChange::Removed { project, name, .. } => {
                 let dir = dir_of(project);
                 self.corpus_cache().invalidate(&dir);
                 self.model.invalidate(&dir.join(format!("{name}.md")));
             }
             MemoryChange::SidecarChanged { project, name, .. } => {
-                self.model.invalidate(&dir_of(project).join(format!("{name}.md")));
+                self.model
+                    .invalidate(&dir_of(project).join(format!("{name}.md")));
             }
             MemoryChange::Rescan | MemoryChange::ProjectsChanged => {
                 self.projects_written();

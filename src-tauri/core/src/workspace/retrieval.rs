@@ -1,5 +1,5 @@
 //! Ranking through the workspace: the model slot, search over a coverage, and compose — the
-//! one path the app's overlay, `engram memory search`, `engram compose`, the compose service
+//! one path the app's overlay, `ambry memory search`, `ambry compose`, the compose service
 //! and the MCP server all take.
 //!
 //! Owns: when the model is (re)loaded (once per model and models directory; a failed load is
@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::{lock, Workspace, WorkspaceError};
-use crate::compose::cases::{load_cases, run_cases, with_case_added, CaseSpec, CasesReport, CASES_FILE};
+use crate::compose::cases::{
+    load_cases, run_cases, with_case_added, CaseSpec, CasesReport, CASES_FILE,
+};
 use crate::compose::{compose, ComposeRequest, Composition};
 use crate::config::{Config, ConfigError, Strategy};
 use crate::embed::{ModelPaths, ModelScorer};
@@ -47,14 +49,20 @@ impl ModelSlot {
         let mut slot = lock(&self.slot);
         match slot.as_ref() {
             Some(Loaded::Ready(loaded, scorer)) if loaded == paths => return Ok(scorer.clone()),
-            Some(Loaded::Failed(loaded, at, why)) if loaded == paths && at.elapsed() < RETRY_FAILED_LOAD_AFTER => {
+            Some(Loaded::Failed(loaded, at, why))
+                if loaded == paths && at.elapsed() < RETRY_FAILED_LOAD_AFTER =>
+            {
                 return Err(why.clone())
             }
             _ => {}
         }
         match ModelScorer::load(paths) {
             Ok(scorer) => {
-                let scorer = if self.trusting.load(Ordering::SeqCst) { scorer.trust_watcher() } else { scorer };
+                let scorer = if self.trusting.load(Ordering::SeqCst) {
+                    scorer.trust_watcher()
+                } else {
+                    scorer
+                };
                 let scorer = Arc::new(scorer);
                 *slot = Some(Loaded::Ready(paths.clone(), scorer.clone()));
                 Ok(scorer)
@@ -140,14 +148,23 @@ pub struct SearchResults {
 impl Workspace {
     /// The ranker's semantic argument under `strategy`: the loaded scorer, or why there is none.
     /// Lexical strategies never load the model.
-    pub(super) fn semantic_scorer(&self, strategy: Strategy, config: &Config) -> Result<Arc<ModelScorer>, String> {
+    pub(super) fn semantic_scorer(
+        &self,
+        strategy: Strategy,
+        config: &Config,
+    ) -> Result<Arc<ModelScorer>, String> {
         match strategy {
             Strategy::Keyword | Strategy::Bm25 => Err("not requested".into()),
             Strategy::Semantic | Strategy::Auto => self.model.scorer(&self.model_paths(config)),
         }
     }
 
-    pub fn search(&self, query: &str, coverage: Coverage<'_>, options: &SearchOptions) -> Result<SearchResults, WorkspaceError> {
+    pub fn search(
+        &self,
+        query: &str,
+        coverage: Coverage<'_>,
+        options: &SearchOptions,
+    ) -> Result<SearchResults, WorkspaceError> {
         let config = self.config()?;
         let mut params = SearchParams::from_config(&config.retrieval);
         params.limit = options.limit;
@@ -163,26 +180,47 @@ impl Workspace {
         };
         let relevant = {
             let corpus = self.corpus_cache().corpus_of(&dirs, shadowing)?;
-            rank::rank_with_relevance(&corpus, query, &params, &synonyms, semantic, options.only_evident)
+            rank::rank_with_relevance(
+                &corpus,
+                query,
+                &params,
+                &synonyms,
+                semantic,
+                options.only_evident,
+            )
         };
         let project_of = |hit: &Hit| {
             let dir = hit.path.parent()?;
-            slugs.iter().find(|(d, _)| d == dir).map(|(_, slug)| slug.clone())
+            slugs
+                .iter()
+                .find(|(d, _)| d == dir)
+                .map(|(_, slug)| slug.clone())
         };
         let hits = relevant
             .ranking
             .hits
             .into_iter()
             .zip(relevant.evidence)
-            .map(|(hit, evidence)| SearchHit { project: project_of(&hit), hit, evidence })
+            .map(|(hit, evidence)| SearchHit {
+                project: project_of(&hit),
+                hit,
+                evidence,
+            })
             .collect();
-        Ok(SearchResults { hits, strategy: relevant.ranking.strategy, note: relevant.ranking.note })
+        Ok(SearchResults {
+            hits,
+            strategy: relevant.ranking.strategy,
+            note: relevant.ranking.note,
+        })
     }
 
     /// The directories a coverage ranks, whether projects shadow the user, and which project
     /// each project directory is.
     #[allow(clippy::type_complexity)]
-    fn coverage_dirs(&self, coverage: Coverage<'_>) -> Result<(Vec<(Scope, PathBuf)>, Shadowing, Vec<(PathBuf, String)>), WorkspaceError> {
+    fn coverage_dirs(
+        &self,
+        coverage: Coverage<'_>,
+    ) -> Result<(Vec<(Scope, PathBuf)>, Shadowing, Vec<(PathBuf, String)>), WorkspaceError> {
         let mut dirs = Vec::new();
         let mut slugs = Vec::new();
         let shadowing = match coverage {
@@ -211,20 +249,37 @@ impl Workspace {
 
     /// The memory block for one agent turn in `cwd` (DESIGN §5); `top_k`/`max_bytes` override
     /// the config. Fails only when `config.toml` is invalid.
-    pub fn compose(&self, cwd: &Path, query: &str, top_k: Option<usize>, max_bytes: Option<usize>) -> Result<Composition, ConfigError> {
+    pub fn compose(
+        &self,
+        cwd: &Path,
+        query: &str,
+        top_k: Option<usize>,
+        max_bytes: Option<usize>,
+    ) -> Result<Composition, ConfigError> {
         let config = self.config()?;
         let store = self.store_at(cwd);
         Ok(self.compose_with(&store, &config, query, top_k, max_bytes))
     }
 
     /// The block for a known project (the app's compose preview), or the user scope alone.
-    pub fn compose_for(&self, slug: Option<&str>, query: &str) -> Result<Composition, WorkspaceError> {
+    pub fn compose_for(
+        &self,
+        slug: Option<&str>,
+        query: &str,
+    ) -> Result<Composition, WorkspaceError> {
         let config = self.config()?;
         let store = self.store_of(slug)?;
         Ok(self.compose_with(&store, &config, query, None, None))
     }
 
-    fn compose_with(&self, store: &Store, config: &Config, query: &str, top_k: Option<usize>, max_bytes: Option<usize>) -> Composition {
+    fn compose_with(
+        &self,
+        store: &Store,
+        config: &Config,
+        query: &str,
+        top_k: Option<usize>,
+        max_bytes: Option<usize>,
+    ) -> Composition {
         let retrieval = &config.retrieval;
         let request = ComposeRequest::new(query, retrieval).with_caps(top_k, max_bytes);
         let scorer = self.semantic_scorer(retrieval.strategy, config);
@@ -232,7 +287,13 @@ impl Workspace {
             Ok(scorer) => Semantic::Available(scorer.as_ref()),
             Err(why) => Semantic::Unavailable(why.clone()),
         };
-        let composition = compose(store, &mut self.corpus_cache(), retrieval, &request, semantic);
+        let composition = compose(
+            store,
+            &mut self.corpus_cache(),
+            retrieval,
+            &request,
+            semantic,
+        );
         self.composed.fetch_add(1, Ordering::SeqCst);
         composition
     }
@@ -260,11 +321,20 @@ impl Workspace {
             Ok(scorer) => Semantic::Available(scorer.as_ref()),
             Err(why) => Semantic::Unavailable(why.clone()),
         };
-        Ok(Some(run_cases(store, &mut self.corpus_cache(), &config.retrieval, &semantic, &cases)))
+        Ok(Some(run_cases(
+            store,
+            &mut self.corpus_cache(),
+            &config.retrieval,
+            &semantic,
+            &cases,
+        )))
     }
 
     /// [`Workspace::memory_tests`] for the user scope and, with `slug`, that project.
-    pub fn memory_tests_for(&self, slug: Option<&str>) -> Result<Option<CasesReport>, WorkspaceError> {
+    pub fn memory_tests_for(
+        &self,
+        slug: Option<&str>,
+    ) -> Result<Option<CasesReport>, WorkspaceError> {
         self.memory_tests(&self.store_of(slug)?)
     }
 
@@ -272,7 +342,11 @@ impl Workspace {
     /// any memory it expects is the project's (the case only makes sense there), else in the
     /// user scope's. Every expected memory must exist now (a typo would make a case that can
     /// never pass). Returns the file written.
-    pub fn add_memory_test(&self, slug: Option<&str>, mut spec: CaseSpec) -> Result<PathBuf, WorkspaceError> {
+    pub fn add_memory_test(
+        &self,
+        slug: Option<&str>,
+        mut spec: CaseSpec,
+    ) -> Result<PathBuf, WorkspaceError> {
         let store = self.store_of(slug)?;
         spec.expect.dedup();
         let mut scope = Scope::User;
@@ -281,13 +355,20 @@ impl Workspace {
                 scope = Scope::Project;
             }
         }
-        Ok(store.edit_side_file(scope, CASES_FILE, |text: Option<&str>, path: &Path| -> Result<String, WorkspaceError> {
-            Ok(with_case_added(text.unwrap_or(""), &spec, path)?)
-        })?)
+        Ok(store.edit_side_file(
+            scope,
+            CASES_FILE,
+            |text: Option<&str>, path: &Path| -> Result<String, WorkspaceError> {
+                Ok(with_case_added(text.unwrap_or(""), &spec, path)?)
+            },
+        )?)
     }
 
     /// How many blocks this workspace composed, and the model it holds (for `serve --status`).
     pub fn compose_stats(&self) -> (u64, Option<String>) {
-        (self.composed.load(Ordering::SeqCst), self.model.loaded_model())
+        (
+            self.composed.load(Ordering::SeqCst),
+            self.model.loaded_model(),
+        )
     }
 }

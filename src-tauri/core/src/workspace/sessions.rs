@@ -13,13 +13,14 @@ use std::path::PathBuf;
 use super::{Workspace, WorkspaceError};
 use crate::embed::{Embedder, ModelPerBatch, TextEmbedder};
 use crate::sessions::{
-    FillError, IndexProgress, IndexStats, IndexSummary, QueryVector, RecallHit, RecallQuery, SessionError,
-    SessionIndex, SessionMeta, SourceKind, Transcript, VectorFill, WriterTurn, DEFAULT_WEIGHTS,
+    FillError, IndexProgress, IndexStats, IndexSummary, QueryVector, RecallHit, RecallQuery,
+    SessionError, SessionIndex, SessionMeta, SourceKind, Transcript, VectorFill, WriterTurn,
+    DEFAULT_WEIGHTS,
 };
 
 /// Messages a recall embeds before searching, at most: about a second on 2 cores (the set in
 /// `tests/session_eval` embedded at ≈ 20 messages/s), so a search as one types stays usable
-/// after a large index run; `engram sessions index` and the app's reindex embed the rest.
+/// after a large index run; `ambry sessions index` and the app's reindex embed the rest.
 const RECALL_FILL_LIMIT: usize = 16;
 
 fn describe_fill_error(e: &FillError) -> String {
@@ -52,7 +53,7 @@ impl Workspace {
 
     /// Brings the session index up to date (incremental: only new bytes are read); a transcript
     /// found missing is kept in the vault as gone since `now`. Another indexer at work (the app's
-    /// watcher, a second `engram sessions index`) is waited for, however long its run takes.
+    /// watcher, a second `ambry sessions index`) is waited for, however long its run takes.
     pub fn index_sessions(
         &self,
         request: &IndexRequest,
@@ -64,7 +65,7 @@ impl Workspace {
         self.index_sessions_in_turn(request, now, progress)
     }
 
-    /// Whether another indexer (the app's watcher, another `engram sessions index`) is writing
+    /// Whether another indexer (the app's watcher, another `ambry sessions index`) is writing
     /// the session index right now, so that `index_sessions` would first wait for it to finish.
     pub fn session_indexer_at_work(&self) -> bool {
         matches!(WriterTurn::if_free(&self.home.index_db()), Ok(None))
@@ -91,7 +92,13 @@ impl Workspace {
         } else {
             (SessionIndex::open(&db)?, 0)
         };
-        let mut summary = index.index(&self.session_roots(), &config, request.only, now.timestamp(), progress)?;
+        let mut summary = index.index(
+            &self.session_roots(),
+            &config,
+            request.only,
+            now.timestamp(),
+            progress,
+        )?;
         summary.vault_kept = vault_kept;
         Ok(summary)
     }
@@ -124,7 +131,7 @@ impl Workspace {
         };
         let model = embedder.model_id().to_string();
         // The newest messages without vectors get them now (bounded, so a recall stays quick
-        // after a large index run); `engram sessions index` embeds the rest.
+        // after a large index run); `ambry sessions index` embeds the rest.
         // Not queued behind a running indexer: a recall answers now, by words where it must.
         let fill = match WriterTurn::if_free(&self.home.index_db())? {
             Some(_turn) => index.fill_vectors(&mut embedder, Some(RECALL_FILL_LIMIT), &mut |_| {}),
@@ -136,7 +143,7 @@ impl Workspace {
         };
         match fill {
             Ok(fill) if fill.remaining > 0 => notes.push(format!(
-                "{} message(s) not embedded yet are found by their words only; `engram sessions index` embeds them",
+                "{} message(s) not embedded yet are found by their words only; `ambry sessions index` embeds them",
                 fill.remaining
             )),
             Ok(_) => {}
@@ -149,8 +156,14 @@ impl Workspace {
                 return Ok((index.recall(query)?, notes));
             }
         };
-        let semantic = QueryVector { vector: &vector, model: &model };
-        Ok((index.recall_with(query, DEFAULT_WEIGHTS, Some(semantic))?, notes))
+        let semantic = QueryVector {
+            vector: &vector,
+            model: &model,
+        };
+        Ok((
+            index.recall_with(query, DEFAULT_WEIGHTS, Some(semantic))?,
+            notes,
+        ))
     }
 
     /// Gives every user and assistant message without a vector one (at most `limit` of them,
@@ -161,14 +174,19 @@ impl Workspace {
         progress: &mut dyn FnMut(VectorFill),
     ) -> Result<VectorFill, String> {
         let mut embedder = self.session_embedder().ok_or_else(|| {
-            match self.config().map(|c| self.semantic_scorer(c.retrieval.strategy, &c)) {
+            match self
+                .config()
+                .map(|c| self.semantic_scorer(c.retrieval.strategy, &c))
+            {
                 Ok(Err(why)) => why,
                 Ok(Ok(_)) => "the model is not available".to_string(),
                 Err(e) => e.to_string(),
             }
         })?;
         let mut index = self.session_index().map_err(|e| e.to_string())?;
-        index.fill_vectors(&mut embedder, limit, progress).map_err(|e| describe_fill_error(&e))
+        index
+            .fill_vectors(&mut embedder, limit, progress)
+            .map_err(|e| describe_fill_error(&e))
     }
 
     /// The model for session vectors, unless the configured strategy is lexical or the model
@@ -176,7 +194,9 @@ impl Workspace {
     /// of messages must not keep the process's searches from the model.
     fn session_embedder(&self) -> Option<ModelPerBatch<Embedder>> {
         let config = self.config().ok()?;
-        let scorer = self.semantic_scorer(config.retrieval.strategy, &config).ok()?;
+        let scorer = self
+            .semantic_scorer(config.retrieval.strategy, &config)
+            .ok()?;
         ModelPerBatch::new(scorer.embedder()).ok()
     }
 
@@ -237,12 +257,15 @@ impl Workspace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::home::EngramHome;
+    use crate::home::AmbryHome;
     use crate::workspace::LaunchEnv;
     use std::sync::mpsc::channel;
 
     fn say(text: &str) -> String {
-        format!("{}\n", serde_json::json!({"ts": "2026-06-01T10:00:00Z", "role": "user", "text": text}))
+        format!(
+            "{}\n",
+            serde_json::json!({"ts": "2026-06-01T10:00:00Z", "role": "user", "text": text})
+        )
     }
 
     /// A recall typed while the watcher (or a CLI run) indexes must answer from what is indexed,
@@ -250,14 +273,22 @@ mod tests {
     #[test]
     fn a_recall_during_another_indexers_run_searches_what_is_indexed_and_says_so() {
         let tmp = tempfile::tempdir().unwrap();
-        let home = EngramHome::new(tmp.path().join("home"));
-        let ws = Workspace::new(home.clone(), LaunchEnv::with_models_dir(tmp.path().join("no-models")));
+        let home = AmbryHome::new(tmp.path().join("home"));
+        let ws = Workspace::new(
+            home.clone(),
+            LaunchEnv::with_models_dir(tmp.path().join("no-models")),
+        );
         let transcript = home.sessions_dir().join("s.jsonl");
         std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
         std::fs::write(&transcript, say("the whiskey deploy")).unwrap();
         let now = chrono::DateTime::from_timestamp(1_780_000_000, 0).unwrap();
-        ws.index_sessions(&IndexRequest::default(), now, &mut |_| {}).unwrap();
-        std::fs::write(&transcript, format!("{}{}", say("the whiskey deploy"), say("a yankee rollback"))).unwrap();
+        ws.index_sessions(&IndexRequest::default(), now, &mut |_| {})
+            .unwrap();
+        std::fs::write(
+            &transcript,
+            format!("{}{}", say("the whiskey deploy"), say("a yankee rollback")),
+        )
+        .unwrap();
 
         let (held, wait_for_held) = channel();
         let (release, wait_for_release) = channel::<()>();
@@ -272,14 +303,23 @@ mod tests {
         wait_for_held.recv().unwrap();
         let (hits, notes) = ws.recall(&RecallQuery::new("yankee"), true, now).unwrap();
         assert!(hits.is_empty(), "the new line is not indexed yet: {hits:?}");
-        assert!(notes.iter().any(|n| n.contains("another indexer is at work")), "{notes:?}");
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("another indexer is at work")),
+            "{notes:?}"
+        );
         let (hits, _) = ws.recall(&RecallQuery::new("whiskey"), true, now).unwrap();
         assert_eq!(hits.len(), 1, "what is indexed is found");
 
         release.send(()).unwrap();
         indexer.join().unwrap();
         let (hits, notes) = ws.recall(&RecallQuery::new("yankee"), true, now).unwrap();
-        assert_eq!(hits.len(), 1, "indexed first once the turn is free: {notes:?}");
+        assert_eq!(
+            hits.len(),
+            1,
+            "indexed first once the turn is free: {notes:?}"
+        );
         assert!(notes.is_empty(), "{notes:?}");
     }
 }

@@ -31,7 +31,7 @@ pub enum ReindexPhase {
     /// Vectors for the session messages that have none (with the model only).
     #[serde(rename = "session_vectors")]
     SessionVectors,
-    /// Another session indexer (`engram sessions index`, the watcher) is at work: the sessions
+    /// Another session indexer (`ambry sessions index`, the watcher) is at work: the sessions
     /// phase starts when it ends.
     #[serde(rename = "waiting_for_indexer")]
     WaitingForIndexer,
@@ -62,7 +62,7 @@ impl Workspace {
         self.reindexing.load(Ordering::SeqCst)
     }
 
-    /// Vectors of every memory Engram knows (user scope and every known project, plus `also`
+    /// Vectors of every memory Ambry knows (user scope and every known project, plus `also`
     /// when it is not known yet), then the session index (transcripts found gone are vaulted as
     /// of `now`). Refused while another reindex runs.
     pub fn reindex(
@@ -72,17 +72,27 @@ impl Workspace {
         progress: &mut dyn FnMut(ReindexPhase, usize, usize),
     ) -> Result<ReindexSummary, WorkspaceError> {
         let _running = self.begin_reindex()?;
-        let embeddings = self.reindex_vectors(also, &mut |p| progress(ReindexPhase::Embeddings, p.done, p.total));
+        let embeddings = self.reindex_vectors(also, &mut |p| {
+            progress(ReindexPhase::Embeddings, p.done, p.total)
+        });
         if self.session_indexer_at_work() {
             progress(ReindexPhase::WaitingForIndexer, 0, 0);
         }
         let sessions = self.index_sessions(
             &super::IndexRequest::default(),
             now,
-            &mut |p: IndexProgress| progress(ReindexPhase::Sessions, p.done as usize, p.total as usize),
+            &mut |p: IndexProgress| {
+                progress(ReindexPhase::Sessions, p.done as usize, p.total as usize)
+            },
         );
-        let pending = self.session_index().ok().and_then(|i| i.unembedded_count().ok()).unwrap_or(0) as usize;
-        let session_vectors = self.embed_sessions(None, &mut |f| progress(ReindexPhase::SessionVectors, f.messages as usize, pending));
+        let pending = self
+            .session_index()
+            .ok()
+            .and_then(|i| i.unembedded_count().ok())
+            .unwrap_or(0) as usize;
+        let session_vectors = self.embed_sessions(None, &mut |f| {
+            progress(ReindexPhase::SessionVectors, f.messages as usize, pending)
+        });
         Ok(ReindexSummary {
             embeddings: embeddings.map_err(|e| report(&e)),
             sessions: sessions.map_err(|e| report(&e)),
@@ -90,7 +100,7 @@ impl Workspace {
         })
     }
 
-    /// Only the vectors (`engram memory reindex`): the same coverage as [`Workspace::reindex`].
+    /// Only the vectors (`ambry memory reindex`): the same coverage as [`Workspace::reindex`].
     pub fn reindex_embeddings(
         &self,
         also: Option<&Project>,
@@ -107,11 +117,16 @@ impl Workspace {
         Ok(RunningReindex(self))
     }
 
-    fn reindex_vectors(&self, also: Option<&Project>, progress: &mut dyn FnMut(ReindexProgress)) -> Result<ReindexReport, WorkspaceError> {
+    fn reindex_vectors(
+        &self,
+        also: Option<&Project>,
+        progress: &mut dyn FnMut(ReindexProgress),
+    ) -> Result<ReindexReport, WorkspaceError> {
         let config = self.config()?;
         progress(ReindexProgress { done: 0, total: 0 });
         // Lent per batch: searches and composes of this process use the model between batches.
-        let mut embedder = ModelPerBatch::new(shared_embedder(&self.model_paths(&config))?).map_err(|_| WorkspaceError::ModelCrashed)?;
+        let mut embedder = ModelPerBatch::new(shared_embedder(&self.model_paths(&config))?)
+            .map_err(|_| WorkspaceError::ModelCrashed)?;
         let mut files = Store::new(self.home.clone(), None).list(ScopeFilter::User)?;
         let known = self.known_projects()?;
         let mut projects: Vec<Project> = known.iter().map(|k| k.to_project()).collect();
@@ -124,7 +139,7 @@ impl Workspace {
         Ok(reindex_files(files, &mut embedder, progress)?)
     }
 
-    /// Every check `engram doctor` and the app's Settings show. With `cwd`, the store checks
+    /// Every check `ambry doctor` and the app's Settings show. With `cwd`, the store checks
     /// cover that directory's project; without one (the app), each project is covered by the
     /// projects check instead.
     pub fn doctor(&self, cwd: Option<&Path>) -> Vec<Check> {
@@ -132,11 +147,17 @@ impl Workspace {
         let mut checks = doctor::home_checks(&self.home, &config);
         match cwd {
             Some(cwd) => checks.extend(doctor::store_checks(&self.store_at(cwd))),
-            None => checks.extend(doctor::user_store_checks(&Store::new(self.home.clone(), None))),
+            None => checks.extend(doctor::user_store_checks(&Store::new(
+                self.home.clone(),
+                None,
+            ))),
         }
         checks.extend(doctor::project_checks(&self.home));
         if let Ok(config) = &config {
-            checks.extend(crate::embed::embed_checks(&self.model_paths(config), config.retrieval.strategy).to_checks());
+            checks.extend(
+                crate::embed::embed_checks(&self.model_paths(config), config.retrieval.strategy)
+                    .to_checks(),
+            );
         }
         checks.extend(crate::sessions::session_checks(&self.home.index_db()));
         if let Some(env) = self.agent_env() {
@@ -145,17 +166,21 @@ impl Workspace {
         checks
     }
 
-
-    /// Where a trust anchor lives: USER.md, or a known project's `.engram/ENGRAM.md`.
+    /// Where a trust anchor lives: USER.md, or a known project's `.ambry/AMBRY.md`.
     pub fn anchor_path(&self, slug: Option<&str>) -> Result<(AnchorKind, PathBuf), WorkspaceError> {
         match slug {
             None => Ok((AnchorKind::User, anchors::user_anchor_path(&self.home))),
             Some(slug) => {
                 let known = self.project(slug)?;
                 if known.roots.is_empty() {
-                    return Err(WorkspaceError::NoProjectRoot { project: known.display_name() });
+                    return Err(WorkspaceError::NoProjectRoot {
+                        project: known.display_name(),
+                    });
                 }
-                Ok((AnchorKind::Project, anchors::project_anchor_path(&known.to_project())))
+                Ok((
+                    AnchorKind::Project,
+                    anchors::project_anchor_path(&known.to_project()),
+                ))
             }
         }
     }
@@ -165,6 +190,11 @@ impl Workspace {
     /// it is config.toml itself): its editor key is then taken as unset.
     pub fn editor_for(&self, path: &Path) -> Result<EditorLaunch, WorkspaceError> {
         let configured = self.config().map(|c| c.editor.command).unwrap_or_default();
-        Ok(resolve_editor(&configured, self.env.visual.as_deref(), self.env.editor.as_deref(), path)?)
+        Ok(resolve_editor(
+            &configured,
+            self.env.visual.as_deref(),
+            self.env.editor.as_deref(),
+            path,
+        )?)
     }
 }

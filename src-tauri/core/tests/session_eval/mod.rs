@@ -1,5 +1,5 @@
 //! A labelled set for session recall: 65 sessions over eight projects, written in the real
-//! Claude Code, Codex and Engram-native formats (via `session_fixture`'s writers), each stringing
+//! Claude Code, Codex and Ambry-native formats (via `session_fixture`'s writers), each stringing
 //! one or two threads of work (`topics.txt`) together with everyday turns (`filler.txt`) as
 //! `sessions.txt` lists; and questions (`questions.txt`) labelled with the threads that answer
 //! them, so with the sessions holding those threads. Split by a hash of each question into a dev
@@ -93,28 +93,46 @@ pub fn topics() -> BTreeMap<String, Vec<String>> {
             assert!(!out.contains_key(name), "topic {name} twice");
             out.insert(name.to_string(), Vec::new());
             current = Some(name.to_string());
-        } else if let Some(turn) = line.strip_prefix("U: ").or_else(|| line.strip_prefix("A: ")) {
-            let turns = out.get_mut(current.as_ref().expect("a turn before any topic")).unwrap();
+        } else if let Some(turn) = line
+            .strip_prefix("U: ")
+            .or_else(|| line.strip_prefix("A: "))
+        {
+            let turns = out
+                .get_mut(current.as_ref().expect("a turn before any topic"))
+                .unwrap();
             let is_user = line.starts_with("U: ");
-            assert_eq!(is_user, turns.len() % 2 == 0, "turns alternate, user first: {line}");
+            assert_eq!(
+                is_user,
+                turns.len() % 2 == 0,
+                "turns alternate, user first: {line}"
+            );
             turns.push(turn.to_string());
         } else {
             assert!(line.is_empty(), "unexpected line in topics.txt: {line}");
         }
     }
     for (name, turns) in &out {
-        assert!(turns.len() >= 2 && turns.len() % 2 == 0, "topic {name} has {} turns", turns.len());
+        assert!(
+            turns.len() >= 2 && turns.len() % 2 == 0,
+            "topic {name} has {} turns",
+            turns.len()
+        );
     }
     out
 }
 
 /// The everyday (user, assistant) pairs, in order.
 pub fn filler() -> Vec<(String, String)> {
-    let lines: Vec<String> = content_lines("filler.txt").into_iter().filter(|l| !l.is_empty()).collect();
+    let lines: Vec<String> = content_lines("filler.txt")
+        .into_iter()
+        .filter(|l| !l.is_empty())
+        .collect();
     lines
         .chunks(2)
         .map(|pair| {
-            let user = pair[0].strip_prefix("U: ").expect("filler pairs start with U:");
+            let user = pair[0]
+                .strip_prefix("U: ")
+                .expect("filler pairs start with U:");
             let agent = pair[1].strip_prefix("A: ").expect("then A:");
             (user.to_string(), agent.to_string())
         })
@@ -126,18 +144,28 @@ pub fn sessions() -> Vec<EvalSession> {
     let filler = filler();
     let mut next_filler = 0usize;
     let mut out = Vec::new();
-    for line in content_lines("sessions.txt").into_iter().filter(|l| !l.is_empty()) {
+    for line in content_lines("sessions.txt")
+        .into_iter()
+        .filter(|l| !l.is_empty())
+    {
         let (head, body) = line.split_once(" = ").expect("id source cwd = parts");
         let head: Vec<&str> = head.split_whitespace().collect();
-        let mut session =
-            EvalSession { id: head[0].to_string(), source: head[1].to_string(), cwd: head[2].to_string(), topics: Vec::new(), turns: Vec::new() };
+        let mut session = EvalSession {
+            id: head[0].to_string(),
+            source: head[1].to_string(),
+            cwd: head[2].to_string(),
+            topics: Vec::new(),
+            turns: Vec::new(),
+        };
         for part in body.split_whitespace() {
             if part == "~" {
                 let (u, a) = &filler[next_filler % filler.len()];
                 next_filler += 1;
                 session.turns.extend([u.clone(), a.clone()]);
             } else {
-                let turns = topics.get(part).unwrap_or_else(|| panic!("unknown topic {part} in {}", session.id));
+                let turns = topics
+                    .get(part)
+                    .unwrap_or_else(|| panic!("unknown topic {part} in {}", session.id));
                 session.topics.push(part.to_string());
                 session.turns.extend(turns.iter().cloned());
             }
@@ -155,26 +183,44 @@ pub fn questions() -> Vec<Question> {
             let parts: Vec<&str> = line.splitn(3, " | ").collect();
             assert_eq!(parts.len(), 3, "class | evidence | question: {line}");
             let needs_all = parts[1].contains('&');
-            let topics = parts[1].split(['&', ',']).map(|t| t.trim().to_string()).collect();
-            Question { class: parts[0].to_string(), topics, needs_all, text: parts[2].to_string() }
+            let topics = parts[1]
+                .split(['&', ','])
+                .map(|t| t.trim().to_string())
+                .collect();
+            Question {
+                class: parts[0].to_string(),
+                topics,
+                needs_all,
+                text: parts[2].to_string(),
+            }
         })
         .collect()
 }
 
 /// Writes every session into the three roots in its source's real format.
-pub fn write_all(sessions: &[EvalSession], claude_root: &Path, codex_root: &Path, engram_root: &Path) {
+pub fn write_all(
+    sessions: &[EvalSession],
+    claude_root: &Path,
+    codex_root: &Path,
+    ambry_root: &Path,
+) {
     for (i, s) in sessions.iter().enumerate() {
         // The writers take the fixture's static shape; a test process writes each set once.
         let leak = |t: &str| -> &'static str { Box::leak(t.to_string().into_boxed_str()) };
         let turns: Vec<&'static str> = s.turns.iter().map(|t| leak(t)).collect();
-        let fixture = Session { source: leak(&s.source), id: leak(&s.id), cwd: leak(&s.cwd), turns: Box::leak(turns.into_boxed_slice()) };
+        let fixture = Session {
+            source: leak(&s.source),
+            id: leak(&s.id),
+            cwd: leak(&s.cwd),
+            turns: Box::leak(turns.into_boxed_slice()),
+        };
         let minute = i as u32;
         let text = match s.source.as_str() {
             "claude" => session_fixture::claude_lines(&fixture, minute),
             "codex" => session_fixture::codex_lines(&fixture, minute),
             _ => session_fixture::native_lines(&fixture, minute),
         };
-        let path = session_fixture::path_of(&fixture, claude_root, codex_root, engram_root);
+        let path = session_fixture::path_of(&fixture, claude_root, codex_root, ambry_root);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, text).unwrap();
     }
@@ -209,5 +255,7 @@ impl Tally {
 /// Distinct sessions in order of first appearance.
 pub fn distinct(ids: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut seen = BTreeSet::new();
-    ids.into_iter().filter(|id| seen.insert(id.clone())).collect()
+    ids.into_iter()
+        .filter(|id| seen.insert(id.clone()))
+        .collect()
 }

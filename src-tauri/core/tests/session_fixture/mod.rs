@@ -1,5 +1,5 @@
 //! A labeled recall fixture: two dozen synthetic sessions written in the real Claude Code,
-//! Codex and Engram-native formats (with the injected context, progress, tool and bookkeeping
+//! Codex and Ambry-native formats (with the injected context, progress, tool and bookkeeping
 //! lines those formats carry), and questions a person would ask, each labeled with the
 //! session that answers it. Used by the recall quality gate and the session benchmarks.
 
@@ -37,7 +37,7 @@ pub const SESSIONS: &[Session] = &[
         "The webpack dev server takes 40 seconds to start. Can we do better?",
         "Most of the time is babel transpiling node_modules. Vite serves native ES modules in development and uses esbuild for dependencies, so cold start drops to about 2 seconds. I migrated the config, replaced the env variable prefix with VITE_ and removed webpack and its loaders.",
     ]},
-    Session { source: "engram", id: "n-oomkilled", cwd: "/home/dev/infra", turns: &[
+    Session { source: "ambry", id: "n-oomkilled", cwd: "/home/dev/infra", turns: &[
         "The worker pods keep getting OOMKilled in the cluster",
         "The JVM in the worker sizes its heap from the node's memory, not from the container limit, so it grows past the 512Mi limit. I set -XX:MaxRAMPercentage=75 and raised the limit to 768Mi; the pods have been stable since.",
     ]},
@@ -49,7 +49,7 @@ pub const SESSIONS: &[Session] = &[
         "The customer orders page takes 8 seconds to load",
         "EXPLAIN shows a sequential scan of orders filtered by customer_id. I added a migration creating an index on orders(customer_id, created_at) concurrently; the query now takes 4 ms.",
     ]},
-    Session { source: "engram", id: "n-rate-limit", cwd: "/home/dev/api", turns: &[
+    Session { source: "ambry", id: "n-rate-limit", cwd: "/home/dev/api", turns: &[
         "A single client hammered the public endpoints yesterday. We need limits per API key.",
         "I added a token bucket per API key: 100 requests per minute with bursts of 20, kept in process memory per instance, and clients over the limit get HTTP 429 with a Retry-After header.",
     ]},
@@ -65,7 +65,7 @@ pub const SESSIONS: &[Session] = &[
         "Where do we keep feature flags now that we dropped the SaaS?",
         "Flags live in the feature_flags table in Postgres, cached in each process for 30 seconds; the admin page toggles them and a flag defaults to off when missing.",
     ]},
-    Session { source: "engram", id: "n-presigned", cwd: "/home/dev/media", turns: &[
+    Session { source: "ambry", id: "n-presigned", cwd: "/home/dev/media", turns: &[
         "Customers say large video uploads fail halfway with AccessDenied",
         "The S3 presigned PUT URLs were created with a 5 minute expiry, and big uploads outlast them. I raised the expiry to 2 hours and switched files over 100 MB to multipart upload with one presigned URL per part.",
     ]},
@@ -81,7 +81,7 @@ pub const SESSIONS: &[Session] = &[
         "Nobody received password reset mails since Friday",
         "The mailer authenticates with an SMTP password that was rotated on Friday; delivery failed with 535 authentication errors that were only logged at debug level. I updated the secret and made send failures log at error level and alert.",
     ]},
-    Session { source: "engram", id: "n-dataloader", cwd: "/home/dev/api", turns: &[
+    Session { source: "ambry", id: "n-dataloader", cwd: "/home/dev/api", turns: &[
         "The GraphQL query for a team with its members issues hundreds of SQL queries",
         "Each member resolver loads its profile separately, the classic N+1. I added a DataLoader per request that batches profile lookups into one WHERE id IN query.",
     ]},
@@ -93,7 +93,7 @@ pub const SESSIONS: &[Session] = &[
         "Postgres says FATAL: sorry, too many clients already during peaks",
         "Every app instance opens a pool of 20 connections and autoscaling reaches 15 instances, beyond max_connections. I put pgbouncer in transaction mode in front of Postgres and lowered each pool to 5.",
     ]},
-    Session { source: "engram", id: "n-german", cwd: "/home/dev/web", turns: &[
+    Session { source: "ambry", id: "n-german", cwd: "/home/dev/web", turns: &[
         "Half the checkout page is in English for German users",
         "The de locale file lacked the checkout namespace entirely. I added the translations and a CI check that fails when a key exists in en but not in de.",
     ]},
@@ -105,7 +105,7 @@ pub const SESSIONS: &[Session] = &[
         "The SSR node server's memory grows until it restarts every few hours",
         "A heap snapshot shows thousands of listeners on the shared event emitter: each request subscribes and never unsubscribes. I remove the listener in the request's finally block; the heap is flat now.",
     ]},
-    Session { source: "engram", id: "n-terraform-lock", cwd: "/home/dev/infra", turns: &[
+    Session { source: "ambry", id: "n-terraform-lock", cwd: "/home/dev/infra", turns: &[
         "terraform apply says Error acquiring the state lock",
         "A cancelled pipeline left its lock in the DynamoDB lock table. I checked nobody was applying, ran terraform force-unlock with the lock id, and made the pipeline release the lock on cancellation.",
     ]},
@@ -121,14 +121,23 @@ pub const SESSIONS: &[Session] = &[
 
 /// Questions as people ask them, each with the session that answers it.
 pub const QUESTIONS: &[(&str, &str)] = &[
-    ("when did we decide to drop the Redis cache?", "c-redis-drop"),
+    (
+        "when did we decide to drop the Redis cache?",
+        "c-redis-drop",
+    ),
     ("why were catalog prices stale?", "c-redis-drop"),
     ("which test failed because of the timezone?", "c-tz-test"),
-    ("how did we fix the refresh token rotation?", "x-jwt-rotation"),
+    (
+        "how did we fix the refresh token rotation?",
+        "x-jwt-rotation",
+    ),
     ("why are users logged out randomly", "x-jwt-rotation"),
     ("why did we move off webpack?", "x-vite"),
     ("what caused the pods to run out of memory?", "n-oomkilled"),
-    ("websocket keeps reconnecting in liveview", "c-liveview-socket"),
+    (
+        "websocket keeps reconnecting in liveview",
+        "c-liveview-socket",
+    ),
     ("slow query on the orders table", "x-orders-index"),
     ("how do we throttle API clients?", "n-rate-limit"),
     ("speed up the CI pipeline cargo build", "c-ci-cache"),
@@ -136,7 +145,10 @@ pub const QUESTIONS: &[(&str, &str)] = &[
     ("where are feature flags stored?", "c-feature-flags"),
     ("upload links expire too quickly", "n-presigned"),
     ("switch logs to json format", "c-json-logs"),
-    ("the nightly job ran twice during daylight saving", "x-cron-dst"),
+    (
+        "the nightly job ran twice during daylight saving",
+        "x-cron-dst",
+    ),
     ("why were password reset emails not delivered?", "c-smtp"),
     ("fix the n+1 problem in graphql resolvers", "n-dataloader"),
     ("lifetime error when spawning a task", "x-lifetime"),
@@ -150,7 +162,7 @@ pub const QUESTIONS: &[(&str, &str)] = &[
 ];
 
 /// Writes every session into the three roots, each in its source's real format.
-pub fn write_all(claude_root: &Path, codex_root: &Path, engram_root: &Path) {
+pub fn write_all(claude_root: &Path, codex_root: &Path, ambry_root: &Path) {
     for (i, s) in SESSIONS.iter().enumerate() {
         let minute = i as u32;
         let text = match s.source {
@@ -158,22 +170,36 @@ pub fn write_all(claude_root: &Path, codex_root: &Path, engram_root: &Path) {
             "codex" => codex_lines(s, minute),
             _ => native_lines(s, minute),
         };
-        let path = path_of(s, claude_root, codex_root, engram_root);
+        let path = path_of(s, claude_root, codex_root, ambry_root);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, text).unwrap();
     }
 }
 
-pub fn path_of(s: &Session, claude_root: &Path, codex_root: &Path, engram_root: &Path) -> std::path::PathBuf {
+pub fn path_of(
+    s: &Session,
+    claude_root: &Path,
+    codex_root: &Path,
+    ambry_root: &Path,
+) -> std::path::PathBuf {
     match s.source {
-        "claude" => claude_root.join(s.cwd.replace('/', "-")).join(format!("{}.jsonl", s.id)),
-        "codex" => codex_root.join("2026/05/12").join(format!("rollout-2026-05-12T10-00-00-{}.jsonl", s.id)),
-        _ => engram_root.join(format!("{}.jsonl", s.id)),
+        "claude" => claude_root
+            .join(s.cwd.replace('/', "-"))
+            .join(format!("{}.jsonl", s.id)),
+        "codex" => codex_root
+            .join("2026/05/12")
+            .join(format!("rollout-2026-05-12T10-00-00-{}.jsonl", s.id)),
+        _ => ambry_root.join(format!("{}.jsonl", s.id)),
     }
 }
 
 fn ts(minute: u32, second: u32) -> String {
-    format!("2026-05-12T{:02}:{:02}:{:02}.000Z", 8 + minute / 60, minute % 60, second)
+    format!(
+        "2026-05-12T{:02}:{:02}:{:02}.000Z",
+        8 + minute / 60,
+        minute % 60,
+        second
+    )
 }
 
 /// Claude Code 2.x: hook progress, snapshots, a system reminder around the first prompt,
@@ -182,7 +208,9 @@ pub fn claude_lines(s: &Session, minute: u32) -> String {
     let base = json!({"isSidechain": false, "userType": "external", "cwd": s.cwd, "sessionId": s.id, "version": "2.1.38", "gitBranch": "main"});
     let with = |extra: serde_json::Value| {
         let mut v = base.clone();
-        v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        v.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
         v.to_string()
     };
     let mut lines = vec![
@@ -192,7 +220,11 @@ pub fn claude_lines(s: &Session, minute: u32) -> String {
     for (n, turn) in s.turns.iter().enumerate() {
         let at = ts(minute, 1 + n as u32 * 4);
         if n % 2 == 0 {
-            let text = if n == 0 { format!("<system-reminder>\nThe project uses git.\n</system-reminder>\n{turn}") } else { turn.to_string() };
+            let text = if n == 0 {
+                format!("<system-reminder>\nThe project uses git.\n</system-reminder>\n{turn}")
+            } else {
+                turn.to_string()
+            };
             lines.push(with(json!({"type": "user", "message": {"role": "user", "content": text}, "uuid": format!("u{n}"), "timestamp": at})));
         } else {
             lines.push(with(json!({"type": "assistant", "message": {"model": "claude-opus-4-6", "role": "assistant", "content": [{"type": "thinking", "thinking": "Let me look at the code first.", "signature": "x"}]}, "timestamp": at})));
@@ -234,10 +266,13 @@ pub fn codex_lines(s: &Session, minute: u32) -> String {
 }
 
 pub fn native_lines(s: &Session, minute: u32) -> String {
-    let mut lines = vec![json!({"session": {"id": s.id, "cwd": s.cwd, "model": "local"}}).to_string()];
+    let mut lines =
+        vec![json!({"session": {"id": s.id, "cwd": s.cwd, "model": "local"}}).to_string()];
     for (n, turn) in s.turns.iter().enumerate() {
         let role = if n % 2 == 0 { "user" } else { "assistant" };
-        lines.push(json!({"ts": ts(minute, 1 + n as u32 * 4), "role": role, "text": turn}).to_string());
+        lines.push(
+            json!({"ts": ts(minute, 1 + n as u32 * 4), "role": role, "text": turn}).to_string(),
+        );
         if n % 2 == 1 {
             lines.push(json!({"ts": ts(minute, 2 + n as u32 * 4), "role": "tool", "text": "exit status 0"}).to_string());
         }

@@ -8,15 +8,22 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use engram_core::config::{Fusion, Strategy};
-use engram_core::memory::{MemoryDraft, Scope, ScopeFilter, Store};
-use engram_core::project::Project;
-use engram_core::rank::{self, CorpusCache, SearchParams, Semantic, SemanticScorer, Synonyms};
-use engram_core::EngramHome;
+use ambry_core::config::{Fusion, Strategy};
+use ambry_core::memory::{MemoryDraft, Scope, ScopeFilter, Store};
+use ambry_core::project::Project;
+use ambry_core::rank::{self, CorpusCache, SearchParams, Semantic, SemanticScorer, Synonyms};
+use ambry_core::AmbryHome;
 use serde::Deserialize;
 
 pub const PROJECTS: [&str; 3] = ["ledger", "atlas", "etl"];
-pub const CLASSES: [&str; 6] = ["keyword", "morphology", "synonym", "paraphrase", "shadowing", "long-prompt"];
+pub const CLASSES: [&str; 6] = [
+    "keyword",
+    "morphology",
+    "synonym",
+    "paraphrase",
+    "shadowing",
+    "long-prompt",
+];
 
 #[derive(Deserialize)]
 struct MemoryFile {
@@ -67,7 +74,9 @@ impl Half {
 
 impl SetQuery {
     pub fn project(&self) -> &str {
-        self.project.as_deref().expect("every query has a project after loading")
+        self.project
+            .as_deref()
+            .expect("every query has a project after loading")
     }
 
     /// FNV-1a of the query text: a split that never moves when queries are added or reordered.
@@ -91,9 +100,15 @@ pub fn set_dir() -> PathBuf {
 
 pub fn memories() -> Vec<SetMemory> {
     let mut all = Vec::new();
-    for (file, project) in [("user", None), ("ledger", Some("ledger")), ("atlas", Some("atlas")), ("etl", Some("etl"))] {
+    for (file, project) in [
+        ("user", None),
+        ("ledger", Some("ledger")),
+        ("atlas", Some("atlas")),
+        ("etl", Some("etl")),
+    ] {
         let text = std::fs::read_to_string(set_dir().join(format!("{file}.toml"))).unwrap();
-        let parsed: MemoryFile = toml::from_str(&text).unwrap_or_else(|e| panic!("{file}.toml: {e}"));
+        let parsed: MemoryFile =
+            toml::from_str(&text).unwrap_or_else(|e| panic!("{file}.toml: {e}"));
         all.extend(parsed.memory.into_iter().map(|mut m| {
             m.project = project.map(str::to_string);
             m
@@ -106,10 +121,15 @@ pub fn queries() -> Vec<SetQuery> {
     let mut all = Vec::new();
     for file in ["ledger", "atlas", "etl", "user"] {
         let text = std::fs::read_to_string(set_dir().join(format!("queries/{file}.toml"))).unwrap();
-        let parsed: QueryFile = toml::from_str(&text).unwrap_or_else(|e| panic!("queries/{file}.toml: {e}"));
+        let parsed: QueryFile =
+            toml::from_str(&text).unwrap_or_else(|e| panic!("queries/{file}.toml: {e}"));
         all.extend(parsed.query.into_iter().map(|mut q| {
             if q.project.is_none() {
-                assert_ne!(file, "user", "queries/user.toml must name the project of {:?}", q.q);
+                assert_ne!(
+                    file, "user",
+                    "queries/user.toml must name the project of {:?}",
+                    q.q
+                );
                 q.project = Some(file.to_string());
             }
             q
@@ -125,23 +145,36 @@ pub struct LoadedSet {
 }
 
 pub fn load(root: &Path) -> LoadedSet {
-    let home = EngramHome::new(root.join("home"));
+    let home = AmbryHome::new(root.join("home"));
     let stores: BTreeMap<String, Store> = PROJECTS
         .iter()
         .map(|p| {
-            let project = Project { slug: format!("{p}-0a1b2c3d"), root: root.join(p), remote: None };
+            let project = Project {
+                slug: format!("{p}-0a1b2c3d"),
+                root: root.join(p),
+                remote: None,
+            };
             (p.to_string(), Store::new(home.clone(), Some(project)))
         })
         .collect();
     let now = "2026-06-01T00:00:00Z".parse().unwrap();
     for m in memories() {
-        let draft = MemoryDraft { name: m.name, kind: m.kind, description: m.description, body: m.body, tags: vec![] };
+        let draft = MemoryDraft {
+            name: m.name,
+            kind: m.kind,
+            description: m.description,
+            body: m.body,
+            tags: vec![],
+        };
         match &m.project {
             None => stores["ledger"].save(Scope::User, draft, now).unwrap(),
             Some(p) => stores[p].save(Scope::Project, draft, now).unwrap(),
         };
     }
-    LoadedSet { stores, queries: queries() }
+    LoadedSet {
+        stores,
+        queries: queries(),
+    }
 }
 
 #[derive(Default, Clone, Copy, Debug)]
@@ -193,7 +226,10 @@ pub fn evaluate(set: &LoadedSet, config: &Config<'_>, show_dev_misses: bool) -> 
         limit: None,
     };
     let synonyms = Synonyms::new(&[]);
-    let mut caches: BTreeMap<&str, CorpusCache> = PROJECTS.iter().map(|p| (*p, CorpusCache::in_memory())).collect();
+    let mut caches: BTreeMap<&str, CorpusCache> = PROJECTS
+        .iter()
+        .map(|p| (*p, CorpusCache::in_memory()))
+        .collect();
     let mut report = Report::new();
     for q in &set.queries {
         let semantic = match config.scorer {
@@ -202,11 +238,32 @@ pub fn evaluate(set: &LoadedSet, config: &Config<'_>, show_dev_misses: bool) -> 
         };
         let store = &set.stores[q.project()];
         let cache = caches.get_mut(q.project()).unwrap();
-        let ranking = rank::search(store, cache, ScopeFilter::All, &q.q, &params, &synonyms, semantic).unwrap();
-        let rank = ranking.hits.iter().position(|h| q.expect.contains(&h.name)).map(|p| p + 1);
+        let ranking = rank::search(
+            store,
+            cache,
+            ScopeFilter::All,
+            &q.q,
+            &params,
+            &synonyms,
+            semantic,
+        )
+        .unwrap();
+        let rank = ranking
+            .hits
+            .iter()
+            .position(|h| q.expect.contains(&h.name))
+            .map(|p| p + 1);
         if show_dev_misses && q.half() == Half::Dev && rank != Some(1) {
-            let top: Vec<&str> = ranking.hits.iter().take(3).map(|h| h.name.as_str()).collect();
-            println!("  dev miss [{}] {:?} → {:?} at {rank:?}, top {top:?}", q.class, q.q, q.expect);
+            let top: Vec<&str> = ranking
+                .hits
+                .iter()
+                .take(3)
+                .map(|h| h.name.as_str())
+                .collect();
+            println!(
+                "  dev miss [{}] {:?} → {:?} at {rank:?}, top {top:?}",
+                q.class, q.q, q.expect
+            );
         }
         let half = q.half();
         report.entry((half, q.class.clone())).or_default().add(rank);
@@ -216,14 +273,24 @@ pub fn evaluate(set: &LoadedSet, config: &Config<'_>, show_dev_misses: bool) -> 
 }
 
 pub fn print_report(label: &str, report: &Report) {
-    println!("\n{label}\n{:<5} {:<12} {:>4} {:>6} {:>6} {:>6}", "half", "class", "n", "Hit@1", "Hit@3", "MRR");
+    println!(
+        "\n{label}\n{:<5} {:<12} {:>4} {:>6} {:>6} {:>6}",
+        "half", "class", "n", "Hit@1", "Hit@3", "MRR"
+    );
     for ((half, class), t) in report {
-        println!("{:<5} {class:<12} {:>4} {:>6.3} {:>6.3} {:>6.3}", half.label(), t.n, t.hit1(), t.hit3(), t.mrr());
+        println!(
+            "{:<5} {class:<12} {:>4} {:>6.3} {:>6.3} {:>6.3}",
+            half.label(),
+            t.n,
+            t.hit1(),
+            t.hit3(),
+            t.mrr()
+        );
     }
 }
 
 /// Every store's files, for the reindex that writes sidecars (user files appear once).
-pub fn all_files(set: &LoadedSet) -> Vec<engram_core::memory::MemoryFile> {
+pub fn all_files(set: &LoadedSet) -> Vec<ambry_core::memory::MemoryFile> {
     let mut files = set.stores["ledger"].list(ScopeFilter::User).unwrap();
     for store in set.stores.values() {
         files.extend(store.list(ScopeFilter::Project).unwrap());

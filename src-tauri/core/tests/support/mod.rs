@@ -7,18 +7,21 @@ pub mod paraphrase_set;
 
 use std::path::{Path, PathBuf};
 
-use engram_core::embed::ModelPaths;
-use engram_core::memory::{Memory, Scope};
+use ambry_core::embed::ModelPaths;
+use ambry_core::memory::{Memory, Scope};
 
-/// The real all-MiniLM-L6-v2 from `ENGRAM_TEST_MODELS` (scripts/test.sh fetches it and sets it);
+/// The real all-MiniLM-L6-v2 from `AMBRY_TEST_MODELS` (scripts/test.sh fetches it and sets it);
 /// a missing model fails the test saying what to run, never skips it.
 pub fn model_paths() -> ModelPaths {
-    let dir = std::env::var_os("ENGRAM_TEST_MODELS").map(PathBuf::from).unwrap_or_else(|| {
-        panic!("ENGRAM_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set ENGRAM_TEST_MODELS=DIR (scripts/test.sh does both)")
+    let dir = std::env::var_os("AMBRY_TEST_MODELS").map(PathBuf::from).unwrap_or_else(|| {
+        panic!("AMBRY_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set AMBRY_TEST_MODELS=DIR (scripts/test.sh does both)")
     });
     let paths = ModelPaths::new(&dir, "all-MiniLM-L6-v2");
     if let Err(e) = paths.check() {
-        panic!("embedding assets missing under ENGRAM_TEST_MODELS={}: {e}", dir.display());
+        panic!(
+            "embedding assets missing under AMBRY_TEST_MODELS={}: {e}",
+            dir.display()
+        );
     }
     paths
 }

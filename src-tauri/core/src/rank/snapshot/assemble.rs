@@ -33,7 +33,11 @@ pub(super) fn assemble(snapshots: &[&ScopeSnapshot], shadow: bool) -> Corpus {
     for (s, snapshot) in snapshots.iter().enumerate() {
         for (i, e) in snapshot.entries.iter().enumerate() {
             if let Some(doc) = &e.doc {
-                located.push(Located { snapshot: s, entry: i as u32, doc });
+                located.push(Located {
+                    snapshot: s,
+                    entry: i as u32,
+                    doc,
+                });
             }
         }
     }
@@ -41,20 +45,35 @@ pub(super) fn assemble(snapshots: &[&ScopeSnapshot], shadow: bool) -> Corpus {
         located = shadowed(located);
     }
     sort_for_ties(&mut located);
-    let mut position: Vec<Vec<u32>> = snapshots.iter().map(|s| vec![u32::MAX; s.entries.len()]).collect();
+    let mut position: Vec<Vec<u32>> = snapshots
+        .iter()
+        .map(|s| vec![u32::MAX; s.entries.len()])
+        .collect();
     for (i, l) in located.iter().enumerate() {
         position[l.snapshot][l.entry as usize] = i as u32;
     }
     // The loaded documents themselves (they carry no terms), shared with the snapshots.
     let docs = located.iter().map(|l| l.doc.clone()).collect();
-    let postings = snapshots.iter().zip(&position).flat_map(|(snapshot, position)| {
-        snapshot.postings.iter().flat_map(|p| p.iter()).map(move |(term, list)| {
-            let list = list
+    let postings = snapshots
+        .iter()
+        .zip(&position)
+        .flat_map(|(snapshot, position)| {
+            snapshot
+                .postings
                 .iter()
-                .filter_map(|&(entry, tf)| Some((*position.get(entry as usize).filter(|p| **p != u32::MAX)?, tf)))
-                .collect();
-            (term.clone(), list)
-        })
-    });
+                .flat_map(|p| p.iter())
+                .map(move |(term, list)| {
+                    let list = list
+                        .iter()
+                        .filter_map(|&(entry, tf)| {
+                            Some((
+                                *position.get(entry as usize).filter(|p| **p != u32::MAX)?,
+                                tf,
+                            ))
+                        })
+                        .collect();
+                    (term.clone(), list)
+                })
+        });
     Corpus::from_postings(docs, postings)
 }

@@ -14,7 +14,7 @@
 //! What a fresh process is guaranteed to see: every file added, removed or renamed, and every
 //! file whose size or modification time (to the nanosecond) differs from the snapshot's. A hand
 //! edit that keeps the size and puts back the old modification time is not seen until the file
-//! changes again; every write through Engram is a new file renamed into place, so it never is one.
+//! changes again; every write through Ambry is a new file renamed into place, so it never is one.
 
 mod assemble;
 mod persisted;
@@ -71,7 +71,9 @@ impl ScopeSnapshot {
     /// This snapshot with every entry's terms in its own `DocTerms` (inverting the postings of
     /// a loaded snapshot, each word taken from `words`), ready to have entries replaced.
     fn with_terms_per_document(&self, words: &mut HashSet<Arc<str>>) -> ScopeSnapshot {
-        let Some(postings) = &self.postings else { return self.clone() };
+        let Some(postings) = &self.postings else {
+            return self.clone();
+        };
         let mut terms: Vec<Vec<(Arc<str>, f32)>> = vec![Vec::new(); self.entries.len()];
         // Terms are stored in order, so each document's list comes out sorted, as `from_memory`
         // makes it.
@@ -86,11 +88,19 @@ impl ScopeSnapshot {
             .iter()
             .zip(terms)
             .map(|(e, terms)| Entry {
-                doc: e.doc.as_ref().map(|d| Arc::new(DocTerms { terms, ..d.without_terms() })),
+                doc: e.doc.as_ref().map(|d| {
+                    Arc::new(DocTerms {
+                        terms,
+                        ..d.without_terms()
+                    })
+                }),
                 ..e.clone()
             })
             .collect();
-        ScopeSnapshot { entries, postings: None }
+        ScopeSnapshot {
+            entries,
+            postings: None,
+        }
     }
 }
 
@@ -130,7 +140,10 @@ impl CorpusCache {
 
     /// Also loads from and saves to `index.sqlite` at `db_path` (if its directory exists).
     pub fn persistent(db_path: &Path) -> Self {
-        CorpusCache { persistent: PersistentCache::open(db_path), ..Default::default() }
+        CorpusCache {
+            persistent: PersistentCache::open(db_path),
+            ..Default::default()
+        }
     }
 
     /// The corpus of the scopes `filter` covers in `store`, refreshed against the disk.
@@ -144,7 +157,11 @@ impl CorpusCache {
 
     /// The corpus of these memory directories, each refreshed against the disk (or, when the
     /// cache trusts a watcher, only those changed since their last refresh).
-    pub fn corpus_of(&mut self, dirs: &[(Scope, PathBuf)], shadowing: Shadowing) -> Result<Arc<Corpus>, RankError> {
+    pub fn corpus_of(
+        &mut self,
+        dirs: &[(Scope, PathBuf)],
+        shadowing: Shadowing,
+    ) -> Result<Arc<Corpus>, RankError> {
         for (scope, dir) in dirs {
             if !(self.trusting && self.verified.contains(dir)) {
                 self.refresh(*scope, dir)?;
@@ -159,7 +176,10 @@ impl CorpusCache {
                 return Ok(corpus.clone());
             }
         }
-        let all_as_loaded = dirs.iter().filter_map(|d| self.snapshots.get(d)).all(ScopeSnapshot::terms_in_postings);
+        let all_as_loaded = dirs
+            .iter()
+            .filter_map(|d| self.snapshots.get(d))
+            .all(ScopeSnapshot::terms_in_postings);
         if !all_as_loaded {
             // A changed scope next to an unchanged one: build from terms per document throughout.
             for dir in &dirs {
@@ -168,14 +188,21 @@ impl CorpusCache {
                 }
             }
         }
-        let snapshots: Vec<&ScopeSnapshot> = dirs.iter().filter_map(|d| self.snapshots.get(d)).collect();
+        let snapshots: Vec<&ScopeSnapshot> =
+            dirs.iter().filter_map(|d| self.snapshots.get(d)).collect();
         let shadow = shadowing == Shadowing::ProjectOverUser;
         let corpus = Arc::new(if all_as_loaded {
             assemble(&snapshots, shadow)
         } else {
             // The snapshots' own documents, shared: building copies none of them.
-            let docs = snapshots.iter().flat_map(|s| s.entries.iter().filter_map(|e| e.doc.clone()));
-            if shadow { Corpus::build(docs) } else { Corpus::build_unshadowed(docs) }
+            let docs = snapshots
+                .iter()
+                .flat_map(|s| s.entries.iter().filter_map(|e| e.doc.clone()));
+            if shadow {
+                Corpus::build(docs)
+            } else {
+                Corpus::build_unshadowed(docs)
+            }
         });
         self.built = Some((dirs, shadowing, corpus.clone()));
         self.stale = false;
@@ -203,7 +230,11 @@ impl CorpusCache {
 
     fn refresh(&mut self, scope: Scope, dir: &Path) -> Result<(), RankError> {
         if !self.snapshots.contains_key(dir) {
-            let loaded = self.persistent.as_ref().and_then(|p| p.load(dir)).unwrap_or_default();
+            let loaded = self
+                .persistent
+                .as_ref()
+                .and_then(|p| p.load(dir))
+                .unwrap_or_default();
             self.snapshots.insert(dir.to_path_buf(), loaded);
             self.stale = true;
         }
@@ -212,12 +243,18 @@ impl CorpusCache {
             Ok(listing) => listing,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 if !previous.entries.is_empty() {
-                    self.snapshots.insert(dir.to_path_buf(), ScopeSnapshot::default());
+                    self.snapshots
+                        .insert(dir.to_path_buf(), ScopeSnapshot::default());
                     self.stale = true;
                 }
                 return Ok(());
             }
-            Err(e) => return Err(RankError::Io { path: dir.display().to_string(), source: e }),
+            Err(e) => {
+                return Err(RankError::Io {
+                    path: dir.display().to_string(),
+                    source: e,
+                })
+            }
         };
         let candidates: Vec<fs::DirEntry> = listing
             .flatten()
@@ -230,18 +267,27 @@ impl CorpusCache {
         let mut seen = stamps(&candidates, stat_threads(candidates.len()));
         seen.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let unchanged = seen.len() == previous.entries.len()
-            && seen.iter().zip(&previous.entries).all(|((name, size, mtime_ns), e)| {
-                *name == e.file_name && *size == e.size && *mtime_ns == e.mtime_ns
-            });
+            && seen
+                .iter()
+                .zip(&previous.entries)
+                .all(|((name, size, mtime_ns), e)| {
+                    *name == e.file_name && *size == e.size && *mtime_ns == e.mtime_ns
+                });
         if unchanged {
             return Ok(());
         }
         let previous = previous.with_terms_per_document(&mut self.words);
-        let mut by_name: HashMap<&str, &Entry> = previous.entries.iter().map(|e| (e.file_name.as_str(), e)).collect();
+        let mut by_name: HashMap<&str, &Entry> = previous
+            .entries
+            .iter()
+            .map(|e| (e.file_name.as_str(), e))
+            .collect();
         let mut entries = Vec::with_capacity(seen.len());
         for (file_name, size, mtime_ns) in seen {
             match by_name.remove(file_name.as_str()) {
-                Some(old) if old.size == size && old.mtime_ns == mtime_ns => entries.push(old.clone()),
+                Some(old) if old.size == size && old.mtime_ns == mtime_ns => {
+                    entries.push(old.clone())
+                }
                 _ => {
                     let path = dir.join(&file_name);
                     let doc = read_memory_file(scope, &path).ok().flatten().map(|m| {
@@ -251,11 +297,19 @@ impl CorpusCache {
                         }
                         Arc::new(doc)
                     });
-                    entries.push(Entry { file_name, size, mtime_ns, doc });
+                    entries.push(Entry {
+                        file_name,
+                        size,
+                        mtime_ns,
+                        doc,
+                    });
                 }
             }
         }
-        let snapshot = ScopeSnapshot { entries, postings: None };
+        let snapshot = ScopeSnapshot {
+            entries,
+            postings: None,
+        };
         if let Some(p) = &self.persistent {
             p.save(dir, &snapshot);
         }
@@ -291,8 +345,16 @@ fn stat_threads(files: usize) -> usize {
 fn stamps(candidates: &[fs::DirEntry], threads: usize) -> Vec<(String, u64, i64)> {
     fn stamp(item: &fs::DirEntry) -> Option<(String, u64, i64)> {
         let meta = item.metadata().ok().filter(|m| m.is_file())?;
-        let mtime_ns = meta.modified().ok().and_then(|m| m.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as i64);
-        Some((item.file_name().to_string_lossy().into_owned(), meta.len(), mtime_ns))
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i64);
+        Some((
+            item.file_name().to_string_lossy().into_owned(),
+            meta.len(),
+            mtime_ns,
+        ))
     }
     let stamp_all = |part: &[fs::DirEntry]| part.iter().filter_map(stamp).collect::<Vec<_>>();
     if threads <= 1 || candidates.len() < 2 {
@@ -300,7 +362,10 @@ fn stamps(candidates: &[fs::DirEntry], threads: usize) -> Vec<(String, u64, i64)
     }
     let chunk = candidates.len().div_ceil(threads);
     std::thread::scope(|scope| {
-        let others: Vec<_> = candidates[chunk..].chunks(chunk).map(|part| (part, scope.spawn(move || stamp_all(part)))).collect();
+        let others: Vec<_> = candidates[chunk..]
+            .chunks(chunk)
+            .map(|part| (part, scope.spawn(move || stamp_all(part))))
+            .collect();
         let mut seen = stamp_all(&candidates[..chunk]);
         for (part, thread) in others {
             // A thread that failed is no reason to miss files: stat its share here.

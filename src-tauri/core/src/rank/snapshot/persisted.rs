@@ -1,5 +1,5 @@
 //! The persistent copy of the snapshots in `index.sqlite` (table `rank_snapshots`), so a fresh
-//! process — `engram compose` runs once per agent turn — starts warm.
+//! process — `ambry compose` runs once per agent turn — starts warm.
 //!
 //! Owns: the table and its schema version (a database an older version wrote has its snapshots
 //! dropped on open), the compact binary form — each scope's postings (term → entries and weighted
@@ -37,7 +37,10 @@ impl PersistentCache {
         // A cache: a compose never waits out the session indexer's batch to read or save it
         // (it ranks from the files instead, and the next call saves).
         conn.busy_timeout(SNAPSHOT_BUSY_TIMEOUT).ok()?;
-        conn.execute_batch("CREATE TABLE IF NOT EXISTS rank_snapshots(dir TEXT PRIMARY KEY, data BLOB NOT NULL);").ok()?;
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS rank_snapshots(dir TEXT PRIMARY KEY, data BLOB NOT NULL);",
+        )
+        .ok()?;
         if crate::index_db::schema_version(&conn, SCHEMA_KEY).as_deref() != Some(SCHEMA_VERSION) {
             conn.execute("DELETE FROM rank_snapshots", []).ok()?;
             crate::index_db::set_schema_version(&conn, SCHEMA_KEY, SCHEMA_VERSION).ok()?;
@@ -48,7 +51,11 @@ impl PersistentCache {
     pub(super) fn load(&self, dir: &Path) -> Option<ScopeSnapshot> {
         let data: Vec<u8> = self
             .conn
-            .query_row("SELECT data FROM rank_snapshots WHERE dir = ?1", [dir.to_string_lossy()], |r| r.get(0))
+            .query_row(
+                "SELECT data FROM rank_snapshots WHERE dir = ?1",
+                [dir.to_string_lossy()],
+                |r| r.get(0),
+            )
             .ok()?;
         decode(&data, dir)
     }
@@ -72,7 +79,12 @@ fn encode(snapshot: &ScopeSnapshot) -> Vec<u8> {
     // are inverted here, so none need sharing.
     let snapshot = snapshot.with_terms_per_document(&mut HashSet::new());
     let mut postings: HashMap<&str, Vec<(u32, f32)>> = HashMap::new();
-    for (i, doc) in snapshot.entries.iter().enumerate().filter_map(|(i, e)| Some((i, e.doc.as_ref()?))) {
+    for (i, doc) in snapshot
+        .entries
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| Some((i, e.doc.as_ref()?)))
+    {
         for (t, w) in &doc.terms {
             postings.entry(t.as_ref()).or_default().push((i as u32, *w));
         }
@@ -128,18 +140,36 @@ pub(super) fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
         let doc = match r.take(1)?[0] {
             0 => None,
             tag @ (1 | 2) => {
-                let scope = if tag == 1 { Scope::User } else { Scope::Project };
+                let scope = if tag == 1 {
+                    Scope::User
+                } else {
+                    Scope::Project
+                };
                 let name = r.str()?;
                 let kind = r.str()?;
                 let description = r.str()?;
                 let body_bytes = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
                 let length = f32::from_le_bytes(r.take(4)?.try_into().ok()?);
                 let path = dir.join(&file_name);
-                Some(Arc::new(DocTerms { scope, name, kind, description, path, body_bytes, length, terms: Vec::new() }))
+                Some(Arc::new(DocTerms {
+                    scope,
+                    name,
+                    kind,
+                    description,
+                    path,
+                    body_bytes,
+                    length,
+                    terms: Vec::new(),
+                }))
             }
             _ => return None,
         };
-        entries.push(Entry { file_name, size, mtime_ns, doc });
+        entries.push(Entry {
+            file_name,
+            size,
+            mtime_ns,
+            doc,
+        });
     }
     // The refresh compares entries with the sorted listing in order.
     if !entries.is_sorted_by(|a, b| a.file_name < b.file_name) {
@@ -149,7 +179,10 @@ pub(super) fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
     let mut postings: ScopePostings = Vec::with_capacity(n_terms);
     for _ in 0..n_terms {
         let term: Arc<str> = Arc::from(r.str()?);
-        if postings.last().is_some_and(|(previous, _)| **previous >= *term) {
+        if postings
+            .last()
+            .is_some_and(|(previous, _)| **previous >= *term)
+        {
             return None;
         }
         let n = r.count(8)?;
@@ -162,7 +195,10 @@ pub(super) fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
         }
         postings.push((term, list));
     }
-    (r.pos == data.len()).then_some(ScopeSnapshot { entries, postings: Some(Arc::new(postings)) })
+    (r.pos == data.len()).then_some(ScopeSnapshot {
+        entries,
+        postings: Some(Arc::new(postings)),
+    })
 }
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {

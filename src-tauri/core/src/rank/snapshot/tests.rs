@@ -3,25 +3,37 @@
 
 use super::*;
 use crate::memory::MemoryDraft;
-use crate::EngramHome;
+use crate::AmbryHome;
 
 fn save(store: &Store, name: &str, body: &str) {
-    let draft = MemoryDraft { name: name.into(), kind: "project".into(), description: format!("about {name}"), body: body.into(), tags: vec![] };
-    store.save(Scope::User, draft, "2026-01-01T00:00:00Z".parse().unwrap()).unwrap();
+    let draft = MemoryDraft {
+        name: name.into(),
+        kind: "project".into(),
+        description: format!("about {name}"),
+        body: body.into(),
+        tags: vec![],
+    };
+    store
+        .save(Scope::User, draft, "2026-01-01T00:00:00Z".parse().unwrap())
+        .unwrap();
 }
 
 #[test]
 fn a_search_while_another_writer_holds_the_index_ranks_from_the_files() {
     let tmp = tempfile::tempdir().unwrap();
-    let home = EngramHome::new(tmp.path());
+    let home = AmbryHome::new(tmp.path());
     let store = Store::new(home.clone(), None);
     save(&store, "alpha", "one");
-    CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
+    CorpusCache::persistent(&home.index_db())
+        .corpus(&store, ScopeFilter::All)
+        .unwrap();
     save(&store, "beta", "two");
     // The session indexer in the middle of a batch, as another process would be.
     let writer = rusqlite::Connection::open(home.index_db()).unwrap();
     writer.execute_batch("BEGIN EXCLUSIVE").unwrap();
-    let corpus = CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
+    let corpus = CorpusCache::persistent(&home.index_db())
+        .corpus(&store, ScopeFilter::All)
+        .unwrap();
     assert_eq!(corpus.len(), 2, "the cache is skipped, never the memories");
     assert!(!corpus.postings("two").is_empty());
     writer.execute_batch("ROLLBACK").unwrap();
@@ -30,7 +42,7 @@ fn a_search_while_another_writer_holds_the_index_ranks_from_the_files() {
 #[test]
 fn refresh_sees_adds_edits_and_deletes() {
     let tmp = tempfile::tempdir().unwrap();
-    let store = Store::new(EngramHome::new(tmp.path()), None);
+    let store = Store::new(AmbryHome::new(tmp.path()), None);
     save(&store, "alpha", "one");
     let mut cache = CorpusCache::in_memory();
     assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 1);
@@ -42,32 +54,53 @@ fn refresh_sees_adds_edits_and_deletes() {
     let corpus = cache.corpus(&store, ScopeFilter::All).unwrap();
     assert!(!corpus.postings("uno").is_empty());
     assert!(corpus.postings("one").is_empty());
-    store.forget(Scope::User, "beta", "2026-01-01T00:00:00Z".parse().unwrap()).unwrap();
+    store
+        .forget(Scope::User, "beta", "2026-01-01T00:00:00Z".parse().unwrap())
+        .unwrap();
     assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 1);
 }
 
 #[test]
-fn memories_share_one_copy_of_each_word_whether_read_fresh_or_turned_back_from_postings_and_unused_words_go() {
+fn memories_share_one_copy_of_each_word_whether_read_fresh_or_turned_back_from_postings_and_unused_words_go(
+) {
     let tmp = tempfile::tempdir().unwrap();
-    let home = EngramHome::new(tmp.path());
+    let home = AmbryHome::new(tmp.path());
     let store = Store::new(home.clone(), None);
     save(&store, "alpha", "database migrations");
     save(&store, "beta", "database backups");
     let dir = store.dir(Scope::User).unwrap();
     let word = |snapshot: &ScopeSnapshot, name: &str, term: &str| -> Arc<str> {
-        let doc = snapshot.entries.iter().filter_map(|e| e.doc.as_ref()).find(|d| d.name == name).unwrap();
-        doc.terms.iter().find(|(t, _)| t.as_ref() == term).unwrap().0.clone()
+        let doc = snapshot
+            .entries
+            .iter()
+            .filter_map(|e| e.doc.as_ref())
+            .find(|d| d.name == name)
+            .unwrap();
+        doc.terms
+            .iter()
+            .find(|(t, _)| t.as_ref() == term)
+            .unwrap()
+            .0
+            .clone()
     };
     // The corpus holds the snapshot's documents themselves, not copies.
     let shares_documents = |corpus: &Corpus, snapshot: &ScopeSnapshot| {
-        snapshot.entries.iter().all(|e| corpus.docs.iter().any(|d| Arc::ptr_eq(d, e.doc.as_ref().unwrap())))
+        snapshot.entries.iter().all(|e| {
+            corpus
+                .docs
+                .iter()
+                .any(|d| Arc::ptr_eq(d, e.doc.as_ref().unwrap()))
+        })
     };
     {
         // A first process reads the files.
         let mut cache = CorpusCache::persistent(&home.index_db());
         let corpus = cache.corpus(&store, ScopeFilter::All).unwrap();
         let snapshot = &cache.snapshots[&dir];
-        assert!(Arc::ptr_eq(&word(snapshot, "alpha", "databas"), &word(snapshot, "beta", "databas")));
+        assert!(Arc::ptr_eq(
+            &word(snapshot, "alpha", "databas"),
+            &word(snapshot, "beta", "databas")
+        ));
         assert!(cache.words.contains("migrat"));
         assert!(shares_documents(&corpus, snapshot));
     }
@@ -75,7 +108,10 @@ fn memories_share_one_copy_of_each_word_whether_read_fresh_or_turned_back_from_p
     let mut cache = CorpusCache::persistent(&home.index_db());
     let corpus = cache.corpus(&store, ScopeFilter::All).unwrap();
     assert!(cache.snapshots[&dir].postings.is_some());
-    assert!(cache.words.is_empty(), "nothing to share while the terms are in the postings");
+    assert!(
+        cache.words.is_empty(),
+        "nothing to share while the terms are in the postings"
+    );
     assert!(shares_documents(&corpus, &cache.snapshots[&dir]));
     drop(corpus);
     // A change turns the loaded scope back into terms per document: the words of the
@@ -85,16 +121,25 @@ fn memories_share_one_copy_of_each_word_whether_read_fresh_or_turned_back_from_p
     let corpus = cache.corpus(&store, ScopeFilter::All).unwrap();
     let snapshot = &cache.snapshots[&dir];
     assert!(snapshot.postings.is_none());
-    assert!(!cache.words.contains("migrat"), "a word no memory has any more is dropped");
-    assert!(Arc::ptr_eq(&word(snapshot, "alpha", "restor"), cache.words.get("restor").unwrap()));
-    assert!(Arc::ptr_eq(&word(snapshot, "alpha", "databas"), &word(snapshot, "beta", "databas")));
+    assert!(
+        !cache.words.contains("migrat"),
+        "a word no memory has any more is dropped"
+    );
+    assert!(Arc::ptr_eq(
+        &word(snapshot, "alpha", "restor"),
+        cache.words.get("restor").unwrap()
+    ));
+    assert!(Arc::ptr_eq(
+        &word(snapshot, "alpha", "databas"),
+        &word(snapshot, "beta", "databas")
+    ));
     assert!(shares_documents(&corpus, snapshot));
 }
 
 #[test]
 fn an_unchanged_scope_reuses_the_built_corpus() {
     let tmp = tempfile::tempdir().unwrap();
-    let store = Store::new(EngramHome::new(tmp.path()), None);
+    let store = Store::new(AmbryHome::new(tmp.path()), None);
     save(&store, "alpha", "one");
     let mut cache = CorpusCache::in_memory();
     let a = cache.corpus(&store, ScopeFilter::All).unwrap();
@@ -105,30 +150,51 @@ fn an_unchanged_scope_reuses_the_built_corpus() {
 #[test]
 fn the_persistent_cache_round_trips_and_survives_garbage() {
     let tmp = tempfile::tempdir().unwrap();
-    let home = EngramHome::new(tmp.path());
+    let home = AmbryHome::new(tmp.path());
     let store = Store::new(home.clone(), None);
     save(&store, "alpha", "database migrations with sqlx");
     save(&store, "beta", "deploy checklist");
-    let first = CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
-    let snapshot = PersistentCache::open(&home.index_db()).unwrap().load(&home.user_memory_dir()).unwrap();
+    let first = CorpusCache::persistent(&home.index_db())
+        .corpus(&store, ScopeFilter::All)
+        .unwrap();
+    let snapshot = PersistentCache::open(&home.index_db())
+        .unwrap()
+        .load(&home.user_memory_dir())
+        .unwrap();
     assert_eq!(snapshot.entries.len(), 2);
-    let second = CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
-    assert_eq!(first.documents_without_terms(), second.documents_without_terms());
+    let second = CorpusCache::persistent(&home.index_db())
+        .corpus(&store, ScopeFilter::All)
+        .unwrap();
+    assert_eq!(
+        first.documents_without_terms(),
+        second.documents_without_terms()
+    );
     // Corrupt blob: ignored, rebuilt from disk.
     let conn = rusqlite::Connection::open(home.index_db()).unwrap();
-    conn.execute("UPDATE rank_snapshots SET data = x'00010203'", []).unwrap();
-    let third = CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
-    assert_eq!(third.documents_without_terms(), first.documents_without_terms());
+    conn.execute("UPDATE rank_snapshots SET data = x'00010203'", [])
+        .unwrap();
+    let third = CorpusCache::persistent(&home.index_db())
+        .corpus(&store, ScopeFilter::All)
+        .unwrap();
+    assert_eq!(
+        third.documents_without_terms(),
+        first.documents_without_terms()
+    );
     // A database file that is not SQLite at all: no cache, same answer.
     fs::write(home.index_db(), b"not a database").unwrap();
-    let fourth = CorpusCache::persistent(&home.index_db()).corpus(&store, ScopeFilter::All).unwrap();
-    assert_eq!(fourth.documents_without_terms(), first.documents_without_terms());
+    let fourth = CorpusCache::persistent(&home.index_db())
+        .corpus(&store, ScopeFilter::All)
+        .unwrap();
+    assert_eq!(
+        fourth.documents_without_terms(),
+        first.documents_without_terms()
+    );
 }
 
 #[test]
 fn a_cache_trusting_its_watcher_rereads_only_what_it_was_told_changed() {
     let tmp = tempfile::tempdir().unwrap();
-    let store = Store::new(EngramHome::new(tmp.path()), None);
+    let store = Store::new(AmbryHome::new(tmp.path()), None);
     save(&store, "alpha", "one");
     let mut cache = CorpusCache::in_memory();
     cache.trust_watcher();
@@ -152,22 +218,47 @@ fn a_cache_trusting_its_watcher_rereads_only_what_it_was_told_changed() {
 #[test]
 fn without_shadowing_every_project_and_the_user_keep_their_memory_of_a_shared_name() {
     let tmp = tempfile::tempdir().unwrap();
-    let home = EngramHome::new(tmp.path());
+    let home = AmbryHome::new(tmp.path());
     let user = Store::new(home.clone(), None);
     save(&user, "build-cmd", "cargo build");
-    let draft = |body: &str| MemoryDraft { name: "build-cmd".into(), kind: "project".into(), description: "build".into(), body: body.into(), tags: vec![] };
+    let draft = |body: &str| MemoryDraft {
+        name: "build-cmd".into(),
+        kind: "project".into(),
+        description: "build".into(),
+        body: body.into(),
+        tags: vec![],
+    };
     let mut dirs = vec![(Scope::User, home.user_memory_dir())];
     for slug in ["ledger-1a2b", "shop-3c4d"] {
-        let project = crate::project::Project { slug: slug.into(), root: tmp.path().join(slug), remote: None };
-        Store::new(home.clone(), Some(project)).save(Scope::Project, draft("make all"), "2026-01-01T00:00:00Z".parse().unwrap()).unwrap();
+        let project = crate::project::Project {
+            slug: slug.into(),
+            root: tmp.path().join(slug),
+            remote: None,
+        };
+        Store::new(home.clone(), Some(project))
+            .save(
+                Scope::Project,
+                draft("make all"),
+                "2026-01-01T00:00:00Z".parse().unwrap(),
+            )
+            .unwrap();
         dirs.push((Scope::Project, home.project_memory_dir(slug)));
     }
     let mut cache = CorpusCache::in_memory();
     let everything = cache.corpus_of(&dirs, Shadowing::None).unwrap();
     assert_eq!(everything.len(), 3);
     let paths: Vec<_> = everything.docs.iter().map(|d| d.path.clone()).collect();
-    assert!(paths.iter().any(|p| p.starts_with(home.project_memory_dir("shop-3c4d"))), "{paths:?}");
+    assert!(
+        paths
+            .iter()
+            .any(|p| p.starts_with(home.project_memory_dir("shop-3c4d"))),
+        "{paths:?}"
+    );
     // The same directories as one agent's view: the user's copy is shadowed.
     let shadowed = cache.corpus_of(&dirs, Shadowing::ProjectOverUser).unwrap();
-    assert!(shadowed.docs.iter().all(|d| d.scope == Scope::Project), "{:?}", shadowed.docs);
+    assert!(
+        shadowed.docs.iter().all(|d| d.scope == Scope::Project),
+        "{:?}",
+        shadowed.docs
+    );
 }
