@@ -19,7 +19,8 @@ pub type TestResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>
 /// Fails the current scenario with a message, without panicking (the session must still quit).
 macro_rules! ensure {
     ($cond:expr, $($msg:tt)+) => {
-        if !$cond {
+        let holds: bool = $cond;
+        if !holds {
             return Err(format!($($msg)+).into());
         }
     };

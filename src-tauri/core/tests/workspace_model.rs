@@ -1,6 +1,8 @@
-//! The workspace's model slot with the real model, in a process of its own: ONNX Runtime can be
-//! loaded from one path per process, and this test loads it from a directory it fills itself.
+//! The workspace's model slot with the real model, in a test binary of its own (not in `all`):
+//! ONNX Runtime can be loaded from one path per process, and this test loads it from a directory
+//! it fills itself.
 
+#[path = "all/support/mod.rs"]
 mod support;
 
 use std::path::Path;

@@ -102,7 +102,7 @@ pub fn select_for_prune<'a>(
             let too_many = i >= keep;
             let too_old = policy.max_age_days > 0
                 && (now - v.archived_at).num_days() >= policy.max_age_days as i64
-                && !(i == 0 && !has_current(scope, name));
+                && (i != 0 || has_current(scope, name));
             if too_many || too_old {
                 doomed.push(*v);
             }

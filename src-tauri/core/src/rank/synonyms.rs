@@ -211,7 +211,7 @@ mod tests {
                 .collect()
         };
         let words: Vec<String> = (0..5000).map(|i| format!("zq{}", letters(i))).collect();
-        let s = Synonyms::new(&[words.clone()]);
+        let s = Synonyms::new(std::slice::from_ref(&words));
         // One copy of each group, not a list of mates per word (n² strings for a group of n).
         let stored: usize = s.groups.iter().map(Vec::len).sum();
         assert!(stored < 5000 + 1000, "{stored} strings stored");

@@ -112,9 +112,7 @@ impl SessionIndex {
             return Ok(Vec::new());
         }
         let limit = q.limit.min(RECALL_LIMIT_MAX);
-        let pool = (limit * MESSAGE_POOL_FACTOR)
-            .max(MIN_MESSAGE_POOL)
-            .min(RECALL_LIMIT_MAX);
+        let pool = (limit * MESSAGE_POOL_FACTOR).clamp(MIN_MESSAGE_POOL, RECALL_LIMIT_MAX);
         let messages = self.recall_messages(&RecallQuery {
             limit: pool,
             ..q.clone()
@@ -172,9 +170,7 @@ impl SessionIndex {
             }
         }
         if let Some(query) = &text_query {
-            let text_pool = (limit * TEXT_POOL_FACTOR)
-                .max(MIN_TEXT_POOL)
-                .min(RECALL_LIMIT_MAX);
+            let text_pool = (limit * TEXT_POOL_FACTOR).clamp(MIN_TEXT_POOL, RECALL_LIMIT_MAX);
             let whole = match self.whole_text_search(query, q, text_pool) {
                 Err(e) if is_query_error(&e) => Vec::new(),
                 other => other.map_err(sql)?,

@@ -316,7 +316,7 @@ mod tests {
             CHUNK_WORDS - CHUNK_STRIDE
         );
         assert!(chunks[2].ends_with(" w249"), "the end is covered");
-        let huge: Vec<&str> = std::iter::repeat("x").take(100_000).collect();
+        let huge: Vec<&str> = std::iter::repeat_n("x", 100_000).collect();
         assert_eq!(chunks_of(&huge.join(" ")).len(), MAX_CHUNKS);
     }
 

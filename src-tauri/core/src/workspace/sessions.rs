@@ -149,7 +149,7 @@ impl Workspace {
             Ok(_) => {}
             Err(e) => notes.push(format!("searching by words only: {}", describe_fill_error(&e))),
         }
-        let vector = match embedder.embed(&[query.text.clone()]) {
+        let vector = match embedder.embed(std::slice::from_ref(&query.text)) {
             Ok(mut v) => v.pop().unwrap_or_default(),
             Err(e) => {
                 notes.push(format!("searching by words only: {e}"));

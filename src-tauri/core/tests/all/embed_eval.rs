@@ -7,7 +7,7 @@ use ambry_core::config::{Fusion, Strategy};
 use ambry_core::embed::{reindex, semantic_arg, shared_embedder, ModelScorer};
 use ambry_core::rank::{rank, Corpus, DocTerms, SearchParams, Semantic, Synonyms};
 
-mod support;
+use crate::support;
 use support::model_paths;
 use support::paraphrase_set::{MEMORIES, QUERIES};
 

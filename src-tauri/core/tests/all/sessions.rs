@@ -1,7 +1,7 @@
 //! The session index end to end on real files and a real SQLite database: the real transcript
 //! samples, incremental indexing through every kind of file change, recall, and the watcher.
 
-mod session_fixture;
+use crate::session_fixture;
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use ambry_core::embed::{reindex, semantic_scores, shared_embedder, VectorCache};
 
-mod support;
+use crate::support;
 use support::model_paths;
 use support::paraphrase_set::{MEMORIES, QUERIES};
 

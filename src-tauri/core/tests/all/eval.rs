@@ -12,7 +12,7 @@ use ambry_core::rank::{self, CorpusCache, SearchParams, Semantic, Synonyms};
 use ambry_core::AmbryHome;
 use serde::Deserialize;
 
-mod support;
+use crate::support;
 use support::model_paths;
 
 #[derive(Deserialize)]

@@ -11,8 +11,8 @@
 //! The set's own shape is checked mechanically: sizes, labels that resolve to sessions,
 //! paraphrases that share no index term with their evidence, and a split covering every class.
 
-mod session_eval;
-mod session_fixture;
+use crate::session_eval;
+use crate::session_fixture;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! The one core façade every front end uses: the operations the app, the CLI, the compose
 //! service and the MCP server share, on temporary homes.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::sync::Arc;

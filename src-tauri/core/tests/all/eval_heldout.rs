@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use ambry_core::config::{Fusion, RetrievalConfig, Strategy};
 use ambry_core::rank::tokenize::terms;
 
-mod support;
+use crate::support;
 use support::eval_set::{self, Config, Half, Report, CLASSES, PROJECTS};
 use support::model_paths;
 
@@ -270,8 +270,11 @@ const DEFAULT_FLOORS: &[(Half, &str, f64, f64, f64)] = &[
 /// body chunks, 3 max of whole and headline.
 struct LayoutScorer {
     embedder: std::sync::Arc<std::sync::Mutex<ambry_core::embed::Embedder>>,
-    vectors: std::collections::HashMap<std::path::PathBuf, (Vec<f32>, Vec<f32>, Vec<Vec<f32>>)>,
+    vectors: std::collections::HashMap<std::path::PathBuf, LayoutVectors>,
 }
+
+/// One memory's vectors in each layout: whole text, headline, body chunks.
+type LayoutVectors = (Vec<f32>, Vec<f32>, Vec<Vec<f32>>);
 
 fn unit(mut v: Vec<f32>) -> Vec<f32> {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-9);

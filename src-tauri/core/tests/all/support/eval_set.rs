@@ -86,7 +86,7 @@ impl SetQuery {
             h ^= u64::from(*b);
             h = h.wrapping_mul(0x100000001b3);
         }
-        if h % 2 == 0 {
+        if h.is_multiple_of(2) {
             Half::Dev
         } else {
             Half::Test

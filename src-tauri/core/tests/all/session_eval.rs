@@ -47,7 +47,7 @@ impl Question {
             h ^= u64::from(*b);
             h = h.wrapping_mul(0x100000001b3);
         }
-        if h % 2 == 0 {
+        if h.is_multiple_of(2) {
             Half::Dev
         } else {
             Half::Test
@@ -103,7 +103,7 @@ pub fn topics() -> BTreeMap<String, Vec<String>> {
             let is_user = line.starts_with("U: ");
             assert_eq!(
                 is_user,
-                turns.len() % 2 == 0,
+                turns.len().is_multiple_of(2),
                 "turns alternate, user first: {line}"
             );
             turns.push(turn.to_string());

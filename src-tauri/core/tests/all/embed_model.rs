@@ -8,7 +8,7 @@ use ambry_core::embed::{
 use ambry_core::memory::{Memory, Scope};
 use ambry_core::ErrorCode;
 
-mod support;
+use crate::support;
 use support::model_paths;
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {

@@ -1,7 +1,7 @@
 //! The process-wide model during a long reindex, with the real model (a process of its own:
 //! ONNX Runtime is loaded from one path per process).
 
-mod support;
+use crate::support;
 
 use std::sync::mpsc::channel;
 use std::time::Duration;

@@ -1,0 +1,20 @@
+//! The core's integration tests, as one test binary: each file is a module (linking the core and
+//! ONNX Runtime once instead of once per file). Shared helpers: `support`, `session_fixture`,
+//! `session_eval`; data sets stay beside this folder (`tests/eval_set`, `tests/fixtures`, …).
+
+mod session_eval;
+mod session_fixture;
+mod support;
+
+mod agents_connect;
+mod compose_service;
+mod embed_eval;
+mod embed_model;
+mod embed_paraphrase;
+mod eval;
+mod eval_heldout;
+mod model_lent_per_batch;
+mod session_recall_eval;
+mod session_vectors;
+mod sessions;
+mod workspace;
