@@ -18,7 +18,7 @@ use ambry_core::sessions::{
 use ambry_core::AmbryHome;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
-#[path = "../tests/session_fixture/mod.rs"]
+#[path = "../tests/all/session_fixture.rs"]
 mod session_fixture;
 
 const QUERIES: &[&str] = &[
