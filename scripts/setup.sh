@@ -45,6 +45,11 @@ if ! command -v cargo >/dev/null 2>&1; then
   fi
 fi
 say "rust: $(rustc --version)"
+# The test suite checks formatting and lints; a minimal rustup profile has neither tool.
+if [ "$purpose" = test ] && { ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; }; then
+  say "installing rustfmt and clippy"
+  rustup component add rustfmt clippy
+fi
 
 # --- tauri-driver (end-to-end tests drive the real window through it) -----------------------
 if [ "$purpose" = test ] && ! command -v tauri-driver >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then

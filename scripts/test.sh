@@ -7,6 +7,10 @@ export AMBRY_TEST_MODELS="${AMBRY_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/a
 scripts/setup.sh --for test
 export PATH="$HOME/.cargo/bin:$PATH"
 
+echo "==> format and lints (cargo fmt --check, clippy -D warnings)"
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
 echo "==> cargo test (workspace)"
 cargo test --workspace --locked
 

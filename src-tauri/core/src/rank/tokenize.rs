@@ -31,7 +31,9 @@ fn stemmer() -> &'static Stemmer {
     STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
 }
 
-fn is_stop_word(word: &str) -> bool {
+/// Whether a lowercase word carries no meaning for retrieval; the one list memory ranking and
+/// session recall share.
+pub(crate) fn is_stop_word(word: &str) -> bool {
     static SET: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
     SET.get_or_init(|| STOP_WORDS.iter().copied().collect())
         .contains(word)

@@ -15,6 +15,7 @@ use super::candidate_filter::CandidateFilter;
 use super::index::SessionIndex;
 use super::transcript::meta_from_row;
 use super::{RecallHit, RecallQuery, SessionError, SnippetPart};
+use crate::rank::tokenize::is_stop_word;
 
 /// Snippet markers: control characters the indexer strips from text, so they cannot collide.
 pub(super) const HIT_OPEN: char = '\u{2}';
@@ -23,18 +24,10 @@ pub(super) const SNIPPET_TOKENS: i64 = 24;
 /// Tool calls and results rank below what the person and the agent said.
 pub(super) const TOOL_WEIGHT: f64 = 0.5;
 
-/// Words that carry no meaning in a question; dropped from the widened query only.
-const STOP_WORDS: &[&str] = &[
-    "a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at",
-    "be", "because", "been", "before", "being", "but", "by", "can", "could", "did", "do", "does",
-    "doing", "done", "for", "from", "had", "has", "have", "having", "he", "her", "here", "him",
-    "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "me", "my", "no", "not",
-    "of", "on", "once", "or", "our", "ours", "out", "over", "she", "should", "so", "some", "such",
-    "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those",
-    "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "when",
-    "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
-    "yours", "again", "ever", "last", "time", "way", "get", "got",
-];
+/// Words that ask about the past rather than name a topic ("when did we last…", "have we ever…"):
+/// meaningless in a question to the session index, though not in a memory's text, so they are
+/// dropped here on top of the shared stop words.
+const QUESTION_WORDS: &[&str] = &["ever", "last", "time"];
 
 /// How many bm25 candidates per wanted result the widened query re-orders by matched words.
 const CANDIDATE_FACTOR: usize = 5;
@@ -345,7 +338,8 @@ pub(super) fn meaningful_words(text: &str) -> Vec<String> {
     let mut seen = HashSet::new();
     words(text)
         .filter(|w| {
-            !STOP_WORDS.contains(&w.as_str())
+            !is_stop_word(w)
+                && !QUESTION_WORDS.contains(&w.as_str())
                 && (w.chars().count() > 1 || w.chars().all(|c| c.is_numeric()))
         })
         .filter(|w| seen.insert(w.clone()))
