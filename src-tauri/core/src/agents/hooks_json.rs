@@ -318,7 +318,10 @@ mod tests {
             Some(&created.created),
         )
         .unwrap();
-        assert_eq!(removed.text, "{}\n");
+        assert_eq!(
+            removed.text, "{}\n",
+            "an empty object: the file connect created can go"
+        );
     }
 
     #[test]

@@ -86,11 +86,12 @@ pub struct JsonText {
 }
 
 impl JsonText {
-    /// Parses `text`; an absent or blank file is an empty object.
+    /// Parses `text`; an absent or blank file is an empty object laid out on lines, so what is
+    /// added to it reads like a file the agent wrote.
     pub fn parse(path: &std::path::Path, text: Option<&str>) -> Result<JsonText, AgentError> {
         let text = text.unwrap_or("");
         if text.trim().is_empty() {
-            return JsonText::parse(path, Some("{}\n"));
+            return JsonText::parse(path, Some("{\n}\n"));
         }
         let unparseable = |reason: String| AgentError::Unparseable {
             path: path.display().to_string(),
@@ -543,9 +544,10 @@ mod tests {
                 "{text}: {err}"
             );
         }
+        let blank = JsonText::parse(Path::new("f.json"), None).unwrap();
         assert_eq!(
-            JsonText::parse(Path::new("f.json"), None).unwrap().text,
-            "{}\n"
+            blank.with_member(&[], "k", &json!([1])),
+            "{\n  \"k\": [\n    1\n  ]\n}\n"
         );
     }
 }

@@ -56,11 +56,11 @@ impl ConnectRecord {
         self.files.get(file)
     }
 
-    /// Adds what a connect created; what an earlier connect recorded stays.
+    /// Adds what a connect created; what an earlier connect recorded stays. A file connect
+    /// changed but created nothing in is recorded too: its record says "nothing to remove
+    /// beyond Ambry's own entries" (a file without a record was connected by an earlier
+    /// release, which did not keep one).
     pub fn note(&mut self, file: &Path, created_file: bool, created: &[String]) {
-        if !created_file && created.is_empty() {
-            return;
-        }
         let entry = self.files.entry(file.to_path_buf()).or_default();
         entry.created_file |= created_file;
         for c in created {
