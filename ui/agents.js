@@ -5,6 +5,9 @@
 //   agents-card        the card          agent-row         one agent (data-agent, data-connected)
 //   agent-state        its state text    agent-toggle      Connect / Disconnect button
 //   agent-change       the planned change shown in the confirm dialog
+//   agent-trust        Codex's verdict on one of Ambry's hooks (data-event, data-trust)
+//   agent-trust-button "Trust in Codex…": writes the entry Codex's /hooks review writes, after
+//                      showing it
 
 import { call } from './api.js';
 import { h, clear } from './dom.js';
@@ -14,10 +17,18 @@ function partText(part) {
   switch (part.state) {
     case 'installed': return 'installed';
     case 'missing': return 'not installed';
+    case 'incomplete': return `incomplete (${part.missing.join(' and ')} missing)`;
     case 'broken_binary': return `points at ${part.program}, which does not exist`;
     default: return `unreadable: ${part.reason}`;
   }
 }
+
+const TRUST_TEXT = {
+  trusted: 'trusted',
+  untrusted: 'not trusted yet: Codex skips it',
+  changed: 'changed since you trusted it: Codex skips it',
+  disabled: 'switched off in Codex',
+};
 
 function changeText(report) {
   return report.files.filter((f) => f.changed)
@@ -26,6 +37,28 @@ function changeText(report) {
 
 export function agentsCard({ onChange = () => {} } = {}) {
   const el = h('div', { class: 'card', testid: 'agents-card' }, h('h2', {}, 'Agents'));
+
+  async function trust(agent) {
+    try {
+      const plan = await call('change_agent_connection', { agent: agent.agent, connect: true, dryRun: true, trust: true });
+      if (!plan.changed) {
+        toast(`Codex already trusts Ambry's hooks`, 'info');
+        return load();
+      }
+      const ok = await confirmDialog({
+        title: 'Trust Ambry\'s hooks in Codex?',
+        message: 'Codex runs a hook only after you trust it. Ambry can write the same entry Codex\'s own /hooks review writes; this is the change to Codex\'s config.toml. You can also do it in Codex: type /hooks.',
+        details: h('pre', { class: 'mono diff-block', testid: 'agent-change' }, changeText(plan)),
+        confirmLabel: 'Trust',
+      });
+      if (!ok) return;
+      await call('change_agent_connection', { agent: agent.agent, connect: true, dryRun: false, trust: true });
+      toast('Codex now trusts Ambry\'s hooks; restart its sessions to pick them up', 'success');
+    } catch (e) {
+      toast(e.message, 'error', 9000);
+    }
+    await load();
+  }
 
   async function toggle(agent) {
     const connect = !agent.connected;
@@ -77,7 +110,14 @@ export function agentsCard({ onChange = () => {} } = {}) {
         h('span', { class: 'check-area' }, a.name),
         h('span', { class: 'check-detail', testid: 'agent-state' },
           `hook ${partText(a.hook)} · MCP server ${partText(a.mcp)}`,
-          a.notes.length ? h('span', { class: 'muted' }, ` — ${a.notes.join('; ')}`) : null),
+          a.notes.length ? h('span', { class: 'muted' }, ` — ${a.notes.join('; ')}`) : null,
+          (a.hooks_trust || []).length
+            ? h('ul', { class: 'trust-list' }, a.hooks_trust.map((t) => h('li', { testid: 'agent-trust', dataset: { event: t.event, trust: t.trust }, class: t.trust === 'trusted' ? 'muted' : 'warn-text' },
+              `${t.event} hook: ${TRUST_TEXT[t.trust] || t.trust}`)))
+            : null),
+        (a.hooks_trust || []).some((t) => t.trust !== 'trusted')
+          ? h('button', { class: 'btn', testid: 'agent-trust-button', onClick: () => trust(a) }, 'Trust in Codex…')
+          : null,
         h('button', { class: a.connected ? 'btn' : 'btn btn-primary', testid: 'agent-toggle', onClick: () => toggle(a) },
           a.connected ? 'Disconnect' : `Connect ${a.name}`)))));
     if (keepFocus) {

@@ -5,35 +5,22 @@
 //! transcripts are (the workspace's launch environment); this only names which `ambry` binary they should run
 //! (the one installed beside the app, else `ambry` on PATH).
 
-use ambry_core::agents::{self, Action, Agent, AgentEnv, AmbryCommand, ConnectReport};
+use ambry_core::agents::{Action, Agent, ConnectOptions, ConnectReport};
 use ambry_core::error::FrontEndCode;
 use ambry_core::workspace::AgentStatus;
-use ambry_core::Workspace;
 use tauri::AppHandle;
 
 use crate::ipc_error::{front_end, IpcResult};
 use crate::state::off_main;
 
-fn agent_env(ws: &Workspace) -> IpcResult<AgentEnv> {
-    ws.agent_env().ok_or_else(|| {
-        front_end(
-            FrontEndCode::NoHome,
-            "cannot find your home directory (set HOME)",
-        )
-    })
-}
-
 /// `ambry` beside the app's own executable (how the package installs both), else on PATH.
-fn ambry_command() -> AmbryCommand {
-    let beside = std::env::current_exe()
+fn ambry_program() -> String {
+    std::env::current_exe()
         .ok()
         .and_then(|exe| exe.parent().map(|d| d.join("ambry")))
-        .filter(|p| p.is_file());
-    AmbryCommand::new(
-        beside
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| "ambry".into()),
-    )
+        .filter(|p| p.is_file())
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "ambry".into())
 }
 
 fn parse_agent(agent: &str) -> IpcResult<Agent> {
@@ -59,13 +46,15 @@ pub async fn agent_connections(app: AppHandle) -> IpcResult<Vec<AgentStatus>> {
 }
 
 /// Plans (`dry_run`) or applies connect/disconnect for one agent; the report carries the
-/// per-file summary and diff the confirm dialog shows.
+/// per-file summary and diff the confirm dialog shows, and Codex's trust verdict. `trust`
+/// (Codex) also writes the trust entries Codex's own review writes, shown in that diff.
 #[tauri::command]
 pub async fn change_agent_connection(
     app: AppHandle,
     agent: String,
     connect: bool,
     dry_run: bool,
+    trust: Option<bool>,
 ) -> IpcResult<ConnectReport> {
     let agent = parse_agent(&agent)?;
     let action = if connect {
@@ -73,15 +62,25 @@ pub async fn change_agent_connection(
     } else {
         Action::Disconnect
     };
+    let options = ConnectOptions {
+        trust: trust.unwrap_or(false) && agent == Agent::Codex && connect,
+    };
     off_main(app, move |ws| {
-        let edits = agents::plan(agent, action, &agent_env(ws)?, &ambry_command())?;
-        Ok(agents::apply(
+        ws.connect_agent(
             agent,
             action,
-            edits,
+            ambry_program(),
+            options,
             dry_run,
             chrono::Utc::now(),
-        )?)
+        )
+        .ok_or_else(|| {
+            front_end(
+                FrontEndCode::NoHome,
+                "cannot find your home directory (set HOME)",
+            )
+        })?
+        .map_err(Into::into)
     })
     .await
 }

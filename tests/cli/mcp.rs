@@ -146,7 +146,35 @@ async fn six_tools_are_listed_with_schemas_and_descriptions_that_teach() {
         );
     }
     assert!(schema["properties"]["scope"].is_object(), "{schema}");
+    // Titles and the spec's hints: clients run read-only tools without asking (codex exec).
+    for tool in &tools {
+        let hints = tool.annotations.clone().unwrap_or_default();
+        let read_only = [
+            "memory_search",
+            "memory_get",
+            "memory_list",
+            "session_recall",
+        ]
+        .contains(&tool.name.as_ref());
+        assert_eq!(hints.read_only_hint, Some(read_only), "{}", tool.name);
+        assert_eq!(
+            hints.destructive_hint,
+            (tool.name == "memory_forget")
+                .then_some(true)
+                .or(if read_only { None } else { Some(false) }),
+            "{}",
+            tool.name
+        );
+        assert!(
+            tool.title.as_deref().is_some_and(|t| !t.is_empty()),
+            "{}",
+            tool.name
+        );
+    }
     let info = client.peer_info().unwrap();
+    let server = info.server_info.clone().expect("the server names itself");
+    assert_eq!(server.name, "ambry");
+    assert_eq!(server.version, env!("CARGO_PKG_VERSION"));
     assert!(
         info.instructions
             .as_deref()

@@ -143,13 +143,15 @@ async fn a_new_home_shows_how_memories_get_in_and_connects_claude_code_from_the_
             let s = read_json(&settings_at)?;
             let hook = s["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"].as_str().unwrap_or_default().to_string();
             ensure!(hook.ends_with(" compose --hook claude"), "the hook in settings.json: {s}");
-            let program = hook.trim_end_matches(" compose --hook claude").trim_matches('\'').to_string();
+            ensure!(s["hooks"]["SessionStart"][0]["hooks"][0]["command"] == hook.as_str(), "no SessionStart hook: {s}");
+            // The program is the first word (a non-default home follows as `--home DIR`).
+            let program = hook.split(' ').next().unwrap_or_default().trim_matches('\'').to_string();
             ensure!(Path::new(&program).is_absolute() && Path::new(&program).is_file(), "the hook runs {program:?}, not the installed ambry");
             ensure!(s["hooks"]["UserPromptSubmit"][0]["hooks"][0]["type"] == "command", "the hook is not a command hook: {s}");
             ensure!(s["model"] == "opus" && s["cleanupPeriodDays"] == 90, "other settings changed: {s}");
             ensure!(s["hooks"]["Stop"][0]["hooks"][0]["command"] == "notify-send done", "the person's Stop hook changed: {s}");
             let c = read_json(&state_at)?;
-            ensure!(c["mcpServers"]["ambry"]["command"] == program.as_str() && c["mcpServers"]["ambry"]["args"] == json!(["mcp"]), "the MCP server in .claude.json: {c}");
+            ensure!(c["mcpServers"]["ambry"]["command"] == program.as_str() && c["mcpServers"]["ambry"]["args"].as_array().and_then(|a| a.last()) == Some(&json!("mcp")), "the MCP server in .claude.json: {c}");
             ensure!(c["numStartups"] == 12 && c["mcpServers"]["docs"]["command"] == "npx", "other keys of .claude.json changed: {c}");
             let shown = state_text(&driver, "claude").await?;
             ensure!(shown.contains("hook installed") && shown.contains("MCP server installed"), "Claude Code's row says {shown:?}");
@@ -184,7 +186,7 @@ async fn a_new_home_shows_how_memories_get_in_and_connects_claude_code_from_the_
             row_connected(&driver, "claude", false).await?;
             ensure!(std::fs::read_to_string(&settings_at)? == settings, "disconnect did not restore settings.json byte for byte:\n{}", std::fs::read_to_string(&settings_at)?);
             ensure!(std::fs::read_to_string(&state_at)? == state, "disconnect did not restore .claude.json byte for byte:\n{}", std::fs::read_to_string(&state_at)?);
-            ensure!(backups(&claude_at)?.len() == 4, "each change keeps the prior file beside it: {:?}", backups(&claude_at)?);
+            ensure!(backups(&claude_at)?.len() == 2, "connect keeps each prior file once; a disconnect back to those bytes adds none: {:?}", backups(&claude_at)?);
             Ok(())
         })
         .await

@@ -1,9 +1,11 @@
 //! `ambry connect claude|codex` and `ambry disconnect claude|codex` (DESIGN §13).
 //!
-//! Thin: resolves where the agent's files are and which binary agents should run, then prints
-//! what core planned and applied. `--dry-run` prints the change and writes nothing.
+//! Thin: names the binary agents should run (this one), then prints what the workspace planned
+//! and applied (the home rides along as `--home` when it is not the default). `--dry-run`
+//! prints the change and writes nothing; `--trust` (Codex) also writes the trust entries
+//! Codex's own `/hooks` review writes, shown in the diff.
 
-use ambry_core::agents::{self, Action, Agent, AgentEnv, AmbryCommand};
+use ambry_core::agents::{Action, Agent, ConnectOptions};
 use anyhow::Result;
 
 use crate::context::Context;
@@ -16,6 +18,9 @@ pub struct ConnectArgs {
     /// Print the change without writing anything
     #[arg(long)]
     pub dry_run: bool,
+    /// Codex: also trust Ambry's hooks in Codex's config.toml, as Codex's /hooks review does
+    #[arg(long)]
+    pub trust: bool,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -33,29 +38,32 @@ impl From<AgentArg> for Agent {
     }
 }
 
-/// The agents' locations, as the workspace resolved them from the launch environment.
-pub fn agent_env(ctx: &Context) -> Result<AgentEnv> {
-    ctx.workspace
-        .agent_env()
-        .ok_or_else(|| anyhow::anyhow!("cannot find your home directory (set HOME)"))
-}
-
 /// The running ambry binary's absolute path, so agents find it without PATH.
-pub fn ambry_command() -> AmbryCommand {
-    let exe = std::env::current_exe()
+pub fn ambry_program() -> String {
+    std::env::current_exe()
         .ok()
-        .and_then(|p| p.canonicalize().ok());
-    AmbryCommand::new(
-        exe.map(|p| p.display().to_string())
-            .unwrap_or_else(|| "ambry".into()),
-    )
+        .and_then(|p| p.canonicalize().ok())
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "ambry".into())
 }
 
 pub fn run(ctx: &Context, args: ConnectArgs, action: Action) -> Result<()> {
     let agent = Agent::from(args.agent);
-    let env = agent_env(ctx)?;
-    let edits = agents::plan(agent, action, &env, &ambry_command())?;
-    let report = agents::apply(agent, action, edits, args.dry_run, ctx.now())?;
+    if args.trust && (agent != Agent::Codex || action != Action::Connect) {
+        anyhow::bail!("--trust is for `ambry connect codex` (Claude Code asks no trust for hooks)");
+    }
+    let options = ConnectOptions { trust: args.trust };
+    let report = ctx
+        .workspace
+        .connect_agent(
+            agent,
+            action,
+            ambry_program(),
+            options,
+            args.dry_run,
+            ctx.now(),
+        )
+        .ok_or_else(|| anyhow::anyhow!("cannot find your home directory (set HOME)"))??;
     if ctx.json {
         return ctx.print_json(&report);
     }

@@ -17,7 +17,7 @@ use ambry_core::Workspace;
 use chrono::Utc;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{tool, tool_handler, tool_router, ErrorData, Peer, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -232,7 +232,11 @@ fn limit(asked: Option<usize>) -> Result<usize, ErrorReport> {
 
 #[tool_router]
 impl AmbryTools {
-    #[tool(description = guidance::SAVE)]
+    #[tool(
+        title = "Save a memory",
+        description = guidance::SAVE,
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
     async fn memory_save(
         &self,
         peer: Peer<RoleServer>,
@@ -260,7 +264,11 @@ impl AmbryTools {
         ))
     }
 
-    #[tool(description = guidance::SEARCH)]
+    #[tool(
+        title = "Search memories",
+        description = guidance::SEARCH,
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
     async fn memory_search(
         &self,
         peer: Peer<RoleServer>,
@@ -279,7 +287,11 @@ impl AmbryTools {
         ))
     }
 
-    #[tool(description = guidance::GET)]
+    #[tool(
+        title = "Read a memory",
+        description = guidance::GET,
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
     async fn memory_get(
         &self,
         peer: Peer<RoleServer>,
@@ -294,7 +306,11 @@ impl AmbryTools {
         ))
     }
 
-    #[tool(description = guidance::LIST)]
+    #[tool(
+        title = "List memories",
+        description = guidance::LIST,
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
     async fn memory_list(
         &self,
         peer: Peer<RoleServer>,
@@ -311,7 +327,11 @@ impl AmbryTools {
         ))
     }
 
-    #[tool(description = guidance::FORGET)]
+    #[tool(
+        title = "Forget a memory",
+        description = guidance::FORGET,
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
     async fn memory_forget(
         &self,
         peer: Peer<RoleServer>,
@@ -330,7 +350,11 @@ impl AmbryTools {
         ))
     }
 
-    #[tool(description = guidance::RECALL)]
+    #[tool(
+        title = "Recall past sessions",
+        description = guidance::RECALL,
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
     async fn session_recall(
         &self,
         Parameters(args): Parameters<RecallArgs>,
@@ -365,6 +389,10 @@ impl ServerHandler for AmbryTools {
                 .enable_tools()
                 .enable_resources()
                 .build(),
+        )
+        .with_server_info(
+            // The server introduces itself by its own name, not the SDK's.
+            Implementation::new("ambry", env!("CARGO_PKG_VERSION")).with_title("Ambry memory"),
         )
         .with_instructions(guidance::INSTRUCTIONS)
     }

@@ -107,3 +107,28 @@ pub fn replace(path: &Path, text: &str) -> Result<(), AgentError> {
     }
     result.map_err(|e| AgentError::io("write", path, e))
 }
+
+/// The text of the newest `<file>.ambry-backup-*` beside `path` (by its UTC stamp), if any.
+pub fn newest_backup(path: &Path) -> Option<String> {
+    let dir = path.parent()?;
+    let prefix = format!("{}.ambry-backup-", path.file_name()?.to_string_lossy());
+    let newest = fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&prefix))
+        // Same-second backups get `-1`, `-2`…: order by stamp, then by that counter.
+        .max_by_key(|n| {
+            let rest = &n[prefix.len()..];
+            let (stamp, count) = rest
+                .split_once("Z-")
+                .map_or((rest, 0), |(s, c)| (s, c.parse::<u32>().unwrap_or(0)));
+            (stamp.trim_end_matches('Z').to_string(), count)
+        })?;
+    let candidate = dir.join(newest);
+    if fs::symlink_metadata(&candidate).ok()?.is_file() {
+        read(&candidate).ok().flatten()
+    } else {
+        None
+    }
+}

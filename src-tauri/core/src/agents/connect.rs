@@ -1,9 +1,12 @@
 //! `ambry connect` / `ambry disconnect`: the edits to an agent's files, planned then applied.
 //!
-//! Owns: computing every file's new text before anything is written (so a file that does not
-//! parse stops the whole command with nothing touched), the human summary and unified diff of
-//! each change, and applying: backup of the prior file, atomic replacement, and a check that the
-//! file did not change between plan and apply.
+//! Owns: computing every file's new text before anything is written (so a file that is a link,
+//! read-only or does not parse stops the whole command with nothing touched and no backup), the
+//! summary and compact diff of each change, Codex's trust verdict on the planned hooks (and,
+//! with `--trust`, the trust entries Codex's own review writes), and applying: one backup of
+//! each changed file (none when a disconnect only returns a file to the bytes its newest backup
+//! already holds), atomic replacement, deleting a file connect created once it holds nothing
+//! else, a check that no file changed between plan and apply, and the connect record.
 //! Deliberately does not: know the JSON or TOML details (`hooks_json`, `claude_config`,
 //! `codex_config`) or print anything.
 
@@ -12,9 +15,11 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::codex_trust::{self, HookTrust};
+use super::json_edit::{Edited, JsonText};
+use super::record::ConnectRecord;
 use super::{
-    claude_config, codex_config, config_file, hooks_json, json_doc::JsonDoc, Agent, AgentEnv,
-    AgentError,
+    claude_config, codex_config, config_file, hooks_json, Agent, AgentEnv, AgentError, AmbryCommand,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -24,41 +29,38 @@ pub enum Action {
     Disconnect,
 }
 
-/// How agents should start Ambry: the running binary's absolute path, else `ambry` on PATH.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct AmbryCommand {
-    pub program: String,
+/// What the person asked for besides the action itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ConnectOptions {
+    /// Codex: also write the trust entries for Ambry's hooks (shown in the diff).
+    pub trust: bool,
 }
 
-impl AmbryCommand {
-    pub fn new(program: impl Into<String>) -> AmbryCommand {
-        AmbryCommand {
-            program: program.into(),
-        }
-    }
-
-    /// The hook command line for an agent, quoted for a shell when the path needs it.
-    pub fn hook(&self, agent: Agent) -> String {
-        let program = shlex::try_quote(&self.program)
-            .map(|q| q.into_owned())
-            .unwrap_or_else(|_| self.program.clone());
-        format!("{program} compose --hook {}", agent.as_str())
-    }
-}
-
-/// One file's planned edit; `after == before` means nothing to do.
+/// One file's planned edit; `after == None` deletes a file connect created.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannedEdit {
     pub path: PathBuf,
     pub before: Option<String>,
-    pub after: String,
+    pub after: Option<String>,
     pub summary: Vec<String>,
+    /// Containers this edit creates (recorded so disconnect removes exactly them).
+    pub created: Vec<String>,
 }
 
 impl PlannedEdit {
     pub fn changes(&self) -> bool {
-        self.before.as_deref() != Some(self.after.as_str()) && !self.summary.is_empty()
+        self.before != self.after && !self.summary.is_empty()
     }
+}
+
+/// Everything connect or disconnect would do, before it is done.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub agent: Agent,
+    pub action: Action,
+    pub edits: Vec<PlannedEdit>,
+    /// Codex's verdict on Ambry's hooks as they will be.
+    pub trust: Vec<HookTrust>,
 }
 
 /// What happened (or, in a dry run, would happen) to one file.
@@ -66,11 +68,14 @@ impl PlannedEdit {
 pub struct FileChange {
     pub path: PathBuf,
     pub changed: bool,
+    /// True when the file is (or would be) deleted: connect created it and it holds nothing else.
+    pub removed: bool,
     /// One line per thing added, re-pointed or removed.
     pub summary: Vec<String>,
-    /// A unified diff of the file (empty when unchanged).
+    /// A unified diff of only the changed lines and two lines around them (empty when unchanged).
     pub diff: String,
-    /// Where the prior file was copied; `None` in a dry run, for a new file, or when unchanged.
+    /// Where the prior file was copied; `None` in a dry run, for a new file, when unchanged, or
+    /// when a disconnect returns it to the bytes of its newest backup.
     pub backup: Option<PathBuf>,
 }
 
@@ -81,12 +86,14 @@ pub struct ConnectReport {
     pub dry_run: bool,
     pub changed: bool,
     pub files: Vec<FileChange>,
+    /// Codex only: whether Codex will run each of Ambry's hooks.
+    pub trust: Vec<HookTrust>,
     /// What the person still has to do in the agent itself for the change to take effect.
     pub notes: Vec<String>,
 }
 
 impl ConnectReport {
-    /// Human text: each file's summary and diff, or that nothing needed to change.
+    /// Human text: each file's summary and diff, trust, or that nothing needed to change.
     pub fn describe(&self) -> String {
         let mut out = String::new();
         for f in self.files.iter().filter(|f| f.changed) {
@@ -94,10 +101,22 @@ impl ConnectReport {
             for line in &f.summary {
                 out.push_str(&format!("  {line}\n"));
             }
+            if f.removed {
+                out.push_str(
+                    "  (connect created this file; it holds nothing else now, so it goes)\n",
+                );
+            }
             if let Some(b) = &f.backup {
                 out.push_str(&format!("  backup: {}\n", b.display()));
             }
             out.push_str(&f.diff);
+        }
+        for hook in &self.trust {
+            out.push_str(&format!(
+                "Codex {} hook: {}\n",
+                hook.event,
+                hook.trust.describe()
+            ));
         }
         for note in &self.notes {
             out.push_str(&format!("Note: {note}\n"));
@@ -117,64 +136,219 @@ impl ConnectReport {
     }
 }
 
+/// Refuses a file Ambry must not rewrite: a symbolic link, or one without write permission.
+fn check_writable(path: &Path) -> Result<(), AgentError> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    let shown = path.display().to_string();
+    if meta.file_type().is_symlink() || !meta.is_file() {
+        return Err(AgentError::NotARegularFile { path: shown });
+    }
+    if meta.permissions().readonly() {
+        return Err(AgentError::ReadOnly { path: shown });
+    }
+    Ok(())
+}
+
+fn read(path: &Path) -> Result<Option<String>, AgentError> {
+    check_writable(path)?;
+    config_file::read(path)
+}
+
 /// Computes every edit for `agent`; reads files, writes nothing.
 pub fn plan(
     agent: Agent,
     action: Action,
     env: &AgentEnv,
     ambry: &AmbryCommand,
-) -> Result<Vec<PlannedEdit>, AgentError> {
+    options: ConnectOptions,
+    record: &ConnectRecord,
+) -> Result<Plan, AgentError> {
+    let created = |p: &Path| record.get(p).map(|r| r.created.as_slice());
+    let json_edit = |path: PathBuf,
+                     edit: &dyn Fn(&Path, Option<&str>) -> Result<Edited, AgentError>|
+     -> Result<PlannedEdit, AgentError> {
+        let before = read(&path)?;
+        let edited = edit(&path, before.as_deref())?;
+        let after = if edited.summary.is_empty() {
+            before.clone()
+        } else {
+            Some(edited.text)
+        };
+        Ok(finish(
+            path,
+            before,
+            after,
+            edited.summary,
+            edited.created,
+            record,
+        ))
+    };
     match agent {
-        Agent::Claude => Ok(vec![
-            edit_json(&env.claude_settings(), |root, path| match action {
+        Agent::Claude => {
+            let settings = env.claude_settings();
+            let state = env.claude_state();
+            let edits = match action {
+                Action::Connect => vec![
+                    json_edit(settings, &|p, t| {
+                        hooks_json::install(p, t, agent, &ambry.hook(agent))
+                    })?,
+                    json_edit(state, &|p, t| claude_config::install_server(p, t, ambry))?,
+                ],
+                Action::Disconnect => vec![
+                    json_edit(settings.clone(), &|p, t| {
+                        hooks_json::remove(p, t, agent, created(&settings))
+                    })?,
+                    json_edit(state.clone(), &|p, t| {
+                        claude_config::remove_server(p, t, created(&state))
+                    })?,
+                ],
+            };
+            Ok(Plan {
+                agent,
+                action,
+                edits,
+                trust: vec![],
+            })
+        }
+        Agent::Codex => {
+            let hooks_path = env.codex_hooks();
+            let hooks_before = read(&hooks_path)?;
+            let hooks = json_edit(hooks_path.clone(), &|p, t| match action {
+                Action::Connect => hooks_json::install(p, t, agent, &ambry.hook(agent)),
+                Action::Disconnect => hooks_json::remove(p, t, agent, created(&hooks_path)),
+            })?;
+            // Trust is judged on the hooks as they will be (connect) or as they were (disconnect).
+            let judged_text = match action {
+                Action::Connect => hooks.after.clone(),
+                Action::Disconnect => hooks_before,
+            };
+            let judged = JsonText::parse(&hooks_path, judged_text.as_deref())?;
+            let found = hooks_json::find(&judged, agent);
+            let config = edit_codex_config(env, action, ambry, options, &found, record)?;
+            let trust = match action {
                 Action::Connect => {
-                    Ok(
-                        hooks_json::install(root, path, "claude", &ambry.hook(agent))?
-                            .into_iter()
-                            .collect(),
-                    )
+                    let doc = codex_config::parse(&config.path, config.after.as_deref())?;
+                    codex_trust::trust_of(&hooks_path, &found, &doc)
                 }
-                Action::Disconnect => Ok(hooks_json::remove(root, "claude").into_iter().collect()),
-            })?,
-            edit_json(&env.claude_state(), |root, path| match action {
-                Action::Connect => Ok(claude_config::install_server(root, path, &ambry.program)?
-                    .into_iter()
-                    .collect()),
-                Action::Disconnect => Ok(claude_config::remove_server(root).into_iter().collect()),
-            })?,
-        ]),
-        Agent::Codex => Ok(vec![
-            edit_codex_config(&env.codex_config(), action, ambry)?,
-            edit_json(&env.codex_hooks(), |root, path| match action {
-                Action::Connect => {
-                    Ok(
-                        hooks_json::install(root, path, "codex", &ambry.hook(agent))?
-                            .into_iter()
-                            .collect(),
-                    )
-                }
-                Action::Disconnect => Ok(hooks_json::remove(root, "codex").into_iter().collect()),
-            })?,
-        ]),
+                Action::Disconnect => vec![],
+            };
+            Ok(Plan {
+                agent,
+                action,
+                edits: vec![config, hooks],
+                trust,
+            })
+        }
     }
 }
 
-/// Applies planned edits (or only describes them when `dry_run`).
-pub fn apply(
-    agent: Agent,
+/// The planned edit, turning "back to nothing" into deleting a file connect created.
+fn finish(
+    path: PathBuf,
+    before: Option<String>,
+    after: Option<String>,
+    summary: Vec<String>,
+    created: Vec<String>,
+    record: &ConnectRecord,
+) -> PlannedEdit {
+    let created_by_connect = record.get(&path).is_some_and(|r| r.created_file);
+    let empty = after.as_deref().is_some_and(|text| {
+        let t = text.trim();
+        t.is_empty()
+            || serde_json::from_str::<serde_json::Value>(t)
+                .is_ok_and(|v| v == serde_json::json!({}))
+    });
+    let after = if created_by_connect && empty && !summary.is_empty() {
+        None
+    } else {
+        after
+    };
+    PlannedEdit {
+        path,
+        before,
+        after,
+        summary,
+        created,
+    }
+}
+
+fn edit_codex_config(
+    env: &AgentEnv,
     action: Action,
-    edits: Vec<PlannedEdit>,
+    ambry: &AmbryCommand,
+    options: ConnectOptions,
+    hooks: &[hooks_json::FoundHook],
+    record: &ConnectRecord,
+) -> Result<PlannedEdit, AgentError> {
+    let path = env.codex_config();
+    let hooks_file = env.codex_hooks();
+    let before = read(&path)?;
+    let mut doc = codex_config::parse(&path, before.as_deref())?;
+    let shown = path.display().to_string();
+    let mut summary: Vec<String> = Vec::new();
+    match action {
+        Action::Connect => {
+            summary.extend(codex_config::install_server(&mut doc, &shown, ambry)?);
+            if options.trust {
+                for hook in hooks {
+                    let key = codex_trust::key(&hooks_file, hook);
+                    if codex_config::write_trust(&mut doc, &shown, &key, &codex_trust::hash(hook))?
+                    {
+                        summary.push(format!(
+                            "trusted the {} hook for Codex ([hooks.state.\"{key}\"], as /hooks in Codex writes it)",
+                            hook.event
+                        ));
+                    }
+                }
+            }
+        }
+        Action::Disconnect => {
+            summary.extend(codex_config::remove_server(&mut doc));
+            summary.extend(codex_config::remove_enabled_hooks(&mut doc));
+            for hook in hooks {
+                let key = codex_trust::key(&hooks_file, hook);
+                if codex_config::remove_trust(&mut doc, &key, &codex_trust::hash(hook)) {
+                    summary.push(format!(
+                        "removed Codex's trust entry for the {} hook",
+                        hook.event
+                    ));
+                }
+            }
+        }
+    }
+    let after = if summary.is_empty() {
+        before.clone()
+    } else {
+        Some(doc.to_string())
+    };
+    Ok(finish(path, before, after, summary, vec![], record))
+}
+
+/// Applies a plan (or only describes it when `dry_run`), updating the connect record at
+/// `record_path`.
+pub fn apply(
+    plan: Plan,
     dry_run: bool,
     now: DateTime<Utc>,
+    record_path: &Path,
 ) -> Result<ConnectReport, AgentError> {
+    let Plan {
+        agent,
+        action,
+        edits,
+        trust,
+    } = plan;
+    let mut record = ConnectRecord::read(record_path);
     let mut files = Vec::new();
     for edit in edits {
         let changed = edit.changes();
         let diff = if changed {
-            unified_diff(
+            compact_diff(
                 &edit.path,
                 edit.before.as_deref().unwrap_or(""),
-                &edit.after,
+                edit.after.as_deref().unwrap_or(""),
             )
         } else {
             String::new()
@@ -186,12 +360,24 @@ pub fn apply(
                     path: edit.path.display().to_string(),
                 });
             }
-            if edit.before.is_some() {
+            let restores_backup = action == Action::Disconnect
+                && edit.after.is_some()
+                && config_file::newest_backup(&edit.path).as_deref() == edit.after.as_deref();
+            if edit.before.is_some() && !restores_backup && edit.after.is_some() {
                 backup = Some(config_file::backup(&edit.path, now)?);
             }
-            config_file::replace(&edit.path, &edit.after)?;
+            match &edit.after {
+                Some(text) => config_file::replace(&edit.path, text)?,
+                None => std::fs::remove_file(&edit.path)
+                    .map_err(|e| AgentError::io("remove", &edit.path, e))?,
+            }
+            match action {
+                Action::Connect => record.note(&edit.path, edit.before.is_none(), &edit.created),
+                Action::Disconnect => record.forget(&edit.path),
+            }
         }
         files.push(FileChange {
+            removed: changed && edit.after.is_none(),
             path: edit.path,
             changed,
             summary: if changed { edit.summary } else { vec![] },
@@ -199,12 +385,17 @@ pub fn apply(
             backup,
         });
     }
+    if !dry_run {
+        record.write(record_path)?;
+    }
     let changed = files.iter().any(|f| f.changed);
-    let notes = match (agent, action) {
-        (Agent::Codex, Action::Connect) if changed => {
-            vec![super::status::CODEX_TRUST_NOTE.to_string()]
-        }
-        _ => vec![],
+    let notes = if trust.iter().any(|h| h.trust != codex_trust::Trust::Trusted) {
+        vec![format!(
+            "Codex runs a new or changed hook only after you trust it: {}",
+            codex_trust::HOW_TO_TRUST
+        )]
+    } else {
+        vec![]
     };
     Ok(ConnectReport {
         agent,
@@ -212,64 +403,13 @@ pub fn apply(
         dry_run,
         changed,
         files,
+        trust,
         notes,
     })
 }
 
-fn edit_json(
-    path: &Path,
-    edit: impl FnOnce(
-        &mut serde_json::Map<String, serde_json::Value>,
-        &str,
-    ) -> Result<Vec<String>, AgentError>,
-) -> Result<PlannedEdit, AgentError> {
-    let before = config_file::read(path)?;
-    let mut doc = JsonDoc::parse(path, before.as_deref())?;
-    let summary = edit(&mut doc.root, &path.display().to_string())?;
-    let after = if summary.is_empty() {
-        before.clone().unwrap_or_default()
-    } else {
-        doc.render()
-    };
-    Ok(PlannedEdit {
-        path: path.to_path_buf(),
-        before,
-        after,
-        summary,
-    })
-}
-
-fn edit_codex_config(
-    path: &Path,
-    action: Action,
-    ambry: &AmbryCommand,
-) -> Result<PlannedEdit, AgentError> {
-    let before = config_file::read(path)?;
-    let mut doc = codex_config::parse(path, before.as_deref())?;
-    let shown = path.display().to_string();
-    let summary: Vec<String> = match action {
-        Action::Connect => codex_config::install_server(&mut doc, &shown, &ambry.program)?
-            .into_iter()
-            .collect(),
-        Action::Disconnect => codex_config::remove_server(&mut doc)
-            .into_iter()
-            .chain(codex_config::remove_enabled_hooks(&mut doc))
-            .collect(),
-    };
-    let after = if summary.is_empty() {
-        before.clone().unwrap_or_default()
-    } else {
-        doc.to_string()
-    };
-    Ok(PlannedEdit {
-        path: path.to_path_buf(),
-        before,
-        after,
-        summary,
-    })
-}
-
-fn unified_diff(path: &Path, before: &str, after: &str) -> String {
+/// Only the changed lines and two around each change: never the whole file.
+fn compact_diff(path: &Path, before: &str, after: &str) -> String {
     let shown = path.display().to_string();
     similar::TextDiff::from_lines(before, after)
         .unified_diff()

@@ -15,6 +15,12 @@ pub enum AgentError {
         expected: &'static str,
         found: String,
     },
+    #[error("{path}: `{key}` exists and runs something other than Ambry; rename or remove that entry, then connect again (Ambry left it untouched)")]
+    ForeignEntry { path: String, key: String },
+    #[error("{path} is a symbolic link; Ambry edits only regular files (edit the file it points to by hand, or replace the link with the file)")]
+    NotARegularFile { path: String },
+    #[error("{path} is read-only; make it writable to connect (Ambry left it untouched)")]
+    ReadOnly { path: String },
     #[error("{path} changed while Ambry was editing it; run the command again")]
     ChangedUnderfoot { path: String },
     #[error("cannot {action} {path}: {source}")]
@@ -45,6 +51,9 @@ impl ErrorCode for AgentError {
             AgentError::Unparseable { .. } => "unparseable_agent_file",
             AgentError::UnexpectedShape { .. } => "unexpected_agent_file_shape",
             AgentError::ChangedUnderfoot { .. } => "changed_underfoot",
+            AgentError::ForeignEntry { .. } => "foreign_agent_entry",
+            AgentError::NotARegularFile { .. } => "not_a_regular_file",
+            AgentError::ReadOnly { .. } => "read_only_agent_file",
             AgentError::Io { .. } => "io",
         }
     }

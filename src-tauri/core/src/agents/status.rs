@@ -2,23 +2,20 @@
 //!
 //! Owns: reading each agent's files (never writing them) into a connection status — hook
 //! installed, MCP server registered, the binary they point at present — and the doctor checks
-//! made from it, including the warning that Claude Code deletes old transcripts
-//! (`cleanupPeriodDays`) while Ambry keeps them.
+//! made from it, including Codex's trust verdict on each of Ambry's hooks (trusted, untrusted,
+//! changed since trusted, with how to trust it) and the warning that Claude Code deletes old
+//! transcripts (`cleanupPeriodDays`) while Ambry keeps them.
 //! Deliberately does not: fix anything; each problem names the command that does.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{
-    claude_config, codex_config, config_file, hooks_json, json_doc::JsonDoc, Agent, AgentEnv,
-};
+use super::ambry_command::program_of;
+use super::codex_trust::{self, HookTrust, Trust};
+use super::json_edit::JsonText;
+use super::{claude_config, codex_config, config_file, hooks_json, Agent, AgentEnv};
 use crate::doctor::Check;
-
-/// Codex skips a user hook until the person has reviewed and trusted that exact definition
-/// (its hash is kept in Codex's own config); Ambry cannot, and should not, do that for them.
-pub const CODEX_TRUST_NOTE: &str =
-    "Codex runs a new or changed hook only after you trust it: in Codex, type /hooks and trust `compose --hook codex`";
 
 /// The state of one part (hook or MCP server) of a connection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -32,6 +29,11 @@ pub enum PartState {
     BrokenBinary {
         command: String,
         program: String,
+    },
+    /// Some of Ambry's hooks are there, not all (`missing` names the events).
+    Incomplete {
+        command: String,
+        missing: Vec<String>,
     },
     Missing,
     /// The file could not be read or parsed; `reason` says why.
@@ -56,6 +58,8 @@ pub struct AgentConnection {
     pub mcp: PartState,
     pub hook_file: PathBuf,
     pub mcp_file: PathBuf,
+    /// Codex only: whether Codex runs each of Ambry's hooks.
+    pub hooks_trust: Vec<HookTrust>,
     /// Things the person should know (hooks switched off, transcripts deleted after N days).
     pub notes: Vec<String>,
 }
@@ -73,28 +77,41 @@ pub fn connection(agent: Agent, env: &AgentEnv) -> AgentConnection {
         Agent::Claude => (env.claude_settings(), env.claude_state(), env.claude_dir()),
         Agent::Codex => (env.codex_hooks(), env.codex_config(), env.codex_dir()),
     };
+    let mut found = Vec::new();
     let hook = match read_json(&hook_file) {
         Err(reason) => PartState::Unreadable { reason },
-        Ok(root) => {
+        Ok(doc) => {
             if agent == Agent::Claude {
-                if let Some(days) = root
-                    .get("cleanupPeriodDays")
+                if let Some(days) = doc
+                    .get(&[super::json_edit::Step::Key("cleanupPeriodDays")])
                     .and_then(serde_json::Value::as_i64)
                 {
                     notes.push(cleanup_note(days));
                 }
             }
-            part(hooks_json::find(&root, agent.as_str()), |c| {
-                shlex::split(c).and_then(|w| w.into_iter().next())
-            })
+            found = hooks_json::find(&doc, agent);
+            let missing: Vec<String> = hooks_json::EVENTS
+                .iter()
+                .filter(|e| !found.iter().any(|h| h.event == **e))
+                .map(|e| e.to_string())
+                .collect();
+            match (found.first(), missing.is_empty()) {
+                (Some(first), false) => PartState::Incomplete {
+                    command: first.command.clone(),
+                    missing,
+                },
+                (first, _) => part(first.map(|h| h.command.clone()), |c| program_of(c)),
+            }
         }
     };
+    let mut hooks_trust = Vec::new();
     let mcp = match agent {
         Agent::Claude => match read_json(&mcp_file) {
             Err(reason) => PartState::Unreadable { reason },
-            Ok(root) => part(claude_config::find_server(&root).map(|(c, _)| c), |c| {
-                Some(c.to_string())
-            }),
+            Ok(doc) => part(
+                claude_config::find_server(&doc.value).map(|(c, _)| c),
+                |c| Some(c.to_string()),
+            ),
         },
         Agent::Codex => match config_file::read(&mcp_file)
             .and_then(|t| codex_config::parse(&mcp_file, t.as_deref()))
@@ -105,9 +122,8 @@ pub fn connection(agent: Agent, env: &AgentEnv) -> AgentConnection {
             Ok(doc) => {
                 if codex_config::hooks_switch(&doc) == Some(false) {
                     notes.push("hooks are switched off in config.toml ([features]); Codex will not run the compose hook".into());
-                } else if hook.is_installed() {
-                    notes.push(CODEX_TRUST_NOTE.into());
                 }
+                hooks_trust = codex_trust::trust_of(&hook_file, &found, &doc);
                 part(codex_config::find_server(&doc).map(|(c, _)| c), |c| {
                     Some(c.to_string())
                 })
@@ -128,6 +144,7 @@ pub fn connection(agent: Agent, env: &AgentEnv) -> AgentConnection {
         mcp,
         hook_file,
         mcp_file,
+        hooks_trust,
         notes,
     }
 }
@@ -139,11 +156,9 @@ fn cleanup_note(days: i64) -> String {
     )
 }
 
-fn read_json(path: &Path) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+fn read_json(path: &Path) -> Result<JsonText, String> {
     let text = config_file::read(path).map_err(|e| e.to_string())?;
-    JsonDoc::parse(path, text.as_deref())
-        .map(|d| d.root)
-        .map_err(|e| e.to_string())
+    JsonText::parse(path, text.as_deref()).map_err(|e| e.to_string())
 }
 
 fn part(command: Option<String>, program_of: impl Fn(&str) -> Option<String>) -> PartState {
@@ -201,6 +216,13 @@ pub fn agent_checks(env: &AgentEnv) -> Vec<Check> {
             )
         };
         checks.push(check);
+        for hook in &c.hooks_trust {
+            let line = format!("{} hook: {}", hook.event, hook.trust.describe());
+            checks.push(match hook.trust {
+                Trust::Trusted => Check::ok(area, line),
+                _ => Check::warn(area, format!("{line}; {}", codex_trust::HOW_TO_TRUST)),
+            });
+        }
         if c.present || c.connected() {
             checks.extend(c.notes.iter().map(|n| Check::warn(area, n.clone())));
         }
@@ -214,6 +236,7 @@ fn describe(state: &PartState) -> String {
         PartState::BrokenBinary { program, .. } => {
             format!("points at {program}, which does not exist")
         }
+        PartState::Incomplete { missing, .. } => format!("{} missing", missing.join(" and ")),
         PartState::Missing => "missing".into(),
         PartState::Unreadable { reason } => format!("unreadable: {reason}"),
     }

@@ -2,8 +2,10 @@
 //! launch environment, by the same rule as everything else), and bringing in what Claude Code
 //! already remembers.
 //!
-//! Owns: building `AgentEnv` from the launch environment, and telling the caches when an
-//! import wrote memories.
+//! Owns: building `AgentEnv` from the launch environment, the command agents run (this
+//! workspace's home pinned into it when it is not the default, so hook and MCP server use one
+//! store), connect/disconnect through one call for the CLI and the app (with the connect record
+//! kept in the home), and telling the caches when an import wrote memories.
 //! Deliberately does not: edit agents' files or decide how a topic file maps to a memory; the
 //! `agents` and `import` modules do.
 
@@ -13,7 +15,10 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::Workspace;
-use crate::agents::{self, Agent, AgentConnection, AgentEnv};
+use crate::agents::{
+    self, Action, Agent, AgentConnection, AgentEnv, AgentError, AmbryCommand, ConnectOptions,
+    ConnectReport,
+};
 use crate::import::{self, ImportReport};
 use crate::sessions::SourceKind;
 
@@ -38,6 +43,38 @@ impl Workspace {
             self.env.claude_config_dir.clone(),
             self.env.codex_home.clone(),
         ))
+    }
+
+    /// The command agents should run: `program` (the ambry binary), with this workspace's home
+    /// as `--home` when it is not the default `~/.ambry` (absolute, so it means the same from
+    /// any directory an agent starts in).
+    pub fn ambry_command(&self, program: impl Into<String>) -> AmbryCommand {
+        let root = self.home().root();
+        let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+        let default = self.env.user_home.as_ref().map(|h| h.join(".ambry"));
+        let pinned = (default.as_deref() != Some(root.as_path())).then_some(root);
+        AmbryCommand::new(program).with_home(pinned)
+    }
+
+    /// Plans and (unless `dry_run`) applies `ambry connect` / `ambry disconnect` for `agent`.
+    /// `None` when the person's home directory is unknown.
+    pub fn connect_agent(
+        &self,
+        agent: Agent,
+        action: Action,
+        program: impl Into<String>,
+        options: ConnectOptions,
+        dry_run: bool,
+        now: DateTime<Utc>,
+    ) -> Option<Result<ConnectReport, AgentError>> {
+        let env = self.agent_env()?;
+        let record_path = self.home().root().join(agents::RECORD_FILE);
+        let record = agents::ConnectRecord::read(&record_path);
+        let command = self.ambry_command(program);
+        Some(
+            agents::plan(agent, action, &env, &command, options, &record)
+                .and_then(|plan| agents::apply(plan, dry_run, now, &record_path)),
+        )
     }
 
     /// Every agent's connection and transcript folder; `None` when the person's home directory
