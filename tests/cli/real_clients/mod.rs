@@ -1,0 +1,9 @@
+//! The real Claude Code and Codex CLIs (pinned npm versions) driven headless against a local
+//! mock of their model APIs: what the model receives from Ambry's hooks and MCP tools.
+
+mod claude;
+mod codex;
+mod journey;
+mod mock_api;
+mod process;
+mod world;
