@@ -80,13 +80,18 @@ impl Recorded {
 
     /// Every string anywhere in the body, joined: what the model reads, in order.
     pub fn all_text(&self) -> String {
-        let mut out = String::new();
+        self.strings().join("\n")
+    }
+
+    /// Every string anywhere in the body, one by one.
+    pub fn strings(&self) -> Vec<String> {
+        let mut out = Vec::new();
         collect_strings(&self.body, &mut out);
         out
     }
 
-    /// The names of the tools offered, as the model sees them (Codex MCP tools as
-    /// `namespace/name`... flattened to `mcp__<server>__<tool>` so both clients compare alike).
+    /// The names of the tools offered; Codex's namespaced MCP tools flattened to
+    /// `mcp__<server>__<tool>`, so both clients compare alike.
     pub fn tool_names(&self) -> Vec<String> {
         let mut names = Vec::new();
         for tool in self.body["tools"].as_array().into_iter().flatten() {
@@ -106,12 +111,9 @@ impl Recorded {
     }
 }
 
-fn collect_strings(value: &Value, out: &mut String) {
+fn collect_strings(value: &Value, out: &mut Vec<String>) {
     match value {
-        Value::String(s) => {
-            out.push_str(s);
-            out.push('\n');
-        }
+        Value::String(s) => out.push(s.clone()),
         Value::Array(items) => items.iter().for_each(|v| collect_strings(v, out)),
         Value::Object(map) => map.values().for_each(|v| collect_strings(v, out)),
         _ => {}

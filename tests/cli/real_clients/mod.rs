@@ -2,8 +2,12 @@
 //! mock of their model APIs: what the model receives from Ambry's hooks and MCP tools.
 
 mod claude;
+mod client_facts;
 mod codex;
+mod context;
+mod home;
 mod journey;
 mod mock_api;
 mod process;
+mod seed;
 mod world;

@@ -60,9 +60,13 @@ pub struct World {
     pub api: MockApi,
     claude_bin: PathBuf,
     codex_bin: PathBuf,
-    /// `Some` when the test uses a non-default Ambry home (passed as `AMBRY_HOME` to every
-    /// process); `None` means the default `$HOME/.ambry`.
+    /// `Some` when the test uses a non-default Ambry home; `None` means the default
+    /// `$HOME/.ambry`.
     pub ambry_home: Option<PathBuf>,
+    /// How the non-default home is given: `AMBRY_HOME` in every process's environment, or
+    /// only `--home` on `ambry`'s own command lines (the clients then know it only from what
+    /// `connect` wrote).
+    home_by_flag: bool,
     runs: std::cell::Cell<u32>,
     _serial: MutexGuard<'static, ()>,
 }
@@ -90,6 +94,7 @@ impl World {
             claude_bin,
             codex_bin,
             ambry_home: None,
+            home_by_flag: false,
             runs: std::cell::Cell::new(0),
             _serial: serial,
         };
@@ -97,11 +102,13 @@ impl World {
         Some(world)
     }
 
-    /// Uses `dir` (inside this world) as the Ambry home instead of `$HOME/.ambry`.
-    pub fn with_ambry_home(mut self, name: &str) -> World {
+    /// Uses `<world>/name` as the Ambry home instead of `$HOME/.ambry`: set as `AMBRY_HOME` for
+    /// every process, or (`by_flag`) passed only as `ambry --home`.
+    pub fn with_ambry_home(mut self, name: &str, by_flag: bool) -> World {
         let dir = self.root.path().join(name);
         std::fs::create_dir_all(&dir).unwrap();
         self.ambry_home = Some(dir);
+        self.home_by_flag = by_flag;
         self
     }
 
@@ -169,8 +176,11 @@ impl World {
             // Hooks compose in-process and never leave a service behind.
             .env("AMBRY_NO_SERVICE", "1")
             .env("AMBRY_SERVICE_AUTOSTART", "0");
-        if let Some(home) = &self.ambry_home {
-            cmd.env("AMBRY_HOME", home);
+        match &self.ambry_home {
+            Some(home) if !self.home_by_flag => {
+                cmd.env("AMBRY_HOME", home);
+            }
+            _ => {}
         }
         cmd
     }
@@ -178,6 +188,9 @@ impl World {
     /// The `ambry` under test, run to its end.
     pub fn ambry(&self, args: &[&str]) -> Finished {
         let mut cmd = self.command(&assert_cmd::cargo::cargo_bin("ambry"));
+        if let (Some(home), true) = (&self.ambry_home, self.home_by_flag) {
+            cmd.arg("--home").arg(home);
+        }
         cmd.args(args);
         process::run(cmd, &self.logs(), &self.label("ambry"))
     }
@@ -237,6 +250,29 @@ impl World {
             self.api.base_url()
         );
         std::fs::write(self.codex_dir().join("config.toml"), config).unwrap();
+    }
+}
+
+impl Drop for World {
+    /// With `AMBRY_REAL_CLIENTS_DUMP=DIR`, every request the clients sent goes to
+    /// `DIR/<test>-<n>.jsonl`: the raw material for docs/agents.md and for debugging a failure.
+    fn drop(&mut self) {
+        let Some(dir) = std::env::var_os("AMBRY_REAL_CLIENTS_DUMP") else {
+            return;
+        };
+        let test = std::thread::current()
+            .name()
+            .unwrap_or("test")
+            .replace("::", "-");
+        let mut lines = String::new();
+        for r in self.api.requests() {
+            let line = serde_json::json!({"method": r.method, "path": r.path, "body": r.body});
+            lines.push_str(&format!("{line}\n"));
+        }
+        static WORLDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = WORLDS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(PathBuf::from(dir).join(format!("{test}-{n}.jsonl")), lines);
     }
 }
 
