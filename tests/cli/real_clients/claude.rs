@@ -108,3 +108,27 @@ fn claude_code_journey_connect_tools_block_disconnect() {
         "the client still asked the model"
     );
 }
+
+#[test]
+fn claude_p_runs_no_ambry_tool_it_was_not_allowed() {
+    let Some(world) = World::new() else { return };
+    journey::seed_deploy_memory(&world);
+    world
+        .ambry(&["connect", "claude"])
+        .ok("ambry connect claude");
+    world.api.script([
+        Step::claude_tool("memory_search", json!({"query": "deploy"})),
+        Step::text("Done."),
+    ]);
+    world
+        .claude_prompt(journey::PROMPT, &[])
+        .ok("claude -p without --allowedTools");
+    let turns = world.api.turns();
+    let results = tool_results(turns.last().unwrap());
+    assert_eq!(results.len(), 1, "{results:?}");
+    let (is_error, text) = &results[0];
+    assert!(
+        *is_error && !text.contains(journey::DEPLOY_FACT),
+        "claude -p refuses even a read-only tool the person did not allow: {text}"
+    );
+}

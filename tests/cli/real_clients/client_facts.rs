@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::codex::{developer_texts, TRUST};
 use super::mock_api::{Recorded, Step};
-use super::world::World;
+use super::world::{World, CLAUDE_VERSION, CODEX_VERSION};
 
 /// A text of exactly `bytes` ASCII bytes, starting with `tag` and ending with `END-<tag>`, so a
 /// request shows whether it arrived whole.
@@ -177,5 +177,22 @@ fn codex_puts_hook_output_in_developer_messages_and_cuts_the_middle_of_a_long_on
     assert!(
         text.contains("START-B") && text.contains("END-START-B"),
         "keeping its start and its end"
+    );
+}
+
+#[test]
+fn the_installed_clients_are_the_pinned_versions() {
+    let Some(world) = World::new() else { return };
+    let claude = world.claude(&["--version"]).ok("claude --version");
+    assert!(
+        claude.stdout.contains(CLAUDE_VERSION),
+        "docs/agents.md describes Claude Code {CLAUDE_VERSION}: {}",
+        claude.stdout
+    );
+    let codex = world.codex(&["--version"]).ok("codex --version");
+    assert!(
+        codex.stdout.contains(CODEX_VERSION),
+        "docs/agents.md describes Codex {CODEX_VERSION}: {}",
+        codex.stdout
     );
 }

@@ -274,7 +274,7 @@ fn claude_code_session_gets_each_memory_once_whole_and_again_after_compaction() 
         super::process::Session::start(cmd, &world.logs(), &world.new_label("claude-session"));
     // Each turn: the requests it caused (the last is the one answering the prompt).
     let mut turn_requests: Vec<(String, Recorded)> = Vec::new();
-    let mut ask = |session: &mut super::process::Session, prompt: &str| -> Option<Recorded> {
+    let ask = |session: &mut super::process::Session, prompt: &str| -> Option<Recorded> {
         let seen = world.api.turns().len();
         session.send_line(&user_line(prompt));
         session.read_until(|l| l.contains("\"type\":\"result\""));

@@ -63,8 +63,6 @@ pub struct Recorded {
     pub path: String,
     /// The body parsed as JSON (`Value::Null` when empty or not JSON).
     pub body: Value,
-    /// The raw body length in bytes.
-    pub body_len: usize,
 }
 
 impl Recorded {
@@ -272,7 +270,6 @@ fn serve(conn: TcpStream, state: &Mutex<State>, ids: &AtomicU64) -> std::io::Res
         method: request.method.clone(),
         path: request.path.clone(),
         body: body.clone(),
-        body_len: request.body.len(),
     };
     let step = {
         let mut state = state.lock().unwrap();
