@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Ambry needs on a Debian/Ubuntu machine, skipping whatever is already there:
 # system packages (WebKitGTK, GTK, tray, Xvfb and WebDriver for tests), a Rust toolchain,
-# tauri-driver (tests only), and the embedding assets (ONNX Runtime + all-MiniLM-L6-v2).
+# tauri-driver (tests only), the embedding assets (ONNX Runtime + all-MiniLM-L6-v2), and for
+# tests the real agent clients (pinned Claude Code and Codex CLIs from npm).
 #
 # usage: scripts/setup.sh [--for run|test]
 #   run  (default): what the app and CLI need; models go to $AMBRY_HOME/models (~/.ambry/models)
@@ -19,6 +20,8 @@ packages=(make libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev l
   desktop-file-utils)
 if [ "$purpose" = test ]; then
   packages+=(xvfb xauth webkit2gtk-driver xdotool trayer dbus-daemon dbus-x11 ripgrep libgtk-3-bin)
+  # The real agent clients run on Node; a node already on PATH (e.g. from nvm) is used as is.
+  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -71,3 +74,25 @@ else
   models_dir="${AMBRY_HOME:-$HOME/.ambry}/models"
 fi
 "$here/fetch-models.sh" "$models_dir"
+
+# --- the real agent clients (tests drive them against a local mock of the model APIs) -------
+# Pinned: the tests assert what these exact versions do with a hook's output and MCP tools.
+# scripts/test.sh exports AMBRY_AGENT_CLIENTS pointing here.
+if [ "$purpose" = test ]; then
+  claude_version=2.1.197
+  codex_version=0.169.0
+  clients_dir="${AMBRY_AGENT_CLIENTS:-${XDG_CACHE_HOME:-$HOME/.cache}/ambry/agent-clients}"
+  installed_version() { # package -> version installed in $clients_dir, or nothing
+    node -p "require('$clients_dir/node_modules/$1/package.json').version" 2>/dev/null || true
+  }
+  if [ "$(installed_version @anthropic-ai/claude-code)" = "$claude_version" ] \
+      && [ "$(installed_version @openai/codex)" = "$codex_version" ] \
+      && [ -x "$clients_dir/node_modules/.bin/claude" ] && [ -x "$clients_dir/node_modules/.bin/codex" ]; then
+    say "agent clients: Claude Code $claude_version, Codex $codex_version present"
+  else
+    say "installing agent clients into $clients_dir: Claude Code $claude_version, Codex $codex_version"
+    mkdir -p "$clients_dir"
+    npm install --prefix "$clients_dir" --no-audit --no-fund --save-exact \
+      "@anthropic-ai/claude-code@$claude_version" "@openai/codex@$codex_version"
+  fi
+fi

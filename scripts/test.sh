@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite: unit and integration tests, the real `ambry` binary, the retrieval eval
-# gates, the real embedding model, and the real app window driven through WebDriver under Xvfb.
+# gates, the real embedding model, the real Claude Code and Codex CLIs (tests/cli/real_clients,
+# against a local mock of the model APIs), and the real app window driven through WebDriver under Xvfb.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export AMBRY_TEST_MODELS="${AMBRY_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/ambry/models}"
+export AMBRY_AGENT_CLIENTS="${AMBRY_AGENT_CLIENTS:-${XDG_CACHE_HOME:-$HOME/.cache}/ambry/agent-clients}"
 scripts/setup.sh --for test
 export PATH="$HOME/.cargo/bin:$PATH"
 

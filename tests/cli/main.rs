@@ -10,6 +10,7 @@ mod embeddings;
 mod mcp;
 mod memory;
 mod memory_test;
+mod real_clients;
 mod robustness;
 mod service;
 mod sessions;

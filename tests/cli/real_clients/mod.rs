@@ -1,0 +1,13 @@
+//! The real Claude Code and Codex CLIs (pinned npm versions) driven headless against a local
+//! mock of their model APIs: what the model receives from Ambry's hooks and MCP tools.
+
+mod claude;
+mod client_facts;
+mod codex;
+mod context;
+mod home;
+mod journey;
+mod mock_api;
+mod process;
+mod seed;
+mod world;
