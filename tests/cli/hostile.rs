@@ -1,0 +1,161 @@
+//! Hostile input to the real binary: a cloned repository whose anchor is a link out of it,
+//! devices and FIFOs where Ambry's own files should be, endless streams as input. Each call
+//! runs under an outside timeout (a hang detector, not a speed assertion): a hang fails the test.
+
+use std::path::Path;
+use std::process::Command as Std;
+use std::time::Duration;
+
+use predicates::prelude::*;
+
+use crate::support::Sandbox;
+
+/// Far longer than any of these calls takes; only a hang reaches it.
+pub const HANG: Duration = Duration::from_secs(10);
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Std::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.org"])
+        .args(["-c", "init.defaultBranch=main", "-c", "core.symlinks=true"])
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+fn mkfifo(path: &Path) {
+    assert!(Std::new("mkfifo").arg(path).status().unwrap().success());
+}
+
+/// A repository whose `.ambry/AMBRY.md` is a committed link to `target`, cloned: what a person
+/// gets from `git clone` of someone else's repository.
+fn cloned_repo_with_anchor_link(target: &Path) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let origin = tmp.path().join("origin");
+    std::fs::create_dir_all(origin.join(".ambry")).unwrap();
+    git(&origin, &["init", "-q"]);
+    std::os::unix::fs::symlink(target, origin.join(".ambry/AMBRY.md")).unwrap();
+    git(&origin, &["add", "-A"]);
+    git(&origin, &["commit", "-q", "-m", "anchor"]);
+    git(tmp.path(), &["clone", "-q", "origin", "clone"]);
+    let cloned = tmp.path().join("clone/.ambry/AMBRY.md");
+    assert!(cloned.symlink_metadata().unwrap().file_type().is_symlink());
+    tmp
+}
+
+/// `ambry` on the sandbox's home, run from `cwd`.
+fn ambry_at(sb: &Sandbox, cwd: &Path) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("ambry").unwrap();
+    cmd.env_remove("AMBRY_HOME")
+        .env("AMBRY_SERVICE_AUTOSTART", "0")
+        .env("HOME", sb.home.path())
+        .arg("--home")
+        .arg(sb.home.path())
+        .arg("--cwd")
+        .arg(cwd);
+    cmd
+}
+
+fn compose_in(sb: &Sandbox, cwd: &Path) -> assert_cmd::assert::Assert {
+    let mut cmd = ambry_at(sb, cwd);
+    cmd.env("AMBRY_NO_SERVICE", "1")
+        .env(
+            "HOSTILE_PROBE_TOKEN",
+            "ghp_PROBEprobePROBEprobePROBEprobe0123",
+        )
+        .args(["compose", "--query", "anything"])
+        .timeout(HANG);
+    cmd.assert()
+}
+
+#[test]
+fn a_cloned_anchor_linking_to_the_environment_or_outside_the_repo_never_reaches_the_block() {
+    let sb = Sandbox::new();
+    let environ = cloned_repo_with_anchor_link(Path::new("/proc/self/environ"));
+    compose_in(&sb, &environ.path().join("clone"))
+        .success()
+        .stdout(predicate::str::contains("ghp_PROBE").not())
+        .stdout(predicate::str::contains("HOSTILE_PROBE_TOKEN").not())
+        .stderr(predicate::str::contains("left out Project context"))
+        .stderr(predicate::str::contains("outside"));
+
+    let elsewhere = tempfile::tempdir().unwrap();
+    let credentials = elsewhere.path().join("credentials");
+    std::fs::write(
+        &credentials,
+        "[default]\naws_note = OUTSIDE-THE-REPO-MARKER\n",
+    )
+    .unwrap();
+    let outside = cloned_repo_with_anchor_link(&credentials);
+    compose_in(&sb, &outside.path().join("clone"))
+        .success()
+        .stdout(predicate::str::contains("OUTSIDE-THE-REPO-MARKER").not())
+        .stderr(predicate::str::contains("left out Project context"));
+}
+
+#[test]
+fn an_anchor_holding_a_secret_is_left_out_with_a_note() {
+    let sb = Sandbox::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(repo.join(".ambry")).unwrap();
+    git(&repo, &["init", "-q"]);
+    std::fs::write(
+        repo.join(".ambry/AMBRY.md"),
+        "# Project\n\nCI uses GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n",
+    )
+    .unwrap();
+    compose_in(&sb, &repo)
+        .success()
+        .stdout(predicate::str::contains("ghp_abcdefghij").not())
+        .stderr(predicate::str::contains("looks like a secret"));
+}
+
+#[test]
+fn dev_zero_and_fifos_as_anchor_user_md_and_config_return_promptly_with_a_note() {
+    // The project anchor.
+    for make in [
+        |p: &Path| std::os::unix::fs::symlink("/dev/zero", p).unwrap(),
+        |p: &Path| mkfifo(p),
+    ] {
+        let sb = Sandbox::new();
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir_all(repo.join(".ambry")).unwrap();
+        git(&repo, &["init", "-q"]);
+        make(&repo.join(".ambry/AMBRY.md"));
+        compose_in(&sb, &repo)
+            .success()
+            .stderr(predicate::str::contains("left out Project context"));
+    }
+    // USER.md.
+    for make in [
+        |p: &Path| std::os::unix::fs::symlink("/dev/zero", p).unwrap(),
+        |p: &Path| mkfifo(p),
+    ] {
+        let sb = Sandbox::new();
+        make(&sb.home.path().join("USER.md"));
+        compose_in(&sb, sb.cwd.path())
+            .success()
+            .stderr(predicate::str::contains("left out User preferences"));
+    }
+    // config.toml: the hook still answers (exit 0) and says why nothing was injected.
+    for make in [
+        |p: &Path| std::os::unix::fs::symlink("/dev/zero", p).unwrap(),
+        |p: &Path| mkfifo(p),
+    ] {
+        let sb = Sandbox::new();
+        make(&sb.home.path().join("config.toml"));
+        sb.ambry()
+            .env("AMBRY_NO_SERVICE", "1")
+            .args(["compose", "--hook", "claude"])
+            .write_stdin(r#"{"hook_event_name":"UserPromptSubmit","prompt":"x"}"#)
+            .timeout(HANG)
+            .assert()
+            .success()
+            .stderr(predicate::str::contains("config.toml"));
+    }
+}
