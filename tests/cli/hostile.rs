@@ -159,3 +159,64 @@ fn dev_zero_and_fifos_as_anchor_user_md_and_config_return_promptly_with_a_note()
             .stderr(predicate::str::contains("config.toml"));
     }
 }
+
+fn save_args(cmd: &mut assert_cmd::Command) -> &mut assert_cmd::Command {
+    cmd.args([
+        "memory",
+        "save",
+        "probe",
+        "--type",
+        "user",
+        "--description",
+        "d",
+    ])
+}
+
+#[test]
+fn a_body_from_dev_zero_or_a_huge_file_is_refused_without_reading_it_whole() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.ambry();
+    save_args(&mut cmd)
+        .args(["--body-file", "/dev/zero"])
+        .timeout(HANG)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("device"));
+    // stdin from /dev/zero: read up to the limit + 1 byte, then refused.
+    let bin = assert_cmd::cargo::cargo_bin("ambry");
+    assert_cmd::Command::new("sh")
+        .arg("-c")
+        .arg(r#"exec "$0" --home "$1" memory save probe --type user --description d < /dev/zero"#)
+        .arg(&bin)
+        .arg(sb.home.path())
+        .env("AMBRY_SERVICE_AUTOSTART", "0")
+        .timeout(HANG)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("body limit"));
+    // A sparse 2 GB file: refused from its size.
+    let big = sb.cwd.path().join("big.md");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    let mut cmd = sb.ambry();
+    save_args(&mut cmd)
+        .arg("--body-file")
+        .arg(&big)
+        .timeout(HANG)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("body limit"));
+    assert!(!sb.home.path().join("memory/probe.md").exists());
+    // A FIFO the person names is a pipe: read like stdin.
+    let body = sb.cwd.path().join("body.txt");
+    std::fs::write(&body, "from a file\n").unwrap();
+    let mut cmd = sb.ambry();
+    save_args(&mut cmd)
+        .arg("--body-file")
+        .arg(&body)
+        .timeout(HANG)
+        .assert()
+        .success();
+}
