@@ -220,3 +220,88 @@ fn a_body_from_dev_zero_or_a_huge_file_is_refused_without_reading_it_whole() {
         .assert()
         .success();
 }
+
+/// A home with one memory the hook's prompt brings in, so "composed in-process" is visible.
+fn home_with_a_memory() -> Sandbox {
+    let sb = Sandbox::new();
+    sb.ambry()
+        .args(["memory", "save", "deploy-steps", "--type", "project"])
+        .args(["--description", "How the service is deployed to staging"])
+        .args(["--body", "Run make deploy-staging after the migrations."])
+        .assert()
+        .success();
+    sb
+}
+
+const PAYLOAD: &str = r#"{"hook_event_name":"UserPromptSubmit","session_id":"s1","prompt":"how do we deploy to staging"}"#;
+
+/// `ambry compose --hook claude` against whatever listens on the home's socket.
+fn hook_against_service(sb: &Sandbox) -> assert_cmd::assert::Assert {
+    sb.ambry()
+        .env_remove("AMBRY_NO_SERVICE")
+        .args(["compose", "--hook", "claude"])
+        .write_stdin(PAYLOAD)
+        .timeout(HANG)
+        .assert()
+}
+
+#[test]
+fn a_wedged_service_that_never_accepts_does_not_hold_the_hook() {
+    let sb = home_with_a_memory();
+    // Bound but never accepting: connect and write succeed, no answer ever comes.
+    let _listener =
+        std::os::unix::net::UnixListener::bind(sb.home.path().join("compose.sock")).unwrap();
+    hook_against_service(&sb)
+        .success()
+        .stdout(predicate::str::contains("deploy-steps"));
+}
+
+#[test]
+fn a_dripping_or_endless_service_does_not_hold_the_hook() {
+    use std::io::Write;
+    for endless in [false, true] {
+        let sb = home_with_a_memory();
+        let listener =
+            std::os::unix::net::UnixListener::bind(sb.home.path().join("compose.sock")).unwrap();
+        std::thread::spawn(move || {
+            let Ok((mut stream, _)) = listener.accept() else {
+                return;
+            };
+            // The service side of the probe: one byte a second, or bytes without end.
+            let chunk = vec![b' '; if endless { 64 * 1024 } else { 1 }];
+            for _ in 0..if endless { 1_000_000 } else { 60 } {
+                if stream.write_all(&chunk).is_err() {
+                    return;
+                }
+                if !endless {
+                    std::thread::sleep(Duration::from_secs(1));
+                }
+            }
+        });
+        hook_against_service(&sb)
+            .success()
+            .stdout(predicate::str::contains("deploy-steps"));
+    }
+}
+
+#[test]
+fn a_payload_on_a_pipe_left_open_does_not_hold_the_hook() {
+    let sb = home_with_a_memory();
+    let bin = assert_cmd::cargo::cargo_bin("ambry");
+    // The FIFO is opened read-write on fd 3 and handed to ambry as stdin: its writer never
+    // closes, as with an agent that keeps the pipe open.
+    assert_cmd::Command::new("sh")
+        .arg("-c")
+        .arg(
+            r#"mkfifo "$1/payload" && exec 3<>"$1/payload" && printf '%s' "$2" >&3 && exec "$0" --home "$1" --cwd "$1" compose --hook claude <&3"#,
+        )
+        .arg(&bin)
+        .arg(sb.home.path())
+        .arg(PAYLOAD)
+        .env("AMBRY_NO_SERVICE", "1")
+        .env("AMBRY_SERVICE_AUTOSTART", "0")
+        .timeout(HANG)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("deploy-steps"));
+}
