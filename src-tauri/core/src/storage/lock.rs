@@ -108,7 +108,7 @@ impl ScopeLock {
 pub(crate) fn record_holder(file: &mut File) -> io::Result<()> {
     file.set_len(0)?;
     file.seek(SeekFrom::Start(0))?;
-    write!(file, "pid {}\n", std::process::id())
+    writeln!(file, "pid {}", std::process::id())
 }
 
 /// What the holder of a lock file wrote into it (`pid N`), if anything.
