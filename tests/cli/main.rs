@@ -7,6 +7,7 @@ mod concurrency;
 mod crash;
 mod doctor;
 mod embeddings;
+mod hostile;
 mod mcp;
 mod memory;
 mod memory_test;

@@ -16,6 +16,7 @@ macro_rules! print {
 mod commands;
 mod compose_client;
 mod context;
+mod hook_stdin;
 mod output;
 mod scope_args;
 

@@ -124,7 +124,7 @@ pub fn compose(
     let mut notes = Vec::new();
     let mut anchor = |kind: SectionKind, heading: &str, path: Option<PathBuf>| -> Option<Section> {
         let path = path?;
-        match anchors::read(&path) {
+        match anchors::read_for_agent(&path) {
             Ok(Some(text)) if !text.trim().is_empty() && !anchors::is_untouched_skeleton(&text) => {
                 Some(section(
                     kind,

@@ -1,6 +1,8 @@
 //! `config.toml` (DESIGN §8): every key defaulted, every mistake named with its key and line.
 //!
-//! Owns: the typed configuration, its defaults, parsing and validation.
+//! Owns: the typed configuration, its defaults, reading the file (a regular file inside its
+//! directory, at most `CONFIG_MAX` bytes: a FIFO or a link to `/dev/zero` is an error, never a
+//! hang), parsing and validation.
 //! Deliberately does not: look for the file (callers pass the path from `AmbryHome`) or apply
 //! settings; each module reads the section it needs.
 
@@ -9,6 +11,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorCode;
+use crate::memory::bounded_read::{read_regular_within, ReadRefusal};
+
+/// Most bytes `config.toml` may hold: a full configuration with long synonym lists is a few KiB.
+pub const CONFIG_MAX: u64 = 256 * 1024;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
@@ -157,6 +163,9 @@ pub enum ConfigError {
         path: String,
         source: std::io::Error,
     },
+    /// Not a regular file, too large, a link out of the home, or not UTF-8.
+    #[error("{path} {reason}")]
+    Unusable { path: String, reason: String },
     #[error("{path}, line {line}: {message}")]
     Invalid {
         path: String,
@@ -169,7 +178,7 @@ pub enum ConfigError {
 impl ErrorCode for ConfigError {
     fn code(&self) -> &'static str {
         match self {
-            ConfigError::Read { .. } => "config_unreadable",
+            ConfigError::Read { .. } | ConfigError::Unusable { .. } => "config_unreadable",
             ConfigError::Invalid { .. } => "config_invalid",
         }
     }
@@ -178,13 +187,29 @@ impl ErrorCode for ConfigError {
 impl Config {
     /// Loads the file; a missing file is the default configuration, a bad one is an error.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Config::parse(&text, &path.display().to_string()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
-            Err(source) => Err(ConfigError::Read {
-                path: path.display().to_string(),
+        let origin = path.display().to_string();
+        let unusable = |reason: String| ConfigError::Unusable {
+            path: origin.clone(),
+            reason,
+        };
+        let home = path.parent().unwrap_or(Path::new("."));
+        match read_regular_within(path, home, CONFIG_MAX) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => Config::parse(&text, &origin),
+                Err(e) => {
+                    let at = e.utf8_error().valid_up_to();
+                    let line = e.as_bytes()[..at].iter().filter(|b| **b == b'\n').count() + 1;
+                    Err(unusable(format!(
+                        "is not UTF-8 text: an invalid byte on line {line} (byte {at})"
+                    )))
+                }
+            },
+            Err(ReadRefusal::Missing) => Ok(Config::default()),
+            Err(ReadRefusal::Io(source)) => Err(ConfigError::Read {
+                path: origin.clone(),
                 source,
             }),
+            Err(other) => Err(unusable(other.to_string())),
         }
     }
 
@@ -463,5 +488,31 @@ command = "code -g {path}"
         // A directory where the file should be cannot be read as a file.
         let err = Config::load(dir.path()).unwrap_err();
         assert_eq!(err.code(), "config_unreadable");
+    }
+
+    #[test]
+    fn a_fifo_a_device_link_an_oversized_or_non_utf8_file_is_an_error_not_a_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let err = Config::load(&path).unwrap_err();
+        assert_eq!(err.code(), "config_unreadable");
+        assert!(err.to_string().contains("named pipe"), "{err}");
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+        assert!(Config::load(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("/dev/zero"));
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, vec![b'#'; CONFIG_MAX as usize + 1]).unwrap();
+        assert!(Config::load(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("limit"));
+        std::fs::write(&path, b"[retrieval]\ntop_k = 3\n# caf\xe9\n").unwrap();
+        let err = Config::load(&path).unwrap_err().to_string();
+        assert!(err.contains("line 3"), "{err}");
     }
 }

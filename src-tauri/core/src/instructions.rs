@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agents::{Agent, AgentEnv};
 use crate::error::ErrorCode;
+use crate::memory::bounded_read::{read_regular, read_regular_within, ReadRefusal};
 use crate::memory::secrets::find_secret;
 use crate::AmbryHome;
 
@@ -98,6 +99,12 @@ impl InstructionScope<'_> {
         self.project.map(|(_, root)| root)
     }
 
+    /// The directory `kind`'s file must resolve inside: the repository for a project's files;
+    /// none for the person's own `CLAUDE.md`.
+    fn root_of(&self, kind: InstructionKind) -> Option<&Path> {
+        kind.in_project().then(|| self.repo()).flatten()
+    }
+
     pub fn path(&self, kind: InstructionKind) -> Result<PathBuf, InstructionError> {
         kind.path(self.env, self.repo())
             .ok_or(InstructionError::NoProject { kind })
@@ -149,6 +156,9 @@ pub enum InstructionError {
         "{path} is {bytes} bytes, more than the app edits ({max} bytes); open it in your editor"
     )]
     TooLarge { path: String, bytes: u64, max: u64 },
+    /// Not a regular file, not UTF-8, or a link out of its repository.
+    #[error("{path} {reason}")]
+    Unreadable { path: String, reason: String },
     #[error("cannot {action} {path}: {source}")]
     Io {
         action: &'static str,
@@ -164,9 +174,29 @@ impl ErrorCode for InstructionError {
             InstructionError::SecretDetected { .. } => "secret_detected",
             InstructionError::ChangedOnDisk { .. } => "changed_on_disk",
             InstructionError::TooLarge { .. } => "too_large",
+            InstructionError::Unreadable { .. } => "unreadable",
             InstructionError::Io { .. } => "io",
         }
     }
+}
+
+/// A save through a link is written at the link's target: for a project's file, only when that
+/// target is inside the repository (its directory resolved, since the file may not exist yet).
+fn refuse_outside(target: &Path, root: &Path) -> Result<(), InstructionError> {
+    let dir = target.parent().unwrap_or(Path::new("/"));
+    let (Ok(dir), Ok(root)) = (fs::canonicalize(dir), fs::canonicalize(root)) else {
+        return Ok(()); // a directory that does not exist yet is created inside the repo below
+    };
+    if dir.starts_with(&root) {
+        return Ok(());
+    }
+    Err(InstructionError::Unreadable {
+        path: target.display().to_string(),
+        reason: format!(
+            "is outside {} (the file is a link leading out of its repository); Ambry does not write there",
+            root.display()
+        ),
+    })
 }
 
 fn io(action: &'static str, path: &Path, source: std::io::Error) -> InstructionError {
@@ -223,25 +253,33 @@ pub fn read(
     scope: &InstructionScope,
     kind: InstructionKind,
 ) -> Result<Option<String>, InstructionError> {
-    read_path(&scope.path(kind)?)
+    read_path(&scope.path(kind)?, scope.root_of(kind))
 }
 
-fn read_path(path: &Path) -> Result<Option<String>, InstructionError> {
-    match fs::metadata(path) {
-        Ok(m) if m.len() > MAX_INSTRUCTION_BYTES => {
-            return Err(InstructionError::TooLarge {
-                path: path.display().to_string(),
-                bytes: m.len(),
-                max: MAX_INSTRUCTION_BYTES,
-            })
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        _ => {}
-    }
-    match fs::read_to_string(path) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io("read", path, e)),
+/// A regular file, at most `MAX_INSTRUCTION_BYTES`; a project's file must resolve inside its
+/// repository (a cloned `CLAUDE.md` may be a link to anywhere), the person's own may be a link
+/// to their dotfiles.
+fn read_path(path: &Path, root: Option<&Path>) -> Result<Option<String>, InstructionError> {
+    let read = match root {
+        Some(root) => read_regular_within(path, root, MAX_INSTRUCTION_BYTES),
+        None => read_regular(path, MAX_INSTRUCTION_BYTES),
+    };
+    let unreadable = |reason: String| InstructionError::Unreadable {
+        path: path.display().to_string(),
+        reason,
+    };
+    match read {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| unreadable("is not UTF-8 text".into())),
+        Err(ReadRefusal::Missing) => Ok(None),
+        Err(ReadRefusal::TooLarge { size, limit }) => Err(InstructionError::TooLarge {
+            path: path.display().to_string(),
+            bytes: size,
+            max: limit,
+        }),
+        Err(ReadRefusal::Io(e)) => Err(io("read", path, e)),
+        Err(other) => Err(unreadable(other.to_string())),
     }
 }
 
@@ -264,8 +302,15 @@ pub fn save(
         });
     }
     // Through a link, the file it points to is the one written (the link stays a link).
+    let root = scope.root_of(kind);
     let path = link_target(&shown).unwrap_or(shown);
-    let prior = read_path(&path)?;
+    if let Some(root) = root {
+        refuse_outside(&path, root)?;
+    }
+    let prior = read_path(
+        &path,
+        Some(root.unwrap_or(path.parent().unwrap_or(Path::new("/")))),
+    )?;
     if let Some(expected) = expected {
         if prior.as_deref() != expected {
             return Err(InstructionError::ChangedOnDisk {
@@ -575,6 +620,45 @@ mod tests {
                 .unwrap_err()
                 .code(),
             "too_large"
+        );
+    }
+
+    #[test]
+    fn a_project_file_linking_out_of_its_repository_is_neither_read_nor_written() {
+        let f = fixture();
+        let scope = InstructionScope {
+            env: &f.env,
+            project: Some(("repo-1", &f.repo)),
+        };
+        let outside = f.repo.parent().unwrap().join("bashrc");
+        fs::write(&outside, "export SECRET_OUTSIDE=1\n").unwrap();
+        std::os::unix::fs::symlink(&outside, f.repo.join("CLAUDE.md")).unwrap();
+        let err = read(&scope, InstructionKind::ProjectClaude).unwrap_err();
+        assert_eq!(err.code(), "unreadable");
+        assert!(!err.to_string().contains("SECRET_OUTSIDE"));
+        let err = save(
+            &f.home,
+            &scope,
+            InstructionKind::ProjectClaude,
+            "overwritten\n",
+            None,
+            f.now,
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), "unreadable");
+        assert_eq!(
+            fs::read_to_string(&outside).unwrap(),
+            "export SECRET_OUTSIDE=1\n"
+        );
+        // A FIFO is refused without blocking.
+        fs::remove_file(f.repo.join("CLAUDE.md")).unwrap();
+        let c = std::ffi::CString::new(f.repo.join("AGENTS.md").to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert_eq!(
+            read(&scope, InstructionKind::ProjectAgents)
+                .unwrap_err()
+                .code(),
+            "unreadable"
         );
     }
 }

@@ -6,11 +6,10 @@
 //! and the command exits 0 (Claude Code adds a hook's stdout to the context on exit 0, and
 //! blocks the prompt on exit 2).
 
-use std::io::Read;
 use std::path::Path;
 
 use ambry_core::agents::{hook_payload, Agent};
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 
 use crate::context::Context;
 
@@ -61,10 +60,9 @@ pub fn run(ctx: &Context, args: ComposeArgs) -> Result<()> {
 }
 
 fn run_hook(ctx: &Context, agent: Agent, args: &ComposeArgs) -> Result<()> {
-    let mut raw = String::new();
-    std::io::stdin()
-        .read_to_string(&mut raw)
-        .context("reading the hook payload from stdin")?;
+    // Bounded in size and time: an agent may leave the pipe open after the payload.
+    let raw = crate::hook_stdin::read_payload(std::io::stdin(), crate::hook_stdin::PAYLOAD_WAIT)
+        .map_err(|e| anyhow::anyhow!("reading the hook payload from stdin: {e}"))?;
     let turn = hook_payload::parse(agent, &raw)?;
     let cwd = turn.cwd.unwrap_or_else(|| ctx.cwd.clone());
     emit(

@@ -1,11 +1,13 @@
 //! `ambry memory list|get|save|forget` and the dispatch of the other memory subcommands.
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
+use ambry_core::memory::bounded_read::{read_named_input, read_regular, read_stream, ReadRefusal};
+use ambry_core::memory::validate::{BODY_MAX, MEMORY_FILE_MAX};
 use ambry_core::memory::{frontmatter, Memory, MemoryDraft, Scope};
 use ambry_core::workspace::MemoryRow;
-use anyhow::{bail, Context as _, Result};
+use anyhow::{anyhow, bail, Result};
 use serde::Serialize;
 
 use super::archive::{self, ArchiveCommand};
@@ -149,28 +151,41 @@ fn get(ctx: &Context, name: &str, scope: Option<ScopeArg>) -> Result<()> {
     if ctx.json {
         return ctx.print_json(&memory);
     }
-    let text = std::fs::read_to_string(&memory.path)
-        .with_context(|| format!("reading {}", memory.path.display()))?;
+    let bytes = read_regular(&memory.path, MEMORY_FILE_MAX)
+        .map_err(|refusal| anyhow!("{} {refusal}", memory.path.display()))?;
+    let text = String::from_utf8_lossy(&bytes);
     print!("{text}");
     Ok(())
+}
+
+/// A body read with the body limit + 1 byte at most: `/dev/zero` or a 2 GB file is refused
+/// without being read whole, a device or a directory without being read at all.
+fn body_text(read: Result<Vec<u8>, ReadRefusal>, what: &str) -> Result<String> {
+    let bytes = read.map_err(|refusal| match refusal {
+        ReadRefusal::TooLarge { .. } => anyhow!(
+            "{what} is over the {BODY_MAX}-byte (256 KiB) body limit; keep bulky content in a file and store a pointer to it"
+        ),
+        other => anyhow!("{what} {other}"),
+    })?;
+    String::from_utf8(bytes).map_err(|_| anyhow!("{what} is not UTF-8 text"))
 }
 
 fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
     let body = match (&args.body, &args.body_file) {
         (Some(body), _) => body.clone(),
-        (None, Some(path)) => std::fs::read_to_string(path)
-            .with_context(|| format!("reading --body-file {}", path.display()))?,
+        (None, Some(path)) => body_text(
+            read_named_input(path, BODY_MAX as u64),
+            &format!("--body-file {}", path.display()),
+        )?,
         (None, None) => {
             let stdin = std::io::stdin();
             if stdin.is_terminal() {
                 bail!("no body given: pass --body TEXT, --body-file FILE, or pipe it on stdin");
             }
-            let mut body = String::new();
-            stdin
-                .lock()
-                .read_to_string(&mut body)
-                .context("reading the body from stdin")?;
-            body
+            body_text(
+                read_stream(stdin.lock(), BODY_MAX as u64),
+                "the body on stdin",
+            )?
         }
     };
     let scope: Scope = args.scope.into();

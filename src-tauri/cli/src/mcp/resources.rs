@@ -62,7 +62,22 @@ pub fn read(ws: &Workspace, cwd: &Path, uri: &str) -> Result<ReadResourceRespons
             None,
         ));
     };
-    match anchors::read(&path) {
+    let text = match uri {
+        USER_INDEX | PROJECT_INDEX => {
+            let scope = if uri == USER_INDEX {
+                Scope::User
+            } else {
+                Scope::Project
+            };
+            ws.store_at(cwd)
+                .index_text(scope)
+                .map_err(|e| e.to_string())
+        }
+        // Anchors reach the agent: bounded, never through a link out of their repository or
+        // home, and left out when they hold a secret.
+        _ => anchors::read_for_agent(&path).map_err(|e| e.to_string()),
+    };
+    match text {
         Ok(Some(text)) => {
             Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
         }
@@ -70,6 +85,6 @@ pub fn read(ws: &Workspace, cwd: &Path, uri: &str) -> Result<ReadResourceRespons
             format!("{uri} does not exist yet ({})", path.display()),
             None,
         )),
-        Err(e) => Err(ErrorData::internal_error(e.to_string(), None)),
+        Err(e) => Err(ErrorData::internal_error(e, None)),
     }
 }

@@ -8,7 +8,7 @@
 //! Deliberately does not: compose or parse beyond the envelope; `service` and `protocol` do.
 
 use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
@@ -160,44 +160,143 @@ pub fn bind(home: &AmbryHome) -> Result<ServiceSocket, ServiceError> {
     })
 }
 
-/// Sends `request` to the service of `home` and waits at most `timeout` for each step.
+/// Most bytes of an answer the client reads: a composition is a block of at most 8,000 bytes
+/// plus its decisions; an endless or runaway answer is cut off here, not buffered.
+pub const MAX_RESPONSE_BYTES: usize = 4 << 20;
+
+/// Sends `request` to the service of `home` and gives the whole exchange — connecting,
+/// writing, reading the answer, parsing — at most `timeout` in all. Connecting runs on a helper
+/// thread because a stopped service with a full backlog blocks `connect` itself; past the
+/// deadline the caller moves on (and composes in-process) whatever that thread is doing.
 pub fn call(home: &AmbryHome, request: &Request, timeout: Duration) -> Result<Reply, ServiceError> {
+    let deadline = Instant::now() + timeout;
     let socket = home.compose_socket();
-    let stream = UnixStream::connect(&socket).map_err(|source| ServiceError::Unreachable {
-        socket: socket.clone(),
-        source,
-    })?;
-    exchange(stream, request, timeout)
+    let request = request.clone();
+    let (answer, answered) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let result = UnixStream::connect(&socket)
+            .map_err(|source| ServiceError::Unreachable {
+                socket: socket.clone(),
+                source,
+            })
+            .and_then(|stream| exchange_by(stream, &request, deadline));
+        let _ = answer.send(result);
+    });
+    answered.recv_timeout(timeout).unwrap_or_else(|_| {
+        Err(ServiceError::Timeout {
+            source: std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("no answer within {} ms", timeout.as_millis()),
+            ),
+        })
+    })
 }
 
-/// One request line out, one response line back, on a connected stream.
+/// One request line out, one response line back, on a connected stream, all within `timeout`.
 pub fn exchange(
-    mut stream: UnixStream,
+    stream: UnixStream,
     request: &Request,
     timeout: Duration,
 ) -> Result<Reply, ServiceError> {
-    let timed_out = |source: std::io::Error| match source.kind() {
+    exchange_by(stream, request, Instant::now() + timeout)
+}
+
+fn timed_out() -> ServiceError {
+    ServiceError::Timeout {
+        source: std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "the compose service did not answer in time",
+        ),
+    }
+}
+
+fn io_failure(source: std::io::Error) -> ServiceError {
+    match source.kind() {
         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
             ServiceError::Timeout { source }
         }
         _ => ServiceError::Protocol {
             reason: source.to_string(),
         },
-    };
-    stream.set_read_timeout(Some(timeout)).map_err(timed_out)?;
-    stream.set_write_timeout(Some(timeout)).map_err(timed_out)?;
-    stream
-        .write_all(request.to_line().as_bytes())
-        .map_err(timed_out)?;
-    let mut line = String::new();
-    BufReader::new(stream)
-        .read_line(&mut line)
-        .map_err(timed_out)?;
-    if !line.ends_with('\n') {
-        return Err(ServiceError::Protocol {
-            reason: "the service closed the connection without a complete answer".into(),
-        });
     }
+}
+
+/// The time left before `deadline`, or a timeout error when there is none.
+fn left(deadline: Instant) -> Result<Duration, ServiceError> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        Err(timed_out())
+    } else {
+        Ok(left)
+    }
+}
+
+fn exchange_by(
+    mut stream: UnixStream,
+    request: &Request,
+    deadline: Instant,
+) -> Result<Reply, ServiceError> {
+    let line = request.to_line();
+    let mut unsent = line.as_bytes();
+    while !unsent.is_empty() {
+        stream
+            .set_write_timeout(Some(left(deadline)?))
+            .map_err(io_failure)?;
+        match stream.write(unsent) {
+            Ok(0) => {
+                return Err(ServiceError::Protocol {
+                    reason: "the service closed the connection before the request was sent".into(),
+                })
+            }
+            Ok(n) => unsent = &unsent[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(e) => return Err(io_failure(e)),
+        }
+    }
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 64 * 1024];
+    loop {
+        stream
+            .set_read_timeout(Some(left(deadline)?))
+            .map_err(io_failure)?;
+        let n = match stream.read(&mut chunk) {
+            Ok(n) => n,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) =>
+            {
+                continue
+            }
+            Err(e) => return Err(io_failure(e)),
+        };
+        if n == 0 {
+            return Err(ServiceError::Protocol {
+                reason: "the service closed the connection without a complete answer".into(),
+            });
+        }
+        let end = chunk[..n].iter().position(|&b| b == b'\n').map(|i| i + 1);
+        answer.extend_from_slice(&chunk[..end.unwrap_or(n)]);
+        if answer.len() > MAX_RESPONSE_BYTES {
+            return Err(ServiceError::Protocol {
+                reason: format!("the answer is longer than {MAX_RESPONSE_BYTES} bytes"),
+            });
+        }
+        if end.is_some() {
+            break;
+        }
+    }
+    let line = String::from_utf8(answer).map_err(|_| ServiceError::Protocol {
+        reason: "the answer is not UTF-8".into(),
+    })?;
     parse_response(&line)
 }
 

@@ -1,14 +1,17 @@
 //! Reading files someone else may have put in a memory directory, without trusting them.
 //!
 //! Owns: the rule that only regular files are opened (a FIFO named `x.md` would block forever,
-//! a symlink to `/dev/zero` would never end) and that no read takes more than a bound (a memory
-//! file is at most `MEMORY_FILE_MAX` bytes; `limits` documents why).
+//! a symlink to `/dev/zero` would never end), that no read takes more than a bound (the limit
+//! plus one byte, so an oversized file is refused rather than cut), and that a file which must
+//! stay inside a directory (a repository's anchor, the home's `USER.md` and `config.toml`) is
+//! not read through a link that leaves it. The limits themselves live with their callers
+//! (`validate::MEMORY_FILE_MAX`, `anchors::ANCHOR_MAX`, `config::CONFIG_MAX`).
 //! Deliberately does not: parse, or decide what a caller does with a refusal.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Why a path was not read.
 #[derive(Debug)]
@@ -20,6 +23,11 @@ pub enum ReadRefusal {
         size: u64,
         limit: u64,
     },
+    /// The path resolves (through a link) to somewhere outside the directory it belongs in.
+    OutsideRoot {
+        target: PathBuf,
+        root: PathBuf,
+    },
     Io(io::Error),
 }
 
@@ -29,8 +37,14 @@ impl std::fmt::Display for ReadRefusal {
             ReadRefusal::Missing => f.write_str("does not exist"),
             ReadRefusal::NotAFile(what) => write!(f, "is {what}, not a regular file; Ambry reads only regular files (rename or remove it)"),
             ReadRefusal::TooLarge { size, limit } => {
-                write!(f, "is {size} bytes, over the {limit}-byte limit for a memory file; keep bulky content elsewhere and store a pointer to it")
+                write!(f, "is {size} bytes or more, over the {limit}-byte limit; keep bulky content elsewhere and store a pointer to it")
             }
+            ReadRefusal::OutsideRoot { target, root } => write!(
+                f,
+                "is a link to {} outside {}; Ambry does not follow it (make it a regular file there)",
+                target.display(),
+                root.display()
+            ),
             ReadRefusal::Io(e) => write!(f, "cannot read: {e}"),
         }
     }
@@ -66,6 +80,74 @@ pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadRefusal::Missing),
         Err(e) => return Err(ReadRefusal::Io(e)),
     };
+    read_opened(file, limit)
+}
+
+/// Like [`read_regular`], but `path` must resolve (links followed) to a file inside `root`:
+/// a link committed to a repository may point anywhere on the reader's machine
+/// (`/proc/self/environ`, `~/.aws/credentials`), and what it points to must never be read.
+pub fn read_regular_within(path: &Path, root: &Path, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
+    let resolved = match std::fs::canonicalize(path) {
+        Ok(p) => p,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadRefusal::Missing),
+        Err(e) => return Err(ReadRefusal::Io(e)),
+    };
+    let root = std::fs::canonicalize(root).map_err(ReadRefusal::Io)?;
+    if !resolved.starts_with(&root) {
+        return Err(ReadRefusal::OutsideRoot {
+            target: resolved,
+            root,
+        });
+    }
+    // The resolved path has no links left; O_NOFOLLOW refuses one swapped in since.
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(&resolved)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadRefusal::Missing),
+        Err(e) => return Err(ReadRefusal::Io(e)),
+    };
+    read_opened(file, limit)
+}
+
+/// A file a person named on the command line (`--body-file`): a regular file, or a pipe such
+/// as `<(command)`; never a device, a directory or a socket, and at most `limit` bytes of it.
+pub fn read_named_input(path: &Path, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadRefusal::Missing),
+        Err(e) => return Err(ReadRefusal::Io(e)),
+    };
+    let file_type = file.metadata().map_err(ReadRefusal::Io)?.file_type();
+    if file_type.is_fifo() {
+        // A pipe is read like stdin: blocking (its writer is the person's own command), bounded.
+        use std::os::fd::AsRawFd;
+        let fd = file.as_raw_fd();
+        // SAFETY: fcntl on a descriptor this function owns, with no pointers involved.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
+        }
+        return read_stream(file, limit);
+    }
+    read_opened(file, limit)
+}
+
+/// At most `limit` bytes from a stream (stdin, a pipe); a longer one is refused after reading
+/// `limit + 1` bytes, so an endless source (`< /dev/zero`) costs no more than that.
+pub fn read_stream(stream: impl Read, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
+    read_at_most(stream, limit, 0)
+}
+
+/// The checks after opening: a regular file (judged on the opened descriptor, so nothing can
+/// be swapped in between), within the limit.
+fn read_opened(file: File, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
     let meta = file.metadata().map_err(ReadRefusal::Io)?;
     if let Some(what) = non_regular_kind(meta.file_type()) {
         return Err(ReadRefusal::NotAFile(what));
@@ -80,7 +162,7 @@ pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
 }
 
 /// Reads up to `limit` bytes; a file that grew past it since `stat` is refused, not truncated.
-fn read_at_most(file: File, limit: u64, expected: u64) -> Result<Vec<u8>, ReadRefusal> {
+fn read_at_most(file: impl Read, limit: u64, expected: u64) -> Result<Vec<u8>, ReadRefusal> {
     let mut bytes = Vec::with_capacity(expected.min(limit) as usize);
     file.take(limit + 1)
         .read_to_end(&mut bytes)
@@ -141,5 +223,94 @@ mod tests {
             read_regular(&dir.path().join("none.md"), 1024),
             Err(ReadRefusal::Missing)
         ));
+    }
+
+    #[test]
+    fn within_refuses_links_out_of_the_root_and_follows_links_inside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        std::fs::create_dir_all(repo.join(".ambry")).unwrap();
+        std::fs::write(outside.path().join("credentials"), b"SECRET-OUTSIDE").unwrap();
+        let anchor = repo.join(".ambry/AMBRY.md");
+        std::os::unix::fs::symlink(outside.path().join("credentials"), &anchor).unwrap();
+        assert!(matches!(
+            read_regular_within(&anchor, &repo, 1024),
+            Err(ReadRefusal::OutsideRoot { .. })
+        ));
+        std::fs::remove_file(&anchor).unwrap();
+        std::os::unix::fs::symlink("/proc/self/environ", &anchor).unwrap();
+        assert!(matches!(
+            read_regular_within(&anchor, &repo, 1024),
+            Err(ReadRefusal::OutsideRoot { .. })
+        ));
+        // A directory link out of the repository is caught the same way.
+        std::fs::remove_dir_all(repo.join(".ambry")).unwrap();
+        std::fs::write(outside.path().join("AMBRY.md"), b"SECRET-OUTSIDE").unwrap();
+        std::os::unix::fs::symlink(outside.path(), repo.join(".ambry")).unwrap();
+        assert!(matches!(
+            read_regular_within(&anchor, &repo, 1024),
+            Err(ReadRefusal::OutsideRoot { .. })
+        ));
+        // Inside the repository a link is fine.
+        std::fs::remove_file(repo.join(".ambry")).unwrap();
+        std::fs::create_dir_all(repo.join(".ambry")).unwrap();
+        std::fs::write(repo.join("CONTEXT.md"), b"team notes").unwrap();
+        std::os::unix::fs::symlink("../CONTEXT.md", &anchor).unwrap();
+        assert_eq!(
+            read_regular_within(&anchor, &repo, 1024).unwrap(),
+            b"team notes"
+        );
+    }
+
+    #[test]
+    fn within_refuses_devices_and_fifos_inside_the_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("config.toml");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(matches!(
+            read_regular_within(&fifo, dir.path(), 1024),
+            Err(ReadRefusal::NotAFile("a named pipe (FIFO)"))
+        ));
+        // /dev/zero is outside any home; the refusal comes before a single byte is read.
+        let zero = dir.path().join("USER.md");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        assert!(matches!(
+            read_regular_within(&zero, dir.path(), 1024),
+            Err(ReadRefusal::OutsideRoot { .. })
+        ));
+    }
+
+    #[test]
+    fn streams_and_named_inputs_are_read_up_to_the_limit_plus_one() {
+        let endless = std::io::repeat(0);
+        assert!(matches!(
+            read_stream(endless, 1024),
+            Err(ReadRefusal::TooLarge {
+                size: 1025,
+                limit: 1024
+            })
+        ));
+        assert!(matches!(
+            read_named_input(Path::new("/dev/zero"), 1024),
+            Err(ReadRefusal::NotAFile("a device"))
+        ));
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big");
+        // Sparse: 2 GB long without writing 2 GB; refused from its size alone.
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(2 << 30)
+            .unwrap();
+        assert!(matches!(
+            read_named_input(&big, 1024),
+            Err(ReadRefusal::TooLarge { size, .. }) if size == 2 << 30
+        ));
+        std::fs::write(dir.path().join("ok"), b"body").unwrap();
+        assert_eq!(
+            read_named_input(&dir.path().join("ok"), 1024).unwrap(),
+            b"body"
+        );
     }
 }

@@ -5,7 +5,7 @@
 //! Deliberately does not: rank, embed or render; those modules consume what the store reads.
 
 pub mod archive;
-mod bounded_read;
+pub mod bounded_read;
 pub mod diff;
 mod error;
 pub mod frontmatter;

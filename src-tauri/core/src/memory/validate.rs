@@ -17,6 +17,12 @@ pub const DESCRIPTION_MAX: usize = 500;
 /// a log belongs in a file the memory points to.
 pub const BODY_MAX: usize = 256 * 1024;
 
+/// Tags a memory may carry, and characters per tag: tags label, they do not hold content. With
+/// the description and body limits this bounds the whole frontmatter to a few KiB, so a saved
+/// memory always fits the read bound below.
+pub const TAGS_MAX: usize = 32;
+pub const TAG_CHARS_MAX: usize = 64;
+
 /// Bytes any read of a memory file takes at most: a body at its limit plus generous frontmatter.
 /// A larger file (written by hand, or a symlink to something huge) is listed with an error.
 pub const MEMORY_FILE_MAX: u64 = 2 * BODY_MAX as u64;
@@ -97,8 +103,23 @@ pub(crate) fn validate_draft(mut draft: MemoryDraft) -> Result<MemoryDraft, Stor
         .map(|t| t.trim().to_string())
         .filter(|t| !t.is_empty())
         .collect();
+    if draft.tags.len() > TAGS_MAX {
+        return Err(StoreError::InvalidField {
+            field: "tags",
+            reason: format!(
+                "has {} tags; a memory may have at most {TAGS_MAX}",
+                draft.tags.len()
+            ),
+        });
+    }
     for tag in &draft.tags {
         refuse_controls("tags", tag, false)?;
+        if tag.chars().count() > TAG_CHARS_MAX {
+            return Err(StoreError::InvalidField {
+                field: "tags",
+                reason: format!("has a tag longer than {TAG_CHARS_MAX} characters"),
+            });
+        }
     }
     let scanned = format!(
         "{}\n{}\n{}",
@@ -172,5 +193,23 @@ mod tests {
     fn strip_controls_keeps_text_and_drops_escapes() {
         assert_eq!(strip_controls("red \x1b[31malert\0"), "red [31malert");
         assert_eq!(strip_controls("plain"), "plain");
+    }
+
+    #[test]
+    fn too_many_or_too_long_tags_are_refused() {
+        let mut many = draft("tagged", "");
+        many.tags = (0..1_000_000).map(|i| format!("t{i}")).collect();
+        let err = validate_draft(many).unwrap_err();
+        assert!(matches!(
+            err,
+            StoreError::InvalidField { field: "tags", .. }
+        ));
+        assert!(err.to_string().contains("1000000 tags"), "{err}");
+        let mut long = draft("tagged", "");
+        long.tags = vec!["x".repeat(TAG_CHARS_MAX + 1)];
+        assert!(validate_draft(long).is_err());
+        let mut ok = draft("tagged", "");
+        ok.tags = (0..TAGS_MAX).map(|i| format!("t{i}")).collect();
+        assert!(validate_draft(ok).is_ok());
     }
 }
