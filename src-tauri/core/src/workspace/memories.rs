@@ -37,6 +37,12 @@ pub struct MemoryRow {
     pub path: PathBuf,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The memory that replaces this one: it is no longer injected (DESIGN §14).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+    /// From this day on it is expired and no longer injected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires: Option<chrono::NaiveDate>,
 }
 
 impl MemoryRow {
@@ -53,6 +59,8 @@ impl MemoryRow {
             description: memory.map(|m| m.description.clone()),
             created: memory.and_then(|m| m.created),
             updated: memory.and_then(|m| m.updated),
+            superseded_by: memory.and_then(|m| m.lifecycle.superseded_by.clone()),
+            expires: memory.and_then(|m| m.lifecycle.expires),
             error: file.parsed.as_ref().err().cloned(),
             name: file.name,
             path: file.path,
