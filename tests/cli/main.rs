@@ -7,6 +7,7 @@ mod concurrency;
 mod crash;
 mod doctor;
 mod embeddings;
+mod lifecycle;
 mod mcp;
 mod memory;
 mod memory_test;

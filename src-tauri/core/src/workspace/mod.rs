@@ -16,6 +16,7 @@ mod instructions;
 mod launch;
 mod memories;
 mod retrieval;
+mod review;
 mod sessions;
 mod upkeep;
 
