@@ -27,6 +27,7 @@ pub mod rank;
 pub mod render;
 pub mod sessions;
 pub mod storage;
+pub mod usage;
 pub mod workspace;
 
 pub use error::{ErrorCode, ErrorReport};
