@@ -19,6 +19,7 @@ import { firstRunPanel } from './first-run.js';
 import { h, clear, setSafeHtml, relativeTime, absoluteTime, debounce } from './dom.js';
 import { confirmDialog, toast, errorToast } from './dialog.js';
 import { VirtualList } from './virtual-list.js';
+import { renameMemory } from './rename.js';
 
 const TYPE_ORDER = ['user', 'feedback', 'project', 'reference'];
 const UNREADABLE = '\u0000unreadable';
@@ -241,6 +242,7 @@ export function createMemoriesView(app) {
       h('button', { class: 'btn btn-primary', testid: 'detail-edit', onClick: () => startEdit() }, 'Edit'),
       h('button', { class: 'btn', testid: 'detail-open-editor', onClick: () => openInEditor(ref()) }, 'Open in editor'),
       h('button', { class: 'btn', testid: 'detail-reveal', onClick: () => reveal(ref()) }, 'Reveal in folder'),
+      h('button', { class: 'btn', testid: 'detail-rename', onClick: () => renameSelected() }, 'Rename'),
       h('button', { class: 'btn btn-ghost-danger', testid: 'detail-delete', onClick: () => deleteSelected() }, 'Delete'));
   }
 
@@ -365,6 +367,14 @@ export function createMemoriesView(app) {
     if (!ok) return;
     editing = null;
     if (selected) await loadDetail(); else renderNothingSelected();
+  }
+
+  async function renameSelected() {
+    if (!selected) return;
+    const renamed = await renameMemory({ ...location }, selected);
+    if (!renamed) return;
+    await reload();
+    if (!editing) { selected = renamed; paintList(); await loadDetail(); }
   }
 
   async function deleteSelected() {

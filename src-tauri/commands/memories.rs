@@ -5,7 +5,7 @@ use ambry_core::embed::SavedWithVector;
 use ambry_core::error::FrontEndCode;
 use ambry_core::memory::{ForgetOutcome, Memory, MemoryDraft, Scope, ScopeFilter};
 use ambry_core::render::markdown_to_safe_html;
-use ambry_core::workspace::MemoryRow;
+use ambry_core::workspace::{MemoryRow, RenamedWithVector};
 use chrono::Utc;
 use serde::Serialize;
 use tauri::AppHandle;
@@ -70,6 +70,26 @@ pub async fn save_memory(
             Some(old) if old != draft.name => ws.rename(&store, scope, old, draft, now)?,
             Some(_) => ws.save(&store, scope, draft, now)?,
         })
+    })
+    .await
+}
+
+/// Renames a memory keeping its history; links and retrieval cases follow (DESIGN §14).
+#[tauri::command]
+pub async fn rename_memory(
+    app: AppHandle,
+    memory: MemoryRef,
+    new: String,
+) -> IpcResult<RenamedWithVector> {
+    off_main(app, move |ws| {
+        let store = ws.store_of(memory.location.project_slug())?;
+        Ok(ws.rename_memory(
+            &store,
+            memory.location.scope,
+            &memory.name,
+            &new,
+            Utc::now(),
+        )?)
     })
     .await
 }

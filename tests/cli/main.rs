@@ -8,6 +8,7 @@ mod crash;
 mod doctor;
 mod embeddings;
 mod hostile;
+mod lifecycle;
 mod mcp;
 mod memory;
 mod memory_test;

@@ -119,6 +119,8 @@ async fn six_tools_are_listed_with_schemas_and_descriptions_that_teach() {
             "memory_forget",
             "memory_get",
             "memory_list",
+            "memory_rename",
+            "memory_review",
             "memory_save",
             "memory_search",
             "session_recall"

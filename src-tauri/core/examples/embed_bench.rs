@@ -72,6 +72,7 @@ fn memory(dir: &Path, i: usize) -> Memory {
         tags: vec![],
         body: body.join(" "),
         path: dir.join(format!("memory-{i}.md")),
+        lifecycle: Default::default(),
     }
 }
 

@@ -28,6 +28,9 @@ pub struct ComposeRequest {
     pub query: String,
     pub top_k: usize,
     pub max_bytes: usize,
+    /// The day the turn happens: a memory expired by then is not injected (superseded ones
+    /// never are). `None`: only supersession is checked.
+    pub today: Option<chrono::NaiveDate>,
 }
 
 impl ComposeRequest {
@@ -36,6 +39,7 @@ impl ComposeRequest {
             query: query.into(),
             top_k: retrieval.top_k,
             max_bytes: retrieval.max_bytes,
+            today: None,
         }
     }
 
@@ -174,7 +178,7 @@ pub fn compose(
             }
         }
     } else {
-        (every_memory(store, &mut notes), retrieval.strategy)
+        (every_memory(store, request, &mut notes), retrieval.strategy)
     };
 
     let unlimited = !retrieval.enabled;
@@ -409,6 +413,7 @@ fn admit(
             continue;
         }
         let body = match read_memory_file(hit.scope, &hit.path) {
+            Ok(Some(memory)) if memory.is_retired(request.today) => continue, // DESIGN §14
             Ok(Some(memory)) => memory.body,
             Ok(None) => continue, // removed since it was ranked
             Err(e) => {
@@ -457,7 +462,7 @@ fn admit(
 }
 
 /// With retrieval off, every memory (project shadowing user), ordered by scope and name.
-fn every_memory(store: &Store, notes: &mut Vec<String>) -> Vec<Hit> {
+fn every_memory(store: &Store, request: &ComposeRequest, notes: &mut Vec<String>) -> Vec<Hit> {
     let files = match store.list(ScopeFilter::All) {
         Ok(files) => files,
         Err(e) => {
@@ -474,6 +479,7 @@ fn every_memory(store: &Store, notes: &mut Vec<String>) -> Vec<Hit> {
         .iter()
         .filter(|f| f.scope == Scope::Project || !project_names.contains(f.name.as_str()))
         .filter_map(|f| f.parsed.as_ref().ok())
+        .filter(|m| !m.is_retired(request.today)) // DESIGN §14
         .map(|m| Hit {
             scope: m.scope,
             name: m.name.clone(),
@@ -528,6 +534,7 @@ mod tests {
             query: query.into(),
             top_k,
             max_bytes,
+            today: None,
         };
         compose(
             store,
@@ -562,6 +569,7 @@ mod tests {
             query: String::new(),
             top_k: 1,
             max_bytes: 1000,
+            today: None,
         };
         let mut notes = Vec::new();
         let (chosen, cut) = admit(&hits, &request, false, 1000, &mut notes);
@@ -852,6 +860,7 @@ mod tests {
             query: "nothing matches".into(),
             top_k: 1,
             max_bytes: 1,
+            today: None,
         };
         let c = compose(
             &store,

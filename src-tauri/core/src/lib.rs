@@ -19,6 +19,7 @@ pub mod home;
 pub mod import;
 mod index_db;
 pub mod instructions;
+pub mod lifecycle;
 pub mod memory;
 pub mod project;
 pub mod project_lookup;
@@ -26,6 +27,7 @@ pub mod rank;
 pub mod render;
 pub mod sessions;
 pub mod storage;
+pub mod usage;
 pub mod workspace;
 
 pub use error::{ErrorCode, ErrorReport};

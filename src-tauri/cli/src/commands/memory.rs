@@ -35,6 +35,10 @@ pub enum MemoryCommand {
         #[arg(long, value_enum)]
         scope: ScopeArg,
     },
+    /// Rename a memory: its archived history, [[links]] and retrieval cases follow
+    Rename(super::memory_rename::RenameArgs),
+    /// The review inbox: duplicates, conflicts, stale and expired memories, and what to do
+    Review(super::memory_review::ReviewArgs),
     /// Rank memories against a query, as `compose` would
     Search(super::memory_search::SearchArgs),
     /// Archived versions: list, restore, prune
@@ -75,6 +79,8 @@ pub fn run(ctx: &Context, cmd: MemoryCommand) -> Result<()> {
         MemoryCommand::Get { name, scope } => get(ctx, &name, scope),
         MemoryCommand::Save(args) => save(ctx, args),
         MemoryCommand::Forget { name, scope } => forget(ctx, &name, scope),
+        MemoryCommand::Rename(args) => super::memory_rename::run(ctx, args),
+        MemoryCommand::Review(args) => super::memory_review::run(ctx, args),
         MemoryCommand::Search(args) => super::memory_search::run(ctx, args),
         MemoryCommand::Archive(cmd) => archive::run(ctx, cmd),
         MemoryCommand::Reindex(args) => super::reindex::run(ctx, args),
@@ -97,10 +103,23 @@ struct ListRow<'a> {
     path: &'a std::path::Path,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
+    /// Set when the memory is retired (superseded, or expired by today): never injected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retired: Option<String>,
 }
 
-fn list_row(row: &MemoryRow) -> ListRow<'_> {
+/// Why a listed memory is no longer injected, in words.
+fn retired(row: &MemoryRow, today: chrono::NaiveDate) -> Option<String> {
+    match (&row.superseded_by, row.expires) {
+        (Some(by), _) => Some(format!("superseded by {by}")),
+        (None, Some(on)) if on <= today => Some(format!("expired {on}")),
+        _ => None,
+    }
+}
+
+fn list_row(row: &MemoryRow, today: chrono::NaiveDate) -> ListRow<'_> {
     ListRow {
+        retired: retired(row, today),
         scope: row.scope,
         project: row.project.as_deref(),
         name: &row.name,
@@ -116,7 +135,8 @@ fn list_row(row: &MemoryRow) -> ListRow<'_> {
 fn list(ctx: &Context, scope: ScopeFilterArg) -> Result<()> {
     let files = ctx.workspace.list(&ctx.store(), scope.into())?;
     if ctx.json {
-        let rows: Vec<ListRow> = files.iter().map(list_row).collect();
+        let today = ctx.now().date_naive();
+        let rows: Vec<ListRow> = files.iter().map(|r| list_row(r, today)).collect();
         return ctx.print_json(&rows);
     }
     if files.is_empty() {
@@ -133,11 +153,14 @@ fn list(ctx: &Context, scope: ScopeFilterArg) -> Result<()> {
                 f.scope, f.name, "!"
             ),
             (None, kind, description) => println!(
-                "{:<7} {:<width$}  {:<10} {}",
+                "{:<7} {:<width$}  {:<10} {}{}",
                 f.scope,
                 f.name,
                 kind.as_deref().unwrap_or(""),
-                description.as_deref().unwrap_or("")
+                description.as_deref().unwrap_or(""),
+                retired(f, ctx.now().date_naive())
+                    .map(|why| format!(" [{why}]"))
+                    .unwrap_or_default()
             ),
         }
     }

@@ -7,6 +7,8 @@ pub mod doctor;
 pub mod import;
 pub mod init;
 pub mod memory;
+pub mod memory_rename;
+pub mod memory_review;
 pub mod memory_search;
 pub mod memory_test;
 pub mod reindex;

@@ -51,6 +51,17 @@ pub const FORGET: &str = "\
 Forget a memory that is wrong or no longer true. It is archived, not destroyed, so the person can \
 restore it. Prefer updating (memory_save with the same name) when the memory is only partly out of date.";
 
+pub const RENAME: &str = "\
+Rename a memory when its name no longer says what it holds. Its archived history, the [[links]] in \
+other memories and the person's retrieval tests follow the new name; use this instead of saving a \
+copy and forgetting the original.";
+
+pub const REVIEW: &str = "\
+Read-only: the person's review inbox — memories that duplicate or contradict each other, project \
+memories naming files the repository no longer has (with the commit that removed them), and expired \
+ones, each with its evidence. Use it when asked to help tidy memory; propose changes, never make them \
+unasked.";
+
 pub const RECALL: &str = "\
 Search past agent sessions (Claude Code, Codex and Ambry transcripts) for what was said or decided, \
 ranked by session, with the best matching turns as snippets. Plain words find sessions that mention \

@@ -69,6 +69,25 @@ impl From<ScopeChoice> for ScopeFilter {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReviewArgs {
+    /// The repository whose memories to review with the user's (default: the client's root).
+    #[serde(default)]
+    pub cwd: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RenameArgs {
+    /// The memory's current name.
+    pub old: String,
+    /// Its new name: lowercase letters, digits and hyphens, not taken.
+    pub new: String,
+    /// The memory's scope (default user).
+    pub scope: Option<ScopeName>,
+    /// The repository the call is about (default: the client's root).
+    pub cwd: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct SaveArgs {
     /// Lowercase letters, digits and hyphens, e.g. `testing-preferences`; an existing name is updated.
     pub name: String,
@@ -345,6 +364,47 @@ impl AmbryTools {
                         .report("say which memory to forget: scope is `user` or `project`")
                 })?;
                 Ok(ws.forget(&ws.store_at(&dir), scope.into(), &args.name, Utc::now())?)
+            })
+            .await,
+        ))
+    }
+
+    #[tool(
+        title = "Rename a memory",
+        description = guidance::RENAME,
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn memory_rename(
+        &self,
+        peer: Peer<RoleServer>,
+        Parameters(args): Parameters<RenameArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let dir = self.directory(args.cwd.as_deref(), &peer).await;
+        Ok(answer(
+            self.blocking(move |ws| {
+                let store = ws.store_at(&dir);
+                let scope = args.scope.unwrap_or(ScopeName::User).into();
+                Ok(ws.rename_memory(&store, scope, &args.old, &args.new, Utc::now())?)
+            })
+            .await,
+        ))
+    }
+
+    #[tool(
+        title = "Review memories",
+        description = guidance::REVIEW,
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn memory_review(
+        &self,
+        peer: Peer<RoleServer>,
+        Parameters(args): Parameters<ReviewArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let dir = self.directory(args.cwd.as_deref(), &peer).await;
+        Ok(answer(
+            self.blocking(move |ws| {
+                let findings = ws.review(&ws.store_at(&dir), Utc::now())?;
+                Ok(serde_json::json!({ "findings": findings }))
             })
             .await,
         ))

@@ -231,6 +231,7 @@ mod tests {
             tags: vec![],
             body: body.into(),
             path: dir.join(format!("{name}.md")),
+            lifecycle: Default::default(),
         }
     }
 

@@ -85,7 +85,7 @@ pub fn restore_with_vector(
 }
 
 /// A memory the store just wrote, with its sidecar written beside it.
-fn with_vector(outcome: SaveOutcome, models: &ModelPaths) -> SavedWithVector {
+pub fn with_vector(outcome: SaveOutcome, models: &ModelPaths) -> SavedWithVector {
     let vector = vector_for(&outcome, models);
     SavedWithVector { outcome, vector }
 }

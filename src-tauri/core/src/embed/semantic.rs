@@ -257,6 +257,7 @@ mod tests {
             tags: vec![],
             body: String::new(),
             path: dir.join(format!("{name}.md")),
+            lifecycle: Default::default(),
         }
     }
 

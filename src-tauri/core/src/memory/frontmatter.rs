@@ -1,11 +1,15 @@
 //! The memory file format (DESIGN §3): `---` frontmatter, then a markdown body.
 //!
 //! Owns: parsing a file's text into fields plus the raw lines of keys Ambry does not know, and
-//! rendering it back so those unknown keys survive every rewrite verbatim.
+//! rendering it back so those unknown keys survive every rewrite verbatim. The lifecycle keys
+//! (DESIGN §14) stay among those raw lines (so they survive as written too); `lifecycle` reads
+//! what they say, and `parse` refuses a file whose lifecycle keys do not read.
 //! Deliberately does not: validate names against the filename or touch the disk.
 
 use chrono::Datelike;
 use chrono::{DateTime, SecondsFormat, Utc};
+
+use super::model::{Lifecycle, Reviewed};
 
 /// A parsed memory file. `extra` holds unknown keys as their original lines, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -116,6 +120,7 @@ pub fn parse(text: &str) -> Result<Document, FormatError> {
             }
         }
     }
+    lifecycle(&extra)?;
     let require = |v: Option<String>, key: &str| {
         v.filter(|s| !s.trim().is_empty())
             .ok_or_else(|| FormatError(format!("frontmatter is missing `{key}:`")))
@@ -130,6 +135,72 @@ pub fn parse(text: &str) -> Result<Document, FormatError> {
         extra,
         body,
     })
+}
+
+/// The lifecycle keys among a document's raw `extra` lines (the last of a repeated key wins).
+pub fn lifecycle(extra: &[String]) -> Result<Lifecycle, FormatError> {
+    let mut out = Lifecycle::default();
+    let mut i = 0;
+    while i < extra.len() {
+        let line = &extra[i];
+        i += 1;
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        if key.starts_with(char::is_whitespace) {
+            continue;
+        }
+        let mut continuation = Vec::new();
+        while i < extra.len() && (extra[i].starts_with([' ', '\t']) || extra[i].starts_with("- ")) {
+            continuation.push(extra[i].as_str());
+            i += 1;
+        }
+        let key = key.trim();
+        let bad = |why: String| FormatError(format!("frontmatter `{key}`: {why}"));
+        let text = || unquote(value.trim()).map_err(&bad);
+        match key {
+            "expires" => {
+                let v = text()?;
+                out.expires = (!v.is_empty())
+                    .then(|| timestamp(&v, key, 0).map(|t| t.date_naive()))
+                    .transpose()
+                    .map_err(|_| bad(format!("must be a date like 2026-12-31, got `{v}`")))?;
+            }
+            "superseded_by" => out.superseded_by = Some(text()?).filter(|v| !v.is_empty()),
+            "source" => out.source = Some(text()?).filter(|v| !v.is_empty()),
+            "merged_from" => {
+                out.merged_from = parse_tags(value.trim(), &continuation, 0)
+                    .map_err(|e| bad(e.0))?
+                    .into_iter()
+                    .filter(|n| !n.is_empty())
+                    .collect()
+            }
+            "reviewed" => {
+                let v = text()?;
+                let mut parts = v.split_whitespace();
+                out.reviewed = match parts.next() {
+                    None => None,
+                    Some(at) => Some(Reviewed {
+                        at: timestamp(at, key, 0).map_err(|_| {
+                            bad(format!(
+                                "must start with a time like 2026-05-08T12:34:56Z, got `{v}`"
+                            ))
+                        })?,
+                        fingerprint: parts
+                            .find_map(|p| p.strip_prefix("sha:"))
+                            .map(str::to_string),
+                    }),
+                };
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// The `reviewed:` value that marks `fingerprint` as kept at `at`.
+pub fn reviewed_value(at: DateTime<Utc>, fingerprint: &str) -> String {
+    format!("{} sha:{fingerprint}", rfc3339(at))
 }
 
 pub fn render(doc: &Document) -> String {
@@ -428,6 +499,38 @@ mod tests {
             (d.name.as_str(), d.description.as_str(), d.body.as_str()),
             ("a", "d", "body\n")
         );
+    }
+
+    #[test]
+    fn lifecycle_keys_are_read_and_kept_as_written() {
+        let text = "---\nname: a\ntype: user\ndescription: d\nexpires: 2026-12-31\nsuperseded_by: b   # newer\nreviewed: 2026-06-01T10:00:00Z sha:00ff\nmerged_from: [c, d]\nsource: claude-import\n---\nbody\n";
+        let d = parse(text).unwrap();
+        let l = lifecycle(&d.extra).unwrap();
+        assert_eq!(l.expires, Some("2026-12-31".parse().unwrap()));
+        assert_eq!(l.superseded_by.as_deref(), Some("b"));
+        let reviewed = l.reviewed.unwrap();
+        assert_eq!(rfc3339(reviewed.at), "2026-06-01T10:00:00Z");
+        assert_eq!(reviewed.fingerprint.as_deref(), Some("00ff"));
+        assert_eq!(l.merged_from, vec!["c", "d"]);
+        assert_eq!(l.source.as_deref(), Some("claude-import"));
+        assert_eq!(render(&d), text);
+        let block = "---\nname: a\ntype: user\ndescription: d\nmerged_from:\n  - x\n  - y\n---\n";
+        assert_eq!(
+            lifecycle(&parse(block).unwrap().extra).unwrap().merged_from,
+            vec!["x", "y"]
+        );
+    }
+
+    #[test]
+    fn a_lifecycle_key_that_does_not_read_is_an_error_naming_it() {
+        for (line, expected) in [
+            ("expires: next week", "`expires`"),
+            ("reviewed: yes", "`reviewed`"),
+        ] {
+            let text = format!("---\nname: a\ntype: user\ndescription: d\n{line}\n---\n");
+            let err = parse(&text).unwrap_err().to_string();
+            assert!(err.contains(expected), "{line} → {err}");
+        }
     }
 
     #[test]

@@ -65,6 +65,7 @@ mod tests {
             tags: vec![],
             body: String::new(),
             path: format!("{name}.md").into(),
+            lifecycle: Default::default(),
         }
     }
 

@@ -1,13 +1,14 @@
 //! The data every other module sees of a memory.
 //!
-//! Owns: `Scope`, `ScopeFilter`, `Memory` (a parsed file) and `MemoryFile` (a listed file that
-//! may have failed to parse, so it is never silently dropped).
+//! Owns: `Scope`, `ScopeFilter`, `Memory` (a parsed file), its `Lifecycle` keys (DESIGN §14)
+//! and the one rule for when a memory is retired, and `MemoryFile` (a listed file that may have
+//! failed to parse, so it is never silently dropped).
 //! Deliberately does not: parse or write files.
 
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -87,6 +88,90 @@ pub struct Memory {
     pub tags: Vec<String>,
     pub body: String,
     pub path: PathBuf,
+    /// `expires`, `superseded_by`, `reviewed`, `merged_from`, `source` (all optional).
+    #[serde(default)]
+    pub lifecycle: Lifecycle,
+}
+
+/// The optional lifecycle keys of a memory's frontmatter (DESIGN §14). They stay in the file as
+/// written (like any key Ambry does not interpret); this is what they say.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Lifecycle {
+    /// From this day on the memory is expired: never injected, listed in the review inbox.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<NaiveDate>,
+    /// The memory that replaces this one: never injected again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+    /// A person looked at the review inbox's finding and kept the memory as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reviewed: Option<Reviewed>,
+    /// The memories merged into this one (their files were archived).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<String>,
+    /// Where the memory came from (an import, a distilled session).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+/// `reviewed: <time> sha:<fingerprint>`: when a person kept the memory, and of which text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reviewed {
+    pub at: DateTime<Utc>,
+    /// The memory's `content_fingerprint` when it was kept; `None` in a hand-written key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
+}
+
+/// Why a memory is no longer injected.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "retired", rename_all = "snake_case")]
+pub enum Retirement {
+    Superseded { by: String },
+    Expired { on: NaiveDate },
+}
+
+impl Memory {
+    /// Why this memory is retired on `today`, if it is: superseded always, expired once its
+    /// `expires` day has come (without a date, only supersession counts).
+    pub fn retirement(&self, today: Option<NaiveDate>) -> Option<Retirement> {
+        if let Some(by) = &self.lifecycle.superseded_by {
+            return Some(Retirement::Superseded { by: by.clone() });
+        }
+        match (self.lifecycle.expires, today) {
+            (Some(on), Some(today)) if on <= today => Some(Retirement::Expired { on }),
+            _ => None,
+        }
+    }
+
+    /// Retired memories are never injected into an agent's context (DESIGN §14).
+    pub fn is_retired(&self, today: Option<NaiveDate>) -> bool {
+        self.retirement(today).is_some()
+    }
+
+    /// A short hash of what the memory says (description and body): a `reviewed` mark holds
+    /// it, so a memory kept as it was is flagged again once its text changes.
+    pub fn content_fingerprint(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut hasher = Sha256::new();
+        hasher.update(self.description.trim().as_bytes());
+        hasher.update(b"\n");
+        hasher.update(self.body.trim().as_bytes());
+        let digest = hasher.finalize();
+        digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Whether a person kept this memory, as it reads now, after a review.
+    pub fn reviewed_as_is(&self) -> bool {
+        match &self.lifecycle.reviewed {
+            None => false,
+            Some(Reviewed {
+                fingerprint: Some(f),
+                ..
+            }) => *f == self.content_fingerprint(),
+            Some(Reviewed { at, .. }) => self.updated.is_none_or(|u| u <= *at),
+        }
+    }
 }
 
 /// One `<name>.md` found in a scope directory, parsed or not.

@@ -223,6 +223,12 @@ impl Store {
                     reason: format!("`{key}` must be a single line"),
                 });
             }
+            frontmatter::lifecycle(&[key_line(key, value)]).map_err(|e| {
+                StoreError::InvalidField {
+                    field: "frontmatter key",
+                    reason: e.to_string(),
+                }
+            })?;
         }
         let dir = self.prepare_dir(scope)?;
         let _lock = lock_and_tidy(&dir, now)?;
@@ -533,7 +539,7 @@ impl Store {
     }
 
     /// Creates the scope directory if needed, refusing a symlinked one, and records the project.
-    fn prepare_dir(&self, scope: Scope) -> Result<PathBuf, StoreError> {
+    pub(super) fn prepare_dir(&self, scope: Scope) -> Result<PathBuf, StoreError> {
         let dir = self.dir(scope)?;
         fs::create_dir_all(&dir).map_err(|e| StoreError::io("create", &dir, e))?;
         refuse_symlink(&dir).map_err(|e| StoreError::io("write", &dir, e))?;
@@ -647,7 +653,7 @@ fn write_locked(
 /// line's continuation lines replaced in place, or the key appended.
 fn with_keys(mut extra: Vec<String>, keys: &[(&str, &str)]) -> Vec<String> {
     for (key, value) in keys {
-        let line = format!("{key}: {}", frontmatter::quote_if_needed(value));
+        let line = key_line(key, value);
         let start = extra.iter().position(|l| {
             l.split_once(':')
                 .is_some_and(|(k, _)| k.trim() == *key && !l.starts_with([' ', '\t']))
@@ -668,9 +674,28 @@ fn with_keys(mut extra: Vec<String>, keys: &[(&str, &str)]) -> Vec<String> {
     extra
 }
 
+/// `key: value`, quoted when needed; a flow list of plain names (`[a, b]`, as `merged_from`
+/// holds) is written as a list, not as a quoted string.
+fn key_line(key: &str, value: &str) -> String {
+    let plain_list = value.starts_with('[')
+        && value.ends_with(']')
+        && value[1..value.len() - 1]
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-, ".contains(&b));
+    if plain_list {
+        format!("{key}: {value}")
+    } else {
+        format!("{key}: {}", frontmatter::quote_if_needed(value))
+    }
+}
+
 /// Copies the current `<name>.md` into the archive; returns the archived path. When the newest
 /// archived copy already holds these bytes (a save that failed after archiving), it is reused.
-fn archive_current(dir: &Path, name: &str, now: DateTime<Utc>) -> Result<PathBuf, StoreError> {
+pub(super) fn archive_current(
+    dir: &Path,
+    name: &str,
+    now: DateTime<Utc>,
+) -> Result<PathBuf, StoreError> {
     let current = dir.join(format!("{name}.md"));
     let bytes = read_bytes(&current)?;
     let archive_dir = dir.join(ARCHIVE_DIR);
@@ -710,14 +735,14 @@ fn remove_memory_files(
 
 /// Takes the scope lock (bounded wait) and clears what killed writers left: temp files older
 /// than a minute in the scope and its archive.
-fn lock_and_tidy(dir: &Path, now: DateTime<Utc>) -> Result<ScopeLock, StoreError> {
+pub(super) fn lock_and_tidy(dir: &Path, now: DateTime<Utc>) -> Result<ScopeLock, StoreError> {
     let lock = lock_scope(dir)?;
     sweep_stale_temps(dir, now.into());
     sweep_stale_temps(&dir.join(ARCHIVE_DIR), now.into());
     Ok(lock)
 }
 
-fn lock_scope(dir: &Path) -> Result<ScopeLock, StoreError> {
+pub(super) fn lock_scope(dir: &Path) -> Result<ScopeLock, StoreError> {
     ScopeLock::acquire(dir).map_err(|failure| match failure {
         LockFailure::TimedOut { holder } => StoreError::Locked {
             path: dir.display().to_string(),
@@ -730,7 +755,7 @@ fn lock_scope(dir: &Path) -> Result<ScopeLock, StoreError> {
 
 /// Rewrites MEMORY.md when it differs from what the directory says (so a writer killed between
 /// its rename and this step is repaired by the next one).
-fn regenerate_index(scope: Scope, dir: &Path) -> Result<(), StoreError> {
+pub(super) fn regenerate_index(scope: Scope, dir: &Path) -> Result<(), StoreError> {
     let files = list_dir(scope, dir)?;
     let memories: Vec<&Memory> = files
         .iter()
@@ -763,7 +788,7 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, StoreError> {
     })
 }
 
-fn read_text(path: &Path) -> Result<String, StoreError> {
+pub(super) fn read_text(path: &Path) -> Result<String, StoreError> {
     String::from_utf8(read_bytes(path)?).map_err(|_| StoreError::Unreadable {
         path: path.display().to_string(),
         reason: "is not UTF-8 text".into(),
@@ -853,8 +878,11 @@ pub fn read_memory_file(scope: Scope, path: &Path) -> Result<Option<Memory>, Str
     Ok(Some(to_memory(scope, path, doc)))
 }
 
-fn to_memory(scope: Scope, path: &Path, doc: Document) -> Memory {
+pub(super) fn to_memory(scope: Scope, path: &Path, doc: Document) -> Memory {
+    // `parse` refused a document whose lifecycle keys do not read.
+    let lifecycle = frontmatter::lifecycle(&doc.extra).unwrap_or_default();
     Memory {
+        lifecycle,
         scope,
         name: doc.name,
         kind: doc.kind,

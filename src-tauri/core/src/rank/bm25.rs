@@ -144,6 +144,7 @@ mod tests {
             tags: vec![],
             body: body.into(),
             path: format!("{name}.md").into(),
+            lifecycle: Default::default(),
         })
     }
 

@@ -272,6 +272,7 @@ mod tests {
             tags: vec![],
             body: body.into(),
             path: format!("/{scope}/{name}.md").into(),
+            lifecycle: Default::default(),
         })
     }
 

@@ -200,6 +200,7 @@ mod tests {
             updated: None,
             tags: vec![],
             path: format!("/m/{name}.md").into(),
+            lifecycle: Default::default(),
         })
     }
 

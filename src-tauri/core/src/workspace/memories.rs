@@ -14,10 +14,11 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::{Workspace, WorkspaceError};
-use crate::embed::{self, SavedWithVector};
+use crate::embed::{self, SavedWithVector, VectorStatus};
 use crate::memory::{
     leaked_secrets, version_against_current, ForgetOutcome, LeakedSecret, Memory, MemoryDraft,
-    MemoryFile, PrunePolicy, PruneReport, Scope, ScopeFilter, Store, StoreError, VersionDiff,
+    MemoryFile, PrunePolicy, PruneReport, Renamed, Scope, ScopeFilter, Store, StoreError,
+    VersionDiff,
 };
 
 /// One memory as a list shows it; a file that does not parse is listed with its error.
@@ -36,6 +37,12 @@ pub struct MemoryRow {
     pub path: PathBuf,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The memory that replaces this one: it is no longer injected (DESIGN §14).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+    /// From this day on it is expired and no longer injected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires: Option<chrono::NaiveDate>,
 }
 
 impl MemoryRow {
@@ -52,11 +59,21 @@ impl MemoryRow {
             description: memory.map(|m| m.description.clone()),
             created: memory.and_then(|m| m.created),
             updated: memory.and_then(|m| m.updated),
+            superseded_by: memory.and_then(|m| m.lifecycle.superseded_by.clone()),
+            expires: memory.and_then(|m| m.lifecycle.expires),
             error: file.parsed.as_ref().err().cloned(),
             name: file.name,
             path: file.path,
         }
     }
+}
+
+/// A rename's result and the new name's vector.
+#[derive(Debug, Clone, Serialize)]
+pub struct RenamedWithVector {
+    #[serde(flatten)]
+    pub renamed: Renamed,
+    pub vector: VectorStatus,
 }
 
 /// One archived version as the archive view lists it.
@@ -137,6 +154,27 @@ impl Workspace {
         let saved = embed::rename_with_vector(store, scope, old, draft, now, &models)?;
         self.memories_written();
         Ok(saved)
+    }
+
+    /// Renames a memory keeping its history, and updates the links and retrieval-test cases
+    /// that name it (DESIGN §14); the vector is written under the new name.
+    pub fn rename_memory(
+        &self,
+        store: &Store,
+        scope: Scope,
+        old: &str,
+        new: &str,
+        now: DateTime<Utc>,
+    ) -> Result<RenamedWithVector, WorkspaceError> {
+        let models = self.model_paths(&self.config()?);
+        let mut renamed = store.rename_keeping_history(scope, old, new, now)?;
+        let saved = embed::with_vector(renamed.outcome.clone(), &models);
+        renamed.outcome = saved.outcome;
+        self.memories_written();
+        Ok(RenamedWithVector {
+            renamed,
+            vector: saved.vector,
+        })
     }
 
     /// Archives and removes a memory.

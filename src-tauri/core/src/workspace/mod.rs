@@ -16,6 +16,7 @@ mod instructions;
 mod launch;
 mod memories;
 mod retrieval;
+mod review;
 mod sessions;
 mod upkeep;
 
@@ -37,7 +38,7 @@ pub use agents::AgentStatus;
 pub use errors::WorkspaceError;
 pub use instructions::InstructionView;
 pub use launch::{HomeError, LaunchEnv, DEFAULT_MODEL_IDLE};
-pub use memories::{MemoryRow, VersionRow};
+pub use memories::{MemoryRow, RenamedWithVector, VersionRow};
 pub use retrieval::{Coverage, SearchHit, SearchOptions, SearchResults};
 pub use sessions::{IndexRequest, SessionFolder};
 pub use upkeep::{ReindexPhase, ReindexSummary};

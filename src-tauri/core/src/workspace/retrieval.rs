@@ -281,7 +281,10 @@ impl Workspace {
         max_bytes: Option<usize>,
     ) -> Composition {
         let retrieval = &config.retrieval;
-        let request = ComposeRequest::new(query, retrieval).with_caps(top_k, max_bytes);
+        let mut request = ComposeRequest::new(query, retrieval).with_caps(top_k, max_bytes);
+        // The day of the turn, for `expires:` (the one date compose needs; front ends pass no
+        // clock through the compose service's protocol).
+        request.today = Some(chrono::Utc::now().date_naive());
         let scorer = self.semantic_scorer(retrieval.strategy, config);
         let semantic = match &scorer {
             Ok(scorer) => Semantic::Available(scorer.as_ref()),

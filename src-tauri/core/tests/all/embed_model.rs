@@ -173,6 +173,7 @@ fn the_ranker_scorer_uses_the_model_and_ignores_other_models() {
         tags: vec![],
         body: body.into(),
         path: dir.path().join(format!("{name}.md")),
+        lifecycle: Default::default(),
     };
     let docs = [
         doc("pets", "Feeding the kitten wet food."),

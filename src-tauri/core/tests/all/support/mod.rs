@@ -41,6 +41,7 @@ pub fn memories(dir: &Path, items: &[(&str, &str, &str)]) -> Vec<Memory> {
             tags: vec![],
             body: body.to_string(),
             path: dir.join(format!("{name}.md")),
+            lifecycle: Default::default(),
         })
         .collect()
 }

@@ -1,0 +1,147 @@
+//! `ambry memory review`: the review inbox (duplicates, conflicts, stale, expired; DESIGN §14)
+//! and the actions on it — `keep`, `supersede`, `merge` (forget is `ambry memory forget`).
+
+use std::path::PathBuf;
+
+use ambry_core::lifecycle::Finding;
+use anyhow::{Context as _, Result};
+
+use crate::context::Context;
+use crate::scope_args::ScopeArg;
+
+#[derive(Debug, clap::Args)]
+pub struct ReviewArgs {
+    #[command(subcommand)]
+    pub action: Option<ReviewAction>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum ReviewAction {
+    /// Keep a memory as it is: not flagged again until its text changes
+    Keep {
+        name: String,
+        #[arg(long, value_enum, default_value = "user")]
+        scope: ScopeArg,
+    },
+    /// Mark NAME as replaced by another memory: it is no longer injected
+    Supersede {
+        name: String,
+        /// The memory that replaces it
+        #[arg(long)]
+        by: String,
+        #[arg(long, value_enum, default_value = "user")]
+        scope: ScopeArg,
+    },
+    /// Merge FROM into INTO: INTO gets the merged text and `merged_from`; FROM is archived and removed
+    Merge {
+        into: String,
+        from: String,
+        #[arg(long, value_enum, default_value = "user")]
+        scope: ScopeArg,
+        /// FROM's scope (default: the same as INTO's)
+        #[arg(long, value_enum)]
+        from_scope: Option<ScopeArg>,
+        /// The merged body (default: both bodies, INTO's first)
+        #[arg(long, value_name = "FILE")]
+        body_file: Option<PathBuf>,
+    },
+}
+
+pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
+    let store = ctx.store();
+    let ws = &ctx.workspace;
+    let done = match args.action {
+        None => return list(ctx, ws.review(&store, ctx.now())?),
+        Some(ReviewAction::Keep { name, scope }) => {
+            ws.review_keep(&store, scope.into(), &name, ctx.now())?
+        }
+        Some(ReviewAction::Supersede { name, by, scope }) => {
+            ws.review_supersede(&store, scope.into(), &name, &by, ctx.now())?
+        }
+        Some(ReviewAction::Merge {
+            into,
+            from,
+            scope,
+            from_scope,
+            body_file,
+        }) => {
+            let body = body_file
+                .map(|f| {
+                    std::fs::read_to_string(&f)
+                        .with_context(|| format!("reading --body-file {}", f.display()))
+                })
+                .transpose()?;
+            let from_scope = from_scope.unwrap_or(scope).into();
+            ws.review_merge(
+                &store,
+                (scope.into(), &into),
+                (from_scope, &from),
+                body,
+                ctx.now(),
+            )?
+        }
+    };
+    if ctx.json {
+        return ctx.print_json(&done);
+    }
+    println!(
+        "saved {}/{} (prior version archived)",
+        done.scope, done.name
+    );
+    Ok(())
+}
+
+fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
+    if ctx.json {
+        return ctx.print_json(&findings);
+    }
+    if findings.is_empty() {
+        println!("nothing to review");
+        return Ok(());
+    }
+    for f in &findings {
+        match f {
+            Finding::Duplicate {
+                memories: [a, b],
+                similarity,
+            } => println!(
+                "duplicate  {}/{} and {}/{} say the same thing (similarity {similarity:.2})\n  merge: ambry memory review merge {} {}",
+                a.scope, a.name, b.scope, b.name, a.name, b.name
+            ),
+            Finding::Conflict {
+                memories: [a, b],
+                claims,
+                ..
+            } => {
+                let claims: Vec<String> =
+                    claims.iter().map(|(x, y)| format!("{x} vs {y}")).collect();
+                println!(
+                    "conflict   {}/{} and {}/{} disagree: {}\n  {}: {}\n  {}: {}",
+                    a.scope,
+                    a.name,
+                    b.scope,
+                    b.name,
+                    claims.join(", "),
+                    a.name,
+                    a.body.trim(),
+                    b.name,
+                    b.body.trim()
+                )
+            }
+            Finding::Stale { memory, missing } => {
+                println!(
+                    "stale      {}/{} names paths no longer in the repository:",
+                    memory.scope, memory.name
+                );
+                for m in missing {
+                    println!("  {} (removed or renamed in {} {})", m.path, m.commit, m.subject);
+                }
+            }
+            Finding::Expired { memory, on } => println!(
+                "expired    {}/{} expired on {on}",
+                memory.scope, memory.name
+            ),
+        }
+    }
+    Ok(())
+}

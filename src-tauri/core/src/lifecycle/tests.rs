@@ -1,0 +1,328 @@
+//! The inbox and its actions on a real temp home with a git repository as the project.
+
+use std::process::Command;
+
+use super::*;
+use crate::compose::{compose, ComposeRequest};
+use crate::config::{RetrievalConfig, Strategy};
+use crate::project::Project;
+use crate::rank::{CorpusCache, Semantic};
+use crate::AmbryHome;
+
+fn at(s: &str) -> DateTime<Utc> {
+    s.parse().unwrap()
+}
+
+fn setup() -> (tempfile::TempDir, Store) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    std::fs::create_dir_all(&root).unwrap();
+    let project = Project {
+        slug: "repo-00000000".into(),
+        root,
+        remote: None,
+    };
+    let store = Store::new(AmbryHome::new(tmp.path().join("home")), Some(project));
+    (tmp, store)
+}
+
+fn save(store: &Store, scope: Scope, name: &str, description: &str, body: &str) {
+    let draft = MemoryDraft {
+        name: name.into(),
+        kind: "project".into(),
+        description: description.into(),
+        body: body.into(),
+        tags: vec![],
+    };
+    store
+        .save(scope, draft, at("2026-01-01T00:00:00Z"))
+        .unwrap();
+}
+
+fn kinds(findings: &[Finding]) -> Vec<(String, Vec<String>)> {
+    findings
+        .iter()
+        .map(|f| {
+            let kind = serde_json::to_value(f).unwrap()["kind"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            (kind, f.names().iter().map(|(_, n)| n.to_string()).collect())
+        })
+        .collect()
+}
+
+#[test]
+fn the_inbox_finds_duplicates_conflicts_and_expired_and_keep_quiets_them() {
+    let (_tmp, store) = setup();
+    save(
+        &store,
+        Scope::User,
+        "install-deps",
+        "How to install dependencies",
+        "Run pnpm install at the repository root before building.",
+    );
+    save(
+        &store,
+        Scope::Project,
+        "setup-deps",
+        "Installing dependencies",
+        "Run npm install at the repository root before building.",
+    );
+    save(
+        &store,
+        Scope::User,
+        "test-style",
+        "How tests are written",
+        "Tests use real databases, never mocks, and each test cleans up its own rows.",
+    );
+    save(
+        &store,
+        Scope::User,
+        "test-rules",
+        "How tests are written here",
+        "Tests use real databases, never mocks; each test cleans up its own rows.",
+    );
+    save(
+        &store,
+        Scope::User,
+        "unrelated",
+        "Commit messages",
+        "Imperative mood, 72 columns.",
+    );
+    store
+        .save_with_keys(
+            Scope::User,
+            MemoryDraft {
+                name: "freeze".into(),
+                kind: "project".into(),
+                description: "Release freeze".into(),
+                body: "No merges to main this week.".into(),
+                tags: vec![],
+            },
+            &[("expires", "2026-03-01")],
+            at("2026-01-01T00:00:00Z"),
+        )
+        .unwrap();
+    let today: NaiveDate = "2026-03-01".parse().unwrap();
+    let found = kinds(&review(&store, today).unwrap());
+    assert!(
+        found.contains(&("expired".into(), vec!["freeze".into()])),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&(
+            "duplicate".into(),
+            vec!["test-rules".into(), "test-style".into()]
+        )),
+        "{found:?}"
+    );
+    assert!(
+        found.iter().any(|(k, n)| k == "conflict"
+            && n.contains(&"install-deps".to_string())
+            && n.contains(&"setup-deps".to_string())),
+        "{found:?}"
+    );
+    assert!(
+        !found
+            .iter()
+            .any(|(_, n)| n.contains(&"unrelated".to_string())),
+        "{found:?}"
+    );
+
+    // Keep quiets the pair until the memory's text changes.
+    keep(
+        &store,
+        Scope::User,
+        "test-rules",
+        at("2026-03-02T00:00:00Z"),
+    )
+    .unwrap();
+    keep(
+        &store,
+        Scope::User,
+        "test-style",
+        at("2026-03-02T00:00:00Z"),
+    )
+    .unwrap();
+    let found = kinds(&review(&store, today).unwrap());
+    assert!(!found.iter().any(|(k, _)| k == "duplicate"), "{found:?}");
+    save(
+        &store,
+        Scope::User,
+        "test-rules",
+        "How tests are written here",
+        "Tests use real databases, never mocks; each test cleans up its own rows. Always.",
+    );
+    let found = kinds(&review(&store, today).unwrap());
+    assert!(found.iter().any(|(k, _)| k == "duplicate"), "{found:?}");
+}
+
+#[test]
+fn supersede_and_merge_are_archived_writes_and_retired_memories_are_never_injected() {
+    let (_tmp, store) = setup();
+    save(
+        &store,
+        Scope::User,
+        "old-deploy",
+        "Deploy steps",
+        "Deploy with the fabfile: fab deploy.",
+    );
+    save(
+        &store,
+        Scope::User,
+        "new-deploy",
+        "Deploy steps",
+        "Deploy with the release workflow.",
+    );
+    save(
+        &store,
+        Scope::User,
+        "a-note",
+        "Deploy note a",
+        "deploy note a",
+    );
+    save(
+        &store,
+        Scope::User,
+        "b-note",
+        "Deploy note b",
+        "deploy note b",
+    );
+    let now = at("2026-02-01T00:00:00Z");
+    let retired = supersede(&store, Scope::User, "old-deploy", "new-deploy", now).unwrap();
+    assert_eq!(
+        retired.lifecycle.superseded_by.as_deref(),
+        Some("new-deploy")
+    );
+    assert_eq!(
+        store
+            .versions(Scope::User, Some("old-deploy"))
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(supersede(&store, Scope::User, "a-note", "missing", now).is_err());
+
+    let merged = merge(
+        &store,
+        (Scope::User, "a-note"),
+        (Scope::User, "b-note"),
+        Some("notes a and b".into()),
+        now,
+    )
+    .unwrap();
+    assert_eq!(merged.body, "notes a and b\n");
+    assert_eq!(merged.lifecycle.merged_from, vec!["b-note"]);
+    assert!(store.get(Some(Scope::User), "b-note").is_err());
+    assert_eq!(
+        store.versions(Scope::User, Some("a-note")).unwrap().len(),
+        1
+    );
+    assert_eq!(
+        store.versions(Scope::User, Some("b-note")).unwrap().len(),
+        1
+    );
+    let text = std::fs::read_to_string(&merged.path).unwrap();
+    assert!(text.contains("merged_from: [b-note]\n"), "{text}");
+
+    store
+        .save_with_keys(
+            Scope::User,
+            MemoryDraft {
+                name: "deploy-freeze".into(),
+                kind: "project".into(),
+                description: "Deploy freeze".into(),
+                body: "No deploy during the freeze.".into(),
+                tags: vec![],
+            },
+            &[("expires", "2026-02-01")],
+            now,
+        )
+        .unwrap();
+    for strategy_enabled in [true, false] {
+        let retrieval = RetrievalConfig {
+            strategy: Strategy::Bm25,
+            enabled: strategy_enabled,
+            ..Default::default()
+        };
+        let mut request = ComposeRequest::new("how do we deploy", &retrieval);
+        request.today = Some("2026-02-01".parse().unwrap());
+        let c = compose(
+            &store,
+            &mut CorpusCache::in_memory(),
+            &retrieval,
+            &request,
+            Semantic::Unavailable("off".into()),
+        );
+        let injected: Vec<&str> = c.selected.iter().map(|s| s.name.as_str()).collect();
+        assert!(injected.contains(&"new-deploy"), "{injected:?}");
+        assert!(
+            !injected.contains(&"old-deploy"),
+            "superseded injected: {injected:?}"
+        );
+        assert!(
+            !injected.contains(&"deploy-freeze"),
+            "expired injected: {injected:?}"
+        );
+        // The day before it expires, it is injected.
+        request.today = Some("2026-01-31".parse().unwrap());
+        let c = compose(
+            &store,
+            &mut CorpusCache::in_memory(),
+            &retrieval,
+            &request,
+            Semantic::Unavailable("off".into()),
+        );
+        assert!(c.selected.iter().any(|s| s.name == "deploy-freeze"));
+    }
+}
+
+#[test]
+fn a_project_memory_naming_a_removed_path_is_stale_with_the_commit() {
+    let (_tmp, store) = setup();
+    let root = store.project().unwrap().root.clone();
+    let git = |args: &[&str]| {
+        assert!(Command::new("git")
+            .arg("-C")
+            .arg(&root)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@e",
+                "-c",
+                "commit.gpgsign=false"
+            ])
+            .args(args)
+            .output()
+            .unwrap()
+            .status
+            .success());
+    };
+    git(&["init", "-q"]);
+    std::fs::create_dir_all(root.join("legacy")).unwrap();
+    std::fs::write(root.join("legacy/run.sh"), "x").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "start"]);
+    git(&["rm", "-rq", "legacy"]);
+    git(&["commit", "-qm", "Remove the legacy scripts"]);
+    save(
+        &store,
+        Scope::Project,
+        "how-to-run",
+        "Running locally",
+        "Start it with legacy/run.sh from the root.",
+    );
+    let findings = review(&store, "2026-01-01".parse().unwrap()).unwrap();
+    let stale = findings
+        .iter()
+        .find_map(|f| match f {
+            Finding::Stale { memory, missing } => Some((memory.name.clone(), missing.clone())),
+            _ => None,
+        })
+        .expect("a stale finding");
+    assert_eq!(stale.0, "how-to-run");
+    assert_eq!(stale.1[0].path, "legacy/run.sh");
+    assert_eq!(stale.1[0].subject, "Remove the legacy scripts");
+}

@@ -1,0 +1,121 @@
+//! `ambry memory rename` and `ambry memory review` through the real binary: a rename's history,
+//! links and retrieval cases follow it; the inbox lists findings and its actions write archived.
+
+use std::fs;
+
+use serde_json::Value;
+
+use crate::support::Sandbox;
+
+fn save(sb: &Sandbox, name: &str, description: &str, body: &str) {
+    sb.ambry()
+        .args([
+            "memory",
+            "save",
+            name,
+            "--type",
+            "project",
+            "--description",
+            description,
+        ])
+        .args(["--scope", "user", "--body", body])
+        .assert()
+        .success();
+}
+
+fn json(sb: &Sandbox, args: &[&str]) -> Value {
+    let out = sb.ambry().arg("--json").args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn rename_moves_history_links_and_cases() {
+    let sb = Sandbox::new();
+    save(&sb, "deploy", "How we ship", "v1");
+    save(&sb, "deploy", "How we ship", "v2");
+    save(&sb, "notes", "Notes", "see [[deploy]]");
+    let cases = sb.home.path().join("memory/tests.toml");
+    fs::write(
+        &cases,
+        "# kept\n[[case]]\nprompt = \"ship\"\nexpect = [\"deploy\"]\n",
+    )
+    .unwrap();
+
+    let renamed = json(&sb, &["memory", "rename", "deploy", "release-process"]);
+    assert_eq!(renamed["memory"]["name"], "release-process");
+    assert_eq!(renamed["versions_moved"], 2);
+
+    let versions = json(&sb, &["memory", "archive", "list"]);
+    let names: Vec<&str> = versions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"deploy"), "{names:?}");
+    assert_eq!(names.iter().filter(|n| **n == "release-process").count(), 2);
+    let notes = json(&sb, &["memory", "get", "notes"]);
+    assert_eq!(notes["body"], "see [[release-process]]\n");
+    assert_eq!(
+        fs::read_to_string(&cases).unwrap(),
+        "# kept\n[[case]]\nprompt = \"ship\"\nexpect = [\"release-process\"]\n"
+    );
+    // Refused: the new name is taken; nothing changes.
+    sb.ambry()
+        .args(["memory", "rename", "notes", "release-process"])
+        .assert()
+        .failure();
+}
+
+#[test]
+fn review_lists_findings_and_supersede_marks_the_list() {
+    let sb = Sandbox::new();
+    save(
+        &sb,
+        "install-a",
+        "Installing dependencies",
+        "Run pnpm install at the root before building.",
+    );
+    save(
+        &sb,
+        "install-b",
+        "Installing dependencies",
+        "Run npm install at the root before building.",
+    );
+    let inbox = json(&sb, &["memory", "review"]);
+    let kinds: Vec<&str> = inbox
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["conflict"]);
+
+    json(
+        &sb,
+        &[
+            "memory",
+            "review",
+            "supersede",
+            "install-b",
+            "--by",
+            "install-a",
+        ],
+    );
+    let listed = json(&sb, &["memory", "list"]);
+    let b = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "install-b")
+        .unwrap();
+    assert_eq!(b["retired"], "superseded by install-a");
+    assert_eq!(json(&sb, &["memory", "review"]), serde_json::json!([]));
+    let versions = json(&sb, &["memory", "archive", "list", "install-b"]);
+    assert_eq!(versions.as_array().unwrap().len(), 1);
+}
