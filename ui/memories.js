@@ -17,7 +17,7 @@
 import { call, sameLocation } from './api.js';
 import { firstRunPanel } from './first-run.js';
 import { h, clear, setSafeHtml, relativeTime, absoluteTime, debounce } from './dom.js';
-import { confirmDialog, toast, errorToast } from './dialog.js';
+import { confirmDialog, toast, errorToast, editorErrorToast } from './dialog.js';
 import { VirtualList } from './virtual-list.js';
 
 const TYPE_ORDER = ['user', 'feedback', 'project', 'reference'];
@@ -511,7 +511,7 @@ export function createMemoriesView(app) {
       const what = await call('open_in_editor', { memory: memoryRef });
       toast(`Opened in ${what}`, 'info', 2500);
     } catch (e) {
-      errorToast('Could not open the editor', e);
+      editorErrorToast('Could not open the editor', e);
     }
   }
 
@@ -519,7 +519,7 @@ export function createMemoriesView(app) {
     try {
       await call('reveal_in_folder', { memory: memoryRef });
     } catch (e) {
-      errorToast('Could not open the folder', e);
+      errorToast('Could not open the folder', e, { launch_failed: 'no file manager opened it.' });
     }
   }
 

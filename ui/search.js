@@ -18,7 +18,7 @@
 
 import { call } from './api.js';
 import { h, clear } from './dom.js';
-import { toast, errorToast, trapFocus } from './dialog.js';
+import { toast, errorToast, editorErrorToast, trapFocus } from './dialog.js';
 
 const RELEVANCE_LABEL = { strong: 'Strong match', good: 'Good match', weak: 'Weak match' };
 const RELEVANCE_BARS = { strong: 3, good: 2, weak: 1 };
@@ -213,7 +213,7 @@ export function createSearch(app) {
       const what = await call('open_in_editor', { memory: { scope: r.scope, project: r.project, name: r.name } });
       toast(`Opened ${r.name} in ${what}`, 'info', 2500);
     } catch (e) {
-      errorToast('Could not open the editor', e);
+      editorErrorToast('Could not open the editor', e);
     }
   }
 
