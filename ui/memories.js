@@ -16,7 +16,7 @@
 
 import { call, sameLocation } from './api.js';
 import { firstRunPanel } from './first-run.js';
-import { h, clear, setSafeHtml, relativeTime, absoluteTime, debounce } from './dom.js';
+import { h, clear, setSafeHtml, relativeTime, absoluteTime, debounce, focusShown } from './dom.js';
 import { confirmDialog, toast, errorToast, editorErrorToast } from './dialog.js';
 import { VirtualList } from './virtual-list.js';
 
@@ -341,6 +341,10 @@ export function createMemoriesView(app) {
         selected = result.memory.name;
         refreshList();
         await loadDetail();
+        // The form is gone: focus goes to the saved memory's Edit (Enter edits again), never
+        // to the page.
+        const again = pane.querySelector('[data-testid="detail-edit"]');
+        if (again) focusShown(again); else list.el.focus();
       } catch (err) {
         error.hidden = false;
         error.dataset.code = err.code;

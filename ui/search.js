@@ -219,7 +219,7 @@ export function createSearch(app) {
 
   function showInApp(r) {
     close();
-    app.showMemory({ scope: r.scope, project: r.project }, r.name);
+    app.showMemory({ scope: r.scope, project: r.project }, r.name, { byKeyboard: true });
   }
 
   // While open, Tab cycles inside the panel and Esc closes it from wherever focus is.

@@ -14,6 +14,7 @@ mod compose;
 mod delete;
 mod edit;
 mod editor;
+mod focus;
 mod installed;
 mod instructions;
 mod keyboard;
