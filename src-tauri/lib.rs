@@ -85,6 +85,8 @@ pub fn run() {
             commands::settings::get_autostart,
             commands::settings::set_autostart,
             commands::settings::open_config,
+            commands::settings::set_setting,
+            commands::settings::list_settings,
             commands::agents::agent_connections,
             commands::agents::change_agent_connection,
             commands::reindex::start_reindex,

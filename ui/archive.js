@@ -17,10 +17,12 @@
 //   archive-leak          one file holding a secret (data-name, data-version; data-current="true" for a memory itself)
 //   archive-leak-purge    "Purge…" for one leaked archived copy   archive-purge  the same, in the diff pane
 //   purge-preview         what a purge removes and what stays (in the dialog)
+//   archive-policy        the prune policy by its values, each editable in place (setting-field.js)
 
 import { call, sameLocation } from './api.js';
 import { h, clear, absoluteTime, relativeTime, formatBytes, debounce } from './dom.js';
 import { confirmDialog, toast, errorToast } from './dialog.js';
+import { settingField } from './setting-field.js';
 
 export function createArchiveView(app) {
   let location = { scope: 'user', project: null };
@@ -35,11 +37,15 @@ export function createArchiveView(app) {
   const diffPane = h('div', { class: 'detail-pane archive-diff', testid: 'archive-diff' });
   const subtitle = h('span', { class: 'subtitle' });
   const leakBanner = h('div', { class: 'banner leak-banner', testid: 'archive-leaks', role: 'alert', hidden: true });
+  // The prune policy as numbers a person can change right here (written to config.toml).
+  const policyBar = h('div', { class: 'archive-policy', testid: 'archive-policy' });
+  let policy = null; // { keep_versions, max_age_days }
 
   const el = h('section', { class: 'view archive-view', testid: 'archive-view' },
     h('header', { class: 'view-header' },
       h('div', { class: 'view-titles' }, h('h1', {}, 'Archive'), subtitle),
       h('div', { class: 'view-actions' }, picker, prune)),
+    policyBar,
     leakBanner,
     h('div', { class: 'split' },
       h('div', { class: 'list-pane' }, h('div', { class: 'list-tools' }, filter), listEl),
@@ -85,7 +91,29 @@ export function createArchiveView(app) {
     return needle ? versions.filter((v) => v.name.includes(needle)) : versions;
   }
 
+  function policyWords() {
+    if (!policy) return 'the archive policy';
+    const age = policy.max_age_days === 0 ? 'no age limit' : `versions older than ${policy.max_age_days} days go`;
+    return `keep the newest ${policy.keep_versions} per memory, ${age}`;
+  }
+
+  async function loadPolicy() {
+    let settings;
+    try {
+      settings = await call('list_settings');
+    } catch {
+      settings = [];
+    }
+    const wanted = settings.filter((s) => s.section === 'archive');
+    policy = Object.fromEntries(wanted.map((s) => [s.key, s.value]));
+    const onSaved = (all) => {
+      for (const s of all) if (s.section === 'archive') policy[s.key] = s.value;
+    };
+    clear(policyBar, wanted.length ? [h('span', { class: 'muted' }, 'Prune policy:'), wanted.map((s) => settingField(s, { compact: true, onSaved }))] : null);
+  }
+
   async function load() {
+    loadPolicy();
     try {
       versions = await call('list_versions', { location, name: null });
     } catch (e) {
@@ -266,14 +294,14 @@ export function createArchiveView(app) {
       return;
     }
     if (!report.removed.length) {
-      toast(`Nothing to prune: all ${report.kept} versions are within the policy (archive.keep_versions, archive.max_age_days).`, 'info', 6000);
+      toast(`Nothing to prune: all ${report.kept} versions are within the policy (${policyWords()}).`, 'info', 6000);
       return;
     }
     const details = h('div', { class: 'prune-preview', testid: 'prune-preview' },
       h('ul', {}, report.removed.map((v) => h('li', {}, h('span', { class: 'mono' }, v.name), h('span', { class: 'muted' }, ` ${absoluteTime(v.archived_at)} · ${formatBytes(v.size)}`)))));
     const ok = await confirmDialog({
       title: `Prune ${report.removed.length} archived version${report.removed.length === 1 ? '' : 's'}?`,
-      message: `These go for good; ${report.kept} stay. Policy: archive.keep_versions and archive.max_age_days in config.toml.`,
+      message: `These go for good; ${report.kept} stay. Policy: ${policyWords()}.`,
       details, confirmLabel: 'Prune', danger: true,
     });
     if (!ok) return;

@@ -124,14 +124,27 @@ export function toast(message, kind = 'info', timeout = 4500, { details = null, 
 
 // A failed operation as a person reads it: what failed in words, the shell's message as the
 // details (it names paths and exit statuses a person may want, but should not have to parse).
-export function errorToast(what, error) {
+// `hints` overrides the words for some codes (a folder that will not open is no editor's fault).
+export function errorToast(what, error, hints = {}) {
   const message = error && error.message ? error.message : String(error);
-  const friendly = HUMAN_ERRORS[error && error.code];
+  const code = error && error.code;
+  const friendly = code in hints ? hints[code] : HUMAN_ERRORS[code];
   return toast(friendly ? `${what}: ${friendly}` : `${what}.`, 'error', 8000, { details: message });
 }
 
+// Starting an editor: a terminal editor with no terminal to run in is said in full (which
+// editor, what was looked for, what to install); one that did not start points at where the
+// editor is chosen, with what it said under Details.
+export function editorErrorToast(what, error) {
+  const message = error && error.message ? error.message : String(error);
+  if (error && error.code === 'editor_needs_terminal') return toast(`${what}: ${message}`, 'error', 15000);
+  return errorToast(what, error, {
+    launch_failed: 'it did not start (Details say why). Choose the editor in Settings, or set $VISUAL.',
+  });
+}
+
 const HUMAN_ERRORS = {
-  launch_failed: 'no program could open it. Set editor.command in config.toml (Settings), or $VISUAL.',
+  launch_failed: 'no program could open it.',
   not_found: 'it no longer exists on disk.',
   no_shell: 'the Ambry shell is not available.',
 };

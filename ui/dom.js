@@ -90,3 +90,12 @@ export function debounce(fn, ms) {
   debounced.cancel = () => clearTimeout(timer);
   return debounced;
 }
+
+// Focus moved by the app after a key (Ctrl+S saved and the form went away): WebKit does not
+// always count a script's focus() as keyboard focus, so the ring is drawn by a class until the
+// element loses focus.
+export function focusShown(el) {
+  el.classList.add('focus-shown');
+  el.addEventListener('blur', () => el.classList.remove('focus-shown'), { once: true });
+  el.focus();
+}

@@ -17,7 +17,7 @@
 
 import { call } from './api.js';
 import { h, clear, setSafeHtml, formatBytes } from './dom.js';
-import { toast, errorToast } from './dialog.js';
+import { toast, errorToast, editorErrorToast } from './dialog.js';
 import { confirmDiscard } from './anchors.js';
 import { bindEditorKeys, showSaveError } from './text-editor.js';
 
@@ -183,7 +183,7 @@ export function createInstructionsView(app) {
       const what = await call('open_instruction_in_editor', { project, kind: page.kind });
       toast(`Opened in ${what}`, 'info', 2500);
     } catch (e) {
-      errorToast('Could not open the editor', e);
+      editorErrorToast('Could not open the editor', e);
     }
   }
 

@@ -62,8 +62,9 @@ const app = {
     if (options.byKeyboard && views[route.view].focusMain) views[route.view].focusMain();
     return true;
   },
-  showMemory(location, name) {
-    this.navigate({ view: 'memories', location }, { select: name });
+  // `byKeyboard`: focus lands in the memory list (Ctrl+Enter from search), not on the page.
+  showMemory(location, name, { byKeyboard = false } = {}) {
+    this.navigate({ view: 'memories', location }, { select: name, byKeyboard });
   },
   reloadProjects: () => loadProjects(),
   openSearch() {

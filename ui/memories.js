@@ -16,8 +16,8 @@
 
 import { call, sameLocation } from './api.js';
 import { firstRunPanel } from './first-run.js';
-import { h, clear, setSafeHtml, relativeTime, absoluteTime, debounce } from './dom.js';
-import { confirmDialog, toast, errorToast } from './dialog.js';
+import { h, clear, setSafeHtml, relativeTime, absoluteTime, debounce, focusShown } from './dom.js';
+import { confirmDialog, toast, errorToast, editorErrorToast } from './dialog.js';
 import { VirtualList } from './virtual-list.js';
 import { renameMemory } from './rename.js';
 
@@ -343,6 +343,10 @@ export function createMemoriesView(app) {
         selected = result.memory.name;
         refreshList();
         await loadDetail();
+        // The form is gone: focus goes to the saved memory's Edit (Enter edits again), never
+        // to the page.
+        const again = pane.querySelector('[data-testid="detail-edit"]');
+        if (again) focusShown(again); else list.el.focus();
       } catch (err) {
         error.hidden = false;
         error.dataset.code = err.code;
@@ -521,7 +525,7 @@ export function createMemoriesView(app) {
       const what = await call('open_in_editor', { memory: memoryRef });
       toast(`Opened in ${what}`, 'info', 2500);
     } catch (e) {
-      errorToast('Could not open the editor', e);
+      editorErrorToast('Could not open the editor', e);
     }
   }
 
@@ -529,7 +533,7 @@ export function createMemoriesView(app) {
     try {
       await call('reveal_in_folder', { memory: memoryRef });
     } catch (e) {
-      errorToast('Could not open the folder', e);
+      errorToast('Could not open the folder', e, { launch_failed: 'no file manager opened it.' });
     }
   }
 

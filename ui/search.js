@@ -18,7 +18,7 @@
 
 import { call } from './api.js';
 import { h, clear } from './dom.js';
-import { toast, errorToast, trapFocus } from './dialog.js';
+import { toast, errorToast, editorErrorToast, trapFocus } from './dialog.js';
 
 const RELEVANCE_LABEL = { strong: 'Strong match', good: 'Good match', weak: 'Weak match' };
 const RELEVANCE_BARS = { strong: 3, good: 2, weak: 1 };
@@ -213,13 +213,13 @@ export function createSearch(app) {
       const what = await call('open_in_editor', { memory: { scope: r.scope, project: r.project, name: r.name } });
       toast(`Opened ${r.name} in ${what}`, 'info', 2500);
     } catch (e) {
-      errorToast('Could not open the editor', e);
+      editorErrorToast('Could not open the editor', e);
     }
   }
 
   function showInApp(r) {
     close();
-    app.showMemory({ scope: r.scope, project: r.project }, r.name);
+    app.showMemory({ scope: r.scope, project: r.project }, r.name, { byKeyboard: true });
   }
 
   // While open, Tab cycles inside the panel and Esc closes it from wherever focus is.

@@ -9,7 +9,8 @@
 //   recall-hit          a session with matches (data-session-id, data-source, data-matches)
 //   recall-snippet      one matching turn in it (data-ts); its <mark>s are the matched words
 //   sessions-empty      not indexed yet / no match state       sessions-index-now  start indexing
-//   transcript-view     the transcript pane     transcript-title   its title
+//   transcript-view     the transcript pane (a Tab stop of its own)
+//   transcript-title    its title
 //   transcript-turn     one turn (data-role)    transcript-empty   nothing opened yet
 //   vault-marker        "transcript deleted" on a row, a hit or the transcript (data-removed-at)
 //   transcript-vaulted  the transcript's note that its file is gone and the index kept it
@@ -127,7 +128,9 @@ export function createSessionsView(app) {
   const source = h('select', { class: 'select', testid: 'sessions-source', 'aria-label': 'Source' }, SOURCES.map(([v, l]) => h('option', { value: v }, l)));
   const project = h('select', { class: 'select', testid: 'sessions-project', 'aria-label': 'Project' });
   const list = h('div', { class: 'sessions-list', testid: 'sessions-list', tabindex: '0', role: 'listbox', 'aria-label': 'Sessions' });
-  const pane = h('div', { class: 'detail-pane transcript', testid: 'transcript-view' });
+  // A Tab stop of its own, so a transcript without tool calls scrolls from the keyboard too.
+  const pane = h('div', { class: 'detail-pane transcript', testid: 'transcript-view', tabindex: '0', role: 'region', 'aria-label': 'Transcript' });
+  let shownQuery = null; // the query the hits in the list answer
 
   const el = h('section', { class: 'view sessions-view', testid: 'sessions-view' },
     h('header', { class: 'view-header' },
@@ -142,16 +145,30 @@ export function createSessionsView(app) {
   source.addEventListener('change', () => run());
   project.addEventListener('change', () => run());
   query.addEventListener('keydown', (e) => {
-    if (e.key === 'ArrowDown') { e.preventDefault(); list.focus(); move(1); }
+    if (e.key === 'ArrowDown') { e.preventDefault(); list.focus(); move(active === -1 ? 1 : 0); }
   });
   list.addEventListener('keydown', (e) => {
     if (e.key === 'ArrowDown') { e.preventDefault(); move(1); }
     else if (e.key === 'ArrowUp') { e.preventDefault(); move(-1); }
+    else if (e.key === 'Enter' && items.length) {
+      // The highlighted result (the top hit of a new query), as the search overlay does.
+      e.preventDefault();
+      move(active === -1 ? 1 : 0);
+    }
   });
+
+  // The row ↑/↓ and Enter start from, marked for eyes and screen readers alike.
+  function markActive() {
+    const rows = [...list.querySelectorAll('[role="option"]')];
+    rows.forEach((row, i) => row.classList.toggle('active', i === active));
+    if (rows[active]) list.setAttribute('aria-activedescendant', rows[active].id);
+    else list.removeAttribute('aria-activedescendant');
+  }
 
   function move(delta) {
     if (!items.length) return;
     active = Math.min(items.length - 1, Math.max(0, active + delta));
+    markActive();
     const item = items[active];
     open(item.session_id, item.ts || null);
   }
@@ -231,6 +248,7 @@ export function createSessionsView(app) {
   }
 
   function renderSessions(sessions) {
+    shownQuery = null;
     items = sessions.map((s) => ({ session_id: s.session_id, ts: null }));
     active = items.findIndex((i) => i.session_id === openId);
     if (!sessions.length) {
@@ -269,7 +287,12 @@ export function createSessionsView(app) {
   // conversation are one place to look, not four.
   function renderHits(hits, text) {
     items = hits.map((hit) => ({ session_id: hit.session_id, ts: hit.ts }));
-    active = -1;
+    // A new query starts at its top hit (the session read before is no longer the one Enter
+    // opens); the same query refreshed (an agent wrote) keeps the reader's place.
+    const same = text === shownQuery;
+    shownQuery = text;
+    const stay = same ? items.findIndex((i) => i.session_id === openId) : -1;
+    active = stay !== -1 ? stay : (hits.length ? 0 : -1);
     if (!hits.length) {
       clear(list, emptyState('No match', `Nothing said in an indexed session matches “${text}”.`, false));
       return;
@@ -285,7 +308,7 @@ export function createSessionsView(app) {
       const turns = turnsOf(hit);
       const matching = hit.matching_turns ?? turns.length;
       return h('div', {
-        class: `recall-hit${hit.session_id === openId ? ' selected' : ''}`, role: 'option', testid: 'recall-hit', id: `session-option-${hit.session_id}`,
+        class: `recall-hit${hit.session_id === openId && same ? ' selected' : ''}`, role: 'option', testid: 'recall-hit', id: `session-option-${hit.session_id}`,
         dataset: { sessionId: hit.session_id, source: hit.source, matches: String(matching) }, onClick: () => open(hit.session_id, hit.ts),
       },
         h('div', { class: 'row-top' }, h('span', { class: 'row-name' }, hit.title || '(untitled session)'),
@@ -297,6 +320,7 @@ export function createSessionsView(app) {
           matching > 3 ? `${matching} matching turns` : null,
           hit.cwd ? folderLabel(hit.cwd) : null));
     }));
+    markActive();
   }
 
   function renderNothingOpen() {

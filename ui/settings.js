@@ -1,11 +1,12 @@
-// Settings: where things are (home, config.toml, the transcript folders read), the effective
-// configuration with a way to open (or create) config.toml in the editor, start at login, and
+// Settings: where things are (home, config.toml, the transcript folders read), every key of
+// config.toml as a labelled control that writes the file back (comments kept; the change
+// applies at once), a way to open (or create) config.toml in the editor, start at login, and
 // the `ambry doctor` checks with the Reindex they may call for.
 //
 // data-testid:
 //   settings-view     the view          settings-home      AMBRY_HOME path
 //   settings-open-config  open config.toml in the editor (creates it, all defaults, when missing)
-//   settings-config   effective config  settings-config-error  config.toml does not load
+//   settings-config   the configuration form (see setting-field.js)  settings-config-error  config.toml does not load
 //   settings-autostart    start at login (tray only) checkbox
 //   settings-session-folder  a transcript folder read (data-source, data-exists)
 //   settings-reindex  Reindex button    settings-status   overall doctor status (data-status = ok | warn | error)
@@ -14,8 +15,9 @@
 
 import { call } from './api.js';
 import { h, clear } from './dom.js';
-import { toast, errorToast } from './dialog.js';
+import { toast, errorToast, editorErrorToast } from './dialog.js';
 import { agentsCard } from './agents.js';
+import { settingField } from './setting-field.js';
 
 const STATUS_LABEL = { ok: 'OK', warn: 'Warning', error: 'Problem' };
 const SOURCE_LABEL = { claude: 'Claude Code', codex: 'Codex', ambry: 'Ambry' };
@@ -48,13 +50,17 @@ function holdsSecret(c) {
 export function createSettingsView(app) {
   const el = h('section', { class: 'view settings-view', testid: 'settings-view' });
 
-  function configTable(config) {
-    const sections = Object.entries(config).map(([section, values]) => h('div', { class: 'config-section' },
-      h('h3', { class: 'mono' }, `[${section}]`),
-      h('table', { class: 'table' }, h('tbody', {}, Object.entries(values).map(([k, v]) => h('tr', {},
-        h('td', { class: 'mono key' }, k),
-        h('td', { class: 'mono' }, typeof v === 'string' ? (v === '' ? '""' : `"${v}"`) : JSON.stringify(v))))))));
-    return h('div', { class: 'config-grid', testid: 'settings-config' }, sections);
+  // The settings grouped as the catalogue orders them (what agents get, search, archive, …).
+  function configForm(settings) {
+    const groups = new Map();
+    for (const s of settings) {
+      if (!groups.has(s.group)) groups.set(s.group, []);
+      groups.get(s.group).push(s);
+    }
+    return h('div', { class: 'config-form', testid: 'settings-config' },
+      [...groups].map(([group, items]) => h('fieldset', { class: 'config-group' },
+        h('legend', {}, group),
+        items.map((s) => settingField(s)))));
   }
 
   async function openConfig() {
@@ -63,7 +69,7 @@ export function createSettingsView(app) {
       toast(created ? `Created config.toml (all defaults) and opened it in ${what}` : `Opened config.toml in ${what}`, 'info', 3500);
       if (created) load();
     } catch (e) {
-      errorToast('Could not open config.toml', e);
+      editorErrorToast('Could not open config.toml', e);
     }
   }
 
@@ -123,7 +129,6 @@ export function createSettingsView(app) {
       el.append(h('div', { class: 'view-body' }, h('div', { class: 'error-box' }, e.message)));
       return;
     }
-    const config = 'Ok' in s.config ? s.config.Ok : null;
     const configError = 'Err' in s.config ? s.config.Err : null;
     clear(el,
       h('header', { class: 'view-header' },
@@ -147,8 +152,9 @@ export function createSettingsView(app) {
           autostartToggle(autostart)),
         healthCard(s),
         h('div', { class: 'card' },
-          h('h2', {}, 'Effective configuration'),
-          configError ? h('div', { class: 'error-box', testid: 'settings-config-error' }, configError) : configTable(config))));
+          h('h2', {}, 'Configuration'),
+          h('p', { class: 'muted' }, 'Changes are written to config.toml (your comments stay) and apply right away.'),
+          configError ? h('div', { class: 'error-box', testid: 'settings-config-error' }, configError) : configForm(s.settings || []))));
   }
 
   return {

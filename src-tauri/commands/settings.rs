@@ -1,6 +1,8 @@
-//! Settings: the effective configuration (read-only) and the `ambry doctor` checks.
+//! Settings: every settable key of config.toml (changed here, written back with its comments)
+//! and the `ambry doctor` checks.
 
 use ambry_core::config::Config;
+use ambry_core::config_edit::SettingView;
 use ambry_core::doctor::{self, Check, Status};
 use ambry_core::workspace::SessionFolder;
 use serde::Serialize;
@@ -17,6 +19,8 @@ pub struct Settings {
     pub config_exists: bool,
     /// The effective configuration (defaults filled in), or why the file does not load.
     pub config: Result<Config, String>,
+    /// Every settable key with its value and default (empty when the file does not load).
+    pub settings: Vec<SettingView>,
     pub status: Status,
     pub checks: Vec<Check>,
     pub version: &'static str,
@@ -38,6 +42,7 @@ pub async fn get_settings(app: AppHandle) -> IpcResult<Settings> {
             config_file: config_file.display().to_string(),
             status: doctor::overall(&checks),
             config: ws.config().map_err(|e| e.to_string()),
+            settings: ws.settings().unwrap_or_default(),
             checks,
             version: env!("CARGO_PKG_VERSION"),
         })
@@ -100,4 +105,27 @@ pub async fn open_config(app: AppHandle) -> IpcResult<(String, bool)> {
         Ok((crate::editor_launch::open_file(ws, &path)?, created))
     })
     .await
+}
+
+/// Writes one key of config.toml (`value` null: back to its default) and returns every
+/// setting as it now is. Nothing else needs telling: each reader loads the changed file.
+#[tauri::command]
+pub async fn set_setting(
+    app: AppHandle,
+    section: String,
+    key: String,
+    value: Option<serde_json::Value>,
+) -> IpcResult<Vec<SettingView>> {
+    off_main(app, move |ws| {
+        let config = ws.set_setting(&section, &key, value.as_ref())?;
+        Ok(ambry_core::config_edit::settings_of(&config))
+    })
+    .await
+}
+
+/// Every settable key with its value and default, without the doctor's checks (cheap enough
+/// for a view that shows a policy by its values, like the Archive).
+#[tauri::command]
+pub async fn list_settings(app: AppHandle) -> IpcResult<Vec<SettingView>> {
+    off_main(app, |ws| Ok(ws.settings()?)).await
 }

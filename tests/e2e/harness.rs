@@ -116,6 +116,7 @@ impl App {
         // The machine's editor must never start from a test; a test that wants one sets it.
         .env_remove("VISUAL")
         .env_remove("EDITOR")
+        .env_remove("TERMINAL")
         .stdout(Stdio::null())
         .stderr(Stdio::null());
         for (k, v) in extra_env {

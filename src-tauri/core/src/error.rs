@@ -104,6 +104,7 @@ macro_rules! core_errors {
             crate::workspace::HomeError,
             crate::memory::StoreError,
             crate::config::ConfigError,
+            crate::config_edit::ConfigEditError,
             crate::project::ProjectError,
             crate::embed::EmbedError,
             crate::sessions::SessionError,

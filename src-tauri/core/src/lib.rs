@@ -10,6 +10,7 @@ pub mod anchors;
 pub mod compose;
 pub mod compose_service;
 pub mod config;
+pub mod config_edit;
 pub mod desktop;
 pub mod doctor;
 pub mod editor;
