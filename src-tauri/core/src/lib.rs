@@ -19,6 +19,7 @@ pub mod home;
 pub mod import;
 mod index_db;
 pub mod instructions;
+pub mod ledger;
 pub mod memory;
 pub mod project;
 pub mod project_lookup;
