@@ -170,6 +170,12 @@ impl Workspace {
         self.composed
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         composition.notes.splice(0..0, notes);
+        if start && !conditions.is_empty() {
+            // Said once: the model check above already names why the ranker fell back.
+            composition
+                .conditions
+                .retain(|c| !c.starts_with("auto: using bm25"));
+        }
         // The ranker's fallback note is a lasting condition too.
         for c in conditions.into_iter().rev() {
             if !composition.conditions.contains(&c) {
