@@ -1,7 +1,10 @@
-//! The compose preview: exactly what `ambry compose` prints for a prompt in a project, and the
-//! person's own retrieval cases (`ambry memory test`) run and kept from there.
+//! The compose preview: exactly what `ambry compose` gives an agent in a project, at both
+//! moments — a new context (anchors and the memory map, with a prompt's bodies) and a later turn
+//! of a chosen session (only what it would add) — recorded nowhere; and the person's own
+//! retrieval cases (`ambry memory test`) run and kept from there.
 
 use ambry_core::compose::cases::{CaseSpec, CasesReport};
+use ambry_core::compose::hook::ContextRequest;
 use ambry_core::compose::Composition;
 use tauri::AppHandle;
 
@@ -13,9 +16,11 @@ pub async fn compose_preview(
     app: AppHandle,
     prompt: String,
     project: Option<String>,
+    session: Option<String>,
 ) -> IpcResult<Composition> {
     off_main(app, move |ws| {
-        Ok(ws.compose_for(project.as_deref(), &prompt)?)
+        let request = ContextRequest::query(&prompt, session.as_deref().filter(|s| !s.is_empty()));
+        Ok(ws.compose_preview(project.as_deref(), &request, chrono::Utc::now())?)
     })
     .await
 }

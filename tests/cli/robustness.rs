@@ -96,7 +96,6 @@ fn zero_and_huge_counts_are_usage_errors() {
         &["recall", "x", "--limit", "0"][..],
         &["recall", "x", "--limit", "18446744073709551615"],
         &["memory", "search", "x", "--limit", "0"],
-        &["compose", "--query", "x", "--top-k", "0"],
         &["sessions", "list", "--limit", "0"],
     ] {
         sb.ambry()

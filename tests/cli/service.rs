@@ -226,7 +226,7 @@ fn assert_every_form_matches(sb: &Sandbox) {
         served.0
     );
     assert_eq!(served, compose(sb, &query, true, ""));
-    let json = ["--json", "--query", QUERY, "--top-k", "1"];
+    let json = ["--json", "--query", QUERY];
     assert_eq!(compose(sb, &json, false, ""), compose(sb, &json, true, ""));
     let hook = ["--hook", "claude"];
     let payload = hook_payload(sb);
@@ -236,7 +236,15 @@ fn assert_every_form_matches(sb: &Sandbox) {
         "{}",
         served.0
     );
-    assert_eq!(served, compose(sb, &hook, true, &payload));
+    // The served turn opened that session's context in the ledger; a new session composed
+    // in-process starts the same way.
+    let other_session = payload.replace("0b5f3c1e-7a2d-4c1b-9d3e-2f6a8b9c0d1e", "another-session");
+    assert_eq!(served, compose(sb, &hook, true, &other_session));
+    assert_eq!(
+        compose(sb, &hook, true, &payload).0,
+        "",
+        "the context holds it already"
+    );
 }
 
 #[test]

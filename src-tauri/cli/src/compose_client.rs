@@ -13,6 +13,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use ambry_core::compose::hook::ContextRequest;
 use ambry_core::compose::Composition;
 use ambry_core::compose_service::{
     call, Call, ComposeCall, ComposeService, Reply, Request, ServiceError,
@@ -27,15 +28,10 @@ const SERVICE_TIMEOUT: Duration = Duration::from_secs(2);
 /// Set to anything but empty or `0` to compose in-process even when a service runs.
 pub const NO_SERVICE_ENV: &str = "AMBRY_NO_SERVICE";
 
-pub fn composition(
-    ctx: &Context,
-    cwd: &Path,
-    query: &str,
-    top_k: Option<usize>,
-    max_bytes: Option<usize>,
-) -> Result<Composition> {
+pub fn composition(ctx: &Context, cwd: &Path, request: &ContextRequest) -> Result<Composition> {
+    let now = chrono::Utc::now();
     if !ctx.workspace.env().no_service {
-        match from_service(ctx, cwd, query, top_k, max_bytes) {
+        match from_service(ctx, cwd, request, now) {
             Ok(composition) => {
                 tracing::debug!("served by: service");
                 return Ok(composition);
@@ -45,8 +41,8 @@ pub fn composition(
                 if matches!(e, ServiceError::Unreachable { .. })
                     && ctx.workspace.env().autostart_service
                 {
-                    let composition = ComposeService::new(ctx.workspace.clone())
-                        .compose(cwd, query, top_k, max_bytes)?;
+                    let composition =
+                        ComposeService::new(ctx.workspace.clone()).compose(cwd, request, now)?;
                     start_service(ctx);
                     return Ok(composition);
                 }
@@ -55,7 +51,7 @@ pub fn composition(
     } else {
         tracing::debug!("served by: this process ({NO_SERVICE_ENV} is set)");
     }
-    Ok(ComposeService::new(ctx.workspace.clone()).compose(cwd, query, top_k, max_bytes)?)
+    Ok(ComposeService::new(ctx.workspace.clone()).compose(cwd, request, now)?)
 }
 
 /// How long a self-started service waits without a request before it exits.
@@ -98,9 +94,8 @@ fn start_service(ctx: &Context) {
 fn from_service(
     ctx: &Context,
     cwd: &Path,
-    query: &str,
-    top_k: Option<usize>,
-    max_bytes: Option<usize>,
+    request: &ContextRequest,
+    now: chrono::DateTime<chrono::Utc>,
 ) -> Result<Composition, ServiceError> {
     let absolute = |p: &Path| {
         std::path::absolute(p).map_err(|source| ServiceError::Io {
@@ -113,9 +108,8 @@ fn from_service(
         home: absolute(ctx.home().root())?,
         models_dir: absolute(&ctx.workspace.models_dir())?,
         cwd: absolute(cwd)?,
-        query: query.to_string(),
-        top_k,
-        max_bytes,
+        request: request.clone(),
+        now,
     }));
     match call(ctx.home(), &request, SERVICE_TIMEOUT)? {
         Reply::Composed(composition) => Ok(composition),

@@ -7,7 +7,7 @@
 
 use std::hint::black_box;
 
-use ambry_core::compose::{compose, ComposeRequest};
+use ambry_core::compose::{compose, Budgets, ComposeInput};
 use ambry_core::config::{RetrievalConfig, Strategy};
 use ambry_core::memory::ScopeFilter;
 use ambry_core::rank::{self, CorpusCache, SearchParams, Semantic, Synonyms};
@@ -86,7 +86,17 @@ fn benches(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("compose_cold_persistent", n), |b| {
             b.iter(|| {
                 let mut fresh = CorpusCache::persistent(&store.home().index_db());
-                let request = ComposeRequest::new(QUERY, &retrieval);
+                let held = Default::default();
+                let uses = Default::default();
+                let request = ComposeInput {
+                    start: false,
+                    query: Some(QUERY),
+                    held: &held,
+                    gate: rank::Gate::CALIBRATED,
+                    budgets: Budgets::from_config(&Default::default()),
+                    uses: &uses,
+                    today: None,
+                };
                 black_box(compose(
                     &store,
                     &mut fresh,

@@ -1,10 +1,11 @@
 //! Bytes per section of the compose block on a seeded home: the held-out eval set's user scope
 //! and ledger project (tests/eval_set), USER.md and AMBRY.md written as `ambry init` starts
-//! them plus a few lines, composed with bm25 for one prompt at the default caps.
+//! them plus a few lines, composed with bm25 as a fresh context (anchors, map and the prompt's
+//! gated bodies) for one prompt.
 //!
-//! `cargo run -p ambry-core --example compose_sections -- [MAX_BYTES]`
+//! `cargo run -p ambry-core --example compose_sections -- [TURN_BYTES]`
 
-use ambry_core::compose::{compose, ComposeRequest};
+use ambry_core::compose::{compose, Budgets, ComposeInput};
 use ambry_core::config::{RetrievalConfig, Strategy};
 use ambry_core::memory::{MemoryDraft, Scope, Store};
 use ambry_core::project::Project;
@@ -17,10 +18,10 @@ struct Set {
 }
 
 fn main() {
-    let max_bytes: usize = std::env::args()
+    let turn_bytes: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())
-        .unwrap_or(24_000);
+        .unwrap_or(4_000);
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("ledger");
     std::fs::create_dir_all(repo.join(".ambry")).unwrap();
@@ -46,18 +47,27 @@ fn main() {
     }
     let retrieval = RetrievalConfig {
         strategy: Strategy::Bm25,
-        max_bytes,
         ..Default::default()
     };
-    let request = ComposeRequest::new(
-        "CI fails with no cached data for this query after I changed a sqlx query",
-        &retrieval,
-    );
+    let held = Default::default();
+    let uses = Default::default();
+    let budgets = Budgets {
+        turn_bytes,
+        ..Budgets::from_config(&Default::default())
+    };
     let c = compose(
         &store,
         &mut CorpusCache::in_memory(),
         &retrieval,
-        &request,
+        &ComposeInput {
+            start: true,
+            query: Some("CI fails with no cached data for this query after I changed a sqlx query"),
+            held: &held,
+            gate: ambry_core::rank::Gate::CALIBRATED,
+            budgets,
+            uses: &uses,
+            today: None,
+        },
         Semantic::Unavailable("bm25".into()),
     );
     let mut per_kind: std::collections::BTreeMap<String, usize> = Default::default();
@@ -68,7 +78,7 @@ fn main() {
         println!("{kind:<16} {bytes:>6}");
     }
     println!(
-        "{:<16} {:>6}  ({} memories, {} cut, max_bytes {max_bytes})",
+        "{:<16} {:>6}  ({} memories, {} cut, turn_bytes {turn_bytes})",
         "block",
         c.bytes,
         c.selected.len(),

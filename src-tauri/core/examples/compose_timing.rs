@@ -7,7 +7,8 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use ambry_core::compose::{compose, ComposeRequest};
+use ambry_core::compose::hook::ContextRequest;
+use ambry_core::compose::{compose, Budgets, ComposeInput};
 use ambry_core::compose_service::ComposeService;
 use ambry_core::config::{Config, Strategy};
 use ambry_core::embed::{shared_embedder, ModelPaths, ModelScorer, TextEmbedder, VectorCache};
@@ -74,7 +75,17 @@ fn main() {
     step.print(&format!("revalidate {found} cached vectors (stat only)"));
     let mut retrieval = config.retrieval.clone();
     retrieval.strategy = Strategy::Semantic;
-    let request = ComposeRequest::new(query.clone(), &retrieval);
+    let held = Default::default();
+    let uses = Default::default();
+    let request = ComposeInput {
+        start: false,
+        query: Some(&query),
+        held: &held,
+        gate: ambry_core::rank::Gate::CALIBRATED,
+        budgets: Budgets::from_config(&config.compose),
+        uses: &uses,
+        today: None,
+    };
     let c = compose(
         &store,
         &mut cache,
@@ -112,7 +123,13 @@ fn main() {
     service.warm_up();
     step.print("warm-up");
     for i in 0..3 {
-        service.compose(&cwd, &query, None, None).expect("compose");
+        service
+            .compose(
+                &cwd,
+                &ContextRequest::query(&query, None),
+                chrono::Utc::now(),
+            )
+            .expect("compose");
         step.print(&format!("served compose #{}", i + 1));
     }
 }

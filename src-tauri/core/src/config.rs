@@ -20,6 +20,7 @@ pub const CONFIG_MAX: u64 = 256 * 1024;
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     pub retrieval: RetrievalConfig,
+    pub compose: ComposeConfig,
     pub archive: ArchiveConfig,
     pub sessions: SessionsConfig,
     pub editor: EditorConfig,
@@ -107,6 +108,26 @@ impl Default for RetrievalConfig {
             min_score: 0.0,
             embedding_model: "all-MiniLM-L6-v2".to_string(),
             synonyms: Vec::new(),
+        }
+    }
+}
+
+/// `[compose]` (DESIGN §5): what an agent's context gets of memory. Either value is held to the
+/// 8,000-byte hard limit on one hook output, whatever is written here.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ComposeConfig {
+    /// Most bytes of memory one turn adds.
+    pub turn_bytes: usize,
+    /// The memory map given once per context.
+    pub map_bytes: usize,
+}
+
+impl Default for ComposeConfig {
+    fn default() -> Self {
+        ComposeConfig {
+            turn_bytes: 4000,
+            map_bytes: 3000,
         }
     }
 }

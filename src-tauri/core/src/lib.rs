@@ -20,6 +20,7 @@ pub mod home;
 pub mod import;
 mod index_db;
 pub mod instructions;
+pub mod ledger;
 pub mod lifecycle;
 pub mod memory;
 pub mod project;

@@ -1,32 +1,33 @@
-//! `ambry compose`: the memory block for one agent turn (DESIGN §5), also as a Claude Code or
-//! Codex `UserPromptSubmit` hook (`--hook claude|codex`; core parses the payload and renders
-//! the reply each agent expects).
+//! `ambry compose` (DESIGN §5): what an agent's context gets of memory. `--hook claude|codex`
+//! reads the agent's hook payload and answers the event it names (SessionStart: anchors and
+//! the memory map; UserPromptSubmit: what this context does not hold yet; PreCompact: the
+//! ledger starts over) in that agent's format; `--query TEXT [--session ID]` shows the same for a
+//! person or a script (no session: a fresh context) and records nothing.
 //!
 //! A hook must never break the agent's turn: in hook mode every problem is reported on stderr
 //! and the command exits 0 (Claude Code adds a hook's stdout to the context on exit 0, and
-//! blocks the prompt on exit 2).
+//! blocks the prompt on exit 2). Lasting conditions (no model, a bad config) are said once per
+//! context, when it starts, not on every turn.
 
-use std::path::Path;
+use std::io::Read;
 
-use ambry_core::agents::{hook_payload, Agent};
-use anyhow::Result;
+use ambry_core::agents::Agent;
+use ambry_core::compose::hook::{self, ContextEvent, ContextRequest};
+use anyhow::{Context as _, Result};
 
 use crate::context::Context;
 
 #[derive(Debug, clap::Args)]
 pub struct ComposeArgs {
-    /// The agent's next prompt (what memories are ranked against)
+    /// A prompt: what memories are ranked against
     #[arg(long, conflicts_with = "hook")]
     pub query: Option<String>,
+    /// The agent session whose context the prompt continues (default: a fresh context)
+    #[arg(long, value_name = "ID", requires = "query")]
+    pub session: Option<String>,
     /// Read a hook payload on stdin instead (supported: claude, codex)
     #[arg(long, value_enum)]
     pub hook: Option<HookKind>,
-    /// Override retrieval.top_k
-    #[arg(long, value_name = "N", value_parser = crate::scope_args::positive_count)]
-    pub top_k: Option<usize>,
-    /// Override retrieval.max_bytes
-    #[arg(long, value_name = "N")]
-    pub max_bytes: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -47,51 +48,48 @@ impl HookKind {
 pub fn run(ctx: &Context, args: ComposeArgs) -> Result<()> {
     match args.hook {
         Some(kind) => {
-            if let Err(e) = run_hook(ctx, kind.agent(), &args) {
+            if let Err(e) = run_hook(ctx, kind.agent()) {
                 eprintln!("ambry: memory not injected: {e:#}");
             }
             Ok(())
         }
         None => {
             let query = args.query.clone().unwrap_or_default();
-            emit(ctx, &ctx.cwd, &query, &args, None)
+            let request = ContextRequest::query(&query, args.session.as_deref());
+            let composition = crate::compose_client::composition(ctx, &ctx.cwd, &request)?;
+            if ctx.json {
+                return ctx.print_json(&composition);
+            }
+            for line in composition.conditions.iter().chain(&composition.notes) {
+                eprintln!("note: {line}");
+            }
+            print!("{}", composition.text);
+            Ok(())
         }
     }
 }
 
-fn run_hook(ctx: &Context, agent: Agent, args: &ComposeArgs) -> Result<()> {
+fn run_hook(ctx: &Context, agent: Agent) -> Result<()> {
     // Bounded in size and time: an agent may leave the pipe open after the payload.
     let raw = crate::hook_stdin::read_payload(std::io::stdin(), crate::hook_stdin::PAYLOAD_WAIT)
         .map_err(|e| anyhow::anyhow!("reading the hook payload from stdin: {e}"))?;
-    let turn = hook_payload::parse(agent, &raw)?;
-    let cwd = turn.cwd.unwrap_or_else(|| ctx.cwd.clone());
-    emit(
-        ctx,
-        &cwd,
-        turn.prompt.as_deref().unwrap_or(""),
-        args,
-        Some(agent),
-    )
-}
-
-fn emit(
-    ctx: &Context,
-    cwd: &Path,
-    query: &str,
-    args: &ComposeArgs,
-    hook: Option<Agent>,
-) -> Result<()> {
-    let composition =
-        crate::compose_client::composition(ctx, cwd, query, args.top_k, args.max_bytes)?;
-    if ctx.json && hook.is_none() {
-        return ctx.print_json(&composition);
+    let (request, cwd) = hook::parse(agent, &raw)?;
+    let cwd = cwd.unwrap_or_else(|| ctx.cwd.clone());
+    let composition = crate::compose_client::composition(ctx, &cwd, &request)?;
+    let context_starts = composition.moment == "new_context";
+    if context_starts {
+        for condition in &composition.conditions {
+            eprintln!("ambry: {condition}");
+        }
     }
     for note in &composition.notes {
-        eprintln!("note: {note}");
+        eprintln!("ambry: {note}");
     }
-    match hook {
-        Some(agent) => print!("{}", hook_payload::render(agent, &composition.text)),
-        None => print!("{}", composition.text),
-    }
+    let event = if request.event == ContextEvent::Turn && context_starts {
+        ContextEvent::Turn
+    } else {
+        request.event
+    };
+    print!("{}", hook::render(agent, event, &composition.text));
     Ok(())
 }

@@ -111,8 +111,14 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
         }
         SessionsCommand::Show { id } => {
             let t = ctx.workspace.transcript(&id)?;
+            // What Ambry's hooks gave this session (the injection ledger).
+            let given = ctx.workspace.injections(Some(&id), None)?;
             if ctx.json {
-                return ctx.print_json(&t);
+                let mut value = serde_json::to_value(&t)?;
+                if let Some(map) = value.as_object_mut() {
+                    map.insert("injections".into(), serde_json::to_value(&given)?);
+                }
+                return ctx.print_json(&value);
             }
             println!("# {}", t.meta.title.as_deref().unwrap_or("(untitled)"));
             println!(
@@ -126,6 +132,28 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
                     "(the transcript file was deleted {}; these are the turns the index kept)",
                     short_ts(when)
                 );
+            }
+            if !given.is_empty() {
+                println!("\nMemory Ambry gave this session ({}):", given.len());
+                for g in &given {
+                    println!(
+                        "  {} context {} {} {}/{} ({}){}",
+                        short_ts(&g.at.to_rfc3339()),
+                        g.generation,
+                        match g.form {
+                            ambry_core::ledger::Form::Body => "body",
+                            ambry_core::ledger::Form::Line => "line",
+                        },
+                        g.memory.scope,
+                        g.memory.name,
+                        g.memory.content_hash,
+                        if g.in_context {
+                            ""
+                        } else {
+                            ", compacted away since"
+                        }
+                    );
+                }
             }
             for turn in t.turns {
                 println!(

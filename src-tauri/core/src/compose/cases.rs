@@ -20,9 +20,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{compose, ComposeRequest};
+use super::{compose, Budgets, ComposeInput};
 use crate::config::{RetrievalConfig, Strategy};
 use crate::error::ErrorCode;
+use crate::ledger::Held;
 use crate::memory::{Scope, ScopeFilter, Store, StoreError};
 use crate::rank::{self, CorpusCache, SearchParams, Semantic, Synonyms};
 
@@ -195,16 +196,19 @@ pub fn with_case_added(text: &str, spec: &CaseSpec, file: &Path) -> Result<Strin
     Ok(added)
 }
 
-/// Runs every case: composes its prompt as an agent turn would (same strategy, caps and
-/// shadowing) and ranks it to report where each expected memory landed. `semantic` gives the
+/// Runs every case: composes its prompt as the first turn of a context would (same strategy,
+/// gate, budget and shadowing) and ranks it to report where each expected memory landed. `semantic` gives the
 /// ranker's semantic slot for each call.
 pub fn run_cases<'s>(
     store: &Store,
     cache: &mut CorpusCache,
     retrieval: &RetrievalConfig,
+    budgets: Budgets,
     semantic: &dyn Fn() -> Semantic<'s>,
     cases: &[Case],
 ) -> CasesReport {
+    let held = Held::default();
+    let uses = Default::default();
     let params = SearchParams::from_config(retrieval);
     let synonyms = Synonyms::new(&retrieval.synonyms);
     let mut notes = Vec::new();
@@ -215,7 +219,15 @@ pub fn run_cases<'s>(
             store,
             cache,
             retrieval,
-            &ComposeRequest::new(case.spec.prompt.clone(), retrieval),
+            &ComposeInput {
+                start: false,
+                query: Some(&case.spec.prompt),
+                held: &held,
+                gate: crate::rank::Gate::CALIBRATED,
+                budgets,
+                uses: &uses,
+                today: None,
+            },
             semantic(),
         );
         strategy = composition.strategy;
@@ -337,6 +349,7 @@ mod tests {
             store,
             &mut CorpusCache::in_memory(),
             &retrieval,
+            Budgets::from_config(&Default::default()),
             &|| Semantic::Unavailable("bm25".into()),
             &cases,
         )
@@ -357,7 +370,8 @@ mod tests {
         .unwrap();
         let report = run(&store, 10);
         assert_eq!(report.cases.len(), 3);
-        assert_eq!((report.passed, report.failed), (2, 1));
+        // The two-topic prompt passes one memory through the relevance gate, not both.
+        assert_eq!((report.passed, report.failed), (1, 2));
         assert_eq!(report.cases[0].scope, Scope::User);
         assert_eq!(report.cases[0].expected[0].rank, Some(1));
         let failed = &report.cases[2];
@@ -371,9 +385,6 @@ mod tests {
             }
         );
 
-        // The caps decide too: with top_k 1 the second memory of the two-memory case is ranked
-        // but not injected.
-        let report = run(&store, 1);
         let two = &report.cases[1];
         assert!(!two.passed);
         assert_eq!(two.expected.iter().filter(|e| e.injected).count(), 1);

@@ -10,10 +10,11 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::ServiceError;
+use crate::compose::hook::ContextRequest;
 use crate::compose::Composition;
 
 /// Bumped on any incompatible change to the types below.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 /// A service answers only clients of its own build version, so both print the same block.
 pub const AMBRY_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Longer request lines are refused (a prompt is large, but not this large).
@@ -41,11 +42,10 @@ pub struct ComposeCall {
     pub models_dir: PathBuf,
     /// Absolute; the project is resolved from it.
     pub cwd: PathBuf,
-    pub query: String,
-    #[serde(default)]
-    pub top_k: Option<usize>,
-    #[serde(default)]
-    pub max_bytes: Option<usize>,
+    /// The event, session id, source and prompt, as the hook or `compose --query` gave them.
+    pub request: ContextRequest,
+    /// The client's clock, so a served call records the time the in-process one would.
+    pub now: chrono::DateTime<chrono::Utc>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -200,9 +200,15 @@ mod tests {
             home: "/h".into(),
             models_dir: "/h/models".into(),
             cwd: "/repo".into(),
-            query: "deploy \"canary\"\nnow".into(),
-            top_k: Some(3),
-            max_bytes: None,
+            request: crate::compose::hook::ContextRequest {
+                event: crate::compose::hook::ContextEvent::SessionStart,
+                prompt: "deploy \"canary\"\nnow".into(),
+                source: Some("compact".into()),
+                session_id: Some("s-1".into()),
+                agent: Some("claude".into()),
+                record: true,
+            },
+            now: "2026-01-01T00:00:00Z".parse().unwrap(),
         })
     }
 

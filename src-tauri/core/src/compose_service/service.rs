@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::protocol::{Call, ComposeCall, ErrorReply, Reply, Request, Response, ServiceStatus};
+use crate::compose::hook::ContextRequest;
 use crate::compose::Composition;
 use crate::config::ConfigError;
 use crate::{ErrorCode, Workspace};
@@ -40,16 +41,15 @@ impl ComposeService {
         &self.workspace
     }
 
-    /// The block for one turn: `cwd` picks the project, `top_k`/`max_bytes` override the config.
-    /// Fails only when `config.toml` is invalid (the in-process path reports the same error).
+    /// One moment of a context (`cwd` picks the project). Fails only when `config.toml` is
+    /// invalid and the call is not a hook's (the in-process path reports the same error).
     pub fn compose(
         &self,
         cwd: &Path,
-        query: &str,
-        top_k: Option<usize>,
-        max_bytes: Option<usize>,
+        request: &ContextRequest,
+        now: chrono::DateTime<chrono::Utc>,
     ) -> Result<Composition, ConfigError> {
-        self.workspace.compose(cwd, query, top_k, max_bytes)
+        self.workspace.compose_at(cwd, request, now)
     }
 
     /// Loads what the first call would, so it is as fast as the ones after it.
@@ -110,7 +110,7 @@ impl ComposeService {
                 format!("cwd must be absolute, got {}", call.cwd.display()),
             );
         }
-        match self.compose(&call.cwd, &call.query, call.top_k, call.max_bytes) {
+        match self.compose(&call.cwd, &call.request, call.now) {
             Ok(composition) => Response::new(Reply::Composed(composition)),
             Err(e) => Response::new(Reply::Error(ErrorReply::new(e.code(), e.to_string()))),
         }

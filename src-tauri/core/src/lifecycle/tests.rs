@@ -3,11 +3,14 @@
 use std::process::Command;
 
 use super::*;
-use crate::compose::{compose, ComposeRequest};
+use crate::compose::{compose, Budgets, ComposeInput};
 use crate::config::{RetrievalConfig, Strategy};
+use crate::ledger::Held;
 use crate::project::Project;
+use crate::rank::Gate;
 use crate::rank::{CorpusCache, Semantic};
 use crate::AmbryHome;
+use std::collections::HashMap;
 
 fn at(s: &str) -> DateTime<Utc> {
     s.parse().unwrap()
@@ -240,42 +243,47 @@ fn supersede_and_merge_are_archived_writes_and_retired_memories_are_never_inject
             now,
         )
         .unwrap();
-    for strategy_enabled in [true, false] {
-        let retrieval = RetrievalConfig {
-            strategy: Strategy::Bm25,
-            enabled: strategy_enabled,
-            ..Default::default()
-        };
-        let mut request = ComposeRequest::new("how do we deploy", &retrieval);
-        request.today = Some("2026-02-01".parse().unwrap());
-        let c = compose(
+    let retrieval = RetrievalConfig {
+        strategy: Strategy::Bm25,
+        ..Default::default()
+    };
+    let held = Held::default();
+    let uses = HashMap::new();
+    let turn = |today: &str| {
+        compose(
             &store,
             &mut CorpusCache::in_memory(),
             &retrieval,
-            &request,
+            &ComposeInput {
+                start: false,
+                query: Some("how do we deploy"),
+                held: &held,
+                gate: Gate::CALIBRATED,
+                budgets: Budgets::from_config(&Default::default()),
+                uses: &uses,
+                today: Some(today.parse().unwrap()),
+            },
             Semantic::Unavailable("off".into()),
-        );
-        let injected: Vec<&str> = c.selected.iter().map(|s| s.name.as_str()).collect();
-        assert!(injected.contains(&"new-deploy"), "{injected:?}");
-        assert!(
-            !injected.contains(&"old-deploy"),
-            "superseded injected: {injected:?}"
-        );
-        assert!(
-            !injected.contains(&"deploy-freeze"),
-            "expired injected: {injected:?}"
-        );
-        // The day before it expires, it is injected.
-        request.today = Some("2026-01-31".parse().unwrap());
-        let c = compose(
-            &store,
-            &mut CorpusCache::in_memory(),
-            &retrieval,
-            &request,
-            Semantic::Unavailable("off".into()),
-        );
-        assert!(c.selected.iter().any(|s| s.name == "deploy-freeze"));
-    }
+        )
+    };
+    let c = turn("2026-02-01");
+    let injected: Vec<&str> = c.selected.iter().map(|s| s.name.as_str()).collect();
+    assert!(injected.contains(&"new-deploy"), "{injected:?}");
+    assert!(
+        !injected.contains(&"old-deploy"),
+        "superseded injected: {injected:?}"
+    );
+    assert!(
+        !injected.contains(&"deploy-freeze"),
+        "expired injected: {injected:?}"
+    );
+    // The day before it expires, it is injected.
+    let c = turn("2026-01-31");
+    assert!(
+        c.selected.iter().any(|s| s.name == "deploy-freeze"),
+        "{:?}",
+        c.selected
+    );
 }
 
 #[test]

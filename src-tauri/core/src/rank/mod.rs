@@ -25,7 +25,9 @@ use std::sync::Arc;
 use serde::Serialize;
 
 pub use corpus::{Corpus, DocTerms};
-pub use relevance::{rank_with_relevance, Evidence, Relevance, RelevantRanking};
+pub use relevance::{
+    rank_with_gate, rank_with_relevance, Evidence, Gate, Relevance, RelevantRanking,
+};
 pub use snapshot::{CorpusCache, Shadowing};
 pub use synonyms::Synonyms;
 

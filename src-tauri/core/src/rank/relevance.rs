@@ -4,14 +4,17 @@
 //! and how similar its embedding is to the query's.
 //!
 //! Owns: `rank_with_relevance` (the ranking plus evidence per hit, hits with no evidence
-//! dropped when asked) and the thresholds that turn evidence into a `Relevance` label.
+//! dropped when asked), the thresholds that turn evidence into a `Relevance` label, and the
+//! injection gate (DESIGN §5): the one judgement of "relevant enough to hand an agent" that
+//! compose, `memory search`, the app's search labels and recall all show. A hit the gate refuses
+//! is labelled weak at most, however high its normalized score.
 //! Deliberately does not: change the order or the scores `rank` gives (compose and the CLI use
 //! those unchanged); a person's search view uses this to label and to drop noise.
 
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::tokenize::terms;
 use super::{
@@ -24,6 +27,40 @@ pub const STRONG_COSINE: f32 = 0.5;
 pub const GOOD_COSINE: f32 = 0.35;
 /// Below this, similarity is what any two English sentences share: no evidence.
 pub const WEAK_COSINE: f32 = 0.22;
+
+/// The relevance gate: a hit passes when its evidence `strength` clears an absolute `floor`
+/// and its ranker score (normalized, the best hit 1.0) is within `margin` of the best. It never
+/// fills up to a count: a prompt unrelated to every memory passes nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Gate {
+    pub floor: f32,
+    pub margin: f32,
+}
+
+impl Gate {
+    /// Calibrated on the eval set's dev half as whole sessions (tests/eval_context.rs; the
+    /// sweep and its measurement are in docs/retrieval-eval.md, "Context economy").
+    pub const CALIBRATED: Gate = Gate {
+        floor: 0.3,
+        margin: 0.25,
+    };
+
+    /// Lets everything through (the eval's "no gate" row).
+    pub const OPEN: Gate = Gate {
+        floor: 0.0,
+        margin: 1.0,
+    };
+
+    pub fn admits(&self, score: f64, evidence: &Evidence) -> bool {
+        evidence.strength >= self.floor && score >= 1.0 - f64::from(self.margin) - 1e-9
+    }
+}
+
+impl Default for Gate {
+    fn default() -> Self {
+        Gate::CALIBRATED
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -46,6 +83,11 @@ pub struct Evidence {
     pub synonym_match: bool,
     /// Cosine similarity to the query, when semantic scoring ran and the memory has a vector.
     pub cosine: Option<f32>,
+    /// Absolute evidence in 0..=1: the larger of the cosine and the share of the query's words
+    /// the memory contains (a synonym alone counts as half a word).
+    pub strength: f32,
+    /// Passes the relevance gate: what compose would inject for this query.
+    pub gated: bool,
     pub relevance: Relevance,
 }
 
@@ -68,11 +110,23 @@ impl Evidence {
         } else {
             Relevance::None
         };
+        let words = if query_terms == 0 {
+            0.0
+        } else {
+            let synonym = if synonym_match && matched_terms < query_terms {
+                0.5
+            } else {
+                0.0
+            };
+            (matched_terms as f32 + synonym) / query_terms as f32
+        };
         Evidence {
             matched_terms,
             query_terms,
             synonym_match,
             cosine,
+            strength: words.max(c).clamp(0.0, 1.0),
+            gated: false,
             relevance,
         }
     }
@@ -107,7 +161,8 @@ impl SemanticScorer for Recording<'_> {
     }
 }
 
-/// `rank`, then evidence for each hit; with `drop_unevident`, hits without evidence are left out.
+/// `rank`, then evidence for each hit (judged by the calibrated gate); with `drop_unevident`,
+/// hits without evidence are left out.
 pub fn rank_with_relevance(
     corpus: &Corpus,
     query: &str,
@@ -115,6 +170,27 @@ pub fn rank_with_relevance(
     synonyms: &Synonyms,
     semantic: Semantic<'_>,
     drop_unevident: bool,
+) -> RelevantRanking {
+    rank_with_gate(
+        corpus,
+        query,
+        params,
+        synonyms,
+        semantic,
+        drop_unevident,
+        Gate::CALIBRATED,
+    )
+}
+
+/// [`rank_with_relevance`] under a given gate.
+pub fn rank_with_gate(
+    corpus: &Corpus,
+    query: &str,
+    params: &SearchParams,
+    synonyms: &Synonyms,
+    semantic: Semantic<'_>,
+    drop_unevident: bool,
+    gate: Gate,
 ) -> RelevantRanking {
     let ((ranking, indices), cosines) = match semantic {
         Semantic::Available(scorer) => {
@@ -167,7 +243,11 @@ pub fn rank_with_relevance(
         let cosine = cosines
             .as_ref()
             .and_then(|c| c.get(doc as usize).copied().flatten());
-        let e = Evidence::judge(matched, exact.len(), synonym_match, cosine);
+        let mut e = Evidence::judge(matched, exact.len(), synonym_match, cosine);
+        e.gated = gate.admits(hit.score, &e);
+        if !e.gated {
+            e.relevance = e.relevance.min(Relevance::Weak);
+        }
         if !drop_unevident || e.relevance > Relevance::None {
             hits.push(hit);
             evidence.push(e);

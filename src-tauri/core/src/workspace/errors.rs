@@ -28,6 +28,8 @@ pub enum WorkspaceError {
     Cases(#[from] crate::compose::cases::CasesError),
     #[error(transparent)]
     Instruction(#[from] crate::instructions::InstructionError),
+    #[error(transparent)]
+    Ledger(#[from] crate::ledger::LedgerError),
     #[error("cannot find your home directory, where the agents keep their files (set HOME)")]
     NoUserHome,
     #[error("Ambry does not know where {project} lives on disk; add it by picking its folder")]
@@ -51,6 +53,7 @@ impl ErrorCode for WorkspaceError {
             WorkspaceError::Editor(e) => e.code(),
             WorkspaceError::Cases(e) => e.code(),
             WorkspaceError::Instruction(e) => e.code(),
+            WorkspaceError::Ledger(e) => e.code(),
             WorkspaceError::NoUserHome => "no_home",
             WorkspaceError::NoProjectRoot { .. } => "no_project_root",
             WorkspaceError::ModelCrashed => "model_crashed",

@@ -11,6 +11,7 @@
 //! pass `now`); print or exit.
 
 mod agents;
+mod context;
 mod errors;
 mod instructions;
 mod launch;

@@ -19,8 +19,8 @@ use super::{lock, Workspace, WorkspaceError};
 use crate::compose::cases::{
     load_cases, run_cases, with_case_added, CaseSpec, CasesReport, CASES_FILE,
 };
-use crate::compose::{compose, ComposeRequest, Composition};
-use crate::config::{Config, ConfigError, Strategy};
+use crate::compose::Budgets;
+use crate::config::{Config, Strategy};
 use crate::embed::{ModelPaths, ModelScorer};
 use crate::memory::{Scope, ScopeFilter, Store};
 use crate::rank::{self, Evidence, Hit, SearchParams, Semantic, Shadowing, Synonyms};
@@ -247,60 +247,6 @@ impl Workspace {
         Ok((dirs, shadowing, slugs))
     }
 
-    /// The memory block for one agent turn in `cwd` (DESIGN §5); `top_k`/`max_bytes` override
-    /// the config. Fails only when `config.toml` is invalid.
-    pub fn compose(
-        &self,
-        cwd: &Path,
-        query: &str,
-        top_k: Option<usize>,
-        max_bytes: Option<usize>,
-    ) -> Result<Composition, ConfigError> {
-        let config = self.config()?;
-        let store = self.store_at(cwd);
-        Ok(self.compose_with(&store, &config, query, top_k, max_bytes))
-    }
-
-    /// The block for a known project (the app's compose preview), or the user scope alone.
-    pub fn compose_for(
-        &self,
-        slug: Option<&str>,
-        query: &str,
-    ) -> Result<Composition, WorkspaceError> {
-        let config = self.config()?;
-        let store = self.store_of(slug)?;
-        Ok(self.compose_with(&store, &config, query, None, None))
-    }
-
-    fn compose_with(
-        &self,
-        store: &Store,
-        config: &Config,
-        query: &str,
-        top_k: Option<usize>,
-        max_bytes: Option<usize>,
-    ) -> Composition {
-        let retrieval = &config.retrieval;
-        let mut request = ComposeRequest::new(query, retrieval).with_caps(top_k, max_bytes);
-        // The day of the turn, for `expires:` (the one date compose needs; front ends pass no
-        // clock through the compose service's protocol).
-        request.today = Some(chrono::Utc::now().date_naive());
-        let scorer = self.semantic_scorer(retrieval.strategy, config);
-        let semantic = match &scorer {
-            Ok(scorer) => Semantic::Available(scorer.as_ref()),
-            Err(why) => Semantic::Unavailable(why.clone()),
-        };
-        let composition = compose(
-            store,
-            &mut self.corpus_cache(),
-            retrieval,
-            &request,
-            semantic,
-        );
-        self.composed.fetch_add(1, Ordering::SeqCst);
-        composition
-    }
-
     /// Reads and tokenizes the user's memories ahead of the first compose, without loading the
     /// model: an idle app or service should not hold a couple of hundred megabytes for a model
     /// nobody asked for yet (the first semantic call loads it, in about half a second).
@@ -328,6 +274,7 @@ impl Workspace {
             store,
             &mut self.corpus_cache(),
             &config.retrieval,
+            Budgets::from_config(&config.compose),
             &semantic,
             &cases,
         )))
@@ -358,13 +305,13 @@ impl Workspace {
                 scope = Scope::Project;
             }
         }
-        store.edit_side_file(
+        Ok(store.edit_side_file(
             scope,
             CASES_FILE,
             |text: Option<&str>, path: &Path| -> Result<String, WorkspaceError> {
                 Ok(with_case_added(text.unwrap_or(""), &spec, path)?)
             },
-        )
+        )?)
     }
 
     /// How many blocks this workspace composed, and the model it holds (for `serve --status`).

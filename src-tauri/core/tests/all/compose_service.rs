@@ -7,7 +7,8 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ambry_core::compose::{compose, ComposeRequest, Composition};
+use ambry_core::compose::hook::ContextRequest;
+use ambry_core::compose::{compose, Budgets, ComposeInput, Composition};
 use ambry_core::compose_service::{
     call, spawn_compose_service, Call, ComposeCall, ComposeService, Reply, Request, ServiceError,
 };
@@ -64,14 +65,13 @@ impl Fixture {
             .unwrap();
     }
 
-    fn request(&self, query: &str, top_k: Option<usize>) -> Request {
+    fn request(&self, query: &str, _top_k: Option<usize>) -> Request {
         Request::new(Call::Compose(ComposeCall {
             home: self.home.root().to_path_buf(),
             models_dir: self.models_dir.clone(),
             cwd: self.repo.clone(),
-            query: query.into(),
-            top_k,
-            max_bytes: None,
+            request: ContextRequest::query(query, None),
+            now: now(),
         }))
     }
 
@@ -83,12 +83,12 @@ impl Fixture {
     }
 
     /// What a fresh `ambry compose` process computes.
-    fn in_process(&self, query: &str, top_k: Option<usize>) -> Composition {
+    fn in_process(&self, query: &str, _top_k: Option<usize>) -> Composition {
         ComposeService::new(ambry_core::Workspace::with_models(
             self.home.clone(),
             self.models_dir.clone(),
         ))
-        .compose(&self.repo, query, top_k, None)
+        .compose(&self.repo, &ContextRequest::query(query, None), now())
         .unwrap()
     }
 
@@ -98,6 +98,36 @@ impl Fixture {
             other => panic!("expected a status, got {other:?}"),
         }
     }
+}
+
+fn now() -> chrono::DateTime<chrono::Utc> {
+    "2026-06-01T00:00:00Z".parse().unwrap()
+}
+
+/// A fresh context for `query` straight through core (no ledger: nothing held).
+fn fresh_direct(
+    store: &Store,
+    config: &Config,
+    query: &str,
+    semantic: Semantic<'_>,
+) -> Composition {
+    let held = Default::default();
+    let uses = Default::default();
+    compose(
+        store,
+        &mut CorpusCache::in_memory(),
+        &config.retrieval,
+        &ComposeInput {
+            start: true,
+            query: Some(query),
+            held: &held,
+            gate: ambry_core::rank::Gate::CALIBRATED,
+            budgets: Budgets::from_config(&config.compose),
+            uses: &uses,
+            today: None,
+        },
+        semantic,
+    )
 }
 
 fn draft(name: &str, description: &str, body: &str) -> MemoryDraft {
@@ -174,15 +204,14 @@ fn a_served_block_is_exactly_the_in_process_one_and_follows_the_disk() {
     assert_same(&served, &f.in_process(query, None));
     // The plain core call with a cold in-memory cache agrees too.
     let config = Config::load(&f.home.config_file()).unwrap();
-    let direct = compose(
+    let direct = fresh_direct(
         &f.store(),
-        &mut CorpusCache::in_memory(),
-        &config.retrieval,
-        &ComposeRequest::new(query, &config.retrieval),
+        &config,
+        query,
         Semantic::Unavailable("not requested".into()),
     );
     assert_eq!(served.text, direct.text);
-    assert_same(&f.served(query, Some(1)), &f.in_process(query, Some(1)));
+    assert_same(&f.served(query, None), &f.in_process(query, None));
 
     // A memory saved by someone else, an edited body, a changed config: all seen at once.
     f.save(
@@ -206,11 +235,15 @@ fn a_served_block_is_exactly_the_in_process_one_and_follows_the_disk() {
     assert_same(&served, &f.in_process(query, None));
     std::fs::write(
         f.home.config_file(),
-        "[retrieval]\nstrategy = \"bm25\"\ntop_k = 1\n",
+        "[retrieval]\nstrategy = \"bm25\"\n[compose]\nturn_bytes = 150\n",
     )
     .unwrap();
     let served = f.served(query, None);
-    assert_eq!(served.selected.len(), 1);
+    assert!(served.selected.len() <= 1, "{:?}", served.selected);
+    assert!(served
+        .cut
+        .iter()
+        .any(|c| c.reason == ambry_core::compose::CutReason::Budget));
     assert_same(&served, &f.in_process(query, None));
 
     // A broken config is refused (the client then reports it in-process), then picked up fixed.
@@ -494,11 +527,10 @@ fn with_the_model_the_served_semantic_block_matches_and_new_vectors_are_used() {
     // The in-process path with the same scorer, straight through core, agrees as well.
     let config = Config::load(&f.home.config_file()).unwrap();
     let scorer = ModelScorer::load(&paths);
-    let direct = compose(
+    let direct = fresh_direct(
         &store,
-        &mut CorpusCache::in_memory(),
-        &config.retrieval,
-        &ComposeRequest::new(query, &config.retrieval),
+        &config,
+        query,
         ambry_core::embed::semantic_arg(&scorer),
     );
     assert_eq!(f.served(query, None).text, direct.text);

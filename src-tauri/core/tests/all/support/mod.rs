@@ -2,6 +2,7 @@
 //! independent paraphrase set.
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod context_sim;
 pub mod eval_set;
 pub mod paraphrase_set;
 

@@ -1,0 +1,173 @@
+//! The memory map (DESIGN §5): a bounded overview of what memory exists, given once per
+//! context instead of the full MEMORY.md indexes — counts by scope and type, the most used and
+//! the newest names with their one-line descriptions, and how to get the rest.
+//!
+//! Owns: choosing and bounding those lines so the map holds `compose.map_bytes` at 10, 10k or
+//! 100k memories (the counts line names at most a few types; names are added while they fit).
+//! Deliberately does not: read memory files (the corpus has names, types and descriptions;
+//! "newest" is a file's modification time) or count uses (the caller passes the ledger's counts).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::UNIX_EPOCH;
+
+use super::fit::bound_line;
+use crate::memory::Scope;
+use crate::rank::Corpus;
+
+/// Types named in a scope's count; the rest are summed as "N more types".
+const TYPES_NAMED: usize = 5;
+/// Names listed per group, at most.
+const PER_GROUP: usize = 8;
+const MAX_LINE: usize = 160;
+
+pub const HOW_TO_FETCH: &str = "Bodies come in when a prompt needs them, once per context. For anything else, search with the MCP tool `memory_search` and read one with `memory_get` (name and scope).";
+
+/// The map's body (without its heading) in at most `budget` bytes of section (heading included);
+/// empty when not even the counts fit.
+pub fn render(
+    corpus: &Corpus,
+    project: Option<&str>,
+    uses: &HashMap<(Scope, String, String), u64>,
+    budget: usize,
+) -> String {
+    let heading_cost = "## Memory map\n".len() + 2;
+    let Some(mut room) = budget.checked_sub(heading_cost) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    let push = |line: &str, out: &mut String, room: &mut usize| -> bool {
+        if line.len() + 1 > *room {
+            return false;
+        }
+        out.push_str(line);
+        out.push('\n');
+        *room -= line.len() + 1;
+        true
+    };
+    if corpus.docs.is_empty() {
+        push(
+            "No memories yet. An agent saves one with the MCP tool `memory_save` when something is worth keeping.",
+            &mut out,
+            &mut room,
+        );
+        return out.trim_end().to_string();
+    }
+    if !push(
+        &bound_line(&counts(corpus, project), 400),
+        &mut out,
+        &mut room,
+    ) {
+        return String::new();
+    }
+    push(HOW_TO_FETCH, &mut out, &mut room);
+
+    let key = |scope: Scope, name: &str| {
+        let slug = match scope {
+            Scope::User => String::new(),
+            Scope::Project => project.unwrap_or("").to_string(),
+        };
+        (scope, slug, name.to_string())
+    };
+    let line = |d: &crate::rank::DocTerms| {
+        bound_line(
+            &format!("- {} ({}) — {}", d.name, d.scope, d.description),
+            MAX_LINE,
+        )
+    };
+    let mut listed: HashSet<(Scope, String)> = HashSet::new();
+    let mut used: Vec<(u64, &crate::rank::DocTerms)> = corpus
+        .docs
+        .iter()
+        .filter_map(|d| uses.get(&key(d.scope, &d.name)).map(|n| (*n, d.as_ref())))
+        .collect();
+    used.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+    let mut group = |title: &str,
+                     docs: &mut dyn Iterator<Item = &crate::rank::DocTerms>,
+                     out: &mut String,
+                     room: &mut usize| {
+        let mut lines = Vec::new();
+        let mut cost = title.len() + 1;
+        for d in docs {
+            if lines.len() >= PER_GROUP {
+                break;
+            }
+            if listed.contains(&(d.scope, d.name.clone())) {
+                continue;
+            }
+            let l = line(d);
+            if cost + l.len() + 1 > *room {
+                break;
+            }
+            cost += l.len() + 1;
+            listed.insert((d.scope, d.name.clone()));
+            lines.push(l);
+        }
+        if !lines.is_empty() {
+            push(title, out, room);
+            for l in lines {
+                push(&l, out, room);
+            }
+        }
+    };
+    group(
+        "### Most used",
+        &mut used.iter().map(|(_, d)| *d),
+        &mut out,
+        &mut room,
+    );
+    let mut newest: Vec<(i128, &crate::rank::DocTerms)> = corpus
+        .docs
+        .iter()
+        .map(|d| (modified(&d.path), d.as_ref()))
+        .collect();
+    newest.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+    group(
+        "### Newest",
+        &mut newest.iter().map(|(_, d)| *d),
+        &mut out,
+        &mut room,
+    );
+    out.trim_end().to_string()
+}
+
+fn modified(path: &std::path::Path) -> i128 {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// "N memories: user 12 (feedback 3, project 9), project ledger-1a2b3c4d 40 (…)."
+fn counts(corpus: &Corpus, project: Option<&str>) -> String {
+    let mut by_scope: BTreeMap<Scope, BTreeMap<&str, usize>> = BTreeMap::new();
+    for d in &corpus.docs {
+        *by_scope
+            .entry(d.scope)
+            .or_default()
+            .entry(d.kind.as_str())
+            .or_default() += 1;
+    }
+    let parts: Vec<String> = by_scope
+        .iter()
+        .map(|(scope, types)| {
+            let total: usize = types.values().sum();
+            let mut sorted: Vec<(&str, usize)> = types.iter().map(|(k, n)| (*k, *n)).collect();
+            sorted.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+            let mut named: Vec<String> = sorted
+                .iter()
+                .take(TYPES_NAMED)
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect();
+            if sorted.len() > TYPES_NAMED {
+                named.push(format!("{} more types", sorted.len() - TYPES_NAMED));
+            }
+            let label = match (scope, project) {
+                (Scope::Project, Some(slug)) => format!("project {slug}"),
+                (scope, _) => scope.to_string(),
+            };
+            format!("{label} {total} ({})", named.join(", "))
+        })
+        .collect();
+    format!("{} memories: {}.", corpus.docs.len(), parts.join("; "))
+}

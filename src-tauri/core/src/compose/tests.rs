@@ -1,0 +1,234 @@
+use super::*;
+use crate::memory::MemoryDraft;
+use crate::project::Project;
+use crate::AmbryHome;
+
+fn setup() -> (tempfile::TempDir, Store) {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(repo.join(".ambry")).unwrap();
+    let project = Project {
+        slug: "repo-00000000".into(),
+        root: repo,
+        remote: None,
+    };
+    let store = Store::new(AmbryHome::new(tmp.path().join("home")), Some(project));
+    (tmp, store)
+}
+
+fn save(store: &Store, scope: Scope, name: &str, description: &str, body: &str) {
+    let draft = MemoryDraft {
+        name: name.into(),
+        kind: "project".into(),
+        description: description.into(),
+        body: body.into(),
+        tags: vec![],
+    };
+    store
+        .save(scope, draft, "2026-01-01T00:00:00Z".parse().unwrap())
+        .unwrap();
+}
+
+fn run(
+    store: &Store,
+    start: bool,
+    query: Option<&str>,
+    held: &Held,
+    budgets: Budgets,
+) -> Composition {
+    let retrieval = RetrievalConfig {
+        strategy: Strategy::Bm25,
+        ..Default::default()
+    };
+    let uses = HashMap::new();
+    compose(
+        store,
+        &mut CorpusCache::in_memory(),
+        &retrieval,
+        &ComposeInput {
+            start,
+            query,
+            held,
+            gate: Gate::CALIBRATED,
+            budgets,
+            uses: &uses,
+            today: None,
+        },
+        Semantic::Unavailable("off".into()),
+    )
+}
+
+fn budgets() -> Budgets {
+    Budgets::from_config(&Default::default())
+}
+
+#[test]
+fn a_context_starts_with_anchors_and_a_map_and_a_turn_adds_only_what_it_lacks() {
+    let (_tmp, store) = setup();
+    std::fs::create_dir_all(store.home().root()).unwrap();
+    std::fs::write(store.home().user_anchor(), "Prefer tabs.\n").unwrap();
+    save(
+        &store,
+        Scope::User,
+        "deploy-steps",
+        "How to deploy",
+        "Run make deploy.",
+    );
+    save(
+        &store,
+        Scope::Project,
+        "db-migrations",
+        "Database migrations",
+        "Use sqlx migrate.",
+    );
+    let start = run(&store, true, None, &Held::default(), budgets());
+    let t = &start.text;
+    assert!(
+        t.starts_with(
+            "<ambry-memory>\n## User preferences\nPrefer tabs.\n\n## Memory map\n2 memories:"
+        ),
+        "{t}"
+    );
+    assert!(
+        t.contains("memory_search") && t.contains("memory_get"),
+        "{t}"
+    );
+    assert!(!t.contains("Run make deploy."), "no body at the start: {t}");
+    assert!(start.selected.is_empty());
+
+    let turn = run(
+        &store,
+        false,
+        Some("how do I deploy"),
+        &Held::default(),
+        budgets(),
+    );
+    assert_eq!(turn.selected.len(), 1, "{:?}", turn.cut);
+    assert!(
+        turn.text
+            .contains("### deploy-steps [project]\nRun make deploy."),
+        "{}",
+        turn.text
+    );
+    assert!(!turn.text.contains("User preferences"));
+    let mut held = Held {
+        generation: 1,
+        ..Default::default()
+    };
+    held.items.extend(turn.given());
+    let again = run(&store, false, Some("how do I deploy"), &held, budgets());
+    assert_eq!(again.text, "", "already in context: nothing to add");
+    assert!(again
+        .cut
+        .iter()
+        .any(|c| c.name == "deploy-steps" && c.reason == CutReason::AlreadyInContext));
+
+    // An edit makes a new version: it comes back.
+    save(
+        &store,
+        Scope::User,
+        "deploy-steps",
+        "How to deploy",
+        "Run make deploy twice.",
+    );
+    let edited = run(&store, false, Some("how do I deploy"), &held, budgets());
+    assert_eq!(edited.selected.len(), 1);
+
+    // Unrelated: nothing passes the gate; nothing is filled up to a count.
+    let none = run(
+        &store,
+        false,
+        Some("kitten food schedule"),
+        &Held::default(),
+        budgets(),
+    );
+    assert_eq!(none.text, "");
+}
+
+#[test]
+fn relevant_memories_past_the_turn_budget_go_in_as_one_line() {
+    let (_tmp, store) = setup();
+    for i in 0..6 {
+        save(
+            &store,
+            Scope::User,
+            &format!("cache-note-{i}"),
+            "cache invalidation notes",
+            &"cache invalidation detail line\n".repeat(20),
+        );
+    }
+    let small = Budgets {
+        turn_bytes: 1500,
+        ..budgets()
+    };
+    let c = run(
+        &store,
+        false,
+        Some("cache invalidation"),
+        &Held::default(),
+        small,
+    );
+    assert!(c.bytes <= 1500 + WRAPPER, "{}", c.bytes);
+    assert!(!c.selected.is_empty());
+    let listed: Vec<_> = c
+        .cut
+        .iter()
+        .filter(|x| x.reason == CutReason::Budget && x.listed)
+        .collect();
+    assert!(!listed.is_empty(), "{:?}", c.cut);
+    assert!(
+        c.text.contains(&format!(
+            "- {} (user) — cache invalidation notes",
+            listed[0].name
+        )),
+        "{}",
+        c.text
+    );
+}
+
+#[test]
+fn no_output_passes_the_hard_limit_whatever_the_config_and_the_map_holds_at_ten_thousand() {
+    let (_tmp, store) = setup();
+    std::fs::create_dir_all(store.home().root()).unwrap();
+    std::fs::write(
+        store.home().user_anchor(),
+        "A long preference line.\n".repeat(2000),
+    )
+    .unwrap();
+    let dir = store.dir(Scope::User).unwrap();
+    std::fs::create_dir_all(&dir).unwrap();
+    for i in 0..10_000 {
+        std::fs::write(
+            dir.join(format!("note-{i}.md")),
+            format!("---\nname: note-{i}\ntype: t{}\ndescription: deploy note number {i} {}\ncreated: 2026-01-01T00:00:00Z\n---\ndeploy body {i}\n{}", i % 40, "x".repeat(300), "deploy text\n".repeat(50)),
+        )
+        .unwrap();
+    }
+    let huge = Budgets {
+        turn_bytes: 1_000_000,
+        map_bytes: 1_000_000,
+        hard_limit: HARD_LIMIT,
+    };
+    for (start, query) in [
+        (true, None),
+        (true, Some("deploy")),
+        (false, Some("deploy")),
+    ] {
+        let c = run(&store, start, query, &Held::default(), huge);
+        assert!(c.bytes <= HARD_LIMIT, "{start} {query:?}: {}", c.bytes);
+        assert!(!c.text.is_empty());
+    }
+    let map = run(&store, true, None, &Held::default(), budgets());
+    let map_section = map
+        .sections
+        .iter()
+        .find(|s| s.kind == SectionKind::MemoryMap)
+        .unwrap();
+    assert!(map_section.bytes <= 3000, "{}", map_section.bytes);
+    assert!(
+        map.text.contains("10000 memories: user 10000 ("),
+        "{}",
+        map.text
+    );
+    assert!(map.text.contains("more types"), "{}", map.text);
+}

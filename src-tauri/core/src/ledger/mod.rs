@@ -1,0 +1,371 @@
+//! The injection ledger (DESIGN §5): per agent session, which version of which memory entered
+//! its context, and when. It is data, not cache: its own SQLite file `AMBRY_HOME/ledger.sqlite`
+//! (0600), untouched by `sessions index --rebuild` or a damaged `index.sqlite`, and it feeds
+//! usage counts (§14), so nothing is ever deleted from it.
+//!
+//! A session's context has a generation: SessionStart (startup, resume) keeps it, a compaction
+//! or clear (`SessionStart` source compact|clear, `PreCompact`) opens the next one. What an
+//! earlier generation was given stays as history, marked out of context, so usage still counts it
+//! and the next turns may give it again.
+//!
+//! Owns: the file, its schema, recording injections (the one place they are written), what a
+//! session's live context holds, and the read API (`injections`, `use_counts`).
+//! Deliberately does not: decide what to inject (compose does) or read the clock (callers pass
+//! `at`).
+
+mod schema;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+
+use crate::error::ErrorCode;
+use crate::memory::Scope;
+use crate::AmbryHome;
+
+pub const LEDGER_FILE: &str = "ledger.sqlite";
+
+#[derive(Debug, thiserror::Error)]
+pub enum LedgerError {
+    #[error("the injection ledger {} cannot be used: {source}", path.display())]
+    Db {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("the injection ledger {} cannot be created: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl ErrorCode for LedgerError {
+    fn code(&self) -> &'static str {
+        match self {
+            LedgerError::Db { .. } => "ledger",
+            LedgerError::Io { .. } => "io",
+        }
+    }
+}
+
+/// One version of one memory as an agent sees it from a project: identity plus content hash.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct MemoryVersion {
+    pub scope: Scope,
+    /// The project slug for a project memory; `None` for the user scope.
+    pub project: Option<String>,
+    pub name: String,
+    pub content_hash: String,
+}
+
+/// How a memory entered a context: its whole body, or one line naming it (it was relevant but
+/// did not fit the turn's budget).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Form {
+    Body,
+    Line,
+}
+
+impl Form {
+    fn as_str(self) -> &'static str {
+        match self {
+            Form::Body => "body",
+            Form::Line => "line",
+        }
+    }
+    fn parse(s: &str) -> Form {
+        if s == "line" {
+            Form::Line
+        } else {
+            Form::Body
+        }
+    }
+}
+
+/// What a session's live context holds (its current generation).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Held {
+    pub generation: u32,
+    pub items: HashSet<(MemoryVersion, Form)>,
+}
+
+impl Held {
+    pub fn has_body(&self, version: &MemoryVersion) -> bool {
+        self.items.contains(&(version.clone(), Form::Body))
+    }
+    pub fn has_line(&self, version: &MemoryVersion) -> bool {
+        self.items.contains(&(version.clone(), Form::Line))
+    }
+}
+
+/// One recorded injection.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Injection {
+    pub session_id: String,
+    pub agent: String,
+    pub generation: u32,
+    #[serde(flatten)]
+    pub memory: MemoryVersion,
+    pub form: Form,
+    pub at: DateTime<Utc>,
+    /// Still in the session's live context (not compacted or cleared away since).
+    pub in_context: bool,
+}
+
+pub struct Ledger {
+    conn: Connection,
+    path: PathBuf,
+}
+
+/// Where the ledger of `home` lives.
+pub fn ledger_path(home: &AmbryHome) -> PathBuf {
+    home.root().join(LEDGER_FILE)
+}
+
+impl Ledger {
+    /// Opens (creating, 0600) the ledger of `home`.
+    pub fn open(home: &AmbryHome) -> Result<Ledger, LedgerError> {
+        Ledger::open_at(&ledger_path(home))
+    }
+
+    pub fn open_at(path: &Path) -> Result<Ledger, LedgerError> {
+        let conn = schema::open(path)?;
+        Ok(Ledger {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    fn db(&self, source: rusqlite::Error) -> LedgerError {
+        LedgerError::Db {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// The session's current generation, if the ledger has seen it.
+    pub fn generation(&self, session: &str) -> Result<Option<u32>, LedgerError> {
+        self.conn
+            .query_row(
+                "SELECT MAX(generation) FROM contexts WHERE session_id = ?1",
+                [session],
+                |r| r.get::<_, Option<u32>>(0),
+            )
+            .optional()
+            .map(Option::flatten)
+            .map_err(|e| self.db(e))
+    }
+
+    /// A context begins for `session`. `fresh`: its prior context is gone (a compaction, a clear,
+    /// or a first start), so a new generation opens; otherwise (startup of a known id, resume)
+    /// the current one continues. Returns the generation now live.
+    pub fn start_context(
+        &self,
+        session: &str,
+        agent: &str,
+        source: &str,
+        fresh: bool,
+        at: DateTime<Utc>,
+    ) -> Result<u32, LedgerError> {
+        let current = self.generation(session)?;
+        let generation = match current {
+            Some(g) if !fresh => return Ok(g),
+            Some(g) => g + 1,
+            None => 1,
+        };
+        self.conn
+            .execute(
+                "INSERT INTO contexts(session_id, generation, agent, source, started_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![session, generation, agent, source, at.to_rfc3339()],
+            )
+            .map_err(|e| self.db(e))?;
+        Ok(generation)
+    }
+
+    /// What the session's live context holds; an unknown session holds nothing (generation 0).
+    pub fn held(&self, session: &str) -> Result<Held, LedgerError> {
+        let Some(generation) = self.generation(session)? else {
+            return Ok(Held::default());
+        };
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT scope, project, name, content_hash, form FROM injections
+                 WHERE session_id = ?1 AND generation = ?2",
+            )
+            .map_err(|e| self.db(e))?;
+        let rows = stmt
+            .query_map(params![session, generation], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, String>(4)?,
+                ))
+            })
+            .map_err(|e| self.db(e))?;
+        let mut items = HashSet::new();
+        for row in rows {
+            let (scope, project, name, content_hash, form) = row.map_err(|e| self.db(e))?;
+            let Ok(scope) = scope.parse::<Scope>() else {
+                continue;
+            };
+            items.insert((
+                MemoryVersion {
+                    scope,
+                    project: (!project.is_empty()).then_some(project),
+                    name,
+                    content_hash,
+                },
+                Form::parse(&form),
+            ));
+        }
+        Ok(Held { generation, items })
+    }
+
+    /// Records what entered the session's context in `generation` (one transaction).
+    pub fn record(
+        &mut self,
+        session: &str,
+        agent: &str,
+        generation: u32,
+        items: &[(MemoryVersion, Form)],
+        at: DateTime<Utc>,
+    ) -> Result<(), LedgerError> {
+        if items.is_empty() {
+            return Ok(());
+        }
+        let path = self.path.clone();
+        let db = |source| LedgerError::Db {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(db)?;
+        {
+            let mut insert = tx
+                .prepare_cached(
+                    "INSERT INTO injections(session_id, generation, agent, scope, project, name,
+                                            content_hash, form, at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                )
+                .map_err(db)?;
+            let when = at.to_rfc3339();
+            for (m, form) in items {
+                insert
+                    .execute(params![
+                        session,
+                        generation,
+                        agent,
+                        m.scope.as_str(),
+                        m.project.as_deref().unwrap_or(""),
+                        m.name,
+                        m.content_hash,
+                        form.as_str(),
+                        when
+                    ])
+                    .map_err(db)?;
+            }
+        }
+        tx.commit().map_err(db)
+    }
+
+    /// Recorded injections, oldest first: one session's, or every session's when `session` is
+    /// `None`, optionally only those at or after `since`.
+    pub fn injections(
+        &self,
+        session: Option<&str>,
+        since: Option<DateTime<Utc>>,
+    ) -> Result<Vec<Injection>, LedgerError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT i.session_id, i.agent, i.generation, i.scope, i.project, i.name,
+                        i.content_hash, i.form, i.at,
+                        i.generation = (SELECT MAX(c.generation) FROM contexts c
+                                        WHERE c.session_id = i.session_id)
+                 FROM injections i
+                 WHERE (?1 IS NULL OR i.session_id = ?1) AND (?2 IS NULL OR i.at >= ?2)
+                 ORDER BY i.at, i.id",
+            )
+            .map_err(|e| self.db(e))?;
+        let since = since.map(|t| t.to_rfc3339());
+        let rows = stmt
+            .query_map(params![session, since], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, u32>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, String>(4)?,
+                    r.get::<_, String>(5)?,
+                    r.get::<_, String>(6)?,
+                    r.get::<_, String>(7)?,
+                    r.get::<_, String>(8)?,
+                    r.get::<_, Option<bool>>(9)?,
+                ))
+            })
+            .map_err(|e| self.db(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (session_id, agent, generation, scope, project, name, hash, form, at, live) =
+                row.map_err(|e| self.db(e))?;
+            let (Ok(scope), Ok(at)) = (scope.parse::<Scope>(), at.parse::<DateTime<Utc>>()) else {
+                continue;
+            };
+            out.push(Injection {
+                session_id,
+                agent,
+                generation,
+                memory: MemoryVersion {
+                    scope,
+                    project: (!project.is_empty()).then_some(project),
+                    name,
+                    content_hash: hash,
+                },
+                form: Form::parse(&form),
+                at,
+                in_context: live.unwrap_or(false),
+            });
+        }
+        Ok(out)
+    }
+
+    /// How often each memory's body entered any context: (scope, project slug or "", name) →
+    /// count. The memory map's "most used" reads this.
+    pub fn use_counts(&self) -> Result<HashMap<(Scope, String, String), u64>, LedgerError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT scope, project, name, COUNT(*) FROM injections WHERE form = 'body'
+                 GROUP BY scope, project, name",
+            )
+            .map_err(|e| self.db(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, u64>(3)?,
+                ))
+            })
+            .map_err(|e| self.db(e))?;
+        let mut out = HashMap::new();
+        for row in rows {
+            let (scope, project, name, n) = row.map_err(|e| self.db(e))?;
+            if let Ok(scope) = scope.parse::<Scope>() {
+                out.insert((scope, project, name), n);
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests;

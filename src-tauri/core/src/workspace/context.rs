@@ -1,0 +1,244 @@
+//! Composing an agent's context through the workspace (DESIGN §5): one call per hook event or
+//! `compose --query`, the injection ledger read before and written after, in one place.
+//!
+//! Owns: turning a `ContextRequest` into the right moment (a context's start, or a turn of a
+//! context the ledger knows; a session the ledger has not seen starts its context with that
+//! turn), opening a new ledger generation on compaction or clear, recording what a hook gave,
+//! the lasting conditions said once per context (no model, a bad config: a hook composes with
+//! the defaults rather than fail the turn), and the ledger's read API for other features.
+//! Deliberately does not: rank or render (compose does) or read the clock (callers pass `now`).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+
+use super::{Workspace, WorkspaceError};
+use crate::compose::hook::{ContextEvent, ContextRequest};
+use crate::compose::{compose, Budgets, ComposeInput, Composition, SessionContext};
+use crate::config::{Config, ConfigError, Strategy};
+use crate::ledger::{Held, Injection, Ledger};
+use crate::memory::Store;
+use crate::rank::{Gate, Semantic};
+
+impl Workspace {
+    /// Composes for `request` in the project `cwd` belongs to; see [`Workspace::compose_context`].
+    pub fn compose_at(
+        &self,
+        cwd: &Path,
+        request: &ContextRequest,
+        now: DateTime<Utc>,
+    ) -> Result<Composition, ConfigError> {
+        let store = self.store_at(cwd);
+        self.compose_context(&store, request, Gate::CALIBRATED, now)
+    }
+
+    /// The app's compose preview for a known project (or the user scope alone): never recorded.
+    pub fn compose_preview(
+        &self,
+        slug: Option<&str>,
+        request: &ContextRequest,
+        now: DateTime<Utc>,
+    ) -> Result<Composition, WorkspaceError> {
+        let store = self.store_of(slug)?;
+        let mut request = request.clone();
+        request.record = false;
+        Ok(self.compose_context(&store, &request, Gate::CALIBRATED, now)?)
+    }
+
+    /// Composes one moment of a context. A hook (`request.record`) never fails: a bad config is
+    /// a condition said at the context's start, and the defaults are used; otherwise a bad
+    /// config is the error.
+    pub fn compose_context(
+        &self,
+        store: &Store,
+        request: &ContextRequest,
+        gate: Gate,
+        now: DateTime<Utc>,
+    ) -> Result<Composition, ConfigError> {
+        let mut conditions = Vec::new();
+        let config = match self.config() {
+            Ok(config) => config,
+            Err(e) if request.record => {
+                conditions.push(format!("{e}; using the defaults until it is fixed"));
+                Config::default()
+            }
+            Err(e) => return Err(e),
+        };
+        let budgets = Budgets::from_config(&config.compose);
+        let mut notes = Vec::new();
+        let agent = request.agent.as_deref().unwrap_or("ambry");
+        let session = request.session_id.as_deref();
+        let mut ledger = match session.map(|_| Ledger::open(&self.home)) {
+            Some(Ok(ledger)) => Some(ledger),
+            Some(Err(e)) => {
+                notes.push(format!("{e}; this context's memory is not tracked"));
+                None
+            }
+            None => None,
+        };
+        let ledger_note = |e: crate::ledger::LedgerError, notes: &mut Vec<String>| {
+            notes.push(format!("{e}; this context's memory is not tracked"))
+        };
+
+        // Which moment, and which generation of the session's context.
+        let mut generation = 0;
+        let mut held = Held::default();
+        let start = match request.event {
+            ContextEvent::PreCompact | ContextEvent::SessionStart => {
+                if let (Some(id), Some(l), true) = (session, ledger.as_ref(), request.record) {
+                    let fresh =
+                        request.empties_context() || request.source.as_deref() != Some("resume");
+                    let source = match request.event {
+                        ContextEvent::PreCompact => "pre_compact",
+                        _ => request.source.as_deref().unwrap_or("startup"),
+                    };
+                    match l.start_context(id, agent, source, fresh, now) {
+                        Ok(g) => generation = g,
+                        Err(e) => ledger_note(e, &mut notes),
+                    }
+                }
+                request.event == ContextEvent::SessionStart
+            }
+            ContextEvent::Turn => match (session, ledger.as_ref()) {
+                (Some(id), Some(l)) => match l.held(id) {
+                    Ok(h) if h.generation > 0 => {
+                        generation = h.generation;
+                        held = h;
+                        false
+                    }
+                    Ok(_) => {
+                        // No SessionStart seen for this session: this turn opens its context.
+                        if request.record {
+                            match l.start_context(id, agent, "first_turn", true, now) {
+                                Ok(g) => generation = g,
+                                Err(e) => ledger_note(e, &mut notes),
+                            }
+                        }
+                        true
+                    }
+                    Err(e) => {
+                        ledger_note(e, &mut notes);
+                        true
+                    }
+                },
+                _ => true,
+            },
+        };
+        if request.event == ContextEvent::PreCompact {
+            let mut c = self.empty_composition(store, budgets, gate, &config, notes);
+            c.moment = "pre_compact".into();
+            c.session = session.map(|id| SessionContext {
+                id: id.to_string(),
+                generation,
+                recorded: request.record,
+            });
+            return Ok(c);
+        }
+        if start {
+            if let (Strategy::Auto | Strategy::Semantic, Err(why)) =
+                (config.retrieval.strategy, self.model_paths(&config).check())
+            {
+                conditions.push(format!(
+                    "semantic ranking is off ({why}); prompts are ranked with bm25 (see `ambry doctor`)"
+                ));
+            }
+        }
+        let uses = match (start, ledger.as_ref()) {
+            (true, Some(l)) => l.use_counts().unwrap_or_default(),
+            _ => HashMap::new(),
+        };
+        let query = (request.event == ContextEvent::Turn).then_some(request.prompt.as_str());
+        let retrieval = &config.retrieval;
+        let scorer = match query {
+            Some(_) => self.semantic_scorer(retrieval.strategy, &config),
+            None => Err("no prompt".into()),
+        };
+        let semantic = match &scorer {
+            Ok(scorer) => Semantic::Available(scorer.as_ref()),
+            Err(why) => Semantic::Unavailable(why.clone()),
+        };
+        let input = ComposeInput {
+            start,
+            query,
+            held: &held,
+            gate,
+            budgets,
+            uses: &uses,
+            today: Some(now.date_naive()),
+        };
+        let mut composition = compose(store, &mut self.corpus_cache(), retrieval, &input, semantic);
+        self.composed
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        composition.notes.splice(0..0, notes);
+        if start && !conditions.is_empty() {
+            // Said once: the model check above already names why the ranker fell back.
+            composition
+                .conditions
+                .retain(|c| !c.starts_with("auto: using bm25"));
+        }
+        // The ranker's fallback note is a lasting condition too.
+        for c in conditions.into_iter().rev() {
+            if !composition.conditions.contains(&c) {
+                composition.conditions.insert(0, c);
+            }
+        }
+        if let (Some(id), true) = (session, request.record) {
+            if let Some(l) = ledger.as_mut() {
+                if generation > 0 {
+                    if let Err(e) = l.record(id, agent, generation, &composition.given(), now) {
+                        composition
+                            .notes
+                            .push(format!("{e}; this context's memory is not tracked"));
+                    }
+                }
+            }
+        }
+        composition.session = session.map(|id| SessionContext {
+            id: id.to_string(),
+            generation,
+            recorded: request.record && generation > 0,
+        });
+        Ok(composition)
+    }
+
+    fn empty_composition(
+        &self,
+        store: &Store,
+        budgets: Budgets,
+        gate: Gate,
+        config: &Config,
+        notes: Vec<String>,
+    ) -> Composition {
+        Composition {
+            moment: String::new(),
+            sections: Vec::new(),
+            selected: Vec::new(),
+            cut: Vec::new(),
+            below_gate_more: 0,
+            gate,
+            budgets,
+            strategy: config.retrieval.strategy,
+            notes,
+            conditions: Vec::new(),
+            project: store.project().map(|p| p.slug.clone()),
+            session: None,
+            bytes: 0,
+            text: String::new(),
+        }
+    }
+
+    /// What the ledger recorded: one session's injections, or every session's, optionally
+    /// since a time (usage counts read this).
+    pub fn injections(
+        &self,
+        session: Option<&str>,
+        since: Option<DateTime<Utc>>,
+    ) -> Result<Vec<Injection>, WorkspaceError> {
+        let path = crate::ledger::ledger_path(&self.home);
+        if !path.exists() {
+            return Ok(Vec::new());
+        }
+        Ok(Ledger::open_at(&path)?.injections(session, since)?)
+    }
+}

@@ -1,0 +1,241 @@
+//! Context cost measured as sessions, not single turns (DESIGN §5): 30-turn agent sessions built
+//! from the held-out queries, with a compaction halfway, replayed through a composer exactly as an
+//! agent's hooks would call it. What a session costs is every byte its hooks printed; what it
+//! gets right is how many turns had a memory they needed in the live context.
+//!
+//! Owns: building the sessions (deterministic, per half and project), following the live
+//! context from the hook outputs alone (a body is in context from the turn its `### name [type]`
+//! heading was printed until the next compaction), the oracle (the trust anchors once per context
+//! plus each needed body once per context) and the tallies.
+//! Deliberately does not: compose (the caller's `Composer` does) or choose what to gate.
+
+use std::collections::{BTreeSet, HashSet};
+
+use super::eval_set::{Half, LoadedSet, SetMemory, SetQuery, PROJECTS};
+
+/// Turns per session, and after how many of them the context is compacted.
+pub const TURNS: usize = 30;
+pub const COMPACT_AFTER: usize = 15;
+/// Distinct prompts per session: each half of the session revisits some of them, and the second
+/// half brings back five prompts of the first, which after the compaction need their memory again.
+const DISTINCT: usize = 15;
+
+/// The hard limit DESIGN §5 sets on one hook output.
+pub const HARD_LIMIT: usize = 8_000;
+
+pub struct SimSession {
+    pub id: String,
+    pub project: String,
+    pub turns: Vec<SetQuery>,
+}
+
+/// What an agent's hook fires with.
+pub enum Event<'a> {
+    /// A new context: `source` is startup or compact.
+    Start {
+        source: &'a str,
+    },
+    Turn {
+        prompt: &'a str,
+    },
+}
+
+pub trait Composer {
+    /// The hook's output (what enters the context) for `event` in `session`, working in `project`.
+    fn hook(&mut self, session: &str, project: &str, event: Event<'_>) -> String;
+}
+
+/// Sessions of one half: per project, its queries in file order, 15 at a time, each group played
+/// as turns g0..g9, g0..g4 | compaction | g5..g14, g10..g14.
+pub fn sessions(queries: &[SetQuery], half: Half) -> Vec<SimSession> {
+    let mut out = Vec::new();
+    for project in PROJECTS {
+        let pool: Vec<&SetQuery> = queries
+            .iter()
+            .filter(|q| q.half() == half && q.project() == project)
+            .collect();
+        for (i, group) in pool.chunks(DISTINCT).enumerate() {
+            if group.len() < DISTINCT {
+                continue;
+            }
+            let order = (0..10).chain(0..5).chain(5..15).chain(10..15);
+            out.push(SimSession {
+                id: format!("{}-{project}-{i}", half.label()),
+                project: project.to_string(),
+                turns: order.map(|k| group[k].clone()).collect(),
+            });
+        }
+    }
+    out
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Cost {
+    pub sessions: usize,
+    pub outputs: usize,
+    pub bytes: usize,
+    pub oracle_bytes: usize,
+    pub turns: usize,
+    /// Turns with a needed memory in the live context once the turn's hook ran.
+    pub recalled: usize,
+    pub lines: usize,
+    /// Injected lines the live context already held.
+    pub repeated_lines: usize,
+    pub largest_output: usize,
+    pub over_limit: usize,
+}
+
+impl Cost {
+    pub fn recall(&self) -> f64 {
+        self.recalled as f64 / self.turns.max(1) as f64
+    }
+    pub fn oracle_ratio(&self) -> f64 {
+        self.bytes as f64 / self.oracle_bytes.max(1) as f64
+    }
+    pub fn repeat_share(&self) -> f64 {
+        self.repeated_lines as f64 / self.lines.max(1) as f64
+    }
+    pub fn bytes_per_session(&self) -> usize {
+        self.bytes / self.sessions.max(1)
+    }
+    pub fn row(&self, label: &str) -> String {
+        format!(
+            "{label:<28} {:>3} {:>9} {:>9} {:>6.2}x {:>6.3} {:>6.3} {:>7} {:>4}",
+            self.sessions,
+            self.bytes_per_session(),
+            self.oracle_bytes / self.sessions.max(1),
+            self.oracle_ratio(),
+            self.recall(),
+            self.repeat_share(),
+            self.largest_output,
+            self.over_limit
+        )
+    }
+    pub fn header() -> String {
+        format!(
+            "{:<28} {:>3} {:>9} {:>9} {:>7} {:>6} {:>6} {:>7} {:>4}",
+            "setting", "n", "B/session", "oracle B", "ratio", "recall", "repeat", "largest", ">8k"
+        )
+    }
+}
+
+/// The memory an agent working in `project` sees under `name` (project shadows user).
+fn visible<'a>(memories: &'a [SetMemory], project: &str, name: &str) -> Option<&'a SetMemory> {
+    memories
+        .iter()
+        .find(|m| m.name == name && m.project.as_deref() == Some(project))
+        .or_else(|| {
+            memories
+                .iter()
+                .find(|m| m.name == name && m.project.is_none())
+        })
+}
+
+/// A memory's section as an oracle would inject it.
+fn section_bytes(m: &SetMemory) -> usize {
+    format!("### {} [{}]\n{}\n\n", m.name, m.kind, m.body.trim_end()).len()
+}
+
+/// The `### name [type]` headings of bodies in a hook output.
+fn bodies_in(output: &str) -> Vec<String> {
+    output
+        .lines()
+        .filter_map(|l| l.strip_prefix("### "))
+        .filter_map(|rest| rest.split_once(" ["))
+        .map(|(name, _)| name.to_string())
+        .filter(|name| {
+            !name.is_empty()
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        })
+        .collect()
+}
+
+/// Replays `sessions` through `composer`. `anchor_bytes` is what the trust anchors cost an oracle
+/// once per context (wrapper included).
+pub fn simulate(
+    set: &LoadedSet,
+    memories: &[SetMemory],
+    sessions: &[SimSession],
+    anchor_bytes: usize,
+    composer: &mut dyn Composer,
+) -> Cost {
+    let _ = set;
+    let mut cost = Cost::default();
+    for session in sessions {
+        cost.sessions += 1;
+        let mut live_bodies: HashSet<String> = HashSet::new();
+        let mut live_lines: HashSet<String> = HashSet::new();
+        let mut oracle_held: BTreeSet<String> = BTreeSet::new();
+        let mut take = |output: String,
+                        cost: &mut Cost,
+                        live_bodies: &mut HashSet<String>,
+                        live_lines: &mut HashSet<String>| {
+            cost.outputs += 1;
+            cost.bytes += output.len();
+            cost.largest_output = cost.largest_output.max(output.len());
+            cost.over_limit += usize::from(output.len() > HARD_LIMIT);
+            for line in output.lines().map(str::trim) {
+                if line.is_empty() || line == "<ambry-memory>" || line == "</ambry-memory>" {
+                    continue;
+                }
+                cost.lines += 1;
+                if !live_lines.insert(line.to_string()) {
+                    cost.repeated_lines += 1;
+                }
+            }
+            live_bodies.extend(bodies_in(&output));
+        };
+        for (t, query) in session.turns.iter().enumerate() {
+            if t == 0 || t == COMPACT_AFTER {
+                live_bodies.clear();
+                live_lines.clear();
+                oracle_held.clear();
+                cost.oracle_bytes += anchor_bytes;
+                let source = if t == 0 { "startup" } else { "compact" };
+                let out = composer.hook(&session.id, &session.project, Event::Start { source });
+                take(out, &mut cost, &mut live_bodies, &mut live_lines);
+            }
+            let out = composer.hook(
+                &session.id,
+                &session.project,
+                Event::Turn { prompt: &query.q },
+            );
+            take(out, &mut cost, &mut live_bodies, &mut live_lines);
+            cost.turns += 1;
+            cost.recalled += usize::from(query.expect.iter().any(|n| live_bodies.contains(n)));
+            if !query.expect.iter().any(|n| oracle_held.contains(n)) {
+                let needed = &query.expect[0];
+                if let Some(m) = visible(memories, &session.project, needed) {
+                    cost.oracle_bytes += section_bytes(m);
+                }
+                oracle_held.insert(needed.clone());
+            }
+        }
+    }
+    cost
+}
+
+pub const USER_ANCHOR: &str = "Answer briefly. Prefer small commits with a message that says why.\nNever push to main without a review.\n";
+pub const PROJECT_ANCHOR: &str =
+    "This repository is one of the team's services; run its tests before every commit.\n";
+
+/// Writes the trust anchors every simulated context starts with; returns what they cost an
+/// oracle per context.
+pub fn write_anchors(set: &LoadedSet) -> usize {
+    let any = set.stores.values().next().unwrap();
+    std::fs::create_dir_all(any.home().root()).unwrap();
+    std::fs::write(any.home().user_anchor(), USER_ANCHOR).unwrap();
+    for store in set.stores.values() {
+        let root = &store.project().unwrap().root;
+        std::fs::create_dir_all(root.join(".ambry")).unwrap();
+        std::fs::write(root.join(".ambry/AMBRY.md"), PROJECT_ANCHOR).unwrap();
+    }
+    format!(
+        "<ambry-memory>\n## User preferences\n{}\n\n## Project context\n{}\n</ambry-memory>\n",
+        USER_ANCHOR.trim_end(),
+        PROJECT_ANCHOR.trim_end()
+    )
+    .len()
+}
