@@ -192,7 +192,7 @@ pub fn write_trust(
 /// Removes the trust entry for `key` when it trusts exactly `hash` (Ambry's hook as it was),
 /// then `hooks.state` and `hooks` when they are left empty without a header of their own.
 pub fn remove_trust(doc: &mut DocumentMut, key: &str, hash: &str) -> bool {
-    if !trust_entry(doc, key).is_some_and(|(h, _)| h.as_deref() == Some(hash)) {
+    if trust_entry(doc, key).is_none_or(|(h, _)| h.as_deref() != Some(hash)) {
         return false;
     }
     let root = doc.as_table_mut();

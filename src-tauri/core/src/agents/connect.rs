@@ -156,6 +156,9 @@ fn read(path: &Path) -> Result<Option<String>, AgentError> {
     config_file::read(path)
 }
 
+/// One file's edit: its path and current text in, the edited text out.
+type FileEdit<'a> = dyn Fn(&Path, Option<&str>) -> Result<Edited, AgentError> + 'a;
+
 /// Computes every edit for `agent`; reads files, writes nothing.
 pub fn plan(
     agent: Agent,
@@ -166,9 +169,7 @@ pub fn plan(
     record: &ConnectRecord,
 ) -> Result<Plan, AgentError> {
     let created = |p: &Path| record.get(p).map(|r| r.created.as_slice());
-    let json_edit = |path: PathBuf,
-                     edit: &dyn Fn(&Path, Option<&str>) -> Result<Edited, AgentError>|
-     -> Result<PlannedEdit, AgentError> {
+    let json_edit = |path: PathBuf, edit: &FileEdit<'_>| -> Result<PlannedEdit, AgentError> {
         let before = read(&path)?;
         let edited = edit(&path, before.as_deref())?;
         let after = if edited.summary.is_empty() {

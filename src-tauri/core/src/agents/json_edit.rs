@@ -265,7 +265,7 @@ impl JsonText {
             Some((key_start, value_start)) => {
                 let between = &self.text[key_start..value_start];
                 // The key is a JSON string; the separator is what follows its closing quote.
-                let key_len = string_len(&between.as_bytes()[..]);
+                let key_len = string_len(between.as_bytes());
                 between[key_len..].to_string()
             }
             None if self.text.trim_end().contains('\n') => ": ".into(),

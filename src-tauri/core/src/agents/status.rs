@@ -100,7 +100,7 @@ pub fn connection(agent: Agent, env: &AgentEnv) -> AgentConnection {
                     command: first.command.clone(),
                     missing,
                 },
-                (first, _) => part(first.map(|h| h.command.clone()), |c| program_of(c)),
+                (first, _) => part(first.map(|h| h.command.clone()), program_of),
             }
         }
     };

@@ -89,8 +89,18 @@ fn run(
     ambry: &AmbryCommand,
     dry_run: bool,
 ) -> agents::ConnectReport {
-    let edits = agents::plan(agent, action, env, ambry).unwrap();
-    agents::apply(agent, action, edits, dry_run, now()).unwrap()
+    let record_path = env.home.join(".ambry").join(agents::RECORD_FILE);
+    let record = agents::ConnectRecord::read(&record_path);
+    let plan = agents::plan(
+        agent,
+        action,
+        env,
+        ambry,
+        agents::ConnectOptions::default(),
+        &record,
+    )
+    .unwrap();
+    agents::apply(plan, dry_run, now(), &record_path).unwrap()
 }
 
 fn backups(dir: &Path) -> Vec<String> {
@@ -208,9 +218,9 @@ fn claude_connect_creates_missing_files_and_honours_claude_config_dir() {
     assert!(config_dir.join(".claude.json").is_file());
     assert!(!tmp.path().join("home/.claude.json").exists());
     run(Agent::Claude, Action::Disconnect, &env, &ambry, false);
-    assert_eq!(
-        fs::read_to_string(config_dir.join("settings.json")).unwrap(),
-        "{}\n"
+    assert!(
+        !config_dir.join("settings.json").exists() && !config_dir.join(".claude.json").exists(),
+        "files connect created go once they hold nothing else"
     );
 }
 
@@ -236,8 +246,8 @@ fn a_moved_binary_is_reported_and_reconnect_repoints_it() {
     let settings = fs::read_to_string(env.claude_settings()).unwrap();
     assert_eq!(
         settings.matches("compose --hook claude").count(),
-        1,
-        "{settings}"
+        2,
+        "one SessionStart and one UserPromptSubmit hook, re-pointed, not duplicated: {settings}"
     );
 }
 
@@ -249,7 +259,15 @@ fn a_file_that_does_not_parse_is_refused_and_nothing_is_written() {
     fs::write(home.join(".claude/settings.json"), SETTINGS).unwrap();
     let broken = "{\n  \"numStartups\": 1,\n";
     fs::write(home.join(".claude.json"), broken).unwrap();
-    let err = agents::plan(Agent::Claude, Action::Connect, &env(home), &ambry(home)).unwrap_err();
+    let err = agents::plan(
+        Agent::Claude,
+        Action::Connect,
+        &env(home),
+        &ambry(home),
+        agents::ConnectOptions::default(),
+        &agents::ConnectRecord::default(),
+    )
+    .unwrap_err();
     assert!(
         err.to_string().contains(".claude.json does not parse"),
         "{err}"
@@ -266,7 +284,15 @@ fn a_file_that_does_not_parse_is_refused_and_nothing_is_written() {
 
     fs::create_dir_all(home.join(".codex")).unwrap();
     fs::write(home.join(".codex/config.toml"), "model = \n").unwrap();
-    let err = agents::plan(Agent::Codex, Action::Connect, &env(home), &ambry(home)).unwrap_err();
+    let err = agents::plan(
+        Agent::Codex,
+        Action::Connect,
+        &env(home),
+        &ambry(home),
+        agents::ConnectOptions::default(),
+        &agents::ConnectRecord::default(),
+    )
+    .unwrap_err();
     assert!(
         err.to_string().contains("config.toml does not parse"),
         "{err}"
