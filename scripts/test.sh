@@ -7,6 +7,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export AMBRY_TEST_MODELS="${AMBRY_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/ambry/models}"
 export AMBRY_AGENT_CLIENTS="${AMBRY_AGENT_CLIENTS:-${XDG_CACHE_HOME:-$HOME/.cache}/ambry/agent-clients}"
 scripts/setup.sh --for test
+export AMBRY_TEST_CODEX="${AMBRY_TEST_CODEX:-$AMBRY_AGENT_CLIENTS/node_modules/.bin/codex}"
 export PATH="$HOME/.cargo/bin:$PATH"
 
 echo "==> format and lints (cargo fmt --check, clippy -D warnings)"

@@ -155,6 +155,7 @@ async fn six_tools_are_listed_with_schemas_and_descriptions_that_teach() {
             "memory_search",
             "memory_get",
             "memory_list",
+            "memory_review",
             "session_recall",
         ]
         .contains(&tool.name.as_ref());

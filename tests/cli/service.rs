@@ -236,15 +236,21 @@ fn assert_every_form_matches(sb: &Sandbox) {
         "{}",
         served.0
     );
-    // The served turn opened that session's context in the ledger; a new session composed
-    // in-process starts the same way.
-    let other_session = payload.replace("0b5f3c1e-7a2d-4c1b-9d3e-2f6a8b9c0d1e", "another-session");
-    assert_eq!(served, compose(sb, &hook, true, &other_session));
+    // The served turn opened that session's context in the ledger, which the in-process path
+    // shares.
     assert_eq!(
         compose(sb, &hook, true, &payload).0,
         "",
         "the context holds it already"
     );
+    // A new session composed in-process from the same (empty) ledger starts the same way; the
+    // ledger is emptied first because the served turn's injection now counts in the map's
+    // "Most used".
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(sb.home.path().join(format!("ledger.sqlite{suffix}")));
+    }
+    let other_session = payload.replace("0b5f3c1e-7a2d-4c1b-9d3e-2f6a8b9c0d1e", "another-session");
+    assert_eq!(served, compose(sb, &hook, true, &other_session));
 }
 
 #[test]

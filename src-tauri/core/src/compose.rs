@@ -461,7 +461,7 @@ fn admit(
             Some(hit.scope),
             Some(hit.name.clone()),
         );
-        let body = if used + whole.bytes + 1 <= budget {
+        let body = if used + whole.bytes < budget {
             Some(whole)
         } else if out.selected.is_empty() && unfit.is_empty() {
             // The best memory alone is larger than a turn's budget: its head goes in, cut at a
@@ -526,7 +526,7 @@ fn admit(
     let mut lines = String::new();
     let also = section_overhead(ALSO_HEADING);
     for (mut c, line) in unfit {
-        if !line.is_empty() && used + also + lines.len() + line.len() + 1 <= budget {
+        if !line.is_empty() && used + also + lines.len() + line.len() < budget {
             lines.push_str(&line);
             lines.push('\n');
             c.listed = true;

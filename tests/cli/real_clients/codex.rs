@@ -93,11 +93,16 @@ fn codex_journey_connect_tools_block_disconnect() {
     let blocks = ambry_block_messages(&turns[0]);
     assert_eq!(
         blocks.len(),
-        1,
-        "the hook's block reaches the model as one developer message"
+        2,
+        "each hook's block reaches the model as one developer message (SessionStart, then the prompt's)"
     );
     assert!(
-        blocks[0].contains(journey::DEPLOY_FACT),
+        blocks[0].contains("## Memory map"),
+        "the context starts with the memory map: {}",
+        blocks[0]
+    );
+    assert!(
+        blocks[1].contains(journey::DEPLOY_FACT),
         "the relevant memory's body is in it"
     );
 
@@ -180,15 +185,19 @@ fn codex_runs_read_only_tools_without_an_approval_policy() {
         Step::codex_tool("memory_list", json!({"scope": "project"})),
         Step::codex_tool("session_recall", json!({"query": "deploy"})),
         Step::codex_tool("memory_save", journey::release_day_memory()),
+        Step::codex_tool(
+            "memory_forget",
+            json!({"name": "deploy-process", "scope": "project"}),
+        ),
         Step::text("Done."),
     ]);
     world
         .codex_exec(journey::PROMPT, &[TRUST])
         .ok("codex exec without an approval policy");
     let turns = world.api.turns();
-    assert_eq!(turns.len(), 6);
-    let outputs = tool_outputs(&turns[5]);
-    assert_eq!(outputs.len(), 5, "{outputs:?}");
+    assert_eq!(turns.len(), 7);
+    let outputs = tool_outputs(&turns[6]);
+    assert_eq!(outputs.len(), 6, "{outputs:?}");
     for (tool, output) in [
         "memory_search",
         "memory_get",
@@ -208,10 +217,17 @@ fn codex_runs_read_only_tools_without_an_approval_policy() {
         "memory_get returned the body: {}",
         outputs[1]
     );
+    // memory_save is annotated additive (readOnlyHint false, destructiveHint false): Codex 0.169
+    // runs it without an approval policy too (measured; docs/agents.md says so).
     assert!(
-        outputs[4].contains("approval") || outputs[4].contains("rejected"),
-        "memory_save (writes) still needs the person's approval: {}",
+        !outputs[4].contains("requires approval") && outputs[4].contains("\"created\":true"),
+        "memory_save (additive) runs without an approval policy: {}",
         outputs[4]
+    );
+    assert!(
+        outputs[5].contains("approval") || outputs[5].contains("rejected"),
+        "memory_forget (destructive) still needs the person's approval: {}",
+        outputs[5]
     );
     let listed = world
         .ambry(&["--json", "memory", "list", "--scope", "project"])

@@ -8,12 +8,9 @@
 //! and the command exits 0 (Claude Code adds a hook's stdout to the context on exit 0, and
 //! blocks the prompt on exit 2). Lasting conditions (no model, a bad config) are said once per
 //! context, when it starts, not on every turn.
-
-use std::io::Read;
-
 use ambry_core::agents::Agent;
 use ambry_core::compose::hook::{self, ContextEvent, ContextRequest};
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 
 use crate::context::Context;
 

@@ -305,13 +305,13 @@ impl Workspace {
                 scope = Scope::Project;
             }
         }
-        Ok(store.edit_side_file(
+        store.edit_side_file(
             scope,
             CASES_FILE,
             |text: Option<&str>, path: &Path| -> Result<String, WorkspaceError> {
                 Ok(with_case_added(text.unwrap_or(""), &spec, path)?)
             },
-        )?)
+        )
     }
 
     /// How many blocks this workspace composed, and the model it holds (for `serve --status`).

@@ -168,10 +168,10 @@ pub fn simulate(
         let mut live_bodies: HashSet<String> = HashSet::new();
         let mut live_lines: HashSet<String> = HashSet::new();
         let mut oracle_held: BTreeSet<String> = BTreeSet::new();
-        let mut take = |output: String,
-                        cost: &mut Cost,
-                        live_bodies: &mut HashSet<String>,
-                        live_lines: &mut HashSet<String>| {
+        let take = |output: String,
+                    cost: &mut Cost,
+                    live_bodies: &mut HashSet<String>,
+                    live_lines: &mut HashSet<String>| {
             cost.outputs += 1;
             cost.bytes += output.len();
             cost.largest_output = cost.largest_output.max(output.len());
