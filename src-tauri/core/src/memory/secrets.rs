@@ -45,6 +45,8 @@ fn rules() -> &'static [Rule] {
             rule("Slack token", r"\b(xox[abprs]-[A-Za-z0-9\-]{10,})\b", 1, false),
             rule("Stripe key", r"\b((?:sk|rk)_live_[A-Za-z0-9]{16,})\b", 1, false),
             rule("API key (sk-…)", r"\b(sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{32,})\b", 1, false),
+            // The versioned Anthropic prefix is distinctive enough to refuse a shorter tail.
+            rule("API key (sk-…)", r"\b(sk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_\-]{12,})", 1, false),
             rule("Google API key", r"\b(AIza[0-9A-Za-z_\-]{35})\b", 1, false),
             rule("Azure storage key", r"(?i)AccountKey=([A-Za-z0-9+/]{40,}={0,2})", 1, false),
             rule("npm token", r"\b(npm_[A-Za-z0-9]{36})\b", 1, false),
