@@ -332,7 +332,6 @@ mod tests {
     /// 44/69), false positives 0/249 (before: 1/249). Placeholders (`${DB_PASSWORD}`,
     /// `<your-password>`, `changeme`, an empty value) are not secrets: a default everyone knows
     /// protects nothing, and refusing it would refuse every setup note.
-    const FALSE_POSITIVES_ALLOWED: usize = 0;
 
     #[test]
     fn the_secret_corpus_is_caught_whole_and_ordinary_text_passes() {
@@ -356,7 +355,9 @@ mod tests {
         );
         assert!(missed.is_empty(), "missed {}:\n{missed:#?}", missed.len());
         assert!(
-            flagged.len() <= FALSE_POSITIVES_ALLOWED,
+            // The measured number is zero, so none is allowed: a new pattern that refuses ordinary
+            // text fails here and has to be narrowed.
+            flagged.is_empty(),
             "{} false positive(s):\n{}",
             flagged.len(),
             flagged.join("\n")
