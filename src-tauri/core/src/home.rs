@@ -69,7 +69,8 @@ impl AmbryHome {
     pub fn models_dir(&self) -> PathBuf {
         self.root.join("models")
     }
-    /// Session index and caches: derived data, always rebuildable.
+    /// The session index and caches. Not all derived: it may hold the only copy of transcripts
+    /// the agents have since deleted.
     pub fn index_db(&self) -> PathBuf {
         self.root.join("index.sqlite")
     }

@@ -1,4 +1,4 @@
-//! `index.sqlite`: the one database of derived data under the home (DESIGN §2), shared by its
+//! `index.sqlite`: the one database of indexes and caches under the home (DESIGN §2), shared by its
 //! tenants — the session index and the ranker's corpus snapshots.
 //!
 //! Owns: opening it (WAL, a busy timeout, the pragmas), the shared `meta` table where each

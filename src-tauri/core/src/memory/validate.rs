@@ -63,6 +63,8 @@ fn refuse_controls(field: &'static str, text: &str, multiline: bool) -> Result<(
 
 pub(crate) fn validate_draft(mut draft: MemoryDraft) -> Result<MemoryDraft, StoreError> {
     validate_name(&draft.name)?;
+    // Judged as typed, before lower-casing blurs a key's texture.
+    refuse_secret(&draft.kind)?;
     draft.kind = canonical_type(&draft.kind)?;
     draft.description = draft.description.trim().to_string();
     if draft.description.is_empty() {
@@ -121,19 +123,26 @@ pub(crate) fn validate_draft(mut draft: MemoryDraft) -> Result<MemoryDraft, Stor
             });
         }
     }
+    // Every field reaches an agent's context.
     let scanned = format!(
-        "{}\n{}\n{}",
+        "{}\n{}\n{}\n{}",
+        draft.name,
         draft.description,
         draft.tags.join(" "),
         draft.body
     );
-    if let Some(found) = find_secret(&scanned) {
-        return Err(StoreError::SecretDetected {
+    refuse_secret(&scanned)?;
+    Ok(draft)
+}
+
+fn refuse_secret(text: &str) -> Result<(), StoreError> {
+    match find_secret(text) {
+        Some(found) => Err(StoreError::SecretDetected {
             kind: found.kind,
             excerpt: found.excerpt,
-        });
+        }),
+        None => Ok(()),
     }
-    Ok(draft)
 }
 
 #[cfg(test)]
@@ -211,5 +220,24 @@ mod tests {
         let mut ok = draft("tagged", "");
         ok.tags = (0..TAGS_MAX).map(|i| format!("t{i}")).collect();
         assert!(validate_draft(ok).is_ok());
+    }
+
+    #[test]
+    fn a_secret_in_any_field_is_refused() {
+        // A `type` holds at most 32 characters, so the probe's key was a short one.
+        let key = "sk-ant-api03-Xk9mP2qL7wZ4aB3cD";
+        let mut in_type = draft("d", "b");
+        in_type.kind = key.into();
+        let in_description = draft("PGPASSWORD=Xk9mP2qL7wZ4", "b");
+        let in_body = draft("d", "{\"password\": \"Xk9mP2qL7wZ4\"}");
+        for d in [in_type, in_description, in_body] {
+            assert!(
+                matches!(
+                    validate_draft(d.clone()),
+                    Err(StoreError::SecretDetected { .. })
+                ),
+                "{d:?}"
+            );
+        }
     }
 }

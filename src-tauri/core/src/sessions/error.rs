@@ -9,7 +9,7 @@ use crate::ErrorCode;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
-    #[error("cannot open the session index {path}: {reason}; check the directory is writable (the index is derived data: deleting the file is always safe)")]
+    #[error("cannot open the session index {path}: {reason}; check the directory is writable; do not delete the file: it holds the session index, which may hold the only copy of transcripts the agents have deleted")]
     Open { path: PathBuf, reason: String },
     #[error("the session index {path} is locked by another process (an `ambry sessions watch` or the app indexing?); try again in a moment")]
     Busy { path: PathBuf },
@@ -61,5 +61,21 @@ impl ErrorCode for SessionError {
             SessionError::SourceDisabled { .. } => "source_disabled",
             SessionError::Watch { .. } => "session_watch_failed",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unopenable_index_is_not_called_safe_to_delete() {
+        let message = SessionError::Open {
+            path: "/h/index.sqlite".into(),
+            reason: "permission denied".into(),
+        }
+        .to_string();
+        assert!(message.contains("only copy of transcripts"), "{message}");
+        assert!(!message.contains("safe"), "{message}");
     }
 }
