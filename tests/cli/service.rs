@@ -230,6 +230,7 @@ fn assert_every_form_matches(sb: &Sandbox) {
     assert_eq!(compose(sb, &json, false, ""), compose(sb, &json, true, ""));
     let hook = ["--hook", "claude"];
     let payload = hook_payload(sb);
+    forget_the_ledger(sb);
     let served = compose(sb, &hook, false, &payload);
     assert!(
         served.0.starts_with("<ambry-memory>\n## User preferences"),
@@ -246,11 +247,16 @@ fn assert_every_form_matches(sb: &Sandbox) {
     // A new session composed in-process from the same (empty) ledger starts the same way; the
     // ledger is emptied first because the served turn's injection now counts in the map's
     // "Most used".
+    forget_the_ledger(sb);
+    let other_session = payload.replace("0b5f3c1e-7a2d-4c1b-9d3e-2f6a8b9c0d1e", "another-session");
+    assert_eq!(served, compose(sb, &hook, true, &other_session));
+}
+
+/// Starts the injection ledger over, so two composes see the same usage counts.
+fn forget_the_ledger(sb: &Sandbox) {
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(sb.home.path().join(format!("ledger.sqlite{suffix}")));
     }
-    let other_session = payload.replace("0b5f3c1e-7a2d-4c1b-9d3e-2f6a8b9c0d1e", "another-session");
-    assert_eq!(served, compose(sb, &hook, true, &other_session));
 }
 
 #[test]

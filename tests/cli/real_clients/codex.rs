@@ -233,7 +233,13 @@ fn codex_runs_read_only_tools_without_an_approval_policy() {
         .ambry(&["--json", "memory", "list", "--scope", "project"])
         .ok("ambry memory list");
     assert!(
-        !listed.stdout.contains("release-day"),
-        "the refused save wrote nothing"
+        listed.stdout.contains("release-day"),
+        "the additive save landed in the store: {}",
+        listed.stdout
+    );
+    assert!(
+        listed.stdout.contains("deploy-process"),
+        "the refused forget removed nothing: {}",
+        listed.stdout
     );
 }
