@@ -1,5 +1,6 @@
 //! Compose preview shows, for a prompt in a project, exactly the block `ambry compose` prints
-//! for an agent in that repository, with the relevant memory selected.
+//! for a new context in that repository (anchors, the memory map, the bodies that pass the gate),
+//! with the relevant memory selected and an unrelated one reported below the gate.
 
 use thirtyfour::components::SelectElement;
 
@@ -41,8 +42,22 @@ async fn compose_preview_shows_the_block_an_agent_gets_for_a_prompt() -> TestRes
     let prompt = "fix the token refresh race in the auth middleware";
     let expected = sandbox.run_ambry(&ledger.root, &["compose", "--query", prompt])?;
     ensure!(
-        expected.contains("### token-refresh"),
-        "the CLI itself did not select token-refresh:\n{expected}"
+        expected.contains("### token-refresh")
+            && expected.contains("## Memory map")
+            && !expected.contains("Use decimal, never float"),
+        "the CLI itself did not give the map and only token-refresh's body:\n{expected}"
+    );
+    let decisions = sandbox.run_ambry(&ledger.root, &["compose", "--query", prompt, "--json"])?;
+    let decisions: serde_json::Value = serde_json::from_str(&decisions)?;
+    let below_gate = |name: &str| {
+        decisions["cut"].as_array().is_some_and(|cut| {
+            cut.iter()
+                .any(|c| c["name"] == name && c["reason"] == "below_gate")
+        })
+    };
+    ensure!(
+        below_gate("invoice-rounding"),
+        "the CLI does not report invoice-rounding below the gate: {decisions}"
     );
     let slug = ledger.slug.clone();
 
@@ -80,6 +95,26 @@ async fn compose_preview_shows_the_block_an_agent_gets_for_a_prompt() -> TestRes
                     block.starts_with("<ambry-memory>"),
                     "the block does not open with <ambry-memory>:\n{block}"
                 );
+                // Every decision is shown: the map's own row, and why invoice-rounding is out.
+                driver
+                    .find(ui::css(
+                        "[data-testid=\"compose-section\"][data-kind=\"memory_map\"]",
+                    ))
+                    .await?;
+                let cut = driver
+                    .find(ui::css(
+                        "[data-testid=\"compose-cut\"][data-name=\"invoice-rounding\"]",
+                    ))
+                    .await?;
+                ensure!(
+                    cut.attr("data-reason").await?.as_deref() == Some("below_gate"),
+                    "invoice-rounding is not reported below the gate"
+                );
+                cut.scroll_into_view().await?;
+                let why = cut.text().await?;
+                ensure!(why.contains("below the gate"), "its reason reads: {why}");
+                text_contains(&driver, "compose-gate", "floor 0.30").await?;
+                text_contains(&driver, "compose-gate", "hard limit 8,000 B").await?;
                 Ok(())
             },
         )
