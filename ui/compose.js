@@ -143,9 +143,9 @@ export function createComposeView(app) {
     total.textContent = `${sizeOf(c.bytes)} · ${n} memor${n === 1 ? 'y' : 'ies'} · ${fresh ? 'new context' : 'turn'} · ${c.strategy}${c.project ? ` · ${app.projectName(c.project)}` : ''}`;
     const b = c.budgets;
     gate.textContent = `Gate: score floor ${c.gate.floor.toFixed(2)}, within ${c.gate.margin.toFixed(2)} of the best · Budgets: turn ${formatBytes(b.turn_bytes)}, map ${formatBytes(b.map_bytes)}, hard limit ${b.hard_limit.toLocaleString('en')} B`;
-    sessionInfo.textContent = c.session
-      ? `Session ${c.session.id}, context ${c.session.generation}: preview only, nothing recorded`
-      : '';
+    sessionInfo.textContent = !c.session ? ''
+      : fresh ? `The ledger holds no context for session ${c.session.id}: its next turn opens one (preview only, nothing recorded)`
+        : `Session ${c.session.id}, context ${c.session.generation}: only what this turn adds (preview only, nothing recorded)`;
     clear(sections,
       h('h3', {}, 'Sections'),
       h('table', { class: 'table', testid: 'compose-sections' },

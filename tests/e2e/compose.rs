@@ -33,6 +33,14 @@ fn ledger_with_two_memories(sandbox: &Sandbox) -> TestResult<ambry_core::project
 async fn compose_preview_shows_the_block_an_agent_gets_for_a_prompt() -> TestResult {
     let sandbox = Sandbox::new()?;
     let ledger = ledger_with_two_memories(&sandbox)?;
+    // Shares one word of the prompt ("race"): some evidence, not enough to pass the gate.
+    sandbox.save_project(
+        &ledger,
+        "importer-races",
+        "project",
+        "Race conditions in the CSV importer",
+        "Files are read in parallel; guard the shared row counter.\n",
+    )?;
     sandbox.save_user(
         "commit-style",
         "feedback",
@@ -44,7 +52,8 @@ async fn compose_preview_shows_the_block_an_agent_gets_for_a_prompt() -> TestRes
     ensure!(
         expected.contains("### token-refresh")
             && expected.contains("## Memory map")
-            && !expected.contains("Use decimal, never float"),
+            && !expected.contains("Use decimal, never float")
+            && !expected.contains("guard the shared row counter"),
         "the CLI itself did not give the map and only token-refresh's body:\n{expected}"
     );
     let decisions = sandbox.run_ambry(&ledger.root, &["compose", "--query", prompt, "--json"])?;
@@ -56,8 +65,8 @@ async fn compose_preview_shows_the_block_an_agent_gets_for_a_prompt() -> TestRes
         })
     };
     ensure!(
-        below_gate("invoice-rounding"),
-        "the CLI does not report invoice-rounding below the gate: {decisions}"
+        below_gate("importer-races"),
+        "the CLI does not report importer-races below the gate: {decisions}"
     );
     let slug = ledger.slug.clone();
 
@@ -95,7 +104,7 @@ async fn compose_preview_shows_the_block_an_agent_gets_for_a_prompt() -> TestRes
                     block.starts_with("<ambry-memory>"),
                     "the block does not open with <ambry-memory>:\n{block}"
                 );
-                // Every decision is shown: the map's own row, and why invoice-rounding is out.
+                // Every decision is shown: the map's own row, and why importer-races is out.
                 driver
                     .find(ui::css(
                         "[data-testid=\"compose-section\"][data-kind=\"memory_map\"]",
@@ -103,12 +112,12 @@ async fn compose_preview_shows_the_block_an_agent_gets_for_a_prompt() -> TestRes
                     .await?;
                 let cut = driver
                     .find(ui::css(
-                        "[data-testid=\"compose-cut\"][data-name=\"invoice-rounding\"]",
+                        "[data-testid=\"compose-cut\"][data-name=\"importer-races\"]",
                     ))
                     .await?;
                 ensure!(
                     cut.attr("data-reason").await?.as_deref() == Some("below_gate"),
-                    "invoice-rounding is not reported below the gate"
+                    "importer-races is not reported below the gate"
                 );
                 cut.scroll_into_view().await?;
                 let why = cut.text().await?;
