@@ -51,8 +51,8 @@ export function createComposeView(app) {
   const prompt = h('textarea', { class: 'input compose-prompt', testid: 'compose-prompt', rows: 3, placeholder: 'What the agent is about to do, e.g. “fix the token refresh race in the auth middleware”', 'aria-label': 'Prompt' });
   const project = h('select', { class: 'select', testid: 'compose-project', 'aria-label': 'Project (the agent’s working directory)' });
   const moment = h('select', { class: 'select', testid: 'compose-moment', 'aria-label': 'Moment' },
-    h('option', { value: 'new' }, 'New context (anchors, map, first prompt)'),
-    h('option', { value: 'turn' }, 'Later turn of a session (only what it adds)'));
+    h('option', { value: 'new' }, 'New context'),
+    h('option', { value: 'turn' }, 'Later turn of a session'));
   const sessionList = h('datalist', { id: 'compose-session-list' });
   const session = h('input', { class: 'input mono', testid: 'compose-session', list: 'compose-session-list', placeholder: 'agent session id', 'aria-label': 'Agent session id' });
   const sessionField = h('label', { class: 'field compose-session-field', hidden: true }, h('span', { class: 'field-label' }, 'Session'), session, sessionList);
@@ -71,7 +71,7 @@ export function createComposeView(app) {
   const el = h('section', { class: 'view compose-view', testid: 'compose-view' },
     h('header', { class: 'view-header' },
       h('div', { class: 'view-titles' }, h('h1', {}, 'Compose preview'),
-        h('span', { class: 'subtitle' }, 'Exactly what an agent receives for one turn (ambry compose)'))),
+        h('span', { class: 'subtitle' }, 'Exactly what an agent receives at the start of a context or on a later turn (ambry compose)'))),
     h('div', { class: 'compose-inputs' },
       h('label', { class: 'field field-grow' }, h('span', { class: 'field-label' }, 'Prompt'), prompt),
       h('label', { class: 'field compose-project-field' }, h('span', { class: 'field-label' }, 'Working in'), project),
@@ -142,7 +142,7 @@ export function createComposeView(app) {
     const n = c.selected.length;
     total.textContent = `${sizeOf(c.bytes)} · ${n} memor${n === 1 ? 'y' : 'ies'} · ${fresh ? 'new context' : 'turn'} · ${c.strategy}${c.project ? ` · ${app.projectName(c.project)}` : ''}`;
     const b = c.budgets;
-    gate.textContent = `Gate: score floor ${c.gate.floor.toFixed(2)}, within ${c.gate.margin.toFixed(2)} of the best · Budgets: turn ${formatBytes(b.turn_bytes)}, map ${formatBytes(b.map_bytes)}, hard limit ${b.hard_limit.toLocaleString('en')} B`;
+    gate.textContent = `Gate: evidence floor ${c.gate.floor.toFixed(2)}, score within ${c.gate.margin.toFixed(2)} of the best · Budgets: turn ${b.turn_bytes.toLocaleString('en')} B, map ${b.map_bytes.toLocaleString('en')} B, hard limit ${b.hard_limit.toLocaleString('en')} B`;
     sessionInfo.textContent = !c.session ? ''
       : fresh ? `The ledger holds no context for session ${c.session.id}: its next turn opens one (preview only, nothing recorded)`
         : `Session ${c.session.id}, context ${c.session.generation}: only what this turn adds (preview only, nothing recorded)`;
@@ -153,19 +153,19 @@ export function createComposeView(app) {
           h('td', {}, s.heading), h('td', { class: 'num' }, formatBytes(s.bytes)), h('td', { class: 'num muted' }, tokens(s.bytes))))
           : h('tr', {}, h('td', { class: 'muted' }, 'No sections')))),
       h('h3', {}, 'Given (passed the gate)'),
-      h('ul', { class: 'compose-list', testid: 'compose-selected' },
+      h('ul', { class: 'compose-list compose-decisions', testid: 'compose-selected' },
         n ? c.selected.map((m) => h('li', {},
           h('button', {
             class: 'link-button mono', testid: 'compose-selected-memory', dataset: { name: m.name, scope: m.scope },
             title: `Open ${m.name}`, onClick: () => app.showMemory({ scope: m.scope, project: m.scope === 'project' ? c.project : null }, m.name),
           }, m.name), h('span', { class: 'badge badge-ok' }, 'selected'),
-          h('span', { class: 'num muted' }, `${m.score.toFixed(2)} · ${sizeOf(m.bytes)}`))) : h('li', { class: 'muted' }, 'No memory passes the gate for this prompt')),
+          h('span', { class: 'num muted' }, `score ${m.score.toFixed(2)} · evidence ${m.strength.toFixed(2)} · ${sizeOf(m.bytes)}`))) : h('li', { class: 'muted' }, 'No memory passes the gate for this prompt')),
       h('h3', {}, 'Not given, and why'),
-      h('ul', { class: 'compose-list' },
+      h('ul', { class: 'compose-list compose-decisions' },
         c.cut.length ? c.cut.map((m) => h('li', { testid: 'compose-cut', dataset: { reason: m.reason, listed: String(!!m.listed), name: m.name } },
           h('span', { class: 'mono', title: m.name }, m.name),
           h('span', { class: m.reason === 'below_gate' ? 'badge' : 'badge badge-warn' }, cutLabel(m)),
-          h('span', { class: 'num muted' }, `${m.score.toFixed(2)} · ${formatBytes(m.bytes)}`))) : h('li', { class: 'muted' }, 'Nothing was left out'),
+          h('span', { class: 'num muted' }, `score ${m.score.toFixed(2)} · evidence ${m.strength.toFixed(2)} · ${sizeOf(m.bytes)}`))) : h('li', { class: 'muted' }, 'Nothing was left out'),
         c.below_gate_more ? h('li', { class: 'muted' }, `and ${c.below_gate_more} more below the gate`) : null));
     clear(notes, [...(c.conditions || []), ...c.notes].map((t) => h('p', { class: 'note' }, t)));
   }

@@ -192,3 +192,75 @@ async fn a_prompt_is_kept_as_a_retrieval_test_and_failing_cases_show_their_ranks
     );
     Ok(())
 }
+
+/// A later turn of a session: what the agent's first turn was given (recorded by the real hook)
+/// is reported already in context, and the turn adds nothing.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn a_later_turn_of_a_session_adds_only_what_its_context_does_not_hold() -> TestResult {
+    use std::io::Write;
+    let sandbox = Sandbox::new()?;
+    let ledger = ledger_with_two_memories(&sandbox)?;
+    let prompt = "fix the token refresh race in the auth middleware";
+    let session = "5e55104e-e2e0-4c0e-9a7e-000000000001";
+    let payload = serde_json::json!({
+        "session_id": session,
+        "cwd": ledger.root,
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    });
+    let mut hook = sandbox
+        .ambry(&ledger.root)?
+        .args(["compose", "--hook", "claude"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    hook.stdin
+        .take()
+        .ok_or("no stdin")?
+        .write_all(payload.to_string().as_bytes())?;
+    let first = hook.wait_with_output()?;
+    let first = String::from_utf8_lossy(&first.stdout);
+    ensure!(
+        first.contains("### token-refresh"),
+        "the hook's first turn did not give token-refresh:\n{first}"
+    );
+    let slug = ledger.slug.clone();
+
+    sandbox
+        .run(
+            "a_later_turn_of_a_session_adds_only_what_its_context_does_not_hold",
+            |driver| async move {
+                ui::open_compose(&driver).await?;
+                SelectElement::new(&testid(&driver, "compose-project").await?)
+                    .await?
+                    .select_by_value(&slug)
+                    .await?;
+                SelectElement::new(&testid(&driver, "compose-moment").await?)
+                    .await?
+                    .select_by_value("turn")
+                    .await?;
+                testid(&driver, "compose-session")
+                    .await?
+                    .send_keys(session)
+                    .await?;
+                testid(&driver, "compose-prompt")
+                    .await?
+                    .send_keys(prompt)
+                    .await?;
+                text_contains(&driver, "compose-output", "Nothing to add this turn").await?;
+                text_contains(&driver, "compose-session-info", "only what this turn adds").await?;
+                let held = driver
+                    .find(ui::css(
+                        "[data-testid=\"compose-cut\"][data-name=\"token-refresh\"]",
+                    ))
+                    .await?;
+                ensure!(
+                    held.attr("data-reason").await?.as_deref() == Some("already_in_context"),
+                    "token-refresh is not reported already in context"
+                );
+                Ok(())
+            },
+        )
+        .await
+}
