@@ -55,7 +55,7 @@ export function createComposeView(app) {
     h('option', { value: 'turn' }, 'Later turn of a session'));
   const sessionList = h('datalist', { id: 'compose-session-list' });
   const session = h('input', { class: 'input mono', testid: 'compose-session', list: 'compose-session-list', placeholder: 'agent session id', 'aria-label': 'Agent session id' });
-  const sessionField = h('label', { class: 'field compose-session-field', hidden: true }, h('span', { class: 'field-label' }, 'Session'), session, sessionList);
+  const sessionField = h('label', { class: 'field compose-project-field compose-session-field', hidden: true }, h('span', { class: 'field-label' }, 'Session'), session, sessionList);
   const gate = h('div', { class: 'compose-gate small muted', testid: 'compose-gate' });
   const sessionInfo = h('div', { class: 'small muted', testid: 'compose-session-info' });
   const total = h('div', { class: 'compose-total', testid: 'compose-total' });
@@ -159,7 +159,7 @@ export function createComposeView(app) {
             class: 'link-button mono', testid: 'compose-selected-memory', dataset: { name: m.name, scope: m.scope },
             title: `Open ${m.name}`, onClick: () => app.showMemory({ scope: m.scope, project: m.scope === 'project' ? c.project : null }, m.name),
           }, m.name), h('span', { class: 'badge badge-ok' }, 'selected'),
-          h('span', { class: 'num muted' }, `score ${m.score.toFixed(2)} · evidence ${m.strength.toFixed(2)} · ${sizeOf(m.bytes)}`))) : h('li', { class: 'muted' }, 'No memory passes the gate for this prompt')),
+          h('span', { class: 'num muted' }, `score ${m.score.toFixed(2)} · evidence ${m.strength.toFixed(2)} · ${sizeOf(m.bytes)}`))) : h('li', { class: 'muted' }, c.cut.some((m) => m.reason === 'already_in_context') ? 'None new: what passes the gate is already in this context' : 'No memory passes the gate for this prompt')),
       h('h3', {}, 'Not given, and why'),
       h('ul', { class: 'compose-list compose-decisions' },
         c.cut.length ? c.cut.map((m) => h('li', { testid: 'compose-cut', dataset: { reason: m.reason, listed: String(!!m.listed), name: m.name } },
