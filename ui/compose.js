@@ -1,11 +1,17 @@
-// Compose preview: the exact block `ambry compose` prints for a prompt in a project, with the
-// bytes each section takes and which memories the caps cut and why.
+// Compose preview (DESIGN §5): the exact block `ambry compose` gives an agent in a project, at
+// either moment — a new context (anchors, the memory map and a first prompt's bodies) or a later
+// turn of a chosen session (only what it would add) — with the bytes and approximate tokens of
+// each section, the relevance gate and the budgets, and why each memory went in or not.
+// Previewing records nothing in the injection ledger.
 //
 // data-testid:
 //   compose-view        the view              compose-prompt    the prompt box
 //   compose-project     the project picker    compose-output    the block (monospace, exact)
+//   compose-moment      new context | turn    compose-session   the session id (turn only)
 //   compose-sections    section sizes table   compose-section   a row (data-kind)
-//   compose-selected    selected memories     compose-cut       a memory the caps cut (data-reason)
+//   compose-selected    memories given        compose-cut       a memory not given (data-reason,
+//                                                               data-listed, data-name)
+//   compose-gate        gate and budgets      compose-session-info  the session previewed
 //   compose-total       total bytes line      compose-notes     notes (fallbacks, left-out sources)
 //   compose-empty       nothing to show yet   compose-copy      copy the block
 //   compose-agent-files the instruction files the agent loads by itself (not in the block)
@@ -21,15 +27,37 @@ import { toast, errorToast, confirmDialog } from './dialog.js';
 import { INSTRUCTION_FILES, loadedByLabel } from './instructions.js';
 
 const CUT_REASONS = {
-  top_k: 'over the top_k limit',
-  max_bytes: 'over the max_bytes budget',
+  below_gate: 'below the gate',
+  already_in_context: 'already in context',
+  budget: 'over budget',
 };
+
+function cutLabel(m) {
+  return m.reason === 'budget' && m.listed ? 'over budget · listed as one line' : (CUT_REASONS[m.reason] || m.reason);
+}
+
+// Agents count tokens, not bytes; four bytes a token is the usual rough measure for English text.
+function tokens(bytes) {
+  return `~${Math.ceil(bytes / 4).toLocaleString('en')} tok`;
+}
+
+function sizeOf(bytes) {
+  return `${formatBytes(bytes)} · ${tokens(bytes)}`;
+}
 
 export function createComposeView(app) {
   let seq = 0;
   let lastText = '';
   const prompt = h('textarea', { class: 'input compose-prompt', testid: 'compose-prompt', rows: 3, placeholder: 'What the agent is about to do, e.g. “fix the token refresh race in the auth middleware”', 'aria-label': 'Prompt' });
   const project = h('select', { class: 'select', testid: 'compose-project', 'aria-label': 'Project (the agent’s working directory)' });
+  const moment = h('select', { class: 'select', testid: 'compose-moment', 'aria-label': 'Moment' },
+    h('option', { value: 'new' }, 'New context'),
+    h('option', { value: 'turn' }, 'Later turn of a session'));
+  const sessionList = h('datalist', { id: 'compose-session-list' });
+  const session = h('input', { class: 'input mono', testid: 'compose-session', list: 'compose-session-list', placeholder: 'agent session id', 'aria-label': 'Agent session id' });
+  const sessionField = h('label', { class: 'field compose-project-field compose-session-field', hidden: true }, h('span', { class: 'field-label' }, 'Session'), session, sessionList);
+  const gate = h('div', { class: 'compose-gate small muted', testid: 'compose-gate' });
+  const sessionInfo = h('div', { class: 'small muted', testid: 'compose-session-info' });
   const total = h('div', { class: 'compose-total', testid: 'compose-total' });
   const notes = h('div', { class: 'compose-notes', testid: 'compose-notes' });
   const sections = h('div', { class: 'compose-side' });
@@ -43,17 +71,35 @@ export function createComposeView(app) {
   const el = h('section', { class: 'view compose-view', testid: 'compose-view' },
     h('header', { class: 'view-header' },
       h('div', { class: 'view-titles' }, h('h1', {}, 'Compose preview'),
-        h('span', { class: 'subtitle' }, 'Exactly what an agent receives for one turn (ambry compose)'))),
+        h('span', { class: 'subtitle' }, 'Exactly what an agent receives at the start of a context or on a later turn (ambry compose)'))),
     h('div', { class: 'compose-inputs' },
       h('label', { class: 'field field-grow' }, h('span', { class: 'field-label' }, 'Prompt'), prompt),
-      h('label', { class: 'field compose-project-field' }, h('span', { class: 'field-label' }, 'Working in'), project)),
+      h('label', { class: 'field compose-project-field' }, h('span', { class: 'field-label' }, 'Working in'), project),
+      h('label', { class: 'field compose-project-field' }, h('span', { class: 'field-label' }, 'Moment'), moment),
+      sessionField),
     h('div', { class: 'compose-body' },
-      h('div', { class: 'compose-block' }, h('div', { class: 'block-head' }, total, copy), output),
+      h('div', { class: 'compose-block' }, h('div', { class: 'block-head' }, total, copy), gate, sessionInfo, output),
       h('aside', { class: 'compose-aside' }, agentFiles, sections, notes, tests)));
 
   const refresh = debounce(run, 150);
   prompt.addEventListener('input', refresh);
   project.addEventListener('change', () => { run(); runTests(); });
+  session.addEventListener('input', refresh);
+  moment.addEventListener('change', () => {
+    sessionField.hidden = moment.value !== 'turn';
+    if (moment.value === 'turn') { fillSessions(); session.focus(); }
+    run();
+  });
+
+  // Recent agent sessions to pick from; any id can be typed (the ledger keys by the agent's id).
+  async function fillSessions() {
+    try {
+      const groups = await call('list_sessions', { source: null, limit: 50 });
+      clear(sessionList, groups.map((g) => h('option', { value: g.session_id }, `${g.source} · ${g.title || ''}`.slice(0, 90))));
+    } catch {
+      clear(sessionList);
+    }
+  }
 
   function fillProjects() {
     const current = project.value;
@@ -66,7 +112,12 @@ export function createComposeView(app) {
     const mine = ++seq;
     loadAgentFiles(project.value || null, mine);
     try {
-      const c = await call('compose_preview', { prompt: prompt.value, project: project.value || null });
+      const id = moment.value === 'turn' ? session.value.trim() : '';
+      if (moment.value === 'turn' && !id) {
+        clear(output, h('span', { class: 'muted', testid: 'compose-empty' }, 'Choose the session whose next turn to preview.'));
+        return;
+      }
+      const c = await call('compose_preview', { prompt: prompt.value, project: project.value || null, session: id || null });
       if (mine !== seq) return;
       render(c);
     } catch (e) {
@@ -78,33 +129,45 @@ export function createComposeView(app) {
   function render(c) {
     lastText = c.text;
     lastComposition = c;
+    const fresh = c.moment === 'new_context';
     if (c.text.trim()) {
       output.textContent = c.text;
       output.classList.remove('is-empty');
     } else {
-      clear(output, h('span', { class: 'muted', testid: 'compose-empty' }, 'The block is empty: no anchors and no memories yet. Agents get nothing extra this turn.'));
+      clear(output, h('span', { class: 'muted', testid: 'compose-empty' }, fresh
+        ? 'The block is empty: no anchors and no memories yet. Agents get nothing extra this turn.'
+        : 'Nothing to add this turn: no memory passes the gate that this context does not already hold.'));
       output.classList.add('is-empty');
     }
-    total.textContent = `${formatBytes(c.bytes)} · ${c.selected.length} memor${c.selected.length === 1 ? 'y' : 'ies'} · ${c.strategy}${c.project ? ` · ${app.projectName(c.project)}` : ''}`;
+    const n = c.selected.length;
+    total.textContent = `${sizeOf(c.bytes)} · ${n} memor${n === 1 ? 'y' : 'ies'} · ${fresh ? 'new context' : 'turn'} · ${c.strategy}${c.project ? ` · ${app.projectName(c.project)}` : ''}`;
+    const b = c.budgets;
+    gate.textContent = `Gate: evidence floor ${c.gate.floor.toFixed(2)}, score within ${c.gate.margin.toFixed(2)} of the best · Budgets: turn ${b.turn_bytes.toLocaleString('en')} B, map ${b.map_bytes.toLocaleString('en')} B, hard limit ${b.hard_limit.toLocaleString('en')} B`;
+    sessionInfo.textContent = !c.session ? ''
+      : fresh ? `The ledger holds no context for session ${c.session.id}: its next turn opens one (preview only, nothing recorded)`
+        : `Session ${c.session.id}, context ${c.session.generation}: only what this turn adds (preview only, nothing recorded)`;
     clear(sections,
       h('h3', {}, 'Sections'),
       h('table', { class: 'table', testid: 'compose-sections' },
         h('tbody', {}, c.sections.length ? c.sections.map((s) => h('tr', { testid: 'compose-section', dataset: { kind: s.kind } },
-          h('td', {}, s.heading), h('td', { class: 'num' }, formatBytes(s.bytes)))) : h('tr', {}, h('td', { class: 'muted' }, 'No sections')))),
-      h('h3', {}, 'Selected memories'),
-      h('ul', { class: 'compose-list', testid: 'compose-selected' },
-        c.selected.length ? c.selected.map((m) => h('li', {},
+          h('td', {}, s.heading), h('td', { class: 'num' }, formatBytes(s.bytes)), h('td', { class: 'num muted' }, tokens(s.bytes))))
+          : h('tr', {}, h('td', { class: 'muted' }, 'No sections')))),
+      h('h3', {}, 'Given (passed the gate)'),
+      h('ul', { class: 'compose-list compose-decisions', testid: 'compose-selected' },
+        n ? c.selected.map((m) => h('li', {},
           h('button', {
             class: 'link-button mono', testid: 'compose-selected-memory', dataset: { name: m.name, scope: m.scope },
             title: `Open ${m.name}`, onClick: () => app.showMemory({ scope: m.scope, project: m.scope === 'project' ? c.project : null }, m.name),
-          }, m.name), h('span', { class: 'badge badge-scope' }, m.scope),
-          h('span', { class: 'num muted' }, `${m.score.toFixed(2)} · ${formatBytes(m.bytes)}`))) : h('li', { class: 'muted' }, 'None ranked above zero for this prompt')),
-      h('h3', {}, 'Cut by the caps'),
-      h('ul', { class: 'compose-list' },
-        c.cut.length ? c.cut.map((m) => h('li', { testid: 'compose-cut', dataset: { reason: m.reason } },
-          h('span', { class: 'mono' }, m.name), h('span', { class: 'badge badge-warn' }, CUT_REASONS[m.reason] || m.reason),
-          h('span', { class: 'num muted' }, `${m.score.toFixed(2)} · ${formatBytes(m.bytes)}`))) : h('li', { class: 'muted' }, 'Nothing was cut')));
-    clear(notes, c.notes.map((n) => h('p', { class: 'note' }, n)));
+          }, m.name), h('span', { class: 'badge badge-ok' }, 'selected'),
+          h('span', { class: 'num muted' }, `score ${m.score.toFixed(2)} · evidence ${m.strength.toFixed(2)} · ${sizeOf(m.bytes)}`))) : h('li', { class: 'muted' }, c.cut.some((m) => m.reason === 'already_in_context') ? 'None new: what passes the gate is already in this context' : 'No memory passes the gate for this prompt')),
+      h('h3', {}, 'Not given, and why'),
+      h('ul', { class: 'compose-list compose-decisions' },
+        c.cut.length ? c.cut.map((m) => h('li', { testid: 'compose-cut', dataset: { reason: m.reason, listed: String(!!m.listed), name: m.name } },
+          h('span', { class: 'mono', title: m.name }, m.name),
+          h('span', { class: m.reason === 'below_gate' ? 'badge' : 'badge badge-warn' }, cutLabel(m)),
+          h('span', { class: 'num muted' }, `score ${m.score.toFixed(2)} · evidence ${m.strength.toFixed(2)} · ${sizeOf(m.bytes)}`))) : h('li', { class: 'muted' }, 'Nothing was left out'),
+        c.below_gate_more ? h('li', { class: 'muted' }, `and ${c.below_gate_more} more below the gate`) : null));
+    clear(notes, [...(c.conditions || []), ...c.notes].map((t) => h('p', { class: 'note' }, t)));
   }
 
   // The whole context an agent starts with: its own instruction files come first, loaded by

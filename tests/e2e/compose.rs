@@ -1,5 +1,6 @@
 //! Compose preview shows, for a prompt in a project, exactly the block `ambry compose` prints
-//! for an agent in that repository, with the relevant memory selected.
+//! for a new context in that repository (anchors, the memory map, the bodies that pass the gate),
+//! with the relevant memory selected and an unrelated one reported below the gate.
 
 use thirtyfour::components::SelectElement;
 
@@ -32,6 +33,14 @@ fn ledger_with_two_memories(sandbox: &Sandbox) -> TestResult<ambry_core::project
 async fn compose_preview_shows_the_block_an_agent_gets_for_a_prompt() -> TestResult {
     let sandbox = Sandbox::new()?;
     let ledger = ledger_with_two_memories(&sandbox)?;
+    // Shares one word of the prompt ("race"): some evidence, not enough to pass the gate.
+    sandbox.save_project(
+        &ledger,
+        "importer-races",
+        "project",
+        "Race conditions in the CSV importer",
+        "Files are read in parallel; guard the shared row counter.\n",
+    )?;
     sandbox.save_user(
         "commit-style",
         "feedback",
@@ -41,8 +50,23 @@ async fn compose_preview_shows_the_block_an_agent_gets_for_a_prompt() -> TestRes
     let prompt = "fix the token refresh race in the auth middleware";
     let expected = sandbox.run_ambry(&ledger.root, &["compose", "--query", prompt])?;
     ensure!(
-        expected.contains("### token-refresh"),
-        "the CLI itself did not select token-refresh:\n{expected}"
+        expected.contains("### token-refresh")
+            && expected.contains("## Memory map")
+            && !expected.contains("Use decimal, never float")
+            && !expected.contains("guard the shared row counter"),
+        "the CLI itself did not give the map and only token-refresh's body:\n{expected}"
+    );
+    let decisions = sandbox.run_ambry(&ledger.root, &["compose", "--query", prompt, "--json"])?;
+    let decisions: serde_json::Value = serde_json::from_str(&decisions)?;
+    let below_gate = |name: &str| {
+        decisions["cut"].as_array().is_some_and(|cut| {
+            cut.iter()
+                .any(|c| c["name"] == name && c["reason"] == "below_gate")
+        })
+    };
+    ensure!(
+        below_gate("importer-races"),
+        "the CLI does not report importer-races below the gate: {decisions}"
     );
     let slug = ledger.slug.clone();
 
@@ -80,6 +104,26 @@ async fn compose_preview_shows_the_block_an_agent_gets_for_a_prompt() -> TestRes
                     block.starts_with("<ambry-memory>"),
                     "the block does not open with <ambry-memory>:\n{block}"
                 );
+                // Every decision is shown: the map's own row, and why importer-races is out.
+                driver
+                    .find(ui::css(
+                        "[data-testid=\"compose-section\"][data-kind=\"memory_map\"]",
+                    ))
+                    .await?;
+                let cut = driver
+                    .find(ui::css(
+                        "[data-testid=\"compose-cut\"][data-name=\"importer-races\"]",
+                    ))
+                    .await?;
+                ensure!(
+                    cut.attr("data-reason").await?.as_deref() == Some("below_gate"),
+                    "importer-races is not reported below the gate"
+                );
+                cut.scroll_into_view().await?;
+                let why = cut.text().await?;
+                ensure!(why.contains("below the gate"), "its reason reads: {why}");
+                text_contains(&driver, "compose-gate", "floor 0.30").await?;
+                text_contains(&driver, "compose-gate", "hard limit 8,000 B").await?;
                 Ok(())
             },
         )
@@ -147,4 +191,76 @@ async fn a_prompt_is_kept_as_a_retrieval_test_and_failing_cases_show_their_ranks
         "{text}"
     );
     Ok(())
+}
+
+/// A later turn of a session: what the agent's first turn was given (recorded by the real hook)
+/// is reported already in context, and the turn adds nothing.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn a_later_turn_of_a_session_adds_only_what_its_context_does_not_hold() -> TestResult {
+    use std::io::Write;
+    let sandbox = Sandbox::new()?;
+    let ledger = ledger_with_two_memories(&sandbox)?;
+    let prompt = "fix the token refresh race in the auth middleware";
+    let session = "5e55104e-e2e0-4c0e-9a7e-000000000001";
+    let payload = serde_json::json!({
+        "session_id": session,
+        "cwd": ledger.root,
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    });
+    let mut hook = sandbox
+        .ambry(&ledger.root)?
+        .args(["compose", "--hook", "claude"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    hook.stdin
+        .take()
+        .ok_or("no stdin")?
+        .write_all(payload.to_string().as_bytes())?;
+    let first = hook.wait_with_output()?;
+    let first = String::from_utf8_lossy(&first.stdout);
+    ensure!(
+        first.contains("### token-refresh"),
+        "the hook's first turn did not give token-refresh:\n{first}"
+    );
+    let slug = ledger.slug.clone();
+
+    sandbox
+        .run(
+            "a_later_turn_of_a_session_adds_only_what_its_context_does_not_hold",
+            |driver| async move {
+                ui::open_compose(&driver).await?;
+                SelectElement::new(&testid(&driver, "compose-project").await?)
+                    .await?
+                    .select_by_value(&slug)
+                    .await?;
+                SelectElement::new(&testid(&driver, "compose-moment").await?)
+                    .await?
+                    .select_by_value("turn")
+                    .await?;
+                testid(&driver, "compose-session")
+                    .await?
+                    .send_keys(session)
+                    .await?;
+                testid(&driver, "compose-prompt")
+                    .await?
+                    .send_keys(prompt)
+                    .await?;
+                text_contains(&driver, "compose-output", "Nothing to add this turn").await?;
+                text_contains(&driver, "compose-session-info", "only what this turn adds").await?;
+                let held = driver
+                    .find(ui::css(
+                        "[data-testid=\"compose-cut\"][data-name=\"token-refresh\"]",
+                    ))
+                    .await?;
+                ensure!(
+                    held.attr("data-reason").await?.as_deref() == Some("already_in_context"),
+                    "token-refresh is not reported already in context"
+                );
+                Ok(())
+            },
+        )
+        .await
 }
