@@ -224,7 +224,7 @@ fn a_served_block_is_exactly_the_in_process_one_and_follows_the_disk() {
         Scope::Project,
         "jwt-refresh-flow",
         "How auth refresh interacts with the token cache",
-        "Rotation moved to the gateway.",
+        "Rotation moved to the gateway, which now refreshes the token cache after a deploy.",
     );
     let served = f.served(query, None);
     assert!(
