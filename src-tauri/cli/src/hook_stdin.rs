@@ -3,7 +3,7 @@
 //! Owns: the payload's bounds — at most `PAYLOAD_MAX` bytes, and done as soon as the bytes form
 //! one complete JSON value or `PAYLOAD_WAIT` has passed, whether or not the agent ever closes
 //! the pipe (an agent that leaves stdin open must not cost a turn its hook).
-//! Deliberately does not: interpret the payload; core's `hook_payload` does.
+//! Deliberately does not: interpret the payload; core's `compose::hook` does.
 
 use std::io::Read;
 use std::sync::mpsc;

@@ -16,7 +16,6 @@ mod config_file;
 mod connect;
 mod env;
 mod error;
-pub mod hook_payload;
 mod hooks_json;
 mod json_edit;
 mod record;
