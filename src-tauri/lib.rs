@@ -95,6 +95,9 @@ pub fn run() {
             commands::sessions::recall_sessions,
             commands::sessions::list_sessions,
             commands::sessions::session_transcript,
+            commands::sessions::session_injections,
+            commands::sessions::save_passage,
+            commands::sessions::prune_session,
         ])
         .build(tauri::generate_context!())
         .expect("error while building Ambry")

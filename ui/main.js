@@ -19,6 +19,7 @@ import { createAnchorView, confirmDiscard } from './anchors.js';
 import { createSettingsView } from './settings.js';
 import { createSessionsView } from './sessions.js';
 import { createInstructionsView } from './instructions.js';
+import { firstRunIndexed } from './first-run.js';
 
 const app = {
   projects: [],
@@ -66,7 +67,25 @@ const app = {
   showMemory(location, name, { byKeyboard = false } = {}) {
     this.navigate({ view: 'memories', location }, { select: name, byKeyboard });
   },
+  // From the palette: a new memory's form in `location`, a session's transcript.
+  async newMemory(location) {
+    if (await this.navigate({ view: 'memories', location })) views.memories.startNew();
+  },
+  async showSession(sessionId, ts = null) {
+    if (await this.navigate({ view: 'sessions' })) views.sessions.openSession(sessionId, ts);
+  },
   reloadProjects: () => loadProjects(),
+  // Whether any agent is connected (`null` until known): the first-run panel stays until one is.
+  agentsConnected: null,
+  async agentsChanged() {
+    try {
+      const agents = await call('agent_connections');
+      this.agentsConnected = agents.some((a) => a.connected);
+    } catch {
+      this.agentsConnected = null;
+    }
+    if (this.route.view === 'memories') views.memories.firstRunChanged();
+  },
   openSearch() {
     this.lastFocus = document.activeElement;
     search.show();
@@ -215,24 +234,38 @@ on('reindex-finished', (summary) => {
   if ('Ok' in e) {
     const r = e.Ok;
     failed = failed || r.failed.length > 0;
-    lines.push(`Embeddings: ${r.created} new, ${r.updated} updated, ${r.up_to_date} up to date${r.failed.length ? `, ${r.failed.length} failed` : ''}`);
+    // In words a person uses: what search by meaning covers now, not the sidecar bookkeeping.
+    const made = r.created + r.updated;
+    const all = made + r.up_to_date;
+    lines.push(made
+      ? `Memories: ${made} of ${all} newly searchable by meaning${r.failed.length ? `, ${r.failed.length} failed` : ''}`
+      : `Memories: all ${all} searchable by meaning${r.failed.length ? `, ${r.failed.length} failed` : ''}`);
+  } else if (/^embedding_(runtime|model)_missing$/.test(e.Err.code)) {
+    // Not a failure: without the model memories are found by their words.
+    lines.push('Search by meaning unavailable: the model is not installed (search by words works; Settings › Health says how to add it)');
   } else {
     failed = true;
-    lines.push(`Embeddings skipped: ${e.Err.message}`);
+    lines.push(`Search by meaning unavailable (search by words still works): ${e.Err.message}`);
   }
   const s = summary.sessions;
   if ('Ok' in s) {
-    lines.push(`Sessions: ${s.Ok.sessions} sessions, ${s.Ok.messages_indexed} new messages from ${s.Ok.files_indexed} files`);
+    const o = s.Ok;
+    // The background indexer usually read them already: say what is searchable, not "0 new".
+    lines.push(o.messages_indexed
+      ? `Sessions: ${o.sessions} searchable, ${o.messages_indexed} new messages read`
+      : `Sessions: ${o.sessions} searchable, all already read`);
+    firstRunIndexed(app, o);
   } else {
     failed = true;
     lines.push(`Sessions failed: ${s.Err.message}`);
   }
   // Without the model sessions are found by their words: a note, not a failure.
   const v = summary.session_vectors;
-  if (v && 'Ok' in v) lines.push(`Session vectors: ${v.Ok.messages} new messages embedded`);
-  else if (v) lines.push(`Session vectors skipped: ${v.Err}`);
+  if (v && 'Ok' in v && v.Ok.messages) lines.push(`${v.Ok.messages} session messages newly searchable by meaning`);
   sidebar.setStatus(lines.join('\n'), failed);
-  toast(lines.join(' · '), failed ? 'error' : 'success', 8000);
+  const toSessions = 'Ok' in s && s.Ok.sessions && app.route.view !== 'sessions'
+    ? { label: 'Open Sessions', run: () => app.navigate({ view: 'sessions' }, { byKeyboard: true }) } : null;
+  toast(lines.join(' · '), failed ? 'error' : 'success', 8000, { action: toSessions });
   if (app.route.view === 'sessions') views.sessions.onChange();
 });
 on('tray-action', (action) => {
@@ -244,6 +277,7 @@ async function boot() {
   clear(root, layout.toggle, sidebar.el, main, search.el);
   sidebar.render();
   await loadProjects();
+  await app.agentsChanged();
   await show(app.route);
   document.body.dataset.ready = 'true';
   requestAnimationFrame(async () => {

@@ -139,9 +139,10 @@ export function createMemoriesView(app) {
     if (!selected && !editing && showingFirstRun !== firstRunHere()) renderNothingSelected();
   }
 
-  // An empty user scope is a new home: the detail pane shows how memories get in.
+  // An empty user scope is a new home, and one no agent is connected to has not started: the
+  // detail pane shows how memories get in (until a memory is picked).
   function firstRunHere() {
-    return listed && rows.length === 0 && !(location && location.scope === 'project');
+    return listed && (rows.length === 0 || app.agentsConnected === false) && !(location && location.scope === 'project');
   }
 
   function showEmpty(heading, text, offerNew) {
@@ -179,7 +180,7 @@ export function createMemoriesView(app) {
       onClick: () => { select(r.name); list.el.focus({ focusVisible: false }); },
     },
       h('div', { class: 'row-top' },
-        h('span', { class: 'row-name' }, r.name),
+        h('span', { class: 'row-name', title: r.name }, r.name),
         h('span', { class: 'row-time' }, (r.updated || r.created) ? relativeTime(r.updated || r.created) : '')),
       h('div', { class: 'row-description' }, r.error ? `Does not parse: ${r.error}` : r.description));
   }
@@ -319,12 +320,15 @@ export function createMemoriesView(app) {
     const form = h('form', { class: 'memory-form', testid: 'memory-form' },
       h('div', { class: 'form-head' }, h('h2', {}, editing.isNew ? 'New memory' : `Edit ${values.name}`),
         h('span', { class: 'muted' }, location.scope === 'user' ? 'User scope' : `Project scope · ${app.projectName(location.project)}`)),
-      h('div', { class: 'form-row' },
-        field('Name', name, 'Lowercase letters, digits and hyphens; it is the file name.'),
-        field('Type', type, 'user, feedback, project, reference or your own label.')),
-      field('Description', description),
-      h('label', { class: 'field field-grow' }, h('span', { class: 'field-label' }, 'Body (markdown)'), body),
-      error,
+      // The fields scroll between a title and a Save bar that both stay: in a small window the
+      // bar never lies over the body and the person still sees what they are editing.
+      h('div', { class: 'form-fields', testid: 'form-fields' },
+        h('div', { class: 'form-row' },
+          field('Name', name, 'Lowercase letters, digits and hyphens; it is the file name.'),
+          field('Type', type, 'user, feedback, project, reference or your own label.')),
+        field('Description', description),
+        h('label', { class: 'field field-grow' }, h('span', { class: 'field-label' }, 'Body (markdown)'), body),
+        error),
       h('div', { class: 'form-actions' }, h('span', { class: 'muted hint' }, h('kbd', {}, 'Ctrl'), ' ', h('kbd', {}, 'S'), ' to save · ', h('kbd', {}, 'Esc'), ' to cancel'), cancel, save),
       h('datalist', { id: datalistId }, knownTypes().map((t) => h('option', { value: t }))));
     form.addEventListener('submit', async (e) => {
@@ -538,7 +542,12 @@ export function createMemoriesView(app) {
   }
 
   return {
-    el, show, onChange, openInEditor,
+    el, show, onChange, openInEditor, startNew,
+    // An agent was connected or disconnected: the first-run panel follows.
+    firstRunChanged: () => {
+      const showingFirstRun = !!pane.querySelector('[data-testid="first-run"]');
+      if (!selected && !editing && showingFirstRun !== firstRunHere()) renderNothingSelected();
+    },
     get location() { return location; },
     hasUnsavedEdits: () => !!editing && !!editing.isDirty && editing.isDirty(),
     focusMain: () => (rows.length ? list.el : filter).focus(),

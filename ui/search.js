@@ -15,10 +15,13 @@
 //                       been shown; data-busy: "true" while a search runs or waits to run)
 //   search-error        a failed search
 //   search-note         why the ranker fell back (e.g. no model), on its own line
+//   search-more         "Show more": the next 50 memories (data-shown = how many are shown)
+//   (places, actions and sessions: see palette.js; a query starting with > lists only those)
 
 import { call } from './api.js';
 import { h, clear } from './dom.js';
-import { toast, errorToast, editorErrorToast, trapFocus } from './dialog.js';
+import { toast, editorErrorToast, trapFocus } from './dialog.js';
+import { matchingEntries, matchingSessions, paletteRows } from './palette.js';
 
 const RELEVANCE_LABEL = { strong: 'Strong match', good: 'Good match', weak: 'Weak match' };
 const RELEVANCE_BARS = { strong: 3, good: 2, weak: 1 };
@@ -46,6 +49,13 @@ export function createSearch(app) {
   let rows = [];
   let active = 0;
   let open = false;
+  // Beyond the memories: "Show more" when there are more, then sessions, places and actions.
+  let extras = [];
+  let more = false;
+  const PAGE = 50;
+  let page = PAGE;
+  let pagedQuery = null;
+  const total = () => rows.length + (more ? 1 : 0) + extras.length;
 
   const input = h('input', { class: 'search-input', testid: 'search-input', type: 'text', placeholder: 'Search memories…', spellcheck: 'false', autocomplete: 'off', 'aria-label': 'Search memories', role: 'combobox', 'aria-expanded': 'true', 'aria-controls': 'search-results' });
   const project = h('select', { class: 'select search-project', testid: 'search-project', 'aria-label': 'Project whose memories are searched with yours' });
@@ -68,9 +78,10 @@ export function createSearch(app) {
     else if (e.target === project) return; // the dropdown's own keys
     else if (e.key === 'ArrowDown') { e.preventDefault(); move(1); }
     else if (e.key === 'ArrowUp') { e.preventDefault(); move(-1); }
-    else if (e.key === 'Enter' && rows[active] && e.target.tagName !== 'BUTTON') {
+    else if (e.key === 'Enter' && active < total() && e.target.tagName !== 'BUTTON') {
       e.preventDefault();
-      if (e.ctrlKey || e.metaKey) showInApp(rows[active]); else openInEditor(rows[active]);
+      if (rows[active]) { if (e.ctrlKey || e.metaKey) showInApp(rows[active]); else openInEditor(rows[active]); }
+      else choose(active);
     }
   });
 
@@ -120,25 +131,40 @@ export function createSearch(app) {
   async function run() {
     const query = input.value;
     const mine = ++seq;
-    if (!query.trim()) {
+    // A new query starts again at the first page; "Show more" keeps the query's place.
+    if (query !== pagedQuery) { page = PAGE; pagedQuery = query; }
+    const keepActive = extending;
+    extending = false;
+    if (!query.trim() || query.trim().startsWith('>')) {
       rows = [];
+      more = false;
+      extras = matchingEntries(app, query);
       shownSeq = mine;
-      render(null);
-      showAnswered('');
+      active = 0;
+      render(query.trim() ? { rows: [], strategy: 'commands', note: null, micros: 0 } : null);
+      showAnswered(query);
       return;
     }
     const started = performance.now();
     inFlight = true;
     markBusy();
     try {
-      const result = await call('search_memories', { query, within: within(), seq: mine });
+      const result = await call('search_memories', { query, within: within(), seq: mine, limit: page });
       if (result.seq < shownSeq || result.seq !== seq) return; // a newer query is shown or on its way
       shownSeq = result.seq;
       rows = result.rows;
-      active = 0;
+      more = result.more;
+      extras = matchingEntries(app, query);
+      if (!keepActive) active = 0;
       lastRoundTrip = performance.now() - started;
       render(result);
       showAnswered(query);
+      // Sessions come after (recall by words, a few milliseconds), without holding memories back.
+      matchingSessions(app, query).then((sessions) => {
+        if (mine !== seq || !sessions.length) return;
+        extras = [...sessions, ...matchingEntries(app, query)];
+        render(result);
+      });
       // Keystroke to results on screen, for the query the box shows now (the next frame is
       // when the person sees it).
       if (query === input.value) {
@@ -161,13 +187,25 @@ export function createSearch(app) {
     if (!result) {
       input.removeAttribute('aria-activedescendant');
       clear(results, h('div', { class: 'search-empty', testid: 'search-empty' },
-        'Type to rank memories the way an agent would get them.'));
+        'Type to rank memories the way an agent would get them, find past sessions, places and actions; > lists the actions.'));
       status.textContent = '';
       note.hidden = true;
       return;
     }
+    const tail = [
+      more ? h('div', {
+        class: `search-result search-more${active === rows.length ? ' active' : ''}`, role: 'option', id: `search-option-${rows.length}`,
+        testid: 'search-more', dataset: { shown: String(rows.length) }, onClick: () => choose(rows.length),
+        onMousemove: () => { if (active !== rows.length) { active = rows.length; paintActive(); } },
+      }, `Show more memories (${rows.length} shown)`) : null,
+      ...paletteRows(extras, rows.length + (more ? 1 : 0), {
+        isActive: (i) => i === active,
+        choose,
+        hover: (i) => { if (active !== i) { active = i; paintActive(); } },
+      }),
+    ];
     if (!rows.length) {
-      clear(results, h('div', { class: 'search-empty', testid: 'search-empty' }, `No memory matches “${input.value.trim()}”.`));
+      clear(results, input.value.trim().startsWith('>') ? null : h('div', { class: 'search-empty', testid: 'search-empty' }, `No memory matches “${input.value.trim()}”.`), tail);
     } else {
       clear(results, rows.map((r, i) => h('div', {
         class: `search-result${i === active ? ' active' : ''}`, role: 'option', 'aria-selected': i === active ? 'true' : 'false', id: `search-option-${i}`,
@@ -181,9 +219,11 @@ export function createSearch(app) {
             h('span', { class: `badge badge-type type-${r.type}` }, r.type),
             h('span', { class: 'badge badge-scope' }, r.scope === 'user' ? 'user scope' : app.projectName(r.project))),
           h('div', { class: 'result-description' }, r.description)),
-        relevanceOf(r))));
+        relevanceOf(r))), tail);
     }
-    status.textContent = `${rows.length} result${rows.length === 1 ? '' : 's'} · ${result.strategy} · ${lastRoundTrip.toFixed(0)} ms`;
+    status.textContent = result.strategy === 'commands'
+      ? `${extras.length} place${extras.length === 1 ? '' : 's'} and actions`
+      : `${rows.length}${more ? '+' : ''} result${rows.length === 1 ? '' : 's'} · ${result.strategy} · ${lastRoundTrip.toFixed(0)} ms`;
     status.title = `Ranked in ${(result.micros / 1000).toFixed(1)} ms; ${lastRoundTrip.toFixed(1)} ms from asking to the answer`;
     note.textContent = result.note || '';
     note.hidden = !result.note;
@@ -192,8 +232,8 @@ export function createSearch(app) {
   }
 
   function paintActive() {
-    if (rows.length) input.setAttribute('aria-activedescendant', `search-option-${active}`); else input.removeAttribute('aria-activedescendant');
-    results.querySelectorAll('[data-testid="search-result"]').forEach((row, i) => {
+    if (total()) input.setAttribute('aria-activedescendant', `search-option-${active}`); else input.removeAttribute('aria-activedescendant');
+    results.querySelectorAll('[role="option"]').forEach((row, i) => {
       const on = i === active;
       row.classList.toggle('active', on);
       row.dataset.active = on ? 'true' : 'false';
@@ -203,9 +243,26 @@ export function createSearch(app) {
   }
 
   function move(delta) {
-    if (!rows.length) return;
-    active = Math.min(rows.length - 1, Math.max(0, active + delta));
+    if (!total()) return;
+    active = Math.min(total() - 1, Math.max(0, active + delta));
     paintActive();
+  }
+
+  // "Show more" (the next page of memories, the highlight staying where it was), or a session,
+  // place or action.
+  let extending = false;
+  function choose(i) {
+    if (i < rows.length) { showInApp(rows[i]); return; }
+    if (more && i === rows.length) {
+      page += PAGE;
+      extending = true;
+      coalesced();
+      return;
+    }
+    const item = extras[i - rows.length - (more ? 1 : 0)];
+    if (!item) return;
+    close();
+    item.run();
   }
 
   async function openInEditor(r) {

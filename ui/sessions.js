@@ -14,9 +14,15 @@
 //   transcript-turn     one turn (data-role)    transcript-empty   nothing opened yet
 //   vault-marker        "transcript deleted" on a row, a hit or the transcript (data-removed-at)
 //   transcript-vaulted  the transcript's note that its file is gone and the index kept it
+//   recall-run          a matching subagent or compaction run under its session's hit (data-kind)
+//   recall-run-of       a run shown for a conversation that did not match itself (data-parent)
+//   transcript-context  agent context in a transcript (data-label): reminders, notifications,
+//                       command echoes the person did not type; folded, never shown as theirs
+//   (actions on a transcript and what Ambry gave it: see session-actions.js)
 
 import { call } from './api.js';
 import { h, clear, relativeTime, absoluteTime, debounce } from './dom.js';
+import { transcriptActions, injectionsSection } from './session-actions.js';
 
 const SOURCES = [['', 'All sources'], ['claude', 'Claude Code'], ['codex', 'Codex'], ['ambry', 'Ambry']];
 const SOURCE_LABEL = { claude: 'Claude Code', codex: 'Codex', ambry: 'Ambry' };
@@ -82,6 +88,15 @@ export function queryWords(query) {
 // turn a search hit points at. Its summary is not a Tab stop of its own: the transcript's tool
 // turns are one arrow-key group (see `rovingTools`).
 function toolTurnBody(turn, isHit, words) {
+  // What an agent injected (a task notification, a system reminder): folded under its name.
+  if (turn.role === 'context') {
+    // Its gist as the summary line: a notification's own summary, else its first words.
+    const gist = /<summary>([\s\S]*?)<\/summary>/.exec(turn.text);
+    const first = (gist ? gist[1] : turn.text.replace(/<[^>]*>/g, ' ')).split('\n').map((l) => l.trim()).find(Boolean) || turn.label || '';
+    return h('details', { class: 'turn-fold turn-context-fold' },
+      h('summary', { tabindex: '-1' }, first.length > 120 ? `${first.slice(0, 120)}…` : first),
+      h('div', { class: 'turn-text' }, marked(turn.text, words)));
+  }
   if (turn.role !== 'tool') return h('div', { class: 'turn-text' }, marked(turn.text, words));
   const tool = readableTool(turn.text);
   const text = tool ? tool.body : turn.text;
@@ -219,12 +234,22 @@ export function createSessionsView(app) {
     try {
       if (text) {
         const v = project.value;
-        const hits = await call('recall_sessions', {
+        const args = {
           query: text, source: src, limit: 50,
           project: v.startsWith('p:') ? v.slice(2) : null, folder: v.startsWith('d:') ? v.slice(2) : null,
-        });
+        };
+        const answer = await call('recall_sessions', args);
         if (mine !== seq) return;
-        renderHits(hits, text);
+        renderHits(answer.hits, text);
+        // Answered by words while the model loads: the ranked answer replaces it when ready,
+        // unless the person typed on (then that query's answer is what counts).
+        if (answer.model_pending) {
+          list.dataset.refining = 'true';
+          const refined = await call('recall_sessions', { ...args, waitForModel: true });
+          if (mine !== seq) return;
+          delete list.dataset.refining;
+          renderHits(refined.hits, text);
+        }
       } else {
         let sessions = await call('list_sessions', { source: src, limit: 300 });
         if (mine !== seq) return;
@@ -286,6 +311,7 @@ export function createSessionsView(app) {
   // sessions as sessions (their best turns and their whole text), so four matching turns in one
   // conversation are one place to look, not four.
   function renderHits(hits, text) {
+    delete list.dataset.refining;
     items = hits.map((hit) => ({ session_id: hit.session_id, ts: hit.ts }));
     // A new query starts at its top hit (the session read before is no longer the one Enter
     // opens); the same query refreshed (an agent wrote) keeps the reader's place.
@@ -313,7 +339,10 @@ export function createSessionsView(app) {
       },
         h('div', { class: 'row-top' }, h('span', { class: 'row-name' }, hit.title || '(untitled session)'),
           h('span', { class: 'row-time', title: absoluteTime(hit.ts) }, relativeTime(hit.ts))),
+        hit.run_of ? h('div', { class: 'muted small', testid: 'recall-run-of', dataset: { parent: hit.run_of.parent } },
+          hit.run_of.kind === 'compaction' ? 'A summary of a longer conversation' : 'Work a subagent did in a longer conversation') : null,
         turns.slice(0, 3).map((turn) => snippet(hit, turn)),
+        recalledRuns(hit),
         h('div', { class: 'row-description' },
           h('span', { class: `badge badge-source source-${hit.source}` }, SOURCE_LABEL[hit.source] || hit.source), ' ',
           hit.source_removed_at ? [vaultMarker(hit.source_removed_at), ' '] : null,
@@ -321,6 +350,19 @@ export function createSessionsView(app) {
           hit.cwd ? folderLabel(hit.cwd) : null));
     }));
     markActive();
+  }
+
+  // A conversation's matching subagent and compaction runs, under it (one result, not one per
+  // run); each opens on its own.
+  function recalledRuns(hit) {
+    if (!hit.runs || !hit.runs.length) return null;
+    return h('div', { class: 'session-runs' }, hit.runs.map((r) => h('button', {
+      class: 'session-run', testid: 'recall-run', type: 'button', tabindex: '-1',
+      dataset: { sessionId: r.session_id, kind: r.kind, parent: hit.session_id },
+      onClick: (e) => { e.stopPropagation(); open(r.session_id, r.ts); },
+    }, h('span', { class: `badge run-${r.kind}` }, r.kind === 'compaction' ? 'compaction' : 'subagent'), ' ',
+    h('span', { class: 'run-title' }, r.kind === 'compaction' ? 'Conversation summary' : (r.title || 'Subagent run')),
+    h('span', { class: 'muted small' }, ` · ${r.matching_turns > 1 ? `${r.matching_turns} matching turns` : r.snippet}`))));
   }
 
   function renderNothingOpen() {
@@ -355,13 +397,20 @@ export function createSessionsView(app) {
     const words = openTs !== null && query.value.trim() ? queryWords(query.value) : [];
     ts = keepPlace ? null : ts;
     const turns = t.turns.map((turn) => {
-      const node = h('div', { class: `turn turn-${turn.role}`, testid: 'transcript-turn', dataset: { role: turn.role } },
-        h('div', { class: 'turn-head' }, h('span', { class: `role role-${turn.role}` }, turn.role),
+      const context = turn.role === 'context';
+      const node = h('div', { class: `turn turn-${turn.role}`, testid: context ? 'transcript-context' : 'transcript-turn', dataset: { role: turn.role, label: turn.label || '' } },
+        h('div', { class: 'turn-head' }, h('span', { class: `role role-${turn.role}`, title: context ? 'Injected by the agent, not typed by the person' : null }, context ? `${turn.label || 'agent context'}` : turn.role),
           h('span', { class: 'muted small' }, turn.ts ? absoluteTime(turn.ts) : '')),
         toolTurnBody(turn, ts && turn.ts === ts, words));
-      if (ts && !target && turn.ts === ts) target = node;
+      if (ts && !target && turn.ts === ts && !context) target = node;
       return node;
     });
+    const said = t.turns.filter((x) => x.role === 'user' || x.role === 'assistant');
+    // A save starts from the turn the search pointed at, else the person's first words.
+    const hitTurn = ts ? t.turns.find((x) => x.ts === ts && x.role !== 'context') : null;
+    const passage = () => (hitTurn || said.find((x) => x.role === 'user') || { text: '' }).text;
+    const given = await injectionsSection(sessionId);
+    if (openId !== sessionId) return;
     clear(pane,
       h('div', { class: 'detail-head' },
         h('div', { class: 'detail-badges' }, h('span', { class: `badge badge-source source-${m.source}` }, SOURCE_LABEL[m.source] || m.source),
@@ -371,11 +420,13 @@ export function createSessionsView(app) {
           m.cwd ? h('span', { class: 'mono' }, m.cwd) : null,
           m.first_ts ? h('span', {}, `${absoluteTime(m.first_ts)} → ${absoluteTime(m.last_ts)}`) : null,
           // Same unit as the list (messages: what the person and the agent said), tool calls apart.
-          h('span', { testid: 'transcript-count' }, messagesLabel(t.turns.filter((x) => x.role !== 'tool').length),
-            t.turns.some((x) => x.role === 'tool') ? ` · ${t.turns.filter((x) => x.role === 'tool').length} tool calls` : ''))),
+          h('span', { testid: 'transcript-count' }, messagesLabel(said.length),
+            t.turns.some((x) => x.role === 'tool') ? ` · ${t.turns.filter((x) => x.role === 'tool').length} tool calls` : '')),
+        transcriptActions(app, t, pane, { passage, onPruned: pruned })),
+      given,
       m.source_removed_at ? h('div', { class: 'banner transcript-vaulted', testid: 'transcript-vaulted' },
-        `The transcript file was deleted (found missing ${absoluteTime(m.source_removed_at)}). These are the turns Ambry had indexed; `,
-        h('span', { class: 'mono' }, 'ambry sessions prune --source-removed'), ' removes them.') : null,
+        `The transcript file was deleted (found missing ${absoluteTime(m.source_removed_at)}). These are the turns Ambry had indexed, the only copy left; `,
+        h('em', {}, 'Remove from index'), ' deletes them.') : null,
       h('div', { class: 'turns', testid: 'transcript-turns' }, turns.length ? turns : h('p', { class: 'muted' }, 'This session has no readable turns.')));
     rovingTools(pane);
     pane.dataset.turns = String(t.turns.length);
@@ -385,6 +436,14 @@ export function createSessionsView(app) {
       target.classList.add('turn-hit');
       target.scrollIntoView({ block: 'center' });
     } else pane.scrollTop = 0;
+  }
+
+  // The open session was removed from the index: nothing is open, the list no longer has it.
+  function pruned() {
+    openId = null;
+    renderNothingOpen();
+    loadOverview();
+    run();
   }
 
   // A transcript written while the view is open refreshes the results in place, search
@@ -407,5 +466,10 @@ export function createSessionsView(app) {
     },
     onChange,
     focusMain: () => query.focus(),
+    // Opened from elsewhere (the palette): the transcript, focused for reading by keyboard.
+    openSession: async (sessionId, ts = null) => {
+      await open(sessionId, ts);
+      pane.focus();
+    },
   };
 }

@@ -16,6 +16,8 @@ pub struct SearchResults {
     /// Echoed so the UI can drop responses to queries it has moved past.
     pub seq: u64,
     pub rows: Vec<SearchHit>,
+    /// More memories match than `rows` holds (the overlay offers the next page).
+    pub more: bool,
     /// The strategy that actually ran.
     pub strategy: ambry_core::config::Strategy,
     pub note: Option<String>,
@@ -34,7 +36,8 @@ pub enum SearchIn {
     Project(String),
 }
 
-const MAX_ROWS: usize = 50;
+/// A page of results when the overlay asks for none in particular.
+const PAGE_ROWS: usize = 50;
 
 #[tauri::command]
 pub async fn search_memories(
@@ -42,11 +45,14 @@ pub async fn search_memories(
     query: String,
     within: SearchIn,
     seq: u64,
+    limit: Option<usize>,
 ) -> IpcResult<SearchResults> {
+    let limit = limit.unwrap_or(PAGE_ROWS).max(1);
     off_main(app, move |ws| {
         let started = Instant::now();
         let options = SearchOptions {
-            limit: Some(MAX_ROWS),
+            // One more than shown tells whether there is a next page.
+            limit: Some(limit + 1),
             strategy: None,
             only_evident: true,
         };
@@ -63,9 +69,13 @@ pub async fn search_memories(
                 &options,
             )?,
         };
+        let mut rows = results.hits;
+        let more = rows.len() > limit;
+        rows.truncate(limit);
         Ok(SearchResults {
             seq,
-            rows: results.hits,
+            rows,
+            more,
             strategy: results.strategy,
             note: results.note,
             micros: started.elapsed().as_micros(),

@@ -1,12 +1,17 @@
 //! The Sessions view: recall over past agent transcripts, the recent sessions, one transcript.
 //! The index is kept current by the session watcher (see `events`); these only read it.
 
+use ambry_core::embed::SavedWithVector;
+use ambry_core::ledger::Injection;
+use ambry_core::memory::MemoryDraft;
 use ambry_core::sessions::{
-    group_runs, RecallHit, RecallQuery, SessionGroup, SourceKind, Transcript,
+    group_runs, RecallQuery, SessionGroup, SourceKind, Transcript, VaultedFile,
 };
+use ambry_core::workspace::ReaderRecall;
 use serde::Serialize;
 use tauri::AppHandle;
 
+use crate::commands::Location;
 use crate::ipc_error::IpcResult;
 use crate::state::off_main;
 
@@ -33,8 +38,10 @@ pub async fn sessions_overview(app: AppHandle) -> IpcResult<SessionsOverview> {
     .await
 }
 
-/// `ambry recall`: `project` limits hits to sessions that ran inside it.
+/// `ambry recall`: `project` limits hits to sessions that ran inside it. Answered by words
+/// while the model would first load unless `wait_for_model` (see `recall_for_reader`).
 #[tauri::command]
+#[allow(clippy::too_many_arguments)]
 pub async fn recall_sessions(
     app: AppHandle,
     query: String,
@@ -42,7 +49,8 @@ pub async fn recall_sessions(
     project: Option<String>,
     folder: Option<String>,
     limit: Option<usize>,
-) -> IpcResult<Vec<RecallHit>> {
+    wait_for_model: Option<bool>,
+) -> IpcResult<ReaderRecall> {
     off_main(app, move |ws| {
         let mut q = RecallQuery::new(query);
         q.limit = limit.unwrap_or(50);
@@ -53,8 +61,7 @@ pub async fn recall_sessions(
             // A folder sessions ran in that is no Ambry project (e.g. one only Claude Code knows).
             q.cwd_prefix = Some(folder.into());
         }
-        // The watcher keeps the index current; recall here never indexes first.
-        Ok(ws.recall(&q, false, chrono::Utc::now())?.0)
+        Ok(ws.recall_for_reader(&q, wait_for_model.unwrap_or(false))?)
     })
     .await
 }
@@ -75,4 +82,37 @@ pub async fn list_sessions(
 #[tauri::command]
 pub async fn session_transcript(app: AppHandle, session_id: String) -> IpcResult<Transcript> {
     off_main(app, move |ws| Ok(ws.transcript(&session_id)?)).await
+}
+
+/// What Ambry injected into a session (the injection ledger).
+#[tauri::command]
+pub async fn session_injections(app: AppHandle, session_id: String) -> IpcResult<Vec<Injection>> {
+    off_main(app, move |ws| Ok(ws.session_injections(&session_id)?)).await
+}
+
+/// A passage of a session kept as a new memory whose `source:` names the session.
+#[tauri::command]
+pub async fn save_passage(
+    app: AppHandle,
+    location: Location,
+    session_id: String,
+    draft: MemoryDraft,
+) -> IpcResult<SavedWithVector> {
+    off_main(app, move |ws| {
+        let store = ws.store_of(location.project_slug())?;
+        Ok(ws.save_passage(
+            &store,
+            location.scope,
+            draft,
+            &session_id,
+            chrono::Utc::now(),
+        )?)
+    })
+    .await
+}
+
+/// Removes a session whose transcript file was deleted from the index.
+#[tauri::command]
+pub async fn prune_session(app: AppHandle, session_id: String) -> IpcResult<VaultedFile> {
+    off_main(app, move |ws| Ok(ws.prune_vaulted_session(&session_id)?)).await
 }

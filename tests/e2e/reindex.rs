@@ -92,7 +92,7 @@ async fn reindex_shows_progress_then_a_summary_and_writes_vectors() -> TestResul
                 click(&driver, "reindex-button").await?;
                 let summary = ui::reindex_result(&driver).await?;
                 ensure!(
-                    summary.lines().next() == Some("Embeddings: 3 new, 0 updated, 0 up to date"),
+                    summary.lines().next() == Some("Memories: 3 of 3 newly searchable by meaning"),
                     "first reindex summary: {summary:?}"
                 );
                 let states = recorded_states(&driver).await?;
@@ -116,14 +116,14 @@ async fn reindex_shows_progress_then_a_summary_and_writes_vectors() -> TestResul
                         let text = driver.find(ui::tid("reindex-status")).await?.text().await?;
                         let states = recorded_states(&driver).await?;
                         Ok(
-                            (states.iter().any(|s| s.running) && text.contains("3 up to date"))
+                            (states.iter().any(|s| s.running) && text.contains("all 3 searchable"))
                                 .then_some(text),
                         )
                     }
                 })
                 .await?;
                 ensure!(
-                    again.lines().next() == Some("Embeddings: 0 new, 0 updated, 3 up to date"),
+                    again.lines().next() == Some("Memories: all 3 searchable by meaning"),
                     "second reindex summary: {again:?}"
                 );
                 Ok(())
@@ -194,7 +194,7 @@ async fn without_the_model_reindex_ends_and_says_the_embeddings_were_skipped() -
                 click(&driver, "reindex-button").await?;
                 let summary = ui::reindex_result(&driver).await?;
                 ensure!(
-                    summary.starts_with("Embeddings skipped:"),
+                    summary.starts_with("Search by meaning unavailable"),
                     "reindex summary without the model: {summary:?}"
                 );
                 ensure!(

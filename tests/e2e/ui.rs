@@ -307,7 +307,7 @@ pub async fn reindex_result(driver: &WebDriver) -> TestResult<String> {
                 .is_displayed()
                 .await?;
             let finished =
-                text.starts_with("Embeddings:") || text.starts_with("Embeddings skipped");
+                text.starts_with("Memories:") || text.starts_with("Search by meaning unavailable");
             Ok((finished && !running).then_some(text))
         }
     })

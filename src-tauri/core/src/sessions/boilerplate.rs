@@ -29,6 +29,7 @@ const INJECTED_TAGS: &[&str] = &[
     "ambry-memory",
     "INSTRUCTIONS",
     "turn_aborted",
+    "task-notification",
 ];
 
 /// A user message starting with one of these is injected as a whole.
@@ -40,36 +41,84 @@ const INJECTED_PREFIXES: &[&str] = &[
 ];
 
 /// The user's own words in `text`, or `None` when nothing but injected text remains.
+#[cfg(test)]
 pub(crate) fn clean_user_text(text: &str) -> Option<String> {
+    split_user_text(text).0
+}
+
+/// `text` split into the user's own words (`None` when nothing but injected text remains) and
+/// what the agent injected into the same message, as it was written (scrubbed), in order of
+/// tag kind. The transcript shows the second part as context, never as the person's words.
+pub(crate) fn split_user_text(text: &str) -> (Option<String>, Vec<String>) {
     let trimmed = text.trim_start();
     if INJECTED_PREFIXES.iter().any(|p| trimmed.starts_with(p)) {
-        return None;
+        let whole = scrub(text.trim());
+        return (None, vec![whole]);
     }
     let mut out = scrub(text);
+    let mut injected = Vec::new();
     if out.contains('<') {
         for tag in INJECTED_TAGS {
             // Most prompts carry none of the tags: look before copying.
             if find_open(&out, &format!("<{tag}")).is_some() {
-                out = remove_blocks(&out, tag);
+                out = remove_blocks(&out, tag, &mut injected);
             }
         }
     }
     let out = out.trim();
-    (!out.is_empty()).then(|| out.to_string())
+    ((!out.is_empty()).then(|| out.to_string()), injected)
 }
 
-/// Removes every `<tag …>…</tag>`; an unclosed block runs to the end of the text.
-fn remove_blocks(text: &str, tag: &str) -> String {
+/// What a block of injected text is, in words a person reads beside it: the kind of its first
+/// tag or prefix, `None` for text that is no injection.
+pub(crate) fn context_label(text: &str) -> Option<&'static str> {
+    let t = text.trim_start();
+    let prefixed = [
+        ("[Request interrupted by user", "Interrupted"),
+        ("Caveat: The messages below", "Caveat"),
+        ("# AGENTS.md instructions", "Instructions"),
+        ("This session is being continued", "Conversation summary"),
+    ];
+    if let Some((_, label)) = prefixed.iter().find(|(p, _)| t.starts_with(p)) {
+        return Some(label);
+    }
+    let tag = t.strip_prefix('<')?;
+    let name_end = tag.find(['>', ' ', '\n'])?;
+    Some(match &tag[..name_end] {
+        "task-notification" => "Task notification",
+        "system-reminder" => "System reminder",
+        "command-name" | "command-message" | "command-args" => "Slash command",
+        "local-command-stdout" | "local-command-stderr" | "local-command-caveat" => {
+            "Command output"
+        }
+        "bash-input" | "bash-stdout" | "bash-stderr" => "Shell",
+        "user-prompt-submit-hook" => "Hook output",
+        "ambry-memory" => "Ambry memory",
+        "environment_context" => "Environment",
+        "user_instructions" | "INSTRUCTIONS" | "permissions instructions" => "Instructions",
+        "turn_aborted" => "Interrupted",
+        _ => return None,
+    })
+}
+
+/// Removes every `<tag …>…</tag>`, collecting each into `removed`; an unclosed block runs to
+/// the end of the text.
+fn remove_blocks(text: &str, tag: &str, removed: &mut Vec<String>) -> String {
     let open = format!("<{tag}");
     let close = format!("</{tag}>");
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = find_open(rest, &open) {
         out.push_str(&rest[..start]);
-        match rest[start..].find(&close) {
-            Some(end) => rest = &rest[start + end + close.len()..],
-            None => rest = "",
-        }
+        let block = match rest[start..].find(&close) {
+            Some(end) => {
+                let block = &rest[start..start + end + close.len()];
+                rest = &rest[start + end + close.len()..];
+                block
+            }
+            None => std::mem::take(&mut rest).get(start..).unwrap_or(""),
+        };
+        removed.push(block.trim().to_string());
     }
     out.push_str(rest);
     out
@@ -201,6 +250,35 @@ mod tests {
             clean_user_text("why does \u{1b}[31merror\u{1b}[0m show\u{7} here").as_deref(),
             Some("why does error show here")
         );
+    }
+
+    #[test]
+    fn injected_text_is_kept_apart_and_named() {
+        let text = "<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>\nnow fix the test";
+        let (own, injected) = split_user_text(text);
+        assert_eq!(own.as_deref(), Some("now fix the test"));
+        assert_eq!(injected.len(), 1);
+        assert!(
+            injected[0].starts_with("<task-notification>")
+                && injected[0].ends_with("</task-notification>")
+        );
+        assert_eq!(context_label(&injected[0]), Some("Task notification"));
+        let (own, injected) =
+            split_user_text("<command-name>/mcp</command-name>\n<command-args></command-args>");
+        assert_eq!(own, None);
+        assert_eq!(injected.len(), 2);
+        assert_eq!(context_label(&injected[0]), Some("Slash command"));
+        let (own, injected) = split_user_text("[Request interrupted by user]");
+        assert_eq!(
+            (own, context_label(&injected[0])),
+            (None, Some("Interrupted"))
+        );
+        assert_eq!(
+            context_label("<system-reminder>x</system-reminder>"),
+            Some("System reminder")
+        );
+        assert_eq!(context_label("is Vec<String> ok?"), None);
+        assert_eq!(context_label("<commander>"), None);
     }
 
     #[test]

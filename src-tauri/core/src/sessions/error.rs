@@ -22,6 +22,8 @@ pub enum SessionError {
     },
     #[error("no indexed session has the id {id}; `ambry sessions list` shows the ids (run `ambry sessions index` first if it is new)")]
     NotFound { id: String },
+    #[error("the transcript of session {id} still exists, so it is not pruned (the index would only read it again); delete the file first")]
+    NotVaulted { id: String },
     #[error("cannot watch {path}: {reason}")]
     Watch { path: PathBuf, reason: String },
     #[error("the {source_name} source is switched off in config.toml ([sessions] sources); add \"{source_name}\" there to index it")]
@@ -59,6 +61,7 @@ impl ErrorCode for SessionError {
             SessionError::Io { .. } => "session_io",
             SessionError::NotFound { .. } => "session_not_found",
             SessionError::SourceDisabled { .. } => "source_disabled",
+            SessionError::NotVaulted { .. } => "session_not_vaulted",
             SessionError::Watch { .. } => "session_watch_failed",
         }
     }

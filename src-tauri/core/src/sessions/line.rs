@@ -21,6 +21,9 @@ pub(crate) enum Role {
     User,
     Assistant,
     Tool,
+    /// What an agent injected into the user's side (reminders, notifications, command echoes):
+    /// only read for a transcript (`SessionState::keep_context`), never indexed.
+    Context,
 }
 
 impl Role {
@@ -29,6 +32,7 @@ impl Role {
             Role::User => "user",
             Role::Assistant => "assistant",
             Role::Tool => "tool",
+            Role::Context => "context",
         }
     }
 }
@@ -62,6 +66,9 @@ pub(crate) struct SessionState {
     pub model: Option<String>,
     pub first_ts: Option<String>,
     pub last_ts: Option<String>,
+    /// Keep injected text as `Role::Context` messages (a transcript shown to a person); the
+    /// index drops it. Not persisted.
+    pub keep_context: bool,
 }
 
 impl SessionState {
@@ -120,7 +127,11 @@ pub(crate) struct LineBuilder {
 
 impl LineBuilder {
     pub(crate) fn user(&mut self, state: &mut SessionState, text: &str, ts: Option<&str>) {
-        match boilerplate::clean_user_text(text) {
+        let (own, injected) = boilerplate::split_user_text(text);
+        if state.keep_context && !injected.is_empty() {
+            self.push(Role::Context, injected.join("\n"), ts);
+        }
+        match own {
             Some(clean) => {
                 state.saw_prompt(&clean);
                 self.push(Role::User, clean, ts);

@@ -38,7 +38,10 @@ pub use health::session_checks;
 pub use index::SessionIndex;
 pub use parse::{parse_transcript_lines, LineCounts};
 pub use roots::SourceRoots;
-pub use runs::{group_runs, parent_of, RunKind, SessionGroup, SessionRun};
+pub use runs::{
+    group_recall_runs, group_runs, parent_of, RecallGroup, RecallRun, RunKind, RunOf, SessionGroup,
+    SessionRun,
+};
 pub use session_ranking::{QueryVector, SessionWeights, DEFAULT_WEIGHTS};
 pub use transcript::IndexStats;
 pub use types::{

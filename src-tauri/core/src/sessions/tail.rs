@@ -382,6 +382,7 @@ impl SessionIndex {
                     model: r.get(13)?,
                     first_ts: r.get(14)?,
                     last_ts: r.get(15)?,
+                    keep_context: false,
                 },
             })
         })

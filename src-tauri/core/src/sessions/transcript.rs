@@ -94,7 +94,11 @@ impl SessionIndex {
                 })
             }
         };
-        let mut state = SessionState::default();
+        // The transcript shows what agents injected as such (the index leaves it out).
+        let mut state = SessionState {
+            keep_context: true,
+            ..SessionState::default()
+        };
         let mut ignored = IndexSummary::default();
         let read = read_complete_lines(&mut file, meta.source, &mut state, true, &mut ignored)
             .map_err(|source| SessionError::Io {
@@ -105,6 +109,11 @@ impl SessionIndex {
             .messages
             .into_iter()
             .map(|m| Turn {
+                label: (m.role == super::line::Role::Context).then(|| {
+                    super::boilerplate::context_label(&m.text)
+                        .unwrap_or("Agent context")
+                        .to_string()
+                }),
                 ts: m.ts,
                 role: m.role.as_str().to_string(),
                 text: m.text,

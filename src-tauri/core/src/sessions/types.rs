@@ -105,8 +105,14 @@ pub struct SessionMeta {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Turn {
     pub ts: Option<String>,
+    /// `user`, `assistant`, `tool`, or `context`: text an agent injected into the user's side
+    /// (a system reminder, a task notification, a slash command's echo), which the person did
+    /// not type.
     pub role: String,
     pub text: String,
+    /// What a `context` turn is ("Task notification", "System reminder", …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 /// A session re-read from its file.

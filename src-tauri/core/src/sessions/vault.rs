@@ -78,6 +78,7 @@ pub(crate) fn stored_turns(
             role: r.get(0)?,
             ts: r.get(1)?,
             text: r.get(2)?,
+            label: None,
         })
     })?;
     rows.collect()
@@ -155,6 +156,39 @@ impl SessionIndex {
                 Err(SessionError::from_sql(db, e))
             }
         }
+    }
+
+    /// Removes the vaulted files of one session (a person pruning the transcript they are
+    /// reading); a session whose file still exists is refused with `NotVaulted`.
+    pub fn prune_one_removed(&mut self, session_id: &str) -> Result<VaultedFile, SessionError> {
+        let mine: Vec<VaultedFile> = self
+            .vaulted()?
+            .into_iter()
+            .filter(|v| v.session_id == session_id)
+            .collect();
+        let Some(first) = mine.first().cloned() else {
+            let known = self
+                .conn
+                .query_row(
+                    "SELECT count(*) FROM session_files WHERE session_id = ?1",
+                    [session_id],
+                    |r| r.get::<_, i64>(0),
+                )
+                .map_err(|e| SessionError::from_sql(&self.path, e))?;
+            return Err(if known > 0 {
+                SessionError::NotVaulted {
+                    id: session_id.to_string(),
+                }
+            } else {
+                SessionError::NotFound {
+                    id: session_id.to_string(),
+                }
+            });
+        };
+        for v in &mine {
+            self.remove_file(&v.path)?;
+        }
+        Ok(first)
     }
 
     /// Removes vaulted sessions whose source disappeared at least `older_than_days` ago (all of

@@ -18,6 +18,7 @@ mod launch;
 mod memories;
 mod retrieval;
 mod review;
+mod session_actions;
 mod sessions;
 mod upkeep;
 
@@ -41,6 +42,7 @@ pub use instructions::InstructionView;
 pub use launch::{HomeError, LaunchEnv, DEFAULT_MODEL_IDLE};
 pub use memories::{MemoryRow, RenamedWithVector, VersionRow};
 pub use retrieval::{Coverage, SearchHit, SearchOptions, SearchResults};
+pub use session_actions::ReaderRecall;
 pub use sessions::{IndexRequest, SessionFolder};
 pub use upkeep::{ReindexPhase, ReindexSummary};
 

@@ -79,6 +79,24 @@ impl ModelSlot {
         }
     }
 
+    /// Whether a search over `paths` would first wait for the model to load: it is not loaded
+    /// (or was released while idle) and its assets are there to load it from. A recent failed
+    /// load is answered at once, so it waits for nothing.
+    fn load_pending(&self, paths: &ModelPaths) -> bool {
+        match lock(&self.slot).as_ref() {
+            Some(Loaded::Ready(loaded, scorer)) if loaded == paths => {
+                // Held by another search: loaded, or loading for it.
+                scorer.embedder().try_lock().is_ok_and(|e| !e.is_loaded())
+            }
+            Some(Loaded::Failed(loaded, at, _))
+                if loaded == paths && at.elapsed() < RETRY_FAILED_LOAD_AFTER =>
+            {
+                false
+            }
+            _ => paths.check().is_ok(),
+        }
+    }
+
     fn loaded_model(&self) -> Option<String> {
         match lock(&self.slot).as_ref() {
             Some(Loaded::Ready(paths, _)) => Some(paths.model_id().to_string()),
@@ -157,6 +175,18 @@ impl Workspace {
             Strategy::Keyword | Strategy::Bm25 => Err("not requested".into()),
             Strategy::Semantic | Strategy::Auto => self.model.scorer(&self.model_paths(config)),
         }
+    }
+
+    /// Whether a search with the configured strategy would first wait for the model to load
+    /// (seconds on a cold start): a reader can be answered by words meanwhile.
+    pub fn model_load_pending(&self) -> bool {
+        let Ok(config) = self.config() else {
+            return false;
+        };
+        matches!(
+            config.retrieval.strategy,
+            Strategy::Semantic | Strategy::Auto
+        ) && self.model.load_pending(&self.model_paths(&config))
     }
 
     pub fn search(
