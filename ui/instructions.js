@@ -23,9 +23,13 @@ import { bindEditorKeys, showSaveError } from './text-editor.js';
 
 const AGENT_NAMES = { claude: 'Claude Code', codex: 'Codex' };
 
+// The person's own files, read in every project (not one repository's).
+const isUserFile = (f) => f.kind === 'user_claude' || f.kind === 'user_agents';
+
 // Each file by its role: what a person calls it and why it exists.
 export const INSTRUCTION_FILES = {
   user_claude: { name: 'CLAUDE.md', place: 'all projects', about: 'Your own instructions for every project.' },
+  user_agents: { name: 'AGENTS.md', place: 'all projects', about: 'Your own instructions Codex reads in every project (in CODEX_HOME).' },
   project_claude: { name: 'CLAUDE.md', place: 'repository', about: 'The repository’s instructions, usually committed and shared with the team.' },
   project_dot_claude: { name: '.claude/CLAUDE.md', place: 'repository', about: 'The repository’s instructions, kept in its .claude folder.' },
   project_local_claude: { name: 'CLAUDE.local.md', place: 'repository', about: 'Your personal notes for this repository, usually kept out of git.' },
@@ -87,7 +91,7 @@ export function createInstructionsView(app) {
       if (mine !== seq) return;
       files = listed;
       if (!files.some((f) => f.kind === kind)) {
-        const firstInRepo = files.find((f) => f.kind !== 'user_claude' && f.exists);
+        const firstInRepo = files.find((f) => !isUserFile(f) && f.exists);
         kind = (firstInRepo || files.find((f) => f.exists) || files[0] || {}).kind || null;
       }
       renderList();
@@ -109,8 +113,8 @@ export function createInstructionsView(app) {
       h('span', { class: 'row-top' }, h('span', { class: 'row-name mono' }, label(f)),
         h('span', { class: 'row-time' }, f.exists ? formatBytes(f.bytes) : 'not created')),
       h('span', { class: 'row-description' }, `Loaded by ${loadedByLabel(f.loaded_by)}`));
-    const user = files.filter((f) => f.kind === 'user_claude');
-    const repo = files.filter((f) => f.kind !== 'user_claude');
+    const user = files.filter(isUserFile);
+    const repo = files.filter((f) => !isUserFile(f));
     clear(list,
       h('div', { class: 'list-group-title' }, 'Everywhere'), user.map(row),
       repo.length
@@ -161,7 +165,7 @@ export function createInstructionsView(app) {
       const info = INSTRUCTION_FILES[page.kind] || { name: page.kind };
       clear(pane, head(null),
         h('div', { class: 'empty-state', testid: 'instruction-missing' },
-          h('div', { class: 'empty-title' }, `${info.name} does not exist ${page.kind === 'user_claude' ? 'yet' : 'in this repository'}`),
+          h('div', { class: 'empty-title' }, `${info.name} does not exist ${isUserFile(page) ? 'yet' : 'in this repository'}`),
           h('p', {}, `${loadedByLabel(page.loaded_by)} would load it by itself. Write one here if you want it.`),
           h('button', { class: 'btn btn-primary', testid: 'instruction-create', onClick: edit }, `Create ${info.name}`)));
       return;

@@ -256,8 +256,11 @@ export function createMemoriesView(app) {
       stale ? h('div', { class: 'banner', testid: 'detail-stale' }, 'This memory changed on disk while you were editing.') : null,
       h('div', { class: 'detail-head' },
         h('div', { class: 'detail-badges' },
-          h('span', { class: `badge badge-type type-${d.type}`, testid: 'detail-type' }, d.type),
-          h('span', { class: 'badge badge-scope', testid: 'detail-scope' }, d.scope === 'user' ? 'user scope' : 'project scope')),
+          h('span', { class: `badge badge-type type-${d.type}`, testid: 'detail-type', title: 'Type' }, d.type),
+          // Where it applies, in words that do not repeat the type (a `project` memory of a
+          // project read "project · project scope" before).
+          h('span', { class: 'badge badge-scope', testid: 'detail-scope', title: 'Where agents get it' },
+            d.scope === 'user' ? 'user memory · every project' : `only in ${app.projectName(location.project)}`)),
         h('h2', { class: 'detail-name', testid: 'detail-name' }, d.name),
         h('p', { class: 'detail-description', testid: 'detail-description' }, d.description),
         h('div', { class: 'detail-meta' },

@@ -217,7 +217,7 @@ export function createSearch(app) {
           h('div', { class: 'result-top' },
             h('span', { class: 'result-name' }, r.name),
             h('span', { class: `badge badge-type type-${r.type}` }, r.type),
-            h('span', { class: 'badge badge-scope' }, r.scope === 'user' ? 'user scope' : app.projectName(r.project))),
+            h('span', { class: 'badge badge-scope' }, r.scope === 'user' ? 'user memory' : `only in ${app.projectName(r.project)}`)),
           h('div', { class: 'result-description' }, r.description)),
         relevanceOf(r))), tail);
     }

@@ -22,18 +22,28 @@ import { settingField } from './setting-field.js';
 const STATUS_LABEL = { ok: 'OK', warn: 'Warning', error: 'Problem' };
 const SOURCE_LABEL = { claude: 'Claude Code', codex: 'Codex', ambry: 'Ambry' };
 
-// Two checks of one area (the runtime and the model are both "embeddings") get a label that
-// tells them apart: the words before "found"/"missing", or a number.
+// Two checks of one area (the runtime and the model are both "embeddings"; an agent's
+// connection, its hooks' trust and its notes) get labels that tell them apart by what they are
+// about: the words before "found"/"missing"/"loaded" or before a colon ("SessionStart hook"),
+// else "note"; never a bare number.
 function checkLabels(checks) {
   const counts = new Map();
   for (const c of checks) counts.set(c.area, (counts.get(c.area) || 0) + 1);
   const seen = new Map();
+  const used = new Set();
   return checks.map((c) => {
-    if (counts.get(c.area) === 1) return c.area;
-    const n = (seen.get(c.area) || 0) + 1;
-    seen.set(c.area, n);
-    const what = /^(.{1,40}?) (found|missing|loaded)\b/.exec(c.detail);
-    return what ? `${c.area}: ${what[1]}` : `${c.area} (${n})`;
+    let label = c.area;
+    if (counts.get(c.area) > 1) {
+      const first = !seen.has(c.area);
+      seen.set(c.area, true);
+      const what = /^(.{1,40}?) (found|missing|loaded)\b/.exec(c.detail) || /^([^:;,.]{1,30}):/.exec(c.detail);
+      label = what ? `${c.area}: ${what[1]}` : first ? c.area : `${c.area}: note`;
+    }
+    // Unique in the list (tests and screen readers name a check by it).
+    let unique = label;
+    for (let n = 2; used.has(unique); n += 1) unique = `${label} ${n}`;
+    used.add(unique);
+    return unique;
   });
 }
 

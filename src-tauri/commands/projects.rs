@@ -51,12 +51,12 @@ pub async fn list_projects(app: AppHandle) -> IpcResult<Vec<ProjectView>> {
 pub async fn add_project(app: AppHandle) -> IpcResult<Option<ProjectView>> {
     let picker = app.clone();
     off_main(app, move |ws| {
-        let Some(folder) = picker
-            .dialog()
-            .file()
-            .set_title("Add a project folder")
-            .blocking_pick_folder()
-        else {
+        let mut dialog = picker.dialog().file().set_title("Add a project folder");
+        // Opens in the person's home (where repositories are), not on an empty Recent list.
+        if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+            dialog = dialog.set_directory(home);
+        }
+        let Some(folder) = dialog.blocking_pick_folder() else {
             return Ok(None);
         };
         let folder = folder.into_path().map_err(|e| {

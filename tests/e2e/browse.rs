@@ -102,7 +102,12 @@ async fn user_and_project_memories_are_browsed_separately() -> TestResult {
                     "user memories leak into the project list: {scopes:?}"
                 );
                 open_memory(&driver, "invoice-rounding").await?;
-                text_contains(&driver, "detail-scope", "project").await?;
+                // Where it applies, not a second "project" beside its type.
+                let scope = text_contains(&driver, "detail-scope", "only in ledger").await?;
+                ensure!(
+                    !scope.contains("project"),
+                    "the scope chip repeats the type: {scope:?}"
+                );
                 text_contains(&driver, "detail-body", "never float").await?;
 
                 // The filter narrows the list.

@@ -95,6 +95,12 @@ async fn agents_files_are_viewed_edited_archived_and_guarded() -> TestResult {
         sandbox.user_home.join(".claude/CLAUDE.md"),
         "Answer briefly.\n",
     )?;
+    // Codex's own AGENTS.md for every project is one of the person's files too.
+    std::fs::create_dir_all(sandbox.user_home.join(".codex"))?;
+    std::fs::write(
+        sandbox.user_home.join(".codex/AGENTS.md"),
+        "Prefer small commits.\n",
+    )?;
     let agents_md = project.root.join("AGENTS.md");
     let claude_md = project.root.join("CLAUDE.md");
     let archive = sandbox
@@ -112,16 +118,17 @@ async fn agents_files_are_viewed_edited_archived_and_guarded() -> TestResult {
             ui::open_project(&driver, &slug).await?;
             click(&driver, "nav-instructions").await?;
             testid(&driver, "instructions-view").await?;
-            let rows = ui::eventually("the five files of the project and the user", || {
+            let rows = ui::eventually("the six files of the project and the user", || {
                 let driver = driver.clone();
                 async move {
                     let rows = listed(&driver).await?;
-                    Ok((rows.len() == 5).then_some(rows))
+                    Ok((rows.len() == 6).then_some(rows))
                 }
             })
             .await?;
             let expected = [
                 ("user_claude", true),
+                ("user_agents", true),
                 ("project_claude", false),
                 ("project_dot_claude", false),
                 ("project_local_claude", false),
@@ -209,11 +216,11 @@ async fn agents_files_are_viewed_edited_archived_and_guarded() -> TestResult {
                         let kind = row.attr("data-kind").await?.unwrap_or_default();
                         kinds.push((kind, row.attr("data-agents").await?.unwrap_or_default()));
                     }
-                    Ok((kinds.len() == 3).then_some(kinds))
+                    Ok((kinds.len() == 4).then_some(kinds))
                 }
             })
             .await?;
-            let want = [("user_claude", "claude"), ("project_claude", "claude"), ("project_agents", "codex")];
+            let want = [("user_claude", "claude"), ("user_agents", "codex"), ("project_claude", "claude"), ("project_agents", "codex")];
             ensure!(
                 kinds.iter().map(|(k, a)| (k.as_str(), a.as_str())).collect::<Vec<_>>() == want,
                 "the compose preview lists {kinds:?}"

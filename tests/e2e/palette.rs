@@ -1,7 +1,8 @@
 //! Ctrl+K as a command palette, by keyboard: memories come in pages of 50 with *Show more*
 //! (Enter on it shows the next page and keeps the place), past sessions follow them and open
 //! as a transcript, and places and actions are found by their words (`>` lists only those):
-//! *Connect an agent* lands on the agents card in Settings.
+//! *Connect an agent* lands on the agents card in Settings, whose health list names an agent's
+//! lines by what they are about.
 
 use thirtyfour::prelude::*;
 
@@ -100,6 +101,16 @@ async fn the_palette_pages_memories_opens_sessions_and_runs_actions() -> TestRes
                 Ok(focused(&driver).await?.within("agents-card").then_some(()))
             })
             .await?;
+            // Health names an agent's second line by what it is, not "claude code (2)".
+            let labels = ui::eventually("the health checks", || async {
+                let labels = ui::texts(&driver, ui::css("[data-testid=\"doctor-check\"] .check-area")).await?;
+                Ok(labels.iter().any(|l| l == "claude code: note").then_some(labels))
+            })
+            .await?;
+            ensure!(
+                labels.iter().all(|l| !l.ends_with(')')),
+                "numbered health labels: {labels:?}"
+            );
             Ok(())
         })
         .await

@@ -30,7 +30,15 @@ async fn open_by_keyboard(driver: &WebDriver, query: &str, title: &str) -> TestR
     let q = testid(driver, "sessions-query").await?;
     q.click().await?;
     ui::fill(&q, query).await?;
-    ui::shown(driver, ui::tid("recall-hit"), "a hit").await?;
+    // The new query's answer, not the previous one still on screen.
+    ui::eventually(&format!("{title} as the top hit"), || async {
+        let names = ui::texts(driver, css("[data-testid=\"recall-hit\"] .row-name")).await?;
+        Ok(names
+            .first()
+            .is_some_and(|n| n.contains(title))
+            .then_some(()))
+    })
+    .await?;
     press(driver, Key::Tab).await?;
     press(driver, Key::Enter).await?;
     text_contains(driver, "transcript-title", title).await?;

@@ -1,7 +1,7 @@
-//! The edit form in the smallest window (720×480), by keyboard: the list shows a memory's name
+//! The smallest window (720×480). The edit form, by keyboard: the list shows a memory's name
 //! whole, the form keeps its title and its Save bar in view with the fields scrolling between
 //! them (the bar never lies over the body), the body is tall enough to write in, and Ctrl+S
-//! saves.
+//! saves. The compose preview keeps its block readable.
 
 use thirtyfour::prelude::*;
 
@@ -74,5 +74,45 @@ async fn the_edit_form_works_at_720x480_by_keyboard() -> TestResult {
             ensure!(text.contains("Step 39: check the signing key."), "the body was not saved:\n{text}");
             Ok(())
         })
+        .await
+}
+
+/// The compose preview in the smallest window: the block keeps room to be read (it was two
+/// lines tall under the inputs and the side lists).
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn the_compose_block_is_readable_at_720x480() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    sandbox.save_user(
+        "token-refresh",
+        "project",
+        "How the auth middleware refreshes tokens",
+        "Refresh the token under the session lock; the race in the auth middleware came from two refreshes.\n",
+    )?;
+    sandbox
+        .run(
+            "the_compose_block_is_readable_at_720x480",
+            |driver| async move {
+                ui::open_compose(&driver).await?;
+                resize(&driver, 720, 480).await?;
+                testid(&driver, "compose-prompt")
+                    .await?
+                    .send_keys("fix the token refresh race in the auth middleware")
+                    .await?;
+                ui::text_contains(&driver, "compose-output", "token-refresh").await?;
+                capture(&driver, "compose-720x480").await?;
+                let block = rect(&driver, "[data-testid=\"compose-output\"]").await?;
+                ensure!(
+                    block.height >= 150.0,
+                    "the compose block is {} px tall at 720×480",
+                    block.height
+                );
+                ensure!(
+                    block.right <= block.vw + 0.5,
+                    "the compose block overflows the window: {block:?}"
+                );
+                Ok(())
+            },
+        )
         .await
 }

@@ -32,6 +32,9 @@ pub const MAX_INSTRUCTION_BYTES: u64 = 1024 * 1024;
 pub enum InstructionKind {
     /// `<claude dir>/CLAUDE.md`: the person's instructions for every project.
     UserClaude,
+    /// `<codex home>/AGENTS.md` (`CODEX_HOME`, else `~/.codex`): the person's instructions
+    /// Codex loads in every project.
+    UserAgents,
     /// `<repo>/CLAUDE.md`
     ProjectClaude,
     /// `<repo>/.claude/CLAUDE.md`
@@ -43,8 +46,9 @@ pub enum InstructionKind {
 }
 
 impl InstructionKind {
-    pub const ALL: [InstructionKind; 5] = [
+    pub const ALL: [InstructionKind; 6] = [
         InstructionKind::UserClaude,
+        InstructionKind::UserAgents,
         InstructionKind::ProjectClaude,
         InstructionKind::ProjectDotClaude,
         InstructionKind::ProjectLocalClaude,
@@ -54,7 +58,7 @@ impl InstructionKind {
     /// The agents that load this file on their own at the start of a session.
     pub fn loaded_by(self) -> &'static [Agent] {
         match self {
-            InstructionKind::ProjectAgents => &[Agent::Codex],
+            InstructionKind::ProjectAgents | InstructionKind::UserAgents => &[Agent::Codex],
             _ => &[Agent::Claude],
         }
     }
@@ -62,6 +66,7 @@ impl InstructionKind {
     pub fn as_str(self) -> &'static str {
         match self {
             InstructionKind::UserClaude => "user-claude",
+            InstructionKind::UserAgents => "user-agents",
             InstructionKind::ProjectClaude => "project-claude",
             InstructionKind::ProjectDotClaude => "project-dot-claude",
             InstructionKind::ProjectLocalClaude => "project-local-claude",
@@ -69,15 +74,20 @@ impl InstructionKind {
         }
     }
 
-    /// True for the files that belong to one repository (all but the user-wide `CLAUDE.md`).
+    /// True for the files that belong to one repository (all but the user-wide `CLAUDE.md`
+    /// and `AGENTS.md`).
     pub fn in_project(self) -> bool {
-        self != InstructionKind::UserClaude
+        !matches!(
+            self,
+            InstructionKind::UserClaude | InstructionKind::UserAgents
+        )
     }
 
     /// The file's path; project kinds need the repository root.
     pub fn path(self, env: &AgentEnv, repo: Option<&Path>) -> Option<PathBuf> {
         match self {
             InstructionKind::UserClaude => Some(env.claude_dir().join("CLAUDE.md")),
+            InstructionKind::UserAgents => Some(env.codex_dir().join("AGENTS.md")),
             InstructionKind::ProjectClaude => repo.map(|r| r.join("CLAUDE.md")),
             InstructionKind::ProjectDotClaude => repo.map(|r| r.join(".claude/CLAUDE.md")),
             InstructionKind::ProjectLocalClaude => repo.map(|r| r.join("CLAUDE.local.md")),

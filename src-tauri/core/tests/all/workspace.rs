@@ -374,6 +374,7 @@ fn instruction_files_are_found_where_the_agents_look_and_edited_through_the_work
         kinds,
         [
             (InstructionKind::UserClaude, false),
+            (InstructionKind::UserAgents, false),
             (InstructionKind::ProjectClaude, false),
             (InstructionKind::ProjectDotClaude, false),
             (InstructionKind::ProjectLocalClaude, false),
@@ -384,6 +385,11 @@ fn instruction_files_are_found_where_the_agents_look_and_edited_through_the_work
         files[0].path,
         claude_dir.join("CLAUDE.md"),
         "CLAUDE_CONFIG_DIR is where Claude Code looks"
+    );
+    assert_eq!(
+        files[1].path,
+        user_home.join(".codex/AGENTS.md"),
+        "Codex's own AGENTS.md for every project"
     );
 
     let view = ws
