@@ -206,8 +206,17 @@ fn list_and_show_read_sessions_back() {
     let t = a.json(&["sessions", "show", "abc"]);
     assert_eq!(t["meta"]["model"], "gpt-5-codex");
     let turns = t["turns"].as_array().unwrap();
-    assert_eq!(turns.len(), 2);
-    assert_eq!(turns[0]["role"], "user");
+    // Codex's environment block is shown as agent context, apart from what the person said.
+    let said: Vec<&Value> = turns.iter().filter(|t| t["role"] != "context").collect();
+    assert_eq!(said.len(), 2, "{turns:?}");
+    assert_eq!(said[0]["role"], "user");
+    assert!(
+        turns
+            .iter()
+            .filter(|t| t["role"] == "context")
+            .all(|t| t["label"].is_string()),
+        "{turns:?}"
+    );
     let out = a
         .ambry()
         .args(["sessions", "show", "missing", "--json"])

@@ -423,7 +423,7 @@ mod tests {
         };
 
         let files = list(&scope);
-        assert_eq!(files.len(), 5);
+        assert_eq!(files.len(), 6);
         let agents = files
             .iter()
             .find(|f| f.kind == InstructionKind::ProjectAgents)
@@ -437,9 +437,15 @@ mod tests {
                 .exists
         );
         assert_eq!(
-            list(&user_only).len(),
-            1,
-            "without a project only the user file"
+            list(&user_only)
+                .iter()
+                .map(|f| (f.kind, f.loaded_by.clone()))
+                .collect::<Vec<_>>(),
+            [
+                (InstructionKind::UserClaude, vec![Agent::Claude]),
+                (InstructionKind::UserAgents, vec![Agent::Codex]),
+            ],
+            "without a project only the user's own files: CLAUDE.md and Codex's AGENTS.md"
         );
 
         let saved = save(

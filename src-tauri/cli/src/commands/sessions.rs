@@ -156,9 +156,13 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
                 }
             }
             for turn in t.turns {
+                // What the agent injected is named as such, never shown as the person's words.
+                let who = match &turn.label {
+                    Some(label) => format!("context: {label}"),
+                    None => turn.role.clone(),
+                };
                 println!(
-                    "\n[{}] {}\n{}",
-                    turn.role,
+                    "\n[{who}] {}\n{}",
                     turn.ts.as_deref().unwrap_or(""),
                     turn.text
                 );

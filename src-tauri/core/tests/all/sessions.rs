@@ -774,10 +774,23 @@ fn sessions_and_transcripts_read_back() {
         t.meta.title.as_deref(),
         Some("Users get logged out randomly; I think the refresh token rotation is broken")
     );
+    // Codex's environment block is agent context, shown apart from what was said.
+    let context: Vec<(&str, Option<&str>)> = t
+        .turns
+        .iter()
+        .filter(|t| t.role == "context")
+        .map(|t| (t.text.as_str(), t.label.as_deref()))
+        .collect();
+    assert!(
+        context
+            .iter()
+            .all(|(_, label)| *label == Some("Environment")),
+        "{context:?}"
+    );
     let said: Vec<&str> = t
         .turns
         .iter()
-        .filter(|t| t.role != "tool")
+        .filter(|t| t.role != "tool" && t.role != "context")
         .map(|t| t.text.as_str())
         .collect();
     assert_eq!(

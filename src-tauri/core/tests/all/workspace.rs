@@ -442,8 +442,8 @@ fn instruction_files_are_found_where_the_agents_look_and_edited_through_the_work
 
     assert_eq!(
         ws.instruction_files(None).unwrap().len(),
-        1,
-        "without a project only the user-wide file"
+        2,
+        "without a project only the user-wide files (CLAUDE.md, Codex's AGENTS.md)"
     );
     assert_eq!(
         ws.instruction(None, InstructionKind::ProjectClaude)
