@@ -518,8 +518,13 @@ export function createMemoriesView(app) {
           // Inside the form, above the fields: the form shrinks its body box, so Save stays in view.
           if (form && !pane.querySelector('[data-testid="detail-stale"]')) form.prepend(h('div', { class: 'banner', testid: 'detail-stale' }, 'This memory changed on disk while you were editing. Saving will keep your version; the other one goes to the archive.'));
         } else if (!editing) {
+          // Re-rendered (the save's own echo from the watcher, or an agent's change): focus
+          // stays on the same control rather than falling to the page.
+          const had = pane.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
           detail = d;
           renderDetail();
+          const again = had ? pane.querySelector(`[data-testid="${had}"]`) : null;
+          if (again) focusShown(again);
         }
       }
     } catch {

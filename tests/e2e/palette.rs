@@ -51,6 +51,8 @@ async fn the_palette_pages_memories_opens_sessions_and_runs_actions() -> TestRes
         ],
     )?;
     sandbox.run_ambry(&sandbox.user_home, &["sessions", "index"])?;
+    // Claude Code is installed here (its folder exists): health lists its connection and a note.
+    std::fs::create_dir_all(sandbox.user_home.join(".claude"))?;
     sandbox
         .run("the_palette_pages_memories_opens_sessions_and_runs_actions", |driver| async move {
             ui::ready(&driver).await?;

@@ -26,17 +26,18 @@ fn claude_line(kind: &str, text: &str, ts: &str) -> String {
     .to_string()
 }
 
-async fn open_by_keyboard(driver: &WebDriver, query: &str, title: &str) -> TestResult {
+async fn open_by_keyboard(driver: &WebDriver, query: &str, id: &str, title: &str) -> TestResult {
     let q = testid(driver, "sessions-query").await?;
     q.click().await?;
     ui::fill(&q, query).await?;
     // The new query's answer, not the previous one still on screen.
-    ui::eventually(&format!("{title} as the top hit"), || async {
-        let names = ui::texts(driver, css("[data-testid=\"recall-hit\"] .row-name")).await?;
-        Ok(names
-            .first()
-            .is_some_and(|n| n.contains(title))
-            .then_some(()))
+    ui::eventually(&format!("{id} as the top hit"), || async {
+        let hits = driver.find_all(ui::tid("recall-hit")).await?;
+        let first = match hits.first() {
+            Some(h) => h.attr("data-session-id").await?,
+            None => None,
+        };
+        Ok((first.as_deref() == Some(id)).then_some(()))
     })
     .await?;
     press(driver, Key::Tab).await?;
@@ -138,7 +139,7 @@ async fn a_session_is_read_whole_kept_as_a_memory_and_pruned_from_the_app() -> T
                 ui::ready(&driver).await?;
                 resize(&driver, 1280, 800).await?;
                 ui::click(&driver, "nav-sessions").await?;
-                open_by_keyboard(&driver, "blue pool drained", TITLE).await?;
+                open_by_keyboard(&driver, "blue pool drained", "deploy-talk", TITLE).await?;
 
                 // The title is read whole, in the list and over the transcript.
                 let clipped: bool = driver
@@ -220,7 +221,7 @@ async fn a_session_is_read_whole_kept_as_a_memory_and_pruned_from_the_app() -> T
                 .await?;
 
                 // A deleted transcript is removed from here, no command line needed.
-                open_by_keyboard(&driver, "Redis cache", "Dropping the Redis cache").await?;
+                open_by_keyboard(&driver, "Redis cache", "redis-decision", "Dropping the Redis cache").await?;
                 let banner = testid(&driver, "transcript-vaulted").await?.text().await?;
                 ensure!(!banner.contains("ambry sessions"), "the banner still sends the person to the CLI: {banner}");
                 ui::click(&driver, "transcript-prune").await?;
