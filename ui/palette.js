@@ -64,7 +64,8 @@ export function matchingEntries(app, query) {
 export async function matchingSessions(app, query, limit = 5) {
   if (query.trim().startsWith('>') || query.trim().length < 2) return [];
   try {
-    const answer = await call('recall_sessions', { query, source: null, project: null, folder: null, limit });
+    // By words only: the model stays free for the memory search of the next keystroke.
+    const answer = await call('recall_sessions', { query, source: null, project: null, folder: null, limit, byWords: true });
     return answer.hits.map((hit) => ({
       kind: 'session', key: hit.session_id, label: hit.title || '(untitled session)',
       hint: (hit.snippet_parts || []).map((p) => p.text).join('') || hit.snippet,

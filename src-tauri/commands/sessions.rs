@@ -50,6 +50,7 @@ pub async fn recall_sessions(
     folder: Option<String>,
     limit: Option<usize>,
     wait_for_model: Option<bool>,
+    by_words: Option<bool>,
 ) -> IpcResult<ReaderRecall> {
     off_main(app, move |ws| {
         let mut q = RecallQuery::new(query);
@@ -60,6 +61,9 @@ pub async fn recall_sessions(
         } else if let Some(folder) = folder {
             // A folder sessions ran in that is no Ambry project (e.g. one only Claude Code knows).
             q.cwd_prefix = Some(folder.into());
+        }
+        if by_words == Some(true) {
+            return Ok(ws.recall_by_words(&q)?);
         }
         Ok(ws.recall_for_reader(&q, wait_for_model.unwrap_or(false))?)
     })

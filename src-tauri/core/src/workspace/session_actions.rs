@@ -37,17 +37,26 @@ impl Workspace {
         wait_for_model: bool,
     ) -> Result<ReaderRecall, WorkspaceError> {
         if !wait_for_model && self.model_load_pending() {
-            let hits = self.session_index()?.recall(query)?;
             return Ok(ReaderRecall {
-                hits: group_recall_runs(hits),
-                notes: Vec::new(),
                 model_pending: true,
+                ..self.recall_by_words(query)?
             });
         }
         let (hits, notes) = self.recall(query, false, Utc::now())?;
         Ok(ReaderRecall {
             hits: group_recall_runs(hits),
             notes,
+            model_pending: false,
+        })
+    }
+
+    /// Recall by words alone, never touching the model (no query vector, no vector fill that
+    /// would hold the model while a memory search needs it): for the palette, where sessions
+    /// are a few rows under the memories and must not slow the keystroke.
+    pub fn recall_by_words(&self, query: &RecallQuery) -> Result<ReaderRecall, WorkspaceError> {
+        Ok(ReaderRecall {
+            hits: group_recall_runs(self.session_index()?.recall(query)?),
+            notes: Vec::new(),
             model_pending: false,
         })
     }
@@ -214,6 +223,9 @@ mod tests {
             .unwrap();
         assert!(answer.model_pending, "the model would load first");
         assert_eq!(answer.hits.len(), 1, "found by its words meanwhile");
+        let by_words = ws.recall_by_words(&RecallQuery::new("whiskey")).unwrap();
+        assert!(!by_words.model_pending, "words alone promise nothing more");
+        assert_eq!(by_words.hits.len(), 1);
         assert_eq!(
             answer.hits[0].hit.session_id,
             ws.sessions(None, 1).unwrap()[0].session_id
