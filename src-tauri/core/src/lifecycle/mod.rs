@@ -7,6 +7,7 @@
 //! Deliberately does not: read the clock (callers pass `now`), embed, or record usage (the
 //! unused finding needs the usage log, which is not built yet).
 
+pub mod claims;
 pub mod pairs;
 pub mod stale;
 
@@ -14,7 +15,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 
 use crate::memory::{frontmatter, Memory, MemoryDraft, Scope, ScopeFilter, Store, StoreError};
-use pairs::{differing_claims, jaccard, term_set, DUPLICATE_AT, SAME_SUBJECT_AT};
+use pairs::{judge, Side, Verdict};
 pub use stale::MissingPath;
 
 /// One memory as a finding shows it: enough to compare two side by side.
@@ -76,9 +77,23 @@ impl Finding {
     }
 }
 
-/// The review inbox of `store`'s view on `today`: pairs within a scope, and project memories
-/// restating or contradicting user ones; a memory kept as it reads now, or retired, is quiet.
+/// A memory's unit vector of the configured model, when it has a current one.
+pub type VectorOf<'a> = &'a dyn Fn(&Memory) -> Option<Vec<f32>>;
+
+/// The review inbox of `store`'s view on `today`, judged on words only.
 pub fn review(store: &Store, today: NaiveDate) -> Result<Vec<Finding>, StoreError> {
+    review_with(store, today, &|_| None)
+}
+
+/// The review inbox of `store`'s view on `today`: pairs within a scope, and project memories
+/// restating or contradicting user ones, judged on words and on the vectors `vector_of` gives
+/// (a pair where either has none is judged on words); a memory kept as it reads now, or
+/// retired, is quiet.
+pub fn review_with(
+    store: &Store,
+    today: NaiveDate,
+    vector_of: VectorOf<'_>,
+) -> Result<Vec<Finding>, StoreError> {
     let memories: Vec<Memory> = store
         .list(ScopeFilter::All)?
         .into_iter()
@@ -98,7 +113,8 @@ pub fn review(store: &Store, today: NaiveDate) -> Result<Vec<Finding>, StoreErro
         .iter()
         .filter(|m| !m.is_retired(Some(today)))
         .collect();
-    let terms: Vec<_> = open.iter().map(|m| term_set(m)).collect();
+    let sides: Vec<Side> = open.iter().map(|m| Side::of(m)).collect();
+    let vectors: Vec<Option<Vec<f32>>> = open.iter().map(|m| vector_of(m)).collect();
     for i in 0..open.len() {
         for j in i + 1..open.len() {
             let (a, b) = (open[i], open[j]);
@@ -111,26 +127,24 @@ pub fn review(store: &Store, today: NaiveDate) -> Result<Vec<Finding>, StoreErro
             if a.reviewed_as_is() && b.reviewed_as_is() {
                 continue;
             }
-            let similarity = jaccard(&terms[i], &terms[j]);
-            if similarity < SAME_SUBJECT_AT {
-                continue;
-            }
-            let claims = differing_claims(
-                &format!("{}\n{}", a.description, a.body),
-                &format!("{}\n{}", b.description, b.body),
-            );
+            let cosine = match (&vectors[i], &vectors[j]) {
+                (Some(x), Some(y)) => Some(f64::from(crate::embed::cosine(x, y))),
+                _ => None,
+            };
+            let judged = judge(&sides[i], &sides[j], cosine);
             let memories = [Subject::of(a), Subject::of(b)];
-            if !claims.is_empty() {
-                findings.push(Finding::Conflict {
+            let similarity = judged.similarity;
+            match judged.verdict {
+                Some(Verdict::Conflict(claims)) => findings.push(Finding::Conflict {
                     memories,
                     similarity,
                     claims,
-                });
-            } else if similarity >= DUPLICATE_AT {
-                findings.push(Finding::Duplicate {
+                }),
+                Some(Verdict::Duplicate) => findings.push(Finding::Duplicate {
                     memories,
                     similarity,
-                });
+                }),
+                None => {}
             }
         }
     }
