@@ -336,6 +336,41 @@ impl Ledger {
         Ok(out)
     }
 
+    /// Per memory, when its body last entered any context and how often since `since`:
+    /// (scope, project slug or "", name) → (last, count since). Usage (§14) reads this, so an
+    /// injection is counted from the one place it is recorded.
+    pub fn body_injections(
+        &self,
+        since: DateTime<Utc>,
+    ) -> Result<HashMap<(Scope, String, String), (DateTime<Utc>, u64)>, LedgerError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT scope, project, name, MAX(at), SUM(at >= ?1) FROM injections
+                 WHERE form = 'body' GROUP BY scope, project, name",
+            )
+            .map_err(|e| self.db(e))?;
+        let rows = stmt
+            .query_map([since.to_rfc3339()], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, u64>(4)?,
+                ))
+            })
+            .map_err(|e| self.db(e))?;
+        let mut out = HashMap::new();
+        for row in rows {
+            let (scope, project, name, last, n) = row.map_err(|e| self.db(e))?;
+            if let (Ok(scope), Ok(last)) = (scope.parse::<Scope>(), last.parse::<DateTime<Utc>>()) {
+                out.insert((scope, project, name), (last, n));
+            }
+        }
+        Ok(out)
+    }
+
     /// How often each memory's body entered any context: (scope, project slug or "", name) →
     /// count. The memory map's "most used" reads this.
     pub fn use_counts(&self) -> Result<HashMap<(Scope, String, String), u64>, LedgerError> {

@@ -1,15 +1,17 @@
 //! Memory that stays true (DESIGN §14): the review inbox and the actions a person takes on it.
 //!
 //! Owns: building the inbox of one store's view (the user scope and the project's) — duplicates,
-//! conflicts, stale against the code, expired — each finding with its evidence; leaving out a
-//! memory a person kept as it is (`reviewed:`) or that is already retired; and the actions
+//! conflicts, stale against the code, unused, expired — each finding with its evidence; leaving
+//! out a memory a person kept as it is (`reviewed:`) or that is already retired; and the actions
 //! (keep, supersede, merge), each an ordinary archived write through the store.
-//! Deliberately does not: read the clock (callers pass `now`), embed, or record usage (the
-//! unused finding needs the usage log, which is not built yet).
+//! Deliberately does not: read the clock (callers pass `now`), embed (callers pass vectors), or
+//! read usage files (callers pass each memory's last use by an agent).
 
 pub mod claims;
 pub mod pairs;
 pub mod stale;
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
@@ -60,6 +62,12 @@ pub enum Finding {
     },
     /// Its `expires:` day has come.
     Expired { memory: Subject, on: NaiveDate },
+    /// No agent was given or fetched it for `days` days while others of its scope were used.
+    Unused {
+        memory: Subject,
+        last_used: Option<DateTime<Utc>>,
+        days: u64,
+    },
 }
 
 impl Finding {
@@ -70,7 +78,9 @@ impl Finding {
                 .iter()
                 .map(|m| (m.scope, m.name.as_str()))
                 .collect(),
-            Finding::Stale { memory, .. } | Finding::Expired { memory, .. } => {
+            Finding::Stale { memory, .. }
+            | Finding::Expired { memory, .. }
+            | Finding::Unused { memory, .. } => {
                 vec![(memory.scope, memory.name.as_str())]
             }
         }
@@ -80,19 +90,28 @@ impl Finding {
 /// A memory's unit vector of the configured model, when it has a current one.
 pub type VectorOf<'a> = &'a dyn Fn(&Memory) -> Option<Vec<f32>>;
 
-/// The review inbox of `store`'s view on `today`, judged on words only.
+/// What the unused finding needs: each memory's last use by an agent (an injection or a fetch),
+/// keyed (scope, project slug or "", name), and how many days without one count as unused.
+pub struct AgentUse<'a> {
+    pub now: DateTime<Utc>,
+    pub days: u64,
+    pub last: &'a HashMap<(Scope, String, String), DateTime<Utc>>,
+}
+
+/// The review inbox of `store`'s view on `today`, judged on words only, without usage.
 pub fn review(store: &Store, today: NaiveDate) -> Result<Vec<Finding>, StoreError> {
-    review_with(store, today, &|_| None)
+    review_with(store, today, &|_| None, None)
 }
 
 /// The review inbox of `store`'s view on `today`: pairs within a scope, and project memories
 /// restating or contradicting user ones, judged on words and on the vectors `vector_of` gives
-/// (a pair where either has none is judged on words); a memory kept as it reads now, or
-/// retired, is quiet.
+/// (a pair where either has none is judged on words); with `agent_use`, memories no agent used
+/// for that long; a memory kept as it reads now, or retired, is quiet.
 pub fn review_with(
     store: &Store,
     today: NaiveDate,
     vector_of: VectorOf<'_>,
+    agent_use: Option<&AgentUse<'_>>,
 ) -> Result<Vec<Finding>, StoreError> {
     let memories: Vec<Memory> = store
         .list(ScopeFilter::All)?
@@ -148,6 +167,9 @@ pub fn review_with(
             }
         }
     }
+    if let Some(usage) = agent_use {
+        findings.extend(unused(store, &open, usage));
+    }
     if let Some(project) = store.project() {
         for m in open
             .iter()
@@ -163,6 +185,40 @@ pub fn review_with(
         }
     }
     Ok(findings)
+}
+
+/// Memories older than the window that no agent used in it, in scopes where some other memory
+/// was used in it (a scope nobody worked in says nothing about its memories).
+fn unused(store: &Store, open: &[&Memory], usage: &AgentUse<'_>) -> Vec<Finding> {
+    let since = usage.now - chrono::Duration::days(usage.days as i64);
+    let slug = store.project().map(|p| p.slug.clone()).unwrap_or_default();
+    let key = |m: &Memory| {
+        let project = match m.scope {
+            Scope::Project => slug.clone(),
+            Scope::User => String::new(),
+        };
+        (m.scope, project, m.name.clone())
+    };
+    let scope_in_use = |scope: Scope| {
+        open.iter()
+            .filter(|m| m.scope == scope)
+            .any(|m| usage.last.get(&key(m)).is_some_and(|at| *at >= since))
+    };
+    let in_use = [Scope::User, Scope::Project].map(scope_in_use);
+    open.iter()
+        .filter(|m| in_use[usize::from(m.scope == Scope::Project)])
+        .filter(|m| !m.reviewed_as_is())
+        // A memory younger than the window has not had its chance yet.
+        .filter(|m| m.created.is_some_and(|c| c <= since))
+        .filter_map(|m| {
+            let last = usage.last.get(&key(m)).copied();
+            (last.is_none_or(|at| at < since)).then(|| Finding::Unused {
+                memory: Subject::of(m),
+                last_used: last,
+                days: usage.days,
+            })
+        })
+        .collect()
 }
 
 fn draft_of(m: &Memory) -> MemoryDraft {

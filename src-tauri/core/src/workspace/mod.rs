@@ -20,6 +20,7 @@ mod retrieval;
 mod review;
 mod sessions;
 mod upkeep;
+mod usage;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};

@@ -3,15 +3,17 @@
 //!
 //! Owns: which vector each memory is judged with — its sidecar when it is current for the
 //! configured model, else one embedded now with the workspace's model (never written: the
-//! review reads, it does not write); without the model, words alone. The rules live in
-//! `lifecycle`.
+//! review reads, it does not write); without the model, words alone; each memory's last use by
+//! an agent from the usage summaries. The rules live in `lifecycle`.
 //! Deliberately does not: read the clock (callers pass `now`).
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
 use super::{Workspace, WorkspaceError};
 use crate::embed::{embedded_text, read_sidecar, sidecar_path, text_hash, TextEmbedder};
-use crate::lifecycle::{self, Finding};
+use crate::lifecycle::{self, AgentUse, Finding};
 use crate::memory::{Memory, Scope, Store};
 
 impl Workspace {
@@ -41,7 +43,22 @@ impl Workspace {
             let mut embedder = embedder.lock().ok()?;
             embedder.embed(&[text]).ok()?.pop()
         };
-        Ok(lifecycle::review_with(store, now.date_naive(), &vector_of)?)
+        let last: HashMap<_, _> = self
+            .usage(now)?
+            .into_iter()
+            .filter_map(|(key, s)| s.last_agent_use.map(|at| (key, at)))
+            .collect();
+        let agent_use = AgentUse {
+            now,
+            days: config.lifecycle.unused_days,
+            last: &last,
+        };
+        Ok(lifecycle::review_with(
+            store,
+            now.date_naive(),
+            &vector_of,
+            Some(&agent_use),
+        )?)
     }
 
     /// Keep a memory as it is: quiet in the inbox until its text changes.

@@ -18,4 +18,5 @@ mod review_eval;
 mod session_recall_eval;
 mod session_vectors;
 mod sessions;
+mod usage;
 mod workspace;
