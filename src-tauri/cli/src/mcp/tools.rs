@@ -297,10 +297,10 @@ impl AmbryTools {
         let dir = self.directory(args.cwd.as_deref(), &peer).await;
         Ok(answer(
             self.blocking(move |ws| {
-                let options = SearchOptions { limit: Some(limit(args.limit)?), strategy: None, only_evident: false };
+                let options = SearchOptions { limit: Some(limit(args.limit)?), strategy: None, only_evident: false, today: Some(Utc::now().date_naive()) };
                 let store = ws.store_at(&dir);
                 let results = ws.search(&args.query, Coverage::Agent(&store, args.scope.unwrap_or_default().into()), &options)?;
-                let hits: Vec<_> = results.hits.into_iter().map(|h| h.hit).collect();
+                let hits: Vec<_> = results.hits.iter().map(crate::commands::memory_search::hit_json).collect();
                 Ok(serde_json::json!({ "hits": hits, "strategy": results.strategy, "note": results.note }))
             })
             .await,

@@ -22,7 +22,7 @@ use crate::compose::cases::{
 use crate::compose::Budgets;
 use crate::config::{Config, Strategy};
 use crate::embed::{ModelPaths, ModelScorer};
-use crate::memory::{Scope, ScopeFilter, Store};
+use crate::memory::{read_memory_file, Retirement, Scope, ScopeFilter, Store};
 use crate::rank::{self, Evidence, Hit, SearchParams, Semantic, Shadowing, Synonyms};
 
 /// How long a failed load of assets that are present is remembered before the next call tries
@@ -123,6 +123,9 @@ pub struct SearchOptions {
     /// Leave out hits with no evidence at all (no query word, no real similarity): a person's
     /// search view wants that; agents and scripts get the ranking as compose sees it.
     pub only_evident: bool,
+    /// The day hits are marked retired on (an `expires` day that has come); without one, only
+    /// superseded memories are marked.
+    pub today: Option<chrono::NaiveDate>,
 }
 
 /// One ranked memory, the project it belongs to, and the evidence behind it.
@@ -134,6 +137,9 @@ pub struct SearchHit {
     pub project: Option<String>,
     /// What backs the hit (query words contained, similarity), independent of normalization.
     pub evidence: Evidence,
+    /// Set when the memory is retired (superseded, or expired): found, but never injected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retired: Option<Retirement>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -203,6 +209,11 @@ impl Workspace {
             .zip(relevant.evidence)
             .map(|(hit, evidence)| SearchHit {
                 project: project_of(&hit),
+                // A hit's own file says whether it is retired (a few reads per search).
+                retired: read_memory_file(hit.scope, &hit.path)
+                    .ok()
+                    .flatten()
+                    .and_then(|m| m.retirement(options.today)),
                 hit,
                 evidence,
             })
