@@ -57,7 +57,7 @@ pub fn run(ctx: &Context, args: SearchArgs) -> Result<()> {
         eprintln!("note: {note}");
     }
     if ctx.json {
-        let hits: Vec<serde_json::Value> = ranking.hits.iter().map(hit_json).collect();
+        let hits: Vec<serde_json::Value> = ranking.hits.iter().map(SearchHit::listed).collect();
         return ctx.print_json(&hits);
     }
     if ranking.hits.is_empty() {
@@ -77,18 +77,6 @@ pub fn run(ctx: &Context, args: SearchArgs) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// A hit as §9 prints it, plus `retired` when it is (superseded or expired: never injected).
-pub fn hit_json(h: &SearchHit) -> serde_json::Value {
-    let mut v = serde_json::to_value(&h.hit).unwrap_or_default();
-    if let (Some(r), Some(map)) = (&h.retired, v.as_object_mut()) {
-        map.insert(
-            "retired".into(),
-            serde_json::to_value(r).unwrap_or_default(),
-        );
-    }
-    v
 }
 
 fn retired_note(r: &Retirement) -> String {

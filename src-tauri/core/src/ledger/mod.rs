@@ -28,6 +28,9 @@ use crate::AmbryHome;
 
 pub const LEDGER_FILE: &str = "ledger.sqlite";
 
+/// Which memory a count is of: (scope, project slug or "" for the user scope, name).
+pub type MemoryKey = (Scope, String, String);
+
 #[derive(Debug, thiserror::Error)]
 pub enum LedgerError {
     #[error("the injection ledger {} cannot be used: {source}", path.display())]
@@ -342,7 +345,7 @@ impl Ledger {
     pub fn body_injections(
         &self,
         since: DateTime<Utc>,
-    ) -> Result<HashMap<(Scope, String, String), (DateTime<Utc>, u64)>, LedgerError> {
+    ) -> Result<HashMap<MemoryKey, (DateTime<Utc>, u64)>, LedgerError> {
         let mut stmt = self
             .conn
             .prepare_cached(

@@ -142,6 +142,21 @@ pub struct SearchHit {
     pub retired: Option<Retirement>,
 }
 
+impl SearchHit {
+    /// The hit as `memory search --json` and MCP `memory_search` give it (DESIGN §9), plus
+    /// `retired` when it is (superseded or expired: found, never injected).
+    pub fn listed(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(&self.hit).unwrap_or_default();
+        if let (Some(r), Some(map)) = (&self.retired, v.as_object_mut()) {
+            map.insert(
+                "retired".into(),
+                serde_json::to_value(r).unwrap_or_default(),
+            );
+        }
+        v
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchResults {
     pub hits: Vec<SearchHit>,

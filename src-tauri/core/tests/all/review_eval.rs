@@ -90,6 +90,9 @@ struct Scores {
     conflicts: Tally,
 }
 
+/// A mode's scores, the half, and floors for duplicates P, R and conflicts P, R.
+type Floor<'a> = (&'a str, &'a BTreeMap<Half, Scores>, Half, [f64; 4]);
+
 #[test]
 fn the_set_is_big_varied_valid_and_split() {
     let set = labelled();
@@ -184,7 +187,7 @@ fn duplicates_and_conflicts_are_found_at_the_shipped_thresholds_on_both_halves()
     // Measured (dev 250 pairs / test 57): with embeddings dev duplicates P 0.963 R 0.929,
     // conflicts P 0.982 R 0.900; test duplicates P 0.938 R 1.000, conflicts P 1.000 R 0.733.
     // Words only: dev 0.962 / 0.893, 0.949 / 0.933; test 1.000 / 0.667, 1.000 / 0.733.
-    let floors: [(&str, &BTreeMap<Half, Scores>, Half, [f64; 4]); 4] = [
+    let floors: [Floor<'_>; 4] = [
         (
             "with embeddings",
             &fused,
