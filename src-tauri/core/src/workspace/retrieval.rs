@@ -144,14 +144,16 @@ pub struct SearchHit {
 
 impl SearchHit {
     /// The hit as `memory search --json` and MCP `memory_search` give it (DESIGN §9), plus
-    /// `retired` when it is (superseded or expired: found, never injected).
+    /// `retired` when it is (superseded or expired: found, never injected), in the words
+    /// `memory list --json` uses: "superseded by NAME" or "expired DAY".
     pub fn listed(&self) -> serde_json::Value {
         let mut v = serde_json::to_value(&self.hit).unwrap_or_default();
         if let (Some(r), Some(map)) = (&self.retired, v.as_object_mut()) {
-            map.insert(
-                "retired".into(),
-                serde_json::to_value(r).unwrap_or_default(),
-            );
+            let why = match r {
+                Retirement::Superseded { by } => format!("superseded by {by}"),
+                Retirement::Expired { on } => format!("expired {on}"),
+            };
+            map.insert("retired".into(), why.into());
         }
         v
     }
