@@ -172,6 +172,9 @@ impl Workspace {
         draft: MemoryDraft,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
+        // A draft the save would refuse (a secret, a bad field) refuses the rename too, so a
+        // refused edit leaves the memory as it was.
+        let draft = crate::memory::validate::validate_draft(draft)?;
         self.rename_memory(store, scope, old, &draft.name, now)?;
         self.save(store, scope, draft, now)
     }

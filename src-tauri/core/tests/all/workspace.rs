@@ -786,6 +786,21 @@ fn an_in_place_name_edit_keeps_history_links_and_retrieval_cases() {
     )
     .unwrap();
 
+    // An edit the save refuses (a secret) renames nothing either.
+    let refused = ws.rename(
+        &store,
+        Scope::User,
+        "deploy",
+        draft(
+            "ship-it",
+            "How to deploy",
+            "key id AKIAZ3MXQ7V2LPRT4K9B in prod",
+        ),
+        at(3),
+    );
+    assert!(refused.is_err());
+    assert!(ws.get(&store, Some(Scope::User), "deploy").is_ok());
+    assert!(ws.get(&store, Some(Scope::User), "ship-it").is_err());
     let saved = ws
         .rename(
             &store,
