@@ -5,6 +5,7 @@ use ambry_core::embed::SavedWithVector;
 use ambry_core::error::FrontEndCode;
 use ambry_core::memory::{ForgetOutcome, Memory, MemoryDraft, Scope, ScopeFilter};
 use ambry_core::render::markdown_to_safe_html;
+use ambry_core::usage::UseKind;
 use ambry_core::workspace::{MemoryRow, RenamedWithVector};
 use chrono::Utc;
 use serde::Serialize;
@@ -31,7 +32,7 @@ pub async fn list_memories(app: AppHandle, location: Location) -> IpcResult<Vec<
             Scope::User => ScopeFilter::User,
             Scope::Project => ScopeFilter::Project,
         };
-        Ok(ws.list(&ws.store_of(location.project_slug())?, filter)?)
+        Ok(ws.list_with_usage(&ws.store_of(location.project_slug())?, filter, Utc::now())?)
     })
     .await
 }
@@ -39,11 +40,10 @@ pub async fn list_memories(app: AppHandle, location: Location) -> IpcResult<Vec<
 #[tauri::command]
 pub async fn get_memory(app: AppHandle, memory: MemoryRef) -> IpcResult<MemoryDetail> {
     off_main(app, move |ws| {
-        let m = ws.get(
-            &ws.store_of(memory.location.project_slug())?,
-            Some(memory.location.scope),
-            &memory.name,
-        )?;
+        let store = ws.store_of(memory.location.project_slug())?;
+        let m = ws.get(&store, Some(memory.location.scope), &memory.name)?;
+        // A person opened it: a use (§14).
+        ws.record_use(&store, m.scope, &m.name, UseKind::Opened, None, Utc::now());
         Ok(MemoryDetail {
             project: memory.location.project_slug().map(str::to_string),
             html: markdown_to_safe_html(&m.body),
@@ -65,11 +65,20 @@ pub async fn save_memory(
     off_main(app, move |ws| {
         let store = ws.store_of(location.project_slug())?;
         let (scope, now) = (location.scope, Utc::now());
-        Ok(match original.as_deref() {
+        let saved = match original.as_deref() {
             None => ws.create(&store, scope, draft, now)?,
             Some(old) if old != draft.name => ws.rename(&store, scope, old, draft, now)?,
             Some(_) => ws.save(&store, scope, draft, now)?,
-        })
+        };
+        ws.record_use(
+            &store,
+            scope,
+            &saved.outcome.memory.name,
+            UseKind::Edited,
+            None,
+            now,
+        );
+        Ok(saved)
     })
     .await
 }

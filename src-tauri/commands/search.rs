@@ -55,6 +55,7 @@ pub async fn search_memories(
             limit: Some(limit + 1),
             strategy: None,
             only_evident: true,
+            today: Some(chrono::Utc::now().date_naive()),
         };
         let results = match &within {
             SearchIn::Everything => ws.search(&query, Coverage::Everything, &options)?,

@@ -119,3 +119,56 @@ fn review_lists_findings_and_supersede_marks_the_list() {
     let versions = json(&sb, &["memory", "archive", "list", "install-b"]);
     assert_eq!(versions.as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn a_fetch_is_a_use_that_the_list_shows_and_search_marks_a_superseded_memory() {
+    let sb = Sandbox::new();
+    save(&sb, "ship-old", "How we ship", "make release");
+    save(&sb, "ship-new", "How we ship now", "make release-v2");
+    let uses = |name: &str| {
+        let listed = json(&sb, &["memory", "list"]);
+        let row = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .unwrap()
+            .clone();
+        (
+            row["uses_30d"].as_u64().unwrap(),
+            row["last_used"].is_string(),
+        )
+    };
+    assert_eq!(uses("ship-new"), (0, false));
+    json(&sb, &["memory", "get", "ship-new"]);
+    json(&sb, &["memory", "get", "ship-new"]);
+    assert_eq!(uses("ship-new"), (2, true));
+    assert_eq!(uses("ship-old"), (0, false));
+
+    json(
+        &sb,
+        &[
+            "memory",
+            "review",
+            "supersede",
+            "ship-old",
+            "--by",
+            "ship-new",
+        ],
+    );
+    let hits = json(&sb, &["memory", "search", "ship", "--strategy", "bm25"]);
+    let old = hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "ship-old")
+        .unwrap();
+    assert_eq!(old["retired"], "superseded by ship-new");
+    let new = hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "ship-new")
+        .unwrap();
+    assert!(new.get("retired").is_none(), "{new}");
+}

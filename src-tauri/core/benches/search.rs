@@ -167,6 +167,7 @@ fn workspace_benches(c: &mut Criterion) {
             limit: Some(50),
             strategy,
             only_evident: true,
+            today: None,
         };
         // The first call reads the corpus (and loads the model, reads every sidecar).
         let first = workspace

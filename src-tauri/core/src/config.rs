@@ -24,6 +24,7 @@ pub struct Config {
     pub archive: ArchiveConfig,
     pub sessions: SessionsConfig,
     pub editor: EditorConfig,
+    pub lifecycle: LifecycleConfig,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -175,6 +176,21 @@ impl Default for SessionsConfig {
 pub struct EditorConfig {
     /// e.g. `code -g {path}`; empty: `$VISUAL`, `$EDITOR`, then the system default.
     pub command: String,
+}
+
+/// The review inbox (DESIGN §14).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LifecycleConfig {
+    /// A memory no agent was given or fetched for this many days, while its scope was in use,
+    /// is flagged unused.
+    pub unused_days: u64,
+}
+
+impl Default for LifecycleConfig {
+    fn default() -> Self {
+        Self { unused_days: 90 }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

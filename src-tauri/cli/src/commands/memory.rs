@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use ambry_core::memory::bounded_read::{read_named_input, read_regular, read_stream, ReadRefusal};
 use ambry_core::memory::validate::{BODY_MAX, MEMORY_FILE_MAX};
 use ambry_core::memory::{frontmatter, Memory, MemoryDraft, Scope};
+use ambry_core::usage::UseKind;
 use ambry_core::workspace::MemoryRow;
 use anyhow::{anyhow, bail, Result};
 use serde::Serialize;
@@ -106,6 +107,10 @@ struct ListRow<'a> {
     /// Set when the memory is retired (superseded, or expired by today): never injected.
     #[serde(skip_serializing_if = "Option::is_none")]
     retired: Option<String>,
+    /// The last use by an agent (injected, fetched) or a person (opened, edited).
+    last_used: Option<String>,
+    /// Uses in the last 30 days.
+    uses_30d: u64,
 }
 
 /// Why a listed memory is no longer injected, in words.
@@ -129,11 +134,15 @@ fn list_row(row: &MemoryRow, today: chrono::NaiveDate) -> ListRow<'_> {
         updated: row.updated.map(frontmatter::rfc3339),
         path: &row.path,
         error: row.error.as_deref(),
+        last_used: row.last_used.map(frontmatter::rfc3339),
+        uses_30d: row.uses_30d,
     }
 }
 
 fn list(ctx: &Context, scope: ScopeFilterArg) -> Result<()> {
-    let files = ctx.workspace.list(&ctx.store(), scope.into())?;
+    let files = ctx
+        .workspace
+        .list_with_usage(&ctx.store(), scope.into(), ctx.now())?;
     if ctx.json {
         let today = ctx.now().date_naive();
         let rows: Vec<ListRow> = files.iter().map(|r| list_row(r, today)).collect();
@@ -168,9 +177,17 @@ fn list(ctx: &Context, scope: ScopeFilterArg) -> Result<()> {
 }
 
 fn get(ctx: &Context, name: &str, scope: Option<ScopeArg>) -> Result<()> {
-    let memory: Memory = ctx
-        .workspace
-        .get(&ctx.store(), scope.map(Into::into), name)?;
+    let store = ctx.store();
+    let memory: Memory = ctx.workspace.get(&store, scope.map(Into::into), name)?;
+    // Whoever runs `memory get` (mostly an agent's shell tool) fetched it: a use (§14).
+    ctx.workspace.record_use(
+        &store,
+        memory.scope,
+        &memory.name,
+        UseKind::Fetched,
+        None,
+        ctx.now(),
+    );
     if ctx.json {
         return ctx.print_json(&memory);
     }

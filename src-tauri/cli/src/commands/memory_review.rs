@@ -141,6 +141,16 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
                 "expired    {}/{} expired on {on}",
                 memory.scope, memory.name
             ),
+            Finding::Unused {
+                memory,
+                last_used,
+                days,
+            } => println!(
+                "unused     {}/{} was not given to or fetched by an agent in {days} days (last used: {})",
+                memory.scope,
+                memory.name,
+                last_used.map_or("never".to_string(), |at| at.date_naive().to_string())
+            ),
         }
     }
     Ok(())

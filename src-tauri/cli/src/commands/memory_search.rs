@@ -1,7 +1,8 @@
 //! `ambry memory search QUERY`: the ranked memories, as the agents' composer would rank them.
 
 use ambry_core::config::Strategy;
-use ambry_core::workspace::{Coverage, SearchOptions};
+use ambry_core::memory::Retirement;
+use ambry_core::workspace::{Coverage, SearchHit, SearchOptions};
 use anyhow::Result;
 
 use crate::context::Context;
@@ -44,6 +45,7 @@ pub fn run(ctx: &Context, args: SearchArgs) -> Result<()> {
         limit: args.limit,
         strategy: args.strategy.map(Into::into),
         only_evident: false,
+        today: Some(ctx.now().date_naive()),
     };
     let store = ctx.store();
     let ranking = ctx.workspace.search(
@@ -55,18 +57,31 @@ pub fn run(ctx: &Context, args: SearchArgs) -> Result<()> {
         eprintln!("note: {note}");
     }
     if ctx.json {
-        let hits: Vec<_> = ranking.hits.iter().map(|h| &h.hit).collect();
+        let hits: Vec<serde_json::Value> = ranking.hits.iter().map(SearchHit::listed).collect();
         return ctx.print_json(&hits);
     }
     if ranking.hits.is_empty() {
         println!("no memory matches `{}`", args.query);
         return Ok(());
     }
-    for hit in ranking.hits.iter().map(|h| &h.hit) {
+    for h in &ranking.hits {
+        let hit = &h.hit;
         println!(
-            "{:.3}  {:<7} {:<28} {:<10} {}",
-            hit.score, hit.scope, hit.name, hit.kind, hit.description
+            "{:.3}  {:<7} {:<28} {:<10} {}{}",
+            hit.score,
+            hit.scope,
+            hit.name,
+            hit.kind,
+            hit.description,
+            h.retired.as_ref().map(retired_note).unwrap_or_default()
         );
     }
     Ok(())
+}
+
+fn retired_note(r: &Retirement) -> String {
+    match r {
+        Retirement::Superseded { by } => format!(" [superseded by {by}]"),
+        Retirement::Expired { on } => format!(" [expired {on}]"),
+    }
 }

@@ -12,6 +12,7 @@ use std::time::Duration;
 use ambry_core::error::{report, ErrorReport};
 use ambry_core::memory::{MemoryDraft, Scope, ScopeFilter};
 use ambry_core::sessions::{RecallQuery, SourceKind};
+use ambry_core::usage::UseKind;
 use ambry_core::workspace::{Coverage, SearchOptions};
 use ambry_core::Workspace;
 use chrono::Utc;
@@ -296,10 +297,10 @@ impl AmbryTools {
         let dir = self.directory(args.cwd.as_deref(), &peer).await;
         Ok(answer(
             self.blocking(move |ws| {
-                let options = SearchOptions { limit: Some(limit(args.limit)?), strategy: None, only_evident: false };
+                let options = SearchOptions { limit: Some(limit(args.limit)?), strategy: None, only_evident: false, today: Some(Utc::now().date_naive()) };
                 let store = ws.store_at(&dir);
                 let results = ws.search(&args.query, Coverage::Agent(&store, args.scope.unwrap_or_default().into()), &options)?;
-                let hits: Vec<_> = results.hits.into_iter().map(|h| h.hit).collect();
+                let hits: Vec<_> = results.hits.iter().map(ambry_core::workspace::SearchHit::listed).collect();
                 Ok(serde_json::json!({ "hits": hits, "strategy": results.strategy, "note": results.note }))
             })
             .await,
@@ -319,7 +320,18 @@ impl AmbryTools {
         let dir = self.directory(args.cwd.as_deref(), &peer).await;
         Ok(answer(
             self.blocking(move |ws| {
-                Ok(ws.get(&ws.store_at(&dir), args.scope.map(Into::into), &args.name)?)
+                let store = ws.store_at(&dir);
+                let memory = ws.get(&store, args.scope.map(Into::into), &args.name)?;
+                // An agent fetched it: a use (§14).
+                ws.record_use(
+                    &store,
+                    memory.scope,
+                    &memory.name,
+                    UseKind::Fetched,
+                    None,
+                    Utc::now(),
+                );
+                Ok(memory)
             })
             .await,
         ))
@@ -338,8 +350,11 @@ impl AmbryTools {
         let dir = self.directory(args.cwd.as_deref(), &peer).await;
         Ok(answer(
             self.blocking(move |ws| {
-                let memories =
-                    ws.list(&ws.store_at(&dir), args.scope.unwrap_or_default().into())?;
+                let memories = ws.list_with_usage(
+                    &ws.store_at(&dir),
+                    args.scope.unwrap_or_default().into(),
+                    Utc::now(),
+                )?;
                 Ok(serde_json::json!({ "memories": memories }))
             })
             .await,

@@ -28,6 +28,9 @@ use crate::AmbryHome;
 
 pub const LEDGER_FILE: &str = "ledger.sqlite";
 
+/// Which memory a count is of: (scope, project slug or "" for the user scope, name).
+pub type MemoryKey = (Scope, String, String);
+
 #[derive(Debug, thiserror::Error)]
 pub enum LedgerError {
     #[error("the injection ledger {} cannot be used: {source}", path.display())]
@@ -332,6 +335,41 @@ impl Ledger {
                 at,
                 in_context: live.unwrap_or(false),
             });
+        }
+        Ok(out)
+    }
+
+    /// Per memory, when its body last entered any context and how often since `since`:
+    /// (scope, project slug or "", name) → (last, count since). Usage (§14) reads this, so an
+    /// injection is counted from the one place it is recorded.
+    pub fn body_injections(
+        &self,
+        since: DateTime<Utc>,
+    ) -> Result<HashMap<MemoryKey, (DateTime<Utc>, u64)>, LedgerError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT scope, project, name, MAX(at), SUM(at >= ?1) FROM injections
+                 WHERE form = 'body' GROUP BY scope, project, name",
+            )
+            .map_err(|e| self.db(e))?;
+        let rows = stmt
+            .query_map([since.to_rfc3339()], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, u64>(4)?,
+                ))
+            })
+            .map_err(|e| self.db(e))?;
+        let mut out = HashMap::new();
+        for row in rows {
+            let (scope, project, name, last, n) = row.map_err(|e| self.db(e))?;
+            if let (Ok(scope), Ok(last)) = (scope.parse::<Scope>(), last.parse::<DateTime<Utc>>()) {
+                out.insert((scope, project, name), (last, n));
+            }
         }
         Ok(out)
     }

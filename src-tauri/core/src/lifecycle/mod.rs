@@ -1,20 +1,23 @@
 //! Memory that stays true (DESIGN §14): the review inbox and the actions a person takes on it.
 //!
 //! Owns: building the inbox of one store's view (the user scope and the project's) — duplicates,
-//! conflicts, stale against the code, expired — each finding with its evidence; leaving out a
-//! memory a person kept as it is (`reviewed:`) or that is already retired; and the actions
+//! conflicts, stale against the code, unused, expired — each finding with its evidence; leaving
+//! out a memory a person kept as it is (`reviewed:`) or that is already retired; and the actions
 //! (keep, supersede, merge), each an ordinary archived write through the store.
-//! Deliberately does not: read the clock (callers pass `now`), embed, or record usage (the
-//! unused finding needs the usage log, which is not built yet).
+//! Deliberately does not: read the clock (callers pass `now`), embed (callers pass vectors), or
+//! read usage files (callers pass each memory's last use by an agent).
 
+pub mod claims;
 pub mod pairs;
 pub mod stale;
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 
 use crate::memory::{frontmatter, Memory, MemoryDraft, Scope, ScopeFilter, Store, StoreError};
-use pairs::{differing_claims, jaccard, term_set, DUPLICATE_AT, SAME_SUBJECT_AT};
+use pairs::{judge, Side, Verdict};
 pub use stale::MissingPath;
 
 /// One memory as a finding shows it: enough to compare two side by side.
@@ -59,6 +62,12 @@ pub enum Finding {
     },
     /// Its `expires:` day has come.
     Expired { memory: Subject, on: NaiveDate },
+    /// No agent was given or fetched it for `days` days while others of its scope were used.
+    Unused {
+        memory: Subject,
+        last_used: Option<DateTime<Utc>>,
+        days: u64,
+    },
 }
 
 impl Finding {
@@ -69,16 +78,41 @@ impl Finding {
                 .iter()
                 .map(|m| (m.scope, m.name.as_str()))
                 .collect(),
-            Finding::Stale { memory, .. } | Finding::Expired { memory, .. } => {
+            Finding::Stale { memory, .. }
+            | Finding::Expired { memory, .. }
+            | Finding::Unused { memory, .. } => {
                 vec![(memory.scope, memory.name.as_str())]
             }
         }
     }
 }
 
-/// The review inbox of `store`'s view on `today`: pairs within a scope, and project memories
-/// restating or contradicting user ones; a memory kept as it reads now, or retired, is quiet.
+/// A memory's unit vector of the configured model, when it has a current one.
+pub type VectorOf<'a> = &'a dyn Fn(&Memory) -> Option<Vec<f32>>;
+
+/// What the unused finding needs: each memory's last use by an agent (an injection or a fetch),
+/// keyed (scope, project slug or "", name), and how many days without one count as unused.
+pub struct AgentUse<'a> {
+    pub now: DateTime<Utc>,
+    pub days: u64,
+    pub last: &'a HashMap<(Scope, String, String), DateTime<Utc>>,
+}
+
+/// The review inbox of `store`'s view on `today`, judged on words only, without usage.
 pub fn review(store: &Store, today: NaiveDate) -> Result<Vec<Finding>, StoreError> {
+    review_with(store, today, &|_| None, None)
+}
+
+/// The review inbox of `store`'s view on `today`: pairs within a scope, and project memories
+/// restating or contradicting user ones, judged on words and on the vectors `vector_of` gives
+/// (a pair where either has none is judged on words); with `agent_use`, memories no agent used
+/// for that long; a memory kept as it reads now, or retired, is quiet.
+pub fn review_with(
+    store: &Store,
+    today: NaiveDate,
+    vector_of: VectorOf<'_>,
+    agent_use: Option<&AgentUse<'_>>,
+) -> Result<Vec<Finding>, StoreError> {
     let memories: Vec<Memory> = store
         .list(ScopeFilter::All)?
         .into_iter()
@@ -98,7 +132,8 @@ pub fn review(store: &Store, today: NaiveDate) -> Result<Vec<Finding>, StoreErro
         .iter()
         .filter(|m| !m.is_retired(Some(today)))
         .collect();
-    let terms: Vec<_> = open.iter().map(|m| term_set(m)).collect();
+    let sides: Vec<Side> = open.iter().map(|m| Side::of(m)).collect();
+    let vectors: Vec<Option<Vec<f32>>> = open.iter().map(|m| vector_of(m)).collect();
     for i in 0..open.len() {
         for j in i + 1..open.len() {
             let (a, b) = (open[i], open[j]);
@@ -111,28 +146,29 @@ pub fn review(store: &Store, today: NaiveDate) -> Result<Vec<Finding>, StoreErro
             if a.reviewed_as_is() && b.reviewed_as_is() {
                 continue;
             }
-            let similarity = jaccard(&terms[i], &terms[j]);
-            if similarity < SAME_SUBJECT_AT {
-                continue;
-            }
-            let claims = differing_claims(
-                &format!("{}\n{}", a.description, a.body),
-                &format!("{}\n{}", b.description, b.body),
-            );
+            let cosine = match (&vectors[i], &vectors[j]) {
+                (Some(x), Some(y)) => Some(f64::from(crate::embed::cosine(x, y))),
+                _ => None,
+            };
+            let judged = judge(&sides[i], &sides[j], cosine);
             let memories = [Subject::of(a), Subject::of(b)];
-            if !claims.is_empty() {
-                findings.push(Finding::Conflict {
+            let similarity = judged.similarity;
+            match judged.verdict {
+                Some(Verdict::Conflict(claims)) => findings.push(Finding::Conflict {
                     memories,
                     similarity,
                     claims,
-                });
-            } else if similarity >= DUPLICATE_AT {
-                findings.push(Finding::Duplicate {
+                }),
+                Some(Verdict::Duplicate) => findings.push(Finding::Duplicate {
                     memories,
                     similarity,
-                });
+                }),
+                None => {}
             }
         }
+    }
+    if let Some(usage) = agent_use {
+        findings.extend(unused(store, &open, usage));
     }
     if let Some(project) = store.project() {
         for m in open
@@ -149,6 +185,40 @@ pub fn review(store: &Store, today: NaiveDate) -> Result<Vec<Finding>, StoreErro
         }
     }
     Ok(findings)
+}
+
+/// Memories older than the window that no agent used in it, in scopes where some other memory
+/// was used in it (a scope nobody worked in says nothing about its memories).
+fn unused(store: &Store, open: &[&Memory], usage: &AgentUse<'_>) -> Vec<Finding> {
+    let since = usage.now - chrono::Duration::days(usage.days as i64);
+    let slug = store.project().map(|p| p.slug.clone()).unwrap_or_default();
+    let key = |m: &Memory| {
+        let project = match m.scope {
+            Scope::Project => slug.clone(),
+            Scope::User => String::new(),
+        };
+        (m.scope, project, m.name.clone())
+    };
+    let scope_in_use = |scope: Scope| {
+        open.iter()
+            .filter(|m| m.scope == scope)
+            .any(|m| usage.last.get(&key(m)).is_some_and(|at| *at >= since))
+    };
+    let in_use = [Scope::User, Scope::Project].map(scope_in_use);
+    open.iter()
+        .filter(|m| in_use[usize::from(m.scope == Scope::Project)])
+        .filter(|m| !m.reviewed_as_is())
+        // A memory younger than the window has not had its chance yet.
+        .filter(|m| m.created.is_some_and(|c| c <= since))
+        .filter_map(|m| {
+            let last = usage.last.get(&key(m)).copied();
+            (last.is_none_or(|at| at < since)).then(|| Finding::Unused {
+                memory: Subject::of(m),
+                last_used: last,
+                days: usage.days,
+            })
+        })
+        .collect()
 }
 
 fn draft_of(m: &Memory) -> MemoryDraft {

@@ -43,10 +43,16 @@ pub struct MemoryRow {
     /// From this day on it is expired and no longer injected.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expires: Option<chrono::NaiveDate>,
+    /// Superseded, or expired as of the list's day: kept, but never injected.
+    pub retired: bool,
+    /// The last time an agent or a person used it (filled by `list_with_usage`).
+    pub last_used: Option<DateTime<Utc>>,
+    /// Uses in the 30 days before the list was made (filled by `list_with_usage`).
+    pub uses_30d: u64,
 }
 
 impl MemoryRow {
-    fn new(file: MemoryFile, project: Option<&str>) -> MemoryRow {
+    fn new(file: MemoryFile, project: Option<&str>, today: Option<chrono::NaiveDate>) -> MemoryRow {
         let memory = file.parsed.as_ref().ok();
         MemoryRow {
             scope: file.scope,
@@ -61,6 +67,9 @@ impl MemoryRow {
             updated: memory.and_then(|m| m.updated),
             superseded_by: memory.and_then(|m| m.lifecycle.superseded_by.clone()),
             expires: memory.and_then(|m| m.lifecycle.expires),
+            retired: memory.is_some_and(|m| m.is_retired(today)),
+            last_used: None,
+            uses_30d: 0,
             error: file.parsed.as_ref().err().cloned(),
             name: file.name,
             path: file.path,
@@ -90,16 +99,27 @@ pub struct VersionRow {
 }
 
 impl Workspace {
+    /// The memories of `filter`'s scopes; `retired` says superseded (a list without a day
+    /// cannot say expired: `list_with_usage` can).
     pub fn list(
         &self,
         store: &Store,
         filter: ScopeFilter,
     ) -> Result<Vec<MemoryRow>, WorkspaceError> {
+        self.list_on(store, filter, None)
+    }
+
+    pub(super) fn list_on(
+        &self,
+        store: &Store,
+        filter: ScopeFilter,
+        today: Option<chrono::NaiveDate>,
+    ) -> Result<Vec<MemoryRow>, WorkspaceError> {
         let slug = store.project().map(|p| p.slug.as_str());
         Ok(store
             .list(filter)?
             .into_iter()
-            .map(|f| MemoryRow::new(f, slug))
+            .map(|f| MemoryRow::new(f, slug, today))
             .collect())
     }
 
@@ -141,7 +161,9 @@ impl Workspace {
         Ok(saved)
     }
 
-    /// Saves `draft` under its (new) name and retires `old` (archived, so undoable).
+    /// The detail pane's in-place edit when the name changed: renames `old` to the draft's name
+    /// keeping its history, links and retrieval-test cases (as [`Workspace::rename_memory`]),
+    /// then saves the rest of the draft over it (the renamed version archived first).
     pub fn rename(
         &self,
         store: &Store,
@@ -150,10 +172,11 @@ impl Workspace {
         draft: MemoryDraft,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
-        let models = self.model_paths(&self.config()?);
-        let saved = embed::rename_with_vector(store, scope, old, draft, now, &models)?;
-        self.memories_written();
-        Ok(saved)
+        // A draft the save would refuse (a secret, a bad field) refuses the rename too, so a
+        // refused edit leaves the memory as it was.
+        let draft = crate::memory::validate::validate_draft(draft)?;
+        self.rename_memory(store, scope, old, &draft.name, now)?;
+        self.save(store, scope, draft, now)
     }
 
     /// Renames a memory keeping its history, and updates the links and retrieval-test cases
@@ -168,6 +191,7 @@ impl Workspace {
     ) -> Result<RenamedWithVector, WorkspaceError> {
         let models = self.model_paths(&self.config()?);
         let mut renamed = store.rename_keeping_history(scope, old, new, now)?;
+        self.usage_renamed(store, scope, old, new);
         let saved = embed::with_vector(renamed.outcome.clone(), &models);
         renamed.outcome = saved.outcome;
         self.memories_written();

@@ -21,6 +21,7 @@ mod review;
 mod session_actions;
 mod sessions;
 mod upkeep;
+mod usage;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};

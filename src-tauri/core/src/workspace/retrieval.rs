@@ -22,7 +22,7 @@ use crate::compose::cases::{
 use crate::compose::Budgets;
 use crate::config::{Config, Strategy};
 use crate::embed::{ModelPaths, ModelScorer};
-use crate::memory::{Scope, ScopeFilter, Store};
+use crate::memory::{read_memory_file, Retirement, Scope, ScopeFilter, Store};
 use crate::rank::{self, Evidence, Hit, SearchParams, Semantic, Shadowing, Synonyms};
 
 /// How long a failed load of assets that are present is remembered before the next call tries
@@ -141,6 +141,9 @@ pub struct SearchOptions {
     /// Leave out hits with no evidence at all (no query word, no real similarity): a person's
     /// search view wants that; agents and scripts get the ranking as compose sees it.
     pub only_evident: bool,
+    /// The day hits are marked retired on (an `expires` day that has come); without one, only
+    /// superseded memories are marked.
+    pub today: Option<chrono::NaiveDate>,
 }
 
 /// One ranked memory, the project it belongs to, and the evidence behind it.
@@ -152,6 +155,26 @@ pub struct SearchHit {
     pub project: Option<String>,
     /// What backs the hit (query words contained, similarity), independent of normalization.
     pub evidence: Evidence,
+    /// Set when the memory is retired (superseded, or expired): found, but never injected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retired: Option<Retirement>,
+}
+
+impl SearchHit {
+    /// The hit as `memory search --json` and MCP `memory_search` give it (DESIGN §9), plus
+    /// `retired` when it is (superseded or expired: found, never injected), in the words
+    /// `memory list --json` uses: "superseded by NAME" or "expired DAY".
+    pub fn listed(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(&self.hit).unwrap_or_default();
+        if let (Some(r), Some(map)) = (&self.retired, v.as_object_mut()) {
+            let why = match r {
+                Retirement::Superseded { by } => format!("superseded by {by}"),
+                Retirement::Expired { on } => format!("expired {on}"),
+            };
+            map.insert("retired".into(), why.into());
+        }
+        v
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -233,6 +256,11 @@ impl Workspace {
             .zip(relevant.evidence)
             .map(|(hit, evidence)| SearchHit {
                 project: project_of(&hit),
+                // A hit's own file says whether it is retired (a few reads per search).
+                retired: read_memory_file(hit.scope, &hit.path)
+                    .ok()
+                    .flatten()
+                    .and_then(|m| m.retirement(options.today)),
                 hit,
                 evidence,
             })

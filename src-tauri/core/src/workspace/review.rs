@@ -1,13 +1,19 @@
 //! The review inbox through the workspace (DESIGN §14): the findings of one view and the
 //! actions a person takes on them, each write telling the caches at once.
 //!
-//! Owns: nothing beyond the façade; the rules live in `lifecycle`.
+//! Owns: which vector each memory is judged with — its sidecar when it is current for the
+//! configured model, else one embedded now with the workspace's model (never written: the
+//! review reads, it does not write); without the model, words alone; each memory's last use by
+//! an agent from the usage summaries. The rules live in `lifecycle`.
 //! Deliberately does not: read the clock (callers pass `now`).
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
 use super::{Workspace, WorkspaceError};
-use crate::lifecycle::{self, Finding};
+use crate::embed::{embedded_text, read_sidecar, sidecar_path, text_hash, TextEmbedder};
+use crate::lifecycle::{self, AgentUse, Finding};
 use crate::memory::{Memory, Scope, Store};
 
 impl Workspace {
@@ -17,7 +23,42 @@ impl Workspace {
         store: &Store,
         now: DateTime<Utc>,
     ) -> Result<Vec<Finding>, WorkspaceError> {
-        Ok(lifecycle::review(store, now.date_naive())?)
+        let config = self.config()?;
+        let paths = self.model_paths(&config);
+        // A configured lexical strategy means no model: the review then judges on words too.
+        let scorer = self
+            .semantic_scorer(config.retrieval.strategy, &config)
+            .ok();
+        let vector_of = |m: &Memory| -> Option<Vec<f32>> {
+            let scorer = scorer.as_ref()?;
+            let text = embedded_text(&m.name, &m.description, &m.body);
+            if let Some(sidecar) = read_sidecar(&sidecar_path(&m.path)) {
+                if sidecar.header.model_id == paths.model_id()
+                    && sidecar.header.text_hash == text_hash(&text)
+                {
+                    return Some(sidecar.vector);
+                }
+            }
+            let embedder = scorer.embedder();
+            let mut embedder = embedder.lock().ok()?;
+            embedder.embed(&[text]).ok()?.pop()
+        };
+        let last: HashMap<_, _> = self
+            .usage(now)?
+            .into_iter()
+            .filter_map(|(key, s)| s.last_agent_use.map(|at| (key, at)))
+            .collect();
+        let agent_use = AgentUse {
+            now,
+            days: config.lifecycle.unused_days,
+            last: &last,
+        };
+        Ok(lifecycle::review_with(
+            store,
+            now.date_naive(),
+            &vector_of,
+            Some(&agent_use),
+        )?)
     }
 
     /// Keep a memory as it is: quiet in the inbox until its text changes.

@@ -200,6 +200,7 @@ fn a_workspace_trusting_its_watcher_searches_what_it_just_saved_with_that_versio
         limit: Some(50),
         strategy: Some(ambry_core::config::Strategy::Bm25),
         only_evident: true,
+        today: None,
     };
     let found = |query: &str| -> Vec<(String, usize)> {
         let results = ws.search(query, Coverage::Everything, &options).unwrap();
@@ -747,4 +748,143 @@ fn a_reindex_says_it_waits_for_another_session_indexer_and_then_indexes() {
         .sessions
         .expect("sessions indexed once the other run ended");
     assert_eq!(sessions.messages_indexed, 1);
+}
+
+/// The app's in-place name edit (a save whose draft carries a new name) renames the way
+/// `memory rename` does: the history, the `[[links]]` and the retrieval-test cases follow.
+#[test]
+fn an_in_place_name_edit_keeps_history_links_and_retrieval_cases() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
+    let store = ws.store_of(None).unwrap();
+    ws.create(
+        &store,
+        Scope::User,
+        draft("deploy", "How to deploy", "make deploy"),
+        at(0),
+    )
+    .unwrap();
+    ws.save(
+        &store,
+        Scope::User,
+        draft("deploy", "How to deploy", "make deploy-prod"),
+        at(1),
+    )
+    .unwrap();
+    ws.create(
+        &store,
+        Scope::User,
+        draft(
+            "release-notes",
+            "Release steps",
+            "First [[deploy]], then announce.",
+        ),
+        at(2),
+    )
+    .unwrap();
+    ws.add_memory_test(
+        None,
+        ambry_core::compose::cases::CaseSpec {
+            prompt: "how do I deploy".into(),
+            expect: vec!["deploy".into()],
+            within: None,
+        },
+    )
+    .unwrap();
+
+    // An edit the save refuses (a secret) renames nothing either.
+    let refused = ws.rename(
+        &store,
+        Scope::User,
+        "deploy",
+        draft(
+            "ship-it",
+            "How to deploy",
+            "key id AKIAZ3MXQ7V2LPRT4K9B in prod",
+        ),
+        at(3),
+    );
+    assert!(refused.is_err());
+    assert!(ws.get(&store, Some(Scope::User), "deploy").is_ok());
+    assert!(ws.get(&store, Some(Scope::User), "ship-it").is_err());
+    let saved = ws
+        .rename(
+            &store,
+            Scope::User,
+            "deploy",
+            draft(
+                "ship-it",
+                "How to deploy",
+                "make deploy-prod, then watch the dashboard",
+            ),
+            at(3),
+        )
+        .unwrap();
+    assert_eq!(saved.outcome.memory.name, "ship-it");
+    assert!(saved.outcome.memory.body.contains("watch the dashboard"));
+    // Both earlier versions and the renamed one are listed under the new name; none under the old.
+    let versions = ws.versions(&store, Scope::User, Some("ship-it")).unwrap();
+    assert!(versions.len() >= 2, "{versions:?}");
+    assert!(ws
+        .versions(&store, Scope::User, Some("deploy"))
+        .unwrap()
+        .is_empty());
+    let notes = ws.get(&store, Some(Scope::User), "release-notes").unwrap();
+    assert!(notes.body.contains("[[ship-it]]"), "{}", notes.body);
+    let cases = std::fs::read_to_string(tmp.path().join("home/memory/tests.toml")).unwrap();
+    assert!(
+        cases.contains("ship-it") && !cases.contains("\"deploy\""),
+        "{cases}"
+    );
+    assert!(ws.get(&store, Some(Scope::User), "deploy").is_err());
+}
+
+/// Search finds a superseded or expired memory, marked so a person sees it is no longer given
+/// to agents.
+#[test]
+fn search_marks_superseded_and_expired_memories() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
+    let store = ws.store_of(None).unwrap();
+    for name in ["deploy-old", "deploy-new"] {
+        ws.create(
+            &store,
+            Scope::User,
+            draft(name, "How to deploy", "make deploy"),
+            at(0),
+        )
+        .unwrap();
+    }
+    ws.review_supersede(&store, Scope::User, "deploy-old", "deploy-new", at(1))
+        .unwrap();
+    let options = SearchOptions {
+        strategy: Some(ambry_core::config::Strategy::Bm25),
+        today: Some(at(2).date_naive()),
+        ..Default::default()
+    };
+    let hits = ws
+        .search(
+            "deploy",
+            Coverage::Agent(&store, ScopeFilter::All),
+            &options,
+        )
+        .unwrap()
+        .hits;
+    let retired = |name: &str| {
+        hits.iter()
+            .find(|h| h.hit.name == name)
+            .unwrap_or_else(|| panic!("{name} not found"))
+            .retired
+            .clone()
+    };
+    assert_eq!(
+        retired("deploy-old"),
+        Some(ambry_core::memory::Retirement::Superseded {
+            by: "deploy-new".into()
+        })
+    );
+    assert_eq!(retired("deploy-new"), None);
+    let rows = ws.list_with_usage(&store, ScopeFilter::All, at(2)).unwrap();
+    assert!(rows.iter().any(|r| r.name == "deploy-old" && r.retired));
+    assert!(rows.iter().any(|r| r.name == "deploy-new" && !r.retired));
 }
