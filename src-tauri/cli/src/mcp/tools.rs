@@ -299,7 +299,7 @@ impl AmbryTools {
                 let options = SearchOptions { limit: Some(limit(args.limit)?), strategy: None, only_evident: false };
                 let store = ws.store_at(&dir);
                 let results = ws.search(&args.query, Coverage::Agent(&store, args.scope.unwrap_or_default().into()), &options)?;
-                let hits: Vec<_> = results.hits.into_iter().map(|h| h.hit).collect();
+                let hits: Vec<_> = results.hits.iter().map(|h| h.judged()).collect();
                 Ok(serde_json::json!({ "hits": hits, "strategy": results.strategy, "note": results.note }))
             })
             .await,

@@ -136,6 +136,29 @@ pub struct SearchHit {
     pub evidence: Evidence,
 }
 
+impl SearchHit {
+    /// The hit as `memory search --json` and the MCP `memory_search` give it: the §9 fields
+    /// plus the relevance gate's judgement.
+    pub fn judged(&self) -> JudgedHit<'_> {
+        JudgedHit {
+            hit: &self.hit,
+            relevance: self.evidence.relevance,
+            gated: self.evidence.gated,
+        }
+    }
+}
+
+/// A hit and the gate's judgement of it: `gated` is whether compose would give it to an agent
+/// for this query, and `relevance` reads the same (strong or good when gated, weak at most when
+/// not), as the app's search labels do.
+#[derive(Debug, Clone, Serialize)]
+pub struct JudgedHit<'a> {
+    #[serde(flatten)]
+    pub hit: &'a Hit,
+    pub relevance: rank::Relevance,
+    pub gated: bool,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchResults {
     pub hits: Vec<SearchHit>,
