@@ -243,9 +243,11 @@ fn no_output_passes_the_hard_limit_whatever_the_config_and_the_map_holds_at_ten_
     hard_limit_and_map_hold_at(10_000);
 }
 
-/// The same at 100k memories on disk (about a minute in a debug build, so run on demand:
-/// `cargo test -p ambry-core --lib hundred_thousand -- --ignored`); the map alone is checked
-/// at 100k in the default suite (`map::tests`).
+/// The same at 100k memories on disk: writing, parsing and tokenizing 100k files takes more
+/// than 15 minutes in a debug build on two busy cores, so it runs on demand, best in release:
+/// `cargo test --release -p ambry-core --lib hundred_thousand -- --ignored`. The map alone is
+/// checked at 100k in the default suite (`map::tests`), and the limit is enforced last, on the
+/// rendered block, whatever the count.
 #[test]
 #[ignore]
 fn no_output_passes_the_hard_limit_at_a_hundred_thousand_memories() {

@@ -109,7 +109,7 @@ impl Bench {
 
 /// (half, recall floor, bytes-to-oracle ceiling), just past what was measured with the shipped
 /// gate and the default budgets (docs/retrieval-eval.md, "Context economy").
-const CONTEXT_FLOORS: &[(Half, f64, f64)] = &[(Half::Dev, 0.74, 2.6), (Half::Test, 0.65, 3.05)];
+const CONTEXT_FLOORS: &[(Half, f64, f64)] = &[(Half::Dev, 0.74, 2.6), (Half::Test, 0.66, 3.05)];
 
 /// The shipped gate as whole sessions (DESIGN §5): no output over the hard limit, few lines
 /// repeating the live context, recall and bytes against the oracle, on both halves.
