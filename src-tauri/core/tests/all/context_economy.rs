@@ -139,10 +139,7 @@ fn context_cost_meets_its_floors_on_both_halves() {
     }
 }
 
-fn env_list<T: std::str::FromStr>(key: &str, default: &[T]) -> Vec<T>
-where
-    T: Clone,
-{
+fn env_list<T: std::str::FromStr + Clone>(key: &str, default: &[T]) -> Vec<T> {
     match std::env::var(key) {
         Ok(v) if !v.trim().is_empty() => v
             .split(',')

@@ -130,6 +130,9 @@ pub struct CorpusCache {
     newest: Option<(std::sync::Weak<Corpus>, Arc<Vec<u32>>)>,
 }
 
+/// How the memory map orders a corpus newest first, given each file's modification time.
+pub type NewestOrder = fn(&Corpus, &dyn Fn(&Path) -> Option<i64>) -> Vec<u32>;
+
 /// Whether a project memory hides the user memory of the same name (an agent's view of one
 /// project) or every memory stands on its own (browsing all of them at once).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,11 +250,7 @@ impl CorpusCache {
     /// `order(corpus, modified_ns)` for `corpus` (the memory map's newest-first order), kept
     /// while the cache hands out this very corpus: at 10k memories the order costs more than a
     /// served turn's ranking.
-    pub fn newest_first(
-        &mut self,
-        corpus: &Arc<Corpus>,
-        order: fn(&Corpus, &dyn Fn(&Path) -> Option<i64>) -> Vec<u32>,
-    ) -> Arc<Vec<u32>> {
+    pub fn newest_first(&mut self, corpus: &Arc<Corpus>, order: NewestOrder) -> Arc<Vec<u32>> {
         if let Some((of, kept)) = &self.newest {
             // Held weakly: a corpus replaced since is freed, not kept for its order.
             if of.upgrade().is_some_and(|of| Arc::ptr_eq(&of, corpus)) {
