@@ -55,16 +55,24 @@ hyperfine -N --warmup 3 --runs 60 --export-json "$work/service.json" \
 $ambry serve --status
 echo "service RSS: $(grep -E 'VmRSS|VmHWM' /proc/$server/status | tr -s ' ' | tr '\n' ' ')"
 
-# The served block is the in-process block, byte for byte, for every way an agent asks.
-payload=$(python3 -c 'import json,sys; print(json.dumps({"session_id": "s1", "cwd": sys.argv[1], "hook_event_name": "UserPromptSubmit", "prompt": sys.argv[2]}))' "$work/repo" "$query")
+# The served block is the in-process block, byte for byte, for every way an agent asks. Each
+# hook turn is the first prompt of its own agent session, after its SessionStart (a hook records
+# what it gave in the injection ledger: a second turn of one session rightly gets less, and a
+# new context's map lists the most used memories).
+payload() {
+  python3 -c 'import json,sys; print(json.dumps({"session_id": sys.argv[3], "cwd": sys.argv[1], "hook_event_name": sys.argv[4], "source": "startup", "prompt": sys.argv[2]}))' "$work/repo" "$query" "$1" "$2"
+}
 same=0
 for form in query claude codex; do
   ask() {
-    if [ "$form" = query ]; then $ambry compose --query "$query"; else printf '%s' "$payload" | $ambry compose --hook "$form"; fi
+    if [ "$form" = query ]; then $ambry compose --query "$query"; else
+      payload "$1-$form" SessionStart | $ambry compose --hook "$form" >/dev/null
+      payload "$1-$form" UserPromptSubmit | $ambry compose --hook "$form"
+    fi
   }
-  served=$(AMBRY_LOG=debug ask 2>"$work/served.err"; echo x)
+  served=$(AMBRY_LOG=debug ask served 2>"$work/served.err"; echo x)
   grep -q "served by: service" "$work/served.err" || { echo "FAIL: the $form turn was not served by the service:"; cat "$work/served.err"; same=1; continue; }
-  inproc=$(AMBRY_NO_SERVICE=1 ask; echo x)
+  inproc=$(AMBRY_NO_SERVICE=1 ask inproc; echo x)
   if [ "$served" = "$inproc" ] && [ "${#served}" -gt 2 ]; then
     echo "identical ($form): served and in-process blocks are the same ${#served} bytes"
   else

@@ -8,7 +8,8 @@
 //   search-overlay      the overlay          search-input       the query box
 //   search-project      what is searched: all memories (*), user memories only (""), or a project's slug
 //   search-results      the result list      search-result      a row (data-name, data-scope, data-project, data-active)
-//   search-result-score its relevance (data-relevance, data-score, data-cosine: '' without a vector)
+//   search-result-score its relevance (data-relevance, data-gated: whether compose would inject it,
+//                       data-score, data-cosine: '' without a vector)
 //   search-empty        no query / no match state
 //   search-status       strategy, count and core time (data-keystroke-ms: last keystroke → results shown;
 //                       data-query: the query the shown results answer; data-shown: how many answers have
@@ -36,8 +37,8 @@ function relevanceOf(r) {
   const bars = RELEVANCE_BARS[e.relevance] || 0;
   return h('span', {
     class: `result-score relevance-${e.relevance}`, testid: 'search-result-score',
-    dataset: { relevance: e.relevance, score: String(r.score), cosine: e.cosine === null || e.cosine === undefined ? '' : e.cosine.toFixed(3) },
-    title: `${RELEVANCE_LABEL[e.relevance]}: ${why}. Rank score ${r.score.toFixed(2)} (relative to the top result).`,
+    dataset: { relevance: e.relevance, gated: String(!!e.gated), score: String(r.score), cosine: e.cosine === null || e.cosine === undefined ? '' : e.cosine.toFixed(3) },
+    title: `${RELEVANCE_LABEL[e.relevance]}: ${why}. ${e.gated ? 'Passes the relevance gate: a prompt like this gives it to the agent.' : 'Below the relevance gate: not given to an agent.'} Rank score ${r.score.toFixed(2)} (relative to the top result).`,
   },
   h('span', { class: 'relevance-bars', 'aria-hidden': 'true' }, [1, 2, 3].map((i) => h('span', { class: i <= bars ? 'on' : '' }))),
   h('span', { class: 'relevance-label' }, RELEVANCE_LABEL[e.relevance]));

@@ -93,13 +93,73 @@ fn search_json_has_the_contract_shape_best_first() {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(keys.len(), 6, "{keys:?}");
-    for key in ["scope", "name", "type", "description", "score", "path"] {
+    assert_eq!(keys.len(), 8, "{keys:?}");
+    for key in [
+        "scope",
+        "name",
+        "type",
+        "description",
+        "score",
+        "path",
+        "relevance",
+        "gated",
+    ] {
         assert!(keys.contains(&key), "{key}");
     }
     assert!(hits
         .windows(2)
         .all(|w| w[0]["score"].as_f64() >= w[1]["score"].as_f64()));
+}
+
+/// `memory search` shows the relevance gate's judgement, the one compose acts on: the memory a
+/// prompt would be given reads as a good or strong match, a hit on one stray word as weak,
+/// though both have a score.
+#[test]
+fn search_shows_the_gates_judgement_beside_each_hit() {
+    let sb = Sandbox::new();
+    seed(&sb);
+    let query = "token refresh cache rotation commit";
+    let hits = search(&sb, &[query, "--strategy", "bm25"]);
+    assert!(hits.len() >= 2, "{hits:?}");
+    assert_eq!(hits[0]["name"], "jwt-refresh-flow");
+    assert_eq!(hits[0]["gated"], true);
+    assert!(
+        ["strong", "good"].contains(&hits[0]["relevance"].as_str().unwrap()),
+        "{hits:?}"
+    );
+    let stray = hits
+        .iter()
+        .find(|h| h["name"] == "commit-style")
+        .expect("commit-style matches one word");
+    assert_eq!(stray["gated"], false, "{stray}");
+    assert_eq!(stray["relevance"], "weak", "{stray}");
+    // The composer agrees: the gated memory is given, the weak one is not.
+    let out = sb
+        .ambry()
+        .args(["compose", "--json", "--query", query])
+        .output()
+        .unwrap();
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let selected: Vec<&str> = c["selected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(selected.contains(&"jwt-refresh-flow"), "{selected:?}");
+    assert!(!selected.contains(&"commit-style"), "{selected:?}");
+    // The text form says the same in a column.
+    sb.ambry()
+        .args(["memory", "search", query, "--strategy", "bm25"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::is_match(r"(?m)^1\.000  (strong|good) +project +jwt-refresh-flow")
+                .unwrap()
+                .and(
+                    predicate::str::is_match(r"(?m)^\d\.\d{3}  weak +user +commit-style").unwrap(),
+                ),
+        );
 }
 
 #[test]

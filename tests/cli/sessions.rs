@@ -154,6 +154,16 @@ fn recall_indexes_first_and_prints_the_contract_fields() {
         text.contains("[pgbouncer]") && text.contains("codex"),
         "{text}"
     );
+    assert!(!text.contains("[some words]"), "a whole match: {text}");
+    // A session that matched only some of a question's words says so beside its score.
+    let question = "when did we decide to drop the Redis cache?";
+    let widened = a.json(&["recall", question])[0]["widened"]
+        .as_bool()
+        .unwrap();
+    let human = a.ambry().args(["recall", question]).output().unwrap();
+    let text = String::from_utf8(human.stdout).unwrap();
+    let first = text.lines().next().unwrap();
+    assert_eq!(first.ends_with("[some words]"), widened, "{text}");
 
     let filtered = a.json(&["recall", "Postgres OR Redis", "--source", "codex"]);
     assert!(filtered

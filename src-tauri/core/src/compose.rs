@@ -284,7 +284,8 @@ pub fn compose(
         let room = map_room.min(limit.saturating_sub(rendered_len(&sections) + body_reserve));
         match cache.corpus(store, ScopeFilter::All) {
             Ok(corpus) => {
-                let body = map::render(&corpus, slug.as_deref(), input.uses, room);
+                let newest = cache.newest_first(&corpus, map::newest_first);
+                let body = map::render(&corpus, slug.as_deref(), input.uses, room, &newest);
                 if !body.is_empty() {
                     sections.push(section(
                         SectionKind::MemoryMap,

@@ -1,8 +1,10 @@
-//! `ambry memory search QUERY`: the ranked memories, as the agents' composer would rank them.
+//! `ambry memory search QUERY`: the ranked memories, as the agents' composer would rank them,
+//! each with the relevance gate's judgement (whether an agent's prompt would be given it).
 
 use ambry_core::config::Strategy;
 use ambry_core::memory::Retirement;
-use ambry_core::workspace::{Coverage, SearchHit, SearchOptions};
+use ambry_core::rank::Relevance;
+use ambry_core::workspace::{Coverage, SearchOptions};
 use anyhow::Result;
 
 use crate::context::Context;
@@ -57,18 +59,21 @@ pub fn run(ctx: &Context, args: SearchArgs) -> Result<()> {
         eprintln!("note: {note}");
     }
     if ctx.json {
-        let hits: Vec<serde_json::Value> = ranking.hits.iter().map(SearchHit::listed).collect();
+        let hits: Vec<_> = ranking.hits.iter().map(|h| h.judged()).collect();
         return ctx.print_json(&hits);
     }
     if ranking.hits.is_empty() {
         println!("no memory matches `{}`", args.query);
         return Ok(());
     }
+    // The relevance gate's judgement beside each hit: `strong` or `good` is what an agent's
+    // prompt would be given, `weak` is not (the score alone is 1.000 at the top of any ranking).
     for h in &ranking.hits {
         let hit = &h.hit;
         println!(
-            "{:.3}  {:<7} {:<28} {:<10} {}{}",
+            "{:.3}  {:<6} {:<7} {:<28} {:<10} {}{}",
             hit.score,
+            relevance_label(h.evidence.relevance),
             hit.scope,
             hit.name,
             hit.kind,
@@ -83,5 +88,14 @@ fn retired_note(r: &Retirement) -> String {
     match r {
         Retirement::Superseded { by } => format!(" [superseded by {by}]"),
         Retirement::Expired { on } => format!(" [expired {on}]"),
+    }
+}
+
+fn relevance_label(r: Relevance) -> &'static str {
+    match r {
+        Relevance::Strong => "strong",
+        Relevance::Good => "good",
+        Relevance::Weak => "weak",
+        Relevance::None => "none",
     }
 }

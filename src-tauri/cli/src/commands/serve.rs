@@ -2,7 +2,8 @@
 //! (which runs the same service itself), and `ambry serve --status` to ask a running one.
 //!
 //! Owns: starting core's service on this home with the CLI's models directory (releasing the
-//! model when idle), stopping it on
+//! model when idle), watching the home so the caches need not check every file per call,
+//! stopping it on
 //! Ctrl-C / SIGTERM / SIGHUP (the socket is removed on the way out), and printing the status.
 //! Deliberately does not: daemonize; run it under a terminal, a user service manager or `&`.
 
@@ -35,6 +36,15 @@ pub fn run(ctx: &Context, args: ServeArgs) -> Result<()> {
     if args.status {
         return status(ctx);
     }
+    // Hand edits come through the watcher; without one, every call checks every file (slower,
+    // never wrong).
+    let _watcher = match ctx.workspace.watch_memories() {
+        Ok(w) => Some(w),
+        Err(e) => {
+            eprintln!("ambry: {e}");
+            None
+        }
+    };
     let handle = spawn_compose_service(ctx.workspace.clone())?;
     let idle = args
         .model_idle_secs

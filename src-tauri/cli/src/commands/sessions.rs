@@ -325,12 +325,15 @@ pub fn recall(ctx: &Context, args: RecallArgs) -> Result<()> {
 
 fn print_hit(h: &RecallHit) {
     let when = h.ts.as_deref().map(short_ts).unwrap_or("-");
+    // A session that matched only some of the question's words says so: its score is relative
+    // to the others (the top is 1.00 whatever it matched), so it cannot.
     println!(
-        "{:.2}  {:<6}  {when:<16}  {}  ({})",
+        "{:.2}  {:<6}  {when:<16}  {}  ({}){}",
         h.score,
         h.source,
         h.title.as_deref().unwrap_or("(untitled)"),
-        h.cwd.as_deref().unwrap_or("?")
+        h.cwd.as_deref().unwrap_or("?"),
+        if h.widened { "  [some words]" } else { "" }
     );
     if h.turns.is_empty() {
         println!("      {}: {}", h.role, h.snippet);

@@ -37,7 +37,9 @@ pub const SEARCH: &str = "\
 Search the person's memories with the same ranker that picks memories for each turn (keywords, word \
 forms, synonyms and meaning). Use it before assuming a preference or a repository fact, and before \
 saving, to update an existing memory instead of duplicating it. scope: 'all' (default: the user's \
-memories and the current project's, as an agent here sees them), 'user' or 'project'.";
+memories and the current project's, as an agent here sees them), 'user' or 'project'. Each hit says \
+whether it passes the relevance gate (`gated`, `relevance` strong | good | weak): a weak hit is \
+probably not about the query.";
 
 pub const GET: &str = "\
 Read one memory in full (frontmatter and body) by name. Without scope, the project's memory of that name \

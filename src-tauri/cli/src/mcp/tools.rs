@@ -300,7 +300,7 @@ impl AmbryTools {
                 let options = SearchOptions { limit: Some(limit(args.limit)?), strategy: None, only_evident: false, today: Some(Utc::now().date_naive()) };
                 let store = ws.store_at(&dir);
                 let results = ws.search(&args.query, Coverage::Agent(&store, args.scope.unwrap_or_default().into()), &options)?;
-                let hits: Vec<_> = results.hits.iter().map(ambry_core::workspace::SearchHit::listed).collect();
+                let hits: Vec<_> = results.hits.iter().map(|h| h.judged()).collect();
                 Ok(serde_json::json!({ "hits": hits, "strategy": results.strategy, "note": results.note }))
             })
             .await,

@@ -5,7 +5,9 @@
 //! Owns: choosing and bounding those lines so the map holds `compose.map_bytes` at 10, 10k or
 //! 100k memories (the counts line names at most a few types; names are added while they fit).
 //! Deliberately does not: read memory files (the corpus has names, types and descriptions;
-//! "newest" is a file's modification time) or count uses (the caller passes the ledger's counts).
+//! "newest" is a file's modification time, as the corpus cache last saw it: a stat per memory
+//! cost more than the rest of a served turn at 10k memories) or count uses (the caller passes
+//! the ledger's counts).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::UNIX_EPOCH;
@@ -29,6 +31,7 @@ pub fn render(
     project: Option<&str>,
     uses: &HashMap<(Scope, String, String), u64>,
     budget: usize,
+    newest_first: &[u32],
 ) -> String {
     let heading_cost = "## Memory map\n".len() + 2;
     let Some(mut room) = budget.checked_sub(heading_cost) else {
@@ -75,9 +78,13 @@ pub fn render(
         )
     };
     let mut listed: HashSet<(Scope, String)> = HashSet::new();
+    // Only memories named in `uses` are looked up (a key per memory would allocate twice for
+    // each of ten thousand).
+    let used_names: HashSet<&str> = uses.keys().map(|(_, _, name)| name.as_str()).collect();
     let mut used: Vec<(u64, &crate::rank::DocTerms)> = corpus
         .docs
         .iter()
+        .filter(|d| used_names.contains(d.name.as_str()))
         .filter_map(|d| uses.get(&key(d.scope, &d.name)).map(|n| (*n, d.as_ref())))
         .collect();
     used.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
@@ -115,19 +122,40 @@ pub fn render(
         &mut out,
         &mut room,
     );
-    let mut newest: Vec<(i128, &crate::rank::DocTerms)> = corpus
-        .docs
-        .iter()
-        .map(|d| (modified(&d.path), d.as_ref()))
-        .collect();
-    newest.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
     group(
         "### Newest",
-        &mut newest.iter().map(|(_, d)| *d),
+        &mut newest_first
+            .iter()
+            .filter_map(|&i| corpus.docs.get(i as usize).map(|d| d.as_ref())),
         &mut out,
         &mut room,
     );
     out.trim_end().to_string()
+}
+
+/// The corpus's documents, newest first (by `modified_ns`, else a stat; ties by name): the
+/// "Newest" group's order. The corpus cache keeps it while the corpus is unchanged.
+pub fn newest_first(
+    corpus: &Corpus,
+    modified_ns: &dyn Fn(&std::path::Path) -> Option<i64>,
+) -> Vec<u32> {
+    let mut at: Vec<(i128, u32)> = corpus
+        .docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let t = modified_ns(&d.path).map_or_else(|| modified(&d.path), i128::from);
+            (t, i as u32)
+        })
+        .collect();
+    at.sort_by(|a, b| {
+        b.0.cmp(&a.0).then_with(|| {
+            corpus.docs[a.1 as usize]
+                .name
+                .cmp(&corpus.docs[b.1 as usize].name)
+        })
+    });
+    at.into_iter().map(|(_, i)| i).collect()
 }
 
 fn modified(path: &std::path::Path) -> i128 {
@@ -170,4 +198,86 @@ fn counts(corpus: &Corpus, project: Option<&str>) -> String {
         })
         .collect();
     format!("{} memories: {}.", corpus.docs.len(), parts.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::rank::DocTerms;
+
+    /// `n` memories over both scopes and 60 types, with long descriptions (documents carry no
+    /// terms: the map reads names, types and descriptions only), and uses for every tenth.
+    fn corpus(n: usize) -> (Corpus, HashMap<(Scope, String, String), u64>) {
+        let mut uses = HashMap::new();
+        let docs: Vec<Arc<DocTerms>> = (0..n)
+            .map(|i| {
+                let scope = if i % 3 == 0 {
+                    Scope::Project
+                } else {
+                    Scope::User
+                };
+                let name = format!("note-{i}");
+                if i % 10 == 0 {
+                    let slug = if scope == Scope::Project {
+                        "repo-1"
+                    } else {
+                        ""
+                    };
+                    uses.insert((scope, slug.to_string(), name.clone()), (i % 97) as u64);
+                }
+                Arc::new(DocTerms {
+                    scope,
+                    name: name.clone(),
+                    kind: format!("type-{}", i % 60),
+                    description: format!("what note {i} is about, {}", "detail ".repeat(40)),
+                    path: format!("/nonexistent/{name}.md").into(),
+                    body_bytes: 500,
+                    length: 0.0,
+                    terms: Vec::new(),
+                })
+            })
+            .collect();
+        (Corpus::build_unshadowed(docs), uses)
+    }
+
+    #[test]
+    fn the_map_holds_its_budget_at_ten_ten_thousand_and_a_hundred_thousand_memories() {
+        for n in [10, 10_000, 100_000] {
+            let (corpus, uses) = corpus(n);
+            for budget in [3_000, 1_000] {
+                let body = render(
+                    &corpus,
+                    Some("repo-1"),
+                    &uses,
+                    budget,
+                    &newest_first(&corpus, &|_| None),
+                );
+                let section = "## Memory map\n".len() + body.len() + 2;
+                assert!(
+                    section <= budget,
+                    "{n} memories, budget {budget}: {section}"
+                );
+                assert!(
+                    body.starts_with(&format!("{n} memories: user ")),
+                    "{n}: {body}"
+                );
+                assert!(body.contains("memory_search"), "{n}: {body}");
+                assert!(body.contains("### Most used\n- note-"), "{n}: {body}");
+            }
+            // 60 types in a scope: a few are named, the rest counted.
+            let body = render(
+                &corpus,
+                Some("repo-1"),
+                &uses,
+                3_000,
+                &newest_first(&corpus, &|_| None),
+            );
+            if n >= 60 {
+                assert!(body.contains("more types"), "{n}: {body}");
+            }
+            assert!(body.lines().all(|l| l.len() <= 400), "{n}: a line too long");
+        }
+    }
 }

@@ -3,11 +3,12 @@
 //!
 //! Owns: the vector cache (keyed by sidecar path, revalidated by mtime + size so a warm call
 //! reads nothing unchanged; or, trusting a watcher, not revalidated until told a sidecar
-//! changed), ignoring sidecars of another model, and cosine scoring.
+//! changed or its directory's stamp moved, as every sidecar write through Ambry moves it),
+//! ignoring sidecars of another model, and cosine scoring.
 //! Deliberately does not: fuse with bm25 (the ranker's blend/rrf do) or choose a strategy.
 
-use std::collections::HashMap;
-use std::path::Path;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -15,6 +16,7 @@ use super::sidecar::{read_sidecar, sidecar_path};
 use super::{EmbedError, TextEmbedder};
 use crate::memory::Memory;
 use crate::rank::DocTerms;
+use crate::storage::DirStamp;
 
 /// Sidecar vectors read so far, each remembered with the file's size and mtime.
 #[derive(Debug, Default)]
@@ -29,6 +31,13 @@ pub struct VectorCache {
     generation: u64,
     /// The vectors of the last documents scanned, in their order (trusting caches only).
     aligned: Option<Aligned>,
+    /// Per directory of memories, its stamp when its sidecars were last vouched for (trusting
+    /// caches only): every sidecar Ambry writes is renamed into place, which moves the stamp, so
+    /// such a write is seen on the next call without waiting for the watcher.
+    dirs: HashMap<PathBuf, DirStamp>,
+    /// Directories whose stamp moved (or is too fresh to vouch) in this call: their cached
+    /// sidecars are checked against the disk as an untrusting cache checks them.
+    unvouched: HashSet<PathBuf>,
 }
 
 #[derive(Debug)]
@@ -71,13 +80,42 @@ impl VectorCache {
 
     pub fn invalidate_all(&mut self) {
         self.entries.clear();
+        self.dirs.clear();
         self.generation += 1;
+    }
+
+    /// A trusting cache's check of the directories `paths` live in: one stat each. A directory
+    /// whose stamp moved since it was vouched for (or that changed too recently to vouch for)
+    /// has its sidecars checked against the disk in this call.
+    fn vouch_for<'a>(&mut self, paths: impl Iterator<Item = &'a Path>) {
+        self.unvouched.clear();
+        if !self.trusting {
+            return;
+        }
+        let mut seen: Vec<&Path> = Vec::new();
+        for dir in paths.filter_map(Path::parent) {
+            if seen.contains(&dir) {
+                continue;
+            }
+            seen.push(dir);
+            let now = DirStamp::of(dir);
+            if now.is_some() && self.dirs.get(dir) == now.as_ref() {
+                continue;
+            }
+            self.unvouched.insert(dir.to_path_buf());
+            match now.filter(DirStamp::settled) {
+                Some(stamp) => self.dirs.insert(dir.to_path_buf(), stamp),
+                None => self.dirs.remove(dir),
+            };
+        }
     }
 
     /// The vector of each of `docs` (as `vector` gives it), in their order. A cache trusting its
     /// watcher answers a repeat of the last documents from the previous answer.
     pub fn vectors_of(&mut self, docs: &[Arc<DocTerms>], model_id: &str) -> &[Option<Arc<[f32]>>] {
+        self.vouch_for(docs.iter().map(|d| d.path.as_path()));
         let holds = self.trusting
+            && self.unvouched.is_empty()
             && self.aligned.as_ref().is_some_and(|a| {
                 a.generation == self.generation
                     && a.model_id == model_id
@@ -103,6 +141,7 @@ impl VectorCache {
 
     /// The unit-length vector of `memory_path`'s sidecar when it was written by `model_id`.
     pub fn vector(&mut self, memory_path: &Path, model_id: &str) -> Option<&[f32]> {
+        self.vouch_for(std::iter::once(memory_path));
         self.shared_vector(memory_path, model_id)?;
         match &self.entries.get(key(memory_path))?.vector {
             Some((_, v)) => Some(&**v),
@@ -112,7 +151,12 @@ impl VectorCache {
 
     fn shared_vector(&mut self, memory_path: &Path, model_id: &str) -> Option<Arc<[f32]>> {
         let key = key(memory_path);
-        let trusted = self.trusting && self.entries.contains_key(key);
+        let trusted = self.trusting
+            && self.entries.contains_key(key)
+            && (self.unvouched.is_empty()
+                || !memory_path
+                    .parent()
+                    .is_some_and(|d| self.unvouched.contains(d)));
         if !trusted {
             let sidecar = sidecar_path(memory_path);
             let stamp = std::fs::metadata(&sidecar).ok().map(|meta| {
@@ -332,21 +376,37 @@ mod tests {
     }
 
     #[test]
-    fn a_trusting_cache_rereads_a_sidecar_only_when_told() {
+    fn a_trusting_cache_sees_a_sidecar_written_through_ambry_and_a_hand_edit_when_told() {
         let dir = tempfile::tempdir().unwrap();
         let (md, vec) = (dir.path().join("m.md"), dir.path().join("m.vec"));
+        // Puts the directory's stamp at one moment a second back, as if its last change were
+        // long past (the same moment every time: a stamp that moved is a change).
+        let past = SystemTime::now() - std::time::Duration::from_secs(1);
+        let settle = || {
+            std::fs::File::open(dir.path())
+                .unwrap()
+                .set_modified(past)
+                .unwrap();
+        };
         let mut cache = VectorCache::new();
         cache.trust_watcher();
+        settle();
         assert!(cache.vector(&md, "axis").is_none());
+        // Written through Ambry (renamed into place): the directory's stamp moves, seen at once.
         write_sidecar(&vec, "axis", text_hash("a"), &[1.0, 0.0]).unwrap();
-        assert!(
-            cache.vector(&md, "axis").is_none(),
-            "not reported yet: the missing sidecar is remembered"
-        );
+        assert_eq!(cache.vector(&md, "axis").unwrap(), &[1.0, 0.0]);
+        // Rewritten in place behind the cache's back, the directory settled: not looked for
+        // until reported.
+        settle();
+        assert_eq!(cache.vector(&md, "axis").unwrap(), &[1.0, 0.0]);
+        let other = dir.path().join("other.vec");
+        write_sidecar(&other, "axis", text_hash("a"), &[0.0, 2.0, 0.0]).unwrap();
+        std::fs::write(&vec, std::fs::read(&other).unwrap()).unwrap();
+        std::fs::remove_file(&other).unwrap();
+        settle();
+        assert_eq!(cache.vector(&md, "axis").unwrap(), &[1.0, 0.0]);
         cache.invalidate(&md);
-        assert_eq!(cache.vector(&md, "axis").unwrap(), &[1.0, 0.0]);
-        write_sidecar(&vec, "axis", text_hash("a"), &[0.0, 2.0, 0.0]).unwrap();
-        assert_eq!(cache.vector(&md, "axis").unwrap(), &[1.0, 0.0]);
+        assert_eq!(cache.vector(&md, "axis").unwrap(), &[0.0, 1.0, 0.0]);
         cache.invalidate_all();
         assert_eq!(cache.vector(&md, "axis").unwrap(), &[0.0, 1.0, 0.0]);
     }
@@ -385,8 +445,8 @@ mod tests {
         .unwrap();
         assert_eq!(
             seen(&mut cache, &docs),
-            vec![Some(vec![1.0, 0.0]), None],
-            "not reported yet"
+            vec![Some(vec![1.0, 0.0]), Some(vec![0.0, 1.0])],
+            "written through Ambry (renamed into place): seen before any report"
         );
         cache.invalidate(&money);
         assert_eq!(

@@ -1,15 +1,18 @@
 //! How bytes reach the disk safely, for every module that writes a file Ambry owns: atomic
 //! replacement (temp file, fsync, rename, fsync of the directory), the refusal to write through
-//! a symlink, sweeping temp files a killed writer left, and the scope lock that serializes
-//! writers across threads and processes.
+//! a symlink, sweeping temp files a killed writer left, the scope lock that serializes
+//! writers across threads and processes, and the directory stamp that tells a cache whether any
+//! such write happened.
 //!
 //! Owns: those mechanisms. Deliberately does not: know what is being written (memories,
 //! project records, anchors, sidecars); its callers do. It imports nothing from them, so the
 //! store and the project registry can both use it without depending on each other for it.
 
 mod atomic;
+mod dir_stamp;
 mod lock;
 
 pub use atomic::{refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, TEMP_PREFIX};
+pub use dir_stamp::DirStamp;
 pub(crate) use lock::{read_holder, record_holder};
 pub use lock::{LockFailure, ScopeLock, LOCK_FILE, LOCK_WAIT};

@@ -161,20 +161,33 @@ pub struct SearchHit {
 }
 
 impl SearchHit {
-    /// The hit as `memory search --json` and MCP `memory_search` give it (DESIGN §9), plus
-    /// `retired` when it is (superseded or expired: found, never injected), in the words
-    /// `memory list --json` uses: "superseded by NAME" or "expired DAY".
-    pub fn listed(&self) -> serde_json::Value {
-        let mut v = serde_json::to_value(&self.hit).unwrap_or_default();
-        if let (Some(r), Some(map)) = (&self.retired, v.as_object_mut()) {
-            let why = match r {
+    /// The hit as `memory search --json` and the MCP `memory_search` give it: the §9 fields
+    /// plus the relevance gate's judgement, and `retired` when it is (superseded or expired:
+    /// found, never injected), in the words `memory list --json` uses.
+    pub fn judged(&self) -> JudgedHit<'_> {
+        JudgedHit {
+            hit: &self.hit,
+            relevance: self.evidence.relevance,
+            gated: self.evidence.gated,
+            retired: self.retired.as_ref().map(|r| match r {
                 Retirement::Superseded { by } => format!("superseded by {by}"),
                 Retirement::Expired { on } => format!("expired {on}"),
-            };
-            map.insert("retired".into(), why.into());
+            }),
         }
-        v
     }
+}
+
+/// A hit and the gate's judgement of it: `gated` is whether compose would give it to an agent
+/// for this query, and `relevance` reads the same (strong or good when gated, weak at most when
+/// not), as the app's search labels do.
+#[derive(Debug, Clone, Serialize)]
+pub struct JudgedHit<'a> {
+    #[serde(flatten)]
+    pub hit: &'a Hit,
+    pub relevance: rank::Relevance,
+    pub gated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retired: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -5,8 +5,9 @@
 //! of the built corpus, and choosing how a corpus is built: straight from the postings a fresh
 //! process loaded (see `assemble`) while every scope is unchanged, or from terms per document once
 //! one changed (a loaded snapshot's postings are then inverted back). A long-lived process that
-//! watches the memory directories (the app) can skip the stat of every file per search: it marks
-//! the cache as trusting its watcher and reports every change with `invalidate`.
+//! watches the memory directories (the app, the compose service) can skip the stat of every file
+//! per search: it marks the cache as trusting its watcher and reports every change with
+//! `invalidate`; one stat of each directory still catches every write through Ambry at once.
 //! Deliberately does not: score, watch the disk itself, or know how the persistent copy in
 //! `index.sqlite` is stored (see `persisted`). A broken or missing cache only costs time, never a
 //! result.
@@ -35,6 +36,7 @@ use std::time::UNIX_EPOCH;
 use super::corpus::{Corpus, DocTerms};
 use super::RankError;
 use crate::memory::{read_memory_file, Scope, ScopeFilter, Store};
+use crate::storage::DirStamp;
 use assemble::assemble;
 use persisted::PersistentCache;
 
@@ -114,15 +116,22 @@ pub struct CorpusCache {
     stale: bool,
     /// Whether a watcher reports every change (see `trust_watcher`).
     trusting: bool,
-    /// Directories refreshed since the watcher last reported a change in them.
-    verified: HashSet<PathBuf>,
+    /// Directories refreshed since the watcher last reported a change in them, with their
+    /// stamp at that refresh: a write through Ambry (a rename) moves the stamp, so it is seen on
+    /// the next call without waiting for the watcher; a hand edit in place is the watcher's.
+    verified: HashMap<PathBuf, DirStamp>,
     /// Every word some document's own term list holds, once: a memory read from disk (or a
     /// loaded snapshot turned back into terms per document) takes its words from here, so ten
     /// thousand memories share one copy of each word instead of one allocation per term per
     /// memory. A snapshot as loaded needs none of it: its postings already hold each word of
     /// the scope once. Words no document uses any more are dropped whenever a corpus is built.
     words: HashSet<Arc<str>>,
+    /// The newest-first order of a corpus this cache built (see `newest_first`).
+    newest: Option<(std::sync::Weak<Corpus>, Arc<Vec<u32>>)>,
 }
+
+/// How the memory map orders a corpus newest first, given each file's modification time.
+pub type NewestOrder = fn(&Corpus, &dyn Fn(&Path) -> Option<i64>) -> Vec<u32>;
 
 /// Whether a project memory hides the user memory of the same name (an agent's view of one
 /// project) or every memory stands on its own (browsing all of them at once).
@@ -163,11 +172,15 @@ impl CorpusCache {
         shadowing: Shadowing,
     ) -> Result<Arc<Corpus>, RankError> {
         for (scope, dir) in dirs {
-            if !(self.trusting && self.verified.contains(dir)) {
+            let stamp = self.trusting.then(|| DirStamp::of(dir)).flatten();
+            let vouched = stamp.is_some() && self.verified.get(dir) == stamp.as_ref();
+            if !vouched {
+                // Stamped before the listing: a change during the refresh moves it again.
                 self.refresh(*scope, dir)?;
-                if self.trusting {
-                    self.verified.insert(dir.clone());
-                }
+                match stamp.filter(DirStamp::settled) {
+                    Some(stamp) => self.verified.insert(dir.clone(), stamp),
+                    None => self.verified.remove(dir),
+                };
             }
         }
         let dirs: Vec<PathBuf> = dirs.iter().map(|(_, d)| d.clone()).collect();
@@ -220,6 +233,33 @@ impl CorpusCache {
     /// refreshes it from the disk.
     pub fn invalidate(&mut self, dir: &Path) {
         self.verified.remove(dir);
+    }
+
+    /// The modification time (ns since the epoch) of a memory file as the last refresh saw it:
+    /// the memory map orders by it without a stat per memory.
+    pub fn modified_ns(&self, path: &Path) -> Option<i64> {
+        let snapshot = self.snapshots.get(path.parent()?)?;
+        let name = path.file_name()?.to_str()?;
+        let at = snapshot
+            .entries
+            .binary_search_by(|e| e.file_name.as_str().cmp(name))
+            .ok()?;
+        Some(snapshot.entries[at].mtime_ns)
+    }
+
+    /// `order(corpus, modified_ns)` for `corpus` (the memory map's newest-first order), kept
+    /// while the cache hands out this very corpus: at 10k memories the order costs more than a
+    /// served turn's ranking.
+    pub fn newest_first(&mut self, corpus: &Arc<Corpus>, order: NewestOrder) -> Arc<Vec<u32>> {
+        if let Some((of, kept)) = &self.newest {
+            // Held weakly: a corpus replaced since is freed, not kept for its order.
+            if of.upgrade().is_some_and(|of| Arc::ptr_eq(&of, corpus)) {
+                return kept.clone();
+            }
+        }
+        let kept = Arc::new(order(corpus, &|p| self.modified_ns(p)));
+        self.newest = Some((Arc::downgrade(corpus), kept.clone()));
+        kept
     }
 
     /// The watcher lost track (a directory appeared or vanished, events overflowed): refresh

@@ -191,20 +191,42 @@ fn the_persistent_cache_round_trips_and_survives_garbage() {
     );
 }
 
+/// Puts a directory's modification time a second back, as if its last change were long past
+/// (a stamp from the last few milliseconds never vouches for a directory).
+fn settle(dir: &std::path::Path) {
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
+    std::fs::File::open(dir)
+        .unwrap()
+        .set_modified(past)
+        .unwrap();
+}
+
 #[test]
-fn a_cache_trusting_its_watcher_rereads_only_what_it_was_told_changed() {
+fn a_cache_trusting_its_watcher_sees_every_write_through_ambry_and_a_hand_edit_when_told() {
     let tmp = tempfile::tempdir().unwrap();
     let store = Store::new(AmbryHome::new(tmp.path()), None);
+    let dir = store.dir(Scope::User).unwrap();
     save(&store, "alpha", "one");
     let mut cache = CorpusCache::in_memory();
     cache.trust_watcher();
     assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 1);
-    // Written behind the cache's back and not reported: a trusting cache does not look.
+    // A write through Ambry (a file renamed into place) is seen at once, reported or not.
     save(&store, "beta", "two");
-    assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 1);
-    // Reported: seen on the next call.
-    cache.invalidate(&store.dir(Scope::User).unwrap());
     assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 2);
+    // Once the directory is settled, a hand edit in place (the directory's stamp does not
+    // move) is not looked for until the watcher reports it.
+    settle(&dir);
+    assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 2);
+    let alpha = dir.join("alpha.md");
+    let edited = std::fs::read_to_string(&alpha)
+        .unwrap()
+        .replace("one", "uno, edited by hand");
+    std::fs::write(&alpha, edited).unwrap();
+    let corpus = cache.corpus(&store, ScopeFilter::All).unwrap();
+    assert!(corpus.postings("uno").is_empty(), "not reported yet");
+    cache.invalidate(&dir);
+    let corpus = cache.corpus(&store, ScopeFilter::All).unwrap();
+    assert!(!corpus.postings("uno").is_empty());
     save(&store, "gamma", "three");
     cache.invalidate_all();
     assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 3);
@@ -213,6 +235,49 @@ fn a_cache_trusting_its_watcher_rereads_only_what_it_was_told_changed() {
     assert_eq!(plain.corpus(&store, ScopeFilter::All).unwrap().len(), 3);
     save(&store, "delta", "four");
     assert_eq!(plain.corpus(&store, ScopeFilter::All).unwrap().len(), 4);
+}
+
+#[test]
+fn a_directory_changed_within_the_clock_tick_is_checked_again_even_when_trusting() {
+    // Two writes inside one file-system clock tick can leave the directory's stamp unchanged:
+    // a stamp that fresh never vouches for the directory, so the second write is still seen.
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Store::new(AmbryHome::new(tmp.path()), None);
+    let dir = store.dir(Scope::User).unwrap();
+    save(&store, "alpha", "one");
+    // A stamp from "now" however slow this machine is: ahead of the clock.
+    let fresh = std::time::SystemTime::now() + std::time::Duration::from_secs(10);
+    std::fs::File::open(&dir)
+        .unwrap()
+        .set_modified(fresh)
+        .unwrap();
+    let mut cache = CorpusCache::in_memory();
+    cache.trust_watcher();
+    assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 1);
+    save(&store, "beta", "two");
+    // The second write leaves the stamp where the first left it, as one clock tick would.
+    std::fs::File::open(&dir)
+        .unwrap()
+        .set_modified(fresh)
+        .unwrap();
+    assert_eq!(cache.corpus(&store, ScopeFilter::All).unwrap().len(), 2);
+}
+
+#[test]
+fn the_cache_gives_each_memory_file_its_modification_time_as_last_seen() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Store::new(AmbryHome::new(tmp.path()), None);
+    save(&store, "alpha", "one");
+    let mut cache = CorpusCache::in_memory();
+    cache.corpus(&store, ScopeFilter::All).unwrap();
+    let path = store.dir(Scope::User).unwrap().join("alpha.md");
+    let meta = std::fs::metadata(&path).unwrap();
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!(
+        cache.modified_ns(&path),
+        Some(meta.mtime() * 1_000_000_000 + meta.mtime_nsec())
+    );
+    assert_eq!(cache.modified_ns(&path.with_file_name("missing.md")), None);
 }
 
 #[test]

@@ -83,6 +83,10 @@ pub struct Cost {
     pub repeated_lines: usize,
     pub largest_output: usize,
     pub over_limit: usize,
+    /// Bytes of the outputs that opened a context (anchors and map), and what the oracle paid
+    /// for anchors there: the map is overhead the oracle does not have.
+    pub start_bytes: usize,
+    pub oracle_anchor_bytes: usize,
 }
 
 impl Cost {
@@ -92,6 +96,12 @@ impl Cost {
     pub fn oracle_ratio(&self) -> f64 {
         self.bytes as f64 / self.oracle_bytes.max(1) as f64
     }
+    /// Bytes against an oracle that also gives the same anchors and map once per context: what
+    /// the bodies cost against each needed body once.
+    pub fn ratio_with_map(&self) -> f64 {
+        let oracle = self.oracle_bytes - self.oracle_anchor_bytes + self.start_bytes;
+        self.bytes as f64 / oracle.max(1) as f64
+    }
     pub fn repeat_share(&self) -> f64 {
         self.repeated_lines as f64 / self.lines.max(1) as f64
     }
@@ -100,11 +110,12 @@ impl Cost {
     }
     pub fn row(&self, label: &str) -> String {
         format!(
-            "{label:<28} {:>3} {:>9} {:>9} {:>6.2}x {:>6.3} {:>6.3} {:>7} {:>4}",
+            "{label:<28} {:>3} {:>9} {:>9} {:>6.2}x {:>6.2}x {:>6.3} {:>6.3} {:>7} {:>4}",
             self.sessions,
             self.bytes_per_session(),
             self.oracle_bytes / self.sessions.max(1),
             self.oracle_ratio(),
+            self.ratio_with_map(),
             self.recall(),
             self.repeat_share(),
             self.largest_output,
@@ -113,8 +124,17 @@ impl Cost {
     }
     pub fn header() -> String {
         format!(
-            "{:<28} {:>3} {:>9} {:>9} {:>7} {:>6} {:>6} {:>7} {:>4}",
-            "setting", "n", "B/session", "oracle B", "ratio", "recall", "repeat", "largest", ">8k"
+            "{:<28} {:>3} {:>9} {:>9} {:>7} {:>7} {:>6} {:>6} {:>7} {:>4}",
+            "setting",
+            "n",
+            "B/session",
+            "oracle B",
+            "ratio",
+            "w/ map",
+            "recall",
+            "repeat",
+            "largest",
+            ">8k"
         )
     }
 }
@@ -193,8 +213,10 @@ pub fn simulate(
                 live_lines.clear();
                 oracle_held.clear();
                 cost.oracle_bytes += anchor_bytes;
+                cost.oracle_anchor_bytes += anchor_bytes;
                 let source = if t == 0 { "startup" } else { "compact" };
                 let out = composer.hook(&session.id, &session.project, Event::Start { source });
+                cost.start_bytes += out.len();
                 take(out, &mut cost, &mut live_bodies, &mut live_lines);
             }
             let out = composer.hook(
