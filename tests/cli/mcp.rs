@@ -406,6 +406,40 @@ async fn recall_finds_past_sessions() {
     client.cancel().await.unwrap();
 }
 
+/// What `session_recall` hands an agent: transcript secrets masked, and a pasted document as
+/// the query cut to its first words and answered (a 10 MB query once never answered).
+#[tokio::test]
+async fn recall_masks_transcript_secrets_and_bounds_a_huge_query() {
+    let s = Sandbox::new();
+    let sessions = s.home.path().join("sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    std::fs::write(
+        sessions.join("s1.jsonl"),
+        "{\"session\": {\"id\": \"s1\", \"cwd\": \"/work/app\"}}\n\
+         {\"ts\": \"2026-11-01T10:00:00Z\", \"role\": \"user\", \"text\": \"deploy the walrus bucket with AKIAZ3MXQ7V2LPRT4K9B\"}\n\
+         {\"ts\": \"2026-11-01T10:01:00Z\", \"role\": \"assistant\", \"text\": \"pushed the walrus fix with ghp_4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R\"}\n",
+    )
+    .unwrap();
+    let client = connect(&s, s.cwd.path(), None).await;
+    let found = ok_json(&call(&client, "session_recall", json!({ "query": "walrus" })).await);
+    let shown = found.to_string();
+    assert_eq!(found["sessions"].as_array().unwrap().len(), 1, "{found}");
+    for secret in ["AKIAZ3MXQ7V2LPRT4K9B", "4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R"] {
+        assert!(!shown.contains(secret), "{secret} reached the agent: {shown}");
+    }
+    assert!(shown.contains("[secret masked: "), "{shown}");
+
+    let huge: String = std::iter::once("walrus ".to_string())
+        .chain((0..1_500_000).map(|i| format!("w{i} ")))
+        .collect();
+    assert!(huge.len() > 10 << 20);
+    let found = ok_json(&call(&client, "session_recall", json!({ "query": huge })).await);
+    assert_eq!(found["sessions"].as_array().unwrap().len(), 1, "{found}");
+    let notes = found["notes"].to_string();
+    assert!(notes.contains("cut to its first 32 distinct word(s)"), "{notes}");
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test]
 async fn indexes_and_anchors_are_resources() {
     let s = Sandbox::new();

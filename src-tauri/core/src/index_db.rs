@@ -22,9 +22,17 @@ pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
 /// A file that is corrupt or not a database is set aside and created anew.
 pub(crate) fn open(path: &Path) -> rusqlite::Result<Connection> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
+        crate::storage::create_private_dir_all(dir)
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
     }
+    // Created 0600 before SQLite opens it (SQLite would use the umask; its journal and WAL take
+    // the database's mode): the index holds every transcript. One an older version made is
+    // made private too.
+    if !path.exists() {
+        crate::storage::open_private(path, false)
+            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    }
+    crate::storage::make_private(path);
     match open_once(path) {
         Err(e) if is_corrupt(&e) => {
             let kept = set_aside(path)

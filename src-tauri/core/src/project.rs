@@ -246,7 +246,7 @@ pub fn register(home: &AmbryHome, project: &Project) -> Result<(), ProjectError>
     if path.exists() && record == before {
         return Ok(());
     }
-    fs::create_dir_all(&dir).map_err(|source| ProjectError::Io {
+    crate::storage::create_private_dir_all(&dir).map_err(|source| ProjectError::Io {
         path: dir.display().to_string(),
         source,
     })?;

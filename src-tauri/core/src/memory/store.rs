@@ -20,9 +20,10 @@ use super::validate::{strip_controls, validate_draft, INDEX_FILE_MAX, MEMORY_FIL
 use super::{Memory, MemoryFile, Scope, ScopeFilter, StoreError};
 use crate::project::{self, Project};
 use crate::storage::{
-    refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, LockFailure, ScopeLock, LOCK_WAIT,
-    TEMP_PREFIX,
+    refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, write_atomic_with_mode,
+    LockFailure, ScopeLock, LOCK_WAIT, TEMP_PREFIX,
 };
+use std::os::unix::fs::PermissionsExt;
 use crate::AmbryHome;
 
 /// What a caller wants saved; the store fills in timestamps and keeps unknown keys.
@@ -174,7 +175,7 @@ impl Store {
     ) -> Result<PathBuf, E> {
         let dir = self.dir(scope)?;
         let path = dir.join(file_name);
-        fs::create_dir_all(&dir).map_err(|e| StoreError::io("create", &dir, e))?;
+        crate::storage::create_private_dir_all(&dir).map_err(|e| StoreError::io("create", &dir, e))?;
         let _lock = lock_scope(&dir)?;
         refuse_symlink(&path).map_err(|e| StoreError::io("read", &path, e))?;
         let current = match fs::read_to_string(&path) {
@@ -541,7 +542,7 @@ impl Store {
     /// Creates the scope directory if needed, refusing a symlinked one, and records the project.
     pub(super) fn prepare_dir(&self, scope: Scope) -> Result<PathBuf, StoreError> {
         let dir = self.dir(scope)?;
-        fs::create_dir_all(&dir).map_err(|e| StoreError::io("create", &dir, e))?;
+        crate::storage::create_private_dir_all(&dir).map_err(|e| StoreError::io("create", &dir, e))?;
         refuse_symlink(&dir).map_err(|e| StoreError::io("write", &dir, e))?;
         if let (Scope::Project, Some(p)) = (scope, &self.project) {
             project::register(&self.home, p).map_err(|e| StoreError::Io {
@@ -698,15 +699,16 @@ pub(super) fn archive_current(
 ) -> Result<PathBuf, StoreError> {
     let current = dir.join(format!("{name}.md"));
     let bytes = read_bytes(&current)?;
-    let archive_dir = dir.join(ARCHIVE_DIR);
-    fs::create_dir_all(&archive_dir).map_err(|e| StoreError::io("create", &archive_dir, e))?;
+    let archive_dir = archive::writable_archive_dir(dir)?;
     if let Some(newest) = archive::newest_version_path(&archive_dir, name) {
         if read_regular(&newest, MEMORY_FILE_MAX).is_ok_and(|old| old == bytes) {
             return Ok(newest);
         }
     }
     let file_name = archive::version_file_name(name, &archive::new_version_id(now));
-    write_atomic(&archive_dir, &file_name, &bytes)
+    // The archived copy keeps the memory's own mode (0600 set by the person stays 0600).
+    let mode = fs::metadata(&current).ok().map(|m| m.permissions().mode());
+    write_atomic_with_mode(&archive_dir, &file_name, &bytes, mode)
         .map_err(|e| StoreError::io("archive", &archive_dir, e))?;
     Ok(archive_dir.join(file_name))
 }
@@ -749,7 +751,7 @@ pub(super) fn lock_scope(dir: &Path) -> Result<ScopeLock, StoreError> {
             holder: holder.unwrap_or_else(|| "another process".to_string()),
             seconds: LOCK_WAIT.as_secs(),
         },
-        LockFailure::Io(e) => StoreError::io("lock", dir, e),
+        LockFailure::Io(e) => StoreError::io("lock", &dir.join(crate::storage::LOCK_FILE), e),
     })
 }
 

@@ -1,6 +1,6 @@
 //! How bytes reach the disk safely, for every module that writes a file Ambry owns: atomic
 //! replacement (temp file, fsync, rename, fsync of the directory), the refusal to write through
-//! a symlink, sweeping temp files a killed writer left, and the scope lock that serializes
+//! a symlink, the private modes of what Ambry creates, sweeping temp files a killed writer left, and the scope lock that serializes
 //! writers across threads and processes.
 //!
 //! Owns: those mechanisms. Deliberately does not: know what is being written (memories,
@@ -9,7 +9,13 @@
 
 mod atomic;
 mod lock;
+mod private;
 
-pub use atomic::{refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, TEMP_PREFIX};
+pub use atomic::{
+    refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, write_atomic_with_mode, TEMP_PREFIX,
+};
 pub(crate) use lock::{read_holder, record_holder};
+pub use private::{
+    create_private_dir_all, make_private, open_private, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE,
+};
 pub use lock::{LockFailure, ScopeLock, LOCK_FILE, LOCK_WAIT};

@@ -17,4 +17,5 @@ mod model_lent_per_batch;
 mod session_recall_eval;
 mod session_vectors;
 mod sessions;
+mod transcript_secrets;
 mod workspace;
