@@ -4,8 +4,8 @@
 //! the last complete line, a hash of the file's head) and the decisions it drives: unchanged →
 //! skip; grown → read the new bytes; shrunk, replaced or re-configured → read the whole file
 //! again; gone → vault it (as of the caller's `now`), or drop its rows when its source is
-//! switched off. A torn last line is left for the next run; a malformed line (bad JSON, invalid
-//! UTF-8, NUL) is counted against its file and skipped, wherever it is; an unreadable file is
+//! switched off. A torn last line is left for the next run (a whole record without its newline is
+//! read); a malformed line (bad JSON, NUL) is counted against its file and skipped, wherever it is; an unreadable file is
 //! reported and the others indexed. Two indexers never store a line twice: the checkpoint is
 //! read again under the write lock before a file's new bytes are read. Runs commit every few MB.
 //! Deliberately does not: write rows (see `rows`), parse a line (see `parse`), or read the clock.
@@ -82,7 +82,7 @@ impl SessionIndex {
                     summary.problems.push(problem);
                 }
                 files.extend(
-                    discover::transcripts(*source, root)
+                    discover::transcripts(*source, root, &mut summary.problems)
                         .into_iter()
                         .map(|p| (*source, p)),
                 );
@@ -91,9 +91,13 @@ impl SessionIndex {
         summary.files = files.len() as u64;
         let present: HashSet<&Path> = files.iter().map(|(_, p)| p.as_path()).collect();
         let known = self.known_files()?;
+        // Files under a folder that could not be read were not seen, not found gone.
+        let unread: Vec<PathBuf> = summary.problems.iter().map(|p| p.path.clone()).collect();
         for (path, source) in &known {
             let disabled = !cfg.sources.contains(source);
-            let checked_and_gone = wanted.contains(source) && !present.contains(path.as_path());
+            let checked_and_gone = wanted.contains(source)
+                && !present.contains(path.as_path())
+                && !unread.iter().any(|d| path.starts_with(d));
             if disabled {
                 self.remove_file(path)?;
                 summary.files_removed += 1;
@@ -413,8 +417,31 @@ pub(crate) fn read_complete_lines(
     loop {
         buf.clear();
         let n = reader.read_until(b'\n', &mut buf)?;
-        if n == 0 || buf.last() != Some(&b'\n') {
+        if n == 0 {
             break;
+        }
+        if buf.last() != Some(&b'\n') {
+            // The last line without its newline: a writer that ended the file there is done
+            // with it when it is a whole record, so it is read; a partial one waits for the rest
+            // (tried on a copy of the state, which a partial line must not change).
+            let mut trial = state.clone();
+            match parse_line(source, &mut trial, &buf, include_tools) {
+                None | Some(LineOutcome::Malformed) => break,
+                Some(outcome) => {
+                    *state = trial;
+                    out.consumed += n as u64;
+                    summary.bytes_read += n as u64;
+                    summary.lines += 1;
+                    match outcome {
+                        LineOutcome::Messages(m) => out.messages.extend(m),
+                        LineOutcome::Skipped(kind) => {
+                            *summary.lines_skipped.entry(kind).or_default() += 1
+                        }
+                        LineOutcome::Malformed => {}
+                    }
+                    break;
+                }
+            }
         }
         out.consumed += n as u64;
         summary.bytes_read += n as u64;

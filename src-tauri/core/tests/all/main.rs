@@ -17,5 +17,6 @@ mod model_lent_per_batch;
 mod session_recall_eval;
 mod session_vectors;
 mod sessions;
+mod transcript_lines;
 mod transcript_secrets;
 mod workspace;
