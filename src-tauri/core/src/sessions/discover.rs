@@ -184,7 +184,7 @@ mod tests {
         std::fs::write(root.join("p/s1.jsonl"), "").unwrap();
         std::fs::write(root.join("p/s1/subagents/agent-x.jsonl"), "").unwrap();
         std::fs::write(root.join("p/notes.txt"), "").unwrap();
-        let mut found = transcripts(SourceKind::Claude, root);
+        let mut found = transcripts(SourceKind::Claude, root, &mut Vec::new());
         found.sort_by_key(|p| p.components().count());
         assert_eq!(
             found,
@@ -193,6 +193,6 @@ mod tests {
                 root.join("p/s1/subagents/agent-x.jsonl")
             ]
         );
-        assert!(transcripts(SourceKind::Codex, &root.join("missing")).is_empty());
+        assert!(transcripts(SourceKind::Codex, &root.join("missing"), &mut Vec::new()).is_empty());
     }
 }

@@ -163,7 +163,7 @@ mod tests {
     fn a_held_file_lock_times_out_naming_the_holder() {
         let dir = tempfile::tempdir().unwrap();
         // Another open file description stands in for another process.
-        let other = OpenOptions::new()
+        let other = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
