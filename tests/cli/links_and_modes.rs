@@ -139,3 +139,34 @@ fn a_link_where_the_service_lock_belongs_is_refused() {
     assert!(err.contains("compose.lock") && err.contains("symbolic link"), "{err}");
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep");
 }
+
+/// How memories are ranked must not keep them from being saved, nor sessions from being
+/// indexed and recalled: a bad `[retrieval]` value is warned about and its defaults used.
+#[test]
+fn a_bad_retrieval_value_warns_and_save_index_and_recall_still_work() {
+    let sb = Sandbox::new();
+    std::fs::write(sb.home.path().join("config.toml"), "[retrieval]\ntop_k = 0\n").unwrap();
+    let sessions = sb.home.path().join("sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    std::fs::write(
+        sessions.join("s.jsonl"),
+        "{\"ts\": \"2026-11-01T10:00:00Z\", \"role\": \"user\", \"text\": \"the heron rollout\"}\n",
+    )
+    .unwrap();
+    for args in [
+        save_args("editor", "uses helix"),
+        vec!["sessions", "index"],
+        vec!["recall", "heron"],
+    ] {
+        let out = sb.ambry().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {err}");
+        assert!(err.contains("warning:") && err.contains("retrieval.top_k"), "{args:?}: {err}");
+        if args[0] == "recall" {
+            assert!(String::from_utf8_lossy(&out.stdout).contains("heron"));
+        }
+    }
+    // doctor still reports it as the error it is.
+    let out = sb.ambry().args(["doctor"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("retrieval.top_k"));
+}

@@ -543,3 +543,49 @@ fn the_fuzz_targets_seeds_and_findings_replay_against_the_real_server() {
         );
     }
 }
+
+/// A line that is not JSON gets JSON-RPC's parse error (id null), and the session goes on: the
+/// next request is answered.
+#[test]
+fn an_unparseable_line_is_answered_with_a_parse_error_and_the_session_goes_on() {
+    use std::io::{BufRead, BufReader, Write};
+    let s = Sandbox::new();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ambry"))
+        .env_remove("AMBRY_HOME")
+        .env("AMBRY_SERVICE_AUTOSTART", "0")
+        .arg("--home")
+        .arg(s.home.path())
+        .arg("--cwd")
+        .arg(s.cwd.path())
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdin.write_all(b"{this is not json\n").unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let answer: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(answer["error"]["code"], -32700, "{line}");
+    assert_eq!(answer["id"], Value::Null, "{line}");
+    stdin
+        .write_all(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}})
+            .to_string()
+            .as_bytes(),
+        )
+        .unwrap();
+    stdin.write_all(b"\n").unwrap();
+    line.clear();
+    stdout.read_line(&mut line).unwrap();
+    let answer: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(answer["id"], 1, "{line}");
+    assert_eq!(answer["result"]["serverInfo"]["name"], "ambry", "{line}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

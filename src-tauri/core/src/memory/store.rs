@@ -125,6 +125,20 @@ impl Store {
         };
         for scope in &scopes {
             let path = self.dir(*scope)?.join(format!("{name}.md"));
+            // A FIFO or device is no memory to fix or forget (forgetting archives, which reads
+            // it): the advice that works is to move it out of the store.
+            if let Some(kind) = fs::metadata(&path)
+                .ok()
+                .and_then(|m| non_regular_kind(m.file_type()))
+            {
+                return Err(StoreError::Unreadable {
+                    path: path.display().to_string(),
+                    reason: format!(
+                        "is {kind}, not a memory; Ambry reads only regular files. Move it out of the memory folder (`mv {} …`)",
+                        path.display()
+                    ),
+                });
+            }
             match read_memory_file(*scope, &path) {
                 Ok(Some(memory)) => return Ok(memory),
                 Ok(None) => continue,
@@ -234,8 +248,19 @@ impl Store {
         let dir = self.prepare_dir(scope)?;
         let _lock = lock_and_tidy(&dir, now)?;
         let outcome = write_locked(scope, &dir, None, draft, keys, now)?;
-        // Even an unchanged save repairs an index a killed writer left behind.
-        regenerate_index(scope, &dir)?;
+        // Even an unchanged save repairs an index a killed writer left behind. Its failure is
+        // told as what it is: the memory was written (a "refused" would have the person save
+        // it again, or think it lost).
+        regenerate_index(scope, &dir).map_err(|e| StoreError::IndexNotWritten {
+            saved: outcome.memory.path.display().to_string(),
+            index: dir.join(INDEX_FILE).display().to_string(),
+            reason: match e {
+                StoreError::Symlink { .. } => {
+                    "it is a symbolic link, and Ambry does not write through links: remove the link".to_string()
+                }
+                other => other.to_string(),
+            },
+        })?;
         Ok(outcome)
     }
 
@@ -851,7 +876,13 @@ fn list_dir(scope: Scope, dir: &Path) -> Result<Vec<MemoryFile>, StoreError> {
 }
 
 /// `Ok(None)` when the file does not exist; `Err(reason)` when it exists but is not a memory.
+/// The reason quotes the file (its `name:`, its `type:`) with control characters escaped.
 pub fn read_memory_file(scope: Scope, path: &Path) -> Result<Option<Memory>, String> {
+    read_memory_file_raw(scope, path)
+        .map_err(|reason| super::validate::escape_controls(&reason).into_owned())
+}
+
+fn read_memory_file_raw(scope: Scope, path: &Path) -> Result<Option<Memory>, String> {
     let bytes = match read_regular(path, MEMORY_FILE_MAX) {
         Ok(bytes) => bytes,
         Err(ReadRefusal::Missing) => return Ok(None),

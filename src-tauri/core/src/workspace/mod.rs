@@ -123,6 +123,29 @@ impl Workspace {
         Ok(config)
     }
 
+    /// The configuration for saving memories and indexing and recalling sessions: a bad value in
+    /// `[retrieval]` gives that table's defaults (see [`Config::load_lenient`]), which
+    /// [`Workspace::config_warning`] then tells; `doctor` and the settings still report it.
+    pub fn config_or_retrieval_defaults(&self) -> Result<Config, ConfigError> {
+        match self.config() {
+            Err(e) if e.is_in_retrieval() => {
+                Config::load_lenient(&self.home.config_file()).map(|(config, _)| config)
+            }
+            other => other,
+        }
+    }
+
+    /// What a front end should warn about after using
+    /// [`Workspace::config_or_retrieval_defaults`]: the `[retrieval]` error whose defaults it used.
+    pub fn config_warning(&self) -> Option<String> {
+        match self.config() {
+            Err(e) if e.is_in_retrieval() => Some(format!(
+                "{e}; the default [retrieval] settings were used"
+            )),
+            _ => None,
+        }
+    }
+
     /// The directory holding ONNX Runtime and the models.
     pub fn models_dir(&self) -> PathBuf {
         self.env

@@ -77,7 +77,7 @@ impl Workspace {
         now: chrono::DateTime<chrono::Utc>,
         progress: &mut dyn FnMut(IndexProgress),
     ) -> Result<IndexSummary, WorkspaceError> {
-        let config = self.config()?.sessions;
+        let config = self.config_or_retrieval_defaults()?.sessions;
         if let Some(kind) = request.only.filter(|k| !config.sources.contains(k)) {
             return Err(SessionError::SourceDisabled {
                 source_name: kind.to_string(),
@@ -202,7 +202,7 @@ impl Workspace {
     /// cannot be loaded (recall then works by words alone). Lent per batch: a fill of thousands
     /// of messages must not keep the process's searches from the model.
     fn session_embedder(&self) -> Option<ModelPerBatch<Embedder>> {
-        let config = self.config().ok()?;
+        let config = self.config_or_retrieval_defaults().ok()?;
         let scorer = self
             .semantic_scorer(config.retrieval.strategy, &config)
             .ok()?;
