@@ -312,6 +312,26 @@ impl SessionIndex {
         if previous.is_some() && resume.is_none() {
             summary.files_reindexed_whole += 1;
         }
+        // Cut short in place (same file, fewer bytes than were read from it): what was indexed
+        // from it is kept in the vault, as a deleted transcript's is, and the bytes left are
+        // read as a new file. A truncation is often a tool rewriting or an accident, and the
+        // index may hold the only copy of what was cut.
+        let truncated = previous.as_ref().is_some_and(|cp| {
+            resume.is_none() && cp.at.inode == stat.inode && stat.size < cp.at.offset && cp.messages > 0
+        });
+        // The rows a whole read replaces: the file's own, unless the vault kept them.
+        let replaces = previous
+            .as_ref()
+            .filter(|_| resume.is_none())
+            .map(|cp| cp.id);
+        let replaces = match replaces {
+            Some(id) if truncated => {
+                vault::keep_truncated(&self.conn, id, path, now)
+                    .map_err(|e| SessionError::from_sql(&self.path, e))?;
+                None
+            }
+            other => other,
+        };
         let (offset, mut state, prior_messages, prior_malformed) = match resume {
             Some(cp) => (cp.at.offset, cp.state.clone(), cp.messages, cp.malformed),
             None => (0, SessionState::default(), 0, 0),
@@ -340,10 +360,7 @@ impl SessionIndex {
             path,
             position: &position,
             state: &state,
-            replaces: previous
-                .as_ref()
-                .filter(|_| resume.is_none())
-                .map(|cp| cp.id),
+            replaces,
             totals: (prior_messages + indexed, malformed),
             messages: read.messages,
         })?;
