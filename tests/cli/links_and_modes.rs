@@ -28,8 +28,17 @@ fn ambry_umask_022(home: &Path, cwd: &Path, args: &[&str]) -> Output {
 
 fn save_args<'a>(name: &'a str, body: &'a str) -> Vec<&'a str> {
     vec![
-        "memory", "save", name, "--scope", "user", "--type", "user", "--description", "d",
-        "--body", body,
+        "memory",
+        "save",
+        name,
+        "--scope",
+        "user",
+        "--type",
+        "user",
+        "--description",
+        "d",
+        "--body",
+        body,
     ]
 }
 
@@ -42,7 +51,11 @@ fn the_home_and_every_file_ambry_creates_are_private_under_umask_022() {
     let sb = Sandbox::new();
     let home = sb.home.path().join("fresh-home");
     let out = ambry_umask_022(&home, sb.cwd.path(), &save_args("editor", "uses helix"));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let transcripts = home.join("sessions");
     std::fs::create_dir_all(&transcripts).unwrap();
     std::fs::write(
@@ -51,7 +64,11 @@ fn the_home_and_every_file_ambry_creates_are_private_under_umask_022() {
     )
     .unwrap();
     let out = ambry_umask_022(&home, sb.cwd.path(), &["sessions", "index"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(mode(&home), 0o700, "the home");
     assert_eq!(mode(&home.join("memory")), 0o700);
     for file in ["memory/editor.md", "memory/MEMORY.md", "index.sqlite"] {
@@ -64,11 +81,23 @@ fn a_memory_keeps_the_mode_the_person_gave_it_across_saves_and_in_its_archived_c
     let sb = Sandbox::new();
     let home = sb.home.path();
     let out = ambry_umask_022(home, sb.cwd.path(), &save_args("editor", "uses helix"));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let file = home.join("memory/editor.md");
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
-    let out = ambry_umask_022(home, sb.cwd.path(), &save_args("editor", "uses helix and vim"));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = ambry_umask_022(
+        home,
+        sb.cwd.path(),
+        &save_args("editor", "uses helix and vim"),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(mode(&file), 0o640, "kept across the save");
     let archived: Vec<_> = std::fs::read_dir(home.join("memory/.archive"))
         .unwrap()
@@ -85,16 +114,26 @@ fn links_where_the_lock_the_writer_turn_and_the_archive_belong_are_refused() {
     let outside = tempfile::tempdir().unwrap();
     let precious = outside.path().join("precious");
     std::fs::write(&precious, "keep").unwrap();
-    sb.ambry().args(save_args("editor", "uses helix")).assert().success();
+    sb.ambry()
+        .args(save_args("editor", "uses helix"))
+        .assert()
+        .success();
 
     // The scope lock.
     let lock = home.join("memory/.lock");
     let _ = std::fs::remove_file(&lock);
     std::os::unix::fs::symlink(&precious, &lock).unwrap();
-    let out = sb.ambry().args(save_args("editor", "uses vim")).output().unwrap();
+    let out = sb
+        .ambry()
+        .args(save_args("editor", "uses vim"))
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(err.contains(".lock") && err.contains("symbolic link"), "{err}");
+    assert!(
+        err.contains(".lock") && err.contains("symbolic link"),
+        "{err}"
+    );
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep");
     std::fs::remove_file(&lock).unwrap();
 
@@ -102,11 +141,22 @@ fn links_where_the_lock_the_writer_turn_and_the_archive_belong_are_refused() {
     let archive = home.join("memory/.archive");
     let _ = std::fs::remove_dir_all(&archive);
     std::os::unix::fs::symlink(outside.path(), &archive).unwrap();
-    let out = sb.ambry().args(save_args("editor", "uses vim")).output().unwrap();
+    let out = sb
+        .ambry()
+        .args(save_args("editor", "uses vim"))
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(err.contains(".archive") && err.contains("symbolic link"), "{err}");
-    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 1, "nothing archived outside");
+    assert!(
+        err.contains(".archive") && err.contains("symbolic link"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(outside.path()).unwrap().count(),
+        1,
+        "nothing archived outside"
+    );
     std::fs::remove_file(&archive).unwrap();
 
     // The session index's writer turn.
@@ -116,7 +166,10 @@ fn links_where_the_lock_the_writer_turn_and_the_archive_belong_are_refused() {
     let out = sb.ambry().args(["sessions", "index"]).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(err.contains("index.sqlite.writer") && err.contains("symbolic link"), "{err}");
+    assert!(
+        err.contains("index.sqlite.writer") && err.contains("symbolic link"),
+        "{err}"
+    );
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep");
 }
 
@@ -136,7 +189,10 @@ fn a_link_where_the_service_lock_belongs_is_refused() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(err.contains("compose.lock") && err.contains("symbolic link"), "{err}");
+    assert!(
+        err.contains("compose.lock") && err.contains("symbolic link"),
+        "{err}"
+    );
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep");
 }
 
@@ -145,7 +201,11 @@ fn a_link_where_the_service_lock_belongs_is_refused() {
 #[test]
 fn a_bad_retrieval_value_warns_and_save_index_and_recall_still_work() {
     let sb = Sandbox::new();
-    std::fs::write(sb.home.path().join("config.toml"), "[retrieval]\ntop_k = 0\n").unwrap();
+    std::fs::write(
+        sb.home.path().join("config.toml"),
+        "[retrieval]\ntop_k = 0\n",
+    )
+    .unwrap();
     let sessions = sb.home.path().join("sessions");
     std::fs::create_dir_all(&sessions).unwrap();
     std::fs::write(
@@ -161,7 +221,10 @@ fn a_bad_retrieval_value_warns_and_save_index_and_recall_still_work() {
         let out = sb.ambry().args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{args:?}: {err}");
-        assert!(err.contains("warning:") && err.contains("retrieval.top_k"), "{args:?}: {err}");
+        assert!(
+            err.contains("warning:") && err.contains("retrieval.top_k"),
+            "{args:?}: {err}"
+        );
         if args[0] == "recall" {
             assert!(String::from_utf8_lossy(&out.stdout).contains("heron"));
         }

@@ -424,8 +424,14 @@ async fn recall_masks_transcript_secrets_and_bounds_a_huge_query() {
     let found = ok_json(&call(&client, "session_recall", json!({ "query": "walrus" })).await);
     let shown = found.to_string();
     assert_eq!(found["sessions"].as_array().unwrap().len(), 1, "{found}");
-    for secret in ["AKIAZ3MXQ7V2LPRT4K9B", "4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R"] {
-        assert!(!shown.contains(secret), "{secret} reached the agent: {shown}");
+    for secret in [
+        "AKIAZ3MXQ7V2LPRT4K9B",
+        "4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R",
+    ] {
+        assert!(
+            !shown.contains(secret),
+            "{secret} reached the agent: {shown}"
+        );
     }
     assert!(shown.contains("[secret masked: "), "{shown}");
 
@@ -436,7 +442,10 @@ async fn recall_masks_transcript_secrets_and_bounds_a_huge_query() {
     let found = ok_json(&call(&client, "session_recall", json!({ "query": huge })).await);
     assert_eq!(found["sessions"].as_array().unwrap().len(), 1, "{found}");
     let notes = found["notes"].to_string();
-    assert!(notes.contains("cut to its first 32 distinct word(s)"), "{notes}");
+    assert!(
+        notes.contains("cut to its first 32 distinct word(s)"),
+        "{notes}"
+    );
     client.cancel().await.unwrap();
 }
 

@@ -539,7 +539,11 @@ command = "code -g {path}"
     fn table_errors_and_bad_bytes_name_the_key_and_the_line() {
         for (text, line, key) in [
             ("[retrieval]\ntop_k = 3\n[retrieval]\n", 3, "retrieval"),
-            ("[retrieval]\ntop_k = 3\n\n[retrieval.sub]\nx = 1\n", 4, "retrieval.sub"),
+            (
+                "[retrieval]\ntop_k = 3\n\n[retrieval.sub]\nx = 1\n",
+                4,
+                "retrieval.sub",
+            ),
         ] {
             let err = Config::parse(text, "c.toml").unwrap_err();
             let msg = err.to_string();
@@ -561,7 +565,11 @@ command = "code -g {path}"
     fn a_bad_retrieval_value_gives_its_defaults_with_a_warning_and_other_errors_stay() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.toml");
-        std::fs::write(&path, "[retrieval]\ntop_k = 0\n[archive]\nkeep_versions = 3\n").unwrap();
+        std::fs::write(
+            &path,
+            "[retrieval]\ntop_k = 0\n[archive]\nkeep_versions = 3\n",
+        )
+        .unwrap();
         assert!(Config::load(&path).is_err());
         let (config, warning) = Config::load_lenient(&path).unwrap();
         assert_eq!(config.retrieval, RetrievalConfig::default());

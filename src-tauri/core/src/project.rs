@@ -359,7 +359,10 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let zero = tmp.path().join("project.toml");
         std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
-        assert!(read_record(&zero).is_err(), "a device is refused, not read whole");
+        assert!(
+            read_record(&zero).is_err(),
+            "a device is refused, not read whole"
+        );
         let big = tmp.path().join("big.toml");
         fs::write(&big, "#".repeat(RECORD_MAX as usize + 1)).unwrap();
         assert!(read_record(&big).is_err());

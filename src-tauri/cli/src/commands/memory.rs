@@ -147,7 +147,11 @@ fn list(ctx: &Context, scope: ScopeFilterArg) -> Result<()> {
     }
     // A file name may hold escape sequences (anyone can create a file); they are shown as text.
     let shown = |name: &str| ambry_core::memory::validate::escape_controls(name).into_owned();
-    let width = files.iter().map(|f| shown(&f.name).len()).max().unwrap_or(0);
+    let width = files
+        .iter()
+        .map(|f| shown(&f.name).len())
+        .max()
+        .unwrap_or(0);
     for f in &files {
         match (&f.error, &f.kind, &f.description) {
             (Some(e), _, _) => println!(

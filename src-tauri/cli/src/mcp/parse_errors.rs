@@ -42,7 +42,11 @@ where
         let mut line = Vec::new();
         loop {
             line.clear();
-            let n = match (&mut input).take(MAX_LINE).read_until(b'\n', &mut line).await {
+            let n = match (&mut input)
+                .take(MAX_LINE)
+                .read_until(b'\n', &mut line)
+                .await
+            {
                 Ok(n) => n,
                 Err(_) => break,
             };
@@ -55,7 +59,11 @@ where
                 let mut rest = Vec::new();
                 loop {
                     rest.clear();
-                    match (&mut input).take(MAX_LINE).read_until(b'\n', &mut rest).await {
+                    match (&mut input)
+                        .take(MAX_LINE)
+                        .read_until(b'\n', &mut rest)
+                        .await
+                    {
                         Ok(0) | Err(_) => break,
                         Ok(_) if rest.last() == Some(&b'\n') => break,
                         Ok(_) => {}

@@ -69,7 +69,8 @@ pub fn bind(home: &AmbryHome) -> Result<ServiceSocket, ServiceError> {
     }
 
     let lock_path = home.compose_service_lock();
-    let mut lock = crate::storage::open_private(&lock_path, false).map_err(|source| ServiceError::Io {
+    let mut lock =
+        crate::storage::open_private(&lock_path, false).map_err(|source| ServiceError::Io {
             action: "open",
             path: lock_path.clone(),
             source,

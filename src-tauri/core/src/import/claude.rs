@@ -18,8 +18,8 @@ use serde::Serialize;
 use super::dashed_path::decode_dashed_path;
 use crate::memory::bounded_read::{read_regular, ReadRefusal};
 use crate::memory::frontmatter;
-use crate::memory::validate::MEMORY_FILE_MAX;
 use crate::memory::naming::{canonical_type, RESERVED_NAMES};
+use crate::memory::validate::MEMORY_FILE_MAX;
 use crate::memory::{MemoryDraft, Scope, Store};
 use crate::project;
 use crate::AmbryHome;
@@ -322,7 +322,9 @@ mod tests {
         let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        assert!(read_topic(&fifo, "waits").unwrap_err().contains("not a regular file"));
+        assert!(read_topic(&fifo, "waits")
+            .unwrap_err()
+            .contains("not a regular file"));
         let zero = tmp.path().join("zero.md");
         std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
         assert!(read_topic(&zero, "zero").is_err());

@@ -276,7 +276,7 @@ fn move_versions(archive_dir: &Path, old: &str, new: &str) -> Result<usize, Stor
                     retitled(&text, old, new).as_bytes(),
                     mode,
                 )
-                    .map_err(|e| StoreError::io("archive", archive_dir, e))?;
+                .map_err(|e| StoreError::io("archive", archive_dir, e))?;
                 fs::remove_file(&source).map_err(|e| StoreError::io("remove", &source, e))?;
             }
             Err(_) => fs::rename(&source, archive_dir.join(&target))

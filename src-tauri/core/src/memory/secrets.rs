@@ -387,7 +387,11 @@ mod tests {
         }
         assert!(masked.contains("PGPASSWORD=[secret masked: password or secret assignment] psql"));
         assert!(masked.contains("push with [secret masked: GitHub token] please"));
-        assert_eq!(find_secret(&masked), None, "the masked text holds no secret: {masked}");
+        assert_eq!(
+            find_secret(&masked),
+            None,
+            "the masked text holds no secret: {masked}"
+        );
         assert!(matches!(
             mask_secrets("password: must be rotated"),
             Cow::Borrowed(_)
@@ -398,7 +402,10 @@ mod tests {
             .map(|s| mask_secrets(s).into_owned())
             .filter(|m| find_secret(m).is_some())
             .collect();
-        assert!(left.is_empty(), "still holding a secret once masked: {left:#?}");
+        assert!(
+            left.is_empty(),
+            "still holding a secret once masked: {left:#?}"
+        );
     }
 
     #[test]

@@ -20,11 +20,11 @@ use super::validate::{strip_controls, validate_draft, INDEX_FILE_MAX, MEMORY_FIL
 use super::{Memory, MemoryFile, Scope, ScopeFilter, StoreError};
 use crate::project::{self, Project};
 use crate::storage::{
-    refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, write_atomic_with_mode,
-    LockFailure, ScopeLock, LOCK_WAIT, TEMP_PREFIX,
+    refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, write_atomic_with_mode, LockFailure,
+    ScopeLock, LOCK_WAIT, TEMP_PREFIX,
 };
-use std::os::unix::fs::PermissionsExt;
 use crate::AmbryHome;
+use std::os::unix::fs::PermissionsExt;
 
 /// What a caller wants saved; the store fills in timestamps and keeps unknown keys.
 #[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
@@ -189,7 +189,8 @@ impl Store {
     ) -> Result<PathBuf, E> {
         let dir = self.dir(scope)?;
         let path = dir.join(file_name);
-        crate::storage::create_private_dir_all(&dir).map_err(|e| StoreError::io("create", &dir, e))?;
+        crate::storage::create_private_dir_all(&dir)
+            .map_err(|e| StoreError::io("create", &dir, e))?;
         let _lock = lock_scope(&dir)?;
         refuse_symlink(&path).map_err(|e| StoreError::io("read", &path, e))?;
         let current = match fs::read_to_string(&path) {
@@ -256,7 +257,8 @@ impl Store {
             index: dir.join(INDEX_FILE).display().to_string(),
             reason: match e {
                 StoreError::Symlink { .. } => {
-                    "it is a symbolic link, and Ambry does not write through links: remove the link".to_string()
+                    "it is a symbolic link, and Ambry does not write through links: remove the link"
+                        .to_string()
                 }
                 other => other.to_string(),
             },
@@ -567,7 +569,8 @@ impl Store {
     /// Creates the scope directory if needed, refusing a symlinked one, and records the project.
     pub(super) fn prepare_dir(&self, scope: Scope) -> Result<PathBuf, StoreError> {
         let dir = self.dir(scope)?;
-        crate::storage::create_private_dir_all(&dir).map_err(|e| StoreError::io("create", &dir, e))?;
+        crate::storage::create_private_dir_all(&dir)
+            .map_err(|e| StoreError::io("create", &dir, e))?;
         refuse_symlink(&dir).map_err(|e| StoreError::io("write", &dir, e))?;
         if let (Scope::Project, Some(p)) = (scope, &self.project) {
             project::register(&self.home, p).map_err(|e| StoreError::Io {

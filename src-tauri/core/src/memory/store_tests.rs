@@ -305,6 +305,9 @@ fn a_symlinked_index_is_reported_as_not_updated_with_the_memory_saved() {
     );
     assert!(!message.starts_with("refused"), "{message}");
     assert_eq!(err.code(), "index_not_written");
-    assert_eq!(store.get(Some(Scope::User), "new").unwrap().body.trim(), "text");
+    assert_eq!(
+        store.get(Some(Scope::User), "new").unwrap().body.trim(),
+        "text"
+    );
     assert_eq!(fs::read_to_string(&outside).unwrap(), "keep");
 }

@@ -222,7 +222,10 @@ mod tests {
             escape_controls("type \x1b]0;owned\x07 and \x1b[2J"),
             "type \\u{1b}]0;owned\\u{7} and \\u{1b}[2J"
         );
-        assert!(matches!(escape_controls("plain"), std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(
+            escape_controls("plain"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

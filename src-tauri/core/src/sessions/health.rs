@@ -122,11 +122,20 @@ fn secrets_check(db: &Path) -> Option<Check> {
     let ids = match super::mask_stored::sessions_holding_secrets(&conn) {
         Ok(ids) if ids.is_empty() => return None,
         Ok(ids) => ids,
-        Err(e) => return Some(Check::warn(AREA, format!("cannot look for secrets in the index: {e}"))),
+        Err(e) => {
+            return Some(Check::warn(
+                AREA,
+                format!("cannot look for secrets in the index: {e}"),
+            ))
+        }
     };
     const NAMED: usize = 10;
     let more = ids.len().saturating_sub(NAMED);
-    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
     Some(Check::warn(
         AREA,
         format!(

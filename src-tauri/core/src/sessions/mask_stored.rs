@@ -40,10 +40,7 @@ pub(super) fn mask_stored_secrets(conn: &Connection) -> rusqlite::Result<()> {
             "INSERT INTO session_fts(rowid, text) VALUES (?1, ?2)",
             params![id, masked],
         )?;
-        conn.execute(
-            "DELETE FROM session_vectors WHERE message_id = ?1",
-            [id],
-        )?;
+        conn.execute("DELETE FROM session_vectors WHERE message_id = ?1", [id])?;
         files.insert(*file_id);
     }
     for file_id in files {

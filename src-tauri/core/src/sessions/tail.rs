@@ -317,7 +317,10 @@ impl SessionIndex {
         // read as a new file. A truncation is often a tool rewriting or an accident, and the
         // index may hold the only copy of what was cut.
         let truncated = previous.as_ref().is_some_and(|cp| {
-            resume.is_none() && cp.at.inode == stat.inode && stat.size < cp.at.offset && cp.messages > 0
+            resume.is_none()
+                && cp.at.inode == stat.inode
+                && stat.size < cp.at.offset
+                && cp.messages > 0
         });
         // The rows a whole read replaces: the file's own, unless the vault kept them.
         let replaces = previous

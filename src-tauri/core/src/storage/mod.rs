@@ -15,7 +15,7 @@ pub use atomic::{
     refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, write_atomic_with_mode, TEMP_PREFIX,
 };
 pub(crate) use lock::{read_holder, record_holder};
+pub use lock::{LockFailure, ScopeLock, LOCK_FILE, LOCK_WAIT};
 pub use private::{
     create_private_dir_all, make_private, open_private, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE,
 };
-pub use lock::{LockFailure, ScopeLock, LOCK_FILE, LOCK_WAIT};

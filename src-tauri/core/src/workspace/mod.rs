@@ -40,8 +40,8 @@ pub use agents::AgentStatus;
 pub use errors::WorkspaceError;
 pub use instructions::InstructionView;
 pub use launch::{HomeError, LaunchEnv, DEFAULT_MODEL_IDLE};
-pub use recall_bound::{bounded_recall_text, MAX_QUERY_BYTES, MAX_QUERY_TERMS};
 pub use memories::{MemoryRow, RenamedWithVector, VersionRow};
+pub use recall_bound::{bounded_recall_text, MAX_QUERY_BYTES, MAX_QUERY_TERMS};
 pub use retrieval::{Coverage, SearchHit, SearchOptions, SearchResults};
 pub use sessions::{IndexRequest, SessionFolder};
 pub use upkeep::{ReindexPhase, ReindexSummary};
@@ -139,9 +139,9 @@ impl Workspace {
     /// [`Workspace::config_or_retrieval_defaults`]: the `[retrieval]` error whose defaults it used.
     pub fn config_warning(&self) -> Option<String> {
         match self.config() {
-            Err(e) if e.is_in_retrieval() => Some(format!(
-                "{e}; the default [retrieval] settings were used"
-            )),
+            Err(e) if e.is_in_retrieval() => {
+                Some(format!("{e}; the default [retrieval] settings were used"))
+            }
             _ => None,
         }
     }

@@ -27,7 +27,11 @@ pub fn bounded_recall_text(text: &str) -> (String, Option<String>) {
     let mut kept: Vec<String> = Vec::new();
     let mut distinct = 0usize;
     for word in words() {
-        let word: String = word.chars().take(MAX_TERM_CHARS).collect::<String>().to_lowercase();
+        let word: String = word
+            .chars()
+            .take(MAX_TERM_CHARS)
+            .collect::<String>()
+            .to_lowercase();
         if seen.insert(word.clone()) {
             distinct += 1;
             if kept.len() < MAX_QUERY_TERMS {

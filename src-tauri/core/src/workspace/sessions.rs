@@ -296,8 +296,10 @@ mod tests {
         let (hits, notes) = ws.recall(&RecallQuery::new(long), true, now).unwrap();
         assert_eq!(hits.len(), 1, "the first words still find the session");
         assert!(
-            notes.iter().any(|n| n.contains("cut to its first 32 distinct word(s)")
-                && n.contains("400001 distinct words")),
+            notes
+                .iter()
+                .any(|n| n.contains("cut to its first 32 distinct word(s)")
+                    && n.contains("400001 distinct words")),
             "{notes:?}"
         );
     }

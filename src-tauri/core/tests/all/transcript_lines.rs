@@ -28,12 +28,22 @@ fn a_bad_byte_costs_one_character_and_a_last_line_without_newline_is_read_whole(
 
     let mut index = SessionIndex::open(&home.index_db()).unwrap();
     let s = index
-        .index(&roots, &SessionsConfig::default(), None, 1_780_000_000, &mut |_| {})
+        .index(
+            &roots,
+            &SessionsConfig::default(),
+            None,
+            1_780_000_000,
+            &mut |_| {},
+        )
         .unwrap();
     assert_eq!(s.malformed_lines, 0, "{s:?}");
     assert_eq!(s.messages_indexed, 2, "{s:?}");
     for word in ["lagoon", "marmot"] {
-        assert_eq!(index.recall(&RecallQuery::new(word)).unwrap().len(), 1, "{word}");
+        assert_eq!(
+            index.recall(&RecallQuery::new(word)).unwrap().len(),
+            1,
+            "{word}"
+        );
     }
     let sessions = index.sessions(None, 10).unwrap();
     assert_eq!(
@@ -43,10 +53,19 @@ fn a_bad_byte_costs_one_character_and_a_last_line_without_newline_is_read_whole(
     );
 
     // The newline written later reads as a blank line: nothing twice.
-    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
     std::io::Write::write_all(&mut f, b"\n").unwrap();
     let s = index
-        .index(&roots, &SessionsConfig::default(), None, 1_780_000_000, &mut |_| {})
+        .index(
+            &roots,
+            &SessionsConfig::default(),
+            None,
+            1_780_000_000,
+            &mut |_| {},
+        )
         .unwrap();
     assert_eq!(s.messages_indexed, 0, "{s:?}");
     assert_eq!(index.recall(&RecallQuery::new("marmot")).unwrap().len(), 1);
@@ -61,18 +80,30 @@ fn a_folder_that_cannot_be_read_is_reported_and_its_sessions_are_not_marked_gone
     let home = AmbryHome::new(tmp.path().join("ambry"));
     let roots = SourceRoots::resolve(&home, None, None, None);
     std::fs::create_dir_all(&roots.ambry).unwrap();
-    std::fs::write(roots.ambry.join("s1.jsonl"), line("user", "the osprey migration")).unwrap();
+    std::fs::write(
+        roots.ambry.join("s1.jsonl"),
+        line("user", "the osprey migration"),
+    )
+    .unwrap();
     let mut index = SessionIndex::open(&home.index_db()).unwrap();
     let cfg = SessionsConfig::default();
-    index.index(&roots, &cfg, None, 1_780_000_000, &mut |_| {}).unwrap();
+    index
+        .index(&roots, &cfg, None, 1_780_000_000, &mut |_| {})
+        .unwrap();
 
     std::fs::rename(&roots.ambry, tmp.path().join("moved")).unwrap();
     std::os::unix::fs::symlink(&roots.ambry, &roots.ambry).unwrap();
-    let s = index.index(&roots, &cfg, None, 1_780_000_100, &mut |_| {}).unwrap();
+    let s = index
+        .index(&roots, &cfg, None, 1_780_000_100, &mut |_| {})
+        .unwrap();
     assert_eq!(s.problems.len(), 1, "{:?}", s.problems);
     assert_eq!(s.problems[0].path, roots.ambry);
     assert!(
-        s.problems[0].error.as_deref().unwrap().contains("cannot be read"),
+        s.problems[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("cannot be read"),
         "{:?}",
         s.problems
     );

@@ -52,9 +52,7 @@ fn write_transcript(home: &AmbryHome) {
 
 /// Everything a person or an agent can be shown about sessions, as one text.
 fn everything_shown(ws: &Workspace, query: &str) -> String {
-    let (hits, _) = ws
-        .recall(&RecallQuery::new(query), true, now())
-        .unwrap();
+    let (hits, _) = ws.recall(&RecallQuery::new(query), true, now()).unwrap();
     assert!(!hits.is_empty(), "{query} is found");
     let mut shown = serde_json::to_string(&hits).unwrap();
     for meta in ws.sessions(None, 100).unwrap() {
@@ -92,8 +90,14 @@ fn recall_show_and_the_list_mask_transcript_secrets_and_doctor_names_the_session
     assert_eq!(reported.len(), 1, "{checks:#?}");
     assert_eq!(reported[0].status, Status::Warn);
     let session = &ws.sessions(None, 10).unwrap()[0].session_id;
-    assert!(reported[0].detail.contains(session.as_str()), "{reported:?}");
-    assert!(reported[0].detail.starts_with("1 session(s)"), "{reported:?}");
+    assert!(
+        reported[0].detail.contains(session.as_str()),
+        "{reported:?}"
+    );
+    assert!(
+        reported[0].detail.starts_with("1 session(s)"),
+        "{reported:?}"
+    );
     assert!(!reported[0].detail.contains(GH_TAIL));
 }
 
@@ -158,8 +162,9 @@ fn an_index_an_older_version_wrote_is_masked_when_opened() {
     );
     let shown = everything_shown(&ws, "zebra");
     assert_masked(&shown);
-    let (hits, _) = ws
-        .recall(&RecallQuery::new(GH_TAIL), false, now())
-        .unwrap();
-    assert!(hits.is_empty(), "the secret's own value is no longer in the index: {hits:?}");
+    let (hits, _) = ws.recall(&RecallQuery::new(GH_TAIL), false, now()).unwrap();
+    assert!(
+        hits.is_empty(),
+        "the secret's own value is no longer in the index: {hits:?}"
+    );
 }
