@@ -17,7 +17,7 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     exit 3
 fi
 
-TARGETS=(frontmatter claude_lines codex_lines config service_protocol mcp_requests)
+TARGETS=(frontmatter claude_lines codex_lines config service_protocol mcp_requests anchor_files secret_mask)
 # Built outside the clone, so a later run (CI's included) reuses the instrumented build.
 FUZZ_TARGET_DIR="${FUZZ_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ambry/fuzz-target}"
 CORPUS_ROOT="${FUZZ_CORPUS_DIR:-fuzz/corpus}"
@@ -34,6 +34,10 @@ seed() {
         config) cp -t "$dir" fuzz/seeds/config/* ;;
         service_protocol) cp -t "$dir" fuzz/seeds/service_protocol/* ;;
         mcp_requests) cp -t "$dir" fuzz/seeds/mcp_requests/* ;;
+        # The first byte picks what stands where the file belongs (0 a regular file, 1 a link out,
+        # 2 /dev/zero, 3 a FIFO, 4 a directory, 5 a link inside, 6 an oversized file).
+        anchor_files) for k in 0 1 2 3 4 5 6; do printf "\\$(printf %03o "$k")# Team notes\nUse tabs.\n" > "$dir/kind-$k"; done ;;
+        secret_mask) cp -t "$dir" src-tauri/core/src/memory/secrets_corpus/*.txt ;;
     esac
 }
 

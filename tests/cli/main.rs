@@ -9,6 +9,7 @@ mod doctor;
 mod embeddings;
 mod hostile;
 mod lifecycle;
+mod links_and_modes;
 mod mcp;
 mod memory;
 mod memory_test;

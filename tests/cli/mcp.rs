@@ -406,6 +406,49 @@ async fn recall_finds_past_sessions() {
     client.cancel().await.unwrap();
 }
 
+/// What `session_recall` hands an agent: transcript secrets masked, and a pasted document as
+/// the query cut to its first words and answered (a 10 MB query once never answered).
+#[tokio::test]
+async fn recall_masks_transcript_secrets_and_bounds_a_huge_query() {
+    let s = Sandbox::new();
+    let sessions = s.home.path().join("sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    std::fs::write(
+        sessions.join("s1.jsonl"),
+        "{\"session\": {\"id\": \"s1\", \"cwd\": \"/work/app\"}}\n\
+         {\"ts\": \"2026-11-01T10:00:00Z\", \"role\": \"user\", \"text\": \"deploy the walrus bucket with AKIAZ3MXQ7V2LPRT4K9B\"}\n\
+         {\"ts\": \"2026-11-01T10:01:00Z\", \"role\": \"assistant\", \"text\": \"pushed the walrus fix with ghp_4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R\"}\n",
+    )
+    .unwrap();
+    let client = connect(&s, s.cwd.path(), None).await;
+    let found = ok_json(&call(&client, "session_recall", json!({ "query": "walrus" })).await);
+    let shown = found.to_string();
+    assert_eq!(found["sessions"].as_array().unwrap().len(), 1, "{found}");
+    for secret in [
+        "AKIAZ3MXQ7V2LPRT4K9B",
+        "4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R",
+    ] {
+        assert!(
+            !shown.contains(secret),
+            "{secret} reached the agent: {shown}"
+        );
+    }
+    assert!(shown.contains("[secret masked: "), "{shown}");
+
+    let huge: String = std::iter::once("walrus ".to_string())
+        .chain((0..1_500_000).map(|i| format!("w{i} ")))
+        .collect();
+    assert!(huge.len() > 10 << 20);
+    let found = ok_json(&call(&client, "session_recall", json!({ "query": huge })).await);
+    assert_eq!(found["sessions"].as_array().unwrap().len(), 1, "{found}");
+    let notes = found["notes"].to_string();
+    assert!(
+        notes.contains("cut to its first 32 distinct word(s)"),
+        "{notes}"
+    );
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test]
 async fn indexes_and_anchors_are_resources() {
     let s = Sandbox::new();
@@ -508,4 +551,50 @@ fn the_fuzz_targets_seeds_and_findings_replay_against_the_real_server() {
             input.display()
         );
     }
+}
+
+/// A line that is not JSON gets JSON-RPC's parse error (id null), and the session goes on: the
+/// next request is answered.
+#[test]
+fn an_unparseable_line_is_answered_with_a_parse_error_and_the_session_goes_on() {
+    use std::io::{BufRead, BufReader, Write};
+    let s = Sandbox::new();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ambry"))
+        .env_remove("AMBRY_HOME")
+        .env("AMBRY_SERVICE_AUTOSTART", "0")
+        .arg("--home")
+        .arg(s.home.path())
+        .arg("--cwd")
+        .arg(s.cwd.path())
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdin.write_all(b"{this is not json\n").unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let answer: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(answer["error"]["code"], -32700, "{line}");
+    assert_eq!(answer["id"], Value::Null, "{line}");
+    stdin
+        .write_all(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}})
+            .to_string()
+            .as_bytes(),
+        )
+        .unwrap();
+    stdin.write_all(b"\n").unwrap();
+    line.clear();
+    stdout.read_line(&mut line).unwrap();
+    let answer: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(answer["id"], 1, "{line}");
+    assert_eq!(answer["result"]["serverInfo"]["name"], "ambry", "{line}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
 }

@@ -146,6 +146,38 @@ fn a_home_that_is_a_file_is_named_as_such() {
         .stderr(predicate::str::contains("is a file, not a directory"));
 }
 
+/// A hook exits 0 whatever is wrong, saying so on stderr: a bad config and a home that is a
+/// file alike (an exit 1 is shown to the person as a hook failure on every turn).
+#[test]
+fn the_hook_exits_0_on_a_bad_config_and_on_a_home_that_is_a_file() {
+    let sb = Sandbox::new();
+    let payload = format!(
+        "{{\"hook_event_name\": \"UserPromptSubmit\", \"prompt\": \"hello\", \"session_id\": \"s\", \"cwd\": {:?}}}",
+        sb.cwd.path()
+    );
+    std::fs::write(sb.home.path().join("config.toml"), "[retrieval\n").unwrap();
+    sb.ambry()
+        .args(["compose", "--hook", "claude"])
+        .write_stdin(payload.clone())
+        .timeout(crate::hostile::HANG)
+        .assert()
+        .code(0);
+    let file = sb.cwd.path().join("home-file");
+    std::fs::write(&file, "x").unwrap();
+    assert_cmd::Command::cargo_bin("ambry")
+        .unwrap()
+        .env("AMBRY_SERVICE_AUTOSTART", "0")
+        .arg("--home")
+        .arg(&file)
+        .args(["compose", "--hook", "claude"])
+        .write_stdin(payload)
+        .timeout(crate::hostile::HANG)
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr(predicate::str::contains("is a file, not a directory"));
+}
+
 #[test]
 fn a_claude_config_dir_that_is_a_file_is_reported_and_the_rest_indexed() {
     let sb = Sandbox::new();

@@ -65,11 +65,9 @@ fn start_service(ctx: &Context) {
     use std::process::{Command, Stdio};
     let home = ctx.home().root();
     let started = (|| -> std::io::Result<()> {
-        std::fs::create_dir_all(home)?;
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(home.join("serve.log"))?;
+        ambry_core::storage::create_private_dir_all(home)?;
+        // 0600 and never through a link: the log names files and memories of the home.
+        let log = ambry_core::storage::open_private(&home.join("serve.log"), true)?;
         let mut cmd = Command::new(std::env::current_exe()?);
         cmd.arg("--home")
             .arg(std::path::absolute(home)?)

@@ -85,8 +85,23 @@ fn main() -> ExitCode {
         .init();
     let ctx = match Context::from_flags(cli.home, cli.cwd, cli.json) {
         Ok(ctx) => ctx,
+        // A hook never breaks the agent's turn, whatever is wrong (a home that is a file as much
+        // as a bad config): the problem goes to stderr and the hook exits 0 with nothing added.
+        Err(e) if matches!(&cli.command, Command::Compose(args) if args.hook.is_some()) => {
+            eprintln!("ambry: {e:#}");
+            return ExitCode::SUCCESS;
+        }
         Err(e) => return context::report_failure(&e),
     };
+    // These work with the default [retrieval] settings when that table holds a bad value; say so.
+    if matches!(
+        cli.command,
+        Command::Memory(_) | Command::Sessions(_) | Command::Recall(_)
+    ) {
+        if let Some(warning) = ctx.workspace.config_warning() {
+            eprintln!("warning: {warning}");
+        }
+    }
     let result = match cli.command {
         Command::Init(args) => commands::init::run(&ctx, args),
         Command::Memory(cmd) => commands::memory::run(&ctx, cmd),

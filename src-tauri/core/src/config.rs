@@ -212,6 +212,13 @@ pub enum ConfigError {
     },
 }
 
+impl ConfigError {
+    /// A bad value inside `[retrieval]` (or the table itself).
+    pub fn is_in_retrieval(&self) -> bool {
+        matches!(self, ConfigError::Invalid { key, .. } if key == "retrieval" || key.starts_with("retrieval."))
+    }
+}
+
 impl ErrorCode for ConfigError {
     fn code(&self) -> &'static str {
         match self {
@@ -236,8 +243,13 @@ impl Config {
                 Err(e) => {
                     let at = e.utf8_error().valid_up_to();
                     let line = e.as_bytes()[..at].iter().filter(|b| **b == b'\n').count() + 1;
+                    // The text before the bad byte is valid: it says which key's line it is on.
+                    let valid = String::from_utf8_lossy(&e.as_bytes()[..at]);
+                    let key = key_at(&valid, at)
+                        .map(|k| format!(" ({k})"))
+                        .unwrap_or_default();
                     Err(unusable(format!(
-                        "is not UTF-8 text: an invalid byte on line {line} (byte {at})"
+                        "is not UTF-8 text: an invalid byte on line {line}{key} (byte {at})"
                     )))
                 }
             },
@@ -247,6 +259,31 @@ impl Config {
                 source,
             }),
             Err(other) => Err(unusable(other.to_string())),
+        }
+    }
+
+    /// [`Config::load`], except that a bad value in `[retrieval]` gives that table's defaults and
+    /// the error as a warning: how memories are ranked must not keep them from being saved, nor
+    /// transcripts from being indexed and recalled. Any other error stays an error.
+    pub fn load_lenient(path: &Path) -> Result<(Config, Option<ConfigError>), ConfigError> {
+        let error = match Config::load(path) {
+            Ok(config) => return Ok((config, None)),
+            Err(e @ ConfigError::Invalid { .. }) if e.is_in_retrieval() => e,
+            Err(e) => return Err(e),
+        };
+        let home = path.parent().unwrap_or(Path::new("."));
+        let without = read_regular_within(path, home, CONFIG_MAX)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .and_then(|text| text.parse::<toml::Table>().ok())
+            .and_then(|mut table| {
+                table.remove("retrieval");
+                toml::to_string(&table).ok()
+            })
+            .and_then(|text| Config::parse(&text, &path.display().to_string()).ok());
+        match without {
+            Some(config) => Ok((config, Some(error))),
+            None => Err(error),
         }
     }
 
@@ -341,11 +378,16 @@ fn is_model_id(id: &str) -> bool {
 }
 
 /// The dotted key (`retrieval.top_k`) whose line holds byte `byte`, for parse errors that point at
-/// a value; `None` when the line is not a `key = value` line.
+/// a value, or the table a `[header]` line names (a duplicate table, an unknown sub-table);
+/// `None` when the line is neither.
 fn key_at(text: &str, byte: usize) -> Option<String> {
     let byte = byte.min(text.len());
     let line_start = text[..byte].rfind('\n').map_or(0, |i| i + 1);
     let line = text[line_start..].lines().next().unwrap_or("");
+    if line.trim_start().starts_with('[') {
+        let table = line.trim().trim_matches(|c| c == '[' || c == ']').trim();
+        return (!table.is_empty()).then(|| table.to_string());
+    }
     let key = line.split_once('=')?.0.trim().trim_matches('"');
     if key.is_empty() || key.starts_with('[') {
         return None;
@@ -507,6 +549,50 @@ command = "code -g {path}"
             other => panic!("unexpected {other:?}"),
         }
         assert_eq!(err.code(), "config_invalid");
+    }
+
+    #[test]
+    fn table_errors_and_bad_bytes_name_the_key_and_the_line() {
+        for (text, line, key) in [
+            ("[retrieval]\ntop_k = 3\n[retrieval]\n", 3, "retrieval"),
+            (
+                "[retrieval]\ntop_k = 3\n\n[retrieval.sub]\nx = 1\n",
+                4,
+                "retrieval.sub",
+            ),
+        ] {
+            let err = Config::parse(text, "c.toml").unwrap_err();
+            let msg = err.to_string();
+            assert!(msg.contains(&format!("line {line}")), "{text:?}: {msg}");
+            match &err {
+                ConfigError::Invalid { key: k, .. } => assert_eq!(k, key, "{msg}"),
+                other => panic!("{other:?}"),
+            }
+            assert!(msg.contains(key), "{msg}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, b"[retrieval]\ntop_k = 3\nstrategy = \"bm\xe9\"\n").unwrap();
+        let err = Config::load(&path).unwrap_err().to_string();
+        assert!(err.contains("line 3 (retrieval.strategy)"), "{err}");
+    }
+
+    #[test]
+    fn a_bad_retrieval_value_gives_its_defaults_with_a_warning_and_other_errors_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "[retrieval]\ntop_k = 0\n[archive]\nkeep_versions = 3\n",
+        )
+        .unwrap();
+        assert!(Config::load(&path).is_err());
+        let (config, warning) = Config::load_lenient(&path).unwrap();
+        assert_eq!(config.retrieval, RetrievalConfig::default());
+        assert_eq!(config.archive.keep_versions, 3, "the rest is read");
+        assert!(warning.unwrap().to_string().contains("retrieval.top_k"));
+        std::fs::write(&path, "[archive]\nkeep_versions = 0\n").unwrap();
+        assert!(Config::load_lenient(&path).is_err());
     }
 
     #[test]

@@ -415,7 +415,7 @@ impl Workspace {
             path: path.display().to_string(),
             reason,
         };
-        std::fs::create_dir_all(dir).map_err(|e| io(e.to_string()))?;
+        crate::storage::create_private_dir_all(dir).map_err(|e| io(e.to_string()))?;
         write_atomic(dir, "config.toml", new_text.as_bytes()).map_err(|e| io(e.to_string()))?;
         Ok(config)
     }

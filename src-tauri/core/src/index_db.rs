@@ -18,13 +18,27 @@ use rusqlite::{Connection, ErrorCode};
 /// a busy 2-core machine took over 5 s), short enough to report a stuck lock.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
 
+/// Creates `path` empty with mode 0600 if it is missing (an empty file is an empty database).
+fn create_private(path: &Path) -> rusqlite::Result<()> {
+    if !path.exists() {
+        crate::storage::open_private(path, false)
+            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    }
+    Ok(())
+}
+
 /// Opens (creating the file and its directory if needed) with the shared pragmas and `meta`.
 /// A file that is corrupt or not a database is set aside and created anew.
 pub(crate) fn open(path: &Path) -> rusqlite::Result<Connection> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
+        crate::storage::create_private_dir_all(dir)
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
     }
+    // Created 0600 before SQLite opens it (SQLite would use the umask; its journal and WAL take
+    // the database's mode): the index holds every transcript. One an older version made is
+    // made private too.
+    create_private(path)?;
+    crate::storage::make_private(path);
     match open_once(path) {
         Err(e) if is_corrupt(&e) => {
             let kept = set_aside(path)
@@ -34,6 +48,7 @@ pub(crate) fn open(path: &Path) -> rusqlite::Result<Connection> {
                 path.display(),
                 kept.display()
             );
+            create_private(path)?;
             open_once(path)
         }
         other => other,

@@ -246,7 +246,7 @@ pub fn register(home: &AmbryHome, project: &Project) -> Result<(), ProjectError>
     if path.exists() && record == before {
         return Ok(());
     }
-    fs::create_dir_all(&dir).map_err(|source| ProjectError::Io {
+    crate::storage::create_private_dir_all(&dir).map_err(|source| ProjectError::Io {
         path: dir.display().to_string(),
         source,
     })?;
@@ -323,8 +323,19 @@ pub fn find_known(home: &AmbryHome, slug: &str) -> Result<KnownProject, ProjectE
         })
 }
 
+/// A project record is a few lines; this bounds a device or an endless file put in its place.
+const RECORD_MAX: u64 = 64 * 1024;
+
 fn read_record(path: &Path) -> Result<Option<KnownProject>, ProjectError> {
-    match fs::read_to_string(path) {
+    use crate::memory::bounded_read::{read_regular, ReadRefusal};
+    let text = match read_regular(path, RECORD_MAX) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e)),
+        Err(ReadRefusal::Missing) => Err(std::io::ErrorKind::NotFound.into()),
+        Err(ReadRefusal::Io(e)) => Err(e),
+        Err(refusal) => Err(std::io::Error::other(refusal.to_string())),
+    };
+    match text {
         Ok(text) => toml::from_str(&text)
             .map(Some)
             .map_err(|e| ProjectError::BadRecord {
@@ -342,6 +353,20 @@ fn read_record(path: &Path) -> Result<Option<KnownProject>, ProjectError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_project_record_is_read_bounded_and_regular_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let zero = tmp.path().join("project.toml");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        assert!(
+            read_record(&zero).is_err(),
+            "a device is refused, not read whole"
+        );
+        let big = tmp.path().join("big.toml");
+        fs::write(&big, "#".repeat(RECORD_MAX as usize + 1)).unwrap();
+        assert!(read_record(&big).is_err());
+    }
 
     #[test]
     fn remotes_of_one_repository_normalize_alike() {

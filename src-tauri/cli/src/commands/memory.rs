@@ -154,17 +154,25 @@ fn list(ctx: &Context, scope: ScopeFilterArg) -> Result<()> {
         );
         return Ok(());
     }
-    let width = files.iter().map(|f| f.name.len()).max().unwrap_or(0);
+    // A file name may hold escape sequences (anyone can create a file); they are shown as text.
+    let shown = |name: &str| ambry_core::memory::validate::escape_controls(name).into_owned();
+    let width = files
+        .iter()
+        .map(|f| shown(&f.name).len())
+        .max()
+        .unwrap_or(0);
     for f in &files {
         match (&f.error, &f.kind, &f.description) {
             (Some(e), _, _) => println!(
                 "{:<7} {:<width$}  {:<10} does not parse: {e}",
-                f.scope, f.name, "!"
+                f.scope,
+                shown(&f.name),
+                "!"
             ),
             (None, kind, description) => println!(
                 "{:<7} {:<width$}  {:<10} {}{}",
                 f.scope,
-                f.name,
+                shown(&f.name),
                 kind.as_deref().unwrap_or(""),
                 description.as_deref().unwrap_or(""),
                 retired(f, ctx.now().date_naive())

@@ -8,6 +8,7 @@
 //! every other front end (`tools`), and the server's teaching text lives in `guidance`.
 
 mod guidance;
+mod parse_errors;
 mod resources;
 mod tools;
 
@@ -47,12 +48,16 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
+    let (input, output, relay) = parse_errors::guard(input, output);
     let running = AmbryTools::new(workspace, cwd)
         .serve((input, output))
         .await
         .context("the MCP client did not complete the handshake")?;
-    running
+    let quit = running
         .waiting()
         .await
-        .context("the MCP session ended with an error")
+        .context("the MCP session ended with an error");
+    // Every answer, parse errors included, is written out before the session ends.
+    let _ = relay.await;
+    quit
 }

@@ -7,9 +7,9 @@
 //! shutdown, and the client's bounded wait for an answer.
 //! Deliberately does not: compose or parse beyond the envelope; `service` and `protocol` do.
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::io::{Read, Write};
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -51,7 +51,7 @@ impl Drop for ServiceSocket {
 /// Claims `home`'s compose socket: fails if another server holds it, replaces a dead one's.
 pub fn bind(home: &AmbryHome) -> Result<ServiceSocket, ServiceError> {
     let root = home.root();
-    std::fs::create_dir_all(root).map_err(|source| ServiceError::Io {
+    crate::storage::create_private_dir_all(root).map_err(|source| ServiceError::Io {
         action: "create",
         path: root.into(),
         source,
@@ -69,14 +69,8 @@ pub fn bind(home: &AmbryHome) -> Result<ServiceSocket, ServiceError> {
     }
 
     let lock_path = home.compose_service_lock();
-    let mut lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .mode(0o600)
-        .open(&lock_path)
-        .map_err(|source| ServiceError::Io {
+    let mut lock =
+        crate::storage::open_private(&lock_path, false).map_err(|source| ServiceError::Io {
             action: "open",
             path: lock_path.clone(),
             source,

@@ -16,8 +16,10 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::dashed_path::decode_dashed_path;
+use crate::memory::bounded_read::{read_regular, ReadRefusal};
 use crate::memory::frontmatter;
 use crate::memory::naming::{canonical_type, RESERVED_NAMES};
+use crate::memory::validate::MEMORY_FILE_MAX;
 use crate::memory::{MemoryDraft, Scope, Store};
 use crate::project;
 use crate::AmbryHome;
@@ -229,7 +231,7 @@ fn read_topic(source: &Path, name: &str) -> Result<MemoryDraft, String> {
     if name.is_empty() {
         return Err("the file name has no letters or digits to make a memory name from".into());
     }
-    let text = fs::read_to_string(source).map_err(|e| format!("cannot read: {e}"))?;
+    let text = read_bounded(source).map_err(|e| format!("cannot read: {e}"))?;
     let doc = frontmatter::parse(&text).map_err(|e| e.to_string())?;
     let kind = canonical_type(&doc.kind).map_err(|e| e.to_string())?;
     let mut description = doc.description.trim().to_string();
@@ -262,14 +264,26 @@ fn existing_source(store: &Store, name: &str) -> Result<Option<Option<String>>, 
         .dir(Scope::Project)
         .map_err(|e| e.to_string())?
         .join(format!("{name}.md"));
-    let text = match fs::read_to_string(&path) {
+    let text = match read_bounded(&path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(ReadRefusal::Missing) => return Ok(None),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
     };
     let doc =
         frontmatter::parse(&text).map_err(|e| format!("{} does not parse: {e}", path.display()))?;
     Ok(Some(source_of(&doc)))
+}
+
+/// A memory-sized text file: regular, bounded (a FIFO or `/dev/zero` named like a topic file
+/// must not hang or fill the import), UTF-8.
+fn read_bounded(path: &Path) -> Result<String, ReadRefusal> {
+    let bytes = read_regular(path, MEMORY_FILE_MAX)?;
+    String::from_utf8(bytes).map_err(|_| {
+        ReadRefusal::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "not UTF-8 text",
+        ))
+    })
 }
 
 fn source_of(doc: &frontmatter::Document) -> Option<String> {
@@ -299,6 +313,25 @@ fn unchanged(store: &Store, draft: &MemoryDraft) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A FIFO, `/dev/zero` or an oversized file named like a topic file is refused at once.
+    #[test]
+    fn topic_files_are_read_bounded_and_regular_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fifo = tmp.path().join("waits.md");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(read_topic(&fifo, "waits")
+            .unwrap_err()
+            .contains("not a regular file"));
+        let zero = tmp.path().join("zero.md");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        assert!(read_topic(&zero, "zero").is_err());
+        let big = tmp.path().join("big.md");
+        fs::write(&big, "x".repeat(MEMORY_FILE_MAX as usize + 1)).unwrap();
+        assert!(read_topic(&big, "big").is_err());
+    }
 
     #[test]
     fn names_follow_ambry_rules() {

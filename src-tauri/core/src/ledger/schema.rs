@@ -43,7 +43,7 @@ pub(super) fn open(path: &Path) -> Result<Connection, LedgerError> {
         source,
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(io)?;
+        crate::storage::create_private_dir_all(dir).map_err(io)?;
     }
     // Refuse a link: the ledger is written on every turn and must stay inside the home.
     if std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {

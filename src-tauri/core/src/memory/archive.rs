@@ -14,6 +14,17 @@ use super::Scope;
 
 pub const ARCHIVE_DIR: &str = ".archive";
 
+/// `<dir>/.archive`, created 0700 if missing. A symbolic link there is refused: archives hold
+/// every prior version of the memories, and they never leave the home.
+pub(super) fn writable_archive_dir(dir: &std::path::Path) -> Result<PathBuf, super::StoreError> {
+    let archive_dir = dir.join(ARCHIVE_DIR);
+    crate::storage::refuse_symlink(&archive_dir)
+        .map_err(|e| super::StoreError::io("archive", &archive_dir, e))?;
+    crate::storage::create_private_dir_all(&archive_dir)
+        .map_err(|e| super::StoreError::io("create", &archive_dir, e))?;
+    Ok(archive_dir)
+}
+
 /// One archived version of a memory.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ArchivedVersion {

@@ -36,6 +36,13 @@ pub enum StoreError {
     },
     #[error("refused: {path} is a symbolic link; Ambry does not write through links")]
     Symlink { path: String },
+    /// The memory is on disk; only the scope's MEMORY.md could not be rewritten.
+    #[error("saved {saved}, but {index} was not updated ({reason}); the memory is kept, and the next save rewrites the index once that is fixed")]
+    IndexNotWritten {
+        saved: String,
+        index: String,
+        reason: String,
+    },
     #[error("another writer ({holder}) has held the lock on {path} for {seconds} s; wait for it to finish, or stop it if it is stuck")]
     Locked {
         path: String,
@@ -90,6 +97,7 @@ impl ErrorCode for StoreError {
             StoreError::UnparseableExisting { .. } => "unparseable_existing",
             StoreError::NameMismatch { .. } => "name_mismatch",
             StoreError::Symlink { .. } => "symlink_refused",
+            StoreError::IndexNotWritten { .. } => "index_not_written",
             StoreError::Locked { .. } => "scope_locked",
             StoreError::Unreadable { .. } => "unreadable_file",
             StoreError::UnparseableVersion { .. } => "unparseable_version",

@@ -266,8 +266,17 @@ fn move_versions(archive_dir: &Path, old: &str, new: &str) -> Result<usize, Stor
         let source = entry.path();
         match read_text(&source) {
             Ok(text) => {
-                write_atomic(archive_dir, &target, retitled(&text, old, new).as_bytes())
-                    .map_err(|e| StoreError::io("archive", archive_dir, e))?;
+                let mode = entry.metadata().ok().map(|m| {
+                    use std::os::unix::fs::PermissionsExt;
+                    m.permissions().mode()
+                });
+                crate::storage::write_atomic_with_mode(
+                    archive_dir,
+                    &target,
+                    retitled(&text, old, new).as_bytes(),
+                    mode,
+                )
+                .map_err(|e| StoreError::io("archive", archive_dir, e))?;
                 fs::remove_file(&source).map_err(|e| StoreError::io("remove", &source, e))?;
             }
             Err(_) => fs::rename(&source, archive_dir.join(&target))

@@ -2,11 +2,14 @@
 //!
 //! Owns: the patterns for real secrets (private keys, cloud and VCS tokens, password
 //! assignments) and the judgement that separates a real value from prose about its format.
-//! Deliberately does not: redact or rewrite; a save with a secret is refused as a whole.
+//! Also owns `mask_secrets`, the same judgement applied to text Ambry only shows (transcripts):
+//! each secret's value is replaced by a marker naming its kind.
+//! Deliberately does not: rewrite a memory; a save with a secret is refused as a whole.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 
 /// What matched, for the error message: the kind and a masked excerpt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,9 +88,38 @@ fn rules() -> &'static [Rule] {
     })
 }
 
+/// All the patterns in one pass: most text holds no secret, and one scan says so.
+fn any_rule() -> &'static RegexSet {
+    static SET: OnceLock<RegexSet> = OnceLock::new();
+    SET.get_or_init(|| {
+        RegexSet::new(rules().iter().map(|r| r.pattern.as_str())).expect("secret patterns compile")
+    })
+}
+
+/// Every real secret in `text`: the rule and the span of its value, in rule order.
+fn secrets_in(text: &str) -> impl Iterator<Item = (&'static Rule, regex::Match<'_>)> + '_ {
+    let candidates = any_rule().matches(text);
+    rules()
+        .iter()
+        .enumerate()
+        .filter(move |(i, _)| candidates.matched(*i))
+        .flat_map(move |(_, rule)| {
+            rule.pattern.captures_iter(text).filter_map(move |caps| {
+                let value = caps.get(rule.value_group)?;
+                let real = !is_placeholder(value.as_str())
+                    && (!rule.judge_value || looks_like_a_real_value(value.as_str()));
+                real.then_some((rule, value))
+            })
+        })
+}
+
 /// The first thing in `text` that looks like a real secret, if any.
 pub fn find_secret(text: &str) -> Option<SecretMatch> {
-    for rule in rules() {
+    let candidates = any_rule().matches(text);
+    for (i, rule) in rules().iter().enumerate() {
+        if !candidates.matched(i) {
+            continue;
+        }
         for caps in rule.pattern.captures_iter(text) {
             let value = caps.get(rule.value_group).map_or("", |m| m.as_str());
             if is_placeholder(value) || (rule.judge_value && !looks_like_a_real_value(value)) {
@@ -100,6 +132,40 @@ pub fn find_secret(text: &str) -> Option<SecretMatch> {
         }
     }
     None
+}
+
+/// What a masked secret reads as: `[secret masked: GitHub token]`. Searchable by its words, and
+/// counted by `doctor` to name the transcripts that hold secrets.
+pub const MASK_OPEN: &str = "[secret masked: ";
+
+/// `text` with the value of every real secret replaced by a marker naming its kind (the key of
+/// an assignment stays: `PGPASSWORD=[secret masked: …]` still says what was set). Unchanged,
+/// and not copied, when it holds none.
+pub fn mask_secrets(text: &str) -> Cow<'_, str> {
+    let mut spans: Vec<(usize, usize, &'static str)> = secrets_in(text)
+        .map(|(rule, m)| (m.start(), m.end(), rule.kind))
+        .collect();
+    if spans.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    spans.sort_by_key(|&(start, end, _)| (start, std::cmp::Reverse(end)));
+    let mut out = String::with_capacity(text.len());
+    let mut done = 0;
+    for (start, end, kind) in spans {
+        if end <= done {
+            continue; // inside a secret already masked
+        }
+        if start >= done {
+            out.push_str(&text[done..start]);
+            out.push_str(MASK_OPEN);
+            out.push_str(kind);
+            out.push(']');
+        }
+        // An overlapping match extends the masked span without a second marker.
+        done = end;
+    }
+    out.push_str(&text[done..]);
+    Cow::Owned(out)
 }
 
 /// Documentation examples and template slots are not secrets.
@@ -308,6 +374,37 @@ mod tests {
             "{} case(s) failed:\n{}",
             failed.len(),
             failed.join("\n")
+        );
+    }
+
+    #[test]
+    fn masking_replaces_every_value_and_keeps_the_rest() {
+        let text = "export AWS_ACCESS_KEY_ID=AKIAZ3MXQ7V2LPRT4K9B\nPGPASSWORD=Xk9mP2qL7wZ4 psql\n\
+                    push with ghp_4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R please";
+        let masked = mask_secrets(text);
+        for secret in ["AKIAZ3MXQ7V2LPRT4K9B", "Xk9mP2qL7wZ4", "ghp_4f8Kq2Zr"] {
+            assert!(!masked.contains(secret), "{secret} in {masked}");
+        }
+        assert!(masked.contains("PGPASSWORD=[secret masked: password or secret assignment] psql"));
+        assert!(masked.contains("push with [secret masked: GitHub token] please"));
+        assert_eq!(
+            find_secret(&masked),
+            None,
+            "the masked text holds no secret: {masked}"
+        );
+        assert!(matches!(
+            mask_secrets("password: must be rotated"),
+            Cow::Borrowed(_)
+        ));
+        let every = corpus(include_str!("secrets_corpus/secrets.txt"));
+        let left: Vec<String> = every
+            .iter()
+            .map(|s| mask_secrets(s).into_owned())
+            .filter(|m| find_secret(m).is_some())
+            .collect();
+        assert!(
+            left.is_empty(),
+            "still holding a secret once masked: {left:#?}"
         );
     }
 

@@ -20,10 +20,11 @@ use super::validate::{strip_controls, validate_draft, INDEX_FILE_MAX, MEMORY_FIL
 use super::{Memory, MemoryFile, Scope, ScopeFilter, StoreError};
 use crate::project::{self, Project};
 use crate::storage::{
-    refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, LockFailure, ScopeLock, LOCK_WAIT,
-    TEMP_PREFIX,
+    refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, write_atomic_with_mode, LockFailure,
+    ScopeLock, LOCK_WAIT, TEMP_PREFIX,
 };
 use crate::AmbryHome;
+use std::os::unix::fs::PermissionsExt;
 
 /// What a caller wants saved; the store fills in timestamps and keeps unknown keys.
 #[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
@@ -124,6 +125,20 @@ impl Store {
         };
         for scope in &scopes {
             let path = self.dir(*scope)?.join(format!("{name}.md"));
+            // A FIFO or device is no memory to fix or forget (forgetting archives, which reads
+            // it): the advice that works is to move it out of the store.
+            if let Some(kind) = fs::metadata(&path)
+                .ok()
+                .and_then(|m| non_regular_kind(m.file_type()))
+            {
+                return Err(StoreError::Unreadable {
+                    path: path.display().to_string(),
+                    reason: format!(
+                        "is {kind}, not a memory; Ambry reads only regular files. Move it out of the memory folder (`mv {} …`)",
+                        path.display()
+                    ),
+                });
+            }
             match read_memory_file(*scope, &path) {
                 Ok(Some(memory)) => return Ok(memory),
                 Ok(None) => continue,
@@ -174,7 +189,8 @@ impl Store {
     ) -> Result<PathBuf, E> {
         let dir = self.dir(scope)?;
         let path = dir.join(file_name);
-        fs::create_dir_all(&dir).map_err(|e| StoreError::io("create", &dir, e))?;
+        crate::storage::create_private_dir_all(&dir)
+            .map_err(|e| StoreError::io("create", &dir, e))?;
         let _lock = lock_scope(&dir)?;
         refuse_symlink(&path).map_err(|e| StoreError::io("read", &path, e))?;
         let current = match fs::read_to_string(&path) {
@@ -233,8 +249,20 @@ impl Store {
         let dir = self.prepare_dir(scope)?;
         let _lock = lock_and_tidy(&dir, now)?;
         let outcome = write_locked(scope, &dir, None, draft, keys, now)?;
-        // Even an unchanged save repairs an index a killed writer left behind.
-        regenerate_index(scope, &dir)?;
+        // Even an unchanged save repairs an index a killed writer left behind. Its failure is
+        // told as what it is: the memory was written (a "refused" would have the person save
+        // it again, or think it lost).
+        regenerate_index(scope, &dir).map_err(|e| StoreError::IndexNotWritten {
+            saved: outcome.memory.path.display().to_string(),
+            index: dir.join(INDEX_FILE).display().to_string(),
+            reason: match e {
+                StoreError::Symlink { .. } => {
+                    "it is a symbolic link, and Ambry does not write through links: remove the link"
+                        .to_string()
+                }
+                other => other.to_string(),
+            },
+        })?;
         Ok(outcome)
     }
 
@@ -541,7 +569,8 @@ impl Store {
     /// Creates the scope directory if needed, refusing a symlinked one, and records the project.
     pub(super) fn prepare_dir(&self, scope: Scope) -> Result<PathBuf, StoreError> {
         let dir = self.dir(scope)?;
-        fs::create_dir_all(&dir).map_err(|e| StoreError::io("create", &dir, e))?;
+        crate::storage::create_private_dir_all(&dir)
+            .map_err(|e| StoreError::io("create", &dir, e))?;
         refuse_symlink(&dir).map_err(|e| StoreError::io("write", &dir, e))?;
         if let (Scope::Project, Some(p)) = (scope, &self.project) {
             project::register(&self.home, p).map_err(|e| StoreError::Io {
@@ -698,15 +727,16 @@ pub(super) fn archive_current(
 ) -> Result<PathBuf, StoreError> {
     let current = dir.join(format!("{name}.md"));
     let bytes = read_bytes(&current)?;
-    let archive_dir = dir.join(ARCHIVE_DIR);
-    fs::create_dir_all(&archive_dir).map_err(|e| StoreError::io("create", &archive_dir, e))?;
+    let archive_dir = archive::writable_archive_dir(dir)?;
     if let Some(newest) = archive::newest_version_path(&archive_dir, name) {
         if read_regular(&newest, MEMORY_FILE_MAX).is_ok_and(|old| old == bytes) {
             return Ok(newest);
         }
     }
     let file_name = archive::version_file_name(name, &archive::new_version_id(now));
-    write_atomic(&archive_dir, &file_name, &bytes)
+    // The archived copy keeps the memory's own mode (0600 set by the person stays 0600).
+    let mode = fs::metadata(&current).ok().map(|m| m.permissions().mode());
+    write_atomic_with_mode(&archive_dir, &file_name, &bytes, mode)
         .map_err(|e| StoreError::io("archive", &archive_dir, e))?;
     Ok(archive_dir.join(file_name))
 }
@@ -749,7 +779,7 @@ pub(super) fn lock_scope(dir: &Path) -> Result<ScopeLock, StoreError> {
             holder: holder.unwrap_or_else(|| "another process".to_string()),
             seconds: LOCK_WAIT.as_secs(),
         },
-        LockFailure::Io(e) => StoreError::io("lock", dir, e),
+        LockFailure::Io(e) => StoreError::io("lock", &dir.join(crate::storage::LOCK_FILE), e),
     })
 }
 
@@ -849,7 +879,13 @@ fn list_dir(scope: Scope, dir: &Path) -> Result<Vec<MemoryFile>, StoreError> {
 }
 
 /// `Ok(None)` when the file does not exist; `Err(reason)` when it exists but is not a memory.
+/// The reason quotes the file (its `name:`, its `type:`) with control characters escaped.
 pub fn read_memory_file(scope: Scope, path: &Path) -> Result<Option<Memory>, String> {
+    read_memory_file_raw(scope, path)
+        .map_err(|reason| super::validate::escape_controls(&reason).into_owned())
+}
+
+fn read_memory_file_raw(scope: Scope, path: &Path) -> Result<Option<Memory>, String> {
     let bytes = match read_regular(path, MEMORY_FILE_MAX) {
         Ok(bytes) => bytes,
         Err(ReadRefusal::Missing) => return Ok(None),

@@ -69,6 +69,12 @@ fn a_fifo_named_like_a_memory_never_blocks() {
         "{:?}",
         x.parsed
     );
+    // The advice given works: forgetting it is refused (it cannot be archived), moving it is not.
+    let advice = get.to_string();
+    assert!(
+        advice.contains("mv ") && !advice.contains("forget"),
+        "{advice}"
+    );
     for err in [get, save, forget] {
         assert!(err.to_string().contains("named pipe"), "{err}");
     }
@@ -276,4 +282,32 @@ fn a_held_scope_lock_times_out_with_a_message_naming_the_holder() {
     assert!(
         matches!(failure, crate::storage::LockFailure::TimedOut { holder: Some(ref h) } if h == "pid 777")
     );
+}
+
+/// A link in place of MEMORY.md: the memory is written, and the error says so, not "refused".
+#[test]
+fn a_symlinked_index_is_reported_as_not_updated_with_the_memory_saved() {
+    use crate::error::ErrorCode;
+    let (tmp, store) = store();
+    store.save(Scope::User, draft("ok", "fine"), now()).unwrap();
+    let dir = store.dir(Scope::User).unwrap();
+    let outside = tmp.path().join("outside.md");
+    fs::write(&outside, "keep").unwrap();
+    fs::remove_file(dir.join("MEMORY.md")).unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("MEMORY.md")).unwrap();
+    let err = store
+        .save(Scope::User, draft("new", "text"), now())
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.starts_with("saved ") && message.contains("MEMORY.md was not updated"),
+        "{message}"
+    );
+    assert!(!message.starts_with("refused"), "{message}");
+    assert_eq!(err.code(), "index_not_written");
+    assert_eq!(
+        store.get(Some(Scope::User), "new").unwrap().body.trim(),
+        "text"
+    );
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "keep");
 }

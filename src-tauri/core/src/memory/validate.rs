@@ -38,6 +38,24 @@ pub fn control_character(text: &str, multiline: bool) -> Option<char> {
         .find(|&c| c.is_control() && c != '\t' && !(multiline && (c == '\n' || c == '\r')))
 }
 
+/// `text` with every control character written out (`\u{1b}`), for messages that quote what a
+/// file holds: an escape sequence in a `name:` or `type:` must reach a terminal as text, never
+/// as a command to it (a title change, a cleared screen), yet still show what is wrong.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// `text` without control characters (tab kept), for fields read from files others wrote.
 pub fn strip_controls(text: &str) -> String {
     if control_character(text, false).is_none() {
@@ -196,6 +214,18 @@ mod tests {
         ));
         assert!(err.to_string().contains("262145 bytes"), "{err}");
         assert!(validate_draft(draft("big", &format!("{}\n", "a".repeat(BODY_MAX - 1)))).is_ok());
+    }
+
+    #[test]
+    fn escape_controls_writes_escapes_out() {
+        assert_eq!(
+            escape_controls("type \x1b]0;owned\x07 and \x1b[2J"),
+            "type \\u{1b}]0;owned\\u{7} and \\u{1b}[2J"
+        );
+        assert!(matches!(
+            escape_controls("plain"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

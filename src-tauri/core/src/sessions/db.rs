@@ -2,7 +2,7 @@
 //!
 //! Owns: the session schema and its version (key `sessions.schema` in the shared `meta`
 //! table), dropping and recreating only its own tables when the version changes (except from
-//! versions 2, 3 and 4, which are migrated in place so the vault of sessions whose files are gone
+//! versions 2 to 5, which are migrated in place so the vault of sessions whose files are gone
 //! survives), and asking for a fresh file when its tables are damaged.
 //! Deliberately does not: open the file or set its pragmas (the owner does), touch the ranker's
 //! tables, or decide what goes into its own.
@@ -14,8 +14,8 @@ use super::error::{is_busy, is_corrupt, SessionError};
 use super::writer_turn::WriterTurn;
 use crate::index_db;
 
-const SCHEMA_KEY: &str = "sessions.schema";
-const SCHEMA_VERSION: &str = "5";
+pub(super) const SCHEMA_KEY: &str = "sessions.schema";
+pub(super) const SCHEMA_VERSION: &str = "6";
 
 const DROP: &str = "
 DROP TRIGGER IF EXISTS session_messages_ai;
@@ -172,15 +172,18 @@ fn open_once(path: &Path) -> Result<Connection, Failure> {
         // the tables the first of them just created and began to fill, nor migrate twice.
         let _turn = WriterTurn::queue(path).map_err(|e| Failure::Other(e.to_string()))?;
         let version = index_db::schema_version(&conn, SCHEMA_KEY);
-        if matches!(version.as_deref(), Some("2") | Some("3") | Some("4")) {
+        if matches!(version.as_deref(), Some("2" | "3" | "4" | "5")) {
             // Vaulted sessions exist nowhere else: migrate in place rather than rebuild.
             if version.as_deref() == Some("2") {
                 migrate_from_2(&conn)?;
             }
-            if version.as_deref() != Some("4") {
+            if matches!(version.as_deref(), Some("2" | "3")) {
                 migrate_from_3(&conn)?;
             }
-            migrate_from_4(&conn)?;
+            if version.as_deref() != Some("5") {
+                migrate_from_4(&conn)?;
+            }
+            migrate_from_5(&conn)?;
             conn.execute_batch(CREATE)?;
         } else if version.as_deref() != Some(SCHEMA_VERSION) {
             // Another version's layout (or none): only the session tables are ours to replace.
@@ -247,6 +250,19 @@ fn migrate_from_4(conn: &Connection) -> rusqlite::Result<()> {
          INSERT OR REPLACE INTO meta(key, value) VALUES ('{SCHEMA_KEY}', '5');
          COMMIT;"
     ))
+}
+
+/// Version 5 → 6: secrets an older indexer stored verbatim are masked, as new lines are.
+fn migrate_from_5(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let masked = super::mask_stored::mask_stored_secrets(conn).and_then(|()| {
+        index_db::set_schema_version(conn, SCHEMA_KEY, SCHEMA_VERSION)?;
+        conn.execute_batch("COMMIT")
+    });
+    if masked.is_err() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    masked
 }
 
 #[cfg(test)]

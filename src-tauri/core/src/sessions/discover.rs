@@ -58,20 +58,44 @@ fn in_subagents(path: &Path) -> bool {
         .is_some_and(|n| n == "subagents")
 }
 
-/// Every transcript of `source` under `root`, sorted; a missing root has none.
-pub(crate) fn transcripts(source: SourceKind, root: &Path) -> Vec<PathBuf> {
+/// Every transcript of `source` under `root`, sorted; a missing root has none. A directory
+/// that cannot be read (a project folder without read permission) is a problem to report, not
+/// an empty one: its transcripts are not gone.
+pub(crate) fn transcripts(
+    source: SourceKind,
+    root: &Path,
+    problems: &mut Vec<FileProblem>,
+) -> Vec<PathBuf> {
     let mut found = Vec::new();
-    walk(source, root, root, 0, &mut found);
+    walk(source, root, root, 0, &mut found, problems);
     found.sort();
     found
 }
 
-fn walk(source: SourceKind, root: &Path, dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
+fn walk(
+    source: SourceKind,
+    root: &Path,
+    dir: &Path,
+    depth: usize,
+    found: &mut Vec<PathBuf>,
+    problems: &mut Vec<FileProblem>,
+) {
     if depth > 5 {
         return;
     }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+        Err(e) => {
+            problems.push(FileProblem {
+                path: dir.to_path_buf(),
+                malformed_lines: 0,
+                error: Some(format!(
+                    "the folder cannot be read ({e}); its transcripts were not indexed and what the index holds from them is kept"
+                )),
+            });
+            return;
+        }
     };
     for entry in entries.flatten() {
         let path = entry.path();
@@ -79,7 +103,7 @@ fn walk(source: SourceKind, root: &Path, dir: &Path, depth: usize, found: &mut V
             continue;
         };
         if kind.is_dir() {
-            walk(source, root, &path, depth + 1, found);
+            walk(source, root, &path, depth + 1, found, problems);
         } else if (kind.is_file() || kind.is_symlink()) && is_transcript(source, root, &path) {
             found.push(path);
         }
@@ -160,7 +184,7 @@ mod tests {
         std::fs::write(root.join("p/s1.jsonl"), "").unwrap();
         std::fs::write(root.join("p/s1/subagents/agent-x.jsonl"), "").unwrap();
         std::fs::write(root.join("p/notes.txt"), "").unwrap();
-        let mut found = transcripts(SourceKind::Claude, root);
+        let mut found = transcripts(SourceKind::Claude, root, &mut Vec::new());
         found.sort_by_key(|p| p.components().count());
         assert_eq!(
             found,
@@ -169,6 +193,6 @@ mod tests {
                 root.join("p/s1/subagents/agent-x.jsonl")
             ]
         );
-        assert!(transcripts(SourceKind::Codex, &root.join("missing")).is_empty());
+        assert!(transcripts(SourceKind::Codex, &root.join("missing"), &mut Vec::new()).is_empty());
     }
 }

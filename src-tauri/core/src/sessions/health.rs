@@ -91,6 +91,7 @@ fn index_checks(db: &Path) -> Vec<Check> {
                     ),
                 ));
             }
+            checks.extend(secrets_check(db));
             checks
         }
         Err(e) if e.to_string().contains("no such table") => {
@@ -107,6 +108,42 @@ fn index_checks(db: &Path) -> Vec<Check> {
             ),
         )],
     }
+}
+
+/// The sessions whose transcripts hold secrets: by id and count, never the secret. The index
+/// and every view show them masked; the transcript files still hold them.
+fn secrets_check(db: &Path) -> Option<Check> {
+    let conn = Connection::open_with_flags(
+        db,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .ok()?;
+    conn.busy_timeout(std::time::Duration::from_secs(2)).ok()?;
+    let ids = match super::mask_stored::sessions_holding_secrets(&conn) {
+        Ok(ids) if ids.is_empty() => return None,
+        Ok(ids) => ids,
+        Err(e) => {
+            return Some(Check::warn(
+                AREA,
+                format!("cannot look for secrets in the index: {e}"),
+            ))
+        }
+    };
+    const NAMED: usize = 10;
+    let more = ids.len().saturating_sub(NAMED);
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    Some(Check::warn(
+        AREA,
+        format!(
+            "{} session(s) have secrets in their transcripts: {}{more}. Recall and `sessions show` mask them, but the transcript files still hold them: rotate those credentials, and delete or edit the transcripts (`ambry sessions prune --source-removed` then drops what the index kept)",
+            ids.len(),
+            ids[..ids.len().min(NAMED)].join(", ")
+        ),
+    ))
 }
 
 /// When the database (or its write-ahead log) was last modified.

@@ -103,7 +103,7 @@ impl SessionState {
     /// A title the agent wrote (a summary line, a custom title, a native header): one short
     /// line without control characters, like a prompt's; blank ones are ignored.
     pub(crate) fn set_agent_title(&mut self, text: &str) {
-        let line = one_line(&boilerplate::scrub(text), MAX_TITLE_CHARS);
+        let line = one_line(&shown(boilerplate::scrub(text)), MAX_TITLE_CHARS);
         if !line.is_empty() {
             self.agent_title = Some(line);
         }
@@ -133,6 +133,7 @@ impl LineBuilder {
         }
         match own {
             Some(clean) => {
+                let clean = shown(clean);
                 state.saw_prompt(&clean);
                 self.push(Role::User, clean, ts);
             }
@@ -141,7 +142,7 @@ impl LineBuilder {
     }
 
     pub(crate) fn assistant(&mut self, text: &str, ts: Option<&str>) {
-        let text = boilerplate::scrub(text);
+        let text = shown(boilerplate::scrub(text));
         if text.trim().is_empty() {
             self.drop_because("empty");
         } else {
@@ -151,7 +152,7 @@ impl LineBuilder {
 
     /// A tool call or result: kept only when tools are indexed.
     pub(crate) fn tool(&mut self, include: bool, kind: &'static str, text: &str, ts: Option<&str>) {
-        let text = boilerplate::scrub(text);
+        let text = shown(boilerplate::scrub(text));
         if !include {
             self.drop_because(kind);
         } else if text.trim().is_empty() {
@@ -179,6 +180,19 @@ impl LineBuilder {
         } else {
             LineOutcome::Messages(self.messages)
         }
+    }
+}
+
+/// Text as the index stores it and every view shows it: secrets masked (DESIGN §3). Masked here,
+/// where a line becomes a message, rather than where it is shown: the index outlives the
+/// transcript (the vault), so a verbatim copy there would keep a secret the person deleted; a
+/// snippet can cut a secret anywhere, past recognising; and a search that found the secret by
+/// its value could only show it masked. Masked before a tool text is cut, so no cut leaves a
+/// fragment unrecognised.
+fn shown(text: String) -> String {
+    match crate::memory::secrets::mask_secrets(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(masked) => masked,
     }
 }
 

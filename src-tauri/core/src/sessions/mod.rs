@@ -16,6 +16,7 @@ mod error;
 mod health;
 mod index;
 mod line;
+mod mask_stored;
 mod native;
 mod parse;
 mod recall;

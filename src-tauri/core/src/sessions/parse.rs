@@ -58,6 +58,14 @@ pub(crate) fn parse_line(
     }
     let value: Value = match serde_json::from_slice(trimmed) {
         Ok(v @ Value::Object(_)) => v,
+        // One bad byte sequence inside a string (a tool's output cut mid-character) costs that
+        // character, not the whole line: read lossily, it becomes U+FFFD.
+        Err(_) if std::str::from_utf8(trimmed).is_err() => {
+            match serde_json::from_str(&String::from_utf8_lossy(trimmed)) {
+                Ok(v @ Value::Object(_)) => v,
+                _ => return Some(LineOutcome::Malformed),
+            }
+        }
         _ => return Some(LineOutcome::Malformed),
     };
     Some(match source {

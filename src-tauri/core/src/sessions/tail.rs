@@ -4,8 +4,8 @@
 //! the last complete line, a hash of the file's head) and the decisions it drives: unchanged →
 //! skip; grown → read the new bytes; shrunk, replaced or re-configured → read the whole file
 //! again; gone → vault it (as of the caller's `now`), or drop its rows when its source is
-//! switched off. A torn last line is left for the next run; a malformed line (bad JSON, invalid
-//! UTF-8, NUL) is counted against its file and skipped, wherever it is; an unreadable file is
+//! switched off. A torn last line is left for the next run (a whole record without its newline is
+//! read); a malformed line (bad JSON, NUL) is counted against its file and skipped, wherever it is; an unreadable file is
 //! reported and the others indexed. Two indexers never store a line twice: the checkpoint is
 //! read again under the write lock before a file's new bytes are read. Runs commit every few MB.
 //! Deliberately does not: write rows (see `rows`), parse a line (see `parse`), or read the clock.
@@ -82,7 +82,7 @@ impl SessionIndex {
                     summary.problems.push(problem);
                 }
                 files.extend(
-                    discover::transcripts(*source, root)
+                    discover::transcripts(*source, root, &mut summary.problems)
                         .into_iter()
                         .map(|p| (*source, p)),
                 );
@@ -91,9 +91,13 @@ impl SessionIndex {
         summary.files = files.len() as u64;
         let present: HashSet<&Path> = files.iter().map(|(_, p)| p.as_path()).collect();
         let known = self.known_files()?;
+        // Files under a folder that could not be read were not seen, not found gone.
+        let unread: Vec<PathBuf> = summary.problems.iter().map(|p| p.path.clone()).collect();
         for (path, source) in &known {
             let disabled = !cfg.sources.contains(source);
-            let checked_and_gone = wanted.contains(source) && !present.contains(path.as_path());
+            let checked_and_gone = wanted.contains(source)
+                && !present.contains(path.as_path())
+                && !unread.iter().any(|d| path.starts_with(d));
             if disabled {
                 self.remove_file(path)?;
                 summary.files_removed += 1;
@@ -308,6 +312,29 @@ impl SessionIndex {
         if previous.is_some() && resume.is_none() {
             summary.files_reindexed_whole += 1;
         }
+        // Cut short in place (same file, fewer bytes than were read from it): what was indexed
+        // from it is kept in the vault, as a deleted transcript's is, and the bytes left are
+        // read as a new file. A truncation is often a tool rewriting or an accident, and the
+        // index may hold the only copy of what was cut.
+        let truncated = previous.as_ref().is_some_and(|cp| {
+            resume.is_none()
+                && cp.at.inode == stat.inode
+                && stat.size < cp.at.offset
+                && cp.messages > 0
+        });
+        // The rows a whole read replaces: the file's own, unless the vault kept them.
+        let replaces = previous
+            .as_ref()
+            .filter(|_| resume.is_none())
+            .map(|cp| cp.id);
+        let replaces = match replaces {
+            Some(id) if truncated => {
+                vault::keep_truncated(&self.conn, id, path, now)
+                    .map_err(|e| SessionError::from_sql(&self.path, e))?;
+                None
+            }
+            other => other,
+        };
         let (offset, mut state, prior_messages, prior_malformed) = match resume {
             Some(cp) => (cp.at.offset, cp.state.clone(), cp.messages, cp.malformed),
             None => (0, SessionState::default(), 0, 0),
@@ -336,10 +363,7 @@ impl SessionIndex {
             path,
             position: &position,
             state: &state,
-            replaces: previous
-                .as_ref()
-                .filter(|_| resume.is_none())
-                .map(|cp| cp.id),
+            replaces,
             totals: (prior_messages + indexed, malformed),
             messages: read.messages,
         })?;
@@ -414,8 +438,31 @@ pub(crate) fn read_complete_lines(
     loop {
         buf.clear();
         let n = reader.read_until(b'\n', &mut buf)?;
-        if n == 0 || buf.last() != Some(&b'\n') {
+        if n == 0 {
             break;
+        }
+        if buf.last() != Some(&b'\n') {
+            // The last line without its newline: a writer that ended the file there is done
+            // with it when it is a whole record, so it is read; a partial one waits for the rest
+            // (tried on a copy of the state, which a partial line must not change).
+            let mut trial = state.clone();
+            match parse_line(source, &mut trial, &buf, include_tools) {
+                None | Some(LineOutcome::Malformed) => break,
+                Some(outcome) => {
+                    *state = trial;
+                    out.consumed += n as u64;
+                    summary.bytes_read += n as u64;
+                    summary.lines += 1;
+                    match outcome {
+                        LineOutcome::Messages(m) => out.messages.extend(m),
+                        LineOutcome::Skipped(kind) => {
+                            *summary.lines_skipped.entry(kind).or_default() += 1
+                        }
+                        LineOutcome::Malformed => {}
+                    }
+                    break;
+                }
+            }
         }
         out.consumed += n as u64;
         summary.bytes_read += n as u64;

@@ -47,6 +47,21 @@ pub(crate) fn mark_removed(
     )
 }
 
+/// Keeps the rows of a file that was cut short as a vaulted file of its own, named after it
+/// (`<path>#truncated-<unix seconds>`), so its path is free for the bytes that remain.
+pub(crate) fn keep_truncated(
+    conn: &rusqlite::Connection,
+    file_id: i64,
+    path: &Path,
+    now: i64,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE session_files SET path = ?2, source_removed_at = ?3 WHERE id = ?1",
+        params![file_id, format!("{}#truncated-{now}", path.display()), now],
+    )?;
+    Ok(())
+}
+
 /// Whether the file is already marked gone (a read: no write lock taken).
 pub(crate) fn is_vaulted(conn: &rusqlite::Connection, path: &Path) -> rusqlite::Result<bool> {
     conn.query_row(

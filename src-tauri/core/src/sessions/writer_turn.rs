@@ -13,7 +13,7 @@
 //! wait of `queue` (a run may rightly take minutes; the lock dies with its process).
 
 use std::cell::RefCell;
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -54,15 +54,9 @@ impl WriterTurn {
             reason: format!("cannot take the writer lock {}: {e}", path.display()),
         };
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(failed)?;
+            crate::storage::create_private_dir_all(dir).map_err(failed)?;
         }
-        let mut file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(failed)?;
+        let mut file = crate::storage::open_private(&path, false).map_err(failed)?;
         let meta = file.metadata().map_err(failed)?;
         let id = (meta.dev(), meta.ino());
         if HELD.with(|h| h.borrow().contains(&id)) {

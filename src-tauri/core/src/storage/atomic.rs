@@ -6,6 +6,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 use rand::Rng;
@@ -13,17 +14,36 @@ use rand::Rng;
 /// Temp files start with this prefix so listings can skip them after a crash.
 pub const TEMP_PREFIX: &str = ".tmp-";
 
-/// Replaces `dir/file_name` with `bytes` atomically.
+/// Replaces `dir/file_name` with `bytes` atomically. The file keeps its mode (a memory the
+/// person made 0600 stays 0600); a new one is 0600, whatever the umask.
 pub fn write_atomic(dir: &Path, file_name: &str, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_with_mode(dir, file_name, bytes, None)
+}
+
+/// [`write_atomic`] giving a new file `mode` (an archived copy takes its memory's); `None`: the
+/// existing file's mode, else 0600.
+pub fn write_atomic_with_mode(
+    dir: &Path,
+    file_name: &str,
+    bytes: &[u8],
+    mode: Option<u32>,
+) -> io::Result<()> {
     let target = dir.join(file_name);
     refuse_symlink(&target)?;
+    let mode = mode
+        .or_else(|| fs::metadata(&target).ok().map(|m| m.permissions().mode()))
+        .unwrap_or(super::PRIVATE_FILE_MODE)
+        & 0o7777;
     let suffix: u64 = rand::rng().random();
     let temp = dir.join(format!("{TEMP_PREFIX}{file_name}.{suffix:016x}"));
     let result = (|| {
         let mut file = OpenOptions::new()
             .write(true)
             .create_new(true)
+            .mode(super::PRIVATE_FILE_MODE)
             .open(&temp)?;
+        // Set outright: the umask may have taken bits away from the mode being kept.
+        file.set_permissions(fs::Permissions::from_mode(mode))?;
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);

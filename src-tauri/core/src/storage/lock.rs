@@ -7,7 +7,7 @@
 //! Deliberately does not: lock readers; readers rely on atomic renames instead.
 
 use std::collections::HashSet;
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex, OnceLock};
@@ -76,13 +76,8 @@ impl ScopeLock {
             dir: dir.to_path_buf(),
             file: None,
         };
-        let mut file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(dir.join(LOCK_FILE))
-            .map_err(LockFailure::Io)?;
+        // Never through a link: the lock file is written (the holder's pid).
+        let mut file = super::open_private(&dir.join(LOCK_FILE), false).map_err(LockFailure::Io)?;
         loop {
             match file.try_lock() {
                 Ok(()) => break,
@@ -168,7 +163,7 @@ mod tests {
     fn a_held_file_lock_times_out_naming_the_holder() {
         let dir = tempfile::tempdir().unwrap();
         // Another open file description stands in for another process.
-        let other = OpenOptions::new()
+        let other = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)

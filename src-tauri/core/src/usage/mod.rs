@@ -140,7 +140,7 @@ impl UsageLog {
             source,
         };
         if !file.exists() {
-            std::fs::create_dir_all(home_dir)
+            crate::storage::create_private_dir_all(home_dir)
                 .and_then(|_| {
                     std::fs::OpenOptions::new()
                         .create(true)

@@ -141,7 +141,7 @@ impl Workspace {
         draft: MemoryDraft,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
-        let models = self.model_paths(&self.config()?);
+        let models = self.model_paths(&self.config_or_retrieval_defaults()?);
         let saved = embed::create_with_vector(store, scope, draft, now, &models)?;
         self.memories_written();
         Ok(saved)
@@ -155,7 +155,7 @@ impl Workspace {
         draft: MemoryDraft,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
-        let models = self.model_paths(&self.config()?);
+        let models = self.model_paths(&self.config_or_retrieval_defaults()?);
         let saved = embed::save_with_vector(store, scope, draft, now, &models)?;
         self.memories_written();
         Ok(saved)
@@ -189,7 +189,7 @@ impl Workspace {
         new: &str,
         now: DateTime<Utc>,
     ) -> Result<RenamedWithVector, WorkspaceError> {
-        let models = self.model_paths(&self.config()?);
+        let models = self.model_paths(&self.config_or_retrieval_defaults()?);
         let mut renamed = store.rename_keeping_history(scope, old, new, now)?;
         self.usage_renamed(store, scope, old, new);
         let saved = embed::with_vector(renamed.outcome.clone(), &models);
@@ -257,7 +257,7 @@ impl Workspace {
         version: &str,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
-        let models = self.model_paths(&self.config()?);
+        let models = self.model_paths(&self.config_or_retrieval_defaults()?);
         let restored = embed::restore_with_vector(store, scope, name, version, now, &models)?;
         self.memories_written();
         Ok(restored)

@@ -16,6 +16,7 @@ mod errors;
 mod instructions;
 mod launch;
 mod memories;
+mod recall_bound;
 mod retrieval;
 mod review;
 mod session_actions;
@@ -46,6 +47,7 @@ pub use errors::WorkspaceError;
 pub use instructions::InstructionView;
 pub use launch::{HomeError, LaunchEnv, DEFAULT_MODEL_IDLE};
 pub use memories::{MemoryRow, RenamedWithVector, VersionRow};
+pub use recall_bound::{bounded_recall_text, MAX_QUERY_BYTES, MAX_QUERY_TERMS};
 pub use retrieval::{Coverage, JudgedHit, SearchHit, SearchOptions, SearchResults};
 pub use session_actions::ReaderRecall;
 pub use sessions::{IndexRequest, SessionFolder};
@@ -126,6 +128,29 @@ impl Workspace {
         let config = Config::load(&path)?;
         *slot = Some((stamp, config.clone()));
         Ok(config)
+    }
+
+    /// The configuration for saving memories and indexing and recalling sessions: a bad value in
+    /// `[retrieval]` gives that table's defaults (see [`Config::load_lenient`]), which
+    /// [`Workspace::config_warning`] then tells; `doctor` and the settings still report it.
+    pub fn config_or_retrieval_defaults(&self) -> Result<Config, ConfigError> {
+        match self.config() {
+            Err(e) if e.is_in_retrieval() => {
+                Config::load_lenient(&self.home.config_file()).map(|(config, _)| config)
+            }
+            other => other,
+        }
+    }
+
+    /// What a front end should warn about after using
+    /// [`Workspace::config_or_retrieval_defaults`]: the `[retrieval]` error whose defaults it used.
+    pub fn config_warning(&self) -> Option<String> {
+        match self.config() {
+            Err(e) if e.is_in_retrieval() => {
+                Some(format!("{e}; the default [retrieval] settings were used"))
+            }
+            _ => None,
+        }
     }
 
     /// The directory holding ONNX Runtime and the models.

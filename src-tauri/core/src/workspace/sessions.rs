@@ -77,7 +77,7 @@ impl Workspace {
         now: chrono::DateTime<chrono::Utc>,
         progress: &mut dyn FnMut(IndexProgress),
     ) -> Result<IndexSummary, WorkspaceError> {
-        let config = self.config()?.sessions;
+        let config = self.config_or_retrieval_defaults()?.sessions;
         if let Some(kind) = request.only.filter(|k| !config.sources.contains(k)) {
             return Err(SessionError::SourceDisabled {
                 source_name: kind.to_string(),
@@ -105,7 +105,8 @@ impl Workspace {
 
     /// Recall over past sessions. With `index_first` the index is brought up to date before
     /// searching; another indexer at work only means the results may miss its newest lines,
-    /// which `notes` says. `now` dates transcripts that indexing finds gone.
+    /// which `notes` says. A query past the bounds is cut to its first words, which `notes` says
+    /// too (see `recall_bound`). `now` dates transcripts that indexing finds gone.
     pub fn recall(
         &self,
         query: &RecallQuery,
@@ -113,6 +114,14 @@ impl Workspace {
         now: chrono::DateTime<chrono::Utc>,
     ) -> Result<(Vec<RecallHit>, Vec<String>), WorkspaceError> {
         let mut notes = Vec::new();
+        let (text, cut) = super::recall_bound::bounded_recall_text(&query.text);
+        notes.extend(cut);
+        let query = &RecallQuery {
+            text,
+            limit: query.limit,
+            source: query.source,
+            cwd_prefix: query.cwd_prefix.clone(),
+        };
         if index_first {
             match WriterTurn::if_free(&self.home.index_db())? {
                 Some(_turn) => match self.index_sessions_in_turn(&IndexRequest::default(), now, &mut |_| {}) {
@@ -193,7 +202,7 @@ impl Workspace {
     /// cannot be loaded (recall then works by words alone). Lent per batch: a fill of thousands
     /// of messages must not keep the process's searches from the model.
     fn session_embedder(&self) -> Option<ModelPerBatch<Embedder>> {
-        let config = self.config().ok()?;
+        let config = self.config_or_retrieval_defaults().ok()?;
         let scorer = self
             .semantic_scorer(config.retrieval.strategy, &config)
             .ok()?;
@@ -266,6 +275,33 @@ mod tests {
             "{}\n",
             serde_json::json!({"ts": "2026-06-01T10:00:00Z", "role": "user", "text": text})
         )
+    }
+
+    /// A pasted document as the question: cut to its first words, answered, and said so.
+    #[test]
+    fn a_very_long_query_is_cut_to_its_first_words_and_answered() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = AmbryHome::new(tmp.path().join("home"));
+        let ws = Workspace::new(
+            home.clone(),
+            LaunchEnv::with_models_dir(tmp.path().join("no-models")),
+        );
+        let transcript = home.sessions_dir().join("s.jsonl");
+        std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+        std::fs::write(&transcript, say("the whiskey deploy")).unwrap();
+        let now = chrono::DateTime::from_timestamp(1_780_000_000, 0).unwrap();
+        let long: String = std::iter::once("whiskey ".to_string())
+            .chain((0..400_000).map(|i| format!("filler{i} ")))
+            .collect();
+        let (hits, notes) = ws.recall(&RecallQuery::new(long), true, now).unwrap();
+        assert_eq!(hits.len(), 1, "the first words still find the session");
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("cut to its first 32 distinct word(s)")
+                    && n.contains("400001 distinct words")),
+            "{notes:?}"
+        );
     }
 
     /// A recall typed while the watcher (or a CLI run) indexes must answer from what is indexed,

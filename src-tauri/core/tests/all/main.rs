@@ -19,5 +19,7 @@ mod review_eval;
 mod session_recall_eval;
 mod session_vectors;
 mod sessions;
+mod transcript_lines;
+mod transcript_secrets;
 mod usage;
 mod workspace;

@@ -194,7 +194,8 @@ fn only_messages_without_a_vector_are_embedded_and_rewrites_and_model_changes_st
         .unwrap();
     assert_eq!((bounded.messages, bounded.remaining), (2, 1));
 
-    // Replaced whole: the old messages' vectors go with them.
+    // Rewritten shorter in place: the old messages stay in the vault with their vectors; the
+    // file's new message gets one.
     fs::write(&path, line("user", "postgres or sqlite")).unwrap();
     env.index();
     let mut index = env.open();
@@ -205,12 +206,16 @@ fn only_messages_without_a_vector_are_embedded_and_rewrites_and_model_changes_st
         rewritten.messages, 2,
         "the rewritten file's message and s2's last"
     );
-    assert_eq!(env.vectors(), 4, "s1 holds one message now, s2 three");
+    assert_eq!(
+        env.vectors(),
+        7,
+        "s1's three kept from before the cut, its one message now, s2 three"
+    );
 
     // Another model's vectors are no use: every message is embedded again.
     let mut other = WordFamilies::new("families-2");
     let redone = index.fill_vectors(&mut other, None, &mut |_| {}).unwrap();
-    assert_eq!(redone.messages, 4);
+    assert_eq!(redone.messages, 7);
     assert_eq!(index.vector_model().unwrap().as_deref(), Some("families-2"));
 }
 
@@ -319,7 +324,7 @@ fn an_index_of_schema_4_gains_the_vector_table_and_keeps_its_vaulted_sessions() 
             |r| r.get(0),
         )
         .unwrap();
-    assert_eq!(version, "5");
+    assert_eq!(version, "6", "migrated through every version since");
     assert_eq!(
         index.vaulted().unwrap().len(),
         1,

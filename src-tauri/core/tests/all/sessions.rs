@@ -299,17 +299,25 @@ fn incremental_indexing_follows_every_kind_of_file_change() {
     let s = env.index(&cfg);
     assert_eq!((s.malformed_lines, s.messages_indexed), (2, 1));
 
-    // Truncated: read again from the start, old rows gone.
+    // Truncated: read again from the start; what was indexed from it before is kept in the
+    // vault (the index may hold its only copy), not lost.
     write(&path, &line("user", "echo lemon"));
     let s = env.index(&cfg);
     assert_eq!(s.files_reindexed_whole, 1);
-    assert_eq!(count(&env.open(), "kiwi"), 0);
+    assert_eq!(count(&env.open(), "kiwi"), 1, "kept from before the cut");
     assert_eq!(count(&env.open(), "lemon"), 1);
+    assert_eq!(env.fts_rows("kiwi"), 1);
+    let vaulted = env.open().vaulted().unwrap();
+    assert_eq!(vaulted.len(), 1, "{vaulted:?}");
+    assert!(vaulted[0].path.to_string_lossy().contains("#truncated-"));
     assert_eq!(
-        env.fts_rows("kiwi"),
+        env.index(&cfg).files_indexed,
         0,
-        "the full-text entries went with the messages"
+        "the kept copy is not looked for on disk again"
     );
+    // Pruned like any vaulted session (the rest of this test follows the one file).
+    let pruned = env.open().prune_source_removed(None, NOW, false).unwrap();
+    assert_eq!(pruned.removed.len(), 1);
 
     // Replaced by a longer file with a different start (same size class, new content).
     let replacement = format!(
@@ -418,7 +426,8 @@ fn a_vaulted_file_that_comes_back_is_read_again_and_unmarked() {
 fn bad_bytes_cost_only_their_line_wherever_they_are() {
     let env = Env::new();
     write(&env.ambry().join("good.jsonl"), &line("user", "juliet"));
-    // Invalid UTF-8 and a NUL in the very first line, then valid lines: the file is a transcript.
+    // Invalid UTF-8 in the very first line (kept, that character lost), a NUL (a line that is not
+    // JSON), then valid lines: the file is a transcript.
     let mut mixed =
         b"{\"ts\":\"2026-06-01T10:00:00Z\",\"role\":\"user\",\"text\":\"caf\xe9\"}\n".to_vec();
     mixed.extend_from_slice(b"{\"role\":\"user\",\"text\":\"nul\0here\"}\n");
@@ -434,8 +443,8 @@ fn bad_bytes_cost_only_their_line_wherever_they_are() {
     )
     .unwrap();
     let s = env.index(&SessionsConfig::default());
-    assert_eq!(s.messages_indexed, 3, "juliet, kilo and lima");
-    assert_eq!(s.malformed_lines, 4);
+    assert_eq!(s.messages_indexed, 4, "juliet, caf\u{fffd}, kilo and lima");
+    assert_eq!(s.malformed_lines, 3);
     assert_eq!(count(&env.open(), "kilo"), 1);
     let mut named: Vec<(String, u64)> = s
         .problems
@@ -451,7 +460,7 @@ fn bad_bytes_cost_only_their_line_wherever_they_are() {
     assert_eq!(
         named,
         vec![
-            ("mixed.jsonl".to_string(), 2),
+            ("mixed.jsonl".to_string(), 1),
             ("noise.jsonl".to_string(), 2)
         ]
     );
