@@ -59,6 +59,8 @@ pub enum Finding {
     },
     /// Its `expires:` day has come.
     Expired { memory: Subject, on: NaiveDate },
+    /// A distill proposal waiting for a person's accept or reject (DESIGN §14).
+    Proposal(Box<crate::distill::Proposal>),
 }
 
 impl Finding {
@@ -71,6 +73,11 @@ impl Finding {
                 .collect(),
             Finding::Stale { memory, .. } | Finding::Expired { memory, .. } => {
                 vec![(memory.scope, memory.name.as_str())]
+            }
+            Finding::Proposal(p) => {
+                let mut names = vec![(p.scope, p.name.as_str())];
+                names.extend(p.target.as_deref().map(|t| (p.scope, t)));
+                names
             }
         }
     }

@@ -30,6 +30,8 @@ pub enum WorkspaceError {
     Instruction(#[from] crate::instructions::InstructionError),
     #[error(transparent)]
     Ledger(#[from] crate::ledger::LedgerError),
+    #[error(transparent)]
+    Distill(#[from] crate::distill::DistillError),
     #[error("cannot find your home directory, where the agents keep their files (set HOME)")]
     NoUserHome,
     #[error("Ambry does not know where {project} lives on disk; add it by picking its folder")]
@@ -54,6 +56,7 @@ impl ErrorCode for WorkspaceError {
             WorkspaceError::Cases(e) => e.code(),
             WorkspaceError::Instruction(e) => e.code(),
             WorkspaceError::Ledger(e) => e.code(),
+            WorkspaceError::Distill(e) => e.code(),
             WorkspaceError::NoUserHome => "no_home",
             WorkspaceError::NoProjectRoot { .. } => "no_project_root",
             WorkspaceError::ModelCrashed => "model_crashed",
@@ -65,6 +68,15 @@ impl ErrorCode for WorkspaceError {
         match self {
             WorkspaceError::Store(e) => e.field(),
             _ => None,
+        }
+    }
+}
+
+impl From<crate::distill::AcceptError> for WorkspaceError {
+    fn from(e: crate::distill::AcceptError) -> Self {
+        match e {
+            crate::distill::AcceptError::Distill(e) => WorkspaceError::Distill(e),
+            crate::distill::AcceptError::Store(e) => WorkspaceError::Store(e),
         }
     }
 }

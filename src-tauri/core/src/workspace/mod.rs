@@ -12,6 +12,7 @@
 
 mod agents;
 mod context;
+mod distill;
 mod errors;
 mod instructions;
 mod launch;
@@ -36,6 +37,7 @@ use crate::sessions::SourceRoots;
 use crate::AmbryHome;
 
 pub use agents::AgentStatus;
+pub use distill::Selection;
 pub use errors::WorkspaceError;
 pub use instructions::InstructionView;
 pub use launch::{HomeError, LaunchEnv, DEFAULT_MODEL_IDLE};

@@ -1,7 +1,8 @@
 //! The review inbox through the workspace (DESIGN §14): the findings of one view and the
 //! actions a person takes on them, each write telling the caches at once.
 //!
-//! Owns: nothing beyond the façade; the rules live in `lifecycle`.
+//! Owns: nothing beyond the façade (the inbox is the lifecycle's findings and the pending
+//! distill proposals of the view); the rules live in `lifecycle` and `distill`.
 //! Deliberately does not: read the clock (callers pass `now`).
 
 use chrono::{DateTime, Utc};
@@ -17,7 +18,13 @@ impl Workspace {
         store: &Store,
         now: DateTime<Utc>,
     ) -> Result<Vec<Finding>, WorkspaceError> {
-        Ok(lifecycle::review(store, now.date_naive())?)
+        let mut findings = lifecycle::review(store, now.date_naive())?;
+        findings.extend(
+            self.proposals(store)?
+                .into_iter()
+                .map(|p| Finding::Proposal(Box::new(p))),
+        );
+        Ok(findings)
     }
 
     /// Keep a memory as it is: quiet in the inbox until its text changes.
