@@ -95,6 +95,11 @@ pub fn run() {
             commands::sessions::recall_sessions,
             commands::sessions::list_sessions,
             commands::sessions::session_transcript,
+            commands::distill::distill_session,
+            commands::distill::distill_project,
+            commands::distill::review_proposals,
+            commands::distill::accept_proposal,
+            commands::distill::reject_proposal,
         ])
         .build(tauri::generate_context!())
         .expect("error while building Ambry")

@@ -103,7 +103,9 @@ pub fn accept(
             if p.name != target {
                 return Err(DistillError::NotApplicable {
                     id: id.into(),
-                    reason: "an update keeps the memory's name; rename it with `ambry memory rename`".into(),
+                    reason:
+                        "an update keeps the memory's name; rename it with `ambry memory rename`"
+                            .into(),
                 }
                 .into());
             }

@@ -39,6 +39,8 @@ pub struct AgentCall<'a> {
     pub schema: &'a Value,
     pub timeout: Duration,
     pub session_id: &'a str,
+    /// Arguments before the client's own (Codex: the person's MCP servers switched off).
+    pub extra_args: &'a [String],
 }
 
 /// Runs one call and returns the answer's text. A fake stands in for it in tests of the run.
@@ -100,6 +102,33 @@ pub fn agent_args(agent: DistillAgent, schema: &Value, dir: &Path) -> Vec<String
     }
 }
 
+/// `-c mcp_servers.<name>.enabled=false` for every MCP server in the person's Codex
+/// `config.toml` text: the child gets no tools that write (Ambry's `memory_save` would bypass
+/// the review). Codex has no flag for "no MCP servers", and naming a server it does not have is
+/// a config error, so each configured one is named.
+pub fn codex_servers_off(config_text: &str) -> Vec<String> {
+    let Ok(doc) = config_text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    let Some(servers) = doc.get("mcp_servers").and_then(|s| s.as_table()) else {
+        return Vec::new();
+    };
+    servers
+        .keys()
+        .flat_map(|name| {
+            let key = if name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            {
+                name.clone()
+            } else {
+                format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
+            };
+            ["-c".to_string(), format!("mcp_servers.{key}.enabled=false")]
+        })
+        .collect()
+}
+
 fn run_child(call: &AgentCall<'_>) -> Result<String, DistillError> {
     let agent = call.agent.as_str().to_string();
     let missing = |reason: String| DistillError::AgentMissing {
@@ -123,6 +152,7 @@ fn run_child(call: &AgentCall<'_>) -> Result<String, DistillError> {
     let mut cmd = Command::new(&words[0]);
     cmd.args(&words[1..])
         .args(agent_args(call.agent, call.schema, dir.path()))
+        .args(call.extra_args)
         .current_dir(dir.path())
         .env(CHILD_MARKER, "1")
         .stdin(Stdio::piped())
@@ -161,7 +191,11 @@ fn run_child(call: &AgentCall<'_>) -> Result<String, DistillError> {
     let stdout = read_bounded(&out_path, call)?;
     let stderr = read_bounded(&err_path, call).unwrap_or_default();
     if !status.success() {
-        let said = if stderr.trim().is_empty() { &stdout } else { &stderr };
+        let said = if stderr.trim().is_empty() {
+            &stdout
+        } else {
+            &stderr
+        };
         return Err(DistillError::AgentFailed {
             agent,
             session: call.session_id.to_string(),
@@ -237,8 +271,16 @@ mod tests {
 
     #[test]
     fn claude_is_run_without_persistence_tools_mcp_or_hooks() {
-        let args = agent_args(DistillAgent::Claude, &serde_json::json!({}), Path::new("/t"));
-        for flag in ["--no-session-persistence", "--strict-mcp-config", "--json-schema"] {
+        let args = agent_args(
+            DistillAgent::Claude,
+            &serde_json::json!({}),
+            Path::new("/t"),
+        );
+        for flag in [
+            "--no-session-persistence",
+            "--strict-mcp-config",
+            "--json-schema",
+        ] {
             assert!(args.iter().any(|a| a == flag), "{flag} in {args:?}");
         }
         let tools = args.iter().position(|a| a == "--tools").unwrap();
@@ -255,6 +297,21 @@ mod tests {
     }
 
     #[test]
+    fn every_configured_codex_mcp_server_is_switched_off() {
+        let config = "model = \"m\"\n[mcp_servers.ambry]\ncommand = \"ambry\"\n[mcp_servers.\"my.db\"]\ncommand = \"x\"\n";
+        assert_eq!(
+            codex_servers_off(config),
+            vec![
+                "-c",
+                "mcp_servers.ambry.enabled=false",
+                "-c",
+                "mcp_servers.\"my.db\".enabled=false"
+            ]
+        );
+        assert!(codex_servers_off("model = 1").is_empty());
+    }
+
+    #[test]
     fn a_missing_agent_is_a_clear_error_naming_the_config_key() {
         let schema = serde_json::json!({});
         let call = AgentCall {
@@ -264,6 +321,7 @@ mod tests {
             schema: &schema,
             timeout: Duration::from_secs(5),
             session_id: "s",
+            extra_args: &[],
         };
         let err = ChildRunner.call(&call).unwrap_err();
         assert!(err.to_string().contains("codex_command"), "{err}");

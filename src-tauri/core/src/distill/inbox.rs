@@ -220,7 +220,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let inbox = Inbox::new(&AmbryHome::new(dir.path()));
         let first = inbox.run_lock("user").unwrap();
-        assert!(matches!(inbox.run_lock("user"), Err(DistillError::Busy { .. })));
+        assert!(matches!(
+            inbox.run_lock("user"),
+            Err(DistillError::Busy { .. })
+        ));
         assert!(inbox.run_lock("other-1234abcd").is_ok());
         drop(first);
         assert!(inbox.run_lock("user").is_ok());
@@ -232,6 +235,9 @@ mod tests {
         let inbox = Inbox::new(&AmbryHome::new(dir.path()));
         std::fs::create_dir_all(inbox.dir()).unwrap();
         std::fs::write(inbox.dir().join(PROPOSALS), "{not json").unwrap();
-        assert!(matches!(inbox.proposals(), Err(DistillError::Damaged { .. })));
+        assert!(matches!(
+            inbox.proposals(),
+            Err(DistillError::Damaged { .. })
+        ));
     }
 }

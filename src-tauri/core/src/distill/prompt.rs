@@ -173,7 +173,14 @@ mod tests {
 
     #[test]
     fn the_prompt_numbers_turns_as_in_the_transcript() {
-        let p = build("s1", Some("title"), None, &[], &[turn(7, "we ship on fridays")], 9);
+        let p = build(
+            "s1",
+            Some("title"),
+            None,
+            &[],
+            &[turn(7, "we ship on fridays")],
+            9,
+        );
         assert!(p.contains("[turn 7] user: we ship on fridays"));
         assert!(p.contains("Turns 7–7 of 9"));
         assert!(p.contains("(none yet)"));

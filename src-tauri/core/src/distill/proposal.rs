@@ -99,7 +99,11 @@ pub struct Proposal {
 impl Proposal {
     /// The `source:` an accepted proposal records: the agent's session and the turns.
     pub fn source_value(&self) -> String {
-        let turns: Vec<String> = self.source_turns.iter().map(|t| t.turn.to_string()).collect();
+        let turns: Vec<String> = self
+            .source_turns
+            .iter()
+            .map(|t| t.turn.to_string())
+            .collect();
         if turns.is_empty() {
             format!("{}-session:{}", self.agent.as_str(), self.session_id)
         } else {
@@ -275,10 +279,16 @@ fn check_one(
             return Err("target must be another memory than name".into())
         }
         (Action::Supersede, Some(_)) if exists(&draft.name) => {
-            return Err(format!("{} already exists: a supersede proposes a new memory", draft.name))
+            return Err(format!(
+                "{} already exists: a supersede proposes a new memory",
+                draft.name
+            ))
         }
         (Action::Duplicate, Some(_)) if !exists(&draft.name) => {
-            return Err(format!("{} is no memory of the {} scope", draft.name, p.scope))
+            return Err(format!(
+                "{} is no memory of the {} scope",
+                draft.name, p.scope
+            ))
         }
         (Action::Update | Action::Supersede | Action::Duplicate, None) => {
             return Err("an update, supersede or duplicate names its target".into())
@@ -440,7 +450,11 @@ mod tests {
         let checked = check_answer(&answer, &call(&t, &[]), Utc::now()).unwrap();
         assert_eq!(checked.proposals.len(), 1);
         assert_eq!(checked.refused.len(), 2);
-        assert!(checked.refused[0].reason.contains("secret"), "{:?}", checked.refused);
+        assert!(
+            checked.refused[0].reason.contains("secret"),
+            "{:?}",
+            checked.refused
+        );
     }
 
     #[test]

@@ -69,6 +69,8 @@ pub struct RunSetup<'a> {
     pub inbox: &'a Inbox,
     pub dry_run: bool,
     pub now: DateTime<Utc>,
+    /// Arguments for the client before its own (see `child::codex_servers_off`).
+    pub extra_args: Vec<String>,
 }
 
 fn live_memories(store: &Store) -> Result<Vec<Memory>, DistillError> {
@@ -87,7 +89,8 @@ pub fn distill(
     runner: &dyn AgentRunner,
 ) -> Result<DistillReport, DistillError> {
     let memories = live_memories(setup.store)?;
-    let existing: Vec<(Scope, String)> = memories.iter().map(|m| (m.scope, m.name.clone())).collect();
+    let existing: Vec<(Scope, String)> =
+        memories.iter().map(|m| (m.scope, m.name.clone())).collect();
     let shown = prompt::memories_for_prompt(memories);
     let slug = setup.store.project().map(|p| p.slug.clone());
     let distilled = setup.inbox.distilled()?;
@@ -106,13 +109,20 @@ pub fn distill(
         let id = &t.meta.session_id;
         let texts: Vec<&str> = t.turns.iter().map(|x| x.text.as_str()).collect();
         let start = match distilled.get(id) {
-            Some(d) if d.turns <= texts.len() && turns_hash(texts[..d.turns].iter().copied()) == d.hash => d.turns,
+            Some(d)
+                if d.turns <= texts.len()
+                    && turns_hash(texts[..d.turns].iter().copied()) == d.hash =>
+            {
+                d.turns
+            }
             _ => 0,
         };
         let sendable: Vec<NumberedTurn> = t.turns[start..]
             .iter()
             .enumerate()
-            .filter(|(_, x)| matches!(x.role.as_str(), "user" | "assistant") && !x.text.trim().is_empty())
+            .filter(|(_, x)| {
+                matches!(x.role.as_str(), "user" | "assistant") && !x.text.trim().is_empty()
+            })
             .map(|(i, x)| (start + i + 1, x.role.clone(), x.text.clone()))
             .collect();
         let record = |upto: usize| {
@@ -127,7 +137,15 @@ pub fn distill(
             report.unchanged.push(id.clone());
             if start < texts.len() {
                 let (turns, hash, bytes) = record(texts.len());
-                quiet_records.push((id.clone(), Distilled { turns, bytes, hash, at: setup.now }));
+                quiet_records.push((
+                    id.clone(),
+                    Distilled {
+                        turns,
+                        bytes,
+                        hash,
+                        at: setup.now,
+                    },
+                ));
             }
             continue;
         }
@@ -151,7 +169,11 @@ pub fn distill(
                 }
                 break;
             }
-            let upto = if i + 1 == n_chunks { texts.len() } else { chunk.last().map_or(0, |c| c.0) };
+            let upto = if i + 1 == n_chunks {
+                texts.len()
+            } else {
+                chunk.last().map_or(0, |c| c.0)
+            };
             let (record_turns, record_hash, record_bytes) = record(upto);
             report.estimated_tokens += estimated;
             report.calls.push(PlannedCall {
@@ -191,6 +213,7 @@ pub fn distill(
             schema: &schema,
             timeout: Duration::from_secs(setup.config.timeout_secs),
             session_id: &call.session_id,
+            extra_args: &setup.extra_args,
         })?;
         let context = CallContext {
             agent: setup.agent,

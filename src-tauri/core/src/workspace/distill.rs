@@ -123,9 +123,17 @@ impl Workspace {
             Some(inbox.run_lock(&key)?)
         };
         let sessions = self.selected(store, selection)?;
+        let agent = agent.unwrap_or(config.agent);
+        let extra_args = match (agent, self.agent_env()) {
+            (DistillAgent::Codex, Some(env)) => std::fs::read_to_string(env.codex_config())
+                .map(|text| distill::child::codex_servers_off(&text))
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
         let setup = distill::RunSetup {
             config: &config,
-            agent: agent.unwrap_or(config.agent),
+            agent,
+            extra_args,
             store,
             inbox: &inbox,
             dry_run,
@@ -174,7 +182,11 @@ impl Workspace {
     }
 
     /// Rejects proposal `id`: it leaves the inbox; no memory is touched.
-    pub fn reject_proposal(&self, id: &str, now: DateTime<Utc>) -> Result<Proposal, WorkspaceError> {
+    pub fn reject_proposal(
+        &self,
+        id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Proposal, WorkspaceError> {
         Ok(distill::reject(&Inbox::new(self.home()), id, now)?)
     }
 }
