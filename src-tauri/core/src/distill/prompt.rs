@@ -6,6 +6,7 @@
 //! and on the memories shown, and the token estimate a dry run and the budget use.
 //! Deliberately does not: read files, run anything, or decide which sessions are sent.
 
+use crate::memory::secrets::redact_secrets;
 use crate::memory::{Memory, Scope};
 
 /// Most bytes of one turn's text in a prompt (a pasted log is cut, with a note).
@@ -50,6 +51,8 @@ pub fn chunks(turns: &[NumberedTurn], chunk_bytes: usize) -> Vec<Vec<NumberedTur
 }
 
 fn render_turn((n, role, text): &NumberedTurn) -> String {
+    // A credential pasted in a session never leaves the machine through distill.
+    let text = redact_secrets(text);
     let text = text.trim();
     if text.len() <= TURN_BYTES {
         return format!("[turn {n}] {role}: {text}\n\n");
@@ -161,6 +164,16 @@ mod tests {
             let bytes: usize = c.iter().map(|t| render_turn(t).len()).sum();
             assert!(bytes <= 700 || c.len() == 1, "{bytes}");
         }
+    }
+
+    #[test]
+    fn a_secret_in_a_turn_is_not_sent() {
+        let rendered = render_turn(&turn(
+            1,
+            "the key is ghp_0123456789abcdefghijABCDEFGHIJ012345",
+        ));
+        assert!(!rendered.contains("ghp_"), "{rendered}");
+        assert!(rendered.contains("[secret removed]"));
     }
 
     #[test]

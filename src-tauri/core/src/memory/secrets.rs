@@ -102,6 +102,36 @@ pub fn find_secret(text: &str) -> Option<SecretMatch> {
     None
 }
 
+/// `text` with every value `find_secret` would refuse replaced by `[secret removed]` (a
+/// transcript sent elsewhere, such as to a distill's agent, carries no credential it held).
+pub fn redact_secrets(text: &str) -> String {
+    let mut out = text.to_string();
+    // Each pass removes at least one match; the bound only guards against a rule that would
+    // match its own replacement.
+    for _ in 0..64 {
+        let mut hit = None;
+        'rules: for rule in rules() {
+            for caps in rule.pattern.captures_iter(&out) {
+                let Some(value) = caps.get(rule.value_group) else {
+                    continue;
+                };
+                if is_placeholder(value.as_str())
+                    || (rule.judge_value && !looks_like_a_real_value(value.as_str()))
+                {
+                    continue;
+                }
+                hit = Some(value.range());
+                break 'rules;
+            }
+        }
+        match hit {
+            Some(range) => out.replace_range(range, "[secret removed]"),
+            None => break,
+        }
+    }
+    out
+}
+
 /// Documentation examples and template slots are not secrets.
 fn is_placeholder(value: &str) -> bool {
     let lower = value.to_ascii_lowercase();
@@ -309,6 +339,16 @@ mod tests {
             failed.len(),
             failed.join("\n")
         );
+    }
+
+    #[test]
+    fn redaction_removes_every_secret_and_keeps_the_prose() {
+        let text = "key ghp_0123456789abcdefghijABCDEFGHIJ012345 and AKIAIOSFODNN7REALKEY1 here";
+        let clean = redact_secrets(text);
+        assert!(find_secret(&clean).is_none(), "{clean}");
+        assert!(clean.starts_with("key [secret removed]"), "{clean}");
+        assert!(clean.ends_with(" here"), "{clean}");
+        assert_eq!(redact_secrets("nothing secret"), "nothing secret");
     }
 
     #[test]
