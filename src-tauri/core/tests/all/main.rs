@@ -8,6 +8,7 @@ mod support;
 
 mod agents_connect;
 mod compose_service;
+mod distill;
 mod embed_eval;
 mod embed_model;
 mod embed_paraphrase;
