@@ -5,8 +5,6 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use thirtyfour::prelude::*;
-
 use crate::harness::TestResult;
 use crate::seed::Sandbox;
 use crate::ui::{self, css, testid};
