@@ -88,11 +88,24 @@ fn store_bytes(world: &World) -> BTreeMap<String, Vec<u8>> {
     all
 }
 
+/// Every file and folder under `dir`: a child that left even an empty folder there shows.
 fn transcripts_in(dir: &Path) -> Vec<String> {
-    snapshot(dir)
-        .into_keys()
-        .filter(|k| k.ends_with(".jsonl"))
-        .collect()
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            out.push(p.strip_prefix(dir).unwrap().display().to_string());
+            if p.is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 fn proposals(world: &World) -> Vec<Value> {

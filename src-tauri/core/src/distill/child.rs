@@ -3,7 +3,7 @@
 //!
 //! Owns: the command lines (Claude Code 2.1.197: `claude -p --output-format json
 //! --json-schema S --no-session-persistence --tools "" --strict-mcp-config` with all hooks
-//! disabled by `--settings`; Codex 0.169.0: `codex exec --ephemeral --output-schema F
+//! and auto-memory disabled by `--settings`; Codex 0.169.0: `codex exec --ephemeral --output-schema F
 //! --output-last-message F --sandbox read-only --disable hooks`), the `AMBRY_DISTILL=1`
 //! marker every Ambry hook honours by printing nothing, the prompt on stdin (a transcript
 //! chunk can exceed one argument's limit), a private temp directory as the child's working
@@ -79,8 +79,10 @@ pub fn agent_args(agent: DistillAgent, schema: &Value, dir: &Path) -> Vec<String
             "--tools".into(),
             String::new(),
             "--strict-mcp-config".into(),
+            // No hooks; no auto-memory folder for the child's working directory under the
+            // person's `projects/` (Claude Code creates one per directory it starts in).
             "--settings".into(),
-            r#"{"disableAllHooks":true}"#.into(),
+            r#"{"disableAllHooks":true,"autoMemoryEnabled":false}"#.into(),
         ],
         DistillAgent::Codex => vec![
             "exec".into(),
@@ -155,6 +157,7 @@ fn run_child(call: &AgentCall<'_>) -> Result<String, DistillError> {
         .args(call.extra_args)
         .current_dir(dir.path())
         .env(CHILD_MARKER, "1")
+        .env("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
         .stdin(Stdio::piped())
         .stdout(file(&out_path)?)
         .stderr(file(&err_path)?)
