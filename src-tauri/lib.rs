@@ -98,6 +98,11 @@ pub fn run() {
             commands::sessions::session_injections,
             commands::sessions::save_passage,
             commands::sessions::prune_session,
+            commands::distill::distill_session,
+            commands::distill::distill_project,
+            commands::distill::review_proposals,
+            commands::distill::accept_proposal,
+            commands::distill::reject_proposal,
         ])
         .build(tauri::generate_context!())
         .expect("error while building Ambry")

@@ -429,6 +429,7 @@ export function createSessionsView(app) {
         h('em', {}, 'Remove from index'), ' deletes them.') : null,
       h('div', { class: 'turns', testid: 'transcript-turns' }, turns.length ? turns : h('p', { class: 'muted' }, 'This session has no readable turns.')));
     rovingTools(pane);
+    import('./distill.js').then((d) => d.attachDistill(pane, m)).catch(() => {});
     pane.dataset.turns = String(t.turns.length);
     if (keepPlace) {
       pane.scrollTop = atEnd ? pane.scrollHeight : scrollTop;

@@ -8,6 +8,7 @@ pub mod agents;
 pub mod anchors;
 pub mod archive;
 pub mod compose;
+pub mod distill;
 pub mod instructions;
 pub mod memories;
 pub mod projects;

@@ -5,6 +5,7 @@ mod archive;
 mod compose;
 mod concurrency;
 mod crash;
+mod distill;
 mod doctor;
 mod embeddings;
 mod hostile;

@@ -12,6 +12,7 @@ mod agents;
 mod browse;
 mod compose;
 mod delete;
+mod distill;
 mod edit;
 mod editor;
 mod first_run;

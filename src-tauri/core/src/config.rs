@@ -25,6 +25,7 @@ pub struct Config {
     pub sessions: SessionsConfig,
     pub editor: EditorConfig,
     pub lifecycle: LifecycleConfig,
+    pub distill: DistillConfig,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -190,6 +191,60 @@ pub struct LifecycleConfig {
 impl Default for LifecycleConfig {
     fn default() -> Self {
         Self { unused_days: 90 }
+    }
+}
+
+/// `[distill]`: the person's own agent proposing memories from past sessions (DESIGN §14).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DistillConfig {
+    /// false: `memory distill` and the app's Distill action refuse to run.
+    pub enabled: bool,
+    /// The agent used without `--with`: `claude` or `codex`.
+    pub agent: DistillAgent,
+    /// The command starting Claude Code (a name on PATH or a path).
+    pub claude_command: String,
+    /// The command starting Codex.
+    pub codex_command: String,
+    /// Most agent calls one run makes (one call per transcript chunk).
+    pub max_calls: usize,
+    /// Most estimated input tokens one run sends (about 4 bytes a token).
+    pub max_tokens: u64,
+    /// Most transcript bytes in one call; a longer session is sent in chunks.
+    pub chunk_bytes: usize,
+    /// How long one agent call may take before it is stopped.
+    pub timeout_secs: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum DistillAgent {
+    #[default]
+    Claude,
+    Codex,
+}
+
+impl DistillAgent {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DistillAgent::Claude => "claude",
+            DistillAgent::Codex => "codex",
+        }
+    }
+}
+
+impl Default for DistillConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            agent: DistillAgent::Claude,
+            claude_command: "claude".into(),
+            codex_command: "codex".into(),
+            max_calls: 10,
+            max_tokens: 200_000,
+            chunk_bytes: 48_000,
+            timeout_secs: 600,
+        }
     }
 }
 
@@ -362,6 +417,29 @@ impl Config {
                 "keep_versions",
                 "must be at least 1 (prune never removes every version)".into(),
             ));
+        }
+        let d = &self.distill;
+        for (key, value) in [
+            ("max_calls", d.max_calls as u64),
+            ("max_tokens", d.max_tokens),
+            ("chunk_bytes", d.chunk_bytes as u64),
+            ("timeout_secs", d.timeout_secs),
+        ] {
+            if value == 0 {
+                return Err(fail(
+                    "distill",
+                    key,
+                    "must be at least 1 (set enabled = false to switch distill off)".into(),
+                ));
+            }
+        }
+        for (key, value) in [
+            ("claude_command", &d.claude_command),
+            ("codex_command", &d.codex_command),
+        ] {
+            if value.trim().is_empty() {
+                return Err(fail("distill", key, "must name a command".into()));
+            }
         }
         Ok(())
     }

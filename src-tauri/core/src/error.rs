@@ -116,6 +116,7 @@ macro_rules! core_errors {
             crate::desktop::DesktopError,
             crate::compose::cases::CasesError,
             crate::instructions::InstructionError,
+            crate::distill::DistillError,
         }
     };
 }

@@ -12,6 +12,7 @@ pub mod compose_service;
 pub mod config;
 pub mod config_edit;
 pub mod desktop;
+pub mod distill;
 pub mod doctor;
 pub mod editor;
 pub mod embed;

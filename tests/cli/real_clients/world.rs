@@ -237,6 +237,14 @@ impl World {
         cmd
     }
 
+    /// The installed client binary (`claude` or `codex`).
+    pub fn client_bin(&self, program: &str) -> &Path {
+        match program {
+            "claude" => &self.claude_bin,
+            _ => &self.codex_bin,
+        }
+    }
+
     pub fn new_label(&self, what: &str) -> String {
         self.label(what)
     }

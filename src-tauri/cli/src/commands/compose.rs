@@ -44,6 +44,8 @@ impl HookKind {
 
 pub fn run(ctx: &Context, args: ComposeArgs) -> Result<()> {
     match args.hook {
+        // Inside a distill's agent child: that run must never pull memory in or start anything.
+        Some(_) if ctx.workspace.env().distill_child => Ok(()),
         Some(kind) => {
             if let Err(e) = run_hook(ctx, kind.agent()) {
                 eprintln!("ambry: memory not injected: {e:#}");

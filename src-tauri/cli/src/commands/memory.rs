@@ -40,6 +40,8 @@ pub enum MemoryCommand {
     Rename(super::memory_rename::RenameArgs),
     /// The review inbox: duplicates, conflicts, stale and expired memories, and what to do
     Review(super::memory_review::ReviewArgs),
+    /// Your own agent CLI proposes memories from past sessions; proposals wait in the review inbox
+    Distill(super::memory_distill::DistillArgs),
     /// Rank memories against a query, as `compose` would
     Search(super::memory_search::SearchArgs),
     /// Archived versions: list, restore, prune
@@ -82,6 +84,7 @@ pub fn run(ctx: &Context, cmd: MemoryCommand) -> Result<()> {
         MemoryCommand::Forget { name, scope } => forget(ctx, &name, scope),
         MemoryCommand::Rename(args) => super::memory_rename::run(ctx, args),
         MemoryCommand::Review(args) => super::memory_review::run(ctx, args),
+        MemoryCommand::Distill(args) => super::memory_distill::run(ctx, args),
         MemoryCommand::Search(args) => super::memory_search::run(ctx, args),
         MemoryCommand::Archive(cmd) => archive::run(ctx, cmd),
         MemoryCommand::Reindex(args) => super::reindex::run(ctx, args),

@@ -1,5 +1,6 @@
 //! `ambry memory review`: the review inbox (duplicates, conflicts, stale, expired; DESIGN §14)
-//! and the actions on it — `keep`, `supersede`, `merge` (forget is `ambry memory forget`).
+//! and the actions on it — `keep`, `supersede`, `merge` (forget is `ambry memory forget`) — and
+//! `accept` / `reject` for distill proposals (`ambry memory distill`).
 
 use std::path::PathBuf;
 
@@ -45,6 +46,24 @@ pub enum ReviewAction {
         #[arg(long, value_name = "FILE")]
         body_file: Option<PathBuf>,
     },
+    /// Accept a distill proposal: an ordinary archived save with `source:` naming its session
+    Accept {
+        id: String,
+        /// Save it under another name
+        #[arg(long)]
+        name: Option<String>,
+        /// Another type
+        #[arg(long = "type")]
+        kind: Option<String>,
+        /// Another description
+        #[arg(long)]
+        description: Option<String>,
+        /// Another body, from a file
+        #[arg(long, value_name = "FILE")]
+        body_file: Option<PathBuf>,
+    },
+    /// Reject a distill proposal: it leaves the inbox, no memory is touched
+    Reject { id: String },
 }
 
 pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
@@ -52,6 +71,36 @@ pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
     let ws = &ctx.workspace;
     let done = match args.action {
         None => return list(ctx, ws.review(&store, ctx.now())?),
+        Some(ReviewAction::Accept {
+            id,
+            name,
+            kind,
+            description,
+            body_file,
+        }) => {
+            let body = read_body(body_file)?;
+            let edits = ambry_core::distill::Edits {
+                name,
+                kind,
+                description,
+                body,
+            };
+            let saved = ws.accept_proposal(&store, &id, &edits, ctx.now())?;
+            if ctx.json {
+                return ctx.print_json(&saved);
+            }
+            let m = &saved.outcome.memory;
+            println!("accepted {id}: saved {}/{}", m.scope, m.name);
+            return Ok(());
+        }
+        Some(ReviewAction::Reject { id }) => {
+            let rejected = ws.reject_proposal(&id, ctx.now())?;
+            if ctx.json {
+                return ctx.print_json(&rejected);
+            }
+            println!("rejected {id} ({}); no memory was changed", rejected.name);
+            return Ok(());
+        }
         Some(ReviewAction::Keep { name, scope }) => {
             ws.review_keep(&store, scope.into(), &name, ctx.now())?
         }
@@ -65,12 +114,7 @@ pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
             from_scope,
             body_file,
         }) => {
-            let body = body_file
-                .map(|f| {
-                    std::fs::read_to_string(&f)
-                        .with_context(|| format!("reading --body-file {}", f.display()))
-                })
-                .transpose()?;
+            let body = read_body(body_file)?;
             let from_scope = from_scope.unwrap_or(scope).into();
             ws.review_merge(
                 &store,
@@ -89,6 +133,13 @@ pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
         done.scope, done.name
     );
     Ok(())
+}
+
+fn read_body(file: Option<PathBuf>) -> Result<Option<String>> {
+    file.map(|f| {
+        std::fs::read_to_string(&f).with_context(|| format!("reading --body-file {}", f.display()))
+    })
+    .transpose()
 }
 
 fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
@@ -151,6 +202,30 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
                 memory.name,
                 last_used.map_or("never".to_string(), |at| at.date_naive().to_string())
             ),
+            Finding::Proposal(p) => {
+                let turns: Vec<String> =
+                    p.source_turns.iter().map(|t| t.turn.to_string()).collect();
+                let target = p
+                    .target
+                    .as_deref()
+                    .map(|t| format!(" (target {t})"))
+                    .unwrap_or_default();
+                println!(
+                    "proposal   {}  {:?} {}/{}{target} — {}\n  from session {} turns {} ({}): {}\n  {}\n  accept: ambry memory review accept {}   reject: ambry memory review reject {}",
+                    p.id,
+                    p.action,
+                    p.scope,
+                    p.name,
+                    p.description,
+                    p.session_id,
+                    turns.join(","),
+                    p.agent.as_str(),
+                    p.reason,
+                    p.body.trim().replace('\n', "\n  "),
+                    p.id,
+                    p.id
+                );
+            }
         }
     }
     Ok(())

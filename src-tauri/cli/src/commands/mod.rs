@@ -7,6 +7,7 @@ pub mod doctor;
 pub mod import;
 pub mod init;
 pub mod memory;
+pub mod memory_distill;
 pub mod memory_rename;
 pub mod memory_review;
 pub mod memory_search;

@@ -61,8 +61,10 @@ copy and forgetting the original.";
 pub const REVIEW: &str = "\
 Read-only: the person's review inbox — memories that duplicate or contradict each other, project \
 memories naming files the repository no longer has (with the commit that removed them), and expired \
-ones, each with its evidence. Use it when asked to help tidy memory; propose changes, never make them \
-unasked.";
+ones, each with its evidence, and the proposals `ambry memory distill` drew from past sessions \
+(`kind: \"proposal\"`, with their source turns). Use it when asked to help tidy memory; propose \
+changes, never make them unasked. Accepting or rejecting a proposal is the person's decision, made \
+in the app or with `ambry memory review accept|reject ID`; there is no tool for it.";
 
 pub const RECALL: &str = "\
 Search past agent sessions (Claude Code, Codex and Ambry transcripts) for what was said or decided, \

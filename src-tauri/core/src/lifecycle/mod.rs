@@ -68,6 +68,8 @@ pub enum Finding {
         last_used: Option<DateTime<Utc>>,
         days: u64,
     },
+    /// A distill proposal waiting for a person's accept or reject (DESIGN §14).
+    Proposal(Box<crate::distill::Proposal>),
 }
 
 impl Finding {
@@ -82,6 +84,11 @@ impl Finding {
             | Finding::Expired { memory, .. }
             | Finding::Unused { memory, .. } => {
                 vec![(memory.scope, memory.name.as_str())]
+            }
+            Finding::Proposal(p) => {
+                let mut names = vec![(p.scope, p.name.as_str())];
+                names.extend(p.target.as_deref().map(|t| (p.scope, t)));
+                names
             }
         }
     }

@@ -32,6 +32,8 @@ pub enum WorkspaceError {
     Ledger(#[from] crate::ledger::LedgerError),
     #[error(transparent)]
     Usage(#[from] crate::usage::UsageError),
+    #[error(transparent)]
+    Distill(#[from] crate::distill::DistillError),
     #[error("cannot find your home directory, where the agents keep their files (set HOME)")]
     NoUserHome,
     #[error("Ambry does not know where {project} lives on disk; add it by picking its folder")]
@@ -57,6 +59,7 @@ impl ErrorCode for WorkspaceError {
             WorkspaceError::Instruction(e) => e.code(),
             WorkspaceError::Ledger(e) => e.code(),
             WorkspaceError::Usage(e) => e.code(),
+            WorkspaceError::Distill(e) => e.code(),
             WorkspaceError::NoUserHome => "no_home",
             WorkspaceError::NoProjectRoot { .. } => "no_project_root",
             WorkspaceError::ModelCrashed => "model_crashed",
@@ -68,6 +71,15 @@ impl ErrorCode for WorkspaceError {
         match self {
             WorkspaceError::Store(e) => e.field(),
             _ => None,
+        }
+    }
+}
+
+impl From<crate::distill::AcceptError> for WorkspaceError {
+    fn from(e: crate::distill::AcceptError) -> Self {
+        match e {
+            crate::distill::AcceptError::Distill(e) => WorkspaceError::Distill(e),
+            crate::distill::AcceptError::Store(e) => WorkspaceError::Store(e),
         }
     }
 }

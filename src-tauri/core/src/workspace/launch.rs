@@ -36,6 +36,8 @@ pub struct LaunchEnv {
     pub no_service: bool,
     /// `AMBRY_SERVICE_AUTOSTART=0`: compose asks a running service but never starts one.
     pub autostart_service: bool,
+    /// `AMBRY_DISTILL`: this process runs inside a distill's agent child; hooks print nothing.
+    pub distill_child: bool,
 }
 
 /// The default for [`LaunchEnv::model_idle`].
@@ -68,6 +70,7 @@ impl LaunchEnv {
                 .unwrap_or(DEFAULT_MODEL_IDLE),
             no_service: value("AMBRY_NO_SERVICE").is_some_and(|v| v.trim() != "0"),
             autostart_service: value("AMBRY_SERVICE_AUTOSTART").is_none_or(|v| v.trim() != "0"),
+            distill_child: value(crate::distill::CHILD_MARKER).is_some_and(|v| v.trim() != "0"),
         }
     }
 

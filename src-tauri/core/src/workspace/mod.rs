@@ -12,6 +12,7 @@
 
 mod agents;
 mod context;
+mod distill;
 mod errors;
 mod instructions;
 mod launch;
@@ -43,6 +44,7 @@ use crate::AmbryHome;
 const WATCH_DEBOUNCE: std::time::Duration = std::time::Duration::from_millis(20);
 
 pub use agents::AgentStatus;
+pub use distill::Selection;
 pub use errors::WorkspaceError;
 pub use instructions::InstructionView;
 pub use launch::{HomeError, LaunchEnv, DEFAULT_MODEL_IDLE};

@@ -4,7 +4,8 @@
 //! Owns: which vector each memory is judged with — its sidecar when it is current for the
 //! configured model, else one embedded now with the workspace's model (never written: the
 //! review reads, it does not write); without the model, words alone; each memory's last use by
-//! an agent from the usage summaries. The rules live in `lifecycle`.
+//! an agent from the usage summaries; the pending distill proposals of the view. The rules live
+//! in `lifecycle` and `distill`.
 //! Deliberately does not: read the clock (callers pass `now`).
 
 use std::collections::HashMap;
@@ -53,12 +54,14 @@ impl Workspace {
             days: config.lifecycle.unused_days,
             last: &last,
         };
-        Ok(lifecycle::review_with(
-            store,
-            now.date_naive(),
-            &vector_of,
-            Some(&agent_use),
-        )?)
+        let mut findings =
+            lifecycle::review_with(store, now.date_naive(), &vector_of, Some(&agent_use))?;
+        findings.extend(
+            self.proposals(store)?
+                .into_iter()
+                .map(|p| Finding::Proposal(Box::new(p))),
+        );
+        Ok(findings)
     }
 
     /// Keep a memory as it is: quiet in the inbox until its text changes.

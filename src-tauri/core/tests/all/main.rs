@@ -9,6 +9,7 @@ mod support;
 mod agents_connect;
 mod compose_service;
 mod context_economy;
+mod distill;
 mod embed_eval;
 mod embed_model;
 mod embed_paraphrase;

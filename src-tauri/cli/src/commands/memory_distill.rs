@@ -1,0 +1,124 @@
+//! `ambry memory distill`: the person's own agent CLI (`claude -p` / `codex exec`) proposes
+//! memories from past sessions; the proposals wait in `ambry memory review` (DESIGN §14).
+//! `--dry-run` shows the calls and estimated tokens and starts nothing.
+
+use ambry_core::config::DistillAgent;
+use ambry_core::distill::DistillReport;
+use ambry_core::workspace::Selection;
+use anyhow::{Context as _, Result};
+use chrono::NaiveDate;
+
+use crate::context::Context;
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum AgentArg {
+    Claude,
+    Codex,
+}
+
+impl From<AgentArg> for DistillAgent {
+    fn from(a: AgentArg) -> Self {
+        match a {
+            AgentArg::Claude => DistillAgent::Claude,
+            AgentArg::Codex => DistillAgent::Codex,
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DistillArgs {
+    /// Which agent CLI to run (default: [distill] agent in config.toml, else claude)
+    #[arg(long = "with", value_enum)]
+    pub with: Option<AgentArg>,
+    /// One session, by id (`ambry sessions list`)
+    #[arg(long, conflicts_with_all = ["since", "project"])]
+    pub session: Option<String>,
+    /// Sessions active on or after this day (YYYY-MM-DD)
+    #[arg(long, value_parser = parse_day)]
+    pub since: Option<NaiveDate>,
+    /// The sessions of the current project (the default in a repository)
+    #[arg(long)]
+    pub project: bool,
+    /// Show the calls and estimated tokens; run nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+fn parse_day(s: &str) -> Result<NaiveDate, String> {
+    NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|e| format!("{e}: expected YYYY-MM-DD"))
+}
+
+pub fn run(ctx: &Context, args: DistillArgs) -> Result<()> {
+    let ws = &ctx.workspace;
+    let store = match &args.session {
+        Some(id) if !args.project => ws
+            .store_for_session(id)
+            .with_context(|| format!("session {id}"))?,
+        _ => ctx.store(),
+    };
+    let selection = Selection {
+        session: args.session.clone(),
+        since: args.since,
+        project: args.project,
+    };
+    let report = ws.distill(
+        &store,
+        &selection,
+        args.with.map(Into::into),
+        args.dry_run,
+        ctx.now(),
+    )?;
+    if ctx.json {
+        return ctx.print_json(&report);
+    }
+    print_report(&report);
+    Ok(())
+}
+
+fn print_report(r: &DistillReport) {
+    let agent = r.agent.as_str();
+    if r.dry_run {
+        println!(
+            "dry run: {} call(s) to {agent}, about {} tokens in all; nothing was sent",
+            r.calls.len(),
+            r.estimated_tokens
+        );
+        for c in &r.calls {
+            println!(
+                "  {} turns {}–{}: {} bytes, ~{} tokens",
+                c.session_id, c.first_turn, c.last_turn, c.prompt_bytes, c.estimated_tokens
+            );
+        }
+    } else {
+        println!(
+            "{} call(s) to {agent} (~{} tokens): {} proposal(s) for review",
+            r.calls.len(),
+            r.estimated_tokens,
+            r.proposals.len()
+        );
+        for p in &r.proposals {
+            println!(
+                "  {}  {:?} {}/{} — {}",
+                p.id, p.action, p.scope, p.name, p.description
+            );
+        }
+        for refused in &r.refused {
+            println!("  refused {}: {}", refused.name, refused.reason);
+        }
+        if !r.proposals.is_empty() {
+            println!("review them: ambry memory review (accept or reject <id>)");
+        }
+    }
+    if !r.unchanged.is_empty() {
+        println!(
+            "not sent, nothing new since the last distill: {}",
+            r.unchanged.join(", ")
+        );
+    }
+    if !r.over_budget.is_empty() {
+        println!(
+            "left for a later run by the budget ([distill] max_calls / max_tokens): {}",
+            r.over_budget.join(", ")
+        );
+    }
+}

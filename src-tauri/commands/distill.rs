@@ -1,0 +1,98 @@
+//! Distill from the app: the person's own agent proposes memories from one session or one
+//! project's sessions (a dry run first shows calls and tokens), and the proposals' accept and
+//! reject. The Review view lists proposals through `review_proposals`.
+//!
+//! Owns: the IPC shapes of those five commands. Deliberately does not: hold rules (core's
+//! workspace does) or show anything.
+
+use ambry_core::config::DistillAgent;
+use ambry_core::distill::{DistillReport, Edits, Proposal};
+use ambry_core::embed::SavedWithVector;
+use ambry_core::workspace::Selection;
+use chrono::NaiveDate;
+use tauri::AppHandle;
+
+use crate::ipc_error::IpcResult;
+use crate::state::off_main;
+
+fn agent(name: Option<String>) -> Option<DistillAgent> {
+    match name.as_deref() {
+        Some("codex") => Some(DistillAgent::Codex),
+        Some("claude") => Some(DistillAgent::Claude),
+        _ => None,
+    }
+}
+
+/// Distills one session into the view it ran in.
+#[tauri::command]
+pub async fn distill_session(
+    app: AppHandle,
+    session: String,
+    with: Option<String>,
+    dry_run: bool,
+) -> IpcResult<DistillReport> {
+    off_main(app, move |ws| {
+        let store = ws.store_for_session(&session)?;
+        let selection = Selection {
+            session: Some(session),
+            ..Selection::default()
+        };
+        Ok(ws.distill(&store, &selection, agent(with), dry_run, chrono::Utc::now())?)
+    })
+    .await
+}
+
+/// Distills a known project's sessions (from `since`, `YYYY-MM-DD`, when given).
+#[tauri::command]
+pub async fn distill_project(
+    app: AppHandle,
+    project: String,
+    since: Option<NaiveDate>,
+    with: Option<String>,
+    dry_run: bool,
+) -> IpcResult<DistillReport> {
+    off_main(app, move |ws| {
+        let store = ws.store_of(Some(&project))?;
+        let selection = Selection {
+            session: None,
+            since,
+            project: true,
+        };
+        Ok(ws.distill(&store, &selection, agent(with), dry_run, chrono::Utc::now())?)
+    })
+    .await
+}
+
+/// The pending proposals of the user scope and, with `project`, that project's.
+#[tauri::command]
+pub async fn review_proposals(app: AppHandle, project: Option<String>) -> IpcResult<Vec<Proposal>> {
+    off_main(app, move |ws| {
+        let store = ws.store_of(project.as_deref())?;
+        Ok(ws.proposals(&store)?)
+    })
+    .await
+}
+
+/// Accepts a proposal (with the person's edits, if any) into its view.
+#[tauri::command]
+pub async fn accept_proposal(
+    app: AppHandle,
+    project: Option<String>,
+    id: String,
+    edits: Option<Edits>,
+) -> IpcResult<SavedWithVector> {
+    off_main(app, move |ws| {
+        let store = ws.store_of(project.as_deref())?;
+        Ok(ws.accept_proposal(&store, &id, &edits.unwrap_or_default(), chrono::Utc::now())?)
+    })
+    .await
+}
+
+/// Rejects a proposal: it leaves the inbox, no memory is touched.
+#[tauri::command]
+pub async fn reject_proposal(app: AppHandle, id: String) -> IpcResult<Proposal> {
+    off_main(app, move |ws| {
+        Ok(ws.reject_proposal(&id, chrono::Utc::now())?)
+    })
+    .await
+}

@@ -1,0 +1,192 @@
+//! Distill through the workspace (DESIGN §14): choosing the transcripts of a run from the
+//! session index, running it for one view, the proposals of that view, and accepting or
+//! rejecting one (an accepted memory gets its vector and the caches hear of it at once).
+//!
+//! Owns: the selection rule (`--session ID`; else the view's project sessions, from `--since`
+//! on when given; a view without a project needs a session or a date) and which store a
+//! session belongs to.
+//! Deliberately does not: plan, prompt, judge answers or spawn (all in `crate::distill`), or
+//! read the clock (callers pass `now`).
+
+use std::path::Path;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Deserialize;
+
+use super::{Workspace, WorkspaceError};
+use crate::config::DistillAgent;
+use crate::distill::{self, AgentRunner, DistillError, DistillReport, Edits, Inbox, Proposal};
+use crate::embed::{self, SavedWithVector};
+use crate::memory::Store;
+use crate::sessions::{SessionMeta, Transcript};
+
+/// Which transcripts a run reads.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Selection {
+    /// One session by id.
+    pub session: Option<String>,
+    /// Sessions active on or after this day.
+    pub since: Option<NaiveDate>,
+    /// Only the sessions of the view's project (the default when the view has one).
+    #[serde(default)]
+    pub project: bool,
+}
+
+/// How many sessions a selection may list before it is bounded by the budget.
+const SESSION_SCAN: usize = 100_000;
+
+impl Workspace {
+    /// The store a session's proposals belong to: the project of the folder it ran in when
+    /// that folder still exists, else the user scope alone.
+    pub fn store_for_session(&self, session_id: &str) -> Result<Store, WorkspaceError> {
+        let t = self.transcript(session_id)?;
+        Ok(match t.meta.cwd.as_deref().map(Path::new) {
+            Some(cwd) if cwd.is_dir() => self.store_at(cwd),
+            _ => Store::new(self.home().clone(), None),
+        })
+    }
+
+    fn selected(
+        &self,
+        store: &Store,
+        selection: &Selection,
+    ) -> Result<Vec<Transcript>, WorkspaceError> {
+        if let Some(id) = &selection.session {
+            return Ok(vec![self.transcript(id)?]);
+        }
+        let root = store.project().map(|p| p.root.clone());
+        if root.is_none() && selection.since.is_none() {
+            return Err(DistillError::NoSessions {
+                what: "this folder (no project here): pass --session ID or --since DATE".into(),
+            }
+            .into());
+        }
+        let since = selection.since.map(|d| d.format("%Y-%m-%d").to_string());
+        let wanted = |m: &SessionMeta| {
+            let in_project = match (&root, &m.cwd) {
+                (Some(root), Some(cwd)) => Path::new(cwd).starts_with(root),
+                (Some(_), None) => false,
+                (None, _) => true,
+            };
+            let recent = match (&since, &m.last_ts) {
+                (Some(since), Some(last)) => last.as_str() >= since.as_str(),
+                (Some(_), None) => false,
+                (None, _) => true,
+            };
+            in_project && recent
+        };
+        let mut metas: Vec<SessionMeta> = self
+            .sessions(None, SESSION_SCAN)?
+            .into_iter()
+            .filter(wanted)
+            .collect();
+        if metas.is_empty() {
+            let what = match (&root, &since) {
+                (Some(r), Some(s)) => format!("{} since {s}", r.display()),
+                (Some(r), None) => r.display().to_string(),
+                (None, Some(s)) => format!("since {s}"),
+                (None, None) => "the selection".into(),
+            };
+            return Err(DistillError::NoSessions { what }.into());
+        }
+        // Oldest first: a budget-bounded run leaves the newest for later, as they still grow.
+        metas.reverse();
+        metas
+            .iter()
+            .map(|m| self.transcript(&m.session_id))
+            .collect()
+    }
+
+    /// A distill run over `selection` for `store`'s view with `runner` (the real one is
+    /// `distill_with_agent`); a dry run counts calls and tokens and calls nothing.
+    pub fn distill_with(
+        &self,
+        store: &Store,
+        selection: &Selection,
+        agent: Option<DistillAgent>,
+        dry_run: bool,
+        now: DateTime<Utc>,
+        runner: &dyn AgentRunner,
+    ) -> Result<DistillReport, WorkspaceError> {
+        let config = self.config()?.distill;
+        if !config.enabled {
+            return Err(DistillError::Disabled.into());
+        }
+        let inbox = Inbox::new(self.home());
+        let key = store
+            .project()
+            .map(|p| p.slug.clone())
+            .unwrap_or_else(|| "user".into());
+        let _running = if dry_run {
+            None
+        } else {
+            Some(inbox.run_lock(&key)?)
+        };
+        let sessions = self.selected(store, selection)?;
+        let agent = agent.unwrap_or(config.agent);
+        let extra_args = match (agent, self.agent_env()) {
+            (DistillAgent::Codex, Some(env)) => std::fs::read_to_string(env.codex_config())
+                .map(|text| distill::child::codex_servers_off(&text))
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let setup = distill::RunSetup {
+            config: &config,
+            agent,
+            extra_args,
+            store,
+            inbox: &inbox,
+            dry_run,
+            now,
+        };
+        Ok(distill::distill(&setup, &sessions, runner)?)
+    }
+
+    /// `distill_with` the person's own agent CLI as a child process.
+    pub fn distill(
+        &self,
+        store: &Store,
+        selection: &Selection,
+        agent: Option<DistillAgent>,
+        dry_run: bool,
+        now: DateTime<Utc>,
+    ) -> Result<DistillReport, WorkspaceError> {
+        self.distill_with(store, selection, agent, dry_run, now, &distill::ChildRunner)
+    }
+
+    /// The pending proposals of `store`'s view: user-scope ones and its project's.
+    pub fn proposals(&self, store: &Store) -> Result<Vec<Proposal>, WorkspaceError> {
+        let slug = store.project().map(|p| p.slug.as_str());
+        Ok(Inbox::new(self.home())
+            .proposals()?
+            .into_iter()
+            .filter(|p| match &p.project {
+                None => true,
+                Some(project) => Some(project.slug.as_str()) == slug,
+            })
+            .collect())
+    }
+
+    /// Accepts proposal `id` into `store` (with the person's `edits`), with its vector.
+    pub fn accept_proposal(
+        &self,
+        store: &Store,
+        id: &str,
+        edits: &Edits,
+        now: DateTime<Utc>,
+    ) -> Result<SavedWithVector, WorkspaceError> {
+        let models = self.model_paths(&self.config()?);
+        let outcome = distill::accept(&Inbox::new(self.home()), store, id, edits, now)?;
+        self.memories_written();
+        Ok(embed::with_vector(outcome, &models))
+    }
+
+    /// Rejects proposal `id`: it leaves the inbox; no memory is touched.
+    pub fn reject_proposal(
+        &self,
+        id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Proposal, WorkspaceError> {
+        Ok(distill::reject(&Inbox::new(self.home()), id, now)?)
+    }
+}

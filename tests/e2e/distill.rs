@@ -1,0 +1,88 @@
+//! Distill from the app: an open transcript's *Distill…* button first shows the dry run (calls
+//! and estimated tokens, which agent) and sends nothing until the person confirms; confirmed,
+//! the person's agent (here a stand-in script speaking Claude Code's JSON result) runs once and
+//! its proposal waits in the review inbox, with no memory written.
+
+use std::os::unix::fs::PermissionsExt;
+
+use crate::harness::TestResult;
+use crate::seed::Sandbox;
+use crate::ui::{self, css, testid};
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn distill_shows_the_dry_run_first_and_queues_proposals_without_saving() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    sandbox.write_session(
+        "plan-release",
+        "Release planning",
+        &sandbox.user_home,
+        &[
+            ("user", "Keep commit messages short and imperative."),
+            ("assistant", "Will do."),
+        ],
+    )?;
+    let log = sandbox.home.join("agent-calls.log");
+    let script = sandbox.home.join("fake-claude");
+    let answer = serde_json::json!({"proposals": [{"action": "new", "scope": "user",
+        "name": "commit-style", "type": "feedback", "description": "Commit message style",
+        "body": "Short and imperative.", "target": null, "source_turns": [1], "reason": "stated"}]});
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncat > /dev/null\necho call >> '{}'\nprintf '%s\\n' '{}'\n",
+            log.display(),
+            serde_json::json!({"type": "result", "is_error": false, "result": "", "structured_output": answer})
+        ),
+    )?;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
+    std::fs::write(
+        sandbox.home.join("config.toml"),
+        format!("[distill]\nclaude_command = \"{}\"\n", script.display()),
+    )?;
+    let home = sandbox.home.clone();
+    sandbox
+        .run(
+            "distill_shows_the_dry_run_first_and_queues_proposals_without_saving",
+            move |driver| async move {
+                ui::ready(&driver).await?;
+                ui::click(&driver, "nav-sessions").await?;
+                testid(&driver, "sessions-view").await?;
+                ui::click_on(
+                    &driver,
+                    css("[data-testid=\"session-row\"][data-session-id=\"plan-release\"]"),
+                    "the session row",
+                )
+                .await?;
+                ui::text_contains(&driver, "transcript-title", "Release planning").await?;
+                ui::click(&driver, "distill-session").await?;
+                let message =
+                    ui::text_contains(&driver, "confirm-message", "1 call to claude").await?;
+                ensure!(
+                    message.contains("tokens"),
+                    "the dry run says what it costs: {message}"
+                );
+                ensure!(!log.exists(), "nothing ran before the person confirmed");
+                ui::click(&driver, "confirm-ok").await?;
+                ui::eventually("the proposal in the inbox", || {
+                    let home = home.clone();
+                    async move {
+                        let pending = std::fs::read_to_string(home.join("distill/proposals.json"))
+                            .unwrap_or_default();
+                        Ok(pending.contains("commit-style").then_some(()))
+                    }
+                })
+                .await?;
+                ensure!(
+                    std::fs::read_to_string(&log)?.lines().count() == 1,
+                    "one call"
+                );
+                ensure!(
+                    !home.join("memory/commit-style.md").exists(),
+                    "nothing saved before an accept"
+                );
+                Ok(())
+            },
+        )
+        .await
+}

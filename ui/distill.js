@@ -1,0 +1,71 @@
+// Distill: the person's own agent CLI proposes memories from a past session (or a project's
+// sessions); the proposals wait in the review inbox. A dry run comes first and says how many
+// calls and about how many tokens a run sends, and to which agent; nothing is sent until the
+// person confirms. This module owns the Distill button of an open transcript and the project
+// action; it does not list or decide proposals (the Review view does, through
+// `review_proposals`, `accept_proposal` and `reject_proposal`).
+//
+// Test hooks (data-testid):
+//   distill-session     the Distill button of an open transcript (data-session-id)
+
+import { call } from './api.js';
+import { h } from './dom.js';
+import { confirmDialog, toast, errorToast } from './dialog.js';
+
+function plural(n, one, many) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+// Dry run, confirm, run: `command` is `distill_session` or `distill_project` with its `args`.
+async function distillWithConfirm(command, args, what) {
+  let plan;
+  try {
+    plan = await call(command, { ...args, dryRun: true });
+  } catch (e) {
+    errorToast(`Cannot distill ${what}`, e);
+    return null;
+  }
+  if (!plan.calls.length) {
+    toast(plan.unchanged.length ? `Nothing new in ${what} since it was last distilled.` : `Nothing to distill in ${what}.`);
+    return null;
+  }
+  const ok = await confirmDialog({
+    title: 'Distill with your agent?',
+    message: `${plural(plan.calls.length, 'call', 'calls')} to ${plan.agent} (about ${plan.estimated_tokens.toLocaleString()} tokens, billed to your ${plan.agent} account). The transcript and your existing memories are sent; proposals wait for your review, nothing is saved until you accept it.`,
+    details: plan.over_budget.length ? `Left for a later run by the budget: ${plan.over_budget.join(', ')}` : null,
+    confirmLabel: 'Distill',
+  });
+  if (!ok) return null;
+  try {
+    const report = await call(command, { ...args, dryRun: false });
+    const refused = report.refused.length ? ` (${plural(report.refused.length, 'proposal', 'proposals')} refused)` : '';
+    toast(`${plural(report.proposals.length, 'proposal', 'proposals')} for review${refused}.`, 'success');
+    return report;
+  } catch (e) {
+    errorToast(`Distilling ${what} failed`, e);
+    return null;
+  }
+}
+
+export function distillSession(sessionId) {
+  return distillWithConfirm('distill_session', { session: sessionId }, 'this session');
+}
+
+export function distillProject(project, since = null) {
+  return distillWithConfirm('distill_project', { project, since }, 'this project');
+}
+
+// Adds the Distill button to an open transcript's header (`pane` holds one `.detail-head`).
+export function attachDistill(pane, meta) {
+  const head = pane.querySelector('.detail-head');
+  if (!head || head.querySelector('[data-testid="distill-session"]')) return;
+  const button = h('button', {
+    class: 'btn', testid: 'distill-session', dataset: { sessionId: meta.session_id },
+    title: 'Your own agent proposes memories from this session; you review each one',
+    onClick: async () => {
+      button.disabled = true;
+      try { await distillSession(meta.session_id); } finally { button.disabled = false; }
+    },
+  }, 'Distill…');
+  head.append(button);
+}
