@@ -71,7 +71,7 @@ impl Context {
 
 /// Reports a failed command on stderr and returns exit code 1.
 pub fn report_failure(error: &anyhow::Error) -> ExitCode {
-    let report = ambry_core::error::report(error.as_ref());
+    let report = ambry_core::report(error.as_ref());
     eprintln!("error: {}", report.message);
     if std::env::args().any(|a| a == "--json") {
         eprintln!("{}", serde_json::to_string(&report).unwrap_or_default());

@@ -16,6 +16,7 @@ pub mod doctor;
 pub mod editor;
 pub mod embed;
 pub mod error;
+mod error_registry;
 pub mod home;
 pub mod import;
 mod index_db;
@@ -33,5 +34,6 @@ pub mod usage;
 pub mod workspace;
 
 pub use error::{ErrorCode, ErrorReport};
+pub use error_registry::report;
 pub use home::AmbryHome;
 pub use workspace::{LaunchEnv, Workspace};

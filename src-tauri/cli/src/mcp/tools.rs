@@ -9,11 +9,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ambry_core::error::{report, ErrorReport};
 use ambry_core::memory::{MemoryDraft, Scope, ScopeFilter};
 use ambry_core::sessions::{RecallQuery, SourceKind};
 use ambry_core::workspace::{Coverage, SearchOptions};
 use ambry_core::Workspace;
+use ambry_core::{report, ErrorReport};
 use chrono::Utc;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;

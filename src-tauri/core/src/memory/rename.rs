@@ -21,10 +21,9 @@ use super::archive::{self, ARCHIVE_DIR};
 use super::frontmatter;
 use super::naming::validate_name;
 use super::store::{
-    archive_current, lock_and_tidy, read_text, regenerate_index, to_memory, MemoryDraft,
-    SaveOutcome, Store,
+    archive_current, lock_and_tidy, read_text, regenerate_index, to_memory, SaveOutcome, Store,
 };
-use super::{Scope, ScopeFilter, StoreError};
+use super::{MemoryDraft, Scope, ScopeFilter, StoreError};
 use crate::storage::{sync_dir, write_atomic};
 
 /// The retrieval-case file of a scope (the compose module owns its format).

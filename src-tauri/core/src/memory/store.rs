@@ -17,25 +17,13 @@ use super::frontmatter::{self, Document};
 use super::index::{render_index, INDEX_FILE};
 use super::naming::{canonical_type, validate_name};
 use super::validate::{strip_controls, validate_draft, INDEX_FILE_MAX, MEMORY_FILE_MAX};
-use super::{Memory, MemoryFile, Scope, ScopeFilter, StoreError};
+use super::{Memory, MemoryDraft, MemoryFile, Scope, ScopeFilter, StoreError};
 use crate::project::{self, Project};
 use crate::storage::{
     refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, LockFailure, ScopeLock, LOCK_WAIT,
     TEMP_PREFIX,
 };
 use crate::AmbryHome;
-
-/// What a caller wants saved; the store fills in timestamps and keeps unknown keys.
-#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
-pub struct MemoryDraft {
-    pub name: String,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub description: String,
-    pub body: String,
-    #[serde(default)]
-    pub tags: Vec<String>,
-}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct SaveOutcome {

@@ -7,8 +7,7 @@
 
 use super::naming::{canonical_type, validate_name};
 use super::secrets::find_secret;
-use super::store::MemoryDraft;
-use super::StoreError;
+use super::{MemoryDraft, StoreError};
 
 /// Characters a description may have: one line for an index, long enough to say what it is for.
 pub const DESCRIPTION_MAX: usize = 500;

@@ -2,7 +2,7 @@
 //! that exist only at this level.
 //!
 //! Owns: `WorkspaceError`, its stable codes (delegated to the module errors) and fields.
-//! Deliberately does not: format for a front end; `crate::error::report` does that.
+//! Deliberately does not: format for a front end; `crate::error::ErrorReport` does that.
 
 use crate::error::ErrorCode;
 

@@ -17,7 +17,7 @@ use crate::anchors::{self, AnchorKind};
 use crate::doctor::{self, Check};
 use crate::editor::{resolve_editor, EditorLaunch};
 use crate::embed::{reindex_files, shared_embedder, ModelPerBatch, ReindexProgress, ReindexReport};
-use crate::error::{report, ErrorReport};
+use crate::error::ErrorReport;
 use crate::memory::{ScopeFilter, Store};
 use crate::project::Project;
 use crate::sessions::{IndexProgress, IndexSummary, VectorFill};
@@ -94,8 +94,8 @@ impl Workspace {
             progress(ReindexPhase::SessionVectors, f.messages as usize, pending)
         });
         Ok(ReindexSummary {
-            embeddings: embeddings.map_err(|e| report(&e)),
-            sessions: sessions.map_err(|e| report(&e)),
+            embeddings: embeddings.map_err(|e| ErrorReport::of(&e)),
+            sessions: sessions.map_err(|e| ErrorReport::of(&e)),
             session_vectors,
         })
     }

@@ -275,7 +275,7 @@ fn an_unknown_project_and_a_project_without_a_root_are_structured_errors() {
         panic!("an unknown slug must be refused")
     };
     assert_eq!(err.code(), "unknown_project");
-    let report = ambry_core::error::report(&err);
+    let report = ambry_core::report(&err);
     assert_eq!(report.code, "unknown_project");
     assert!(
         report.message.contains("nope-12345678"),
