@@ -230,7 +230,7 @@ on('reindex-finished', (summary) => {
   // Without the model sessions are found by their words: a note, not a failure.
   const v = summary.session_vectors;
   if (v && 'Ok' in v) lines.push(`Session vectors: ${v.Ok.messages} new messages embedded`);
-  else if (v) lines.push(`Session vectors skipped: ${v.Err}`);
+  else if (v) lines.push(`Session vectors skipped: ${v.Err.message}`);
   sidebar.setStatus(lines.join('\n'), failed);
   toast(lines.join(' · '), failed ? 'error' : 'success', 8000);
   if (app.route.view === 'sessions') views.sessions.onChange();

@@ -34,15 +34,7 @@ fn parse_agent(agent: &str) -> IpcResult<Agent> {
 
 #[tauri::command]
 pub async fn agent_connections(app: AppHandle) -> IpcResult<Vec<AgentStatus>> {
-    off_main(app, |ws| {
-        ws.agent_statuses().ok_or_else(|| {
-            front_end(
-                FrontEndCode::NoHome,
-                "cannot find your home directory (set HOME)",
-            )
-        })
-    })
-    .await
+    off_main(app, |ws| ws.agent_statuses().map_err(Into::into)).await
 }
 
 /// Plans (`dry_run`) or applies connect/disconnect for one agent; the report carries the
@@ -74,12 +66,6 @@ pub async fn change_agent_connection(
             dry_run,
             chrono::Utc::now(),
         )
-        .ok_or_else(|| {
-            front_end(
-                FrontEndCode::NoHome,
-                "cannot find your home directory (set HOME)",
-            )
-        })?
         .map_err(Into::into)
     })
     .await

@@ -30,7 +30,7 @@ pub fn start_reindex(app: AppHandle) -> bool {
             Ok(Err(e)) => ReindexSummary {
                 embeddings: Err(report(&e)),
                 sessions: Err(report(&e)),
-                session_vectors: Err(e.to_string()),
+                session_vectors: Err(report(&e)),
             },
             Err(_) => {
                 tracing::error!("reindex stopped by a panic");
@@ -38,7 +38,7 @@ pub fn start_reindex(app: AppHandle) -> bool {
                     .report("reindex stopped unexpectedly; nothing was lost, try again");
                 ReindexSummary {
                     embeddings: Err(stopped.clone()),
-                    session_vectors: Err(stopped.message.clone()),
+                    session_vectors: Err(stopped.clone()),
                     sessions: Err(stopped),
                 }
             }

@@ -5,6 +5,7 @@ use ambry_core::config::Config;
 use ambry_core::config_edit::SettingView;
 use ambry_core::doctor::{self, Check, Status};
 use ambry_core::workspace::SessionFolder;
+use ambry_core::ErrorReport;
 use serde::Serialize;
 use tauri::AppHandle;
 
@@ -18,7 +19,7 @@ pub struct Settings {
     pub config_file: String,
     pub config_exists: bool,
     /// The effective configuration (defaults filled in), or why the file does not load.
-    pub config: Result<Config, String>,
+    pub config: Result<Config, ErrorReport>,
     /// Every settable key with its value and default (empty when the file does not load).
     pub settings: Vec<SettingView>,
     pub status: Status,
@@ -41,7 +42,7 @@ pub async fn get_settings(app: AppHandle) -> IpcResult<Settings> {
             config_exists: config_file.is_file(),
             config_file: config_file.display().to_string(),
             status: doctor::overall(&checks),
-            config: ws.config().map_err(|e| e.to_string()),
+            config: ws.config().map_err(|e| ErrorReport::of(&e)),
             settings: ws.settings().unwrap_or_default(),
             checks,
             version: env!("CARGO_PKG_VERSION"),

@@ -35,6 +35,10 @@ macro_rules! core_errors {
             crate::desktop::DesktopError,
             crate::compose::cases::CasesError,
             crate::instructions::InstructionError,
+            crate::import::ImportError,
+            crate::compose_service::Refusal,
+            crate::workspace::ModelUnavailable,
+            crate::memory::NotAMemory,
         }
     };
 }

@@ -53,17 +53,14 @@ pub fn run(ctx: &Context, args: ConnectArgs, action: Action) -> Result<()> {
         anyhow::bail!("--trust is for `ambry connect codex` (Claude Code asks no trust for hooks)");
     }
     let options = ConnectOptions { trust: args.trust };
-    let report = ctx
-        .workspace
-        .connect_agent(
-            agent,
-            action,
-            ambry_program(),
-            options,
-            args.dry_run,
-            ctx.now(),
-        )
-        .ok_or_else(|| anyhow::anyhow!("cannot find your home directory (set HOME)"))??;
+    let report = ctx.workspace.connect_agent(
+        agent,
+        action,
+        ambry_program(),
+        options,
+        args.dry_run,
+        ctx.now(),
+    )?;
     if ctx.json {
         return ctx.print_json(&report);
     }

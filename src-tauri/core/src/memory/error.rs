@@ -27,7 +27,7 @@ pub enum StoreError {
     #[error(
         "{path} does not parse ({reason}); fix it in an editor or forget it before saving over it"
     )]
-    UnparseableExisting { path: String, reason: String },
+    UnparseableExisting { path: String, reason: NotAMemory },
     #[error("{path}: the name in the file (`{found}`) must equal the file name (`{expected}`)")]
     NameMismatch {
         path: String,
@@ -110,4 +110,33 @@ impl ErrorCode for StoreError {
 
 fn is_disk_full(e: &std::io::Error) -> bool {
     e.kind() == std::io::ErrorKind::StorageFull || e.raw_os_error() == Some(28)
+}
+
+/// Why a file in a scope directory is not a memory. Such a file is listed with this reason
+/// (never silently dropped) and never overwritten; the message says what to fix.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum NotAMemory {
+    /// Missing (on a path the caller expected), not a regular file, too large, or unreadable.
+    #[error("{0}")]
+    Unreadable(std::sync::Arc<super::bounded_read::ReadRefusal>),
+    #[error("not UTF-8 text")]
+    NotUtf8,
+    #[error(transparent)]
+    Format(#[from] super::frontmatter::FormatError),
+    #[error("`name: {name}` must equal the file name `{stem}`")]
+    NameMismatch { name: String, stem: String },
+    /// The file name or the type is not one a memory may have.
+    #[error("{0}")]
+    Invalid(std::sync::Arc<StoreError>),
+}
+
+impl ErrorCode for NotAMemory {
+    fn code(&self) -> &'static str {
+        match self {
+            NotAMemory::Unreadable(_) => "unreadable_file",
+            NotAMemory::NotUtf8 | NotAMemory::Format(_) => "invalid_format",
+            NotAMemory::NameMismatch { .. } => "name_mismatch",
+            NotAMemory::Invalid(e) => e.code(),
+        }
+    }
 }

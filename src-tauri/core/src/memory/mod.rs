@@ -21,7 +21,7 @@ pub mod watch;
 
 pub use archive::{ArchivedVersion, PrunePolicy};
 pub use diff::{line_diff, version_against_current, LineDiff, VersionDiff};
-pub use error::StoreError;
+pub use error::{NotAMemory, StoreError};
 pub use leaks::{leaked_secrets, LeakedSecret};
 pub use model::{
     Lifecycle, Memory, MemoryDraft, MemoryFile, Retirement, Reviewed, Scope, ScopeFilter,

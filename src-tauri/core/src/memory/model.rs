@@ -184,8 +184,8 @@ pub struct MemoryFile {
     pub path: PathBuf,
     pub size: u64,
     pub modified: SystemTime,
-    /// The parsed memory, or a human-readable reason it did not parse.
-    pub parsed: Result<Memory, String>,
+    /// The parsed memory, or why it did not parse.
+    pub parsed: Result<Memory, super::NotAMemory>,
 }
 
 /// What a caller wants saved; the store fills in timestamps and keeps unknown keys.

@@ -30,6 +30,12 @@ pub enum WorkspaceError {
     Instruction(#[from] crate::instructions::InstructionError),
     #[error(transparent)]
     Ledger(#[from] crate::ledger::LedgerError),
+    #[error(transparent)]
+    Import(#[from] crate::import::ImportError),
+    #[error(transparent)]
+    Agent(#[from] crate::agents::AgentError),
+    #[error(transparent)]
+    NoModel(#[from] ModelUnavailable),
     #[error("cannot find your home directory, where the agents keep their files (set HOME)")]
     NoUserHome,
     #[error("Ambry does not know where {project} lives on disk; add it by picking its folder")]
@@ -54,6 +60,9 @@ impl ErrorCode for WorkspaceError {
             WorkspaceError::Cases(e) => e.code(),
             WorkspaceError::Instruction(e) => e.code(),
             WorkspaceError::Ledger(e) => e.code(),
+            WorkspaceError::Import(e) => e.code(),
+            WorkspaceError::Agent(e) => e.code(),
+            WorkspaceError::NoModel(e) => e.code(),
             WorkspaceError::NoUserHome => "no_home",
             WorkspaceError::NoProjectRoot { .. } => "no_project_root",
             WorkspaceError::ModelCrashed => "model_crashed",
@@ -65,6 +74,36 @@ impl ErrorCode for WorkspaceError {
         match self {
             WorkspaceError::Store(e) => e.field(),
             _ => None,
+        }
+    }
+}
+
+/// Why the embedding model is not used for a search, a composition or session vectors (the
+/// lexical ranking then stands alone). Its message is the note a front end shows.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ModelUnavailable {
+    /// The configured strategy is lexical (`keyword`, `bm25`).
+    #[error("not requested")]
+    NotRequested,
+    /// Nothing to rank by meaning: a context's start has no prompt.
+    #[error("no prompt")]
+    NoPrompt,
+    /// The model's files are missing or it failed to load (a failure is kept for a while, so
+    /// every search does not pay for another attempt).
+    #[error(transparent)]
+    Load(std::sync::Arc<crate::embed::EmbedError>),
+    /// The model loaded but cannot be lent to an embedding job.
+    #[error("the model is not available")]
+    NotLent,
+}
+
+impl ErrorCode for ModelUnavailable {
+    fn code(&self) -> &'static str {
+        match self {
+            ModelUnavailable::NotRequested => "model_not_requested",
+            ModelUnavailable::NoPrompt => "no_prompt",
+            ModelUnavailable::Load(e) => e.code(),
+            ModelUnavailable::NotLent => "model_unavailable",
         }
     }
 }

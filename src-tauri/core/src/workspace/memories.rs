@@ -61,7 +61,7 @@ impl MemoryRow {
             updated: memory.and_then(|m| m.updated),
             superseded_by: memory.and_then(|m| m.lifecycle.superseded_by.clone()),
             expires: memory.and_then(|m| m.lifecycle.expires),
-            error: file.parsed.as_ref().err().cloned(),
+            error: file.parsed.as_ref().err().map(ToString::to_string),
             name: file.name,
             path: file.path,
         }

@@ -36,7 +36,7 @@ use crate::sessions::SourceRoots;
 use crate::AmbryHome;
 
 pub use agents::AgentStatus;
-pub use errors::WorkspaceError;
+pub use errors::{ModelUnavailable, WorkspaceError};
 pub use instructions::InstructionView;
 pub use launch::{HomeError, LaunchEnv, DEFAULT_MODEL_IDLE};
 pub use memories::{MemoryRow, RenamedWithVector, VersionRow};

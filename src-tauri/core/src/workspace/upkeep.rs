@@ -43,7 +43,7 @@ pub struct ReindexSummary {
     pub embeddings: Result<ReindexReport, ErrorReport>,
     pub sessions: Result<IndexSummary, ErrorReport>,
     /// Session messages embedded, or why none were (no model: recall works by words).
-    pub session_vectors: Result<VectorFill, String>,
+    pub session_vectors: Result<VectorFill, ErrorReport>,
 }
 
 /// Releases the single-run guard however the reindex ends (a panic included).
@@ -96,7 +96,7 @@ impl Workspace {
         Ok(ReindexSummary {
             embeddings: embeddings.map_err(|e| ErrorReport::of(&e)),
             sessions: sessions.map_err(|e| ErrorReport::of(&e)),
-            session_vectors,
+            session_vectors: session_vectors.map_err(|e| ErrorReport::of(&e)),
         })
     }
 
@@ -160,7 +160,7 @@ impl Workspace {
             );
         }
         checks.extend(crate::sessions::session_checks(&self.home.index_db()));
-        if let Some(env) = self.agent_env() {
+        if let Ok(env) = self.agent_env() {
             checks.extend(crate::agents::agent_checks(&env));
         }
         checks

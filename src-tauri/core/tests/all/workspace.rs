@@ -591,7 +591,10 @@ fn each_agents_transcript_folder_is_the_one_the_session_index_reads() {
         LaunchEnv::from_lookup(|_| None, None),
     );
     assert!(
-        homeless.agent_statuses().is_none(),
+        matches!(
+            homeless.agent_statuses(),
+            Err(ambry_core::workspace::WorkspaceError::NoUserHome)
+        ),
         "no home directory: nothing to show rather than a guess"
     );
 }
