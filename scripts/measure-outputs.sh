@@ -17,6 +17,17 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 # One fixed path: paths (and the project slug derived from them) appear in the outputs.
 seed=${AMBRY_MEASURE_SEED:-/tmp/ambry-measure-outputs}
+# `ambry compose` starts a compose service for its home; one left from an earlier run must not
+# answer this run (it would be the other binary).
+stop_service() {
+  local pid
+  pid=$("$ambry" --home "$seed/home" --json serve --status 2>/dev/null | sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' || true)
+  if [ -n "$pid" ]; then
+    kill "$pid" 2>/dev/null || true
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+  fi
+}
+stop_service
 rm -rf "$seed"
 mkdir -p "$seed/fakehome"
 export HOME="$seed/fakehome"
@@ -54,4 +65,5 @@ if [ -n "${AMBRY_TEST_MODELS:-}" ]; then
   (cd "$repo" && "$ambry" reindex >/dev/null 2>&1) || true
   measure model
 fi
+stop_service
 ls "$out" | wc -l

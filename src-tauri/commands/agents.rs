@@ -5,9 +5,9 @@
 //! transcripts are (the workspace's launch environment); this only names which `ambry` binary they should run
 //! (the one installed beside the app, else `ambry` on PATH).
 
-use ambry_core::agents::{Action, Agent, ConnectOptions, ConnectReport};
-use ambry_core::error::FrontEndCode;
-use ambry_core::workspace::AgentStatus;
+use ambry_core::AgentStatus;
+use ambry_core::FrontEndCode;
+use ambry_core::{Action, Agent, ConnectOptions, ConnectReport};
 use tauri::AppHandle;
 
 use crate::ipc_error::{front_end, IpcResult};

@@ -1,9 +1,9 @@
 //! Reindex from the toolbar or the tray: core's reindex of everything (every scope's vectors,
 //! then the session index), off the main thread, with progress events.
 
-use ambry_core::error::FrontEndCode;
 use ambry_core::report;
-use ambry_core::workspace::{ReindexPhase, ReindexSummary};
+use ambry_core::FrontEndCode;
+use ambry_core::{ReindexPhase, ReindexSummary};
 use tauri::{AppHandle, Manager};
 
 use crate::events;

@@ -3,8 +3,8 @@
 
 use std::time::Instant;
 
-use ambry_core::memory::ScopeFilter;
-use ambry_core::workspace::{Coverage, SearchHit, SearchOptions};
+use ambry_core::ScopeFilter;
+use ambry_core::{Coverage, SearchHit, SearchOptions};
 use serde::{Deserialize, Serialize};
 use tauri::AppHandle;
 
@@ -17,7 +17,7 @@ pub struct SearchResults {
     pub seq: u64,
     pub rows: Vec<SearchHit>,
     /// The strategy that actually ran.
-    pub strategy: ambry_core::config::Strategy,
+    pub strategy: ambry_core::Strategy,
     pub note: Option<String>,
     /// Time spent in core, for the status line.
     pub micros: u128,

@@ -1,9 +1,7 @@
 //! The Sessions view: recall over past agent transcripts, the recent sessions, one transcript.
 //! The index is kept current by the session watcher (see `events`); these only read it.
 
-use ambry_core::sessions::{
-    group_runs, RecallHit, RecallQuery, SessionGroup, SourceKind, Transcript,
-};
+use ambry_core::{group_runs, RecallHit, RecallQuery, SessionGroup, SourceKind, Transcript};
 use serde::Serialize;
 use tauri::AppHandle;
 

@@ -13,11 +13,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use ambry_core::compose::hook::ContextRequest;
-use ambry_core::compose::Composition;
-use ambry_core::compose_service::{
-    call, Call, ComposeCall, ComposeService, Reply, Request, ServiceError,
-};
+use ambry_core::Composition;
+use ambry_core::ContextRequest;
+use ambry_core::{call, Call, ComposeCall, ComposeService, Reply, Request, ServiceError};
 use anyhow::Result;
 
 use crate::context::Context;

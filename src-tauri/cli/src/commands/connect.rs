@@ -5,7 +5,7 @@
 //! prints the change and writes nothing; `--trust` (Codex) also writes the trust entries
 //! Codex's own `/hooks` review writes, shown in the diff.
 
-use ambry_core::agents::{Action, Agent, ConnectOptions};
+use ambry_core::{Action, Agent, ConnectOptions};
 use anyhow::Result;
 
 use crate::context::Context;

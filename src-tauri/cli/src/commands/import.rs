@@ -3,7 +3,7 @@
 //! Thin: resolves Claude Code's directory (honouring `CLAUDE_CONFIG_DIR`), calls core, prints
 //! each file's outcome and the directories that resolved to nothing.
 
-use ambry_core::import::ImportOutcome;
+use ambry_core::ImportOutcome;
 use anyhow::Result;
 
 use crate::context::Context;

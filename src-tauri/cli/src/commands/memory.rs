@@ -3,10 +3,10 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use ambry_core::memory::bounded_read::{read_named_input, read_regular, read_stream, ReadRefusal};
-use ambry_core::memory::validate::{BODY_MAX, MEMORY_FILE_MAX};
-use ambry_core::memory::{frontmatter, Memory, MemoryDraft, Scope};
-use ambry_core::workspace::MemoryRow;
+use ambry_core::MemoryRow;
+use ambry_core::{read_named_input, read_regular, read_stream, ReadRefusal};
+use ambry_core::{rfc3339, Memory, MemoryDraft, Scope};
+use ambry_core::{BODY_MAX, MEMORY_FILE_MAX};
 use anyhow::{anyhow, bail, Result};
 use serde::Serialize;
 
@@ -125,8 +125,8 @@ fn list_row(row: &MemoryRow, today: chrono::NaiveDate) -> ListRow<'_> {
         name: &row.name,
         kind: row.kind.as_deref(),
         description: row.description.as_deref(),
-        created: row.created.map(frontmatter::rfc3339),
-        updated: row.updated.map(frontmatter::rfc3339),
+        created: row.created.map(rfc3339),
+        updated: row.updated.map(rfc3339),
         path: &row.path,
         error: row.error.as_deref(),
     }
@@ -246,7 +246,7 @@ fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
         ),
     };
     println!("saved {scope}/{} ({what})", outcome.memory.name);
-    if let ambry_core::embed::VectorStatus::Skipped { reason } = &saved.vector {
+    if let ambry_core::VectorStatus::Skipped { reason } = &saved.vector {
         println!("vector skipped: {reason}");
     }
     Ok(())

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use ambry_core::lifecycle::Finding;
+use ambry_core::Finding;
 use anyhow::{Context as _, Result};
 
 use crate::context::Context;

@@ -1,7 +1,7 @@
 //! `ambry memory search QUERY`: the ranked memories, as the agents' composer would rank them.
 
-use ambry_core::config::Strategy;
-use ambry_core::workspace::{Coverage, SearchOptions};
+use ambry_core::Strategy;
+use ambry_core::{Coverage, SearchOptions};
 use anyhow::Result;
 
 use crate::context::Context;

@@ -9,8 +9,8 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use ambry_core::compose_service::{call, spawn_compose_service, Call, Reply, Request};
-use ambry_core::embed::release_idle_model_in_background;
+use ambry_core::release_idle_model_in_background;
+use ambry_core::{call, spawn_compose_service, Call, Reply, Request};
 use anyhow::{bail, Context as _, Result};
 
 use crate::context::Context;

@@ -112,6 +112,11 @@ fn is_disk_full(e: &std::io::Error) -> bool {
     e.kind() == std::io::ErrorKind::StorageFull || e.raw_os_error() == Some(28)
 }
 
+/// Why a file's text is not a memory (its frontmatter); the message says where and what to fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct FormatError(pub String);
+
 /// Why a file in a scope directory is not a memory. Such a file is listed with this reason
 /// (never silently dropped) and never overwritten; the message says what to fix.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -122,7 +127,7 @@ pub enum NotAMemory {
     #[error("not UTF-8 text")]
     NotUtf8,
     #[error(transparent)]
-    Format(#[from] super::frontmatter::FormatError),
+    Format(#[from] FormatError),
     #[error("`name: {name}` must equal the file name `{stem}`")]
     NameMismatch { name: String, stem: String },
     /// The file name or the type is not one a memory may have.

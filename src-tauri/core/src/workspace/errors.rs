@@ -36,6 +36,8 @@ pub enum WorkspaceError {
     Agent(#[from] crate::agents::AgentError),
     #[error(transparent)]
     NoModel(#[from] ModelUnavailable),
+    #[error(transparent)]
+    Watch(#[from] crate::memory::WatchError),
     #[error("cannot find your home directory, where the agents keep their files (set HOME)")]
     NoUserHome,
     #[error("Ambry does not know where {project} lives on disk; add it by picking its folder")]
@@ -63,6 +65,7 @@ impl ErrorCode for WorkspaceError {
             WorkspaceError::Import(e) => e.code(),
             WorkspaceError::Agent(e) => e.code(),
             WorkspaceError::NoModel(e) => e.code(),
+            WorkspaceError::Watch(e) => e.code(),
             WorkspaceError::NoUserHome => "no_home",
             WorkspaceError::NoProjectRoot { .. } => "no_project_root",
             WorkspaceError::ModelCrashed => "model_crashed",

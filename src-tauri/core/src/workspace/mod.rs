@@ -11,6 +11,7 @@
 //! pass `now`); print or exit.
 
 mod agents;
+mod anchors;
 mod context;
 mod errors;
 mod instructions;
@@ -20,6 +21,7 @@ mod retrieval;
 mod review;
 mod sessions;
 mod upkeep;
+mod watch;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -36,6 +38,7 @@ use crate::sessions::SourceRoots;
 use crate::AmbryHome;
 
 pub use agents::AgentStatus;
+pub use anchors::{AnchorOf, AnchorText};
 pub use errors::{ModelUnavailable, WorkspaceError};
 pub use instructions::InstructionView;
 pub use launch::{HomeError, LaunchEnv, DEFAULT_MODEL_IDLE};
