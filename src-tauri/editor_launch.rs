@@ -12,9 +12,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ambry_core::editor::{in_terminal_if_needed, EditorLaunch};
-use ambry_core::error::FrontEndCode;
+use ambry_core::FrontEndCode;
 use ambry_core::Workspace;
+use ambry_core::{in_terminal_if_needed, EditorLaunch};
 
 use crate::ipc_error::{front_end, IpcResult};
 

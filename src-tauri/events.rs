@@ -6,10 +6,7 @@
 //! `reindex-finished`, and `tray-action` (a tray menu item the window must act on).
 //! Deliberately does not: decide what changed; the core watcher does.
 
-use std::time::Duration;
-
-use ambry_core::memory::{MemoryChange, MemoryWatcher};
-use ambry_core::sessions::{SessionChange, SessionWatcher};
+use ambry_core::{MemoryChange, SessionChange};
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager};
 
@@ -21,62 +18,40 @@ pub const REINDEX_PROGRESS: &str = "reindex-progress";
 pub const REINDEX_FINISHED: &str = "reindex-finished";
 pub const TRAY_ACTION: &str = "tray-action";
 
-/// Bursts of file events within this window become one change each.
-const DEBOUNCE: Duration = Duration::from_millis(150);
+/// A burst of file events (an agent saving several memories, a reindex writing vectors) within
+/// this window is one redraw.
+const REDRAW_DEBOUNCE: std::time::Duration = std::time::Duration::from_millis(150);
 
 /// Starts the core watcher on the home directory and forwards its changes to the window.
 pub fn watch_memories(app: &AppHandle) {
     let state = app.state::<AppState>();
-    let home = state.workspace.home();
-    if let Err(e) = std::fs::create_dir_all(home.root()) {
-        tracing::warn!(
-            "cannot create {}: {e}; live updates are off",
-            home.root().display()
-        );
-        return;
-    }
     let emitter = app.clone();
-    let forward = Box::new(move |change: MemoryChange| {
-        emitter
-            .state::<AppState>()
-            .workspace
-            .memory_changed(&change);
-        // Sidecars too: an open search re-ranks when a saved memory's vector lands (it is
-        // written just after the .md), so the refreshed ranking is the one a retyped query gets.
+    // Sidecars too: an open search re-ranks when a saved memory's vector lands (it is
+    // written just after the .md), so the refreshed ranking is the one a retyped query gets.
+    let forward = move |change: MemoryChange| {
         let _ = emitter.emit(MEMORY_CHANGED, &change);
-    });
-    match MemoryWatcher::start(home, DEBOUNCE, forward) {
+    };
+    match state.workspace.watch_memories(REDRAW_DEBOUNCE, forward) {
         Ok(watcher) => {
             if let Ok(mut slot) = state.watcher.lock() {
                 *slot = Some(watcher);
             }
-            state.workspace.trust_watcher();
         }
-        Err(e) => tracing::warn!("{e}"),
+        Err(e) => tracing::warn!("{e}; live updates are off"),
     }
 }
 
 /// Starts the core session watcher (indexes new transcript lines within a second of a write).
 pub fn watch_sessions(app: &AppHandle) {
     let state = app.state::<AppState>();
-    let config = match state.workspace.config() {
-        Ok(c) => c,
-        Err(e) => {
-            tracing::warn!("session watcher not started: {e}");
-            return;
-        }
-    };
     let emitter = app.clone();
-    let forward = Box::new(move |change: SessionChange| {
+    let forward = move |change: SessionChange| {
         let _ = emitter.emit(SESSION_CHANGED, &change);
-    });
-    match SessionWatcher::start(
-        state.workspace.home().index_db(),
-        state.workspace.session_roots(),
-        config.sessions,
-        Box::new(|| chrono::Utc::now().timestamp()),
-        forward,
-    ) {
+    };
+    match state
+        .workspace
+        .watch_sessions(|| chrono::Utc::now().timestamp(), forward)
+    {
         Ok(watcher) => {
             if let Ok(mut slot) = state.session_watcher.lock() {
                 *slot = Some(watcher);
@@ -88,14 +63,14 @@ pub fn watch_sessions(app: &AppHandle) {
 
 #[derive(Clone, Serialize)]
 struct Progress {
-    phase: ambry_core::workspace::ReindexPhase,
+    phase: ambry_core::ReindexPhase,
     done: usize,
     total: usize,
 }
 
 pub fn reindex_progress(
     app: &AppHandle,
-    phase: ambry_core::workspace::ReindexPhase,
+    phase: ambry_core::ReindexPhase,
     done: usize,
     total: usize,
 ) {

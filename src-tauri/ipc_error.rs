@@ -4,7 +4,7 @@
 //! the front-end codes core lists (`FrontEndCode`).
 //! Deliberately does not: invent codes of its own.
 
-use ambry_core::error::{ErrorReport, FrontEndCode};
+use ambry_core::{ErrorReport, FrontEndCode};
 
 pub type IpcError = ErrorReport;
 

@@ -43,7 +43,7 @@ pub fn run() {
             events::watch_sessions(&handle);
             tray::install(&handle);
             // Started at login (`--tray`): only the tray icon until the person opens the window.
-            if std::env::args().any(|a| a == ambry_core::desktop::TRAY_FLAG) {
+            if std::env::args().any(|a| a == ambry_core::TRAY_FLAG) {
                 if let Some(window) = app.get_webview_window("main") {
                     let _ = window.hide();
                 }
@@ -122,7 +122,7 @@ fn after_first_paint(app: tauri::AppHandle) {
         let state = app.state::<AppState>();
         state.wait_for_first_paint(std::time::Duration::from_secs(5));
         serve_compose(&app);
-        ambry_core::embed::release_idle_model_in_background(state.workspace.env().model_idle);
+        ambry_core::release_idle_model_in_background(state.workspace.env().model_idle);
     });
 }
 
@@ -133,5 +133,5 @@ fn after_first_paint(app: tauri::AppHandle) {
 fn serve_compose(app: &tauri::AppHandle) {
     let state = app.state::<AppState>();
     app.state::<shutdown::ComposeServiceSlot>()
-        .start(|| ambry_core::compose_service::spawn_compose_service(state.workspace.clone()));
+        .start(|| ambry_core::spawn_compose_service(state.workspace.clone()));
 }

@@ -10,7 +10,7 @@
 
 use std::sync::Mutex;
 
-use ambry_core::compose_service::{ServiceError, ServiceHandle};
+use ambry_core::{ServiceError, ServiceHandle};
 use tauri::{AppHandle, Manager};
 
 /// The app's compose service, once started; closed for good when the app exits, so a service

@@ -8,9 +8,9 @@
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use ambry_core::error::FrontEndCode;
-use ambry_core::memory::MemoryWatcher;
-use ambry_core::sessions::SessionWatcher;
+use ambry_core::FrontEndCode;
+use ambry_core::MemoryWatcher;
+use ambry_core::SessionWatcher;
 use ambry_core::Workspace;
 
 use crate::ipc_error::{front_end, IpcResult};

@@ -262,6 +262,7 @@ on('reindex-finished', (summary) => {
   // Without the model sessions are found by their words: a note, not a failure.
   const v = summary.session_vectors;
   if (v && 'Ok' in v && v.Ok.messages) lines.push(`${v.Ok.messages} session messages newly searchable by meaning`);
+  else if (v && 'Err' in v) lines.push(`Session vectors skipped: ${v.Err.message}`);
   sidebar.setStatus(lines.join('\n'), failed);
   const toSessions = 'Ok' in s && s.Ok.sessions && app.route.view !== 'sessions'
     ? { label: 'Open Sessions', run: () => app.navigate({ view: 'sessions' }, { byKeyboard: true }) } : null;

@@ -139,7 +139,7 @@ export function createSettingsView(app) {
       el.append(h('div', { class: 'view-body' }, h('div', { class: 'error-box' }, e.message)));
       return;
     }
-    const configError = 'Err' in s.config ? s.config.Err : null;
+    const configError = 'Err' in s.config ? s.config.Err.message : null;
     clear(el,
       h('header', { class: 'view-header' },
         h('div', { class: 'view-titles' }, h('h1', {}, 'Settings'), h('span', { class: 'subtitle' }, `Ambry ${s.version} · changes to config.toml apply right away`)),

@@ -5,9 +5,9 @@
 //! transcripts are (the workspace's launch environment); this only names which `ambry` binary they should run
 //! (the one installed beside the app, else `ambry` on PATH).
 
-use ambry_core::agents::{Action, Agent, ConnectOptions, ConnectReport};
-use ambry_core::error::FrontEndCode;
-use ambry_core::workspace::AgentStatus;
+use ambry_core::AgentStatus;
+use ambry_core::FrontEndCode;
+use ambry_core::{Action, Agent, ConnectOptions, ConnectReport};
 use tauri::AppHandle;
 
 use crate::ipc_error::{front_end, IpcResult};
@@ -34,15 +34,7 @@ fn parse_agent(agent: &str) -> IpcResult<Agent> {
 
 #[tauri::command]
 pub async fn agent_connections(app: AppHandle) -> IpcResult<Vec<AgentStatus>> {
-    off_main(app, |ws| {
-        ws.agent_statuses().ok_or_else(|| {
-            front_end(
-                FrontEndCode::NoHome,
-                "cannot find your home directory (set HOME)",
-            )
-        })
-    })
-    .await
+    off_main(app, |ws| ws.agent_statuses().map_err(Into::into)).await
 }
 
 /// Plans (`dry_run`) or applies connect/disconnect for one agent; the report carries the
@@ -74,12 +66,6 @@ pub async fn change_agent_connection(
             dry_run,
             chrono::Utc::now(),
         )
-        .ok_or_else(|| {
-            front_end(
-                FrontEndCode::NoHome,
-                "cannot find your home directory (set HOME)",
-            )
-        })?
         .map_err(Into::into)
     })
     .await

@@ -1,9 +1,7 @@
 //! Trust anchors: USER.md and a project's `.ambry/AMBRY.md` — view, create from the skeleton,
 //! edit.
 
-use ambry_core::anchors::{self, AnchorKind};
-use ambry_core::render::markdown_to_safe_html;
-use ambry_core::Workspace;
+use ambry_core::{markdown_to_safe_html, AnchorKind, AnchorOf, Workspace};
 use serde::Serialize;
 use tauri::AppHandle;
 
@@ -24,17 +22,17 @@ pub struct AnchorView {
 }
 
 fn view(ws: &Workspace, project: Option<String>) -> IpcResult<AnchorView> {
-    let (kind, path) = ws.anchor_path(project.as_deref())?;
-    let text = anchors::read(&path)?;
-    let exists = text.is_some();
-    let text = text.unwrap_or_default();
+    let anchor = ws.anchor(AnchorOf::known(project.as_deref()))?;
+    let untouched = anchor.untouched();
+    let exists = anchor.text.is_some();
+    let text = anchor.text.unwrap_or_default();
     Ok(AnchorView {
-        kind,
+        kind: anchor.kind,
         project,
-        path: path.display().to_string(),
+        path: anchor.path.display().to_string(),
         exists,
         html: markdown_to_safe_html(&text),
-        untouched: anchors::is_untouched_skeleton(&text),
+        untouched,
         text,
     })
 }
@@ -48,8 +46,7 @@ pub async fn get_anchor(app: AppHandle, project: Option<String>) -> IpcResult<An
 #[tauri::command]
 pub async fn init_anchor(app: AppHandle, project: Option<String>) -> IpcResult<AnchorView> {
     off_main(app, move |ws| {
-        let (kind, path) = ws.anchor_path(project.as_deref())?;
-        anchors::init(kind, &path)?;
+        ws.init_anchor(AnchorOf::known(project.as_deref()))?;
         view(ws, project)
     })
     .await
@@ -62,8 +59,7 @@ pub async fn save_anchor(
     text: String,
 ) -> IpcResult<AnchorView> {
     off_main(app, move |ws| {
-        let (_, path) = ws.anchor_path(project.as_deref())?;
-        anchors::save(&path, &text)?;
+        ws.save_anchor(AnchorOf::known(project.as_deref()), &text)?;
         view(ws, project)
     })
     .await

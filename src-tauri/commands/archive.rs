@@ -1,9 +1,9 @@
 //! The Archive view: versions per memory, a diff against the current file, restore, prune,
 //! and the doctor's secret finding with a purge of each leaked archived copy.
 
-use ambry_core::embed::SavedWithVector;
-use ambry_core::memory::{LeakedSecret, PruneReport, Scope, ScopeFilter, VersionDiff};
-use ambry_core::workspace::VersionRow;
+use ambry_core::SavedWithVector;
+use ambry_core::VersionRow;
+use ambry_core::{LeakedSecret, PruneReport, Scope, ScopeFilter, VersionDiff};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use tauri::AppHandle;

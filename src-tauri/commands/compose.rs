@@ -3,9 +3,9 @@
 //! of a chosen session (only what it would add) — recorded nowhere; and the person's own
 //! retrieval cases (`ambry memory test`) run and kept from there.
 
-use ambry_core::compose::cases::{CaseSpec, CasesReport};
-use ambry_core::compose::hook::ContextRequest;
-use ambry_core::compose::Composition;
+use ambry_core::Composition;
+use ambry_core::ContextRequest;
+use ambry_core::{CaseSpec, CasesReport};
 use tauri::AppHandle;
 
 use crate::ipc_error::IpcResult;

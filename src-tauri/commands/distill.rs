@@ -5,10 +5,10 @@
 //! Owns: the IPC shapes of those five commands. Deliberately does not: hold rules (core's
 //! workspace does) or show anything.
 
-use ambry_core::config::DistillAgent;
-use ambry_core::distill::{DistillReport, Edits, Proposal};
-use ambry_core::embed::SavedWithVector;
-use ambry_core::workspace::Selection;
+use ambry_core::DistillAgent;
+use ambry_core::SavedWithVector;
+use ambry_core::Selection;
+use ambry_core::{DistillReport, Edits, Proposal};
 use chrono::NaiveDate;
 use tauri::AppHandle;
 

@@ -1,10 +1,10 @@
 //! Agents' instruction files beside the trust anchors: list, view, edit, open in the editor.
 //! Files are named by project and kind; core resolves the path (the UI never sends one).
 
-use ambry_core::instructions::{InstructionFile, InstructionKind};
-use ambry_core::render::markdown_to_safe_html;
-use ambry_core::workspace::InstructionView;
+use ambry_core::markdown_to_safe_html;
+use ambry_core::InstructionView;
 use ambry_core::Workspace;
+use ambry_core::{InstructionFile, InstructionKind};
 use serde::Serialize;
 use tauri::AppHandle;
 

@@ -1,12 +1,12 @@
 //! The memory list and detail pane: list, read (with safe HTML), save/rename, forget, and
 //! handing a memory to the editor or the file manager.
 
-use ambry_core::embed::SavedWithVector;
-use ambry_core::error::FrontEndCode;
-use ambry_core::memory::{ForgetOutcome, Memory, MemoryDraft, Scope, ScopeFilter};
-use ambry_core::render::markdown_to_safe_html;
-use ambry_core::usage::UseKind;
-use ambry_core::workspace::{MemoryRow, RenamedWithVector};
+use ambry_core::markdown_to_safe_html;
+use ambry_core::FrontEndCode;
+use ambry_core::SavedWithVector;
+use ambry_core::UseKind;
+use ambry_core::{ForgetOutcome, Memory, MemoryDraft, Scope, ScopeFilter};
+use ambry_core::{MemoryRow, RenamedWithVector};
 use chrono::Utc;
 use serde::Serialize;
 use tauri::AppHandle;
@@ -120,7 +120,7 @@ pub async fn forget_memory(app: AppHandle, memory: MemoryRef) -> IpcResult<Forge
 /// never navigates); the UI asks the person first.
 #[tauri::command]
 pub fn open_link(url: String) -> IpcResult<()> {
-    if !ambry_core::render::openable_link(&url) {
+    if !ambry_core::openable_link(&url) {
         return Err(front_end(
             FrontEndCode::InvalidLink,
             format!("only web and mail links open from a memory, not {url:?}"),

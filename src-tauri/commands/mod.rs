@@ -17,7 +17,7 @@ pub mod search;
 pub mod sessions;
 pub mod settings;
 
-use ambry_core::memory::Scope;
+use ambry_core::Scope;
 use serde::Deserialize;
 
 /// A scope as the UI names it: the user scope, or one known project's scope.

@@ -1,7 +1,7 @@
 //! Known projects for the sidebar, and adding one by picking its folder.
 
-use ambry_core::error::FrontEndCode;
-use ambry_core::project::KnownProject;
+use ambry_core::FrontEndCode;
+use ambry_core::KnownProject;
 use serde::Serialize;
 use tauri::AppHandle;
 use tauri_plugin_dialog::DialogExt;
@@ -24,7 +24,7 @@ impl From<KnownProject> for ProjectView {
     fn from(p: KnownProject) -> Self {
         ProjectView {
             has_anchor: !p.roots.is_empty()
-                && ambry_core::anchors::project_anchor_path(&p.to_project()).is_file(),
+                && ambry_core::project_anchor_path(&p.to_project()).is_file(),
             name: p.display_name(),
             roots: p.roots.iter().map(|r| r.display().to_string()).collect(),
             slug: p.slug,

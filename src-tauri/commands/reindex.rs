@@ -1,8 +1,9 @@
 //! Reindex from the toolbar or the tray: core's reindex of everything (every scope's vectors,
 //! then the session index), off the main thread, with progress events.
 
-use ambry_core::error::{report, FrontEndCode};
-use ambry_core::workspace::{ReindexPhase, ReindexSummary};
+use ambry_core::report;
+use ambry_core::FrontEndCode;
+use ambry_core::{ReindexPhase, ReindexSummary};
 use tauri::{AppHandle, Manager};
 
 use crate::events;
@@ -29,7 +30,7 @@ pub fn start_reindex(app: AppHandle) -> bool {
             Ok(Err(e)) => ReindexSummary {
                 embeddings: Err(report(&e)),
                 sessions: Err(report(&e)),
-                session_vectors: Err(e.to_string()),
+                session_vectors: Err(report(&e)),
             },
             Err(_) => {
                 tracing::error!("reindex stopped by a panic");
@@ -37,7 +38,7 @@ pub fn start_reindex(app: AppHandle) -> bool {
                     .report("reindex stopped unexpectedly; nothing was lost, try again");
                 ReindexSummary {
                     embeddings: Err(stopped.clone()),
-                    session_vectors: Err(stopped.message.clone()),
+                    session_vectors: Err(stopped.clone()),
                     sessions: Err(stopped),
                 }
             }

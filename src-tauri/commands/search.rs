@@ -3,8 +3,8 @@
 
 use std::time::Instant;
 
-use ambry_core::memory::ScopeFilter;
-use ambry_core::workspace::{Coverage, SearchHit, SearchOptions};
+use ambry_core::ScopeFilter;
+use ambry_core::{Coverage, SearchHit, SearchOptions};
 use serde::{Deserialize, Serialize};
 use tauri::AppHandle;
 
@@ -19,7 +19,7 @@ pub struct SearchResults {
     /// More memories match than `rows` holds (the overlay offers the next page).
     pub more: bool,
     /// The strategy that actually ran.
-    pub strategy: ambry_core::config::Strategy,
+    pub strategy: ambry_core::Strategy,
     pub note: Option<String>,
     /// Time spent in core, for the status line.
     pub micros: u128,

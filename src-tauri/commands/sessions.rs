@@ -1,13 +1,10 @@
 //! The Sessions view: recall over past agent transcripts, the recent sessions, one transcript.
 //! The index is kept current by the session watcher (see `events`); these only read it.
 
-use ambry_core::embed::SavedWithVector;
-use ambry_core::ledger::Injection;
-use ambry_core::memory::MemoryDraft;
-use ambry_core::sessions::{
-    group_runs, RecallQuery, SessionGroup, SourceKind, Transcript, VaultedFile,
+use ambry_core::{
+    group_runs, Injection, MemoryDraft, ReaderRecall, RecallQuery, SavedWithVector, SessionGroup,
+    SourceKind, Transcript, VaultedFile,
 };
-use ambry_core::workspace::ReaderRecall;
 use serde::Serialize;
 use tauri::AppHandle;
 

@@ -1,16 +1,17 @@
 //! Settings: every settable key of config.toml (changed here, written back with its comments)
 //! and the `ambry doctor` checks.
 
-use ambry_core::config::Config;
-use ambry_core::config_edit::SettingView;
-use ambry_core::doctor::{self, Check, Status};
-use ambry_core::workspace::SessionFolder;
+use ambry_core::Config;
+use ambry_core::ErrorReport;
+use ambry_core::SessionFolder;
+use ambry_core::SettingView;
+use ambry_core::{overall_status, Check, Status};
 use serde::Serialize;
 use tauri::AppHandle;
 
 use crate::ipc_error::{front_end, IpcResult};
 use crate::state::off_main;
-use ambry_core::error::FrontEndCode;
+use ambry_core::FrontEndCode;
 
 #[derive(Debug, Serialize)]
 pub struct Settings {
@@ -18,7 +19,7 @@ pub struct Settings {
     pub config_file: String,
     pub config_exists: bool,
     /// The effective configuration (defaults filled in), or why the file does not load.
-    pub config: Result<Config, String>,
+    pub config: Result<Config, ErrorReport>,
     /// Every settable key with its value and default (empty when the file does not load).
     pub settings: Vec<SettingView>,
     pub status: Status,
@@ -40,8 +41,8 @@ pub async fn get_settings(app: AppHandle) -> IpcResult<Settings> {
             home: ws.home().root().display().to_string(),
             config_exists: config_file.is_file(),
             config_file: config_file.display().to_string(),
-            status: doctor::overall(&checks),
-            config: ws.config().map_err(|e| e.to_string()),
+            status: overall_status(&checks),
+            config: ws.config().map_err(|e| ErrorReport::of(&e)),
             settings: ws.settings().unwrap_or_default(),
             checks,
             version: env!("CARGO_PKG_VERSION"),
@@ -73,7 +74,7 @@ fn config_home(ws: &ambry_core::Workspace) -> IpcResult<std::path::PathBuf> {
 #[tauri::command]
 pub async fn get_autostart(app: AppHandle) -> IpcResult<bool> {
     off_main(app, |ws| {
-        Ok(ambry_core::desktop::autostart_enabled(&config_home(ws)?))
+        Ok(ambry_core::autostart_enabled(&config_home(ws)?))
     })
     .await
 }
@@ -89,8 +90,8 @@ pub async fn set_autostart(app: AppHandle, enabled: bool) -> IpcResult<bool> {
             )
         })?;
         let home = config_home(ws)?;
-        ambry_core::desktop::set_autostart(&home, &exec, enabled)?;
-        Ok(ambry_core::desktop::autostart_enabled(&home))
+        ambry_core::set_autostart(&home, &exec, enabled)?;
+        Ok(ambry_core::autostart_enabled(&home))
     })
     .await
 }
@@ -101,7 +102,7 @@ pub async fn set_autostart(app: AppHandle, enabled: bool) -> IpcResult<bool> {
 pub async fn open_config(app: AppHandle) -> IpcResult<(String, bool)> {
     off_main(app, |ws| {
         let path = ws.home().config_file();
-        let created = ambry_core::desktop::create_starter_config(&path)?;
+        let created = ambry_core::create_starter_config(&path)?;
         Ok((crate::editor_launch::open_file(ws, &path)?, created))
     })
     .await
@@ -118,7 +119,7 @@ pub async fn set_setting(
 ) -> IpcResult<Vec<SettingView>> {
     off_main(app, move |ws| {
         let config = ws.set_setting(&section, &key, value.as_ref())?;
-        Ok(ambry_core::config_edit::settings_of(&config))
+        Ok(ambry_core::settings_of(&config))
     })
     .await
 }

@@ -13,11 +13,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use ambry_core::compose::hook::ContextRequest;
-use ambry_core::compose::Composition;
-use ambry_core::compose_service::{
-    call, Call, ComposeCall, ComposeService, Reply, Request, ServiceError,
-};
+use ambry_core::Composition;
+use ambry_core::ContextRequest;
+use ambry_core::{call, Call, ComposeCall, ComposeService, Reply, Request, ServiceError};
 use anyhow::Result;
 
 use crate::context::Context;
@@ -65,9 +63,9 @@ fn start_service(ctx: &Context) {
     use std::process::{Command, Stdio};
     let home = ctx.home().root();
     let started = (|| -> std::io::Result<()> {
-        ambry_core::storage::create_private_dir_all(home)?;
+        ambry_core::create_private_dir_all(home)?;
         // 0600 and never through a link: the log names files and memories of the home.
-        let log = ambry_core::storage::open_private(&home.join("serve.log"), true)?;
+        let log = ambry_core::open_private(&home.join("serve.log"), true)?;
         let mut cmd = Command::new(std::env::current_exe()?);
         cmd.arg("--home")
             .arg(std::path::absolute(home)?)

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use ambry_core::config::Config;
-use ambry_core::memory::Store;
+use ambry_core::Config;
+use ambry_core::Store;
 use ambry_core::{AmbryHome, LaunchEnv, Workspace};
 use anyhow::{Context as _, Result};
 
@@ -46,7 +46,7 @@ impl Context {
     }
 
     /// The project the cwd belongs to (a git repository, else the directory itself).
-    pub fn project(&self) -> Result<ambry_core::project::Project> {
+    pub fn project(&self) -> Result<ambry_core::Project> {
         self.workspace
             .project_at(&self.cwd)
             .with_context(|| format!("cannot use {} as the working directory", self.cwd.display()))
@@ -71,7 +71,7 @@ impl Context {
 
 /// Reports a failed command on stderr and returns exit code 1.
 pub fn report_failure(error: &anyhow::Error) -> ExitCode {
-    let report = ambry_core::error::report(error.as_ref());
+    let report = ambry_core::report(error.as_ref());
     eprintln!("error: {}", report.message);
     if std::env::args().any(|a| a == "--json") {
         eprintln!("{}", serde_json::to_string(&report).unwrap_or_default());

@@ -112,11 +112,9 @@ fn main() -> ExitCode {
         Command::Serve(args) => commands::serve::run(&ctx, args),
         Command::Mcp => ambry_cli::mcp::run(ctx.workspace.clone(), ctx.cwd.clone()),
         Command::Import(cmd) => commands::import::run(&ctx, cmd),
-        Command::Connect(args) => {
-            commands::connect::run(&ctx, args, ambry_core::agents::Action::Connect)
-        }
+        Command::Connect(args) => commands::connect::run(&ctx, args, ambry_core::Action::Connect),
         Command::Disconnect(args) => {
-            commands::connect::run(&ctx, args, ambry_core::agents::Action::Disconnect)
+            commands::connect::run(&ctx, args, ambry_core::Action::Disconnect)
         }
     };
     match result {

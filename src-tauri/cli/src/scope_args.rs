@@ -1,7 +1,7 @@
 //! `--scope` values as clap sees them, mapped onto core's scope types, and the parser shared by
 //! every count flag (`--limit`, `--top-k`).
 
-use ambry_core::memory::{Scope, ScopeFilter};
+use ambry_core::{Scope, ScopeFilter};
 
 /// The largest count a flag takes: more results than anyone reads, small enough for any arithmetic.
 pub const COUNT_MAX: usize = 10_000;

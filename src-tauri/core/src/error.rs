@@ -2,10 +2,11 @@
 //!
 //! Owns: the `ErrorCode` trait (each structured error's stable machine-readable kind), the
 //! `ErrorReport` shape every front end shows (`{ "code", "message", "field"? }` across IPC, in
-//! `--json` errors and in MCP tool errors), the one function that turns any error chain into
-//! that shape, and the few codes only a front end can produce (`FrontEndCode`).
-//! Deliberately does not: define the module errors themselves; each module has its own
-//! `thiserror` enum.
+//! `--json` errors and in MCP tool errors), how an error chain becomes that shape, and the few
+//! codes only a front end can produce (`FrontEndCode`).
+//! Deliberately does not: define the module errors themselves (each module has its own
+//! `thiserror` enum) or list them: this file imports nothing of the crate, so every module can
+//! implement `ErrorCode` without an import cycle; `error_registry.rs` lists the types.
 
 use serde::Serialize;
 
@@ -68,10 +69,31 @@ impl FrontEndCode {
     }
 }
 
-/// The code and field of the first error in `error`'s chain that has one; `failed` otherwise.
+impl ErrorReport {
+    /// A coded error as every front end shows it: its own code and field, the message of its
+    /// whole chain. What [`crate::report`] gives for the same error, without the registry of
+    /// every error type (so a core module can report its own errors without importing it).
+    pub fn of<E: ErrorCode + 'static>(error: &E) -> Self {
+        chain_report(error, &|_| None).with_code(error.code(), error.field())
+    }
+
+    fn with_code(mut self, code: &'static str, field: Option<&'static str>) -> Self {
+        self.code = code.to_string();
+        self.field = field.map(str::to_string);
+        self
+    }
+}
+
+/// What `coded` finds on the first cause that has a code: that code and field.
+pub type Coded = Option<(&'static str, Option<&'static str>)>;
+
+/// The code and field of the first error in `error`'s chain `coded` knows; `failed` otherwise.
 /// The message is the whole chain, each cause once (a cause whose text the outer message
 /// already contains is not repeated).
-pub fn report(error: &(dyn std::error::Error + 'static)) -> ErrorReport {
+pub fn chain_report(
+    error: &(dyn std::error::Error + 'static),
+    coded: &dyn Fn(&(dyn std::error::Error + 'static)) -> Coded,
+) -> ErrorReport {
     let mut code = None;
     let mut message = String::new();
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
@@ -93,98 +115,5 @@ pub fn report(error: &(dyn std::error::Error + 'static)) -> ErrorReport {
         code: code.to_string(),
         message,
         field: field.map(str::to_string),
-    }
-}
-
-/// Every core error type, listed once: `$apply!` receives the whole list.
-macro_rules! core_errors {
-    ($apply:ident) => {
-        $apply! {
-            crate::workspace::WorkspaceError,
-            crate::workspace::HomeError,
-            crate::memory::StoreError,
-            crate::config::ConfigError,
-            crate::config_edit::ConfigEditError,
-            crate::project::ProjectError,
-            crate::embed::EmbedError,
-            crate::sessions::SessionError,
-            crate::rank::RankError,
-            crate::anchors::AnchorError,
-            crate::editor::EditorError,
-            crate::compose_service::ServiceError,
-            crate::agents::AgentError,
-            crate::desktop::DesktopError,
-            crate::compose::cases::CasesError,
-            crate::instructions::InstructionError,
-            crate::distill::DistillError,
-        }
-    };
-}
-
-/// The first core error type `e` is, tried in turn.
-fn coded(e: &(dyn std::error::Error + 'static)) -> Option<(&'static str, Option<&'static str>)> {
-    macro_rules! try_types {
-        ($($ty:ty),* $(,)?) => {$(
-            if let Some(known) = e.downcast_ref::<$ty>() {
-                return Some((known.code(), known.field()));
-            }
-        )*};
-    }
-    core_errors!(try_types);
-    None
-}
-
-/// `?` on any core error in a function that returns an `ErrorReport` (the app's commands).
-macro_rules! into_report {
-    ($($ty:ty),* $(,)?) => {$(
-        impl From<$ty> for ErrorReport {
-            fn from(e: $ty) -> Self {
-                report(&e)
-            }
-        }
-    )*};
-}
-
-core_errors!(into_report);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::memory::StoreError;
-
-    #[derive(Debug, thiserror::Error)]
-    #[error("saving failed")]
-    struct Outer(#[source] StoreError);
-
-    #[test]
-    fn the_first_coded_cause_gives_code_and_field() {
-        let inner = StoreError::InvalidField {
-            field: "description",
-            reason: "too long".into(),
-        };
-        let r = report(&Outer(inner));
-        assert_eq!(r.code, "invalid_field");
-        assert_eq!(r.field.as_deref(), Some("description"));
-        assert_eq!(r.message, "saving failed: invalid description: too long");
-    }
-
-    #[test]
-    fn an_os_error_repeated_by_its_wrapper_is_said_once() {
-        let io = std::io::Error::from_raw_os_error(21);
-        let e = StoreError::Io {
-            action: "read",
-            path: "/x".into(),
-            source: io,
-        };
-        let r = report(&e);
-        assert_eq!(r.code, "io");
-        assert_eq!(r.message.matches("os error 21").count(), 1, "{}", r.message);
-    }
-
-    #[test]
-    fn unknown_errors_are_failed() {
-        let e = std::io::Error::other("boom");
-        assert_eq!(report(&e).code, "failed");
-        assert_eq!(FrontEndCode::Busy.report("x").code, "busy");
     }
 }

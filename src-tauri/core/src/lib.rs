@@ -5,34 +5,76 @@
 //! Deliberately does not: know about Tauri, clap or a terminal; read the clock or the process
 //! environment deep inside logic (callers pass paths, config and `now` in); print or exit.
 
-pub mod agents;
-pub mod anchors;
-pub mod compose;
-pub mod compose_service;
-pub mod config;
-pub mod config_edit;
-pub mod desktop;
-pub mod distill;
-pub mod doctor;
-pub mod editor;
-pub mod embed;
-pub mod error;
-pub mod home;
-pub mod import;
-mod index_db;
-pub mod instructions;
-pub mod ledger;
-pub mod lifecycle;
-pub mod memory;
-pub mod project;
-pub mod project_lookup;
-pub mod rank;
-pub mod render;
-pub mod sessions;
-pub mod storage;
-pub mod usage;
-pub mod workspace;
+// Without `internals` (every front-end build), what only tests, benches and fuzz targets reach
+// looks unused from inside the crate; those builds see it used.
+#![cfg_attr(not(feature = "internals"), allow(dead_code, unused_imports))]
 
-pub use error::{ErrorCode, ErrorReport};
+// Every module is crate-internal: a front end sees only the surface re-exported below. Builds
+// with the `internals` feature (this crate's own integration tests, benches and fuzz targets,
+// which exercise modules directly) see the modules too; the front ends never enable it.
+macro_rules! internal {
+    ($($name:ident),* $(,)?) => {$(
+        #[cfg(feature = "internals")]
+        pub mod $name;
+        #[cfg(not(feature = "internals"))]
+        pub(crate) mod $name;
+    )*};
+}
+
+internal! {
+    agents, anchors, compose, compose_service, config, config_edit, desktop, distill, doctor, editor,
+    embed, home, import, instructions, ledger, lifecycle, memory, project, project_lookup, rank,
+    render, sessions, storage, usage, workspace,
+}
+pub mod error;
+mod error_registry;
+mod index_db;
+
+// The public surface: the workspace, its data and its errors, and the few pure helpers a front
+// end needs to show them (rendering, bounded input, the desktop entry, the compose service's
+// client). Anything else a front end needs belongs on `Workspace`.
+pub use agents::{Action, Agent, ConnectOptions, ConnectReport};
+pub use anchors::{project_anchor_path, AnchorKind, InitOutcome};
+pub use compose::cases::{CaseSpec, CasesReport, CASES_FILE};
+pub use compose::hook::{self, ContextEvent, ContextRequest};
+pub use compose::Composition;
+pub use compose_service::{
+    call, spawn_compose_service, Call, ComposeCall, ComposeService, Reply, Request, ServiceError,
+    ServiceHandle,
+};
+pub use config::{Config, DistillAgent, Strategy};
+pub use config_edit::{settings_of, SettingView};
+pub use desktop::{autostart_enabled, create_starter_config, set_autostart, TRAY_FLAG};
+pub use distill::{DistillReport, Edits, Proposal};
+pub use doctor::{overall as overall_status, Check, Status};
+pub use editor::{in_terminal_if_needed, EditorLaunch};
+pub use embed::{release_idle_model_in_background, ReindexProgress, SavedWithVector, VectorStatus};
+pub use error::{ErrorCode, ErrorReport, FrontEndCode};
+pub use error_registry::report;
 pub use home::AmbryHome;
-pub use workspace::{LaunchEnv, Workspace};
+pub use import::{ImportOutcome, ImportReport};
+pub use instructions::{InstructionFile, InstructionKind};
+pub use ledger::{Form, Injection};
+pub use lifecycle::Finding;
+pub use memory::bounded_read::{read_named_input, read_regular, read_stream, ReadRefusal};
+pub use memory::frontmatter::rfc3339;
+pub use memory::validate::{escape_controls, BODY_MAX, MEMORY_FILE_MAX};
+pub use memory::{
+    ForgetOutcome, LeakedSecret, Memory, MemoryChange, MemoryDraft, MemoryWatcher, PruneReport,
+    Retirement, Scope, ScopeFilter, Store, VersionDiff,
+};
+pub use project::{KnownProject, Project};
+pub use rank::Relevance;
+pub use render::{markdown_to_safe_html, openable_link};
+pub use sessions::{
+    group_runs, IndexSummary, RecallHit, RecallQuery, SessionChange, SessionGroup, SessionWatcher,
+    SourceKind, Transcript, VaultedFile,
+};
+pub use storage::{create_private_dir_all, open_private};
+pub use usage::UseKind;
+pub use workspace::{
+    AgentStatus, AnchorOf, AnchorText, Coverage, HomeError, IndexRequest, InstructionView,
+    JudgedHit, LaunchEnv, MemoryRow, ModelUnavailable, ReaderRecall, ReindexPhase, ReindexSummary,
+    RenamedWithVector, SearchHit, SearchOptions, Selection, SessionFolder, VersionRow, Workspace,
+    WorkspaceError,
+};

@@ -1,6 +1,6 @@
 //! `ambry memory archive list|restore|prune|purge`: prior versions of memories.
 
-use ambry_core::memory::{Scope, ScopeFilter};
+use ambry_core::{Scope, ScopeFilter};
 use anyhow::Result;
 
 use crate::context::Context;

@@ -8,8 +8,8 @@
 //! and the command exits 0 (Claude Code adds a hook's stdout to the context on exit 0, and
 //! blocks the prompt on exit 2). Lasting conditions (no model, a bad config) are said once per
 //! context, when it starts, not on every turn.
-use ambry_core::agents::Agent;
-use ambry_core::compose::hook::{self, ContextEvent, ContextRequest};
+use ambry_core::Agent;
+use ambry_core::{hook, ContextEvent, ContextRequest};
 use anyhow::Result;
 
 use crate::context::Context;

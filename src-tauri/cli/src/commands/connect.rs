@@ -5,7 +5,7 @@
 //! prints the change and writes nothing; `--trust` (Codex) also writes the trust entries
 //! Codex's own `/hooks` review writes, shown in the diff.
 
-use ambry_core::agents::{Action, Agent, ConnectOptions};
+use ambry_core::{Action, Agent, ConnectOptions};
 use anyhow::Result;
 
 use crate::context::Context;
@@ -53,17 +53,14 @@ pub fn run(ctx: &Context, args: ConnectArgs, action: Action) -> Result<()> {
         anyhow::bail!("--trust is for `ambry connect codex` (Claude Code asks no trust for hooks)");
     }
     let options = ConnectOptions { trust: args.trust };
-    let report = ctx
-        .workspace
-        .connect_agent(
-            agent,
-            action,
-            ambry_program(),
-            options,
-            args.dry_run,
-            ctx.now(),
-        )
-        .ok_or_else(|| anyhow::anyhow!("cannot find your home directory (set HOME)"))??;
+    let report = ctx.workspace.connect_agent(
+        agent,
+        action,
+        ambry_program(),
+        options,
+        args.dry_run,
+        ctx.now(),
+    )?;
     if ctx.json {
         return ctx.print_json(&report);
     }

@@ -1,7 +1,7 @@
 //! `ambry doctor`: paths, configuration, memory scopes, projects, embeddings and the session
 //! index. Exit 1 when any check is an error.
 
-use ambry_core::doctor::{self, Status};
+use ambry_core::{overall_status, Status};
 use anyhow::Result;
 
 use crate::context::Context;
@@ -11,7 +11,7 @@ pub struct DoctorArgs {}
 
 pub fn run(ctx: &Context, _args: DoctorArgs) -> Result<()> {
     let checks = ctx.workspace.doctor(Some(&ctx.cwd));
-    let status = doctor::overall(&checks);
+    let status = overall_status(&checks);
     if ctx.json {
         ctx.print_json(&serde_json::json!({ "status": status, "checks": checks }))?;
     } else {

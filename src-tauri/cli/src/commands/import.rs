@@ -3,8 +3,8 @@
 //! Thin: resolves Claude Code's directory (honouring `CLAUDE_CONFIG_DIR`), calls core, prints
 //! each file's outcome and the directories that resolved to nothing.
 
-use ambry_core::import::ImportOutcome;
-use anyhow::{Context as _, Result};
+use ambry_core::ImportOutcome;
+use anyhow::Result;
 
 use crate::context::Context;
 
@@ -23,11 +23,7 @@ pub struct ImportArgs {
 
 pub fn run(ctx: &Context, cmd: ImportCommand) -> Result<()> {
     let ImportCommand::Claude(args) = cmd;
-    let (report, projects) = ctx
-        .workspace
-        .import_claude(args.dry_run, ctx.now())
-        .ok_or_else(|| anyhow::anyhow!("cannot find your home directory (set HOME)"))?
-        .context("reading Claude Code's projects directory")?;
+    let (report, projects) = ctx.workspace.import_claude(args.dry_run, ctx.now())?;
     if ctx.json {
         return ctx.print_json(&report);
     }

@@ -1,6 +1,6 @@
 //! `ambry init [user|project]`: trust-anchor skeletons that never overwrite.
 
-use ambry_core::anchors::{self, AnchorKind, InitOutcome};
+use ambry_core::{AnchorOf, InitOutcome};
 use anyhow::Result;
 
 use crate::context::Context;
@@ -20,11 +20,10 @@ pub enum Which {
 
 pub fn run(ctx: &Context, args: InitArgs) -> Result<()> {
     let outcome: InitOutcome = match args.which {
-        Which::User => anchors::init(AnchorKind::User, &anchors::user_anchor_path(ctx.home()))?,
-        Which::Project => anchors::init(
-            AnchorKind::Project,
-            &anchors::project_anchor_path(&ctx.project()?),
-        )?,
+        Which::User => ctx.workspace.init_anchor(AnchorOf::User)?,
+        Which::Project => ctx
+            .workspace
+            .init_anchor(AnchorOf::Project(&ctx.project()?))?,
     };
     if ctx.json {
         return ctx.print_json(&outcome);

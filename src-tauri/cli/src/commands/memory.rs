@@ -3,11 +3,11 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use ambry_core::memory::bounded_read::{read_named_input, read_regular, read_stream, ReadRefusal};
-use ambry_core::memory::validate::{BODY_MAX, MEMORY_FILE_MAX};
-use ambry_core::memory::{frontmatter, Memory, MemoryDraft, Scope};
-use ambry_core::usage::UseKind;
-use ambry_core::workspace::MemoryRow;
+use ambry_core::MemoryRow;
+use ambry_core::UseKind;
+use ambry_core::{read_named_input, read_regular, read_stream, ReadRefusal};
+use ambry_core::{rfc3339, Memory, MemoryDraft, Scope};
+use ambry_core::{BODY_MAX, MEMORY_FILE_MAX};
 use anyhow::{anyhow, bail, Result};
 use serde::Serialize;
 
@@ -133,11 +133,11 @@ fn list_row(row: &MemoryRow, today: chrono::NaiveDate) -> ListRow<'_> {
         name: &row.name,
         kind: row.kind.as_deref(),
         description: row.description.as_deref(),
-        created: row.created.map(frontmatter::rfc3339),
-        updated: row.updated.map(frontmatter::rfc3339),
+        created: row.created.map(rfc3339),
+        updated: row.updated.map(rfc3339),
         path: &row.path,
         error: row.error.as_deref(),
-        last_used: row.last_used.map(frontmatter::rfc3339),
+        last_used: row.last_used.map(rfc3339),
         uses_30d: row.uses_30d,
     }
 }
@@ -158,7 +158,7 @@ fn list(ctx: &Context, scope: ScopeFilterArg) -> Result<()> {
         return Ok(());
     }
     // A file name may hold escape sequences (anyone can create a file); they are shown as text.
-    let shown = |name: &str| ambry_core::memory::validate::escape_controls(name).into_owned();
+    let shown = |name: &str| ambry_core::escape_controls(name).into_owned();
     let width = files
         .iter()
         .map(|f| shown(&f.name).len())
@@ -274,7 +274,7 @@ fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
         ),
     };
     println!("saved {scope}/{} ({what})", outcome.memory.name);
-    if let ambry_core::embed::VectorStatus::Skipped { reason } = &saved.vector {
+    if let ambry_core::VectorStatus::Skipped { reason } = &saved.vector {
         println!("vector skipped: {reason}");
     }
     Ok(())

@@ -2,9 +2,9 @@
 //! memories from past sessions; the proposals wait in `ambry memory review` (DESIGN §14).
 //! `--dry-run` shows the calls and estimated tokens and starts nothing.
 
-use ambry_core::config::DistillAgent;
-use ambry_core::distill::DistillReport;
-use ambry_core::workspace::Selection;
+use ambry_core::DistillAgent;
+use ambry_core::DistillReport;
+use ambry_core::Selection;
 use anyhow::{Context as _, Result};
 use chrono::NaiveDate;
 

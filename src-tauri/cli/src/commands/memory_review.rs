@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use ambry_core::lifecycle::Finding;
+use ambry_core::Finding;
 use anyhow::{Context as _, Result};
 
 use crate::context::Context;
@@ -79,7 +79,7 @@ pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
             body_file,
         }) => {
             let body = read_body(body_file)?;
-            let edits = ambry_core::distill::Edits {
+            let edits = ambry_core::Edits {
                 name,
                 kind,
                 description,

@@ -1,10 +1,8 @@
 //! `ambry memory search QUERY`: the ranked memories, as the agents' composer would rank them,
 //! each with the relevance gate's judgement (whether an agent's prompt would be given it).
 
-use ambry_core::config::Strategy;
-use ambry_core::memory::Retirement;
-use ambry_core::rank::Relevance;
-use ambry_core::workspace::{Coverage, SearchOptions};
+use ambry_core::Strategy;
+use ambry_core::{Coverage, Relevance, Retirement, SearchOptions};
 use anyhow::Result;
 
 use crate::context::Context;

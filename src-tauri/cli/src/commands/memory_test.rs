@@ -1,7 +1,7 @@
 //! `ambry memory test`: the person's retrieval cases (`memory/tests.toml` per scope), each
 //! composed as an agent turn; exits 1 with the ranks found when a case fails.
 
-use ambry_core::compose::cases::CasesReport;
+use ambry_core::CasesReport;
 use anyhow::{bail, Result};
 
 use crate::context::Context;
@@ -10,14 +10,10 @@ pub fn run(ctx: &Context) -> Result<()> {
     let store = ctx.store();
     let Some(report) = ctx.workspace.memory_tests(&store)? else {
         let files: Vec<String> = store
-            .scopes(ambry_core::memory::ScopeFilter::All)
+            .scopes(ambry_core::ScopeFilter::All)
             .into_iter()
             .filter_map(|s| store.dir(s).ok())
-            .map(|d| {
-                d.join(ambry_core::compose::cases::CASES_FILE)
-                    .display()
-                    .to_string()
-            })
+            .map(|d| d.join(ambry_core::CASES_FILE).display().to_string())
             .collect();
         bail!(
             "no retrieval cases: add [[case]] entries (prompt, expect) to {}",

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use ambry_core::embed::ReindexProgress;
+use ambry_core::ReindexProgress;
 use anyhow::Result;
 
 use crate::context::Context;

@@ -10,8 +10,8 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use ambry_core::compose_service::{call, spawn_compose_service, Call, Reply, Request};
-use ambry_core::embed::release_idle_model_in_background;
+use ambry_core::release_idle_model_in_background;
+use ambry_core::{call, spawn_compose_service, Call, Reply, Request};
 use anyhow::{bail, Context as _, Result};
 
 use crate::context::Context;
@@ -32,13 +32,17 @@ pub struct ServeArgs {
     pub idle_exit: Option<u64>,
 }
 
+/// A hand edit reaches the service's caches this long after it settles (a served turn then
+/// sees it); nothing here redraws, so bursts need no longer window.
+const HAND_EDIT_DEBOUNCE: Duration = Duration::from_millis(20);
+
 pub fn run(ctx: &Context, args: ServeArgs) -> Result<()> {
     if args.status {
         return status(ctx);
     }
     // Hand edits come through the watcher; without one, every call checks every file (slower,
     // never wrong).
-    let _watcher = match ctx.workspace.watch_memories() {
+    let _watcher = match ctx.workspace.watch_memories(HAND_EDIT_DEBOUNCE, |_| {}) {
         Ok(w) => Some(w),
         Err(e) => {
             eprintln!("ambry: {e}");

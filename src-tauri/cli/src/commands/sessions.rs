@@ -5,10 +5,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use ambry_core::sessions::{
-    IndexSummary, RecallHit, RecallQuery, SessionChange, SessionWatcher, SourceKind,
-};
-use ambry_core::workspace::IndexRequest;
+use ambry_core::IndexRequest;
+use ambry_core::{IndexSummary, RecallHit, RecallQuery, SessionChange, SourceKind};
 use anyhow::{Context as _, Result};
 
 use crate::context::Context;
@@ -141,8 +139,8 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
                         short_ts(&g.at.to_rfc3339()),
                         g.generation,
                         match g.form {
-                            ambry_core::ledger::Form::Body => "body",
-                            ambry_core::ledger::Form::Line => "line",
+                            ambry_core::Form::Body => "body",
+                            ambry_core::Form::Line => "line",
                         },
                         g.memory.scope,
                         g.memory.name,
@@ -249,7 +247,7 @@ fn watch(ctx: &Context) -> Result<()> {
         }
     }
     eprintln!("(Ctrl-C to stop)");
-    let on_change = Box::new(move |change: SessionChange| {
+    let on_change = move |change: SessionChange| {
         let line = if json {
             serde_json::to_string(&change).unwrap_or_default()
         } else {
@@ -272,14 +270,10 @@ fn watch(ctx: &Context) -> Result<()> {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
-    });
-    let _watcher = SessionWatcher::start(
-        ctx.home().index_db(),
-        roots,
-        cfg,
-        Box::new(|| chrono::Utc::now().timestamp()),
-        on_change,
-    )?;
+    };
+    let _watcher = ctx
+        .workspace
+        .watch_sessions(|| chrono::Utc::now().timestamp(), on_change)?;
     loop {
         std::thread::park();
     }
@@ -289,7 +283,8 @@ pub fn recall(ctx: &Context, args: RecallArgs) -> Result<()> {
     let cwd_prefix = match args.project {
         None => None,
         Some(dir) if dir.as_os_str().is_empty() => Some(
-            ambry_core::project::resolve(&ctx.cwd)
+            ctx.workspace
+                .project_at(&ctx.cwd)
                 .map(|p| p.root)
                 .unwrap_or_else(|_| ctx.cwd.clone()),
         ),

@@ -6,9 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ambry_core::anchors;
-use ambry_core::memory::Scope;
-use ambry_core::Workspace;
+use ambry_core::{AnchorOf, Scope, Workspace};
 use rmcp::model::{ReadResourceResponse, ReadResourceResult, Resource, ResourceContents};
 use rmcp::ErrorData;
 
@@ -35,12 +33,17 @@ fn all(ws: &Workspace, cwd: &Path) -> Vec<(&'static str, &'static str, Option<Pa
         (
             USER_ANCHOR,
             "The person's own preferences (USER.md)",
-            Some(anchors::user_anchor_path(ws.home())),
+            ws.anchor_location(AnchorOf::User)
+                .ok()
+                .map(|(_, path)| path),
         ),
         (
             PROJECT_ANCHOR,
             "The repository's project context (.ambry/AMBRY.md)",
-            project.map(|p| anchors::project_anchor_path(&p)),
+            project.and_then(|p| {
+                let (_, path) = ws.anchor_location(AnchorOf::Project(&p)).ok()?;
+                Some(path)
+            }),
         ),
     ]
 }
@@ -75,7 +78,15 @@ pub fn read(ws: &Workspace, cwd: &Path, uri: &str) -> Result<ReadResourceRespons
         }
         // Anchors reach the agent: bounded, never through a link out of their repository or
         // home, and left out when they hold a secret.
-        _ => anchors::read_for_agent(&path).map_err(|e| e.to_string()),
+        _ => {
+            // `all` found a path for the project anchor only when `cwd` is in a project.
+            let project = ws.store_at(cwd).project().cloned();
+            let of = match &project {
+                Some(project) if uri == PROJECT_ANCHOR => AnchorOf::Project(project),
+                _ => AnchorOf::User,
+            };
+            ws.anchor_for_agent(of).map_err(|e| e.to_string())
+        }
     };
     match text {
         Ok(Some(text)) => {

@@ -9,12 +9,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ambry_core::error::{report, ErrorReport};
-use ambry_core::memory::{MemoryDraft, Scope, ScopeFilter};
-use ambry_core::sessions::{RecallQuery, SourceKind};
-use ambry_core::usage::UseKind;
-use ambry_core::workspace::{Coverage, SearchOptions};
+use ambry_core::UseKind;
 use ambry_core::Workspace;
+use ambry_core::{report, ErrorReport};
+use ambry_core::{Coverage, SearchOptions};
+use ambry_core::{MemoryDraft, Scope, ScopeFilter};
+use ambry_core::{RecallQuery, SourceKind};
 use chrono::Utc;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -216,7 +216,7 @@ impl AmbryTools {
         tokio::task::spawn_blocking(move || work(&ws))
             .await
             .unwrap_or_else(|e| {
-                Err(ambry_core::error::FrontEndCode::Internal.report(format!(
+                Err(ambry_core::FrontEndCode::Internal.report(format!(
                     "the tool stopped unexpectedly ({e}); nothing was lost, try again"
                 )))
             })
@@ -245,7 +245,7 @@ fn answer<T: Serialize>(result: Result<T, ErrorReport>) -> CallToolResult {
 fn limit(asked: Option<usize>) -> Result<usize, ErrorReport> {
     match asked {
         None => Ok(DEFAULT_LIMIT),
-        Some(0) => Err(ambry_core::error::FrontEndCode::Usage.report("limit must be at least 1")),
+        Some(0) => Err(ambry_core::FrontEndCode::Usage.report("limit must be at least 1")),
         Some(n) => Ok(n.min(MAX_LIMIT)),
     }
 }
@@ -375,7 +375,7 @@ impl AmbryTools {
         Ok(answer(
             self.blocking(move |ws| {
                 let scope = args.scope.ok_or_else(|| {
-                    ambry_core::error::FrontEndCode::Usage
+                    ambry_core::FrontEndCode::Usage
                         .report("say which memory to forget: scope is `user` or `project`")
                 })?;
                 Ok(ws.forget(&ws.store_at(&dir), scope.into(), &args.name, Utc::now())?)

@@ -1,7 +1,8 @@
 //! Errors of the compose service, on both ends of the socket.
 //!
 //! Owns: every way starting, reaching or talking to a compose service can fail, each saying
-//! what to do about it.
+//! what to do about it (`ServiceError`), and every reason a service refuses a request
+//! (`Refusal`: the codes on the wire, each written once).
 //! Deliberately does not: decide fallbacks; a client that gets any of these composes in-process.
 
 use std::path::PathBuf;
@@ -58,6 +59,42 @@ impl ErrorCode for ServiceError {
             ServiceError::Protocol { .. } => "protocol_error",
             ServiceError::VersionMismatch { .. } => "version_mismatch",
             ServiceError::Refused { .. } => "service_refused",
+        }
+    }
+}
+
+/// Why a compose service answers a request with an error instead of a composition. Its code and
+/// message go on the wire; the client reads them back as `ServiceError::Refused`.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    #[error("this service serves {ours}, not {theirs}")]
+    HomeMismatch { ours: PathBuf, theirs: PathBuf },
+    #[error("this service uses models from {ours}, not {theirs}")]
+    ModelsDirMismatch { ours: PathBuf, theirs: PathBuf },
+    #[error("cwd must be absolute, got {cwd}")]
+    RelativeCwd { cwd: PathBuf },
+    #[error("{why}")]
+    MalformedRequest { why: String },
+    #[error("this service speaks protocol {ours} (ambry {our_version}); the request is protocol {theirs} (ambry {their_version})")]
+    VersionMismatch {
+        ours: u32,
+        our_version: &'static str,
+        theirs: u32,
+        their_version: String,
+    },
+    #[error("the compose service failed on this request; compose in-process")]
+    Internal,
+}
+
+impl ErrorCode for Refusal {
+    fn code(&self) -> &'static str {
+        match self {
+            Refusal::HomeMismatch { .. } => "home_mismatch",
+            Refusal::ModelsDirMismatch { .. } => "models_dir_mismatch",
+            Refusal::RelativeCwd { .. } => "relative_cwd",
+            Refusal::MalformedRequest { .. } => "malformed_request",
+            Refusal::VersionMismatch { .. } => "version_mismatch",
+            Refusal::Internal => "internal",
         }
     }
 }

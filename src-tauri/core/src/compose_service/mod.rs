@@ -14,7 +14,7 @@ mod service;
 mod serving;
 mod socket;
 
-pub use error::ServiceError;
+pub use error::{Refusal, ServiceError};
 pub use protocol::{Call, ComposeCall, ErrorReply, Reply, Request, Response, ServiceStatus};
 pub use service::ComposeService;
 pub use serving::{serve, spawn_compose_service, ServiceHandle};

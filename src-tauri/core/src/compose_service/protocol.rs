@@ -9,9 +9,10 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::ServiceError;
+use super::{Refusal, ServiceError};
 use crate::compose::hook::ContextRequest;
 use crate::compose::Composition;
+use crate::ErrorCode;
 
 /// Bumped on any incompatible change to the types below.
 pub const PROTOCOL_VERSION: u32 = 2;
@@ -77,6 +78,11 @@ impl ErrorReply {
             message: message.into(),
         }
     }
+
+    /// A coded error as the wire carries it: its code and its message.
+    pub fn of(error: &impl ErrorCode) -> Self {
+        ErrorReply::new(error.code(), error.to_string())
+    }
 }
 
 /// What a running service reports about itself.
@@ -119,6 +125,10 @@ impl Response {
         Response::new(Reply::Error(ErrorReply::new(code, message)))
     }
 
+    pub fn refused(why: &Refusal) -> Self {
+        Response::new(Reply::Error(ErrorReply::of(why)))
+    }
+
     /// One line of JSON, newline included.
     pub fn to_line(&self) -> String {
         line(self)
@@ -143,27 +153,21 @@ struct Envelope {
 
 /// Reads a request line: an error reply for anything malformed or from another version.
 pub fn parse_request(line: &str) -> Result<Request, ErrorReply> {
-    let envelope: Envelope = serde_json::from_str(line).map_err(|e| {
-        ErrorReply::new(
-            "malformed_request",
-            format!("not a compose service request: {e}"),
-        )
-    })?;
+    let malformed = |e: serde_json::Error| {
+        ErrorReply::of(&Refusal::MalformedRequest {
+            why: format!("not a compose service request: {e}"),
+        })
+    };
+    let envelope: Envelope = serde_json::from_str(line).map_err(malformed)?;
     if envelope.protocol != PROTOCOL_VERSION || envelope.ambry != AMBRY_VERSION {
-        return Err(ErrorReply::new(
-            "version_mismatch",
-            format!(
-                "this service speaks protocol {PROTOCOL_VERSION} (ambry {AMBRY_VERSION}); the request is protocol {} (ambry {})",
-                envelope.protocol, envelope.ambry
-            ),
-        ));
+        return Err(ErrorReply::of(&Refusal::VersionMismatch {
+            ours: PROTOCOL_VERSION,
+            our_version: AMBRY_VERSION,
+            theirs: envelope.protocol,
+            their_version: envelope.ambry,
+        }));
     }
-    serde_json::from_str(line).map_err(|e| {
-        ErrorReply::new(
-            "malformed_request",
-            format!("not a compose service request: {e}"),
-        )
-    })
+    serde_json::from_str(line).map_err(malformed)
 }
 
 /// Reads a response line on the client: anything but a same-version reply is an error.

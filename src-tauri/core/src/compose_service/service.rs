@@ -11,10 +11,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::protocol::{Call, ComposeCall, ErrorReply, Reply, Request, Response, ServiceStatus};
+use super::Refusal;
 use crate::compose::hook::ContextRequest;
 use crate::compose::Composition;
-use crate::config::ConfigError;
-use crate::{ErrorCode, Workspace};
+use crate::workspace::WorkspaceError;
+use crate::Workspace;
 
 /// Answers compose calls for one workspace; in the app, the same workspace its window uses
 /// (one corpus, one vector cache, one model).
@@ -48,7 +49,7 @@ impl ComposeService {
         cwd: &Path,
         request: &ContextRequest,
         now: chrono::DateTime<chrono::Utc>,
-    ) -> Result<Composition, ConfigError> {
+    ) -> Result<Composition, WorkspaceError> {
         self.workspace.compose_at(cwd, request, now)
     }
 
@@ -85,34 +86,23 @@ impl ComposeService {
 
     fn handle_compose(&self, call: ComposeCall) -> Response {
         if call.home != self.home {
-            return Response::error(
-                "home_mismatch",
-                format!(
-                    "this service serves {}, not {}",
-                    self.home.display(),
-                    call.home.display()
-                ),
-            );
+            return Response::refused(&Refusal::HomeMismatch {
+                ours: self.home.clone(),
+                theirs: call.home,
+            });
         }
         if call.models_dir != self.models_dir {
-            return Response::error(
-                "models_dir_mismatch",
-                format!(
-                    "this service uses models from {}, not {}",
-                    self.models_dir.display(),
-                    call.models_dir.display()
-                ),
-            );
+            return Response::refused(&Refusal::ModelsDirMismatch {
+                ours: self.models_dir.clone(),
+                theirs: call.models_dir,
+            });
         }
         if !call.cwd.is_absolute() {
-            return Response::error(
-                "relative_cwd",
-                format!("cwd must be absolute, got {}", call.cwd.display()),
-            );
+            return Response::refused(&Refusal::RelativeCwd { cwd: call.cwd });
         }
         match self.compose(&call.cwd, &call.request, call.now) {
             Ok(composition) => Response::new(Reply::Composed(composition)),
-            Err(e) => Response::new(Reply::Error(ErrorReply::new(e.code(), e.to_string()))),
+            Err(e) => Response::new(Reply::Error(ErrorReply::of(&e))),
         }
     }
 }

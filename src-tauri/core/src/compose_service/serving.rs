@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use super::protocol::Response;
 use super::socket::{bind, read_request_line_by};
-use super::{ComposeService, ServiceError};
+use super::{ComposeService, Refusal, ServiceError};
 use crate::{AmbryHome, Workspace};
 
 /// How long a connected client may take to send its whole request line (and to take the answer).
@@ -70,13 +70,8 @@ pub fn serve(listener: &UnixListener, service: &ComposeService, stop: &AtomicBoo
         for pending in incoming {
             let response = match pending.line {
                 Ok(line) => catch_unwind(AssertUnwindSafe(|| service.respond(&line)))
-                    .unwrap_or_else(|_| {
-                        Response::error(
-                            "internal",
-                            "the compose service failed on this request; compose in-process",
-                        )
-                    }),
-                Err(why) => Response::error("malformed_request", why),
+                    .unwrap_or_else(|_| Response::refused(&Refusal::Internal)),
+                Err(why) => Response::refused(&Refusal::MalformedRequest { why }),
             };
             let _ = pending.answer.send(response);
         }

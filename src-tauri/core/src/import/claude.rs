@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use super::dashed_path::decode_dashed_path;
 use crate::memory::bounded_read::{read_regular, ReadRefusal};
+use super::error::ImportError;
 use crate::memory::frontmatter;
 use crate::memory::naming::{canonical_type, RESERVED_NAMES};
 use crate::memory::validate::MEMORY_FILE_MAX;
@@ -75,7 +76,7 @@ pub fn import_claude(
     fs_root: &Path,
     dry_run: bool,
     now: DateTime<Utc>,
-) -> std::io::Result<ImportReport> {
+) -> Result<ImportReport, ImportError> {
     let mut report = ImportReport {
         dry_run,
         items: Vec::new(),
@@ -88,13 +89,14 @@ pub fn import_claude(
             .filter(|p| p.join("memory").is_dir())
             .collect(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(report),
-        Err(e) => return Err(e),
+        Err(e) => return Err(ImportError::read(claude_projects, e)),
     };
     dirs.sort();
     // (slug, name) → source, so two files never fight over one memory within a run.
     let mut claimed: HashMap<(String, String), PathBuf> = HashMap::new();
     for dir in dirs {
-        let topics = topic_files(&dir.join("memory"))?;
+        let memory_dir = dir.join("memory");
+        let topics = topic_files(&memory_dir).map_err(|e| ImportError::read(&memory_dir, e))?;
         if topics.is_empty() {
             continue;
         }

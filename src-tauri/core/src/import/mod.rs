@@ -8,6 +8,8 @@
 
 pub mod claude;
 mod dashed_path;
+mod error;
 
 pub use claude::{import_claude, ImportItem, ImportOutcome, ImportReport, Unresolved};
 pub use dashed_path::decode_dashed_path;
+pub use error::ImportError;

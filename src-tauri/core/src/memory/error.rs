@@ -27,7 +27,7 @@ pub enum StoreError {
     #[error(
         "{path} does not parse ({reason}); fix it in an editor or forget it before saving over it"
     )]
-    UnparseableExisting { path: String, reason: String },
+    UnparseableExisting { path: String, reason: NotAMemory },
     #[error("{path}: the name in the file (`{found}`) must equal the file name (`{expected}`)")]
     NameMismatch {
         path: String,
@@ -118,4 +118,62 @@ impl ErrorCode for StoreError {
 
 fn is_disk_full(e: &std::io::Error) -> bool {
     e.kind() == std::io::ErrorKind::StorageFull || e.raw_os_error() == Some(28)
+}
+
+/// Why a file's text is not a memory (its frontmatter); the message says where and what to fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct FormatError(pub String);
+
+/// Why a file in a scope directory is not a memory. Such a file is listed with this reason
+/// (never silently dropped) and never overwritten; the message says what to fix. Every message
+/// quotes what the file holds (its `name:`, its `type:`) with control characters written out,
+/// so an escape sequence in a file reaches a terminal as text, never as a command to it.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum NotAMemory {
+    /// Missing (on a path the caller expected), not a regular file, too large, or unreadable.
+    #[error("{}", escaped(.0))]
+    Unreadable(std::sync::Arc<super::bounded_read::ReadRefusal>),
+    #[error("not UTF-8 text")]
+    NotUtf8,
+    #[error("{}", escaped(.0))]
+    Format(#[from] FormatError),
+    #[error("`name: {}` must equal the file name `{}`", escaped(.name), escaped(.stem))]
+    NameMismatch { name: String, stem: String },
+    /// The file name or the type is not one a memory may have.
+    #[error("{}", escaped(.0))]
+    Invalid(std::sync::Arc<StoreError>),
+}
+
+fn escaped(shown: &impl std::fmt::Display) -> String {
+    escape_controls(&shown.to_string()).into_owned()
+}
+
+/// `text` with every control character written out (`\u{1b}`), for messages that quote what a
+/// file holds: an escape sequence in a `name:` or `type:` must reach a terminal as text, never
+/// as a command to it (a title change, a cleared screen), yet still show what is wrong.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+impl ErrorCode for NotAMemory {
+    fn code(&self) -> &'static str {
+        match self {
+            NotAMemory::Unreadable(_) => "unreadable_file",
+            NotAMemory::NotUtf8 | NotAMemory::Format(_) => "invalid_format",
+            NotAMemory::NameMismatch { .. } => "name_mismatch",
+            NotAMemory::Invalid(e) => e.code(),
+        }
+    }
 }

@@ -9,6 +9,7 @@
 use chrono::Datelike;
 use chrono::{DateTime, SecondsFormat, Utc};
 
+pub use super::error::FormatError;
 use super::model::{Lifecycle, Reviewed};
 
 /// A parsed memory file. `extra` holds unknown keys as their original lines, in order.
@@ -24,10 +25,6 @@ pub struct Document {
     pub body: String,
 }
 
-/// Why a file's text is not a memory; the message says where and what to fix.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct FormatError(pub String);
 
 pub fn parse(text: &str) -> Result<Document, FormatError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);

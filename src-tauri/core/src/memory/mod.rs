@@ -21,9 +21,11 @@ pub mod watch;
 
 pub use archive::{ArchivedVersion, PrunePolicy};
 pub use diff::{line_diff, version_against_current, LineDiff, VersionDiff};
-pub use error::StoreError;
+pub use error::{NotAMemory, StoreError};
 pub use leaks::{leaked_secrets, LeakedSecret};
-pub use model::{Lifecycle, Memory, MemoryFile, Retirement, Reviewed, Scope, ScopeFilter};
+pub use model::{
+    Lifecycle, Memory, MemoryDraft, MemoryFile, Retirement, Reviewed, Scope, ScopeFilter,
+};
 pub use rename::{Relinked, Renamed};
-pub use store::{read_memory_file, ForgetOutcome, MemoryDraft, PruneReport, SaveOutcome, Store};
+pub use store::{read_memory_file, ForgetOutcome, PruneReport, SaveOutcome, Store};
 pub use watch::{MemoryChange, MemoryWatcher, WatchError};

@@ -2,7 +2,8 @@
 //!
 //! Owns: `Scope`, `ScopeFilter`, `Memory` (a parsed file), its `Lifecycle` keys (DESIGN §14)
 //! and the one rule for when a memory is retired, and `MemoryFile` (a listed file that may have
-//! failed to parse, so it is never silently dropped).
+//! failed to parse, so it is never silently dropped), and `MemoryDraft` (what a caller asks to
+//! save: the store writes it and validation checks it, neither importing the other).
 //! Deliberately does not: parse or write files.
 
 use std::path::PathBuf;
@@ -183,6 +184,18 @@ pub struct MemoryFile {
     pub path: PathBuf,
     pub size: u64,
     pub modified: SystemTime,
-    /// The parsed memory, or a human-readable reason it did not parse.
-    pub parsed: Result<Memory, String>,
+    /// The parsed memory, or why it did not parse.
+    pub parsed: Result<Memory, super::NotAMemory>,
+}
+
+/// What a caller wants saved; the store fills in timestamps and keeps unknown keys.
+#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
+pub struct MemoryDraft {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub description: String,
+    pub body: String,
+    #[serde(default)]
+    pub tags: Vec<String>,
 }

@@ -21,10 +21,9 @@ use super::archive::{self, ARCHIVE_DIR};
 use super::frontmatter;
 use super::naming::validate_name;
 use super::store::{
-    archive_current, lock_and_tidy, read_text, regenerate_index, to_memory, MemoryDraft,
-    SaveOutcome, Store,
+    archive_current, lock_and_tidy, read_text, regenerate_index, to_memory, SaveOutcome, Store,
 };
-use super::{Scope, ScopeFilter, StoreError};
+use super::{MemoryDraft, NotAMemory, Scope, ScopeFilter, StoreError};
 use crate::storage::{sync_dir, write_atomic};
 
 /// The retrieval-case file of a scope (the compose module owns its format).
@@ -198,17 +197,16 @@ fn move_locked(
             name: old.to_string(),
         });
     }
-    let unparseable = |reason: String| StoreError::UnparseableExisting {
+    let unparseable = |reason: NotAMemory| StoreError::UnparseableExisting {
         path: old_path.display().to_string(),
         reason,
     };
-    let mut doc =
-        frontmatter::parse(&read_text(&old_path)?).map_err(|e| unparseable(e.to_string()))?;
+    let mut doc = frontmatter::parse(&read_text(&old_path)?).map_err(|e| unparseable(e.into()))?;
     if doc.name != old {
-        return Err(unparseable(format!(
-            "`name: {}` must equal the file name `{old}`",
-            doc.name
-        )));
+        return Err(unparseable(NotAMemory::NameMismatch {
+            name: doc.name,
+            stem: old.to_string(),
+        }));
     }
     let archived = archive_current(dir, old, now)?;
     doc.name = new.to_string();

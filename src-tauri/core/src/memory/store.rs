@@ -7,6 +7,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -17,7 +18,7 @@ use super::frontmatter::{self, Document};
 use super::index::{render_index, INDEX_FILE};
 use super::naming::{canonical_type, validate_name};
 use super::validate::{strip_controls, validate_draft, INDEX_FILE_MAX, MEMORY_FILE_MAX};
-use super::{Memory, MemoryFile, Scope, ScopeFilter, StoreError};
+use super::{Memory, MemoryDraft, MemoryFile, NotAMemory, Scope, ScopeFilter, StoreError};
 use crate::project::{self, Project};
 use crate::storage::{
     refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, write_atomic_with_mode, LockFailure,
@@ -25,18 +26,6 @@ use crate::storage::{
 };
 use crate::AmbryHome;
 use std::os::unix::fs::PermissionsExt;
-
-/// What a caller wants saved; the store fills in timestamps and keeps unknown keys.
-#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
-pub struct MemoryDraft {
-    pub name: String,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub description: String,
-    pub body: String,
-    #[serde(default)]
-    pub tags: Vec<String>,
-}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct SaveOutcome {
@@ -600,17 +589,17 @@ fn write_locked(
     // truncated one, or another `name:`): it is never overwritten; the person fixes or forgets it.
     let existing = match read_text(&source) {
         Ok(text) => {
-            let unparseable = |reason: String| StoreError::UnparseableExisting {
+            let unparseable = |reason: NotAMemory| StoreError::UnparseableExisting {
                 path: source.display().to_string(),
                 reason,
             };
-            let doc = frontmatter::parse(&text).map_err(|e| unparseable(e.to_string()))?;
+            let doc = frontmatter::parse(&text).map_err(|e| unparseable(e.into()))?;
             let stem = previous.unwrap_or(&draft.name);
             if doc.name != stem {
-                return Err(unparseable(format!(
-                    "`name: {}` must equal the file name `{stem}`",
-                    doc.name
-                )));
+                return Err(unparseable(NotAMemory::NameMismatch {
+                    name: doc.name,
+                    stem: stem.to_string(),
+                }));
             }
             Some(doc)
         }
@@ -850,7 +839,7 @@ fn list_dir(scope: Scope, dir: &Path) -> Result<Vec<MemoryFile>, StoreError> {
         };
         // Listed with its reason, like any file that is not a memory: `get` then says the same.
         if let Some(what) = non_regular_kind(meta.file_type()) {
-            let reason = ReadRefusal::NotAFile(what).to_string();
+            let reason = NotAMemory::Unreadable(Arc::new(ReadRefusal::NotAFile(what)));
             files.push(MemoryFile {
                 scope,
                 name: name.to_string(),
@@ -878,36 +867,30 @@ fn list_dir(scope: Scope, dir: &Path) -> Result<Vec<MemoryFile>, StoreError> {
     Ok(files)
 }
 
-/// `Ok(None)` when the file does not exist; `Err(reason)` when it exists but is not a memory.
-/// The reason quotes the file (its `name:`, its `type:`) with control characters escaped.
-pub fn read_memory_file(scope: Scope, path: &Path) -> Result<Option<Memory>, String> {
-    read_memory_file_raw(scope, path)
-        .map_err(|reason| super::validate::escape_controls(&reason).into_owned())
-}
-
-fn read_memory_file_raw(scope: Scope, path: &Path) -> Result<Option<Memory>, String> {
+/// `Ok(None)` when the file does not exist; `Err(why)` when it exists but is not a memory.
+pub fn read_memory_file(scope: Scope, path: &Path) -> Result<Option<Memory>, NotAMemory> {
     let bytes = match read_regular(path, MEMORY_FILE_MAX) {
         Ok(bytes) => bytes,
         Err(ReadRefusal::Missing) => return Ok(None),
-        Err(refusal) => return Err(refusal.to_string()),
+        Err(refusal) => return Err(NotAMemory::Unreadable(Arc::new(refusal))),
     };
-    let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
-    let doc = frontmatter::parse(&text).map_err(|e| e.to_string())?;
+    let text = String::from_utf8(bytes).map_err(|_| NotAMemory::NotUtf8)?;
+    let doc = frontmatter::parse(&text)?;
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or_default();
     if doc.name != stem {
-        return Err(format!(
-            "`name: {}` must equal the file name `{stem}`",
-            doc.name
-        ));
+        return Err(NotAMemory::NameMismatch {
+            name: doc.name,
+            stem: stem.to_string(),
+        });
     }
     if let Err(e) = validate_name(stem) {
-        return Err(e.to_string());
+        return Err(NotAMemory::Invalid(Arc::new(e)));
     }
     let mut doc = doc;
-    doc.kind = canonical_type(&doc.kind).map_err(|e| e.to_string())?;
+    doc.kind = canonical_type(&doc.kind).map_err(|e| NotAMemory::Invalid(Arc::new(e)))?;
     // Others may write these files: what ends up on a terminal or in a prompt carries no escapes.
     doc.description = strip_controls(&doc.description);
     doc.tags = doc.tags.iter().map(|t| strip_controls(t)).collect();

@@ -65,7 +65,11 @@ fn a_fifo_named_like_a_memory_never_blocks() {
         .find(|f| f.name == "x")
         .expect("the FIFO is listed with its error");
     assert!(
-        x.parsed.as_ref().unwrap_err().contains("named pipe"),
+        x.parsed
+            .as_ref()
+            .unwrap_err()
+            .to_string()
+            .contains("named pipe"),
         "{:?}",
         x.parsed
     );
@@ -96,7 +100,8 @@ fn a_directory_named_like_a_memory_is_listed_and_got_with_the_same_reason() {
         .unwrap()
         .parsed
         .clone()
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(reason.contains("a directory"), "{reason}");
     assert!(store
         .get(None, "x")

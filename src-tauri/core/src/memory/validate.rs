@@ -7,8 +7,7 @@
 
 use super::naming::{canonical_type, validate_name};
 use super::secrets::find_secret;
-use super::store::MemoryDraft;
-use super::StoreError;
+use super::{MemoryDraft, StoreError};
 
 /// Characters a description may have: one line for an index, long enough to say what it is for.
 pub const DESCRIPTION_MAX: usize = 500;
@@ -38,23 +37,7 @@ pub fn control_character(text: &str, multiline: bool) -> Option<char> {
         .find(|&c| c.is_control() && c != '\t' && !(multiline && (c == '\n' || c == '\r')))
 }
 
-/// `text` with every control character written out (`\u{1b}`), for messages that quote what a
-/// file holds: an escape sequence in a `name:` or `type:` must reach a terminal as text, never
-/// as a command to it (a title change, a cleared screen), yet still show what is wrong.
-pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
+pub use super::error::escape_controls;
 
 /// `text` without control characters (tab kept), for fields read from files others wrote.
 pub fn strip_controls(text: &str) -> String {

@@ -119,7 +119,9 @@ fn secrets_check(db: &Path) -> Option<Check> {
     )
     .ok()?;
     conn.busy_timeout(std::time::Duration::from_secs(2)).ok()?;
-    let ids = match super::mask_stored::sessions_holding_secrets(&conn) {
+    let version = crate::index_db::schema_version(&conn, super::db::SCHEMA_KEY);
+    let masked_when_written = version.as_deref() == Some(super::db::SCHEMA_VERSION);
+    let ids = match super::mask_stored::sessions_holding_secrets(&conn, masked_when_written) {
         Ok(ids) if ids.is_empty() => return None,
         Ok(ids) => ids,
         Err(e) => {

@@ -77,8 +77,11 @@ pub(super) fn mask_stored_secrets(conn: &Connection) -> rusqlite::Result<()> {
 
 /// The sessions whose transcripts hold secrets, by session id: those masked in the index, and,
 /// in an index an older version wrote (read-only here, so not yet masked), those holding one
-/// verbatim.
-pub(crate) fn sessions_holding_secrets(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+/// verbatim (`masked_when_written` false: the caller read the index's schema version).
+pub(crate) fn sessions_holding_secrets(
+    conn: &Connection,
+    masked_when_written: bool,
+) -> rusqlite::Result<Vec<String>> {
     // The marker holds no LIKE wildcard.
     let pattern = format!("%{MASK_OPEN}%");
     let mut ids: BTreeSet<String> = {
@@ -90,8 +93,7 @@ pub(crate) fn sessions_holding_secrets(conn: &Connection) -> rusqlite::Result<Ve
         let rows = stmt.query_map([pattern], |r| r.get(0))?;
         rows.collect::<rusqlite::Result<_>>()?
     };
-    let version = crate::index_db::schema_version(conn, super::db::SCHEMA_KEY);
-    if version.as_deref() != Some(super::db::SCHEMA_VERSION) {
+    if !masked_when_written {
         let mut stmt = conn.prepare(
             "SELECT f.session_id, m.text FROM session_messages m JOIN session_files f ON f.id = m.file_id",
         )?;

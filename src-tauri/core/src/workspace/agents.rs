@@ -14,10 +14,9 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::Workspace;
+use super::{Workspace, WorkspaceError};
 use crate::agents::{
-    self, Action, Agent, AgentConnection, AgentEnv, AgentError, AmbryCommand, ConnectOptions,
-    ConnectReport,
+    self, Action, Agent, AgentConnection, AgentEnv, AmbryCommand, ConnectOptions, ConnectReport,
 };
 use crate::import::{self, ImportReport};
 use crate::sessions::SourceKind;
@@ -35,10 +34,14 @@ pub struct AgentStatus {
 
 impl Workspace {
     /// Where the agents keep their configuration (`~/.claude`, `CLAUDE_CONFIG_DIR`, `~/.codex`,
-    /// `CODEX_HOME`); `None` when the person's home directory is unknown.
-    pub fn agent_env(&self) -> Option<AgentEnv> {
-        let home = self.env.user_home.clone()?;
-        Some(AgentEnv::new(
+    /// `CODEX_HOME`); `NoUserHome` when the person's home directory is unknown.
+    pub fn agent_env(&self) -> Result<AgentEnv, WorkspaceError> {
+        let home = self
+            .env
+            .user_home
+            .clone()
+            .ok_or(WorkspaceError::NoUserHome)?;
+        Ok(AgentEnv::new(
             home,
             self.env.claude_config_dir.clone(),
             self.env.codex_home.clone(),
@@ -57,7 +60,7 @@ impl Workspace {
     }
 
     /// Plans and (unless `dry_run`) applies `ambry connect` / `ambry disconnect` for `agent`.
-    /// `None` when the person's home directory is unknown.
+    /// `NoUserHome` when the person's home directory is unknown.
     pub fn connect_agent(
         &self,
         agent: Agent,
@@ -66,54 +69,52 @@ impl Workspace {
         options: ConnectOptions,
         dry_run: bool,
         now: DateTime<Utc>,
-    ) -> Option<Result<ConnectReport, AgentError>> {
+    ) -> Result<ConnectReport, WorkspaceError> {
         let env = self.agent_env()?;
         let record_path = self.home().root().join(agents::RECORD_FILE);
         let record = agents::ConnectRecord::read(&record_path);
         let command = self.ambry_command(program);
-        Some(
+        Ok(
             agents::plan(agent, action, &env, &command, options, &record)
-                .and_then(|plan| agents::apply(plan, dry_run, now, &record_path)),
+                .and_then(|plan| agents::apply(plan, dry_run, now, &record_path))?,
         )
     }
 
-    /// Every agent's connection and transcript folder; `None` when the person's home directory
+    /// Every agent's connection and transcript folder; `NoUserHome` when the person's home directory
     /// is unknown.
-    pub fn agent_statuses(&self) -> Option<Vec<AgentStatus>> {
+    pub fn agent_statuses(&self) -> Result<Vec<AgentStatus>, WorkspaceError> {
         let env = self.agent_env()?;
         let roots = self.session_roots();
-        Some(
-            Agent::ALL
-                .into_iter()
-                .map(|agent| {
-                    let connection = agents::connection(agent, &env);
-                    let source = match agent {
-                        Agent::Claude => SourceKind::Claude,
-                        Agent::Codex => SourceKind::Codex,
-                    };
-                    AgentStatus {
-                        connected: connection.connected(),
-                        connection,
-                        transcripts_dir: roots.root(source).map(Path::to_path_buf),
-                    }
-                })
-                .collect(),
-        )
+        Ok(Agent::ALL
+            .into_iter()
+            .map(|agent| {
+                let connection = agents::connection(agent, &env);
+                let source = match agent {
+                    Agent::Claude => SourceKind::Claude,
+                    Agent::Codex => SourceKind::Codex,
+                };
+                AgentStatus {
+                    connected: connection.connected(),
+                    connection,
+                    transcripts_dir: roots.root(source).map(Path::to_path_buf),
+                }
+            })
+            .collect())
     }
 
     /// Claude Code's auto-memory into each repository's project scope (`ambry import claude`).
-    /// `None` when the person's home directory is unknown.
+    /// `NoUserHome` when the person's home directory is unknown.
     pub fn import_claude(
         &self,
         dry_run: bool,
         now: DateTime<Utc>,
-    ) -> Option<std::io::Result<(ImportReport, std::path::PathBuf)>> {
+    ) -> Result<(ImportReport, std::path::PathBuf), WorkspaceError> {
         let projects = self.agent_env()?.claude_projects();
         let report = import::import_claude(&self.home, &projects, Path::new("/"), dry_run, now);
         if !dry_run {
             self.memories_written();
             self.projects_written();
         }
-        Some(report.map(|r| (r, projects)))
+        Ok((report?, projects))
     }
 }

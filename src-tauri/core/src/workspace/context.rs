@@ -13,10 +13,10 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
-use super::{Workspace, WorkspaceError};
+use super::{ModelUnavailable, Workspace, WorkspaceError};
 use crate::compose::hook::{ContextEvent, ContextRequest};
 use crate::compose::{compose, Budgets, ComposeInput, Composition, SessionContext};
-use crate::config::{Config, ConfigError, Strategy};
+use crate::config::{Config, Strategy};
 use crate::ledger::{Held, Injection, Ledger};
 use crate::memory::Store;
 use crate::rank::{Gate, Semantic};
@@ -28,7 +28,7 @@ impl Workspace {
         cwd: &Path,
         request: &ContextRequest,
         now: DateTime<Utc>,
-    ) -> Result<Composition, ConfigError> {
+    ) -> Result<Composition, WorkspaceError> {
         let store = self.store_at(cwd);
         self.compose_context(&store, request, Gate::CALIBRATED, now)
     }
@@ -43,7 +43,7 @@ impl Workspace {
         let store = self.store_of(slug)?;
         let mut request = request.clone();
         request.record = false;
-        Ok(self.compose_context(&store, &request, Gate::CALIBRATED, now)?)
+        self.compose_context(&store, &request, Gate::CALIBRATED, now)
     }
 
     /// Composes one moment of a context. A hook (`request.record`) never fails: a bad config is
@@ -55,7 +55,7 @@ impl Workspace {
         request: &ContextRequest,
         gate: Gate,
         now: DateTime<Utc>,
-    ) -> Result<Composition, ConfigError> {
+    ) -> Result<Composition, WorkspaceError> {
         let mut conditions = Vec::new();
         let config = match self.config() {
             Ok(config) => config,
@@ -63,7 +63,7 @@ impl Workspace {
                 conditions.push(format!("{e}; using the defaults until it is fixed"));
                 Config::default()
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         };
         let budgets = Budgets::from_config(&config.compose);
         let mut notes = Vec::new();
@@ -152,11 +152,11 @@ impl Workspace {
         let retrieval = &config.retrieval;
         let scorer = match query {
             Some(_) => self.semantic_scorer(retrieval.strategy, &config),
-            None => Err("no prompt".into()),
+            None => Err(ModelUnavailable::NoPrompt),
         };
         let semantic = match &scorer {
             Ok(scorer) => Semantic::Available(scorer.as_ref()),
-            Err(why) => Semantic::Unavailable(why.clone()),
+            Err(why) => Semantic::Unavailable(why.to_string()),
         };
         let input = ComposeInput {
             start,

@@ -125,7 +125,7 @@ impl Workspace {
         let sessions = self.selected(store, selection)?;
         let agent = agent.unwrap_or(config.agent);
         let extra_args = match (agent, self.agent_env()) {
-            (DistillAgent::Codex, Some(env)) => std::fs::read_to_string(env.codex_config())
+            (DistillAgent::Codex, Ok(env)) => std::fs::read_to_string(env.codex_config())
                 .map(|text| distill::child::codex_servers_off(&text))
                 .unwrap_or_default(),
             _ => Vec::new(),

@@ -2,7 +2,7 @@
 //! that exist only at this level.
 //!
 //! Owns: `WorkspaceError`, its stable codes (delegated to the module errors) and fields.
-//! Deliberately does not: format for a front end; `crate::error::report` does that.
+//! Deliberately does not: format for a front end; `crate::error::ErrorReport` does that.
 
 use crate::error::ErrorCode;
 
@@ -34,6 +34,14 @@ pub enum WorkspaceError {
     Usage(#[from] crate::usage::UsageError),
     #[error(transparent)]
     Distill(#[from] crate::distill::DistillError),
+    #[error(transparent)]
+    Import(#[from] crate::import::ImportError),
+    #[error(transparent)]
+    Agent(#[from] crate::agents::AgentError),
+    #[error(transparent)]
+    NoModel(#[from] ModelUnavailable),
+    #[error(transparent)]
+    Watch(#[from] crate::memory::WatchError),
     #[error("cannot find your home directory, where the agents keep their files (set HOME)")]
     NoUserHome,
     #[error("Ambry does not know where {project} lives on disk; add it by picking its folder")]
@@ -60,6 +68,10 @@ impl ErrorCode for WorkspaceError {
             WorkspaceError::Ledger(e) => e.code(),
             WorkspaceError::Usage(e) => e.code(),
             WorkspaceError::Distill(e) => e.code(),
+            WorkspaceError::Import(e) => e.code(),
+            WorkspaceError::Agent(e) => e.code(),
+            WorkspaceError::NoModel(e) => e.code(),
+            WorkspaceError::Watch(e) => e.code(),
             WorkspaceError::NoUserHome => "no_home",
             WorkspaceError::NoProjectRoot { .. } => "no_project_root",
             WorkspaceError::ModelCrashed => "model_crashed",
@@ -80,6 +92,36 @@ impl From<crate::distill::AcceptError> for WorkspaceError {
         match e {
             crate::distill::AcceptError::Distill(e) => WorkspaceError::Distill(e),
             crate::distill::AcceptError::Store(e) => WorkspaceError::Store(e),
+        }
+    }
+}
+
+/// Why the embedding model is not used for a search, a composition or session vectors (the
+/// lexical ranking then stands alone). Its message is the note a front end shows.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ModelUnavailable {
+    /// The configured strategy is lexical (`keyword`, `bm25`).
+    #[error("not requested")]
+    NotRequested,
+    /// Nothing to rank by meaning: a context's start has no prompt.
+    #[error("no prompt")]
+    NoPrompt,
+    /// The model's files are missing or it failed to load (a failure is kept for a while, so
+    /// every search does not pay for another attempt).
+    #[error(transparent)]
+    Load(std::sync::Arc<crate::embed::EmbedError>),
+    /// The model loaded but cannot be lent to an embedding job.
+    #[error("the model is not available")]
+    NotLent,
+}
+
+impl ErrorCode for ModelUnavailable {
+    fn code(&self) -> &'static str {
+        match self {
+            ModelUnavailable::NotRequested => "model_not_requested",
+            ModelUnavailable::NoPrompt => "no_prompt",
+            ModelUnavailable::Load(e) => e.code(),
+            ModelUnavailable::NotLent => "model_unavailable",
         }
     }
 }

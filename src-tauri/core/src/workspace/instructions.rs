@@ -48,7 +48,7 @@ impl Located {
 
 impl Workspace {
     fn locate_instructions(&self, slug: Option<&str>) -> Result<Located, WorkspaceError> {
-        let env = self.agent_env().ok_or(WorkspaceError::NoUserHome)?;
+        let env = self.agent_env()?;
         let project =
             match slug {
                 None => None,

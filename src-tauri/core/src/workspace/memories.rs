@@ -70,7 +70,7 @@ impl MemoryRow {
             retired: memory.is_some_and(|m| m.is_retired(today)),
             last_used: None,
             uses_30d: 0,
-            error: file.parsed.as_ref().err().cloned(),
+            error: file.parsed.as_ref().err().map(ToString::to_string),
             name: file.name,
             path: file.path,
         }

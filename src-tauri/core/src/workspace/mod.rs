@@ -11,6 +11,7 @@
 //! pass `now`); print or exit.
 
 mod agents;
+mod anchors;
 mod context;
 mod distill;
 mod errors;
@@ -24,6 +25,7 @@ mod session_actions;
 mod sessions;
 mod upkeep;
 mod usage;
+mod watch;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -32,20 +34,18 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::config::{Config, ConfigError};
 use crate::embed::ModelPaths;
-use crate::memory::{MemoryChange, MemoryWatcher, Store, WatchError};
+use crate::memory::{MemoryChange, Store};
 use crate::project::{self, KnownProject, Project};
 use crate::project_lookup::ProjectLookup;
 use crate::rank::CorpusCache;
 use crate::sessions::SourceRoots;
 use crate::AmbryHome;
 
-/// Bursts of file events within this window become one change (a hand edit reaches the
-/// caches this much later; writes through Ambry are seen at once, see `watch_memories`).
-const WATCH_DEBOUNCE: std::time::Duration = std::time::Duration::from_millis(20);
 
 pub use agents::AgentStatus;
+pub use anchors::{AnchorOf, AnchorText};
 pub use distill::Selection;
-pub use errors::WorkspaceError;
+pub use errors::{ModelUnavailable, WorkspaceError};
 pub use instructions::InstructionView;
 pub use launch::{HomeError, LaunchEnv, DEFAULT_MODEL_IDLE};
 pub use memories::{MemoryRow, RenamedWithVector, VersionRow};
@@ -231,26 +231,6 @@ impl Workspace {
         self.trusting.store(true, Ordering::SeqCst);
         self.corpus_cache().trust_watcher();
         self.model.trust_watcher();
-    }
-
-    /// Watches the home for changes made outside this process and applies each to the caches,
-    /// which then trust it instead of a stat per memory per call (at 10k memories those stats
-    /// were most of a served turn). Every write through Ambry is seen at once anyway (it moves
-    /// its directory's stamp); the watcher covers hand edits in place. The caches trust it as
-    /// long as this process lives: keep the watcher for that long.
-    pub fn watch_memories(self: &Arc<Self>) -> Result<MemoryWatcher, WatchError> {
-        let workspace = Arc::downgrade(self);
-        let watcher = MemoryWatcher::start(
-            &self.home,
-            WATCH_DEBOUNCE,
-            Box::new(move |change| {
-                if let Some(workspace) = workspace.upgrade() {
-                    workspace.memory_changed(&change);
-                }
-            }),
-        )?;
-        self.trust_watcher();
-        Ok(watcher)
     }
 
     /// What the watcher saw, applied to the caches before any front end hears of it (so a

@@ -15,13 +15,13 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::{lock, Workspace, WorkspaceError};
+use super::{lock, ModelUnavailable, Workspace, WorkspaceError};
 use crate::compose::cases::{
     load_cases, run_cases, with_case_added, CaseSpec, CasesReport, CASES_FILE,
 };
 use crate::compose::Budgets;
 use crate::config::{Config, Strategy};
-use crate::embed::{ModelPaths, ModelScorer};
+use crate::embed::{EmbedError, ModelPaths, ModelScorer};
 use crate::memory::{read_memory_file, Retirement, Scope, ScopeFilter, Store};
 use crate::rank::{self, Evidence, Hit, SearchParams, Semantic, Shadowing, Synonyms};
 
@@ -40,19 +40,19 @@ pub(super) struct ModelSlot {
 enum Loaded {
     Ready(ModelPaths, Arc<ModelScorer>),
     /// A load of assets that were all present failed (a costly attempt, not retried at once).
-    Failed(ModelPaths, Instant, String),
+    Failed(ModelPaths, Instant, Arc<EmbedError>),
 }
 
 impl ModelSlot {
     /// The scorer for `paths`, loading it when needed; `Err` says why there is none.
-    fn scorer(&self, paths: &ModelPaths) -> Result<Arc<ModelScorer>, String> {
+    fn scorer(&self, paths: &ModelPaths) -> Result<Arc<ModelScorer>, ModelUnavailable> {
         let mut slot = lock(&self.slot);
         match slot.as_ref() {
             Some(Loaded::Ready(loaded, scorer)) if loaded == paths => return Ok(scorer.clone()),
             Some(Loaded::Failed(loaded, at, why))
                 if loaded == paths && at.elapsed() < RETRY_FAILED_LOAD_AFTER =>
             {
-                return Err(why.clone())
+                return Err(ModelUnavailable::Load(why.clone()))
             }
             _ => {}
         }
@@ -68,13 +68,13 @@ impl ModelSlot {
                 Ok(scorer)
             }
             Err(e) => {
-                let why = e.to_string();
+                let why = Arc::new(e);
                 // Missing assets cost a stat to look for again; remember only real load failures.
                 *slot = match paths.check() {
                     Ok(()) => Some(Loaded::Failed(paths.clone(), Instant::now(), why.clone())),
                     Err(_) => None,
                 };
-                Err(why)
+                Err(ModelUnavailable::Load(why))
             }
         }
     }
@@ -206,9 +206,9 @@ impl Workspace {
         &self,
         strategy: Strategy,
         config: &Config,
-    ) -> Result<Arc<ModelScorer>, String> {
+    ) -> Result<Arc<ModelScorer>, ModelUnavailable> {
         match strategy {
-            Strategy::Keyword | Strategy::Bm25 => Err("not requested".into()),
+            Strategy::Keyword | Strategy::Bm25 => Err(ModelUnavailable::NotRequested),
             Strategy::Semantic | Strategy::Auto => self.model.scorer(&self.model_paths(config)),
         }
     }
@@ -242,7 +242,7 @@ impl Workspace {
         let scorer = self.semantic_scorer(params.strategy, &config);
         let semantic = match &scorer {
             Ok(scorer) => Semantic::Available(scorer.as_ref()),
-            Err(why) => Semantic::Unavailable(why.clone()),
+            Err(why) => Semantic::Unavailable(why.to_string()),
         };
         let relevant = {
             let corpus = self.corpus_cache().corpus_of(&dirs, shadowing)?;
@@ -339,7 +339,7 @@ impl Workspace {
         let scorer = self.semantic_scorer(config.retrieval.strategy, &config);
         let semantic = || match &scorer {
             Ok(scorer) => Semantic::Available(scorer.as_ref()),
-            Err(why) => Semantic::Unavailable(why.clone()),
+            Err(why) => Semantic::Unavailable(why.to_string()),
         };
         Ok(Some(run_cases(
             store,

@@ -10,7 +10,7 @@
 
 use std::path::PathBuf;
 
-use super::{Workspace, WorkspaceError};
+use super::{ModelUnavailable, Workspace, WorkspaceError};
 use crate::embed::{Embedder, ModelPerBatch, TextEmbedder};
 use crate::sessions::{
     FillError, IndexProgress, IndexStats, IndexSummary, QueryVector, RecallHit, RecallQuery,
@@ -181,21 +181,22 @@ impl Workspace {
         &self,
         limit: Option<usize>,
         progress: &mut dyn FnMut(VectorFill),
-    ) -> Result<VectorFill, String> {
-        let mut embedder = self.session_embedder().ok_or_else(|| {
-            match self
-                .config()
-                .map(|c| self.semantic_scorer(c.retrieval.strategy, &c))
-            {
-                Ok(Err(why)) => why,
-                Ok(Ok(_)) => "the model is not available".to_string(),
-                Err(e) => e.to_string(),
+    ) -> Result<VectorFill, WorkspaceError> {
+        let mut embedder = match self.session_embedder() {
+            Some(embedder) => embedder,
+            None => {
+                let config = self.config()?;
+                self.semantic_scorer(config.retrieval.strategy, &config)?;
+                return Err(ModelUnavailable::NotLent.into());
             }
-        })?;
-        let mut index = self.session_index().map_err(|e| e.to_string())?;
+        };
+        let mut index = self.session_index()?;
         index
             .fill_vectors(&mut embedder, limit, progress)
-            .map_err(|e| describe_fill_error(&e))
+            .map_err(|e| match e {
+                FillError::Index(e) => e.into(),
+                FillError::Model(e) => e.into(),
+            })
     }
 
     /// The model for session vectors, unless the configured strategy is lexical or the model

@@ -17,7 +17,7 @@ use crate::anchors::{self, AnchorKind};
 use crate::doctor::{self, Check};
 use crate::editor::{resolve_editor, EditorLaunch};
 use crate::embed::{reindex_files, shared_embedder, ModelPerBatch, ReindexProgress, ReindexReport};
-use crate::error::{report, ErrorReport};
+use crate::error::ErrorReport;
 use crate::memory::{ScopeFilter, Store};
 use crate::project::Project;
 use crate::sessions::{IndexProgress, IndexSummary, VectorFill};
@@ -43,7 +43,7 @@ pub struct ReindexSummary {
     pub embeddings: Result<ReindexReport, ErrorReport>,
     pub sessions: Result<IndexSummary, ErrorReport>,
     /// Session messages embedded, or why none were (no model: recall works by words).
-    pub session_vectors: Result<VectorFill, String>,
+    pub session_vectors: Result<VectorFill, ErrorReport>,
 }
 
 /// Releases the single-run guard however the reindex ends (a panic included).
@@ -94,9 +94,9 @@ impl Workspace {
             progress(ReindexPhase::SessionVectors, f.messages as usize, pending)
         });
         Ok(ReindexSummary {
-            embeddings: embeddings.map_err(|e| report(&e)),
-            sessions: sessions.map_err(|e| report(&e)),
-            session_vectors,
+            embeddings: embeddings.map_err(|e| ErrorReport::of(&e)),
+            sessions: sessions.map_err(|e| ErrorReport::of(&e)),
+            session_vectors: session_vectors.map_err(|e| ErrorReport::of(&e)),
         })
     }
 
@@ -160,7 +160,7 @@ impl Workspace {
             );
         }
         checks.extend(crate::sessions::session_checks(&self.home.index_db()));
-        if let Some(env) = self.agent_env() {
+        if let Ok(env) = self.agent_env() {
             checks.extend(crate::agents::agent_checks(&env));
         }
         checks

@@ -159,7 +159,7 @@ fn a_malformed_answer_keeps_nothing_and_the_session_is_tried_again() {
     let err = ws
         .distill_with(&store, &selection(), None, false, Utc::now(), &bad)
         .unwrap_err();
-    assert_eq!(ambry_core::error::report(&err).code, "malformed_answer");
+    assert_eq!(ambry_core::report(&err).code, "malformed_answer");
     assert!(ws.proposals(&store).unwrap().is_empty());
     let plan = ws
         .distill_with(&store, &selection(), None, true, Utc::now(), &bad)

@@ -383,7 +383,7 @@ fn the_workspace_recalls_by_words_when_no_model_can_be_had() {
     assert_eq!(stored, 0);
     let why = ws.embed_sessions(None, &mut |_| {}).unwrap_err();
     assert!(
-        why.contains("no-models"),
+        why.to_string().contains("no-models"),
         "says where the model was looked for: {why}"
     );
 }

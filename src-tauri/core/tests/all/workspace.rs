@@ -276,7 +276,7 @@ fn an_unknown_project_and_a_project_without_a_root_are_structured_errors() {
         panic!("an unknown slug must be refused")
     };
     assert_eq!(err.code(), "unknown_project");
-    let report = ambry_core::error::report(&err);
+    let report = ambry_core::report(&err);
     assert_eq!(report.code, "unknown_project");
     assert!(
         report.message.contains("nope-12345678"),
@@ -598,7 +598,10 @@ fn each_agents_transcript_folder_is_the_one_the_session_index_reads() {
         LaunchEnv::from_lookup(|_| None, None),
     );
     assert!(
-        homeless.agent_statuses().is_none(),
+        matches!(
+            homeless.agent_statuses(),
+            Err(ambry_core::workspace::WorkspaceError::NoUserHome)
+        ),
         "no home directory: nothing to show rather than a guess"
     );
 }

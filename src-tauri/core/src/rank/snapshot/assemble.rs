@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use super::ScopeSnapshot;
+use super::scope::ScopeSnapshot;
 use crate::rank::corpus::{shadowed, sort_for_ties, Corpus, DocTerms};
 
 /// One document of a loaded snapshot, located by its snapshot and entry, for shadowing and

@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{Entry, ScopePostings, ScopeSnapshot};
+use super::scope::{Entry, ScopePostings, ScopeSnapshot};
 use crate::memory::Scope;
 use crate::rank::corpus::DocTerms;
 
