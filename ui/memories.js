@@ -63,7 +63,7 @@ export function createMemoriesView(app) {
   // by last change, or by last use (a person's or an agent's; never used last).
   const sort = h('select', { class: 'select memory-sort', testid: 'memory-sort', 'aria-label': 'Sort memories' },
     h('option', { value: 'type' }, 'By type'), h('option', { value: 'name' }, 'By name'),
-    h('option', { value: 'updated' }, 'Recently updated'), h('option', { value: 'last_used' }, 'Recently used'));
+    h('option', { value: 'updated' }, 'By update'), h('option', { value: 'last_used' }, 'By last use'));
   const list = new VirtualList({
     className: 'memory-list', testid: 'memory-list',
     heightOf: (item) => (item.header ? HEADER_HEIGHT : ROW_HEIGHT),

@@ -3,7 +3,8 @@
 
 use thirtyfour::components::SelectElement;
 
-use crate::harness::TestResult;
+use crate::harness::{capture, TestResult};
+use crate::keys::resize;
 use crate::seed::Sandbox;
 use crate::ui::{self, open_memory, rows_until, testid};
 
@@ -46,6 +47,10 @@ async fn the_memory_list_sorts_by_name_updated_and_last_used() -> TestResult {
                     r.first().map(String::as_str) == Some("cedar")
                 })
                 .await?;
+                if std::env::var("AMBRY_E2E_SCREENSHOTS").is_ok_and(|v| v == "all") {
+                    resize(&driver, 720, 480).await?;
+                    capture(&driver, "memory-sort-720x480").await?;
+                }
                 Ok(())
             },
         )

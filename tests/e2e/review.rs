@@ -20,6 +20,13 @@ async fn shoot(driver: &WebDriver, label: &str) -> TestResult {
         } else {
             ""
         };
+        // After two frames, so the picture is of what the DOM already says.
+        driver
+            .execute_async(
+                "const done = arguments[arguments.length - 1]; requestAnimationFrame(() => requestAnimationFrame(() => done()));",
+                vec![],
+            )
+            .await?;
         capture(driver, &format!("{label}{theme}")).await?;
     }
     Ok(())
