@@ -17,6 +17,7 @@
 //   review-missing        a missing path of a stale finding (data-path), with its commit
 //   review-expired-on     the expiry day           review-last-used  the last use by an agent
 //   review-merge  review-supersede  review-keep  review-edit  review-forget   the actions
+//   review-side-edit  review-side-forget   edit or forget one memory of a pair
 //   review-merge-dialog   the merge editor: review-merge-into (radio, data-name),
 //                         review-merge-body, review-merge-save, review-merge-cancel
 //   review-supersede-dialog  which one stays: review-supersede-option (radio, data-name),
@@ -92,12 +93,16 @@ export function createReviewView(app) {
       h('span', { class: 'badge' }, scopeWords(m)));
   }
 
-  // One memory of a pair; `body` is its text with what to look at marked.
+  // One memory of a pair; `body` is its text with what to look at marked. Edit and forget act on
+  // one side, so they sit with it (Tab reaches them; the finding's letters are for the pair).
   function side(m, body) {
     return h('div', { class: 'review-side', testid: 'review-side', dataset: { name: m.name, scope: m.scope } },
       memoryHead(m),
       m.description ? h('div', { class: 'muted review-description' }, m.description) : null,
-      h('pre', { class: 'review-body' }, body));
+      h('pre', { class: 'review-body' }, body),
+      h('div', { class: 'review-side-actions' },
+        h('button', { class: 'btn btn-small btn-link', testid: 'review-side-edit', onClick: () => app.editMemory(loc(m), m.name), 'aria-label': `Edit ${m.name}` }, 'Edit'),
+        h('button', { testid: 'review-side-forget', class: 'btn btn-small btn-link review-forget-link', onClick: () => forget(m), 'aria-label': `Forget ${m.name}` }, 'Forget…')));
   }
 
   function single(m, ...evidence) {
@@ -331,7 +336,10 @@ export function createReviewView(app) {
     text.addEventListener('keydown', (e) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') { e.preventDefault(); go(); }
     });
+    // From the top: the person reads both texts before changing them.
     text.focus();
+    text.setSelectionRange(0, 0);
+    text.scrollTop = 0;
     async function go() {
       const keepA = into.querySelector('input:checked').value === a.name;
       const [kept, gone] = keepA ? [a, b] : [b, a];

@@ -284,3 +284,79 @@ async fn review_merges_a_duplicate_supersedes_a_conflict_and_keeps_a_stale_one_b
     );
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn review_forgets_with_undo_and_edits_in_the_memory_form_by_keyboard() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    let shop = sandbox.add_project("shop")?;
+    std::fs::write(shop.root.join("Makefile.toml"), "[tasks]\n")?;
+    sandbox.git(&shop.root, &["add", "-A"])?;
+    sandbox.git(&shop.root, &["commit", "-qm", "Start"])?;
+    sandbox.git(&shop.root, &["rm", "-q", "Makefile.toml"])?;
+    sandbox.git(&shop.root, &["commit", "-qm", "Drop cargo-make"])?;
+    sandbox.save_project(
+        &shop,
+        "build-steps",
+        "project",
+        "Building",
+        "Build with the tasks in Makefile.toml.\n",
+    )?;
+    let file = sandbox.project_memory_file(&shop, "build-steps");
+    let original = std::fs::read_to_string(&file)?;
+    let on_disk = file.clone();
+    sandbox
+        .run(
+            "review_forgets_with_undo_and_edits_in_the_memory_form_by_keyboard",
+            |driver| async move {
+                ui::ready(&driver).await?;
+                focus_on(&driver, "nav-project").await?;
+                press(&driver, Key::Enter).await?;
+                count_is(&driver, 1).await?;
+                focus_on(&driver, "nav-review").await?;
+                press(&driver, Key::Enter).await?;
+                go_to(&driver, "stale").await?;
+                // Forget asks first (Cancel has focus, as in every destructive dialog).
+                press(&driver, Key::Delete).await?;
+                text_contains(&driver, "confirm-message", "archive").await?;
+                press(&driver, Key::Tab).await?;
+                press(&driver, Key::Enter).await?;
+                eventually("the memory to leave the disk", || {
+                    let gone = !on_disk.exists();
+                    async move { Ok(gone.then_some(())) }
+                })
+                .await?;
+                count_is(&driver, 0).await?;
+                testid(&driver, "review-empty").await?;
+                // Undo brings it back, and with it the finding.
+                focus_on(&driver, "toast-action").await?;
+                press(&driver, Key::Enter).await?;
+                eventually("the memory to be back on disk", || {
+                    let back = on_disk.exists();
+                    async move { Ok(back.then_some(())) }
+                })
+                .await?;
+                count_is(&driver, 1).await?;
+                // Edit opens the memory's own form.
+                focus_on(&driver, "review-finding").await?;
+                letter(&driver, "e").await?;
+                let body = testid(&driver, "form-body").await?;
+                let text = ui::value_of(&body).await?;
+                ensure!(text.contains("Makefile.toml"), "the form shows {text:?}");
+                let name = ui::value_of(&testid(&driver, "form-name").await?).await?;
+                ensure!(name == "build-steps", "the form edits {name:?}");
+                Ok(())
+            },
+        )
+        .await?;
+    ensure!(
+        !sandbox.archive_of(Some(&shop), "build-steps")?.is_empty(),
+        "the forgotten memory is not in the archive"
+    );
+    let restored = std::fs::read_to_string(&file)?;
+    ensure!(
+        restored == original,
+        "the restored file differs:\n{restored}\n--- was ---\n{original}"
+    );
+    Ok(())
+}
