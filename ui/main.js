@@ -19,6 +19,7 @@ import { createAnchorView, confirmDiscard } from './anchors.js';
 import { createSettingsView } from './settings.js';
 import { createSessionsView } from './sessions.js';
 import { createInstructionsView } from './instructions.js';
+import { createReviewView } from './review.js';
 import { firstRunIndexed } from './first-run.js';
 
 const app = {
@@ -34,7 +35,7 @@ const app = {
     const r = this.route;
     if (r.view !== route.view) return false;
     if (r.view === 'memories') return sameLocation(r.location, route.location);
-    if (r.view === 'anchor') return (r.project || null) === (route.project || null);
+    if (r.view === 'anchor' || r.view === 'review') return (r.project || null) === (route.project || null);
     return true;
   },
   // The project the person is looking at (a project's memories, its AMBRY.md, its agents'
@@ -56,8 +57,10 @@ const app = {
     if (leaving && !options.force && current.hasUnsavedEdits && current.hasUnsavedEdits()) {
       if (!await confirmDiscard()) return false;
     }
+    const countedFor = this.reviewTarget();
     this.route = route;
     sidebar.render();
+    if (this.reviewTarget() !== countedFor && route.view !== 'review') this.refreshReviewCount();
     layout.closeOverlaySidebar();
     await show(route, options);
     if (options.byKeyboard && views[route.view].focusMain) views[route.view].focusMain();
@@ -66,6 +69,28 @@ const app = {
   // `byKeyboard`: focus lands in the memory list (Ctrl+Enter from search), not on the page.
   showMemory(location, name, { byKeyboard = false } = {}) {
     this.navigate({ view: 'memories', location }, { select: name, byKeyboard });
+  },
+  // From the Review view: the memory form of the Memories view, on that memory.
+  async editMemory(location, name) {
+    if (await this.navigate({ view: 'memories', location }, { select: name })) views.memories.startEdit();
+  },
+  // The review count in the sidebar is the inbox the Review entry opens: the user scope with
+  // the project in view (as the entry's route says).
+  reviewTarget() {
+    return this.route.view === 'review' ? this.route.project || null : this.currentProject();
+  },
+  reviewCounted(project, n) {
+    if ((project || null) === this.reviewTarget()) sidebar.setReviewCount(n);
+  },
+  async refreshReviewCount() {
+    const project = this.reviewTarget();
+    const seq = ++reviewCountSeq;
+    try {
+      const findings = await call('review_findings', { project });
+      if (seq === reviewCountSeq) this.reviewCounted(project, findings.length);
+    } catch {
+      if (seq === reviewCountSeq) sidebar.setReviewCount(null);
+    }
   },
   // From the palette: a new memory's form in `location`, a session's transcript.
   async newMemory(location) {
@@ -121,6 +146,7 @@ const app = {
   },
 };
 
+let reviewCountSeq = 0;
 const sidebar = createSidebar(app);
 const search = createSearch(app);
 const views = {
@@ -131,6 +157,7 @@ const views = {
   settings: createSettingsView(app),
   sessions: createSessionsView(app),
   instructions: createInstructionsView(app),
+  review: createReviewView(app),
 };
 const main = h('main', { class: 'main', testid: 'main-view' });
 const layout = createLayout();
@@ -182,6 +209,7 @@ function show(route, options = {}) {
   if (route.view === 'anchor') return view.show(route.project);
   if (route.view === 'instructions') return view.show(route.project, route.kind);
   if (route.view === 'archive') return view.show(options.location);
+  if (route.view === 'review') return view.show(route.project);
   return view.show();
 }
 
@@ -202,6 +230,7 @@ async function loadProjects() {
   search.refreshProjects();
   views.compose.refresh();
   views.instructions.refresh();
+  views.review.refreshProjects();
 }
 
 document.addEventListener('keydown', (e) => {
@@ -222,7 +251,17 @@ on('memory-changed', (change) => {
   if (app.route.view === 'memories') views.memories.onChange(change);
   if (app.route.view === 'archive') views.archive.onChange(change);
   if (app.route.view === 'anchor') views.anchor.onChange(change);
+  reviewChanged();
 });
+
+// A burst of changes (a merge writes one file and archives another) is one new count.
+let reviewTimer = null;
+function reviewChanged() {
+  clearTimeout(reviewTimer);
+  reviewTimer = setTimeout(() => {
+    if (app.route.view === 'review') views.review.onChange(); else app.refreshReviewCount();
+  }, 150);
+}
 
 on('session-changed', () => { if (app.route.view === 'sessions') views.sessions.onChange(); });
 on('reindex-progress', (p) => sidebar.setProgress(p));
@@ -280,6 +319,7 @@ async function boot() {
   await loadProjects();
   await app.agentsChanged();
   await show(app.route);
+  app.refreshReviewCount();
   document.body.dataset.ready = 'true';
   requestAnimationFrame(async () => {
     try {

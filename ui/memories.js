@@ -5,6 +5,7 @@
 //   memories-view          the view            memories-title      its heading
 //   memories-count         "N memories"        memory-new          New memory button
 //   memory-filter          filter box          memory-list         the scrolling list
+//   memory-sort            the order: type (grouped, the default), name, updated, last used
 //   memory-group           a type header (data-type, contains memory-group-count)
 //   memory-row             a memory (data-name, data-scope, data-selected)
 //   memory-list-empty      empty / no-match state
@@ -58,6 +59,11 @@ export function createMemoriesView(app) {
     class: 'input filter', type: 'search', testid: 'memory-filter', placeholder: 'Filter by name, type or description',
     'aria-label': 'Filter memories', spellcheck: 'false',
   });
+  // The order of the list: grouped by type (by name within a type), or one flat list by name,
+  // by last change, or by last use (a person's or an agent's; never used last).
+  const sort = h('select', { class: 'select memory-sort', testid: 'memory-sort', 'aria-label': 'Sort memories' },
+    h('option', { value: 'type' }, 'By type'), h('option', { value: 'name' }, 'By name'),
+    h('option', { value: 'updated' }, 'By update'), h('option', { value: 'last_used' }, 'By last use'));
   const list = new VirtualList({
     className: 'memory-list', testid: 'memory-list',
     heightOf: (item) => (item.header ? HEADER_HEIGHT : ROW_HEIGHT),
@@ -74,10 +80,12 @@ export function createMemoriesView(app) {
       h('div', { class: 'view-titles' }, title, count),
       h('div', { class: 'view-actions' }, anchorButton, newButton)),
     h('div', { class: 'split' },
-      h('div', { class: 'list-pane' }, h('div', { class: 'list-tools' }, filter), list.el, empty),
+      h('div', { class: 'list-pane' }, h('div', { class: 'list-tools' }, filter, sort), list.el, empty),
       pane));
 
   filter.addEventListener('input', debounce(() => refreshList(), 60));
+  // Usage changes without a file changing: a new order by use asks for fresh counts.
+  sort.addEventListener('change', () => (sort.value === 'last_used' ? reload() : refreshList()));
   filter.addEventListener('keydown', (e) => {
     if (e.key === 'ArrowDown') { e.preventDefault(); list.el.focus(); moveSelection(selected ? 0 : 1); }
   });
@@ -93,6 +101,15 @@ export function createMemoriesView(app) {
     const matching = needle
       ? rows.filter((r) => r.name.includes(needle) || (r.type || '').includes(needle) || (r.description || '').toLowerCase().includes(needle))
       : rows;
+    if (sort.value !== 'type') {
+      const time = (t) => (t ? Date.parse(t) : 0);
+      const by = {
+        name: (a, b) => a.name.localeCompare(b.name),
+        updated: (a, b) => time(b.updated || b.created) - time(a.updated || a.created) || a.name.localeCompare(b.name),
+        last_used: (a, b) => time(b.last_used) - time(a.last_used) || (b.uses_30d || 0) - (a.uses_30d || 0) || a.name.localeCompare(b.name),
+      }[sort.value];
+      return { items: [...matching].sort(by).map((r) => ({ row: r })), matching: matching.length };
+    }
     const groups = new Map();
     for (const r of matching) {
       const key = r.error ? UNREADABLE : r.type;
@@ -181,7 +198,9 @@ export function createMemoriesView(app) {
     },
       h('div', { class: 'row-top' },
         h('span', { class: 'row-name', title: r.name }, r.name),
-        h('span', { class: 'row-time' }, (r.updated || r.created) ? relativeTime(r.updated || r.created) : '')),
+        sort.value === 'last_used'
+          ? h('span', { class: 'row-time', title: 'Last used' }, r.last_used ? `used ${relativeTime(r.last_used)}` : 'never used')
+          : h('span', { class: 'row-time' }, (r.updated || r.created) ? relativeTime(r.updated || r.created) : '')),
       h('div', { class: 'row-description' }, r.error ? `Does not parse: ${r.error}` : r.description));
   }
 
@@ -437,7 +456,8 @@ export function createMemoriesView(app) {
   function upsertRow(memory) {
     const row = rowOf(memory);
     const i = rows.findIndex((r) => r.name === row.name);
-    if (i === -1) { rows.push(row); rows.sort((a, b) => a.name.localeCompare(b.name)); } else rows[i] = row;
+    // The usage a list call brought stays with the row (a file change does not reset it).
+    if (i === -1) { rows.push(row); rows.sort((a, b) => a.name.localeCompare(b.name)); } else rows[i] = { ...row, last_used: rows[i].last_used, uses_30d: rows[i].uses_30d };
   }
 
   function removeRow(name) {
@@ -550,7 +570,7 @@ export function createMemoriesView(app) {
   }
 
   return {
-    el, show, onChange, openInEditor, startNew,
+    el, show, onChange, openInEditor, startNew, startEdit,
     // An agent was connected or disconnected: the first-run panel follows.
     firstRunChanged: () => {
       const showingFirstRun = !!pane.querySelector('[data-testid="first-run"]');

@@ -6,6 +6,7 @@
 //   nav-instructions     the agents' own instruction files (CLAUDE.md, AGENTS.md…) of the current project
 //   nav-user             User memories         nav-project          a project's memories (data-project)
 //   nav-add-project      add a project by picking its folder
+//   nav-review           Review (data-project: whose inbox), with nav-review-count (data-count)
 //   nav-compose  nav-sessions  nav-archive  nav-settings            the tools
 //   (every nav item carries data-active="true" when its view is shown)
 //   reindex-button       reindex embeddings (and sessions)
@@ -22,6 +23,8 @@ export function createSidebar(app) {
   const status = h('div', { class: 'reindex-status', testid: 'reindex-status', 'aria-live': 'polite' });
   const reindex = h('button', { class: 'btn btn-block', testid: 'reindex-button', onClick: () => app.reindex(), title: 'Bring embedding vectors and the session index up to date' }, '↻ Reindex');
 
+  // How many findings the Review entry's inbox has (hidden while unknown or zero).
+  const reviewCount = h('span', { class: 'nav-count', testid: 'nav-review-count', hidden: true, 'aria-hidden': 'true' });
   const isMac = navigator.platform.toUpperCase().includes('MAC');
   const el = h('nav', { class: 'sidebar', id: 'sidebar', testid: 'sidebar', 'aria-label': 'Ambry' },
     h('div', { class: 'brand' }, h('span', { class: 'brand-mark', 'aria-hidden': 'true' }), h('span', { class: 'brand-name' }, 'Ambry')),
@@ -54,11 +57,23 @@ export function createSidebar(app) {
       item('nav-user', 'User memories', { view: 'memories', location: { scope: 'user', project: null } }),
       app.projects.map((p) => item('nav-project', p.name, { view: 'memories', location: { scope: 'project', project: p.slug } }, { project: p.slug })),
       app.projects.length ? null : h('div', { class: 'nav-hint' }, 'Projects appear when an agent saves project memory, or add one with +.'));
+    const reviewProject = app.reviewTarget();
     clear(tools,
+      item('nav-review', 'Review', { view: 'review', project: reviewProject }, { project: reviewProject || '' }, reviewCount),
       item('nav-compose', 'Compose preview', { view: 'compose' }),
       item('nav-sessions', 'Sessions', { view: 'sessions' }),
       item('nav-archive', 'Archive', { view: 'archive' }),
       item('nav-settings', 'Settings', { view: 'settings' }));
+    labelReview();
+  }
+
+  // The entry says its count in words too (the number beside it is hidden from screen readers).
+  function labelReview() {
+    const entry = tools.querySelector('[data-testid="nav-review"]');
+    const n = Number(reviewCount.dataset.count || 0);
+    if (!entry) return;
+    entry.title = n ? `Review: ${n} to review` : 'Review';
+    entry.setAttribute('aria-label', entry.title);
   }
 
   function setProgress(p) {
@@ -89,5 +104,12 @@ export function createSidebar(app) {
     status.title = text;
   }
 
-  return { el, render, setProgress, setStatus };
+  function setReviewCount(n) {
+    reviewCount.dataset.count = n === null ? '' : String(n);
+    reviewCount.textContent = n ? String(n) : '';
+    reviewCount.hidden = !n;
+    labelReview();
+  }
+
+  return { el, render, setProgress, setStatus, setReviewCount };
 }

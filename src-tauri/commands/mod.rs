@@ -13,6 +13,7 @@ pub mod instructions;
 pub mod memories;
 pub mod projects;
 pub mod reindex;
+pub mod review;
 pub mod search;
 pub mod sessions;
 pub mod settings;

@@ -67,6 +67,27 @@ impl Sandbox {
         self.save(None, name, kind, description, body)
     }
 
+    /// Saves a user-scope memory through the store as of `at` (a list ordered by time needs
+    /// times further apart than the file's one-second resolution).
+    pub fn save_user_at(
+        &self,
+        name: &str,
+        kind: &str,
+        description: &str,
+        body: &str,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> TestResult {
+        let draft = MemoryDraft {
+            name: name.into(),
+            kind: kind.into(),
+            description: description.into(),
+            body: body.into(),
+            tags: vec![],
+        };
+        self.store(None).save(Scope::User, draft, at)?;
+        Ok(())
+    }
+
     /// Saves a memory in `project`'s scope through the store.
     pub fn save_project(
         &self,
@@ -144,6 +165,40 @@ impl Sandbox {
     pub fn user_archive(&self, name: &str) -> TestResult<Vec<PathBuf>> {
         let versions = self.store(None).versions(Scope::User, Some(name))?;
         Ok(versions.into_iter().map(|v| v.path).collect())
+    }
+
+    /// The archived versions of a memory in the user scope (`None`) or `project`'s.
+    pub fn archive_of(&self, project: Option<&Project>, name: &str) -> TestResult<Vec<PathBuf>> {
+        let scope = if project.is_some() {
+            Scope::Project
+        } else {
+            Scope::User
+        };
+        let versions = self.store(project).versions(scope, Some(name))?;
+        Ok(versions.into_iter().map(|v| v.path).collect())
+    }
+
+    /// Runs git in `repo` as a fixed author (no signing, no machine config needed).
+    pub fn git(&self, repo: &Path, args: &[&str]) -> TestResult {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(repo)
+            .args([
+                "-c",
+                "user.name=Ambry Test",
+                "-c",
+                "user.email=test@example.com",
+            ])
+            .args(["-c", "commit.gpgsign=false"])
+            .args(args)
+            .output()?;
+        ensure!(
+            out.status.success(),
+            "git {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Ok(())
     }
 
     /// Makes the embedding model available as `AMBRY_HOME/models` (from `AMBRY_TEST_MODELS`).

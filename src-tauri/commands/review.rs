@@ -1,0 +1,82 @@
+//! The Review view (DESIGN §14): the inbox of one view (the user scope and, when named, one
+//! project's) and the actions on it — keep, supersede, merge. Forget is `forget_memory` and edit
+//! is the memory form: the review adds no second way to do either.
+//!
+//! Deliberately does not: judge anything (core's `lifecycle` does) or read the clock anywhere
+//! but here, where the person acts.
+
+use ambry_core::lifecycle::Finding;
+use ambry_core::memory::{Memory, Scope};
+use chrono::Utc;
+use serde::Deserialize;
+use tauri::AppHandle;
+
+use crate::ipc_error::IpcResult;
+use crate::state::off_main;
+
+/// One memory of a finding as the review names it: its scope within the view's project.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ReviewRef {
+    pub scope: Scope,
+    pub name: String,
+}
+
+/// The findings of the view: the user scope, plus `project`'s scope when one is named (a
+/// project memory restating a user one is found only there).
+#[tauri::command]
+pub async fn review_findings(app: AppHandle, project: Option<String>) -> IpcResult<Vec<Finding>> {
+    off_main(app, move |ws| {
+        Ok(ws.review(&ws.store_of(project.as_deref())?, Utc::now())?)
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn review_keep(
+    app: AppHandle,
+    project: Option<String>,
+    memory: ReviewRef,
+) -> IpcResult<Memory> {
+    off_main(app, move |ws| {
+        let store = ws.store_of(project.as_deref())?;
+        Ok(ws.review_keep(&store, memory.scope, &memory.name, Utc::now())?)
+    })
+    .await
+}
+
+/// `memory` is replaced by `by` (a memory of the same view, either scope).
+#[tauri::command]
+pub async fn review_supersede(
+    app: AppHandle,
+    project: Option<String>,
+    memory: ReviewRef,
+    by: String,
+) -> IpcResult<Memory> {
+    off_main(app, move |ws| {
+        let store = ws.store_of(project.as_deref())?;
+        Ok(ws.review_supersede(&store, memory.scope, &memory.name, &by, Utc::now())?)
+    })
+    .await
+}
+
+/// `into` takes the person's merged `body` and records `merged_from`; `from` is archived.
+#[tauri::command]
+pub async fn review_merge(
+    app: AppHandle,
+    project: Option<String>,
+    into: ReviewRef,
+    from: ReviewRef,
+    body: String,
+) -> IpcResult<Memory> {
+    off_main(app, move |ws| {
+        let store = ws.store_of(project.as_deref())?;
+        Ok(ws.review_merge(
+            &store,
+            (into.scope, &into.name),
+            (from.scope, &from.name),
+            Some(body),
+            Utc::now(),
+        )?)
+    })
+    .await
+}

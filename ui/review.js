@@ -1,0 +1,391 @@
+// The Review view (DESIGN §14): the inbox of one view (the user scope, and one project's with
+// it), each finding with its evidence and the actions a person takes on it. Every finding kind
+// is one render function in RENDERERS (evidence + actions), so a new kind is one more entry.
+// Deliberately does not: judge anything (core does), or edit a memory in a form of its own
+// (Edit opens the memory form of the Memories view; Merge's editor is only the merged body).
+//
+// Keys on a focused finding: ↑/↓ the previous/next finding, Home/End the first/last, M merge, S supersede, K keep,
+// E edit, Delete forget (each also a button, reached with Tab).
+//
+// data-testid:
+//   review-view           the view                 review-location   whose inbox (user / a project)
+//   review-count          "N to review"            review-list       the findings
+//   review-empty          nothing to review
+//   review-finding        a finding (data-kind, data-names = the names joined by a space)
+//   review-side           one memory of a pair (data-name, data-scope)
+//   review-claim          a highlighted claim or differing word in a text
+//   review-missing        a missing path of a stale finding (data-path), with its commit
+//   review-expired-on     the expiry day           review-last-used  the last use by an agent
+//   review-merge  review-supersede  review-keep  review-edit  review-forget   the actions
+//   review-side-edit  review-side-forget   edit or forget one memory of a pair
+//   review-merge-dialog   the merge editor: review-merge-into (radio, data-name),
+//                         review-merge-body, review-merge-save, review-merge-cancel
+//   review-supersede-dialog  which one stays: review-supersede-option (radio, data-name),
+//                         review-supersede-ok, review-supersede-cancel
+
+import { call } from './api.js';
+import { h, clear, absoluteTime, relativeTime } from './dom.js';
+import { confirmDialog, toast, errorToast, trapFocus } from './dialog.js';
+
+const KIND_TITLES = {
+  duplicate: 'Duplicate',
+  conflict: 'Conflict',
+  stale: 'Stale against the code',
+  expired: 'Expired',
+  unused: 'Unused',
+};
+
+// `text` with each of `needles` (a conflict's claims) marked.
+function marked(text, needles) {
+  const wanted = needles.filter((n) => n && n.trim()).map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  if (!wanted.length) return [text];
+  const pattern = new RegExp(`(${wanted.sort((a, b) => b.length - a.length).join('|')})`, 'gi');
+  return text.split(pattern).map((part, i) => (i % 2 ? h('mark', { testid: 'review-claim' }, part) : part));
+}
+
+const WORD = /([\p{L}\p{N}_\-/@]+(?:\.[\p{L}\p{N}_\-/@]+)*)/u;
+
+function words(text) {
+  return new Set(text.split(WORD).filter((_, i) => i % 2).map((w) => w.toLowerCase()));
+}
+
+// `text` with the words `other` does not have marked (a duplicate's small differences).
+function markedAgainst(text, other) {
+  const theirs = words(other);
+  return text.split(WORD).map((part, i) => (i % 2 && part.length > 2 && !theirs.has(part.toLowerCase())
+    ? h('mark', { testid: 'review-claim' }, part) : part));
+}
+
+export function createReviewView(app) {
+  let project = null;        // the project whose memories join the user scope's, or null
+  let findings = [];
+  let loadSeq = 0;
+
+  const picker = h('select', { class: 'select', testid: 'review-location', 'aria-label': 'Whose memories to review' });
+  const count = h('span', { class: 'subtitle', testid: 'review-count' });
+  const list = h('div', { class: 'review-list', testid: 'review-list', role: 'list', 'aria-label': 'Findings' });
+  const el = h('section', { class: 'view review-view', testid: 'review-view' },
+    h('header', { class: 'view-header' },
+      h('div', { class: 'view-titles' }, h('h1', {}, 'Review'), count),
+      h('div', { class: 'view-actions' }, picker)),
+    h('div', { class: 'view-body scroll' },
+      h('p', { class: 'muted review-intro' }, 'Memories that may no longer be true, each with why. Nothing changes until you choose.'),
+      list));
+
+  picker.addEventListener('change', () => {
+    app.navigate({ view: 'review', project: picker.value || null });
+  });
+
+  function fillLocations() {
+    clear(picker,
+      h('option', { value: '' }, 'User memories'),
+      app.projects.map((p) => h('option', { value: p.slug }, `${p.name} (with user memories)`)));
+    picker.value = project || '';
+  }
+
+  const loc = (m) => ({ scope: m.scope, project: m.scope === 'project' ? project : null });
+  const ref = (m) => ({ scope: m.scope, name: m.name });
+  const scopeWords = (m) => (m.scope === 'user' ? 'User' : app.projectName(project));
+
+  function memoryHead(m) {
+    return h('div', { class: 'review-memory-head' },
+      h('span', { class: 'mono review-name' }, m.name),
+      h('span', { class: 'badge' }, scopeWords(m)));
+  }
+
+  // One memory of a pair; `body` is its text with what to look at marked. Edit and forget act on
+  // one side, so they sit with it (Tab reaches them; the finding's letters are for the pair).
+  function side(m, body) {
+    return h('div', { class: 'review-side', testid: 'review-side', dataset: { name: m.name, scope: m.scope } },
+      memoryHead(m),
+      m.description ? h('div', { class: 'muted review-description' }, m.description) : null,
+      h('pre', { class: 'review-body' }, body),
+      h('div', { class: 'review-side-actions' },
+        h('button', { class: 'btn btn-small btn-link', testid: 'review-side-edit', onClick: () => app.editMemory(loc(m), m.name), 'aria-label': `Edit ${m.name}` }, 'Edit'),
+        h('button', { testid: 'review-side-forget', class: 'btn btn-small btn-link review-forget-link', onClick: () => forget(m), 'aria-label': `Forget ${m.name}` }, 'Forget…')));
+  }
+
+  function single(m, ...evidence) {
+    return h('div', { class: 'review-single' }, memoryHead(m),
+      m.description ? h('div', { class: 'muted review-description' }, m.description) : null,
+      evidence,
+      h('pre', { class: 'review-body' }, m.body));
+  }
+
+  // One button per action; `key` is its letter on a focused finding.
+  const button = (testid, label, key, run, extra = {}) =>
+    h('button', { class: `btn btn-small ${extra.class || ''}`, testid, title: `${label} (${key})`, 'aria-keyshortcuts': key, onClick: run, dataset: { key } },
+      label, h('kbd', { class: 'review-key', 'aria-hidden': 'true' }, key));
+
+  const pairActions = (f) => {
+    const [a, b] = f.memories;
+    return [
+      button('review-merge', 'Merge…', 'M', () => merge(a, b)),
+      button('review-supersede', 'Supersede…', 'S', () => supersede(a, b)),
+      button('review-keep', 'Keep both', 'K', () => act(`Kept ${a.name} and ${b.name}`, async () => {
+        await call('review_keep', { project, memory: ref(a) });
+        await call('review_keep', { project, memory: ref(b) });
+      })),
+    ];
+  };
+  const singleActions = (m) => [
+    button('review-keep', 'Keep', 'K', () => act(`Kept ${m.name}`, () => call('review_keep', { project, memory: ref(m) }))),
+    button('review-edit', 'Edit', 'E', () => app.editMemory(loc(m), m.name)),
+    button('review-forget', 'Forget…', 'Delete', () => forget(m), { class: 'btn-ghost-danger' }),
+  ];
+
+  // One render function per finding kind: `{ names, title, evidence, actions }`.
+  const RENDERERS = {
+    duplicate: (f) => {
+      const [a, b] = f.memories;
+      return {
+        title: `${a.name} and ${b.name} say the same thing`,
+        note: `similarity ${Math.round(f.similarity * 100)}%; the words only one of them has are marked`,
+        evidence: h('div', { class: 'review-pair' }, side(a, markedAgainst(a.body, b.body)), side(b, markedAgainst(b.body, a.body))),
+        actions: pairActions(f),
+      };
+    },
+    conflict: (f) => {
+      const [a, b] = f.memories;
+      const claims = f.claims || [];
+      return {
+        title: `${a.name} and ${b.name} disagree`,
+        note: claims.length ? claims.map(([x, y]) => `${x} ≠ ${y}`).join(' · ') : 'the same subject with different claims',
+        evidence: h('div', { class: 'review-pair' }, side(a, marked(a.body, claims.map((c) => c[0]))), side(b, marked(b.body, claims.map((c) => c[1])))),
+        actions: pairActions(f),
+      };
+    },
+    stale: (f) => ({
+      title: `${f.memory.name} names paths that are gone`,
+      evidence: single(f.memory, h('ul', { class: 'review-missing' }, f.missing.map((p) =>
+        h('li', { testid: 'review-missing', dataset: { path: p.path } },
+          h('code', {}, p.path), ' — removed in ', h('code', {}, p.commit), p.subject ? ` “${p.subject}”` : '')))),
+      actions: singleActions(f.memory),
+    }),
+    expired: (f) => ({
+      title: `${f.memory.name} expired`,
+      evidence: single(f.memory, h('div', { class: 'review-evidence' }, 'Expires: ', h('time', { testid: 'review-expired-on', datetime: f.on }, f.on))),
+      actions: singleActions(f.memory),
+    }),
+    unused: (f) => ({
+      title: `${f.memory.name} is not used`,
+      evidence: single(f.memory, h('div', { class: 'review-evidence', testid: 'review-last-used' },
+        f.last_used ? `Last used by an agent ${relativeTime(f.last_used)} (${absoluteTime(f.last_used)})` : `No agent used it in ${f.days} days`)),
+      actions: singleActions(f.memory),
+    }),
+  };
+
+  const namesOf = (f) => (f.memories || [f.memory]).filter(Boolean).map((m) => m.name);
+
+  function card(f, index) {
+    const render = RENDERERS[f.kind];
+    const shown = render ? render(f) : { title: `${f.kind}: ${namesOf(f).join(', ')}`, evidence: null, actions: [] };
+    const titleId = `review-title-${index}`;
+    const node = h('article', {
+      class: 'review-finding', testid: 'review-finding', tabindex: '0', role: 'listitem', 'aria-labelledby': titleId,
+      dataset: { kind: f.kind, names: namesOf(f).join(' '), index: String(index) },
+    },
+    h('header', { class: 'review-finding-head' },
+      h('span', { class: `badge review-kind kind-${f.kind}` }, KIND_TITLES[f.kind] || f.kind),
+      h('h2', { id: titleId, class: 'review-title' }, shown.title)),
+    shown.note ? h('div', { class: 'muted review-note' }, shown.note) : null,
+    shown.evidence,
+    h('div', { class: 'review-actions' }, shown.actions));
+    node.addEventListener('keydown', (e) => onCardKey(e, node));
+    return node;
+  }
+
+  function cards() { return [...list.querySelectorAll('[data-testid="review-finding"]')]; }
+
+  function onCardKey(e, node) {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.target.closest('input, textarea, select')) return;
+    const all = cards();
+    const i = all.indexOf(node);
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      const next = all[i + (e.key === 'ArrowDown' ? 1 : -1)];
+      if (next) { e.preventDefault(); next.focus(); next.scrollIntoView({ block: 'nearest' }); }
+      return;
+    }
+    if ((e.key === 'Home' || e.key === 'End') && e.target === node) {
+      e.preventDefault();
+      all[e.key === 'Home' ? 0 : all.length - 1].focus();
+      return;
+    }
+    const key = e.key === 'Delete' ? 'Delete' : e.key.length === 1 ? e.key.toUpperCase() : null;
+    const target = key && node.querySelector(`.review-actions [data-key="${key}"]`);
+    if (target) { e.preventDefault(); target.click(); }
+  }
+
+  function render(focusIndex = null) {
+    count.textContent = findings.length === 1 ? '1 to review' : `${findings.length} to review`;
+    clear(list, findings.length
+      ? findings.map((f, i) => card(f, i))
+      : h('div', { class: 'empty-state', testid: 'review-empty' },
+        h('div', { class: 'empty-title' }, 'Nothing to review'),
+        h('p', {}, 'Duplicates, conflicts, stale, expired and unused memories show up here.')));
+    if (focusIndex !== null) {
+      const all = cards();
+      const target = all[Math.min(focusIndex, all.length - 1)];
+      if (target) target.focus(); else picker.focus();
+    }
+  }
+
+  async function load(focusIndex = null) {
+    const seq = ++loadSeq;
+    let found;
+    try {
+      found = await call('review_findings', { project });
+    } catch (e) {
+      if (seq !== loadSeq) return;
+      findings = [];
+      render();
+      count.textContent = '';
+      errorToast('Could not build the review', e);
+      return;
+    }
+    if (seq !== loadSeq) return;
+    findings = found;
+    app.reviewCounted(project, findings.length);
+    render(focusIndex);
+  }
+
+  // The index of the finding that has focus, so focus stays at that place after a reload.
+  function focusedIndex() {
+    const node = document.activeElement && document.activeElement.closest && document.activeElement.closest('[data-testid="review-finding"]');
+    return node && list.contains(node) ? Number(node.dataset.index) : null;
+  }
+
+  async function act(done, run, index = focusedIndex()) {
+    try {
+      await run();
+      toast(done, 'success', 3000);
+    } catch (e) {
+      errorToast('Could not do that', e);
+    }
+    await load(index ?? 0);
+  }
+
+  async function forget(m) {
+    const index = focusedIndex();
+    const ok = await confirmDialog({
+      title: `Forget ${m.name}?`,
+      message: 'It moves to the archive, so you can restore it from Archive at any time. Agents stop seeing it right away.',
+      confirmLabel: 'Move to archive', danger: true,
+    });
+    if (!ok) return;
+    const where = loc(m);
+    try {
+      const forgotten = await call('forget_memory', { memory: { ...where, name: m.name } });
+      toast(`${m.name} moved to the archive`, 'success', 8000, {
+        action: { label: 'Undo', run: () => undoForget(where, m.name, forgotten.version) },
+      });
+    } catch (e) {
+      errorToast('Could not forget it', e);
+    }
+    await load(index ?? 0);
+  }
+
+  async function undoForget(where, name, version) {
+    try {
+      await call('restore_version', { location: where, name, version });
+      toast(`Restored ${name}`, 'success', 3000);
+    } catch (e) {
+      errorToast(`Could not restore ${name}`, e);
+    }
+    await load();
+  }
+
+  // A modal of this view: Esc cancels, focus stays inside, and comes back where it was.
+  function modal(testid, title, body, actions, { wide = false } = {}) {
+    const previous = document.activeElement;
+    const dialog = h('div', { class: `modal${wide ? ' modal-wide' : ''}`, role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': `${testid}-title`, testid },
+      h('h2', { id: `${testid}-title`, class: 'modal-title' }, title), body, h('div', { class: 'modal-actions' }, actions));
+    const overlay = h('div', { class: 'modal-backdrop' }, dialog);
+    let release = () => {};
+    const close = () => {
+      release();
+      overlay.remove();
+      document.removeEventListener('keydown', onKey, true);
+      if (previous && previous.isConnected) previous.focus();
+    };
+    const onKey = (e) => { if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); close(); } };
+    document.body.append(overlay);
+    document.addEventListener('keydown', onKey, true);
+    release = trapFocus(dialog);
+    return { dialog, close };
+  }
+
+  function choice(name, testid, m, checked) {
+    return h('label', { class: 'review-choice' },
+      h('input', { type: 'radio', name, testid, value: m.name, checked, dataset: { name: m.name } }),
+      h('span', { class: 'mono' }, m.name), h('span', { class: 'badge' }, scopeWords(m)));
+  }
+
+  // Both texts in one editor; the chosen name stays with the merged text, the other is archived.
+  function merge(a, b) {
+    const index = focusedIndex();
+    const into = h('fieldset', { class: 'review-choices' }, h('legend', {}, 'Keep the name'),
+      choice('merge-into', 'review-merge-into', a, true), choice('merge-into', 'review-merge-into', b, false));
+    const text = h('textarea', { class: 'input mono review-merge-body', testid: 'review-merge-body', 'aria-label': 'Merged text', spellcheck: 'false' });
+    text.value = `${a.body.trimEnd()}\n\n${b.body.trimEnd()}\n`;
+    const error = h('div', { class: 'form-error', role: 'alert', hidden: true });
+    const save = h('button', { class: 'btn btn-primary', testid: 'review-merge-save', onClick: () => go() }, 'Save merged');
+    const cancel = h('button', { class: 'btn', testid: 'review-merge-cancel', onClick: () => m.close() }, 'Cancel');
+    const m = modal('review-merge-dialog', `Merge ${a.name} and ${b.name}`,
+      [h('p', { class: 'modal-message' }, 'Both originals stay in the archive. Ctrl+S saves.'), into, error, text], [cancel, save], { wide: true });
+    text.addEventListener('keydown', (e) => {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') { e.preventDefault(); go(); }
+    });
+    // From the top: the person reads both texts before changing them.
+    text.focus();
+    text.setSelectionRange(0, 0);
+    text.scrollTop = 0;
+    async function go() {
+      const keepA = into.querySelector('input:checked').value === a.name;
+      const [kept, gone] = keepA ? [a, b] : [b, a];
+      try {
+        await call('review_merge', { project, into: ref(kept), from: ref(gone), body: text.value });
+      } catch (e) {
+        error.hidden = false;
+        error.textContent = e.message;
+        text.focus();
+        return;
+      }
+      m.close();
+      toast(`Merged ${gone.name} into ${kept.name}`, 'success', 3000);
+      await load(index ?? 0);
+    }
+  }
+
+  // Which one stays: the other is marked superseded by it (kept, never injected again).
+  function supersede(a, b) {
+    const index = focusedIndex();
+    const options = h('fieldset', { class: 'review-choices' }, h('legend', {}, 'Which one stays?'),
+      choice('supersede-keep', 'review-supersede-option', a, true), choice('supersede-keep', 'review-supersede-option', b, false));
+    const ok = h('button', { class: 'btn btn-primary', testid: 'review-supersede-ok', onClick: () => go() }, 'Supersede the other');
+    const cancel = h('button', { class: 'btn', testid: 'review-supersede-cancel', onClick: () => m.close() }, 'Cancel');
+    const m = modal('review-supersede-dialog', `${a.name} or ${b.name}?`,
+      [h('p', { class: 'modal-message' }, 'The other one is kept in place, marked as superseded, and no longer given to agents. Enter confirms.'), options], [cancel, ok]);
+    options.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); go(); } });
+    options.querySelector('input:checked').focus();
+    async function go() {
+      const stays = options.querySelector('input:checked').value;
+      const [kept, gone] = stays === a.name ? [a, b] : [b, a];
+      m.close();
+      await act(`${gone.name} is superseded by ${kept.name}`, () => call('review_supersede', { project, memory: ref(gone), by: kept.name }), index);
+    }
+  }
+
+  return {
+    el,
+    async show(p) {
+      project = p && app.projects.some((x) => x.slug === p) ? p : null;
+      fillLocations();
+      await load();
+    },
+    // Memories changed on disk (here or anywhere): the inbox follows, focus stays in place.
+    onChange: () => load(focusedIndex()),
+    refreshProjects: () => fillLocations(),
+    focusMain: () => { const first = cards()[0]; (first || picker).focus(); },
+  };
+}
