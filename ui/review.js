@@ -17,6 +17,8 @@
 //   review-missing        a missing path of a stale finding (data-path), with its commit
 //   review-expired-on     the expiry day           review-last-used  the last use by an agent
 //   review-merge  review-supersede  review-keep  review-edit  review-forget   the actions
+//   review-proposal       a distill proposal's text (data-id, data-session), review-source-turn its
+//                         turns; review-accept (A), review-reject (R) its actions
 //   review-side-edit  review-side-forget   edit or forget one memory of a pair
 //   review-merge-dialog   the merge editor: review-merge-into (radio, data-name),
 //                         review-merge-body, review-merge-save, review-merge-cancel
@@ -33,6 +35,15 @@ const KIND_TITLES = {
   stale: 'Stale against the code',
   expired: 'Expired',
   unused: 'Unused',
+  proposal: 'Proposal',
+};
+
+// What a distill proposal would do, in words.
+const PROPOSAL_ACTIONS = {
+  new: (p) => `Save a new memory ${p.name}`,
+  update: (p) => `Update ${p.target || p.name}`,
+  supersede: (p) => `Replace ${p.target} with ${p.name}`,
+  duplicate: (p) => `Merge into ${p.target}`,
 };
 
 // `text` with each of `needles` (a conflict's claims) marked.
@@ -166,6 +177,21 @@ export function createReviewView(app) {
       title: `${f.memory.name} expired`,
       evidence: single(f.memory, h('div', { class: 'review-evidence' }, 'Expires: ', h('time', { testid: 'review-expired-on', datetime: f.on }, f.on))),
       actions: singleActions(f.memory),
+    }),
+    proposal: (f) => ({
+      title: `${(PROPOSAL_ACTIONS[f.action] || ((p) => p.name))(f)} — proposed by ${f.agent} from a past session`,
+      note: f.reason,
+      evidence: h('div', { class: 'review-single', testid: 'review-proposal', dataset: { id: f.id, session: f.session_id } },
+        h('div', { class: 'review-side-head' }, h('strong', {}, f.name), ' ', h('span', { class: 'badge' }, f.scope), ' ', h('span', { class: 'badge' }, f.type)),
+        f.description ? h('div', { class: 'muted review-description' }, f.description) : null,
+        h('pre', { class: 'review-body' }, f.body),
+        h('div', { class: 'review-evidence' }, `From session ${f.session_id}:`),
+        h('ul', { class: 'review-source-turns' }, (f.source_turns || []).map((t) =>
+          h('li', { testid: 'review-source-turn' }, h('span', { class: 'muted' }, `turn ${t.turn} (${t.role}) `), t.excerpt)))),
+      actions: [
+        button('review-accept', 'Accept', 'A', () => act(`Saved ${f.name}`, () => call('accept_proposal', { project, id: f.id }))),
+        button('review-reject', 'Reject', 'R', () => act(`Rejected the proposal for ${f.name}`, () => call('reject_proposal', { id: f.id })), { class: 'btn-ghost-danger' }),
+      ],
     }),
     unused: (f) => ({
       title: `${f.memory.name} is not used`,

@@ -5,8 +5,8 @@
 //! Deliberately does not: judge anything (core's `lifecycle` does) or read the clock anywhere
 //! but here, where the person acts.
 
-use ambry_core::lifecycle::Finding;
-use ambry_core::memory::{Memory, Scope};
+use ambry_core::Finding;
+use ambry_core::{Memory, Scope};
 use chrono::Utc;
 use serde::Deserialize;
 use tauri::AppHandle;

@@ -1,11 +1,15 @@
 //! Distill from the app: an open transcript's *Distill…* button first shows the dry run (calls
 //! and estimated tokens, which agent) and sends nothing until the person confirms; confirmed,
 //! the person's agent (here a stand-in script speaking Claude Code's JSON result) runs once and
-//! its proposal waits in the review inbox, with no memory written.
+//! its proposal waits in the review inbox, with no memory written; in the Review view, by
+//! keyboard, A accepts it into a memory naming its session.
 
 use std::os::unix::fs::PermissionsExt;
 
+use thirtyfour::prelude::*;
+
 use crate::harness::TestResult;
+use crate::keys::{focus_on, press};
 use crate::seed::Sandbox;
 use crate::ui::{self, css, testid};
 
@@ -81,6 +85,35 @@ async fn distill_shows_the_dry_run_first_and_queues_proposals_without_saving() -
                     !home.join("memory/commit-style.md").exists(),
                     "nothing saved before an accept"
                 );
+
+                // The proposal in the Review view, with its source turn; A accepts it.
+                focus_on(&driver, "nav-review").await?;
+                press(&driver, Key::Enter).await?;
+                ui::shown(
+                    &driver,
+                    css("[data-testid=\"review-finding\"][data-kind=\"proposal\"]"),
+                    "the proposal in Review",
+                )
+                .await?;
+                let turn = ui::text_contains(&driver, "review-source-turn", "turn 1").await?;
+                ensure!(
+                    turn.contains("imperative"),
+                    "the source turn is quoted: {turn}"
+                );
+                focus_on(&driver, "review-finding").await?;
+                driver.action_chain().send_keys("a").perform().await?;
+                let saved = home.join("memory/commit-style.md");
+                let text = ui::eventually("the accepted memory on disk", || {
+                    let saved = saved.clone();
+                    async move { Ok(std::fs::read_to_string(&saved).ok()) }
+                })
+                .await?;
+                ensure!(
+                    text.contains("source:") && text.contains("plan-release"),
+                    "the accepted memory names its session: {text}"
+                );
+                ensure!(text.contains("Short and imperative."), "its body: {text}");
+                ui::text_contains(&driver, "review-count", "0 to review").await?;
                 Ok(())
             },
         )
