@@ -1,5 +1,6 @@
 // What Ctrl+K reaches besides memories: places (trust anchors, agents' files, each project,
-// the tools) and actions (reindex, connect an agent, new memory, add a project), matched by
+// the tools) and actions (reindex, connect an agent, new memory, add a project, distill a
+// project's sessions), matched by
 // their words; and past sessions, by recall. Each entry runs when chosen.
 // Deliberately does not: rank memories or draw the overlay (see search.js).
 //
@@ -42,6 +43,8 @@ function entries(app) {
     out.push({ kind: 'place', key: `anchor:${p.slug}`, label: `${p.name} · AMBRY.md`, hint: 'trust anchor', run: go({ view: 'anchor', project: p.slug }) });
     out.push({ kind: 'place', key: `agents-files:${p.slug}`, label: `${p.name} · agents’ files`, hint: 'CLAUDE.md, AGENTS.md', run: go({ view: 'instructions', project: p.slug, kind: null }) });
     out.push({ kind: 'action', key: `new-memory:${p.slug}`, label: `New memory in ${p.name}`, hint: 'project memory', run: () => app.newMemory({ scope: 'project', project: p.slug }) });
+    // A dry run first (calls, tokens, which agent); nothing is sent before the person confirms.
+    out.push({ kind: 'action', key: `distill:${p.slug}`, label: `Distill ${p.name}’s sessions…`, hint: 'your agent proposes memories; you review each', run: () => import('./distill.js').then((d) => d.distillProject(p.slug)) });
   }
   return out;
 }

@@ -9,7 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use thirtyfour::prelude::*;
 
 use crate::harness::TestResult;
-use crate::keys::{focus_on, press};
+use crate::keys::{focus_on, press, press_ctrl};
 use crate::seed::Sandbox;
 use crate::ui::{self, css, testid};
 
@@ -114,6 +114,71 @@ async fn distill_shows_the_dry_run_first_and_queues_proposals_without_saving() -
                 );
                 ensure!(text.contains("Short and imperative."), "its body: {text}");
                 ui::text_contains(&driver, "review-count", "0 to review").await?;
+                Ok(())
+            },
+        )
+        .await
+}
+
+/// A project's sessions from the palette: `> distill` finds the project's action, which shows the
+/// dry run for that project's sessions (one call) and sends nothing when the person cancels.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn a_projects_sessions_are_distilled_from_the_palette_after_a_dry_run() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    let shop = sandbox.add_project("shop")?;
+    sandbox.write_session(
+        "shop-talk",
+        "Checkout flow",
+        &shop.root,
+        &[
+            ("user", "The checkout uses pnpm, never npm."),
+            ("assistant", "Noted."),
+        ],
+    )?;
+    sandbox.write_session(
+        "elsewhere",
+        "Another folder",
+        &sandbox.user_home,
+        &[("user", "Unrelated work."), ("assistant", "Ok.")],
+    )?;
+    let action = format!(
+        "[data-testid=\"palette-item\"][data-kind=\"action\"][data-key=\"distill:{}\"]",
+        shop.slug
+    );
+    let log = sandbox.home.join("agent-calls.log");
+    let script = sandbox.home.join("fake-claude");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncat > /dev/null\necho call >> '{}'\n",
+            log.display()
+        ),
+    )?;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
+    std::fs::write(
+        sandbox.home.join("config.toml"),
+        format!("[distill]\nclaude_command = \"{}\"\n", script.display()),
+    )?;
+    sandbox
+        .run(
+            "a_projects_sessions_are_distilled_from_the_palette_after_a_dry_run",
+            move |driver| async move {
+                ui::ready(&driver).await?;
+                press_ctrl(&driver, "k").await?;
+                let input = testid(&driver, "search-input").await?;
+                ui::fill(&input, "> distill shop").await?;
+                ui::shown(&driver, css(&action), "the project's Distill action").await?;
+                press(&driver, Key::Enter).await?;
+                let message =
+                    ui::text_contains(&driver, "confirm-message", "1 call to claude").await?;
+                ensure!(
+                    message.contains("tokens"),
+                    "the dry run says what it costs: {message}"
+                );
+                press(&driver, Key::Escape).await?;
+                ui::gone(&driver, ui::tid("confirm-message"), "the dialog to close").await?;
+                ensure!(!log.exists(), "the agent ran although the person cancelled");
                 Ok(())
             },
         )

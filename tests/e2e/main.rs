@@ -27,6 +27,7 @@ mod palette;
 mod purge;
 mod reindex;
 mod relevance;
+mod rename;
 mod review;
 mod search;
 mod session_actions;
