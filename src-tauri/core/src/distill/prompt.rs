@@ -6,7 +6,7 @@
 //! and on the memories shown, and the token estimate a dry run and the budget use.
 //! Deliberately does not: read files, run anything, or decide which sessions are sent.
 
-use crate::memory::secrets::redact_secrets;
+use crate::memory::secrets::mask_secrets;
 use crate::memory::{Memory, Scope};
 
 /// Most bytes of one turn's text in a prompt (a pasted log is cut, with a note).
@@ -52,7 +52,7 @@ pub fn chunks(turns: &[NumberedTurn], chunk_bytes: usize) -> Vec<Vec<NumberedTur
 
 fn render_turn((n, role, text): &NumberedTurn) -> String {
     // A credential pasted in a session never leaves the machine through distill.
-    let text = redact_secrets(text);
+    let text = mask_secrets(text);
     let text = text.trim();
     if text.len() <= TURN_BYTES {
         return format!("[turn {n}] {role}: {text}\n\n");

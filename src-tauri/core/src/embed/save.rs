@@ -53,21 +53,6 @@ pub fn create_with_vector(
     Ok(with_vector(store.create(scope, draft, now)?, models))
 }
 
-/// `Store::rename` (the old name is archived), then the sidecar under the new name.
-pub fn rename_with_vector(
-    store: &Store,
-    scope: Scope,
-    old_name: &str,
-    draft: MemoryDraft,
-    now: DateTime<Utc>,
-    models: &ModelPaths,
-) -> Result<SavedWithVector, StoreError> {
-    Ok(with_vector(
-        store.rename(scope, old_name, draft, now)?,
-        models,
-    ))
-}
-
 /// `Store::restore` (the current file, if any, is archived first), then the sidecar: a restored
 /// memory ranks semantically right away instead of waiting for a reindex.
 pub fn restore_with_vector(
@@ -175,39 +160,6 @@ mod tests {
             matches!(restored.vector, VectorStatus::Skipped { .. }),
             "{:?}",
             restored.vector
-        );
-    }
-
-    #[test]
-    fn rename_moves_the_memory_and_archives_the_old_name() {
-        let home = tempfile::tempdir().unwrap();
-        let store = Store::new(crate::AmbryHome::new(home.path()), None);
-        let draft = |name: &str| MemoryDraft {
-            name: name.into(),
-            kind: "project".into(),
-            description: "how we ship".into(),
-            body: "make release".into(),
-            tags: vec![],
-        };
-        let models = ModelPaths::new(home.path().join("no-models"), "all-MiniLM-L6-v2");
-        store
-            .save(Scope::User, draft("deploy"), Utc::now())
-            .unwrap();
-        let saved = rename_with_vector(
-            &store,
-            Scope::User,
-            "deploy",
-            draft("deploy-steps"),
-            Utc::now(),
-            &models,
-        )
-        .unwrap();
-        assert_eq!(saved.outcome.memory.name, "deploy-steps");
-        assert!(matches!(saved.vector, VectorStatus::Skipped { .. }));
-        assert!(store.get(Some(Scope::User), "deploy").is_err());
-        assert_eq!(
-            store.versions(Scope::User, Some("deploy")).unwrap().len(),
-            1
         );
     }
 }

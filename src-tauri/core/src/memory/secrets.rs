@@ -168,12 +168,6 @@ pub fn mask_secrets(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// `text` with every secret masked (see [`mask_secrets`]), owned: a transcript sent elsewhere,
-/// such as to a distill's agent, carries no credential it held.
-pub fn redact_secrets(text: &str) -> String {
-    mask_secrets(text).into_owned()
-}
-
 /// Documentation examples and template slots are not secrets.
 fn is_placeholder(value: &str) -> bool {
     let lower = value.to_ascii_lowercase();
@@ -417,11 +411,11 @@ mod tests {
     #[test]
     fn redaction_removes_every_secret_and_keeps_the_prose() {
         let text = "key ghp_0123456789abcdefghijABCDEFGHIJ012345 and AKIAIOSFODNN7REALKEY1 here";
-        let clean = redact_secrets(text);
+        let clean = mask_secrets(text);
         assert!(find_secret(&clean).is_none(), "{clean}");
         assert!(clean.starts_with("key [secret masked: "), "{clean}");
         assert!(clean.ends_with(" here"), "{clean}");
-        assert_eq!(redact_secrets("nothing secret"), "nothing secret");
+        assert_eq!(mask_secrets("nothing secret"), "nothing secret");
     }
 
     #[test]

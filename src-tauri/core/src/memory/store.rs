@@ -277,33 +277,6 @@ impl Store {
         Ok(outcome)
     }
 
-    /// Saves `draft` under a new name and retires `old` (archived, so the rename is undoable).
-    pub fn rename(
-        &self,
-        scope: Scope,
-        old: &str,
-        draft: MemoryDraft,
-        now: DateTime<Utc>,
-    ) -> Result<SaveOutcome, StoreError> {
-        if draft.name == old {
-            return self.save(scope, draft, now);
-        }
-        validate_name(old)?;
-        let draft = validate_draft(draft)?;
-        let dir = self.prepare_dir(scope)?;
-        let _lock = lock_and_tidy(&dir, now)?;
-        if fs::symlink_metadata(dir.join(format!("{}.md", draft.name))).is_ok() {
-            return Err(StoreError::AlreadyExists {
-                scope: scope.to_string(),
-                name: draft.name,
-            });
-        }
-        let outcome = write_locked(scope, &dir, Some(old), draft, &[], now)?;
-        remove_memory_files(&dir, old, now)?;
-        regenerate_index(scope, &dir)?;
-        Ok(outcome)
-    }
-
     /// Archives and removes a memory (and its embedding sidecar).
     pub fn forget(
         &self,

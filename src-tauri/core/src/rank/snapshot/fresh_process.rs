@@ -241,12 +241,7 @@ fn the_next_fresh_process_sees_every_change_another_process_made() {
     assert!(seen.postings("four").is_empty() && !seen.postings("two").is_empty());
 
     store
-        .rename(
-            Scope::User,
-            "deploy-notes",
-            draft("release-notes", "canary deploy then full rollout"),
-            now(),
-        )
+        .rename_keeping_history(Scope::User, "deploy-notes", "release-notes", now())
         .unwrap();
     let seen = check("renamed");
     assert!(
