@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every cargo-fuzz target of fuzz/ for SECONDS_EACH seconds (default 60), one after another,
+# Runs every cargo-fuzz target of fuzz/ (or those named in FUZZ_TARGETS) for SECONDS_EACH seconds
+# (default 60), one after another,
 # with a seed corpus made from the real transcript samples and the repository's fixtures.
 # Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz --locked`).
 # Findings (crashing inputs) land in fuzz/artifacts/<target>/; the script exits non-zero on one.
@@ -17,7 +18,9 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     exit 3
 fi
 
-TARGETS=(frontmatter claude_lines codex_lines config service_protocol mcp_requests anchor_files secret_mask)
+ALL_TARGETS=(frontmatter claude_lines codex_lines config service_protocol mcp_requests anchor_files secret_mask)
+# FUZZ_TARGETS="a b" runs only those (two shells can then share the long runs between two cores).
+read -r -a TARGETS <<< "${FUZZ_TARGETS:-${ALL_TARGETS[*]}}"
 # Built outside the clone, so a later run (CI's included) reuses the instrumented build.
 FUZZ_TARGET_DIR="${FUZZ_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ambry/fuzz-target}"
 CORPUS_ROOT="${FUZZ_CORPUS_DIR:-fuzz/corpus}"
