@@ -3,7 +3,7 @@
 //! whatever the umask, while a mode the person chose for a memory is kept.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::support::Sandbox;
@@ -46,16 +46,63 @@ fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
 }
 
+/// `ambry_umask_022`, which must succeed.
+fn ambry_umask_022_ok(home: &Path, cwd: &Path, args: &[&str]) {
+    let out = ambry_umask_022(home, cwd, args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A file outside the home that a link where Ambry's own file belongs points at: it must keep
+/// its bytes whatever Ambry is asked to do.
+struct Precious {
+    outside: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl Precious {
+    fn new() -> Precious {
+        let outside = tempfile::tempdir().unwrap();
+        let path = outside.path().join("precious");
+        std::fs::write(&path, "keep").unwrap();
+        Precious { outside, path }
+    }
+
+    /// Puts a link to the precious file (or, with `whole_folder`, to its folder) at `at`.
+    fn link_at(&self, at: &Path, whole_folder: bool) {
+        let target = if whole_folder {
+            self.outside.path()
+        } else {
+            &self.path
+        };
+        std::os::unix::fs::symlink(target, at).unwrap();
+    }
+
+    fn assert_untouched(&self) {
+        assert_eq!(std::fs::read_to_string(&self.path).unwrap(), "keep");
+        assert_eq!(
+            std::fs::read_dir(self.outside.path()).unwrap().count(),
+            1,
+            "nothing written beside it"
+        );
+    }
+}
+
+/// The run failed, naming the linked file and saying it is a link.
+fn assert_refused_as_link(out: &Output, file: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{file}: refused");
+    assert!(err.contains(file) && err.contains("symbolic link"), "{err}");
+}
+
 #[test]
 fn the_home_and_every_file_ambry_creates_are_private_under_umask_022() {
     let sb = Sandbox::new();
     let home = sb.home.path().join("fresh-home");
-    let out = ambry_umask_022(&home, sb.cwd.path(), &save_args("editor", "uses helix"));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ambry_umask_022_ok(&home, sb.cwd.path(), &save_args("editor", "uses helix"));
     let transcripts = home.join("sessions");
     std::fs::create_dir_all(&transcripts).unwrap();
     std::fs::write(
@@ -63,12 +110,7 @@ fn the_home_and_every_file_ambry_creates_are_private_under_umask_022() {
         "{\"ts\": \"2026-11-01T10:00:00Z\", \"role\": \"user\", \"text\": \"helix setup\"}\n",
     )
     .unwrap();
-    let out = ambry_umask_022(&home, sb.cwd.path(), &["sessions", "index"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ambry_umask_022_ok(&home, sb.cwd.path(), &["sessions", "index"]);
     assert_eq!(mode(&home), 0o700, "the home");
     assert_eq!(mode(&home.join("memory")), 0o700);
     for file in ["memory/editor.md", "memory/MEMORY.md", "index.sqlite"] {
@@ -80,23 +122,13 @@ fn the_home_and_every_file_ambry_creates_are_private_under_umask_022() {
 fn a_memory_keeps_the_mode_the_person_gave_it_across_saves_and_in_its_archived_copy() {
     let sb = Sandbox::new();
     let home = sb.home.path();
-    let out = ambry_umask_022(home, sb.cwd.path(), &save_args("editor", "uses helix"));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ambry_umask_022_ok(home, sb.cwd.path(), &save_args("editor", "uses helix"));
     let file = home.join("memory/editor.md");
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
-    let out = ambry_umask_022(
+    ambry_umask_022_ok(
         home,
         sb.cwd.path(),
         &save_args("editor", "uses helix and vim"),
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(mode(&file), 0o640, "kept across the save");
     let archived: Vec<_> = std::fs::read_dir(home.join("memory/.archive"))
@@ -111,9 +143,7 @@ fn a_memory_keeps_the_mode_the_person_gave_it_across_saves_and_in_its_archived_c
 fn links_where_the_lock_the_writer_turn_and_the_archive_belong_are_refused() {
     let sb = Sandbox::new();
     let home = sb.home.path();
-    let outside = tempfile::tempdir().unwrap();
-    let precious = outside.path().join("precious");
-    std::fs::write(&precious, "keep").unwrap();
+    let precious = Precious::new();
     sb.ambry()
         .args(save_args("editor", "uses helix"))
         .assert()
@@ -122,78 +152,52 @@ fn links_where_the_lock_the_writer_turn_and_the_archive_belong_are_refused() {
     // The scope lock.
     let lock = home.join("memory/.lock");
     let _ = std::fs::remove_file(&lock);
-    std::os::unix::fs::symlink(&precious, &lock).unwrap();
+    precious.link_at(&lock, false);
     let out = sb
         .ambry()
         .args(save_args("editor", "uses vim"))
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
-    assert!(
-        err.contains(".lock") && err.contains("symbolic link"),
-        "{err}"
-    );
-    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep");
+    assert_refused_as_link(&out, ".lock");
+    precious.assert_untouched();
     std::fs::remove_file(&lock).unwrap();
 
     // The archive: a save over a memory archives the old copy, never outside the home.
     let archive = home.join("memory/.archive");
     let _ = std::fs::remove_dir_all(&archive);
-    std::os::unix::fs::symlink(outside.path(), &archive).unwrap();
+    precious.link_at(&archive, true);
     let out = sb
         .ambry()
         .args(save_args("editor", "uses vim"))
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
-    assert!(
-        err.contains(".archive") && err.contains("symbolic link"),
-        "{err}"
-    );
-    assert_eq!(
-        std::fs::read_dir(outside.path()).unwrap().count(),
-        1,
-        "nothing archived outside"
-    );
+    assert_refused_as_link(&out, ".archive");
+    precious.assert_untouched();
     std::fs::remove_file(&archive).unwrap();
 
     // The session index's writer turn.
     let writer = home.join("index.sqlite.writer");
     let _ = std::fs::remove_file(&writer);
-    std::os::unix::fs::symlink(&precious, &writer).unwrap();
+    precious.link_at(&writer, false);
     let out = sb.ambry().args(["sessions", "index"]).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
-    assert!(
-        err.contains("index.sqlite.writer") && err.contains("symbolic link"),
-        "{err}"
-    );
-    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep");
+    assert_refused_as_link(&out, "index.sqlite.writer");
+    precious.assert_untouched();
 }
 
 #[test]
 fn a_link_where_the_service_lock_belongs_is_refused() {
     let sb = Sandbox::new();
     let home = sb.home.path();
-    let outside = tempfile::tempdir().unwrap();
-    let precious = outside.path().join("precious");
-    std::fs::write(&precious, "keep").unwrap();
-    std::os::unix::fs::symlink(&precious, home.join("compose.lock")).unwrap();
+    let precious = Precious::new();
+    precious.link_at(&home.join("compose.lock"), false);
     let out = sb
         .ambry()
         .args(["serve", "--idle-exit", "1"])
         .timeout(crate::hostile::HANG)
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
-    assert!(
-        err.contains("compose.lock") && err.contains("symbolic link"),
-        "{err}"
-    );
-    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep");
+    assert_refused_as_link(&out, "compose.lock");
+    precious.assert_untouched();
 }
 
 /// How memories are ranked must not keep them from being saved, nor sessions from being

@@ -41,7 +41,7 @@ fn benches(c: &mut Criterion) {
                     QUERY,
                     &params,
                     &synonyms,
-                    Semantic::Unavailable("bench".into()),
+                    Semantic::Unavailable(&ambry_core::ModelUnavailable::NotRequested),
                 ))
             })
         });
@@ -56,7 +56,7 @@ fn benches(c: &mut Criterion) {
                         QUERY,
                         &params,
                         &synonyms,
-                        Semantic::Unavailable("bench".into()),
+                        Semantic::Unavailable(&ambry_core::ModelUnavailable::NotRequested),
                     )
                     .unwrap(),
                 )
@@ -77,7 +77,7 @@ fn benches(c: &mut Criterion) {
                         QUERY,
                         &params,
                         &synonyms,
-                        Semantic::Unavailable("bench".into()),
+                        Semantic::Unavailable(&ambry_core::ModelUnavailable::NotRequested),
                     )
                     .unwrap(),
                 )
@@ -102,7 +102,7 @@ fn benches(c: &mut Criterion) {
                     &mut fresh,
                     &retrieval,
                     &request,
-                    Semantic::Unavailable("bench".into()),
+                    Semantic::Unavailable(&ambry_core::ModelUnavailable::NotRequested),
                 ))
             })
         });
@@ -119,7 +119,7 @@ fn benches(c: &mut Criterion) {
                             QUERY,
                             &params,
                             &synonyms,
-                            Semantic::Unavailable("bench".into()),
+                            Semantic::Unavailable(&ambry_core::ModelUnavailable::NotRequested),
                         )
                         .unwrap(),
                     )

@@ -68,7 +68,7 @@ fn main() {
             uses: &uses,
             today: None,
         },
-        Semantic::Unavailable("bm25".into()),
+        Semantic::Unavailable(&ambry_core::ModelUnavailable::NotRequested),
     );
     let mut per_kind: std::collections::BTreeMap<String, usize> = Default::default();
     for s in &c.sections {

@@ -111,7 +111,7 @@ fn main() {
         &mut cache,
         &retrieval,
         &request,
-        Semantic::Unavailable("off".into()),
+        Semantic::Unavailable(&ambry_core::ModelUnavailable::NotRequested),
     );
     step.print("compose, bm25, warm");
 

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::config::Config;
+use crate::config::{Config, ConfigError};
 use crate::memory::{Scope, Store};
 use crate::project;
 use crate::AmbryHome;
@@ -61,8 +61,9 @@ pub fn overall(checks: &[Check]) -> Status {
     }
 }
 
-/// Home directory and configuration file.
-pub fn home_checks(home: &AmbryHome, config: &Result<Config, String>) -> Vec<Check> {
+/// Home directory and configuration file (`config` is the configuration as loaded; its error's
+/// message is the config check's detail).
+pub fn home_checks(home: &AmbryHome, config: &Result<Config, ConfigError>) -> Vec<Check> {
     let mut checks = Vec::new();
     let root = home.root();
     if root.is_dir() {
@@ -97,7 +98,7 @@ pub fn home_checks(home: &AmbryHome, config: &Result<Config, String>) -> Vec<Che
             "config",
             "no config.toml; every setting has its default",
         )),
-        Err(e) => checks.push(Check::error("config", e.clone())),
+        Err(e) => checks.push(Check::error("config", e.to_string())),
     }
     checks
 }
@@ -276,7 +277,20 @@ mod tests {
     fn bad_config_is_an_error() {
         let tmp = tempfile::tempdir().unwrap();
         let home = AmbryHome::new(tmp.path());
-        let checks = home_checks(&home, &Err("config.toml, line 2: unknown field".into()));
+        let bad = ConfigError::Invalid {
+            path: "config.toml".into(),
+            line: 2,
+            key: "retrieval.strategy".into(),
+            message: "unknown variant `fuzzy`".into(),
+        };
+        assert_eq!(crate::ErrorCode::code(&bad), "config_invalid");
+        let checks = home_checks(&home, &Err(bad));
         assert_eq!(overall(&checks), Status::Error);
+        let config = checks.iter().find(|c| c.area == "config").unwrap();
+        assert_eq!(config.status, Status::Error);
+        assert_eq!(
+            config.detail,
+            "config.toml, line 2: unknown variant `fuzzy`"
+        );
     }
 }

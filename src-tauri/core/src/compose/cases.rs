@@ -350,7 +350,7 @@ mod tests {
             &mut CorpusCache::in_memory(),
             &retrieval,
             Budgets::from_config(&Default::default()),
-            &|| Semantic::Unavailable("bm25".into()),
+            &|| Semantic::Unavailable(&crate::ModelUnavailable::NotRequested),
             &cases,
         )
     }

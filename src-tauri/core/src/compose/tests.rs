@@ -54,7 +54,7 @@ fn run(
             uses: &uses,
             today: None,
         },
-        Semantic::Unavailable("off".into()),
+        Semantic::Unavailable(&crate::ModelUnavailable::NotRequested),
     )
 }
 

@@ -88,6 +88,6 @@ impl SemanticScorer for ModelScorer {
 pub fn semantic_arg<'a>(scorer: &'a Result<ModelScorer, EmbedError>) -> Semantic<'a> {
     match scorer {
         Ok(s) => Semantic::Available(s),
-        Err(e) => Semantic::Unavailable(e.to_string()),
+        Err(e) => Semantic::Unavailable(e),
     }
 }

@@ -263,7 +263,7 @@ fn supersede_and_merge_are_archived_writes_and_retired_memories_are_never_inject
                 uses: &uses,
                 today: Some(today.parse().unwrap()),
             },
-            Semantic::Unavailable("off".into()),
+            Semantic::Unavailable(&crate::ModelUnavailable::NotRequested),
         )
     };
     let c = turn("how do we deploy", "2026-02-01");

@@ -14,9 +14,12 @@ pub mod leaks;
 mod model;
 pub mod naming;
 mod rename;
+mod scope_files;
+mod scope_write;
 pub mod secrets;
 mod store;
 pub mod validate;
+mod versions;
 pub mod watch;
 
 pub use archive::{ArchivedVersion, PrunePolicy};
@@ -27,5 +30,8 @@ pub use model::{
     Lifecycle, Memory, MemoryDraft, MemoryFile, Retirement, Reviewed, Scope, ScopeFilter,
 };
 pub use rename::{Relinked, Renamed};
-pub use store::{read_memory_file, ForgetOutcome, PruneReport, SaveOutcome, Store};
+pub use scope_files::read_memory_file;
+pub use scope_write::SaveOutcome;
+pub use store::{ForgetOutcome, Store};
+pub use versions::PruneReport;
 pub use watch::{MemoryChange, MemoryWatcher, WatchError};

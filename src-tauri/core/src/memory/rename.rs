@@ -20,9 +20,9 @@ use serde::Serialize;
 use super::archive::{self, ARCHIVE_DIR};
 use super::frontmatter;
 use super::naming::validate_name;
-use super::store::{
-    archive_current, lock_and_tidy, read_text, regenerate_index, to_memory, SaveOutcome, Store,
-};
+use super::scope_files::{read_text, to_memory};
+use super::scope_write::{archive_current, lock_and_tidy, regenerate_index};
+use super::{SaveOutcome, Store};
 use super::{MemoryDraft, NotAMemory, Scope, ScopeFilter, StoreError};
 use crate::storage::{sync_dir, write_atomic};
 

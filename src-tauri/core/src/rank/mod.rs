@@ -63,10 +63,12 @@ pub trait SemanticScorer {
         -> Result<Vec<Option<f32>>, String>;
 }
 
-/// Whether semantic scoring can be used for this call, and if not, why.
+/// Whether semantic scoring can be used for this call, and if not, why: an error of the one
+/// vocabulary (the model slot's `ModelUnavailable`, or the `EmbedError` a model failed to load
+/// with), whose message is the note the ranking carries.
 pub enum Semantic<'a> {
     Available(&'a dyn SemanticScorer),
-    Unavailable(String),
+    Unavailable(&'a dyn ErrorCode),
 }
 
 /// Everything a search needs besides the corpus and the query.
@@ -318,7 +320,7 @@ mod tests {
             "build",
             &params(Strategy::Bm25),
             &Synonyms::new(&[]),
-            Semantic::Unavailable("off".into()),
+            Semantic::Unavailable(&crate::ModelUnavailable::NotRequested),
         );
         assert_eq!(
             r.hits.len(),
@@ -347,7 +349,7 @@ mod tests {
             "deploy",
             &p,
             &Synonyms::new(&[]),
-            Semantic::Unavailable("off".into()),
+            Semantic::Unavailable(&crate::ModelUnavailable::NotRequested),
         );
         assert_eq!(all.hits.len(), 2);
         p.min_score = (all.hits[1].score as f32) + 0.01;
@@ -357,7 +359,7 @@ mod tests {
                 "deploy",
                 &p,
                 &Synonyms::new(&[]),
-                Semantic::Unavailable("off".into())
+                Semantic::Unavailable(&crate::ModelUnavailable::NotRequested)
             )
             .hits
             .len(),
@@ -371,7 +373,7 @@ mod tests {
                 "deploy",
                 &p,
                 &Synonyms::new(&[]),
-                Semantic::Unavailable("off".into())
+                Semantic::Unavailable(&crate::ModelUnavailable::NotRequested)
             )
             .hits
             .len(),
@@ -422,18 +424,43 @@ mod tests {
         );
         assert_eq!(r.strategy, Strategy::Bm25);
         assert!(r.note.unwrap().contains("model timed out"));
+        let missing = crate::embed::EmbedError::ModelMissing {
+            path: "/models/model.onnx".into(),
+            models_dir: "/models".into(),
+        };
         let r = rank(
             &c,
             "build",
             &params(Strategy::Auto),
             &Synonyms::new(&[]),
-            Semantic::Unavailable("the model is not installed".into()),
+            Semantic::Unavailable(&missing),
         );
         assert_eq!(r.strategy, Strategy::Bm25);
-        assert!(r
-            .note
-            .unwrap()
-            .starts_with("auto: using bm25 because the model is not installed"));
+        assert_eq!(
+            r.note.unwrap(),
+            format!("auto: using bm25 because {missing}"),
+            "the note says why in the error's own words"
+        );
+    }
+
+    #[test]
+    fn semantic_asked_for_but_unavailable_says_why_with_a_coded_reason() {
+        let c = Corpus::build([doc(Scope::User, "build", "Build steps", "cargo build")]);
+        let why = crate::ModelUnavailable::NotLent;
+        assert_eq!(why.code(), "model_unavailable");
+        let r = rank(
+            &c,
+            "build",
+            &params(Strategy::Semantic),
+            &Synonyms::new(&[]),
+            Semantic::Unavailable(&why),
+        );
+        assert_eq!(r.strategy, Strategy::Bm25);
+        assert_eq!(
+            r.note.as_deref(),
+            Some("semantic unavailable (the model is not available); ranked with bm25")
+        );
+        assert_eq!(r.hits.len(), 1);
     }
 
     #[test]
@@ -444,7 +471,7 @@ mod tests {
             "deploy",
             &params(Strategy::Keyword),
             &Synonyms::new(&[]),
-            Semantic::Unavailable("off".into()),
+            Semantic::Unavailable(&crate::ModelUnavailable::NotRequested),
         );
         assert!(r.hits.is_empty());
         let r = rank(
@@ -452,7 +479,7 @@ mod tests {
             "deploy",
             &params(Strategy::Bm25),
             &Synonyms::new(&[]),
-            Semantic::Unavailable("off".into()),
+            Semantic::Unavailable(&crate::ModelUnavailable::NotRequested),
         );
         assert_eq!(r.hits.len(), 1);
     }

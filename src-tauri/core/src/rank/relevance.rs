@@ -347,7 +347,7 @@ mod tests {
             "token refresh",
             &params(Strategy::Bm25),
             &Synonyms::new(&[]),
-            Semantic::Unavailable("test".into()),
+            Semantic::Unavailable(&crate::ModelUnavailable::NotRequested),
             true,
         );
         assert_eq!(r.ranking.hits.len(), 1);
@@ -366,7 +366,7 @@ mod tests {
             "token rotation",
             &params(Strategy::Bm25),
             &Synonyms::new(&[]),
-            Semantic::Unavailable("t".into()),
+            Semantic::Unavailable(&crate::ModelUnavailable::NotRequested),
             true,
         );
         assert_eq!(r.evidence[0].relevance, Relevance::Good);
@@ -379,7 +379,7 @@ mod tests {
                 "database",
                 &params(Strategy::Bm25),
                 &Synonyms::new(&[]),
-                Semantic::Unavailable("t".into()),
+                Semantic::Unavailable(&crate::ModelUnavailable::NotRequested),
                 true,
                 gate,
             )
@@ -421,7 +421,7 @@ mod tests {
             "cache invalidation",
             &params(Strategy::Bm25),
             &Synonyms::new(&[]),
-            Semantic::Unavailable("t".into()),
+            Semantic::Unavailable(&crate::ModelUnavailable::NotRequested),
             true,
         );
         assert_eq!(r.ranking.hits.len(), 2, "{:?}", r.ranking.hits);

@@ -6,7 +6,7 @@
 //! ?4) and turning the query's folder into them (the folder itself, or any folder below it).
 //! Deliberately does not: match text or vectors, join, order or limit (each query does its own).
 
-use super::index::escape_like;
+use super::store::index::escape_like;
 use super::RecallQuery;
 
 /// A `RecallQuery`'s source and folder, as the parameters of [`CandidateFilter::SQL`].

@@ -3,53 +3,41 @@
 //! Owns: reading Claude Code, Codex and Ambry-native transcripts, the incremental FTS5 index
 //! in `index.sqlite` (its own tables only), recall queries, readable transcripts, and the
 //! filesystem watcher that keeps the index current.
+//! Grouped by job, each file with one owner: `sources` reads transcripts, `store` keeps the
+//! session tables, `recall`, `session_ranking`, `candidate_filter` and `vectors` search them,
+//! `watcher` keeps them current. Dependencies run one way: recall and the watcher use the
+//! store, the store uses the sources, and the sources use neither.
 //! Deliberately does not: read the process environment (callers resolve the source roots),
 //! print, or know about Tauri; the shell maps `SessionChange` to its own events.
 
-mod boilerplate;
 mod candidate_filter;
-mod claude;
-mod codex;
-mod db;
-mod discover;
 mod error;
-mod health;
-mod index;
-mod line;
-mod mask_stored;
-mod native;
-mod parse;
 mod recall;
-mod roots;
-mod rows;
-mod runs;
 mod session_ranking;
-mod tail;
-mod transcript;
+mod sources;
+mod store;
 mod types;
-mod vault;
 mod vectors;
 mod watcher;
-mod writer_turn;
 
 pub use crate::config::SessionSource as SourceKind;
 pub use crate::config::SessionsConfig;
 pub use error::SessionError;
-pub use health::session_checks;
-pub use index::SessionIndex;
-pub use parse::{parse_transcript_lines, LineCounts};
-pub use roots::SourceRoots;
-pub use runs::{
+pub use session_ranking::{QueryVector, SessionWeights, DEFAULT_WEIGHTS};
+pub use sources::parse::{parse_transcript_lines, LineCounts};
+pub use sources::roots::SourceRoots;
+pub use sources::runs::{
     group_recall_runs, group_runs, parent_of, RecallGroup, RecallRun, RunKind, RunOf, SessionGroup,
     SessionRun,
 };
-pub use session_ranking::{QueryVector, SessionWeights, DEFAULT_WEIGHTS};
-pub use transcript::IndexStats;
+pub use store::health::session_checks;
+pub use store::index::SessionIndex;
+pub use store::transcript::IndexStats;
+pub use store::vault::{VaultPruneReport, VaultedFile};
+pub(crate) use store::writer_turn::WriterTurn;
 pub use types::{
     FileProblem, IndexProgress, IndexSummary, RecallHit, RecallQuery, RecallTurn, SessionChange,
     SessionMeta, SnippetPart, Transcript, Turn,
 };
-pub use vault::{VaultPruneReport, VaultedFile};
 pub use vectors::{chunks_of, FillError, VectorFill};
 pub use watcher::{SessionWatcher, UnixClock};
-pub(crate) use writer_turn::WriterTurn;

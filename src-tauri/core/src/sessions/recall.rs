@@ -12,8 +12,8 @@ use std::collections::HashSet;
 use rusqlite::params;
 
 use super::candidate_filter::CandidateFilter;
-use super::index::SessionIndex;
-use super::transcript::meta_from_row;
+use super::store::index::SessionIndex;
+use super::store::transcript::meta_from_row;
 use super::{RecallHit, RecallQuery, SessionError, SnippetPart};
 use crate::rank::tokenize::is_stop_word;
 

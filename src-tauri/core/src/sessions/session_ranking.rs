@@ -15,12 +15,12 @@ use std::collections::HashMap;
 use rusqlite::{params, OptionalExtension};
 
 use super::candidate_filter::CandidateFilter;
-use super::index::SessionIndex;
+use super::store::index::SessionIndex;
 use super::recall::{
     all_words, is_query_error, meaningful_words, render_snippet, uses_query_syntax,
     RECALL_LIMIT_MAX, SNIPPET_TOKENS, TOOL_WEIGHT,
 };
-use super::transcript::meta_from_row;
+use super::store::transcript::meta_from_row;
 use super::{RecallHit, RecallQuery, RecallTurn, SessionError, SessionMeta, SnippetPart};
 
 /// How a session's signals add up (each in [0, 1]). Tuned on the dev half of

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use rusqlite::{params, OptionalExtension};
 
 use super::candidate_filter::CandidateFilter;
-use super::index::SessionIndex;
+use super::store::index::SessionIndex;
 use super::{RecallQuery, SessionError};
 use crate::embed::{EmbedError, TextEmbedder};
 

@@ -16,9 +16,10 @@ use std::time::{Duration, Instant};
 
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 
-use super::index::FileChange;
+use super::sources::discover;
+use super::store::tail::FileChange;
 use super::{
-    discover, IndexSummary, SessionChange, SessionError, SessionIndex, SessionsConfig, SourceKind,
+    IndexSummary, SessionChange, SessionError, SessionIndex, SessionsConfig, SourceKind,
     SourceRoots,
 };
 

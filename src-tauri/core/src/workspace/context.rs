@@ -156,7 +156,7 @@ impl Workspace {
         };
         let semantic = match &scorer {
             Ok(scorer) => Semantic::Available(scorer.as_ref()),
-            Err(why) => Semantic::Unavailable(why.to_string()),
+            Err(why) => Semantic::Unavailable(why),
         };
         let input = ComposeInput {
             start,

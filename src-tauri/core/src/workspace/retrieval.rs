@@ -242,7 +242,7 @@ impl Workspace {
         let scorer = self.semantic_scorer(params.strategy, &config);
         let semantic = match &scorer {
             Ok(scorer) => Semantic::Available(scorer.as_ref()),
-            Err(why) => Semantic::Unavailable(why.to_string()),
+            Err(why) => Semantic::Unavailable(why),
         };
         let relevant = {
             let corpus = self.corpus_cache().corpus_of(&dirs, shadowing)?;
@@ -339,7 +339,7 @@ impl Workspace {
         let scorer = self.semantic_scorer(config.retrieval.strategy, &config);
         let semantic = || match &scorer {
             Ok(scorer) => Semantic::Available(scorer.as_ref()),
-            Err(why) => Semantic::Unavailable(why.to_string()),
+            Err(why) => Semantic::Unavailable(why),
         };
         Ok(Some(run_cases(
             store,

@@ -143,7 +143,7 @@ impl Workspace {
     /// cover that directory's project; without one (the app), each project is covered by the
     /// projects check instead.
     pub fn doctor(&self, cwd: Option<&Path>) -> Vec<Check> {
-        let config = self.config().map_err(|e| e.to_string());
+        let config = self.config();
         let mut checks = doctor::home_checks(&self.home, &config);
         match cwd {
             Some(cwd) => checks.extend(doctor::store_checks(&self.store_at(cwd))),

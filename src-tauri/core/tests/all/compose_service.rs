@@ -208,7 +208,7 @@ fn a_served_block_is_exactly_the_in_process_one_and_follows_the_disk() {
         &f.store(),
         &config,
         query,
-        Semantic::Unavailable("not requested".into()),
+        Semantic::Unavailable(&ambry_core::ModelUnavailable::NotRequested),
     );
     assert_eq!(served.text, direct.text);
     assert_same(&f.served(query, None), &f.in_process(query, None));

@@ -72,7 +72,7 @@ fn default_strategy_beats_bm25_on_paraphrases_and_never_loses_on_keywords() {
     let corpus = Corpus::build(docs.iter().map(DocTerms::from_memory));
     let scorer: &'static Result<ModelScorer, _> = Box::leak(Box::new(ModelScorer::load(&paths)));
     let semantic = move || semantic_arg(scorer);
-    let lexical_only = || Semantic::Unavailable("bm25 baseline".into());
+    let lexical_only = || Semantic::Unavailable(&ambry_core::ModelUnavailable::NotRequested);
     let params = |strategy, fusion| SearchParams {
         strategy,
         fusion,

@@ -137,7 +137,7 @@ fn evaluate_with(
     for q in queries {
         let semantic = match scorer {
             Some(s) => Semantic::Available(s),
-            None => Semantic::Unavailable("eval".into()),
+            None => Semantic::Unavailable(&ambry_core::ModelUnavailable::NotRequested),
         };
         let ranking = rank::search(
             store,
@@ -264,7 +264,7 @@ fn a_shadowed_user_memory_never_surfaces_inside_the_project() {
             &q.q,
             &params,
             &Synonyms::new(&[]),
-            Semantic::Unavailable("eval".into()),
+            Semantic::Unavailable(&ambry_core::ModelUnavailable::NotRequested),
         )
         .unwrap();
         assert!(
@@ -291,7 +291,7 @@ fn a_shadowed_user_memory_never_surfaces_inside_the_project() {
             &q.q,
             &params,
             &Synonyms::new(&[]),
-            Semantic::Unavailable("eval".into()),
+            Semantic::Unavailable(&ambry_core::ModelUnavailable::NotRequested),
         )
         .unwrap();
         assert!(user_only.hits.iter().all(|h| h.scope == Scope::User));

@@ -234,7 +234,7 @@ pub fn evaluate(set: &LoadedSet, config: &Config<'_>, show_dev_misses: bool) -> 
     for q in &set.queries {
         let semantic = match config.scorer {
             Some(s) => Semantic::Available(s),
-            None => Semantic::Unavailable("eval".into()),
+            None => Semantic::Unavailable(&ambry_core::ModelUnavailable::NotRequested),
         };
         let store = &set.stores[q.project()];
         let cache = caches.get_mut(q.project()).unwrap();

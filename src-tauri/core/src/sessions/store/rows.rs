@@ -2,69 +2,21 @@
 //! messages, their full-text entries, and the file's whole-session text entry.
 //!
 //! Owns: storing what one read of a file came to (replacing the file's old messages when it was
-//! read whole again), the id a session is known by, removing a file's rows (or those of every
-//! file under a removed directory), and the full-text rows held back until the transaction
-//! commits (FTS5 writes a segment at each statement transaction, so they go in as one batch):
-//! the new messages' rows, and the whole-session rows of the files that changed (rewritten from
-//! their stored messages: what the person and the agent said, tool turns left out).
+//! read whole again), the id a session is known by, and removing a file's rows (or those of
+//! every file under a removed directory).
 //! Deliberately does not: decide what changed or read files (see `tail`), open transactions
-//! (see `index`) or search (see `recall`).
+//! (see `index`), write full-text rows (they wait in `pending_fts` for the commit) or search
+//! (see `recall`).
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use rusqlite::{params, Connection};
 
+use super::checkpoint::Position;
 use super::index::{escape_like, SessionIndex};
-use super::line::{Message, SessionState};
-use super::tail::Position;
-use super::{SessionError, SourceKind};
-
-/// The whole-session text of every file (rowid, text), for filling the index anew.
-pub(super) const DOC_TEXT_OF_ALL_FILES: &str = "SELECT file_id, group_concat(text, char(10)) FROM
-     (SELECT file_id, text FROM session_messages WHERE role != 'tool' ORDER BY file_id, id) GROUP BY file_id";
-
-/// Full-text rows of the open transaction.
-#[derive(Debug, Default)]
-pub(crate) struct PendingFts {
-    /// New messages' rows, in rowid order.
-    messages: Vec<(i64, String)>,
-    /// Files whose whole-session row is to be rewritten.
-    sessions: BTreeSet<i64>,
-}
-
-impl PendingFts {
-    /// Writes the pending rows (called before anything reads or deletes full-text rows in the
-    /// same transaction, and before it commits).
-    pub(super) fn flush(&mut self, tx: &Connection) -> Result<(), rusqlite::Error> {
-        if !self.messages.is_empty() {
-            let mut insert =
-                tx.prepare_cached("INSERT INTO session_fts(rowid, text) VALUES (?1, ?2)")?;
-            for (id, text) in self.messages.drain(..) {
-                insert.execute(params![id, text])?;
-            }
-        }
-        if !self.sessions.is_empty() {
-            let mut delete = tx.prepare_cached("DELETE FROM session_doc_fts WHERE rowid = ?1")?;
-            let mut insert = tx.prepare_cached(
-                "INSERT INTO session_doc_fts(rowid, text)
-                 SELECT ?1, text FROM (SELECT group_concat(text, char(10)) AS text FROM
-                     (SELECT text FROM session_messages WHERE file_id = ?1 AND role != 'tool' ORDER BY id))
-                 WHERE text IS NOT NULL",
-            )?;
-            for file_id in std::mem::take(&mut self.sessions) {
-                delete.execute([file_id])?;
-                insert.execute([file_id])?;
-            }
-        }
-        Ok(())
-    }
-
-    pub(super) fn clear(&mut self) {
-        self.messages.clear();
-        self.sessions.clear();
-    }
-}
+use super::pending_fts::PendingFts;
+use crate::sessions::sources::line::{Message, SessionState};
+use crate::sessions::{SessionError, SourceKind};
 
 /// What one read of a transcript file came to.
 pub(super) struct FileRead<'a> {
@@ -99,16 +51,14 @@ impl SessionIndex {
             read.totals,
         )?;
         if read.replaces.is_some() || !read.messages.is_empty() {
-            self.pending_fts.sessions.insert(file_id);
+            self.pending_fts.rewrite_session(file_id);
         }
         let mut insert = tx.prepare_cached(
             "INSERT INTO session_messages(file_id, role, ts, text) VALUES (?1, ?2, ?3, ?4)",
         )?;
         for m in read.messages {
             insert.execute(params![file_id, m.role.as_str(), m.ts, m.text])?;
-            self.pending_fts
-                .messages
-                .push((tx.last_insert_rowid(), m.text));
+            self.pending_fts.add_message(tx.last_insert_rowid(), m.text);
         }
         Ok(key)
     }

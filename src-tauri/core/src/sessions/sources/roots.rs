@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::SourceKind;
+use crate::sessions::SourceKind;
 use crate::AmbryHome;
 
 /// One root per source; `None` when it cannot be known (no user home and no override).

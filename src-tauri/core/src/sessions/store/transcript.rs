@@ -11,9 +11,10 @@ use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
 
 use super::index::SessionIndex;
-use super::line::SessionState;
-use super::tail::read_complete_lines;
-use super::{IndexSummary, SessionError, SessionMeta, SourceKind, Transcript, Turn};
+use crate::sessions::sources::complete_lines::read_complete_lines;
+use crate::sessions::sources::line::{Role, SessionState};
+use crate::sessions::sources::boilerplate;
+use crate::sessions::{IndexSummary, SessionError, SessionMeta, SourceKind, Transcript, Turn};
 
 const META_COLUMNS: &str = "session_id, source, path, cwd, coalesce(agent_title, first_prompt), model, first_ts, last_ts, messages, \
      strftime('%Y-%m-%dT%H:%M:%SZ', source_removed_at, 'unixepoch')";
@@ -109,8 +110,8 @@ impl SessionIndex {
             .messages
             .into_iter()
             .map(|m| Turn {
-                label: (m.role == super::line::Role::Context).then(|| {
-                    super::boilerplate::context_label(&m.text)
+                label: (m.role == Role::Context).then(|| {
+                    boilerplate::context_label(&m.text)
                         .unwrap_or("Agent context")
                         .to_string()
                 }),

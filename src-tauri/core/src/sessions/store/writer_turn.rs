@@ -17,7 +17,7 @@ use std::fs::{File, TryLockError};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use super::SessionError;
+use crate::sessions::SessionError;
 use crate::storage::{read_holder, record_holder};
 
 /// A turn at writing the session tables of one database; released on drop.

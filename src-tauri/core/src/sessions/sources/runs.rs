@@ -10,7 +10,7 @@
 
 use serde::Serialize;
 
-use super::{RecallHit, SessionMeta};
+use crate::sessions::{RecallHit, SessionMeta};
 
 /// The opening of the prompt Claude Code sends to the run that compacts a conversation (seen in
 /// real transcripts of Claude Code 2.x; a run whose title starts with it is a compaction).

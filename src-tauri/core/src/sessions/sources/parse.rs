@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use super::line::{LineOutcome, SessionState};
-use super::SourceKind;
+use crate::sessions::SourceKind;
 
 /// What a transcript's lines come to, read on their own (no index, no file): for diagnostics and
 /// fuzzing the line parsers.

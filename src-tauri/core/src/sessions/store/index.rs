@@ -1,20 +1,20 @@
 //! The session index's handle on `index.sqlite` and its write transactions.
 //!
-//! Owns: `SessionIndex` (one connection), opening and rebuilding it, one indexing run with its
-//! rebuild-and-retry when the file turns out corrupt, and the write transaction every writer
-//! shares (`BEGIN IMMEDIATE`; the pending full-text rows are flushed just before `COMMIT`).
-//! Deliberately does not: decide which files changed or from which offset (see `tail`), write
-//! rows (see `rows`), parse a format (the per-source parsers do), rank (see `recall`) or read
-//! the clock (callers pass `now`, unix seconds, wherever a disappearance may be recorded).
+//! Owns: `SessionIndex` (one connection), opening and rebuilding it, and the write transaction
+//! every writer shares (`BEGIN IMMEDIATE`; the pending full-text rows are flushed just before
+//! `COMMIT`).
+//! Deliberately does not: run an indexing pass (see `run`), decide which files changed or from
+//! which offset (see `tail`), write rows (see `rows`), parse a format (see `sources`) or rank
+//! (see `recall`).
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
-use super::error::{is_corrupt, SessionError};
-use super::rows::PendingFts;
+use super::db;
+use super::pending_fts::PendingFts;
 use super::writer_turn::WriterTurn;
-use super::{db, IndexProgress, IndexSummary, SessionsConfig, SourceKind, SourceRoots};
+use crate::sessions::SessionError;
 
 /// The session index in one SQLite file. Open one per thread.
 pub struct SessionIndex {
@@ -26,14 +26,6 @@ pub struct SessionIndex {
     pub(super) pending_fts: PendingFts,
     /// Held from `begin` to `commit` or `rollback` (see `writer_turn`).
     turn: Option<WriterTurn>,
-}
-
-/// What indexing one file changed.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum FileChange {
-    Unchanged,
-    Indexed { session_id: String, messages: u64 },
-    Removed,
 }
 
 impl SessionIndex {
@@ -53,46 +45,6 @@ impl SessionIndex {
         let _turn = WriterTurn::queue(db)?;
         db::remove_database(db)?;
         SessionIndex::open(db)
-    }
-
-    /// Brings the index up to date with every enabled source (or only `only`), reading only
-    /// new bytes. A transcript found missing is vaulted as of `now` (unix seconds). `progress`
-    /// is called once per file.
-    pub fn index(
-        &mut self,
-        roots: &SourceRoots,
-        cfg: &SessionsConfig,
-        only: Option<SourceKind>,
-        now: i64,
-        progress: &mut dyn FnMut(IndexProgress),
-    ) -> Result<IndexSummary, SessionError> {
-        self.index_reporting(roots, cfg, only, now, &mut |_, _, _, p| progress(p))
-    }
-
-    /// `index`, telling `on_file` what changed in each file once it is committed: the watcher's
-    /// catch-up reports every file it indexes (one that appears during the run is either in it,
-    /// and reported, or comes later as an event; never indexed unreported).
-    pub(crate) fn index_reporting(
-        &mut self,
-        roots: &SourceRoots,
-        cfg: &SessionsConfig,
-        only: Option<SourceKind>,
-        now: i64,
-        on_file: &mut dyn FnMut(SourceKind, &Path, &FileChange, IndexProgress),
-    ) -> Result<IndexSummary, SessionError> {
-        // One turn for the whole run: another indexer waits for its end, then finds little to do.
-        let _turn = WriterTurn::queue(&self.path)?;
-        match self.index_once(roots, cfg, only, now, on_file) {
-            Err(SessionError::Sql(e)) if is_corrupt(&e) => {
-                tracing::warn!(
-                    "session index {} is corrupt ({e}); rebuilding it",
-                    self.path.display()
-                );
-                *self = SessionIndex::rebuild(&self.path)?;
-                self.index_once(roots, cfg, only, now, on_file)
-            }
-            other => other,
-        }
     }
 
     /// Starts a write transaction unless one is open, in this thread's turn at writing (see
@@ -128,7 +80,7 @@ impl SessionIndex {
 
     /// Runs `work` in its own write transaction: committed when it succeeds, rolled back (with
     /// its pending full-text rows) when it fails.
-    pub(super) fn in_transaction<T, E: Into<SessionError>>(
+    pub(in crate::sessions) fn in_transaction<T, E: Into<SessionError>>(
         &mut self,
         work: impl FnOnce(&mut Self) -> Result<T, E>,
     ) -> Result<T, SessionError> {

@@ -12,11 +12,11 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::params;
 
-use super::SourceKind;
 use serde::Serialize;
 
-use super::index::escape_like;
-use super::{SessionError, SessionIndex};
+use super::index::{escape_like, SessionIndex};
+use crate::sessions::error::is_corrupt;
+use crate::sessions::{SessionError, SourceKind, Turn};
 
 /// One transcript kept after its file disappeared.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -84,12 +84,12 @@ pub(crate) fn unmark(conn: &rusqlite::Connection, path: &Path) -> rusqlite::Resu
 pub(crate) fn stored_turns(
     conn: &rusqlite::Connection,
     path: &Path,
-) -> rusqlite::Result<Vec<super::Turn>> {
+) -> rusqlite::Result<Vec<Turn>> {
     let mut stmt = conn.prepare(
         "SELECT m.role, m.ts, m.text FROM session_messages m JOIN session_files f ON f.id = m.file_id WHERE f.path = ?1 ORDER BY m.id",
     )?;
     let rows = stmt.query_map(params![path.to_string_lossy()], |r| {
-        Ok(super::Turn {
+        Ok(Turn {
             role: r.get(0)?,
             ts: r.get(1)?,
             text: r.get(2)?,
@@ -158,7 +158,7 @@ impl SessionIndex {
                 index.commit()?;
                 Ok((index, kept as u64))
             }
-            Err(e) if super::error::is_corrupt(&e) => {
+            Err(e) if is_corrupt(&e) => {
                 index.rollback();
                 tracing::warn!(
                     "session index {} is too damaged to keep its vault ({e}); starting over",

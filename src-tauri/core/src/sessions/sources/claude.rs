@@ -298,7 +298,7 @@ fn tool_use_text(block: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sessions::line::Role;
+    use crate::sessions::sources::line::Role;
     use serde_json::json;
 
     fn run(lines: &[Value], tools: bool) -> (SessionState, Vec<LineOutcome>) {

@@ -7,8 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::types::FileProblem;
-use super::SourceKind;
+use crate::sessions::{FileProblem, SourceKind};
 
 /// Why a source root cannot hold transcripts: it, or a directory above it, is a file (say
 /// `CLAUDE_CONFIG_DIR` set to a file). A root that simply does not exist yet is no problem.

@@ -10,7 +10,7 @@
 use rusqlite::Connection;
 use std::path::Path;
 
-use super::error::{is_busy, is_corrupt, SessionError};
+use crate::sessions::error::{is_busy, is_corrupt, SessionError};
 use super::writer_turn::WriterTurn;
 use crate::index_db;
 
@@ -235,7 +235,7 @@ fn migrate_from_3(conn: &Connection) -> rusqlite::Result<()> {
          INSERT INTO session_doc_fts(rowid, text) {};
          INSERT OR REPLACE INTO meta(key, value) VALUES ('{SCHEMA_KEY}', '4');
          COMMIT;",
-        super::rows::DOC_TEXT_OF_ALL_FILES
+        super::pending_fts::DOC_TEXT_OF_ALL_FILES
     ))
 }
 

@@ -131,7 +131,7 @@ fn item(state: &mut SessionState, p: &Value, ts: Option<&str>, include_tools: bo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sessions::line::Role;
+    use crate::sessions::sources::line::Role;
     use serde_json::json;
 
     #[test]

@@ -1,0 +1,48 @@
+//! The one core façade every front end uses: the operations the app, the CLI, the compose
+//! service and the MCP server share, on temporary homes.
+
+use crate::support;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use ambry_core::memory::{MemoryDraft, Scope, ScopeFilter};
+use ambry_core::workspace::{Coverage, SearchOptions};
+use ambry_core::{AmbryHome, ErrorCode, LaunchEnv, Workspace};
+use chrono::{DateTime, TimeZone, Utc};
+
+mod memories;
+mod search;
+mod sessions;
+mod setup;
+
+/// A fixed clock: the store's timestamps come from here, never from sleeping.
+fn at(second: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 1, 9, 0, second).unwrap()
+}
+
+fn draft(name: &str, description: &str, body: &str) -> MemoryDraft {
+    MemoryDraft {
+        name: name.into(),
+        kind: "project".into(),
+        description: description.into(),
+        body: body.into(),
+        tags: vec![],
+    }
+}
+
+fn repo(dir: &Path) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    assert!(std::process::Command::new("git")
+        .arg("init")
+        .arg("-q")
+        .arg(dir)
+        .status()
+        .unwrap()
+        .success());
+    dir.to_path_buf()
+}
+
+fn workspace(home: &Path, models: &Path) -> Arc<Workspace> {
+    Workspace::with_models(AmbryHome::new(home), models)
+}
