@@ -699,7 +699,7 @@ mod tests {
         let corpus = Corpus::build(docs);
         let scorer = ByName(|name| {
             let i: u32 = name[1..].parse().unwrap();
-            (i % 11 != 0).then(|| ((i * 37) % 15) as f32 * 0.05)
+            (!i.is_multiple_of(11)).then(|| ((i * 37) % 15) as f32 * 0.05)
         });
         let strict = Gate {
             floor: 0.6,
