@@ -309,19 +309,26 @@ pub fn compose(
         let synonyms = Synonyms::new(&retrieval.synonyms);
         match cache.corpus(store, ScopeFilter::All) {
             Ok(corpus) => {
-                let ranked = rank::rank_with_gate(
-                    &corpus, query, &params, &synonyms, semantic, true, input.gate,
+                let gated = rank::rank_for_gate(
+                    &corpus,
+                    query,
+                    &params,
+                    &synonyms,
+                    semantic,
+                    input.gate,
+                    BELOW_GATE_REPORTED,
                 );
+                let ranked = &gated.relevant;
                 strategy = ranked.ranking.strategy;
                 conditions.extend(ranked.ranking.note.clone());
                 let used = rendered_len(&sections) + section_overhead(RELEVANT_HEADING);
                 let budget = budgets
                     .turn_bytes
                     .min(limit.saturating_sub(used.max(WRAPPER)));
-                let bodies = admit(&ranked, slug.as_deref(), input, budget, &mut notes);
+                let bodies = admit(ranked, slug.as_deref(), input, budget, &mut notes);
                 selected = bodies.selected;
                 cut = bodies.cut;
-                below_gate_more = bodies.below_gate_more;
+                below_gate_more = bodies.below_gate_more + gated.refused_more;
                 sections.extend(bodies.sections);
             }
             Err(e) => notes.push(format!("left out ranked memories: {e}")),

@@ -84,6 +84,8 @@ pub fn render(
     let mut used: Vec<(u64, &crate::rank::DocTerms)> = corpus
         .docs
         .iter()
+        // A fresh context of a new home (and every `compose --query`) has no uses at all.
+        .take(if uses.is_empty() { 0 } else { usize::MAX })
         .filter(|d| used_names.contains(d.name.as_str()))
         .filter_map(|d| uses.get(&key(d.scope, &d.name)).map(|n| (*n, d.as_ref())))
         .collect();

@@ -219,6 +219,11 @@ fn hard_limit_and_map_hold_at(n: usize) {
         let c = run(&store, start, query, &Held::default(), huge);
         assert!(c.bytes <= HARD_LIMIT, "{n}: {start} {query:?}: {}", c.bytes);
         assert!(!c.text.is_empty());
+        // Shown with --nocapture: how close each moment comes to the limit.
+        eprintln!(
+            "{n} memories, start {start}, query {query:?}: {} bytes",
+            c.bytes
+        );
     }
     let map = run(&store, true, None, &Held::default(), budgets());
     let map_section = map

@@ -84,6 +84,12 @@ impl Embedder {
 
 fn load_model(paths: &ModelPaths) -> Result<TextEmbedding, EmbedError> {
     paths.check()?;
+    // The tokenizer hands every batch to a thread pool, even a prompt of one text: the calling
+    // thread waits for a pool thread to be scheduled, twice per query (encode, then pad), which
+    // on two busy cores cost more than tokenizing. A batch of eight memories tokenizes in well
+    // under a millisecond on one thread; the model's run dominates either way. The tokens are
+    // the same.
+    tokenizers::parallelism::set_parallelism(false);
     let models_dir = paths.models_dir().to_path_buf();
     let environment = runtime_environment(paths)?;
     let dir = paths.model_dir();

@@ -56,6 +56,8 @@ struct CachedVector {
 #[derive(Debug)]
 struct Aligned {
     docs: Vec<Arc<DocTerms>>,
+    /// The distinct directories of `docs`.
+    dirs: Vec<PathBuf>,
     model_id: String,
     generation: u64,
     vectors: Vec<Option<Arc<[f32]>>>,
@@ -84,20 +86,15 @@ impl VectorCache {
         self.generation += 1;
     }
 
-    /// A trusting cache's check of the directories `paths` live in: one stat each. A directory
-    /// whose stamp moved since it was vouched for (or that changed too recently to vouch for)
-    /// has its sidecars checked against the disk in this call.
-    fn vouch_for<'a>(&mut self, paths: impl Iterator<Item = &'a Path>) {
+    /// A trusting cache's check of the directories `dirs`: one stat each. A directory whose
+    /// stamp moved since it was vouched for (or that changed too recently to vouch for) has its
+    /// sidecars checked against the disk in this call.
+    fn vouch_for<'a>(&mut self, dirs: impl Iterator<Item = &'a Path>) {
         self.unvouched.clear();
         if !self.trusting {
             return;
         }
-        let mut seen: Vec<&Path> = Vec::new();
-        for dir in paths.filter_map(Path::parent) {
-            if seen.contains(&dir) {
-                continue;
-            }
-            seen.push(dir);
+        for dir in dirs {
             let now = DirStamp::of(dir);
             if now.is_some() && self.dirs.get(dir) == now.as_ref() {
                 continue;
@@ -113,15 +110,23 @@ impl VectorCache {
     /// The vector of each of `docs` (as `vector` gives it), in their order. A cache trusting its
     /// watcher answers a repeat of the last documents from the previous answer.
     pub fn vectors_of(&mut self, docs: &[Arc<DocTerms>], model_id: &str) -> &[Option<Arc<[f32]>>] {
-        self.vouch_for(docs.iter().map(|d| d.path.as_path()));
+        // The very documents of the last scan (a changed memory is a new `DocTerms`): their
+        // directories are known, so ten thousand paths are not taken apart again.
+        let same_docs = self.aligned.as_ref().is_some_and(|a| {
+            a.docs.len() == docs.len() && a.docs.iter().zip(docs).all(|(a, b)| Arc::ptr_eq(a, b))
+        });
+        let dirs = match &self.aligned {
+            Some(a) if same_docs => a.dirs.clone(),
+            _ => directories(docs),
+        };
+        self.vouch_for(dirs.iter().map(PathBuf::as_path));
         let holds = self.trusting
             && self.unvouched.is_empty()
-            && self.aligned.as_ref().is_some_and(|a| {
-                a.generation == self.generation
-                    && a.model_id == model_id
-                    && a.docs.len() == docs.len()
-                    && a.docs.iter().zip(docs).all(|(a, b)| Arc::ptr_eq(a, b))
-            });
+            && same_docs
+            && self
+                .aligned
+                .as_ref()
+                .is_some_and(|a| a.generation == self.generation && a.model_id == model_id);
         if !holds {
             let vectors = docs
                 .iter()
@@ -131,6 +136,7 @@ impl VectorCache {
             let generation = self.generation;
             self.aligned = Some(Aligned {
                 docs: docs.to_vec(),
+                dirs,
                 model_id: model_id.to_string(),
                 generation,
                 vectors,
@@ -141,7 +147,7 @@ impl VectorCache {
 
     /// The unit-length vector of `memory_path`'s sidecar when it was written by `model_id`.
     pub fn vector(&mut self, memory_path: &Path, model_id: &str) -> Option<&[f32]> {
-        self.vouch_for(std::iter::once(memory_path));
+        self.vouch_for(memory_path.parent().into_iter());
         self.shared_vector(memory_path, model_id)?;
         match &self.entries.get(key(memory_path))?.vector {
             Some((_, v)) => Some(&**v),
@@ -187,6 +193,31 @@ impl VectorCache {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+}
+
+/// The distinct directories `docs` live in, in the order first met. A corpus lists a directory's
+/// memories together, so comparing each path's directory with the last one's (as bytes: taking a
+/// `Path` apart component by component cost more than the dot products) finds them.
+fn directories(docs: &[Arc<DocTerms>]) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut last: &[u8] = &[];
+    for doc in docs {
+        let bytes = doc.path.as_os_str().as_encoded_bytes();
+        let dir = match bytes.iter().rposition(|&b| b == b'/') {
+            Some(at) => &bytes[..at],
+            None => &[],
+        };
+        if dir == last && !dirs.is_empty() {
+            continue;
+        }
+        last = dir;
+        if let Some(parent) = doc.path.parent() {
+            if !dirs.iter().any(|d| d == parent) {
+                dirs.push(parent.to_path_buf());
+            }
+        }
+    }
+    dirs
 }
 
 fn key(memory_path: &Path) -> &[u8] {
@@ -484,6 +515,30 @@ mod tests {
                 .count(),
             0
         );
+    }
+
+    #[test]
+    fn a_scan_checks_each_directory_of_its_documents_once() {
+        let doc = |path: &str| {
+            let mut m = memory(Path::new("/"), "x");
+            m.path = path.into();
+            Arc::new(DocTerms::from_memory(&m))
+        };
+        let docs = [
+            doc("/h/memory/a.md"),
+            doc("/h/memory/b.md"),
+            doc("/h/projects/p/memory/a.md"),
+            doc("/h/memory/c.md"),
+            doc("/h/memory-x/d.md"),
+            doc("/top.md"),
+        ];
+        assert_eq!(
+            directories(&docs),
+            ["/h/memory", "/h/projects/p/memory", "/h/memory-x", "/"]
+                .map(PathBuf::from)
+                .to_vec()
+        );
+        assert!(directories(&[]).is_empty());
     }
 
     #[test]

@@ -26,7 +26,8 @@ use serde::Serialize;
 
 pub use corpus::{Corpus, DocTerms};
 pub use relevance::{
-    rank_with_gate, rank_with_relevance, Evidence, Gate, Relevance, RelevantRanking,
+    rank_for_gate, rank_with_gate, rank_with_relevance, Evidence, Gate, GatedRanking, Relevance,
+    RelevantRanking,
 };
 pub use snapshot::{CorpusCache, Shadowing};
 pub use synonyms::Synonyms;
@@ -150,8 +151,60 @@ pub(crate) fn rank_indexed(
     synonyms: &Synonyms,
     semantic: Semantic<'_>,
 ) -> (Ranking, Vec<u32>) {
+    let scored = score(corpus, query, params, synonyms, semantic);
+    let order = ranked_order(corpus, &scored.scores, params);
+    let hits = order.iter().map(|&i| scored.hit(corpus, i)).collect();
+    (
+        Ranking {
+            hits,
+            strategy: scored.strategy,
+            note: scored.note,
+        },
+        order,
+    )
+}
+
+/// Every document's normalized score (best 1.0), before any is turned into a hit: a caller that
+/// needs only the best few hits (compose, at ten thousand memories) materializes only those.
+pub(crate) struct Scored {
+    /// One per document of the corpus, in its order; normalized.
+    pub scores: Vec<f32>,
+    pub strategy: Strategy,
+    pub note: Option<String>,
+}
+
+impl Scored {
+    /// The score a hit of document `i` shows: rounded so JSON output is stable and readable.
+    pub fn rounded(&self, i: u32) -> f64 {
+        (self.scores[i as usize] as f64 * 10_000.0).round() / 10_000.0
+    }
+
+    /// Document `i` as a hit.
+    pub fn hit(&self, corpus: &Corpus, i: u32) -> Hit {
+        let d = &corpus.docs[i as usize];
+        Hit {
+            scope: d.scope,
+            name: d.name.clone(),
+            kind: d.kind.clone(),
+            description: d.description.clone(),
+            score: self.rounded(i),
+            path: d.path.clone(),
+            body_bytes: d.body_bytes,
+        }
+    }
+}
+
+/// Scores `corpus` against `query` with the strategy `params` asks for (falling back to bm25,
+/// with a note, when semantic scoring is unavailable or fails), normalized.
+pub(crate) fn score(
+    corpus: &Corpus,
+    query: &str,
+    params: &SearchParams,
+    synonyms: &Synonyms,
+    semantic: Semantic<'_>,
+) -> Scored {
     let weighted = bm25::weighted_query(query, synonyms);
-    let (scores, strategy, note) = match params.strategy {
+    let (mut scores, strategy, note) = match params.strategy {
         Strategy::Keyword => (
             bm25::keyword_scores(corpus, &weighted),
             Strategy::Keyword,
@@ -191,15 +244,51 @@ pub(crate) fn rank_indexed(
             }
         }
     };
-    let (hits, indices) = into_hits(corpus, scores, params);
-    (
-        Ranking {
-            hits,
-            strategy,
-            note,
-        },
-        indices,
-    )
+    fusion::normalize(&mut scores);
+    Scored {
+        scores,
+        strategy,
+        note,
+    }
+}
+
+/// How hits rank: best score first; ties by scope, then name, then corpus order (so an unstable
+/// selection orders them exactly as a stable sort of the whole ranking would).
+pub(crate) fn best_first(corpus: &Corpus, scores: &[f32], a: u32, b: u32) -> std::cmp::Ordering {
+    let (ai, bi) = (a as usize, b as usize);
+    scores[bi]
+        .total_cmp(&scores[ai])
+        .then_with(|| corpus.docs[bi].scope.cmp(&corpus.docs[ai].scope))
+        .then_with(|| corpus.docs[ai].name.cmp(&corpus.docs[bi].name))
+        .then_with(|| a.cmp(&b))
+}
+
+/// The documents that are hits (a positive score, at least `min_score`), in corpus order.
+pub(crate) fn hit_candidates(scores: &[f32], params: &SearchParams) -> Vec<u32> {
+    (0..scores.len() as u32)
+        .filter(|&i| {
+            let s = scores[i as usize];
+            s > 0.0 && s >= params.min_score
+        })
+        .collect()
+}
+
+/// The hits in rank order, cut to `params.limit`.
+fn ranked_order(corpus: &Corpus, scores: &[f32], params: &SearchParams) -> Vec<u32> {
+    let mut order = hit_candidates(scores, params);
+    let cmp = |a: &u32, b: &u32| best_first(corpus, scores, *a, *b);
+    // With a limit, select the top entries before sorting: a search box at 10k memories sorts
+    // twenty hits, not ten thousand.
+    if let Some(limit) = params.limit {
+        if limit < order.len() {
+            if limit > 0 {
+                order.select_nth_unstable_by(limit - 1, cmp);
+            }
+            order.truncate(limit);
+        }
+    }
+    order.sort_unstable_by(cmp);
+    order
 }
 
 fn fuse(
@@ -217,47 +306,6 @@ fn fuse(
             fusion::rrf(&[lexical.to_vec(), semantic], 60.0)
         }
     }
-}
-
-fn into_hits(corpus: &Corpus, mut scores: Vec<f32>, params: &SearchParams) -> (Vec<Hit>, Vec<u32>) {
-    fusion::normalize(&mut scores);
-    let mut order: Vec<usize> = (0..scores.len())
-        .filter(|i| scores[*i] > 0.0 && scores[*i] >= params.min_score)
-        .collect();
-    let best_first = |a: &usize, b: &usize| {
-        scores[*b]
-            .total_cmp(&scores[*a])
-            .then_with(|| corpus.docs[*b].scope.cmp(&corpus.docs[*a].scope))
-            .then_with(|| corpus.docs[*a].name.cmp(&corpus.docs[*b].name))
-    };
-    // With a limit, select the top entries before sorting: a search box at 10k memories sorts
-    // twenty hits, not ten thousand.
-    if let Some(limit) = params.limit {
-        if limit < order.len() {
-            if limit > 0 {
-                order.select_nth_unstable_by(limit - 1, best_first);
-            }
-            order.truncate(limit);
-        }
-    }
-    order.sort_by(best_first);
-    let hits = order
-        .iter()
-        .map(|&i| {
-            let d = &corpus.docs[i];
-            Hit {
-                scope: d.scope,
-                name: d.name.clone(),
-                kind: d.kind.clone(),
-                description: d.description.clone(),
-                // Rounded so JSON output is stable and readable.
-                score: (scores[i] as f64 * 10_000.0).round() / 10_000.0,
-                path: d.path.clone(),
-                body_bytes: d.body_bytes,
-            }
-        })
-        .collect();
-    (hits, order.into_iter().map(|i| i as u32).collect())
 }
 
 #[cfg(test)]

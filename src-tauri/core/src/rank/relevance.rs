@@ -19,7 +19,8 @@ use serde::{Deserialize, Serialize};
 
 use super::tokenize::terms;
 use super::{
-    rank_indexed, Corpus, DocTerms, Hit, Ranking, SearchParams, Semantic, SemanticScorer, Synonyms,
+    best_first, hit_candidates, score, Corpus, DocTerms, Hit, Ranking, Scored, SearchParams,
+    Semantic, SemanticScorer, Synonyms,
 };
 
 /// MiniLM cosine at or above which a memory is about the same thing as the query (measured:
@@ -58,7 +59,13 @@ impl Gate {
     };
 
     pub fn admits(&self, score: f64, evidence: &Evidence) -> bool {
-        evidence.strength >= self.floor && score >= 1.0 - f64::from(self.margin) - 1e-9
+        evidence.strength >= self.floor && self.admits_score(score)
+    }
+
+    /// Whether a hit scoring `score` (normalized, rounded as hits are) is close enough to the
+    /// best for the gate to admit it given the evidence.
+    pub fn admits_score(&self, score: f64) -> bool {
+        score >= 1.0 - f64::from(self.margin) - 1e-9
     }
 }
 
@@ -198,66 +205,24 @@ pub fn rank_with_gate(
     drop_unevident: bool,
     gate: Gate,
 ) -> RelevantRanking {
-    let ((ranking, indices), cosines) = match semantic {
-        Semantic::Available(scorer) => {
-            let recording = Recording {
-                inner: scorer,
-                seen: RefCell::new(None),
-            };
-            let ranked = rank_indexed(
-                corpus,
-                query,
-                params,
-                synonyms,
-                Semantic::Available(&recording),
-            );
-            (ranked, recording.seen.into_inner())
-        }
-        unavailable => (
-            rank_indexed(corpus, query, params, synonyms, unavailable),
-            None,
-        ),
+    let (scored, cosines) = score_recording(corpus, query, params, synonyms, semantic);
+    let (ranking, indices) = {
+        let order = ranked_order_of(corpus, &scored, params);
+        let hits = order.iter().map(|&i| scored.hit(corpus, i)).collect();
+        (
+            Ranking {
+                hits,
+                strategy: scored.strategy,
+                note: scored.note,
+            },
+            order,
+        )
     };
-    // Evidence is read for the hits alone (a search box shows fifty of ten thousand): each
-    // query word's postings are looked up once, then searched per hit.
-    let exact: Vec<String> = {
-        let mut t = terms(query);
-        t.sort();
-        t.dedup();
-        t
-    };
-    let exact_postings: Vec<&[(u32, f32)]> = exact.iter().map(|t| corpus.postings(t)).collect();
-    let synonym_postings: Vec<&[(u32, f32)]> = exact
-        .iter()
-        .flat_map(|t| {
-            synonyms
-                .mates(t)
-                .into_iter()
-                .filter(|m| !exact.iter().any(|e| e == m))
-        })
-        .map(|m| corpus.postings(m))
-        .collect();
-
+    let judge = Judge::new(corpus, query, synonyms, cosines);
     let mut hits: Vec<Hit> = Vec::with_capacity(ranking.hits.len());
     let mut evidence = Vec::with_capacity(ranking.hits.len());
     for (hit, doc) in ranking.hits.into_iter().zip(indices) {
-        let matched = exact_postings
-            .iter()
-            .filter(|p| Corpus::posted(p, doc))
-            .count();
-        let synonym_match = synonym_postings.iter().any(|p| Corpus::posted(p, doc));
-        let cosine = cosines
-            .as_ref()
-            .and_then(|c| c.get(doc as usize).copied().flatten());
-        let mut e = Evidence::judge(matched, exact.len(), synonym_match, cosine);
-        // The label is the gate's judgement: what an agent would be given reads as a good or
-        // strong match, what it would not as weak at most, whatever the words or the cosine.
-        e.gated = gate.admits(hit.score, &e);
-        e.relevance = if e.gated && e.relevance > Relevance::None {
-            e.relevance.max(Relevance::Good)
-        } else {
-            e.relevance.min(Relevance::Weak)
-        };
+        let e = judge.evidence(doc, hit.score, gate);
         if !drop_unevident || e.relevance > Relevance::None {
             hits.push(hit);
             evidence.push(e);
@@ -270,6 +235,232 @@ pub fn rank_with_gate(
             note: ranking.note,
         },
         evidence,
+    }
+}
+
+/// What an injection needs of a ranking: every evident hit the gate could admit and the first
+/// `refused_listed` evident hits it refuses, in rank order, with their evidence; the evident
+/// hits after those are only counted (`refused_more`). The same hits, evidence and order as
+/// [`rank_with_gate`] with `drop_unevident`, cut where compose stops reading: at ten thousand
+/// memories with the model every memory is a hit, and making each one a `Hit` (and judging it)
+/// cost more than the rest of a served turn.
+pub fn rank_for_gate(
+    corpus: &Corpus,
+    query: &str,
+    params: &SearchParams,
+    synonyms: &Synonyms,
+    semantic: Semantic<'_>,
+    gate: Gate,
+    refused_listed: usize,
+) -> GatedRanking {
+    let (scored, cosines) = score_recording(corpus, query, params, synonyms, semantic);
+    let judge = Judge::new(corpus, query, synonyms, cosines);
+    let mut order = hit_candidates(&scored.scores, params);
+    if let Some(limit) = params.limit {
+        // As `rank` cuts: the best `limit` hits, whatever their evidence.
+        let cmp = |a: &u32, b: &u32| best_first(corpus, &scored.scores, *a, *b);
+        if limit < order.len() {
+            if limit > 0 {
+                order.select_nth_unstable_by(limit - 1, cmp);
+            }
+            order.truncate(limit);
+        }
+    }
+    let admissible = |i: u32| gate.admits_score(scored.rounded(i));
+    // Sorted only as far as it is read: every hit the gate could admit, and room for the refused
+    // ones listed (more is sorted below if evidence-less hits use that room up).
+    let wanted = order.iter().filter(|&&i| admissible(i)).count() + refused_listed + 16;
+    let mut sorted = sort_prefix(corpus, &scored.scores, &mut order, wanted);
+    let mut hits = Vec::new();
+    let mut evidence = Vec::new();
+    let mut refused = 0;
+    let mut refused_more = 0;
+    let mut at = 0;
+    while at < order.len() {
+        if at == sorted {
+            sorted = sort_prefix(corpus, &scored.scores, &mut order[at..], usize::MAX) + at;
+        }
+        let doc = order[at];
+        at += 1;
+        if refused >= refused_listed && !admissible(doc) {
+            // Past every hit the gate could admit (and enough refused ones listed): the rest,
+            // in any order, are only counted.
+            refused_more += order[at - 1..]
+                .iter()
+                .filter(|&&d| !admissible(d) && judge.evident(d))
+                .count();
+            // Hits the gate could admit by score are sorted above every other; none is left.
+            break;
+        }
+        let e = judge.evidence(doc, scored.rounded(doc), gate);
+        if e.relevance == Relevance::None {
+            continue;
+        }
+        if !e.gated {
+            refused += 1;
+        }
+        hits.push(scored.hit(corpus, doc));
+        evidence.push(e);
+    }
+    GatedRanking {
+        relevant: RelevantRanking {
+            ranking: Ranking {
+                hits,
+                strategy: scored.strategy,
+                note: scored.note,
+            },
+            evidence,
+        },
+        refused_more,
+    }
+}
+
+/// A ranking cut where an injection stops reading it (see [`rank_for_gate`]).
+#[derive(Debug, Clone)]
+pub struct GatedRanking {
+    pub relevant: RelevantRanking,
+    /// Evident hits the gate refuses, after the ones `relevant` lists.
+    pub refused_more: usize,
+}
+
+/// Sorts the best `wanted` of `order` to its front (the rest after them, unsorted); returns how
+/// many are sorted.
+fn sort_prefix(corpus: &Corpus, scores: &[f32], order: &mut [u32], wanted: usize) -> usize {
+    let cmp = |a: &u32, b: &u32| best_first(corpus, scores, *a, *b);
+    if wanted < order.len() {
+        if wanted > 0 {
+            order.select_nth_unstable_by(wanted - 1, cmp);
+        }
+        order[..wanted].sort_unstable_by(cmp);
+        wanted
+    } else {
+        order.sort_unstable_by(cmp);
+        order.len()
+    }
+}
+
+/// The ranking's scores, and the cosines it used (the query is embedded once).
+fn score_recording(
+    corpus: &Corpus,
+    query: &str,
+    params: &SearchParams,
+    synonyms: &Synonyms,
+    semantic: Semantic<'_>,
+) -> (Scored, Option<Vec<Option<f32>>>) {
+    match semantic {
+        Semantic::Available(scorer) => {
+            let recording = Recording {
+                inner: scorer,
+                seen: RefCell::new(None),
+            };
+            let scored = score(
+                corpus,
+                query,
+                params,
+                synonyms,
+                Semantic::Available(&recording),
+            );
+            (scored, recording.seen.into_inner())
+        }
+        unavailable => (score(corpus, query, params, synonyms, unavailable), None),
+    }
+}
+
+/// `ranked_order`'s order for an already scored corpus.
+fn ranked_order_of(corpus: &Corpus, scored: &Scored, params: &SearchParams) -> Vec<u32> {
+    let mut order = hit_candidates(&scored.scores, params);
+    let limit = params.limit.unwrap_or(usize::MAX);
+    let sorted = sort_prefix(corpus, &scored.scores, &mut order, limit);
+    order.truncate(sorted);
+    order
+}
+
+/// Judges documents against one query: each query word's postings looked up once, then searched
+/// per document.
+struct Judge<'a> {
+    corpus: &'a Corpus,
+    exact: Vec<&'a [(u32, f32)]>,
+    synonyms: Vec<&'a [(u32, f32)]>,
+    cosines: Option<Vec<Option<f32>>>,
+    /// Documents holding any word or synonym of the query, marked on first use (counting the
+    /// evident hits of a long tail).
+    mentioned: std::cell::OnceCell<Vec<bool>>,
+}
+
+impl<'a> Judge<'a> {
+    fn new(
+        corpus: &'a Corpus,
+        query: &str,
+        synonyms: &Synonyms,
+        cosines: Option<Vec<Option<f32>>>,
+    ) -> Judge<'a> {
+        let exact: Vec<String> = {
+            let mut t = terms(query);
+            t.sort();
+            t.dedup();
+            t
+        };
+        let synonym_postings = exact
+            .iter()
+            .flat_map(|t| {
+                synonyms
+                    .mates(t)
+                    .into_iter()
+                    .filter(|m| !exact.iter().any(|e| e == m))
+            })
+            .map(|m| corpus.postings(m))
+            .collect();
+        Judge {
+            corpus,
+            exact: exact.iter().map(|t| corpus.postings(t)).collect(),
+            synonyms: synonym_postings,
+            cosines,
+            mentioned: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn cosine(&self, doc: u32) -> Option<f32> {
+        self.cosines
+            .as_ref()
+            .and_then(|c| c.get(doc as usize).copied().flatten())
+    }
+
+    /// The evidence behind document `doc` as a hit scoring `score`, judged by `gate`.
+    fn evidence(&self, doc: u32, score: f64, gate: Gate) -> Evidence {
+        let matched = self
+            .exact
+            .iter()
+            .filter(|p| Corpus::posted(p, doc))
+            .count();
+        let synonym_match = self.synonyms.iter().any(|p| Corpus::posted(p, doc));
+        let mut e = Evidence::judge(matched, self.exact.len(), synonym_match, self.cosine(doc));
+        // The label is the gate's judgement: what an agent would be given reads as a good or
+        // strong match, what it would not as weak at most, whatever the words or the cosine.
+        e.gated = gate.admits(score, &e);
+        e.relevance = if e.gated && e.relevance > Relevance::None {
+            e.relevance.max(Relevance::Good)
+        } else {
+            e.relevance.min(Relevance::Weak)
+        };
+        e
+    }
+
+    /// Whether `doc` has any evidence at all (what `evidence` labels above `None`): a query word
+    /// or a synonym of one, or a cosine of at least `WEAK_COSINE`.
+    fn evident(&self, doc: u32) -> bool {
+        if self.cosine(doc).unwrap_or(0.0) >= WEAK_COSINE {
+            return true;
+        }
+        let mentioned = self.mentioned.get_or_init(|| {
+            let mut marked = vec![false; self.corpus.len()];
+            for postings in self.exact.iter().chain(&self.synonyms) {
+                for &(d, _) in *postings {
+                    marked[d as usize] = true;
+                }
+            }
+            marked
+        });
+        mentioned[doc as usize]
     }
 }
 
@@ -478,5 +669,68 @@ mod tests {
         assert_eq!(r.ranking.hits[0].name, "kitten-food");
         assert_eq!(r.evidence[0].relevance, Relevance::Strong);
         assert_eq!(r.evidence[0].cosine, Some(0.61));
+    }
+
+    /// Cosines computed from each memory's name.
+    struct ByName(fn(&str) -> Option<f32>);
+    impl SemanticScorer for ByName {
+        fn similarities(
+            &self,
+            _: &str,
+            docs: &[Arc<DocTerms>],
+        ) -> Result<Vec<Option<f32>>, String> {
+            Ok(docs.iter().map(|d| (self.0)(&d.name)).collect())
+        }
+    }
+
+    #[test]
+    fn the_injection_cut_is_the_full_rankings_head_and_counts_the_rest() {
+        // Three hundred memories sharing a few words, with cosines in steps of 0.05 (many ties,
+        // some memories without a vector): every way the cut could differ from the whole.
+        let words = ["token", "cache", "deploy", "canary", "refresh", "backup"];
+        let docs: Vec<DocTerms> = (0..300)
+            .map(|i| {
+                let name = format!("m{i:03}");
+                let description = format!("{} notes", words[i % words.len()]);
+                let body = format!("{} and {}", words[(i / 7) % words.len()], "filler ".repeat(i % 5));
+                doc(&name, &description, &body)
+            })
+            .collect();
+        let corpus = Corpus::build(docs);
+        let scorer = ByName(|name| {
+            let i: u32 = name[1..].parse().unwrap();
+            (!i.is_multiple_of(11)).then(|| ((i * 37) % 15) as f32 * 0.05)
+        });
+        let strict = Gate {
+            floor: 0.6,
+            margin: 0.1,
+        };
+        for strategy in [Strategy::Semantic, Strategy::Bm25] {
+            for query in ["refresh token cache", "canary deploy", "zebra", ""] {
+                for gate in [Gate::CALIBRATED, Gate::OPEN, strict] {
+                    for limit in [None, Some(5)] {
+                        let mut p = params(strategy);
+                        p.limit = limit;
+                        let semantic = || Semantic::Available(&scorer);
+                        let syn = Synonyms::new(&[]);
+                        let full =
+                            rank_with_gate(&corpus, query, &p, &syn, semantic(), true, gate);
+                        for listed in [0, 3, 20] {
+                            let cut = rank_for_gate(&corpus, query, &p, &syn, semantic(), gate, listed);
+                            let case = format!("{strategy:?} {query:?} {gate:?} {limit:?} {listed}");
+                            let n = cut.relevant.ranking.hits.len();
+                            assert_eq!(cut.relevant.ranking.hits, full.ranking.hits[..n], "{case}");
+                            assert_eq!(cut.relevant.evidence, full.evidence[..n], "{case}");
+                            assert_eq!(cut.relevant.ranking.strategy, full.ranking.strategy);
+                            let rest = &full.evidence[n..];
+                            assert!(rest.iter().all(|e| !e.gated), "a gated hit was cut: {case}");
+                            assert_eq!(cut.refused_more, rest.len(), "{case}");
+                            let refused = full.evidence[..n].iter().filter(|e| !e.gated).count();
+                            assert!(refused >= listed.min(full.evidence.iter().filter(|e| !e.gated).count()), "{case}");
+                        }
+                    }
+                }
+            }
+        }
     }
 }

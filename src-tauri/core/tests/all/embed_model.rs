@@ -205,3 +205,23 @@ fn the_ranker_scorer_uses_the_model_and_ignores_other_models() {
         "a sidecar of another model contributes nothing"
     );
 }
+
+#[test]
+fn a_loaded_model_tokenizes_on_the_calling_thread_with_the_same_vectors() {
+    let texts: Vec<String> = [
+        "why does the refresh token cache break after a canary deploy?",
+        "a kitten",
+        "rotate the signing keys every quarter, and tell the on-call first",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut embedder = Embedder::load(&model_paths()).unwrap();
+    // A prompt is one text: handing it to a thread pool and waiting for a pool thread cost more
+    // than tokenizing it (see `load_model`).
+    assert!(!tokenizers::parallelism::get_parallelism());
+    let serial = embedder.embed(&texts).unwrap();
+    tokenizers::parallelism::set_parallelism(true);
+    let pooled = embedder.embed(&texts);
+    tokenizers::parallelism::set_parallelism(false);
+    assert_eq!(serial, pooled.unwrap(), "the same tokens, the same vectors");
+}

@@ -47,7 +47,9 @@ use scope::{shared_word, Entry, ScopeSnapshot};
 pub struct CorpusCache {
     snapshots: HashMap<PathBuf, ScopeSnapshot>,
     built: Option<(Vec<PathBuf>, Shadowing, Arc<Corpus>)>,
-    persistent: Option<PersistentCache>,
+    /// `index.sqlite`, opened on the first refresh that needs it: a process that never ranks
+    /// (an `ambry compose` the service answers) never opens the database.
+    persistent: LazyPersistent,
     /// Set when a refresh changed anything since the corpus was built.
     stale: bool,
     /// Whether a watcher reports every change (see `trust_watcher`).
@@ -64,6 +66,36 @@ pub struct CorpusCache {
     words: HashSet<Arc<str>>,
     /// The newest-first order of a corpus this cache built (see `newest_first`).
     newest: Option<(std::sync::Weak<Corpus>, Arc<Vec<u32>>)>,
+}
+
+/// The persistent copy, opened when first used.
+#[derive(Default)]
+enum LazyPersistent {
+    /// An in-memory cache.
+    #[default]
+    None,
+    /// Not opened yet.
+    At(PathBuf),
+    /// Opened (or `None`: it could not be, and the cache works without it).
+    Opened(Option<PersistentCache>),
+}
+
+impl LazyPersistent {
+    fn get(&mut self) -> Option<&PersistentCache> {
+        if let LazyPersistent::At(path) = self {
+            *self = LazyPersistent::Opened(PersistentCache::open(path));
+        }
+        match self {
+            LazyPersistent::Opened(cache) => cache.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Whether the database was opened (tests).
+    #[cfg(test)]
+    fn is_open(&self) -> bool {
+        matches!(self, LazyPersistent::Opened(Some(_)))
+    }
 }
 
 /// How the memory map orders a corpus newest first, given each file's modification time.
@@ -86,7 +118,7 @@ impl CorpusCache {
     /// Also loads from and saves to `index.sqlite` at `db_path` (if its directory exists).
     pub fn persistent(db_path: &Path) -> Self {
         CorpusCache {
-            persistent: PersistentCache::open(db_path),
+            persistent: LazyPersistent::At(db_path.to_path_buf()),
             ..Default::default()
         }
     }
@@ -208,7 +240,7 @@ impl CorpusCache {
         if !self.snapshots.contains_key(dir) {
             let loaded = self
                 .persistent
-                .as_ref()
+                .get()
                 .and_then(|p| p.load(dir))
                 .unwrap_or_default();
             self.snapshots.insert(dir.to_path_buf(), loaded);
@@ -286,7 +318,7 @@ impl CorpusCache {
             entries,
             postings: None,
         };
-        if let Some(p) = &self.persistent {
+        if let Some(p) = self.persistent.get() {
             p.save(dir, &snapshot);
         }
         self.snapshots.insert(dir.to_path_buf(), snapshot);

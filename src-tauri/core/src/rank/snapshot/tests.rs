@@ -191,6 +191,25 @@ fn the_persistent_cache_round_trips_and_survives_garbage() {
     );
 }
 
+#[test]
+fn the_index_is_opened_only_when_a_corpus_is_first_asked_for() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = AmbryHome::new(tmp.path());
+    let store = Store::new(home.clone(), None);
+    save(&store, "alpha", "one");
+    // An `ambry compose` the service answers builds a workspace (and this cache) but never
+    // ranks: it must not pay for opening `index.sqlite`, nor create it.
+    let mut cache = CorpusCache::persistent(&home.index_db());
+    assert!(!cache.persistent.is_open());
+    assert!(!home.index_db().exists());
+    cache.corpus(&store, ScopeFilter::All).unwrap();
+    assert!(cache.persistent.is_open());
+    assert!(PersistentCache::open(&home.index_db())
+        .unwrap()
+        .load(&home.user_memory_dir())
+        .is_some());
+}
+
 /// Puts a directory's modification time a second back, as if its last change were long past
 /// (a stamp from the last few milliseconds never vouches for a directory).
 fn settle(dir: &std::path::Path) {
