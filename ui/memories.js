@@ -380,6 +380,8 @@ export function createMemoriesView(app) {
         const culprit = { invalid_name: name, already_exists: name, invalid_type: type, secret_detected: body }[err.code]
           || (err.code === 'invalid_field' && /description/.test(err.message) ? description : null);
         if (culprit) { culprit.classList.add('invalid'); culprit.focus(); }
+        // The reason stays in sight in a short window, where the fields scroll.
+        error.scrollIntoView({ block: 'nearest' });
       } finally {
         save.disabled = false;
       }
