@@ -21,6 +21,7 @@ import { h, clear, setSafeHtml, relativeTime, absoluteTime, debounce, focusShown
 import { confirmDialog, toast, errorToast, editorErrorToast } from './dialog.js';
 import { VirtualList } from './virtual-list.js';
 import { renameMemory } from './rename.js';
+import { typePicker } from './type-picker.js';
 
 const TYPE_ORDER = ['user', 'feedback', 'project', 'reference'];
 const UNREADABLE = '\u0000unreadable';
@@ -301,10 +302,11 @@ export function createMemoriesView(app) {
         h('button', { class: 'btn', testid: 'detail-reveal', onClick: () => reveal(ref()) }, 'Reveal in folder'))));
   }
 
+  // The conventional types, then the ones used here, alphabetically (the index's order).
   function knownTypes() {
     const types = new Set(TYPE_ORDER);
-    for (const r of rows) if (r.type) types.add(r.type);
-    return [...types];
+    for (const r of rows) if (r.type && !r.error) types.add(r.type);
+    return [...types].sort(compareTypes);
   }
 
   function startNew() {
@@ -327,9 +329,9 @@ export function createMemoriesView(app) {
   }
 
   function renderForm(values) {
-    const datalistId = 'known-types';
     const name = h('input', { class: 'input mono', testid: 'form-name', value: values.name, placeholder: 'kebab-case-name', spellcheck: 'false', 'aria-label': 'Name', autocomplete: 'off' });
-    const type = h('input', { class: 'input', testid: 'form-type', value: values.type, list: datalistId, 'aria-label': 'Type', spellcheck: 'false' });
+    const typeField = typePicker(values.type, knownTypes());
+    const type = typeField.input;
     const description = h('input', { class: 'input', testid: 'form-description', value: values.description, placeholder: 'One line: what this memory is for', 'aria-label': 'Description' });
     const body = h('textarea', { class: 'input mono body-input', testid: 'form-body', 'aria-label': 'Body', spellcheck: 'false' });
     body.value = values.body;
@@ -347,12 +349,11 @@ export function createMemoriesView(app) {
       h('div', { class: 'form-fields', testid: 'form-fields' },
         h('div', { class: 'form-row' },
           field('Name', name, 'Lowercase letters, digits and hyphens; it is the file name.'),
-          field('Type', type, 'user, feedback, project, reference or your own label.')),
+          field('Type', typeField.el, 'Pick one (↓ lists them) or type your own label.')),
         field('Description', description),
         h('label', { class: 'field field-grow' }, h('span', { class: 'field-label' }, 'Body (markdown)'), body),
         error),
-      h('div', { class: 'form-actions' }, h('span', { class: 'muted hint' }, h('kbd', {}, 'Ctrl'), ' ', h('kbd', {}, 'S'), ' to save · ', h('kbd', {}, 'Esc'), ' to cancel'), cancel, save),
-      h('datalist', { id: datalistId }, knownTypes().map((t) => h('option', { value: t }))));
+      h('div', { class: 'form-actions' }, h('span', { class: 'muted hint' }, h('kbd', {}, 'Ctrl'), ' ', h('kbd', {}, 'S'), ' to save · ', h('kbd', {}, 'Esc'), ' to cancel'), cancel, save));
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       save.disabled = true;

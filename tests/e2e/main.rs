@@ -39,5 +39,6 @@ mod small_form;
 mod smoke;
 mod toasts;
 mod tray;
+mod type_picker;
 mod unsaved;
 mod vault;
