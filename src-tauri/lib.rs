@@ -56,6 +56,8 @@ pub fn run() {
             commands::memories::get_memory,
             commands::memories::save_memory,
             commands::memories::forget_memory,
+            commands::memories::forget_memories,
+            commands::memories::restore_memories,
             commands::memories::rename_memory,
             commands::memories::render_markdown,
             commands::memories::open_in_editor,

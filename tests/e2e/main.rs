@@ -23,6 +23,7 @@ mod keyboard;
 mod layout;
 mod live;
 mod memory_sort;
+mod multi_select;
 mod palette;
 mod purge;
 mod reindex;

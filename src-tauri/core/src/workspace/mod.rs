@@ -12,6 +12,7 @@
 
 mod agents;
 mod anchors;
+mod bulk;
 mod context;
 mod distill;
 mod errors;
@@ -44,6 +45,7 @@ use crate::AmbryHome;
 
 pub use agents::AgentStatus;
 pub use anchors::{AnchorOf, AnchorText};
+pub use bulk::ForgottenVersion;
 pub use distill::Selection;
 pub use errors::{ModelUnavailable, WorkspaceError};
 pub use instructions::InstructionView;
