@@ -67,6 +67,8 @@ pub fn run() {
             commands::compose::compose_preview,
             commands::compose::memory_tests,
             commands::compose::save_memory_test,
+            commands::compose::edit_memory_test,
+            commands::compose::delete_memory_test,
             commands::archive::list_versions,
             commands::archive::version_diff,
             commands::archive::restore_version,

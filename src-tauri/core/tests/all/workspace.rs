@@ -646,6 +646,7 @@ fn a_saved_retrieval_case_goes_where_its_memories_live_and_is_run_from_there() {
     let case = |prompt: &str, expect: &[&str]| CaseSpec {
         prompt: prompt.into(),
         expect: expect.iter().map(|s| s.to_string()).collect(),
+        reject: vec![],
         within: None,
     };
     let user_file = ws
@@ -790,6 +791,7 @@ fn an_in_place_name_edit_keeps_history_links_and_retrieval_cases() {
         ambry_core::compose::cases::CaseSpec {
             prompt: "how do I deploy".into(),
             expect: vec!["deploy".into()],
+            reject: vec![],
             within: None,
         },
     )
