@@ -19,6 +19,7 @@ mod first_run;
 mod focus;
 mod installed;
 mod instructions;
+mod journeys;
 mod keyboard;
 mod layout;
 mod live;
