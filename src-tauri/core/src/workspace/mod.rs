@@ -74,6 +74,8 @@ pub struct Workspace {
     composed: std::sync::atomic::AtomicU64,
     /// Which project each working directory belongs to, so a turn does not start git each time.
     projects: ProjectLookup,
+    /// What the review embedded, kept by text (see `review.rs`).
+    review_vectors: Mutex<review::ReviewVectors>,
 }
 
 impl Workspace {
@@ -92,6 +94,7 @@ impl Workspace {
             reindexing: AtomicBool::new(false),
             composed: Default::default(),
             projects: ProjectLookup::default(),
+            review_vectors: Mutex::default(),
         }
     }
 
