@@ -35,6 +35,14 @@ function changeText(report) {
     .map((f) => `${f.path}:\n${f.summary.map((s) => `  ${s}`).join('\n')}\n${f.diff}`).join('\n');
 }
 
+// An agent's state: connected, not connected (a choice, not a fault), or half there (a part
+// missing or broken: a problem to fix). Said in words beside the dot, never by colour alone.
+function agentState(a) {
+  if (a.connected) return { status: 'ok', text: 'Connected' };
+  if (a.hook.state === 'missing' && a.mcp.state === 'missing') return { status: 'off', text: 'Not connected' };
+  return { status: 'warn', text: 'Partly connected' };
+}
+
 export function agentsCard({ onChange = () => {} } = {}) {
   const el = h('div', { class: 'card', testid: 'agents-card' }, h('h2', {}, 'Agents'));
 
@@ -105,11 +113,11 @@ export function agentsCard({ onChange = () => {} } = {}) {
     }
     const keepFocus = focusedAgent();
     clear(el, h('h2', {}, 'Agents'),
-      h('ul', { class: 'checks' }, agents.map((a) => h('li', { class: `check agent-check check-${a.connected ? 'ok' : 'warn'}`, testid: 'agent-row', dataset: { agent: a.agent, connected: String(a.connected) } },
-        h('span', { class: 'check-dot', 'aria-label': a.connected ? 'connected' : 'not connected' }),
+      h('ul', { class: 'checks' }, agents.map((a) => { const state = agentState(a); return h('li', { class: `check agent-check check-${state.status}`, testid: 'agent-row', dataset: { agent: a.agent, connected: String(a.connected), status: state.status } },
+        h('span', { class: 'check-dot', testid: 'check-dot', role: 'img', 'aria-label': state.text, title: state.text }),
         h('span', { class: 'check-area' }, a.name),
         h('span', { class: 'check-detail', testid: 'agent-state' },
-          `hook ${partText(a.hook)} · MCP server ${partText(a.mcp)}`,
+          h('span', { class: 'check-word', testid: 'agent-state-word' }, state.text), ` · hook ${partText(a.hook)} · MCP server ${partText(a.mcp)}`,
           a.notes.length ? h('span', { class: 'muted' }, ` — ${a.notes.join('; ')}`) : null,
           (a.hooks_trust || []).length
             ? h('ul', { class: 'trust-list' }, a.hooks_trust.map((t) => h('li', { testid: 'agent-trust', dataset: { event: t.event, trust: t.trust }, class: t.trust === 'trusted' ? 'muted' : 'warn-text' },
@@ -119,7 +127,7 @@ export function agentsCard({ onChange = () => {} } = {}) {
           ? h('button', { class: 'btn', testid: 'agent-trust-button', onClick: () => trust(a) }, 'Trust in Codex…')
           : null,
         h('button', { class: a.connected ? 'btn' : 'btn btn-primary', testid: 'agent-toggle', onClick: () => toggle(a) },
-          a.connected ? 'Disconnect' : `Connect ${a.name}`)))));
+          a.connected ? 'Disconnect' : `Connect ${a.name}`)); })));
     if (keepFocus) {
       const button = el.querySelector(`[data-testid="agent-row"][data-agent="${keepFocus}"] [data-testid="agent-toggle"]`);
       if (button) button.focus();

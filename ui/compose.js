@@ -19,12 +19,14 @@
 //   compose-tests       the person's retrieval cases   compose-test-case  one (data-passed)
 //   compose-tests-run   run them    compose-test-save  keep this prompt as a case
 //   compose-tests-summary  passed/failed line          compose-tests-empty  none yet
-//   compose-test-expect    a memory checkbox in the save dialog (value = name)
+//   compose-test-edit      Edit… on a case     compose-test-delete  Delete on a case
+//   (the case editor: see retrieval-case.js)
 
 import { call } from './api.js';
 import { h, clear, formatBytes, debounce } from './dom.js';
 import { toast, errorToast, confirmDialog } from './dialog.js';
 import { INSTRUCTION_FILES, loadedByLabel } from './instructions.js';
+import { caseDialog } from './retrieval-case.js';
 
 const CUT_REASONS = {
   below_gate: 'below the gate',
@@ -227,58 +229,79 @@ export function createComposeView(app) {
   }
 
   function renderCase(c) {
-    return h('li', { class: 'compose-test', testid: 'compose-test-case', dataset: { passed: String(c.passed) } },
+    const line = (e, must) => {
+      const ok = must ? e.injected && (!c.within || (e.rank && e.rank <= c.within)) : !e.injected;
+      const where = `${e.rank ? `rank ${e.rank}, ${e.injected ? 'injected' : 'not injected'}` : 'not ranked'}`;
+      return h('li', { class: 'small', dataset: { must: must ? 'inject' : 'not-inject' } },
+        h('span', { class: 'mono' }, e.name),
+        h('span', { class: ok ? 'muted' : 'tests-failed' },
+          must ? ` ${where}${c.within ? ` · must rank within ${c.within}` : ''}` : ` must not be injected · ${where}`));
+    };
+    return h('li', { class: 'compose-test', testid: 'compose-test-case', dataset: { passed: String(c.passed), index: String(c.index), scope: c.scope } },
       h('span', { class: c.passed ? 'badge badge-ok' : 'badge badge-danger' }, c.passed ? 'pass' : 'fail'),
       h('button', {
         class: 'link-button compose-test-prompt', title: 'Compose this prompt',
         onClick: () => { prompt.value = c.prompt; run(); prompt.focus(); },
       }, c.prompt),
       h('span', { class: 'muted small' }, c.scope === 'project' ? 'project' : 'user'),
-      h('ul', { class: 'compose-test-expected' }, c.expected.map((e) => h('li', { class: 'small' },
-        h('span', { class: 'mono' }, e.name),
-        h('span', { class: e.injected && (!c.within || (e.rank && e.rank <= c.within)) ? 'muted' : 'tests-failed' },
-          ` ${e.rank ? `rank ${e.rank}, ${e.injected ? 'injected' : 'not injected'}` : 'not ranked'}${c.within ? ` · must rank within ${c.within}` : ''}`)))));
+      h('span', { class: 'compose-test-actions' },
+        h('button', { class: 'btn btn-small', testid: 'compose-test-edit', 'aria-label': `Edit the test “${c.prompt}”`, onClick: () => editTest(c) }, 'Edit…'),
+        h('button', { class: 'btn btn-small btn-ghost-danger', testid: 'compose-test-delete', 'aria-label': `Delete the test “${c.prompt}”`, onClick: () => deleteTest(c) }, 'Delete')),
+      h('ul', { class: 'compose-test-expected' }, c.expected.map((e) => line(e, true)), (c.rejected || []).map((e) => line(e, false))));
+  }
+
+  // The names this prompt ranks, best first (the case editor lists them first).
+  async function rankedFor(text) {
+    if (!text) return [];
+    try {
+      const c = await call('compose_preview', { prompt: text, project: project.value || null });
+      const names = [];
+      for (const m of [...c.selected, ...c.cut]) if (!names.includes(m.name)) names.push(m.name);
+      return names;
+    } catch {
+      return [];
+    }
   }
 
   async function saveAsTest() {
     const text = prompt.value.trim();
     if (!text) {
-      toast('Type the prompt first: a test is a prompt and the memories it must bring in', 'info');
+      toast('Type the prompt first: a test is a prompt and the memories it must (or must not) bring in', 'info');
       prompt.focus();
       return;
     }
     // Composed again for exactly this prompt: the preview may still show an older one.
-    let c;
-    try {
-      c = await call('compose_preview', { prompt: text, project: project.value || null });
-    } catch (e) {
-      errorToast('Could not compose this prompt', e);
-      return;
-    }
-    const candidates = [];
-    for (const m of [...c.selected, ...c.cut]) {
-      if (!candidates.some((x) => x.name === m.name)) candidates.push(m);
-    }
-    if (!candidates.length) {
-      toast('No memory ranks for this prompt yet: write the memory first, then save the test', 'info');
-      return;
-    }
-    const boxes = candidates.map((m, i) => h('input', { type: 'checkbox', value: m.name, testid: 'compose-test-expect', checked: i === 0 }));
-    const details = h('fieldset', { class: 'test-expect-list' },
-      h('legend', { class: 'small muted' }, 'Must be injected:'),
-      candidates.map((m, i) => h('label', { class: 'test-expect-option' }, boxes[i], h('span', { class: 'mono' }, m.name), h('span', { class: 'badge badge-scope' }, m.scope))));
-    const ok = await confirmDialog({ title: 'Save as a retrieval test', message: `“${text}”`, details, confirmLabel: 'Save test' });
+    const ranked = await rankedFor(text);
+    const slug = project.value || null;
+    const file = await caseDialog({
+      title: 'Save as a retrieval test', project: slug, prompt: text, ranked, expect: ranked.slice(0, 1),
+      save: (spec) => call('save_memory_test', { project: slug, prompt: spec.prompt, expect: spec.expect, reject: spec.reject, within: spec.within }),
+    });
+    if (!file) return;
+    toast(`Test saved to ${file}`, 'success', 3000);
+    runTests();
+  }
+
+  async function editTest(c) {
+    const slug = project.value || null;
+    const file = await caseDialog({
+      title: 'Edit the retrieval test', project: slug, prompt: c.prompt, ranked: await rankedFor(c.prompt),
+      expect: c.expected.map((e) => e.name), reject: (c.rejected || []).map((e) => e.name), within: c.within,
+      save: (spec) => call('edit_memory_test', { project: slug, case: { scope: c.scope, index: c.index, prompt: c.prompt }, spec }),
+    });
+    if (!file) return;
+    toast('Test saved', 'success', 3000);
+    runTests();
+  }
+
+  async function deleteTest(c) {
+    const ok = await confirmDialog({ title: 'Delete this retrieval test?', message: `“${c.prompt}”`, confirmLabel: 'Delete test', danger: true });
     if (!ok) return;
-    const expect = boxes.filter((b) => b.checked).map((b) => b.value);
-    if (!expect.length) {
-      toast('Nothing saved: tick at least one memory the prompt must bring in', 'info');
-      return;
-    }
     try {
-      const file = await call('save_memory_test', { project: project.value || null, prompt: text, expect, within: null });
-      toast(`Test saved to ${file}`, 'success', 3000);
+      await call('delete_memory_test', { project: project.value || null, case: { scope: c.scope, index: c.index, prompt: c.prompt } });
+      toast('Test deleted', 'success', 3000);
     } catch (e) {
-      errorToast('Could not save the test', e);
+      errorToast('Could not delete the test', e);
     }
     runTests();
   }

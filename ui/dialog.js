@@ -5,7 +5,7 @@
 // data-testid:
 //   confirm-dialog      the modal        confirm-message   its text
 //   confirm-ok          confirm button   confirm-cancel    cancel button
-//   toasts              the toast area (top right, under the view header, never over the form's buttons)
+//   toasts              the toast area (bottom right, in a strip the window gives up while one shows)
 //   toast               a notification (data-kind = info | success | error)
 //   toast-dismiss       its × button     toast-action      its action (e.g. Undo)
 //   toast-details       "Details" toggle toast-details-text  the raw text it reveals
@@ -76,7 +76,18 @@ export function confirmDialog({ title, message, details = null, confirmLabel = '
 
 // At most this many toasts at once: an older one makes room for a newer one.
 const MAX_TOASTS = 2;
+// Below this window height, one at a time.
+const SHORT_WINDOW = 600;
+// The space between the window's edge, the toasts and what the window shows above them.
+const TOAST_MARGIN = 8;
 let toastHost = null;
+
+// The window's content ends above the toasts (styles.css reads --toast-space): a notification
+// never lies over a control, a banner or text being written, at any window size.
+function reserveToastSpace() {
+  const space = toastHost.children.length ? toastHost.offsetHeight + 2 * TOAST_MARGIN : 0;
+  document.documentElement.style.setProperty('--toast-space', `${space}px`);
+}
 
 // `message` is what a person reads; `details` (e.g. the raw error) stays folded until asked
 // for; `action` is `{ label, run }` (e.g. Undo) and dismisses the toast when taken.
@@ -84,6 +95,8 @@ export function toast(message, kind = 'info', timeout = 4500, { details = null, 
   if (!toastHost) {
     toastHost = h('div', { class: 'toasts', testid: 'toasts', role: 'status', 'aria-live': 'polite' });
     document.body.append(toastHost);
+    new ResizeObserver(reserveToastSpace).observe(toastHost);
+    new MutationObserver(reserveToastSpace).observe(toastHost, { childList: true });
   }
   let timer = null;
   const dismiss = () => {
@@ -107,12 +120,13 @@ export function toast(message, kind = 'info', timeout = 4500, { details = null, 
       }, 'Details') : null,
       h('button', { class: 'toast-dismiss', testid: 'toast-dismiss', 'aria-label': 'Dismiss notification', title: 'Dismiss', onClick: dismiss }, '×')),
     detailText);
+  // A newer toast replaces the oldest at once (no fade that would hold its space), and a short
+  // window keeps one: the strip they take is room the view gives up.
+  const most = window.innerHeight < SHORT_WINDOW ? 1 : MAX_TOASTS;
+  for (const gone of toastHost.querySelectorAll('.toast.leaving')) gone.remove();
   toastHost.append(el);
-  const live = [...toastHost.children].filter((t) => !t.classList.contains('leaving'));
-  for (const old of live.slice(0, Math.max(0, live.length - MAX_TOASTS))) {
-    old.classList.add('leaving');
-    setTimeout(() => old.remove(), 250);
-  }
+  const live = [...toastHost.children];
+  for (const old of live.slice(0, Math.max(0, live.length - most))) old.remove();
   // Hovering or focusing a toast keeps it (a person about to click Undo must not lose it).
   const arm = () => { clearTimeout(timer); timer = setTimeout(dismiss, timeout); };
   el.addEventListener('mouseenter', () => clearTimeout(timer));

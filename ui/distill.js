@@ -60,12 +60,13 @@ export function attachDistill(pane, meta) {
   const head = pane.querySelector('.detail-head');
   if (!head || head.querySelector('[data-testid="distill-session"]')) return;
   const button = h('button', {
-    class: 'btn', testid: 'distill-session', dataset: { sessionId: meta.session_id },
+    class: 'btn btn-small', testid: 'distill-session', dataset: { sessionId: meta.session_id },
     title: 'Your own agent proposes memories from this session; you review each one',
     onClick: async () => {
       button.disabled = true;
       try { await distillSession(meta.session_id); } finally { button.disabled = false; }
     },
   }, 'Distill…');
-  head.append(button);
+  // Beside Copy and Save as memory…, the transcript's other actions.
+  (head.querySelector('[data-testid="transcript-actions"]') || head).append(button);
 }

@@ -253,6 +253,8 @@ export function createInstructionsView(app) {
       if (which) kind = which;
       return load();
     },
+    // The project chosen here last (null: the user-wide files only).
+    get project() { return project; },
     focusMain: () => {
       const first = list.querySelector('.instruction-row.selected') || list.querySelector('button');
       if (first) first.focus();

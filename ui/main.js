@@ -45,6 +45,12 @@ const app = {
     const slug = r.view === 'memories' ? r.location.project : r.project;
     return slug && this.projects.some((p) => p.slug === slug) ? slug : null;
   },
+  // Agents' files open on the project in view; from a view without one (Settings, Sessions…)
+  // on the project last chosen there, so a trip elsewhere does not reset its picker.
+  instructionsProject() {
+    if (this.route.view === 'instructions') return this.route.project || null;
+    return this.currentProject() || views.instructions.project;
+  },
   showInstructions(project, kind = null) {
     return this.navigate({ view: 'instructions', project: project || null, kind });
   },

@@ -7,7 +7,7 @@
 //   memory-filter          filter box          memory-list         the scrolling list
 //   memory-sort            the order: type (grouped, the default), name, updated, last used
 //   memory-group           a type header (data-type, contains memory-group-count)
-//   memory-row             a memory (data-name, data-scope, data-selected)
+//   memory-row             a memory (data-name, data-scope, data-selected; several with Ctrl/Shift, see memory-selection.js)
 //   memory-list-empty      empty / no-match state
 //   memory-detail          the detail pane     detail-empty        nothing selected
 //   detail-name  detail-type  detail-scope  detail-description  detail-updated  detail-body
@@ -21,6 +21,8 @@ import { h, clear, setSafeHtml, relativeTime, absoluteTime, debounce, focusShown
 import { confirmDialog, toast, errorToast, editorErrorToast } from './dialog.js';
 import { VirtualList } from './virtual-list.js';
 import { renameMemory } from './rename.js';
+import { typePicker } from './type-picker.js';
+import { createSelection, bulkPanel, deleteMany } from './memory-selection.js';
 
 const TYPE_ORDER = ['user', 'feedback', 'project', 'reference'];
 const UNREADABLE = '\u0000unreadable';
@@ -72,6 +74,7 @@ export function createMemoriesView(app) {
   list.el.tabIndex = 0;
   list.el.setAttribute('role', 'listbox');
   list.el.setAttribute('aria-label', 'Memories');
+  list.el.setAttribute('aria-multiselectable', 'true');
   const empty = h('div', { class: 'empty-state list-empty', testid: 'memory-list-empty', hidden: true });
   const pane = h('div', { class: 'detail-pane', testid: 'memory-detail' });
 
@@ -90,10 +93,19 @@ export function createMemoriesView(app) {
     if (e.key === 'ArrowDown') { e.preventDefault(); list.el.focus(); moveSelection(selected ? 0 : 1); }
   });
   list.el.addEventListener('keydown', (e) => {
-    if (e.key === 'ArrowDown') { e.preventDefault(); moveSelection(1); }
+    const mod = e.ctrlKey || e.metaKey;
+    if ((e.key === 'ArrowDown' || e.key === 'ArrowUp') && e.shiftKey) { e.preventDefault(); extendSelection(e.key === 'ArrowDown' ? 1 : -1); }
+    else if (e.key === 'ArrowDown') { e.preventDefault(); moveSelection(1); }
     else if (e.key === 'ArrowUp') { e.preventDefault(); moveSelection(-1); }
-    else if (e.key === 'Enter' && selected) { e.preventDefault(); const first = pane.querySelector('button'); if (first) first.focus(); }
+    else if (mod && e.key.toLowerCase() === 'a') { e.preventDefault(); pickAll(); }
+    else if (e.key === 'Escape' && picked.size > 1) { e.preventDefault(); e.stopPropagation(); clearPicked(); }
+    else if (e.key === 'Enter' && (selected || picked.size > 1)) { e.preventDefault(); const first = pane.querySelector('button'); if (first) first.focus(); }
+    else if (e.key === 'Delete' && picked.size > 1) { e.preventDefault(); deletePicked(); }
     else if (e.key === 'Delete' && selected && detail) { e.preventDefault(); deleteSelected(); }
+  });
+  // Esc in the bulk panel clears the selection too (focus goes back to the list).
+  pane.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && picked.size > 1 && !editing) { e.preventDefault(); e.stopPropagation(); clearPicked(); list.el.focus(); }
   });
 
   function visibleItems() {
@@ -126,6 +138,7 @@ export function createMemoriesView(app) {
   }
 
   let items = [];
+  const picked = createSelection(() => items.filter((it) => it.row).map((it) => it.row.name));
   function refreshList() {
     const visible = visibleItems();
     items = visible.items;
@@ -134,8 +147,14 @@ export function createMemoriesView(app) {
     count.textContent = filter.value.trim()
       ? `${visible.matching} of ${total} ${total === 1 ? 'memory' : 'memories'}`
       : `${total} ${total === 1 ? 'memory' : 'memories'}`;
+    // A selection of several keeps only what the list still shows.
+    if (picked.size > 1) {
+      picked.retain();
+      if (picked.size > 1) showPicked(); else { const one = picked.names()[0]; picked.clear(); if (one) select(one, { force: true }); }
+    }
+    if (picked.size > 1) count.textContent += ` · ${picked.size} selected`;
     // A selection the filter hides is no longer what the pane should show.
-    if (selected && !editing && !items.some((it) => it.row && it.row.name === selected)) {
+    if (selected && !editing && picked.size <= 1 && !items.some((it) => it.row && it.row.name === selected)) {
       selected = null;
       list.el.removeAttribute('aria-activedescendant');
       renderNothingSelected();
@@ -153,7 +172,7 @@ export function createMemoriesView(app) {
     // The first-run panel takes the detail pane while the user scope is empty, and gives it
     // back when the first memory arrives; rendered once, so focus inside it survives refreshes.
     const showingFirstRun = !!pane.querySelector('[data-testid="first-run"]');
-    if (!selected && !editing && showingFirstRun !== firstRunHere()) renderNothingSelected();
+    if (!selected && !editing && picked.size <= 1 && showingFirstRun !== firstRunHere()) renderNothingSelected();
   }
 
   // An empty user scope is a new home, and one no agent is connected to has not started: the
@@ -188,13 +207,19 @@ export function createMemoriesView(app) {
         h('span', { class: 'group-count', testid: 'memory-group-count' }, String(item.count)));
     }
     const r = item.row;
-    const isSelected = r.name === selected;
+    const isSelected = picked.size > 1 ? picked.has(r.name) : r.name === selected;
     return h('div', {
       class: `memory-row${isSelected ? ' selected' : ''}${r.error ? ' broken' : ''}`,
       role: 'option', 'aria-selected': isSelected ? 'true' : 'false', id: optionId(r.name),
       testid: 'memory-row', dataset: { name: r.name, scope: r.scope, selected: isSelected ? 'true' : 'false' },
       // Focus stays on the list for the arrow keys; a mouse click draws no ring around it.
-      onClick: () => { select(r.name); list.el.focus({ focusVisible: false }); },
+      // Ctrl/Cmd+click adds or removes one, Shift+click takes the range.
+      onClick: (e) => {
+        if (e.shiftKey) pickRange(r.name);
+        else if (e.ctrlKey || e.metaKey) pickOne(r.name);
+        else { picked.clear(); select(r.name); }
+        list.el.focus({ focusVisible: false });
+      },
     },
       h('div', { class: 'row-top' },
         h('span', { class: 'row-name', title: r.name }, r.name),
@@ -204,7 +229,90 @@ export function createMemoriesView(app) {
       h('div', { class: 'row-description' }, r.error ? `Does not parse: ${r.error}` : r.description));
   }
 
+  // Several memories: the pane shows what can be done to all of them. Unsaved edits are asked
+  // about first, as moving to another memory would.
+  async function showPicked() {
+    if (editing && editing.isDirty && editing.isDirty()) {
+      const leave = await confirmDialog({ title: 'Discard changes?', message: 'Your edits to this memory are not saved.', confirmLabel: 'Discard', danger: true });
+      if (!leave) { picked.clear(); paintList(); return; }
+    }
+    editing = null;
+    detail = null;
+    paintList();
+    const total = rows.length;
+    count.textContent = `${total} ${total === 1 ? 'memory' : 'memories'} · ${picked.size} selected`;
+    clear(pane, bulkPanel(picked.names(), { onDelete: () => deletePicked(), onClear: () => { clearPicked(); list.el.focus(); } }));
+  }
+
+  function afterPick() {
+    if (picked.size > 1) { showPicked(); return; }
+    const one = picked.names()[0];
+    picked.clear();
+    if (one) select(one); else paintList();
+  }
+
+  function pickOne(name) {
+    picked.toggle(name, selected);
+    selected = name;
+    afterPick();
+  }
+
+  function pickRange(name) {
+    picked.extend(selected, name);
+    selected = name;
+    afterPick();
+  }
+
+  function pickAll() {
+    picked.all();
+    if (!selected) selected = picked.names()[0] || null;
+    afterPick();
+  }
+
+  // Shift+↑/↓: the cursor moves and the selection runs from where it started to the cursor.
+  function extendSelection(delta) {
+    const names = items.filter((it) => it.row).map((it) => it.row.name);
+    if (!names.length) return;
+    const at = names.indexOf(selected);
+    const to = names[Math.min(names.length - 1, Math.max(0, at === -1 ? 0 : at + delta))];
+    pickRange(to);
+    list.scrollToIndex(items.findIndex((it) => it.row && it.row.name === to));
+  }
+
+  // Back to the one memory under the cursor.
+  function clearPicked() {
+    picked.clear();
+    refreshList();
+    if (selected) select(selected, { force: true }); else { paintList(); renderNothingSelected(); }
+  }
+
+  async function deletePicked() {
+    const names = picked.names();
+    const gone = await deleteMany({ ...location }, names, {
+      onUndone: async (where, restored) => {
+        if (!sameLocation(where, location)) return;
+        await reload();
+        if (!editing && restored.length) {
+          for (const n of restored) picked.toggle(n, null);
+          selected = restored[0];
+          afterPick();
+        }
+      },
+    });
+    if (!gone) return;
+    const index = items.findIndex((it) => it.row && gone.includes(it.row.name));
+    for (const n of gone) removeRow(n);
+    picked.clear();
+    refreshList();
+    const next = items.slice(Math.max(0, index)).find((it) => it.row) || [...items].reverse().find((it) => it.row);
+    selected = next ? next.row.name : null;
+    paintList();
+    await loadDetail();
+    list.el.focus();
+  }
+
   function moveSelection(delta) {
+    if (picked.size) { picked.clear(); }
     const memoryIndexes = [];
     items.forEach((it, i) => { if (it.row) memoryIndexes.push(i); });
     if (!memoryIndexes.length) return;
@@ -221,6 +329,7 @@ export function createMemoriesView(app) {
       if (!leave) return;
     }
     editing = null;
+    picked.clear();
     selected = name;
     paintList();
     await loadDetail();
@@ -301,10 +410,11 @@ export function createMemoriesView(app) {
         h('button', { class: 'btn', testid: 'detail-reveal', onClick: () => reveal(ref()) }, 'Reveal in folder'))));
   }
 
+  // The conventional types, then the ones used here, alphabetically (the index's order).
   function knownTypes() {
     const types = new Set(TYPE_ORDER);
-    for (const r of rows) if (r.type) types.add(r.type);
-    return [...types];
+    for (const r of rows) if (r.type && !r.error) types.add(r.type);
+    return [...types].sort(compareTypes);
   }
 
   function startNew() {
@@ -327,9 +437,9 @@ export function createMemoriesView(app) {
   }
 
   function renderForm(values) {
-    const datalistId = 'known-types';
     const name = h('input', { class: 'input mono', testid: 'form-name', value: values.name, placeholder: 'kebab-case-name', spellcheck: 'false', 'aria-label': 'Name', autocomplete: 'off' });
-    const type = h('input', { class: 'input', testid: 'form-type', value: values.type, list: datalistId, 'aria-label': 'Type', spellcheck: 'false' });
+    const typeField = typePicker(values.type, knownTypes());
+    const type = typeField.input;
     const description = h('input', { class: 'input', testid: 'form-description', value: values.description, placeholder: 'One line: what this memory is for', 'aria-label': 'Description' });
     const body = h('textarea', { class: 'input mono body-input', testid: 'form-body', 'aria-label': 'Body', spellcheck: 'false' });
     body.value = values.body;
@@ -347,12 +457,11 @@ export function createMemoriesView(app) {
       h('div', { class: 'form-fields', testid: 'form-fields' },
         h('div', { class: 'form-row' },
           field('Name', name, 'Lowercase letters, digits and hyphens; it is the file name.'),
-          field('Type', type, 'user, feedback, project, reference or your own label.')),
+          field('Type', typeField.el, 'Pick one (↓ lists them) or type your own label.')),
         field('Description', description),
         h('label', { class: 'field field-grow' }, h('span', { class: 'field-label' }, 'Body (markdown)'), body),
         error),
-      h('div', { class: 'form-actions' }, h('span', { class: 'muted hint' }, h('kbd', {}, 'Ctrl'), ' ', h('kbd', {}, 'S'), ' to save · ', h('kbd', {}, 'Esc'), ' to cancel'), cancel, save),
-      h('datalist', { id: datalistId }, knownTypes().map((t) => h('option', { value: t }))));
+      h('div', { class: 'form-actions' }, h('span', { class: 'muted hint' }, h('kbd', {}, 'Ctrl'), ' ', h('kbd', {}, 'S'), ' to save · ', h('kbd', {}, 'Esc'), ' to cancel'), cancel, save));
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       save.disabled = true;
@@ -380,6 +489,8 @@ export function createMemoriesView(app) {
         const culprit = { invalid_name: name, already_exists: name, invalid_type: type, secret_detected: body }[err.code]
           || (err.code === 'invalid_field' && /description/.test(err.message) ? description : null);
         if (culprit) { culprit.classList.add('invalid'); culprit.focus(); }
+        // The reason stays in sight in a short window, where the fields scroll.
+        error.scrollIntoView({ block: 'nearest' });
       } finally {
         save.disabled = false;
       }

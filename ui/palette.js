@@ -31,7 +31,7 @@ function entries(app) {
     } },
     { kind: 'action', key: 'add-project', label: 'Add a project…', hint: 'pick its folder', run: () => app.addProject() },
     { kind: 'place', key: 'user-md', label: 'USER.md', hint: 'trust anchor', run: go({ view: 'anchor', project: null }) },
-    { kind: 'place', key: 'agents-files', label: 'Agents’ files', hint: 'CLAUDE.md, AGENTS.md', run: go({ view: 'instructions', project: app.currentProject(), kind: null }) },
+    { kind: 'place', key: 'agents-files', label: 'Agents’ files', hint: 'CLAUDE.md, AGENTS.md', run: go({ view: 'instructions', project: app.instructionsProject(), kind: null }) },
     { kind: 'place', key: 'user-memories', label: 'User memories', hint: 'memories', run: go({ view: 'memories', location: { scope: 'user', project: null } }) },
     { kind: 'place', key: 'sessions', label: 'Sessions', hint: 'search past transcripts', run: go({ view: 'sessions' }) },
     { kind: 'place', key: 'compose', label: 'Compose preview', hint: 'what an agent would get', run: go({ view: 'compose' }) },

@@ -19,7 +19,7 @@ import { toast, errorToast, editorErrorToast } from './dialog.js';
 import { agentsCard } from './agents.js';
 import { settingField } from './setting-field.js';
 
-const STATUS_LABEL = { ok: 'OK', warn: 'Warning', error: 'Problem' };
+const STATUS_LABEL = { ok: 'OK', off: 'Not set up', warn: 'Warning', error: 'Problem' };
 const SOURCE_LABEL = { claude: 'Claude Code', codex: 'Codex', ambry: 'Ambry' };
 
 // Two checks of one area (the runtime and the model are both "embeddings"; an agent's
@@ -113,7 +113,7 @@ export function createSettingsView(app) {
         h('span', { class: 'card-actions' }, h('button', { class: 'btn', testid: 'settings-reindex', onClick: () => app.reindex() }, '↻ Reindex'))),
       needsReindex ? h('p', { class: 'note' }, 'Some checks want a reindex: the Reindex button brings embeddings and the session index up to date.') : null,
       h('ul', { class: 'checks' }, s.checks.map((c, i) => h('li', { class: `check check-${c.status}`, testid: 'doctor-check', dataset: { area: c.area, status: c.status } },
-        h('span', { class: 'check-dot', 'aria-label': STATUS_LABEL[c.status] }),
+        h('span', { class: 'check-dot', testid: 'check-dot', role: 'img', 'aria-label': STATUS_LABEL[c.status], title: STATUS_LABEL[c.status] }),
         h('span', { class: 'check-area' }, labels[i]),
         h('span', { class: 'check-detail' }, c.detail,
           holdsSecret(c) ? h('button', { class: 'btn btn-small check-action', testid: 'doctor-review-secrets', onClick: () => app.navigate({ view: 'archive' }, { location: { scope: 'user', project: null } }) }, 'Review and purge in the Archive') : null)))));

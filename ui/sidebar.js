@@ -52,7 +52,7 @@ export function createSidebar(app) {
       item('nav-anchor-user', 'USER.md', { view: 'anchor', project: null }),
       app.projects.filter((p) => p.has_anchor).map((p) =>
         item('nav-anchor-project', `${p.name} · AMBRY.md`, { view: 'anchor', project: p.slug }, { project: p.slug })),
-      item('nav-instructions', 'Agents’ files', { view: 'instructions', project: app.route.view === 'instructions' ? app.route.project : app.currentProject() }));
+      item('nav-instructions', 'Agents’ files', { view: 'instructions', project: app.instructionsProject() }));
     clear(memories,
       item('nav-user', 'User memories', { view: 'memories', location: { scope: 'user', project: null } }),
       app.projects.map((p) => item('nav-project', p.name, { view: 'memories', location: { scope: 'project', project: p.slug } }, { project: p.slug })),

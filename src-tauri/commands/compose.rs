@@ -41,6 +41,7 @@ pub async fn save_memory_test(
     project: Option<String>,
     prompt: String,
     expect: Vec<String>,
+    reject: Option<Vec<String>>,
     within: Option<usize>,
 ) -> IpcResult<String> {
     off_main(app, move |ws| {
@@ -49,9 +50,54 @@ pub async fn save_memory_test(
             CaseSpec {
                 prompt,
                 expect,
+                reject: reject.unwrap_or_default(),
                 within,
             },
         )?;
+        Ok(file.display().to_string())
+    })
+    .await
+}
+
+/// Which case of which scope's `tests.toml` (as the report listed it: its place and prompt).
+#[derive(Debug, serde::Deserialize)]
+pub struct CaseRef {
+    scope: ambry_core::Scope,
+    index: usize,
+    prompt: String,
+}
+
+/// Changes one case (it may move to the scope its memories need); returns the file holding it.
+#[tauri::command]
+pub async fn edit_memory_test(
+    app: AppHandle,
+    project: Option<String>,
+    case: CaseRef,
+    spec: CaseSpec,
+) -> IpcResult<String> {
+    off_main(app, move |ws| {
+        let file = ws.edit_memory_test(
+            project.as_deref(),
+            case.scope,
+            case.index,
+            &case.prompt,
+            spec,
+        )?;
+        Ok(file.display().to_string())
+    })
+    .await
+}
+
+/// Removes one case.
+#[tauri::command]
+pub async fn delete_memory_test(
+    app: AppHandle,
+    project: Option<String>,
+    case: CaseRef,
+) -> IpcResult<String> {
+    off_main(app, move |ws| {
+        let file =
+            ws.remove_memory_test(project.as_deref(), case.scope, case.index, &case.prompt)?;
         Ok(file.display().to_string())
     })
     .await

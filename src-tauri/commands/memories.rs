@@ -5,7 +5,7 @@ use ambry_core::markdown_to_safe_html;
 use ambry_core::FrontEndCode;
 use ambry_core::SavedWithVector;
 use ambry_core::UseKind;
-use ambry_core::{ForgetOutcome, Memory, MemoryDraft, Scope, ScopeFilter};
+use ambry_core::{ForgetOutcome, ForgottenVersion, Memory, MemoryDraft, Scope, ScopeFilter};
 use ambry_core::{MemoryRow, RenamedWithVector};
 use chrono::Utc;
 use serde::Serialize;
@@ -110,6 +110,42 @@ pub async fn forget_memory(app: AppHandle, memory: MemoryRef) -> IpcResult<Forge
             &ws.store_of(memory.location.project_slug())?,
             memory.location.scope,
             &memory.name,
+            Utc::now(),
+        )?)
+    })
+    .await
+}
+
+/// Forgets the memories selected in one list, all or none (each archived).
+#[tauri::command]
+pub async fn forget_memories(
+    app: AppHandle,
+    location: Location,
+    names: Vec<String>,
+) -> IpcResult<Vec<ForgetOutcome>> {
+    off_main(app, move |ws| {
+        Ok(ws.forget_many(
+            &ws.store_of(location.project_slug())?,
+            location.scope,
+            &names,
+            Utc::now(),
+        )?)
+    })
+    .await
+}
+
+/// The Undo of `forget_memories`: every archived version back, each with its vector.
+#[tauri::command]
+pub async fn restore_memories(
+    app: AppHandle,
+    location: Location,
+    versions: Vec<ForgottenVersion>,
+) -> IpcResult<Vec<SavedWithVector>> {
+    off_main(app, move |ws| {
+        Ok(ws.restore_many(
+            &ws.store_of(location.project_slug())?,
+            location.scope,
+            &versions,
             Utc::now(),
         )?)
     })

@@ -59,6 +59,33 @@ async fn state_text(driver: &WebDriver, agent: &str) -> TestResult<String> {
     )
 }
 
+/// The Health card's first check of `area`: `(status, its text, its dot's fill, its dot's ring)`.
+async fn health_check(
+    driver: &WebDriver,
+    area: &str,
+) -> TestResult<(String, String, String, String)> {
+    let seen = std::sync::Mutex::new(None);
+    let outcome = ui::eventually(&format!("the health check of {area}"), || {
+        let seen = &seen;
+        async move {
+            let v = driver
+                .execute(
+                    r#"const c = document.querySelector(`[data-testid="doctor-check"][data-area="${arguments[0]}"]`);
+                       if (!c) return null;
+                       const dot = getComputedStyle(c.querySelector('[data-testid="check-dot"]'));
+                       return [c.dataset.status, c.innerText, dot.backgroundColor, dot.boxShadow];"#,
+                    vec![json!(area)],
+                )
+                .await?;
+            let found: Option<(String, String, String, String)> = serde_json::from_value(v.json().clone())?;
+            *seen.lock().unwrap() = found.clone();
+            Ok(found)
+        }
+    })
+    .await;
+    outcome.map_err(|e| format!("{e}; saw {:?}", seen.lock().unwrap()).into())
+}
+
 async fn focused_agent_toggle(driver: &WebDriver) -> TestResult<String> {
     let v = driver
         .execute(
@@ -177,6 +204,17 @@ async fn a_new_home_shows_how_memories_get_in_and_connects_claude_code_from_the_
             row_connected(&driver, "codex", false).await?;
             let shown = state_text(&driver, "claude").await?;
             ensure!(shown.contains("hook installed") && shown.contains("MCP server installed"), "Settings says {shown:?}");
+            // The Health card's dots follow the state, and the words say it too: a connected
+            // agent is a green dot, one left unconnected a hollow ring (not set up, no fault).
+            let (status, text, connected_fill, _) = health_check(&driver, "claude code").await?;
+            ensure!(status == "ok" && text.contains("connected ("), "Claude Code's health check: {status} {text:?}");
+            let (status, text, off_fill, off_ring) = health_check(&driver, "codex").await?;
+            ensure!(status == "off" && (text.contains("not connected") || text.contains("not installed here")), "Codex's health check: {status} {text:?}");
+            ensure!(off_fill != connected_fill && off_ring != "none", "not connected is drawn like connected: fill {off_fill} vs {connected_fill}, ring {off_ring}");
+            let codex_row = testid(&driver, "agents-card").await?.find(By::Css("[data-agent=\"codex\"]")).await?;
+            ensure!(codex_row.attr("data-status").await?.as_deref() == Some("off"), "Codex's row status: {:?}", codex_row.attr("data-status").await?);
+            let word = codex_row.find(By::Css("[data-testid=\"agent-state-word\"]")).await?.text().await?;
+            ensure!(word == "Not connected", "Codex's row says {word:?}");
             capture(&driver, "settings-agents-card").await?;
             keys::focus_on(&driver, "agent-toggle").await?;
             ensure!(focused_agent_toggle(&driver).await? == "claude", "the first button in Settings' card is not Claude Code's");
@@ -184,6 +222,11 @@ async fn a_new_home_shows_how_memories_get_in_and_connects_claude_code_from_the_
             ui::text_contains(&driver, "agent-change", "removed").await?;
             press(&driver, Key::Enter).await?;
             row_connected(&driver, "claude", false).await?;
+            ui::eventually("Claude Code's health check to say not connected", || async {
+                let (status, text, _, _) = health_check(&driver, "claude code").await?;
+                Ok((status == "off" && text.contains("not connected")).then_some(()))
+            })
+            .await?;
             ensure!(std::fs::read_to_string(&settings_at)? == settings, "disconnect did not restore settings.json byte for byte:\n{}", std::fs::read_to_string(&settings_at)?);
             ensure!(std::fs::read_to_string(&state_at)? == state, "disconnect did not restore .claude.json byte for byte:\n{}", std::fs::read_to_string(&state_at)?);
             ensure!(backups(&claude_at)?.len() == 2, "connect keeps each prior file once; a disconnect back to those bytes adds none: {:?}", backups(&claude_at)?);

@@ -257,3 +257,73 @@ async fn open_row_expecting_question(driver: &WebDriver, kind: &str) -> TestResu
     text_contains(driver, "confirm-dialog", "Discard changes?").await?;
     Ok(())
 }
+
+/// The project chosen in Agents' files stays chosen when they are opened again from a view
+/// without a project (Settings), by the sidebar and by Ctrl+K.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn the_project_chosen_in_agents_files_survives_a_trip_to_settings() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    let project = sandbox.add_project("shop")?;
+    std::fs::write(project.root.join("AGENTS.md"), AGENTS_MD)?;
+    let slug = project.slug.clone();
+    sandbox
+        .run(
+            "the_project_chosen_in_agents_files_survives_a_trip_to_settings",
+            move |driver| async move {
+                ui::open_user_memories(&driver).await?;
+                click(&driver, "nav-instructions").await?;
+                let picker = testid(&driver, "instructions-project").await?;
+                ensure!(
+                    value_of(&picker).await?.is_empty(),
+                    "from the user memories it opens on a project already"
+                );
+                thirtyfour::components::SelectElement::new(&picker)
+                    .await?
+                    .select_by_value(&slug)
+                    .await?;
+                open_row(&driver, "project_agents").await?;
+                for how in ["the sidebar", "Ctrl+K"] {
+                    click(&driver, "nav-settings").await?;
+                    testid(&driver, "settings-view").await?;
+                    if how == "the sidebar" {
+                        click(&driver, "nav-instructions").await?;
+                    } else {
+                        crate::keys::press_ctrl(&driver, "k").await?;
+                        ui::fill(&testid(&driver, "search-input").await?, ">agents files").await?;
+                        click_on(
+                            &driver,
+                            css("[data-testid=\"palette-item\"][data-key=\"agents-files\"]"),
+                            "Agents' files in the palette",
+                        )
+                        .await?;
+                    }
+                    testid(&driver, "instructions-view").await?;
+                    let chosen = ui::eventually(&format!("the picker after {how}"), || {
+                        let driver = driver.clone();
+                        async move {
+                            let v =
+                                value_of(&testid(&driver, "instructions-project").await?).await?;
+                            Ok((!v.is_empty()).then_some(v))
+                        }
+                    })
+                    .await
+                    .map_err(|e| {
+                        format!("opened from Settings by {how}, the picker was reset: {e}")
+                    })?;
+                    ensure!(
+                        chosen == slug,
+                        "opened from Settings by {how}, the picker shows {chosen:?}"
+                    );
+                    ui::shown(
+                        &driver,
+                        css("[data-testid=\"instruction-row\"][data-kind=\"project_agents\"]"),
+                        "the project's AGENTS.md in the list",
+                    )
+                    .await?;
+                }
+                Ok(())
+            },
+        )
+        .await
+}

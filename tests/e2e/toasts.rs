@@ -220,3 +220,117 @@ async fn failures_read_as_words_with_details_on_demand_at_most_two_at_once() -> 
         )
         .await
 }
+
+/// Every displayed toast against every displayed control (input, select, textarea, button,
+/// link, tab stop) and banner (an inline error, a notice) outside the toasts, measured in one
+/// pass so nothing moves between the two: `(toasts shown, overlapping pairs)`.
+async fn toasts_over_controls(driver: &WebDriver) -> TestResult<(usize, Vec<String>)> {
+    let v = driver
+        .execute(
+            r#"const shown = (e) => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden';
+               const box = (e) => e.getBoundingClientRect();
+               const name = (e) => e.dataset.testid || e.getAttribute('aria-label') || e.tagName + ':' + (e.textContent || '').trim().slice(0, 30);
+               const toasts = [...document.querySelectorAll('[data-testid="toast"]:not(.leaving)')].filter(shown);
+               const things = [...document.querySelectorAll(
+                   'input, select, textarea, button, a[href], summary, [tabindex]:not([tabindex="-1"]), .banner, .form-error, [role="alert"], .error-box, .note')]
+                 .filter((e) => shown(e) && !e.closest('.toasts'));
+               const over = [];
+               for (const t of toasts) {
+                 const a = box(t);
+                 for (const e of things) {
+                   const b = box(e);
+                   if (b.width && b.height && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
+                     over.push(`${name(e)} [${Math.round(b.left)},${Math.round(b.top)} ${Math.round(b.width)}x${Math.round(b.height)}] under a toast [${Math.round(a.left)},${Math.round(a.top)} ${Math.round(a.width)}x${Math.round(a.height)}]`);
+                 }
+               }
+               return [toasts.length, over];"#,
+            vec![],
+        )
+        .await?;
+    Ok(serde_json::from_value(v.json().clone())?)
+}
+
+async fn assert_toasts_cover_nothing(driver: &WebDriver, when: &str) -> TestResult {
+    let (shown, over) = toasts_over_controls(driver).await?;
+    ensure!(
+        shown > 0,
+        "{when}: no toast is shown, so nothing was checked"
+    );
+    ensure!(over.is_empty(), "{when}: {}", over.join("; "));
+    Ok(())
+}
+
+/// Two failures reported as toasts (a missing editor), to have toasts on screen: two in a tall
+/// window, the newer alone in a short one. Returns how many show.
+async fn error_toasts(driver: &WebDriver, want: usize) -> TestResult<usize> {
+    for _ in 0..2 {
+        click(driver, "detail-open-editor").await?;
+    }
+    ui::eventually(&format!("{want} error toast(s)"), || async {
+        let n = driver
+            .find_all(ui::css(
+                "[data-testid=\"toast\"][data-kind=\"error\"]:not(.leaving)",
+            ))
+            .await?
+            .len();
+        Ok((n == want).then_some(n))
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn toasts_never_cover_a_control_or_a_banner_in_the_form_dialogs_or_search() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    sandbox.save_user(
+        "release-bucket",
+        "project",
+        "Where release artifacts go",
+        "The release bucket holds every build.\n",
+    )?;
+    sandbox.add_project("shop")?;
+    let missing_editor = sandbox.user_home.join("no-such-editor");
+    sandbox
+        .run_with_env(
+            "toasts_never_cover_a_control_or_a_banner_in_the_form_dialogs_or_search",
+            &[("VISUAL", &missing_editor)],
+            |driver| async move {
+                ui::open_user_memories(&driver).await?;
+                // A short window keeps one toast: the strip they take is room the view gives up.
+                for (w, h, toasts) in [(1280, 800, 2), (720, 480, 1)] {
+                    keys::resize(&driver, w, h).await?;
+                    ui::open_memory(&driver, "release-bucket").await?;
+                    error_toasts(&driver, toasts).await?;
+                    // The edit form with a secret refused: its banner under the fields.
+                    click(&driver, "detail-edit").await?;
+                    ui::fill(
+                        &testid(&driver, "form-body").await?,
+                        "Deploy with AWS key AKIAZ3MXQ7V2LPRT4K9B for the release bucket.",
+                    )
+                    .await?;
+                    keys::press_ctrl(&driver, "s").await?;
+                    ui::shown(&driver, ui::tid("form-error"), "the secret's refusal").await?;
+                    crate::harness::capture(&driver, &format!("toasts-form-{w}x{h}")).await?;
+                    assert_toasts_cover_nothing(&driver, &format!("the edit form at {w}×{h}"))
+                        .await?;
+                    // Esc asks before dropping the edit: the question's buttons stay clear.
+                    keys::press(&driver, Key::Escape).await?;
+                    testid(&driver, "confirm-ok").await?;
+                    assert_toasts_cover_nothing(&driver, &format!("the discard dialog at {w}×{h}"))
+                        .await?;
+                    click(&driver, "confirm-ok").await?;
+                    testid(&driver, "detail-edit").await?;
+                    // Search with its scope picker.
+                    error_toasts(&driver, toasts).await?;
+                    keys::press_ctrl(&driver, "k").await?;
+                    ui::shown(&driver, ui::tid("search-input"), "the search overlay").await?;
+                    crate::harness::capture(&driver, &format!("toasts-search-{w}x{h}")).await?;
+                    assert_toasts_cover_nothing(&driver, &format!("search at {w}×{h}")).await?;
+                    keys::press(&driver, Key::Escape).await?;
+                    ui::gone(&driver, ui::tid("search-input"), "the search overlay").await?;
+                }
+                Ok(())
+            },
+        )
+        .await
+}

@@ -15,6 +15,9 @@ use crate::AmbryHome;
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Ok,
+    /// Not set up, and that is the person's choice (an agent not connected): neither working
+    /// nor a problem, so it never makes the overall status worse.
+    Off,
     Warn,
     Error,
 }
@@ -31,6 +34,13 @@ impl Check {
         Check {
             area,
             status: Status::Ok,
+            detail: detail.into(),
+        }
+    }
+    pub fn off(area: &'static str, detail: impl Into<String>) -> Self {
+        Check {
+            area,
+            status: Status::Off,
             detail: detail.into(),
         }
     }

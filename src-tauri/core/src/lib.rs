@@ -73,8 +73,8 @@ pub use sessions::{
 pub use storage::{create_private_dir_all, open_private};
 pub use usage::UseKind;
 pub use workspace::{
-    AgentStatus, AnchorOf, AnchorText, Coverage, HomeError, IndexRequest, InstructionView,
-    JudgedHit, LaunchEnv, MemoryRow, ModelUnavailable, ReaderRecall, ReindexPhase, ReindexSummary,
-    RenamedWithVector, SearchHit, SearchOptions, Selection, SessionFolder, VersionRow, Workspace,
-    WorkspaceError,
+    AgentStatus, AnchorOf, AnchorText, Coverage, ForgottenVersion, HomeError, IndexRequest,
+    InstructionView, JudgedHit, LaunchEnv, MemoryRow, ModelUnavailable, ReaderRecall, ReindexPhase,
+    ReindexSummary, RenamedWithVector, SearchHit, SearchOptions, Selection, SessionFolder,
+    VersionRow, Workspace, WorkspaceError,
 };

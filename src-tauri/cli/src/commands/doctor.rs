@@ -18,6 +18,7 @@ pub fn run(ctx: &Context, _args: DoctorArgs) -> Result<()> {
         for c in &checks {
             let mark = match c.status {
                 Status::Ok => "ok  ",
+                Status::Off => "off ",
                 Status::Warn => "warn",
                 Status::Error => "FAIL",
             };

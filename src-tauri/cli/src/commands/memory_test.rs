@@ -62,6 +62,9 @@ fn print_report(report: &CasesReport) {
                     .unwrap_or_default();
                 println!("    {}: {rank}, {injected}{within}", e.name);
             }
+            for r in case.rejected.iter().filter(|r| r.injected) {
+                println!("    {}: injected, but must not be", r.name);
+            }
         }
     }
     println!(

@@ -208,7 +208,7 @@ pub fn agent_checks(env: &AgentEnv) -> Vec<Check> {
             } else {
                 "not installed here"
             };
-            Check::ok(area, format!("{why}; `ambry connect {agent}` connects it"))
+            Check::off(area, format!("{why}; `ambry connect {agent}` connects it"))
         } else {
             Check::warn(
                 area,
@@ -239,5 +239,28 @@ fn describe(state: &PartState) -> String {
         PartState::Incomplete { missing, .. } => format!("{} missing", missing.join(" and ")),
         PartState::Missing => "missing".into(),
         PartState::Unreadable { reason } => format!("unreadable: {reason}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doctor::{overall, Status};
+
+    #[test]
+    fn an_agent_left_unconnected_is_off_and_worsens_no_status() {
+        let tmp = tempfile::tempdir().unwrap();
+        let env = AgentEnv {
+            home: tmp.path().to_path_buf(),
+            claude_config_dir: None,
+            codex_home: None,
+        };
+        let checks = agent_checks(&env);
+        assert_eq!(checks.len(), 2, "{checks:?}");
+        for check in &checks {
+            assert_eq!(check.status, Status::Off, "{check:?}");
+            assert!(check.detail.starts_with("not "), "{check:?}");
+        }
+        assert_eq!(overall(&checks), Status::Ok);
     }
 }

@@ -7,12 +7,13 @@
 //! [[case]]
 //! prompt = "how do we ship a release?"
 //! expect = ["deploy-process"]   # every one must be injected
+//! reject = ["old-deploy"]       # optional: none of these may be injected
 //! within = 3                    # optional: and ranked at most this far down
 //! ```
 //!
 //! Owns: the file format, its validation (a bad file is an error naming the file and line,
-//! never skipped), adding a case to a file's text (its comments and layout kept), and judging
-//! each case.
+//! never skipped), adding, replacing and removing a case in a file's text (its comments and
+//! layout kept), and judging each case.
 //! Deliberately does not: print, pick the strategy or load the model (the caller passes a
 //! `Semantic` per call), or write the file (the store does, under the scope lock).
 
@@ -56,7 +57,12 @@ impl ErrorCode for CasesError {
 #[serde(deny_unknown_fields)]
 pub struct CaseSpec {
     pub prompt: String,
+    /// Must be injected (a case may have none when it only says what must not be).
+    #[serde(default)]
     pub expect: Vec<String>,
+    /// Must not be injected for this prompt.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reject: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub within: Option<usize>,
 }
@@ -73,6 +79,8 @@ struct CasesFile {
 pub struct Case {
     pub scope: Scope,
     pub file: PathBuf,
+    /// Its place among the file's `[[case]]` tables (0-based): how an edit or a removal names it.
+    pub index: usize,
     pub spec: CaseSpec,
 }
 
@@ -89,9 +97,12 @@ pub struct Expectation {
 pub struct CaseResult {
     pub scope: Scope,
     pub file: PathBuf,
+    pub index: usize,
     pub prompt: String,
     pub within: Option<usize>,
     pub expected: Vec<Expectation>,
+    /// The memories that must not be injected, with where they landed (passing: none injected).
+    pub rejected: Vec<Expectation>,
     pub passed: bool,
 }
 
@@ -118,10 +129,11 @@ pub fn load_cases(store: &Store) -> Result<Vec<Case>, CasesError> {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(source) => return Err(CasesError::Read { path: file, source }),
         };
-        for spec in parse_cases(&text, &file)? {
+        for (index, spec) in parse_cases(&text, &file)?.into_iter().enumerate() {
             cases.push(Case {
                 scope,
                 file: file.clone(),
+                index,
                 spec,
             });
         }
@@ -141,9 +153,16 @@ pub fn parse_cases(text: &str, file: &Path) -> Result<Vec<CaseSpec>, CasesError>
         if case.prompt.trim().is_empty() {
             return Err(invalid(format!("case {} has an empty prompt", i + 1)));
         }
-        if case.expect.is_empty() {
+        if case.expect.is_empty() && case.reject.is_empty() {
             return Err(invalid(format!(
-                "case {} ({:?}) expects no memory; list at least one name",
+                "case {} ({:?}) expects no memory and rejects none; list at least one name",
+                i + 1,
+                case.prompt
+            )));
+        }
+        if let Some(both) = case.expect.iter().find(|n| case.reject.contains(n)) {
+            return Err(invalid(format!(
+                "case {} ({:?}) both expects and rejects `{both}`",
                 i + 1,
                 case.prompt
             )));
@@ -166,23 +185,9 @@ pub fn with_case_added(text: &str, spec: &CaseSpec, file: &Path) -> Result<Strin
         path: file.to_path_buf(),
         message,
     };
-    let mut doc: toml_edit::DocumentMut = text
-        .parse()
-        .map_err(|e: toml_edit::TomlError| invalid(e.to_string().trim().to_string()))?;
+    let mut doc = parse_document(text, file)?;
     let mut case = toml_edit::Table::new();
-    case.insert("prompt", toml_edit::value(spec.prompt.trim()));
-    case.insert(
-        "expect",
-        toml_edit::value(
-            spec.expect
-                .iter()
-                .map(String::as_str)
-                .collect::<toml_edit::Array>(),
-        ),
-    );
-    if let Some(within) = spec.within {
-        case.insert("within", toml_edit::value(within as i64));
-    }
+    write_spec(&mut case, spec);
     match doc
         .entry("case")
         .or_insert_with(|| toml_edit::Item::ArrayOfTables(toml_edit::ArrayOfTables::new()))
@@ -194,6 +199,112 @@ pub fn with_case_added(text: &str, spec: &CaseSpec, file: &Path) -> Result<Strin
     let added = doc.to_string();
     parse_cases(&added, file)?;
     Ok(added)
+}
+
+fn parse_document(text: &str, file: &Path) -> Result<toml_edit::DocumentMut, CasesError> {
+    text.parse().map_err(|e: toml_edit::TomlError| CasesError::Invalid {
+        path: file.to_path_buf(),
+        message: e.to_string().trim().to_string(),
+    })
+}
+
+/// Sets a case table's keys to `spec`; keys it does not use are removed, comments kept.
+fn write_spec(case: &mut toml_edit::Table, spec: &CaseSpec) {
+    let list = |names: &[String]| {
+        toml_edit::value(names.iter().map(String::as_str).collect::<toml_edit::Array>())
+    };
+    case["prompt"] = toml_edit::value(spec.prompt.trim());
+    case["expect"] = list(&spec.expect);
+    if spec.reject.is_empty() {
+        case.remove("reject");
+    } else {
+        case["reject"] = list(&spec.reject);
+    }
+    match spec.within {
+        Some(within) => case["within"] = toml_edit::value(within as i64),
+        None => {
+            case.remove("within");
+        }
+    }
+}
+
+/// The `index`-th case table of `doc`, when its prompt is still `prompt` (a file changed since
+/// it was listed names another case there: refused, so the wrong case is never changed).
+fn case_at<'d>(
+    doc: &'d mut toml_edit::DocumentMut,
+    index: usize,
+    prompt: &str,
+    file: &Path,
+) -> Result<&'d mut toml_edit::ArrayOfTables, CasesError> {
+    let invalid = |message: String| CasesError::Invalid {
+        path: file.to_path_buf(),
+        message,
+    };
+    let cases = doc
+        .get_mut("case")
+        .and_then(|c| c.as_array_of_tables_mut())
+        .ok_or_else(|| invalid("it has no [[case]] tables".into()))?;
+    let found = cases
+        .get(index)
+        .and_then(|t| t.get("prompt"))
+        .and_then(|p| p.as_str())
+        .map(str::trim);
+    if found != Some(prompt.trim()) {
+        return Err(invalid(format!(
+            "case {} is no longer {prompt:?} (the file changed); reload the cases and try again",
+            index + 1
+        )));
+    }
+    Ok(cases)
+}
+
+/// `text` with its `index`-th case (whose prompt must still be `prompt`) set to `spec`, in
+/// place: its position and comments kept. The result must parse as a valid case file.
+pub fn with_case_replaced(
+    text: &str,
+    index: usize,
+    prompt: &str,
+    spec: &CaseSpec,
+    file: &Path,
+) -> Result<String, CasesError> {
+    let mut doc = parse_document(text, file)?;
+    let cases = case_at(&mut doc, index, prompt, file)?;
+    if let Some(case) = cases.get_mut(index) {
+        write_spec(case, spec);
+    }
+    let replaced = doc.to_string();
+    parse_cases(&replaced, file)?;
+    Ok(replaced)
+}
+
+/// `text` without its `index`-th case (whose prompt must still be `prompt`); the rest as written.
+pub fn with_case_removed(
+    text: &str,
+    index: usize,
+    prompt: &str,
+    file: &Path,
+) -> Result<String, CasesError> {
+    let mut doc = parse_document(text, file)?;
+    let cases = case_at(&mut doc, index, prompt, file)?;
+    // The comments above the first case head the file: they stay when that case goes.
+    let head = (index == 0)
+        .then(|| cases.get(0).and_then(|t| t.decor().prefix()).and_then(|p| p.as_str()))
+        .flatten()
+        .map(str::to_string);
+    cases.remove(index);
+    if let (Some(head), Some(next)) = (head, cases.get_mut(0)) {
+        let own = next
+            .decor()
+            .prefix()
+            .and_then(|p| p.as_str())
+            .unwrap_or("")
+            .trim_start_matches('\n')
+            .to_string();
+        next.decor_mut().set_prefix(format!("{head}{own}"));
+    }
+    let removed = doc.to_string();
+    parse_cases(&removed, file)?;
+    Ok(removed)
 }
 
 /// Runs every case: composes its prompt as the first turn of a context would (same strategy,
@@ -254,29 +365,33 @@ pub fn run_cases<'s>(
                 Vec::new()
             }
         };
-        let expected: Vec<Expectation> = case
-            .spec
-            .expect
-            .iter()
-            .map(|name| Expectation {
-                name: name.clone(),
-                rank: hits.iter().position(|h| &h.name == name).map(|p| p + 1),
-                injected: composition.selected.iter().any(|s| &s.name == name),
-            })
-            .collect();
+        let judge = |names: &[String]| -> Vec<Expectation> {
+            names
+                .iter()
+                .map(|name| Expectation {
+                    name: name.clone(),
+                    rank: hits.iter().position(|h| &h.name == name).map(|p| p + 1),
+                    injected: composition.selected.iter().any(|s| &s.name == name),
+                })
+                .collect()
+        };
+        let expected = judge(&case.spec.expect);
+        let rejected = judge(&case.spec.reject);
         let passed = expected.iter().all(|e| {
             e.injected
                 && case
                     .spec
                     .within
                     .is_none_or(|w| e.rank.is_some_and(|r| r <= w))
-        });
+        }) && rejected.iter().all(|r| !r.injected);
         results.push(CaseResult {
             scope: case.scope,
             file: case.file.clone(),
+            index: case.index,
             prompt: case.spec.prompt.clone(),
             within: case.spec.within,
             expected,
+            rejected,
             passed,
         });
     }
@@ -417,6 +532,7 @@ mod tests {
         let first = CaseSpec {
             prompt: "  how do we ship?  ".into(),
             expect: vec!["deploy-steps".into()],
+            reject: vec![],
             within: Some(2),
         };
         let text = with_case_added("", &first, file).unwrap();
@@ -432,6 +548,7 @@ mod tests {
         let second = CaseSpec {
             prompt: "run the migrations".into(),
             expect: vec!["db-migrations".into(), "deploy-steps".into()],
+            reject: vec![],
             within: None,
         };
         let text = with_case_added(mine, &second, file).unwrap();
@@ -448,6 +565,7 @@ mod tests {
                 CaseSpec {
                     prompt: " ".into(),
                     expect: vec!["deploy-steps".into()],
+                    reject: vec![],
                     within: None,
                 },
                 "empty prompt",
@@ -456,6 +574,7 @@ mod tests {
                 CaseSpec {
                     prompt: "x".into(),
                     expect: vec![],
+                    reject: vec![],
                     within: None,
                 },
                 "expects no memory",
@@ -464,6 +583,7 @@ mod tests {
                 CaseSpec {
                     prompt: "x".into(),
                     expect: vec!["deploy-steps".into()],
+                    reject: vec![],
                     within: Some(0),
                 },
                 "within = 0",
@@ -477,5 +597,65 @@ mod tests {
             matches!(broken, CasesError::Invalid { .. }),
             "a broken file is reported, not overwritten: {broken}"
         );
+    }
+
+    #[test]
+    fn a_case_can_reject_a_memory_and_fails_when_it_is_injected() {
+        let (_tmp, store) = store();
+        std::fs::write(
+            store.dir(Scope::User).unwrap().join(CASES_FILE),
+            "[[case]]\nprompt = \"how do I ship a release?\"\nreject = [\"code-style\"]\n\n[[case]]\nprompt = \"how do I ship a release?\"\nexpect = []\nreject = [\"deploy-steps\"]\n",
+        )
+        .unwrap();
+        let report = run(&store, 10);
+        let (clean, leaked) = (&report.cases[0], &report.cases[1]);
+        assert!(clean.passed && clean.expected.is_empty(), "{clean:?}");
+        assert!(!clean.rejected[0].injected, "{clean:?}");
+        assert!(!leaked.passed, "a rejected memory was injected: {leaked:?}");
+        assert_eq!(leaked.rejected[0].name, "deploy-steps");
+        assert!(leaked.rejected[0].injected);
+        assert_eq!((leaked.index, clean.index), (1, 0));
+
+        let file = Path::new("tests.toml");
+        let both = "[[case]]\nprompt = \"x\"\nexpect = [\"a\"]\nreject = [\"a\"]\n";
+        assert!(parse_cases(both, file)
+            .unwrap_err()
+            .to_string()
+            .contains("both expects and rejects"));
+    }
+
+    #[test]
+    fn a_case_is_replaced_in_place_or_removed_and_a_changed_file_is_refused() {
+        let file = Path::new("tests.toml");
+        let mine = "# my cases\n[[case]]\nprompt = \"style?\"  # the one I care about\nexpect = [\"code-style\"]\nwithin = 2\n\n[[case]]\nprompt = \"ship\"\nexpect = [\"deploy-steps\"]\n";
+        let edited = CaseSpec {
+            prompt: "style rules?".into(),
+            expect: vec![],
+            reject: vec!["deploy-steps".into()],
+            within: None,
+        };
+        let text = with_case_replaced(mine, 0, "style?", &edited, file).unwrap();
+        assert!(text.starts_with("# my cases\n"), "{text}");
+        let cases = parse_cases(&text, file).unwrap();
+        assert_eq!(cases[0], edited);
+        assert_eq!(cases[1].prompt, "ship", "the other case moved: {text}");
+
+        // Listed before the file changed: the case at 0 is no longer "style?".
+        let stale = with_case_replaced(&text, 0, "style?", &edited, file).unwrap_err();
+        assert!(stale.to_string().contains("the file changed"), "{stale}");
+        assert!(with_case_removed(&text, 1, "style rules?", file).is_err());
+
+        let text = with_case_removed(&text, 0, "style rules?", file).unwrap();
+        let cases = parse_cases(&text, file).unwrap();
+        assert_eq!(cases.len(), 1);
+        assert_eq!(cases[0].prompt, "ship");
+        assert!(text.starts_with("# my cases\n"), "{text}");
+        let refused = CaseSpec {
+            prompt: "ship".into(),
+            expect: vec![],
+            reject: vec![],
+            within: None,
+        };
+        assert!(with_case_replaced(&text, 0, "ship", &refused, file).is_err());
     }
 }

@@ -330,15 +330,18 @@ fn cases_renamed(text: &str, old: &str, new: &str) -> Result<Option<String>, Str
     let mut changed = false;
     if let Some(cases) = doc.get_mut("case").and_then(|c| c.as_array_of_tables_mut()) {
         for case in cases.iter_mut() {
-            let Some(expect) = case.get_mut("expect").and_then(|e| e.as_array_mut()) else {
-                continue;
-            };
-            for value in expect.iter_mut() {
-                if value.as_str() == Some(old) {
-                    let decor = value.decor().clone();
-                    *value = toml_edit::Value::from(new);
-                    *value.decor_mut() = decor;
-                    changed = true;
+            // Both what a case expects and what it rejects name memories.
+            for key in ["expect", "reject"] {
+                let Some(names) = case.get_mut(key).and_then(|e| e.as_array_mut()) else {
+                    continue;
+                };
+                for value in names.iter_mut() {
+                    if value.as_str() == Some(old) {
+                        let decor = value.decor().clone();
+                        *value = toml_edit::Value::from(new);
+                        *value.decor_mut() = decor;
+                        changed = true;
+                    }
                 }
             }
         }

@@ -12,6 +12,7 @@
 
 mod agents;
 mod anchors;
+mod bulk;
 mod context;
 mod distill;
 mod errors;
@@ -44,6 +45,7 @@ use crate::AmbryHome;
 
 pub use agents::AgentStatus;
 pub use anchors::{AnchorOf, AnchorText};
+pub use bulk::ForgottenVersion;
 pub use distill::Selection;
 pub use errors::{ModelUnavailable, WorkspaceError};
 pub use instructions::InstructionView;
@@ -72,6 +74,8 @@ pub struct Workspace {
     composed: std::sync::atomic::AtomicU64,
     /// Which project each working directory belongs to, so a turn does not start git each time.
     projects: ProjectLookup,
+    /// What the review embedded, kept by text (see `review.rs`).
+    review_vectors: Mutex<review::ReviewVectors>,
 }
 
 impl Workspace {
@@ -90,6 +94,7 @@ impl Workspace {
             reindexing: AtomicBool::new(false),
             composed: Default::default(),
             projects: ProjectLookup::default(),
+            review_vectors: Mutex::default(),
         }
     }
 

@@ -17,7 +17,8 @@ use serde::Serialize;
 
 use super::{lock, ModelUnavailable, Workspace, WorkspaceError};
 use crate::compose::cases::{
-    load_cases, run_cases, with_case_added, CaseSpec, CasesReport, CASES_FILE,
+    load_cases, run_cases, with_case_added, with_case_removed, with_case_replaced, CaseSpec,
+    CasesReport, CASES_FILE,
 };
 use crate::compose::Budgets;
 use crate::config::{Config, Strategy};
@@ -366,16 +367,10 @@ impl Workspace {
     pub fn add_memory_test(
         &self,
         slug: Option<&str>,
-        mut spec: CaseSpec,
+        spec: CaseSpec,
     ) -> Result<PathBuf, WorkspaceError> {
         let store = self.store_of(slug)?;
-        spec.expect.dedup();
-        let mut scope = Scope::User;
-        for name in &spec.expect {
-            if store.get(None, name)?.scope == Scope::Project {
-                scope = Scope::Project;
-            }
-        }
+        let (scope, spec) = case_home(&store, spec)?;
         store.edit_side_file(
             scope,
             CASES_FILE,
@@ -385,6 +380,56 @@ impl Workspace {
         )
     }
 
+    /// Changes the case at `index` of `scope`'s `tests.toml` (its prompt must still be `prompt`,
+    /// so a file changed meanwhile changes nothing) to `spec`: in place when it still belongs
+    /// there, else moved to the scope [`Workspace::add_memory_test`] would pick. Every memory it
+    /// names must exist. Returns the file that holds it now.
+    pub fn edit_memory_test(
+        &self,
+        slug: Option<&str>,
+        scope: Scope,
+        index: usize,
+        prompt: &str,
+        spec: CaseSpec,
+    ) -> Result<PathBuf, WorkspaceError> {
+        let store = self.store_of(slug)?;
+        let (home, spec) = case_home(&store, spec)?;
+        if home == scope {
+            return store.edit_side_file(scope, CASES_FILE, |text: Option<&str>, path: &Path| {
+                Ok::<_, WorkspaceError>(with_case_replaced(
+                    text.unwrap_or(""),
+                    index,
+                    prompt,
+                    &spec,
+                    path,
+                )?)
+            });
+        }
+        self.remove_memory_test(slug, scope, index, prompt)?;
+        store.edit_side_file(home, CASES_FILE, |text: Option<&str>, path: &Path| {
+            Ok::<_, WorkspaceError>(with_case_added(text.unwrap_or(""), &spec, path)?)
+        })
+    }
+
+    /// Removes the case at `index` of `scope`'s `tests.toml` (its prompt must still be `prompt`).
+    pub fn remove_memory_test(
+        &self,
+        slug: Option<&str>,
+        scope: Scope,
+        index: usize,
+        prompt: &str,
+    ) -> Result<PathBuf, WorkspaceError> {
+        self.store_of(slug)?
+            .edit_side_file(scope, CASES_FILE, |text: Option<&str>, path: &Path| {
+                Ok::<_, WorkspaceError>(with_case_removed(
+                    text.unwrap_or(""),
+                    index,
+                    prompt,
+                    path,
+                )?)
+            })
+    }
+
     /// How many blocks this workspace composed, and the model it holds (for `serve --status`).
     pub fn compose_stats(&self) -> (u64, Option<String>) {
         (
@@ -392,4 +437,20 @@ impl Workspace {
             self.model.loaded_model(),
         )
     }
+}
+
+/// Where a case belongs and the case as kept: in the project's `tests.toml` when any memory it
+/// names (expected or rejected) is the project's (it only makes sense there), else in the user
+/// scope's. Every named memory must exist now (a typo would make a case that can never pass,
+/// or one that always does).
+fn case_home(store: &Store, mut spec: CaseSpec) -> Result<(Scope, CaseSpec), WorkspaceError> {
+    spec.expect.dedup();
+    spec.reject.dedup();
+    let mut scope = Scope::User;
+    for name in spec.expect.iter().chain(&spec.reject) {
+        if store.get(None, name)?.scope == Scope::Project {
+            scope = Scope::Project;
+        }
+    }
+    Ok((scope, spec))
 }

@@ -4,18 +4,33 @@
 //! Owns: which vector each memory is judged with — its sidecar when it is current for the
 //! configured model, else one embedded now with the workspace's model (never written: the
 //! review reads, it does not write); without the model, words alone; each memory's last use by
-//! an agent from the usage summaries; the pending distill proposals of the view. The rules live
-//! in `lifecycle` and `distill`.
+//! an agent from the usage summaries; the pending distill proposals of the view; the vectors it
+//! embedded, kept by text so a review counted after every memory change (the sidebar's count)
+//! embeds only what changed. The rules live in `lifecycle` and `distill`.
 //! Deliberately does not: read the clock (callers pass `now`).
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::{Workspace, WorkspaceError};
-use crate::embed::{embedded_text, read_sidecar, sidecar_path, text_hash, TextEmbedder};
+use super::{lock, Workspace, WorkspaceError};
+use crate::embed::{embedded_text, read_sidecar, sidecar_path, text_hash, TextEmbedder, TextHash};
 use crate::lifecycle::{self, AgentUse, Finding};
 use crate::memory::{Memory, Scope, Store};
+
+/// Past this many kept vectors (texts changed many times over) the cache starts again.
+const MAX_KEPT_VECTORS: usize = 20_000;
+
+/// The vectors the review embedded for memories without a current sidecar, by the model and the
+/// exact text embedded: a memory whose text changed has another hash, so a change on disk (the
+/// watcher's, or a write here) is never answered from here with the old text's vector.
+#[derive(Default)]
+pub(super) struct ReviewVectors {
+    model_id: String,
+    by_text: HashMap<TextHash, Vec<f32>>,
+    /// How many texts the review has embedded so far (the work the cache saves shows here).
+    pub(super) embedded: u64,
+}
 
 impl Workspace {
     /// The review inbox of `store`'s view (the user scope and its project) as of `now`.
@@ -40,9 +55,23 @@ impl Workspace {
                     return Some(sidecar.vector);
                 }
             }
+            let hash = text_hash(&text);
+            {
+                let mut kept = lock(&self.review_vectors);
+                if kept.model_id != paths.model_id() || kept.by_text.len() > MAX_KEPT_VECTORS {
+                    kept.model_id = paths.model_id().to_string();
+                    kept.by_text.clear();
+                }
+                if let Some(vector) = kept.by_text.get(&hash) {
+                    return Some(vector.clone());
+                }
+            }
             let embedder = scorer.embedder();
-            let mut embedder = embedder.lock().ok()?;
-            embedder.embed(&[text]).ok()?.pop()
+            let vector = embedder.lock().ok()?.embed(&[text]).ok()?.pop()?;
+            let mut kept = lock(&self.review_vectors);
+            kept.embedded += 1;
+            kept.by_text.insert(hash, vector.clone());
+            Some(vector)
         };
         let last: HashMap<_, _> = self
             .usage(now)?
@@ -104,5 +133,49 @@ impl Workspace {
         let merged = lifecycle::merge(store, into, from, body, now)?;
         self.memories_written();
         Ok(merged)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::home::AmbryHome;
+    use crate::memory::MemoryDraft;
+
+    fn draft(name: &str, body: &str) -> MemoryDraft {
+        MemoryDraft {
+            name: name.into(),
+            kind: "project".into(),
+            description: format!("About {name}"),
+            body: body.into(),
+            tags: Vec::new(),
+        }
+    }
+
+    /// The real model (`AMBRY_TEST_MODELS`, as scripts/test.sh sets it): a missing model fails
+    /// the test saying what to run.
+    #[test]
+    fn a_second_review_embeds_nothing_and_a_change_embeds_only_the_changed_memory() {
+        let models = std::env::var_os("AMBRY_TEST_MODELS").unwrap_or_else(|| {
+            panic!("AMBRY_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set AMBRY_TEST_MODELS=DIR")
+        });
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = Workspace::with_models(AmbryHome::new(tmp.path().join("home")), models);
+        let store = ws.store_of(None).unwrap();
+        let now = DateTime::from_timestamp(1_780_000_000, 0).unwrap();
+        // Saved by the store alone: no sidecar, so the review has to embed them.
+        store.save(Scope::User, draft("deploy-steps", "Tag, build, roll out."), now).unwrap();
+        store.save(Scope::User, draft("code-style", "rustfmt, no trailing whitespace."), now).unwrap();
+        let embedded = || lock(&ws.review_vectors).embedded;
+
+        let first = ws.review(&store, now).unwrap();
+        assert_eq!(embedded(), 2, "the first review embeds both");
+        let second = ws.review(&store, now).unwrap();
+        assert_eq!(embedded(), 2, "a second review embedded again");
+        assert_eq!(format!("{first:?}"), format!("{second:?}"), "the kept vectors judged otherwise");
+
+        store.save(Scope::User, draft("code-style", "cargo fmt; clippy clean."), now).unwrap();
+        ws.review(&store, now).unwrap();
+        assert_eq!(embedded(), 3, "only the changed memory is embedded again");
     }
 }

@@ -195,6 +195,7 @@ fn an_in_place_name_edit_keeps_history_links_and_retrieval_cases() {
         ambry_core::compose::cases::CaseSpec {
             prompt: "how do I deploy".into(),
             expect: vec!["deploy".into()],
+            reject: vec![],
             within: None,
         },
     )

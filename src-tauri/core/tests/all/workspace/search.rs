@@ -241,6 +241,7 @@ fn a_saved_retrieval_case_goes_where_its_memories_live_and_is_run_from_there() {
     let case = |prompt: &str, expect: &[&str]| CaseSpec {
         prompt: prompt.into(),
         expect: expect.iter().map(|s| s.to_string()).collect(),
+        reject: vec![],
         within: None,
     };
     let user_file = ws
