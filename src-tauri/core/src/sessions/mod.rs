@@ -30,6 +30,7 @@ mod types;
 mod vault;
 mod vectors;
 mod watcher;
+mod words_first;
 mod writer_turn;
 
 pub use crate::config::SessionSource as SourceKind;
@@ -52,4 +53,5 @@ pub use types::{
 pub use vault::{VaultPruneReport, VaultedFile};
 pub use vectors::{chunks_of, FillError, VectorFill};
 pub use watcher::{SessionWatcher, UnixClock};
+pub use words_first::WordsSuffice;
 pub(crate) use writer_turn::WriterTurn;
