@@ -110,7 +110,8 @@ impl SessionIndex {
 }
 
 /// The question's words that look like code rather than prose: a path (`assets/js/app.js`), a
-/// dotted or namespaced name (`phx.server`, `Foo::bar`), `snake_case`, `camelCase`, or letters
+/// dotted or namespaced name (`phx.server`, `Foo::bar`), `snake_case`, `camelCase` and
+/// `OOMKilled`, or letters
 /// and digits together (`s3`, `utf8`). Hyphenated words (`non-ascii`) and a single slash
 /// between words (`and/or`) are prose.
 pub(super) fn identifiers(text: &str) -> Vec<String> {
@@ -133,9 +134,8 @@ fn looks_like_code(word: &str) -> bool {
     };
     let letters = chars.iter().any(|c| c.is_alphabetic());
     let digits = chars.iter().any(|c| c.is_ascii_digit());
-    let camel = chars
-        .windows(2)
-        .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
+    // `camelCase`, `OOMKilled`: a capital after the first letter, with lower case around it.
+    let camel = chars.iter().skip(1).any(|c| c.is_uppercase()) && chars.iter().any(|c| c.is_lowercase());
     let path = word.contains('/')
         && letters
         && (word.starts_with(['/', '~', '.']) || word.matches('/').count() > 1 || inner(&['.']));
