@@ -11,6 +11,7 @@
 mod error;
 pub mod protocol;
 mod recall_call;
+mod serve_recall;
 mod service;
 mod serving;
 mod socket;

@@ -1,20 +1,15 @@
-//! `ambry recall` served by a running service: the same `Workspace::recall` a fresh process
-//! would run, but with the model already loaded, so a question that needs meaning does not pay
-//! for loading it.
+//! The recall request and answer on the wire (`Call::Recall`, `Reply::Recalled`): everything
+//! that decides a recall's answer besides the home's files, so a service can tell whether it
+//! would answer exactly as the client would in-process.
 //!
-//! Owns: the recall request and answer on the wire, and the rule that a service answers only a
-//! recall it would answer exactly as the client would in-process — same home, same models
-//! directory, same transcript folders (the client's environment names them; an index-first
-//! recall reads them).
-//! Deliberately does not: rank or index (the workspace does), or decide to fall back (the
-//! client answers in-process on any error, including these refusals).
+//! Owns: the two types, and the transcript folders in their absolute form (the one both ends
+//! compare).
+//! Deliberately does not: answer (`serve_recall` does) or move bytes (`socket` does).
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::protocol::{ErrorReply, Reply, Response};
-use super::{ComposeService, Refusal};
 use crate::sessions::{RecallHit, RecallQuery, SourceKind, SourceRoots};
 
 /// One recall, as `ambry recall` would run it in-process.
@@ -72,7 +67,7 @@ impl RecallCall {
         }
     }
 
-    fn roots(&self) -> SourceRoots {
+    pub(super) fn roots(&self) -> SourceRoots {
         SourceRoots {
             claude: self.claude_root.clone(),
             codex: self.codex_root.clone(),
@@ -83,7 +78,7 @@ impl RecallCall {
 
 /// `roots` with each folder absolute (as is when it cannot be made so), so that a client and a
 /// service that name one folder differently still agree.
-fn absolute_roots(roots: SourceRoots) -> SourceRoots {
+pub(super) fn absolute_roots(roots: SourceRoots) -> SourceRoots {
     let absolute = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
     SourceRoots {
         claude: roots.claude.map(absolute),
@@ -97,43 +92,4 @@ fn absolute_roots(roots: SourceRoots) -> SourceRoots {
 pub struct RecallAnswer {
     pub hits: Vec<RecallHit>,
     pub notes: Vec<String>,
-}
-
-impl ComposeService {
-    pub(super) fn handle_recall(&self, call: RecallCall) -> Response {
-        let workspace = self.workspace();
-        let absolute = |p: &std::path::Path| std::path::absolute(p).unwrap_or_else(|_| p.into());
-        let (home, models_dir) = (
-            absolute(workspace.home().root()),
-            absolute(&workspace.models_dir()),
-        );
-        if call.home != home {
-            return Response::refused(&Refusal::HomeMismatch {
-                ours: home,
-                theirs: call.home,
-            });
-        }
-        if call.models_dir != models_dir {
-            return Response::refused(&Refusal::ModelsDirMismatch {
-                ours: models_dir,
-                theirs: call.models_dir,
-            });
-        }
-        let ours = absolute_roots(workspace.session_roots());
-        if call.roots() != ours {
-            return Response::refused(&Refusal::SessionRootsMismatch {
-                ours: format!("{ours:?}"),
-                theirs: format!("{:?}", call.roots()),
-            });
-        }
-        if call.cwd_prefix.as_ref().is_some_and(|p| !p.is_absolute()) {
-            return Response::refused(&Refusal::RelativeCwd {
-                cwd: call.cwd_prefix.unwrap_or_default(),
-            });
-        }
-        match workspace.recall(&call.query(), call.index_first, call.now) {
-            Ok((hits, notes)) => Response::new(Reply::Recalled(RecallAnswer { hits, notes })),
-            Err(e) => Response::new(Reply::Error(ErrorReply::of(&e))),
-        }
-    }
 }

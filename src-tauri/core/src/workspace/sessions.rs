@@ -138,7 +138,8 @@ impl Workspace {
         // Words first: when they are the whole answer the model is not loaded at all (a fresh
         // process would spend most of its time loading it for nothing).
         let (by_words, words_suffice) = index.recall_words_first(query)?;
-        if words_suffice.is_some() {
+        if let Some(why) = words_suffice {
+            tracing::debug!("recall answered by words, the model not loaded: {why:?}");
             return Ok((by_words, notes));
         }
         let Some(mut embedder) = self.session_embedder() else {
