@@ -11,7 +11,7 @@
 # every served answer is byte for byte the in-process one (text and --json, stdout and stderr).
 # usage: scripts/bench-recall.sh [N] [MODELS_DIR] [RUNS]
 #   (default 272, ~/.cache/ambry/models, 15 runs per question; needs hyperfine and python3)
-# AMBRY_BIN=path measures a binary already built (e.g. an older one, for before/after);
+# BENCH_RECALL_EACH=1 also prints each question's p50. AMBRY_BIN=path measures a binary already built (e.g. an older one, for before/after);
 # otherwise the release CLI is built. The served rows need a build with served recall; with an
 # older binary they measure its in-process path (it never asks the service).
 set -euo pipefail
@@ -64,10 +64,12 @@ measure() { # label models_dir
       "$ambry recall '$quoted'" >/dev/null 2>&1
   done
   python3 - "$label" "$work"/"$label".*.json <<'PY'
-import json, sys
-wall, cpu = [], []
-for f in sys.argv[2:]:
+import json, os, sys
+wall, cpu, rows = [], [], []
+for f in sorted(sys.argv[2:], key=lambda f: int(f.rsplit(".", 2)[-2])):
     r = json.load(open(f))["results"][0]
+    t = sorted(x * 1000 for x in r["times"])
+    rows.append(f'    {t[len(t) // 2]:7.1f} ms wall p50  {(r["user"] + r["system"]) * 1000:6.1f} ms cpu  {r["command"].split(" recall ", 1)[1]}')
     wall += [t * 1000 for t in r["times"]]
     # hyperfine reports CPU time as a mean per command, not per run.
     cpu += [(r["user"] + r["system"]) * 1000] * len(r["times"])
@@ -76,6 +78,8 @@ def p(xs, q):
     return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
 print(f"{sys.argv[1]:<24} wall p50 {p(wall, .5):7.1f} ms  p95 {p(wall, .95):7.1f} ms   "
       f"cpu (user+sys) mean {sum(cpu) / len(cpu):7.1f} ms   (n={len(wall)})")
+if os.environ.get("BENCH_RECALL_EACH") == "1":
+    print("\n".join(rows))
 PY
 }
 
@@ -95,7 +99,7 @@ compare() { # models_dir
   for q in "${questions[@]}"; do
     for json in "" --json; do
       local served inproc
-      served=$(AMBRY_MODELS_DIR="$1" AMBRY_LOG=debug $ambry $json recall "$q" 2>"$work/served.err"; echo "exit $?")
+      served=$(AMBRY_MODELS_DIR="$1" AMBRY_LOG=ambry::recall_client=debug $ambry $json recall "$q" 2>"$work/served.err"; echo "exit $?")
       grep -q "recall served by: service" "$work/served.err" || {
         echo "not served: $q $json"; same=1
       }

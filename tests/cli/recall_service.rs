@@ -123,7 +123,7 @@ fn seed(sb: &Sandbox) {
 fn recall(sb: &Sandbox, models: &Path, args: &[&str], in_process: bool) -> (String, String, bool) {
     let mut cmd = sb.ambry();
     cmd.env("AMBRY_MODELS_DIR", models)
-        .env("AMBRY_LOG", "ambry=debug");
+        .env("AMBRY_LOG", "ambry::recall_client=debug");
     if in_process {
         cmd.env("AMBRY_NO_SERVICE", "1");
     } else {
@@ -228,7 +228,7 @@ fn a_service_that_would_answer_differently_is_passed_over() {
     let out = sb
         .ambry()
         .env("AMBRY_MODELS_DIR", &other_models)
-        .env("AMBRY_LOG", "ambry=debug")
+        .env("AMBRY_LOG", "ambry::recall_client=debug")
         .env("CLAUDE_CONFIG_DIR", sb.cwd.path().join("elsewhere"))
         .args(["recall", "kitten"])
         .output()
