@@ -15,6 +15,7 @@ mod mcp;
 mod memory;
 mod memory_test;
 mod real_clients;
+mod recall_service;
 mod robustness;
 mod service;
 mod sessions;

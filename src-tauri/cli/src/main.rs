@@ -18,6 +18,7 @@ mod compose_client;
 mod context;
 mod hook_stdin;
 mod output;
+mod recall_client;
 mod scope_args;
 
 use std::path::PathBuf;

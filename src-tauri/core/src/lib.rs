@@ -39,8 +39,8 @@ pub use compose::cases::{CaseSpec, CasesReport, CASES_FILE};
 pub use compose::hook::{self, ContextEvent, ContextRequest};
 pub use compose::Composition;
 pub use compose_service::{
-    call, spawn_compose_service, Call, ComposeCall, ComposeService, Reply, Request, ServiceError,
-    ServiceHandle,
+    call, spawn_compose_service, Call, ComposeCall, ComposeService, RecallAnswer, RecallCall,
+    Reply, Request, ServiceError, ServiceHandle,
 };
 pub use config::{Config, DistillAgent, Strategy};
 pub use config_edit::{settings_of, SettingView};

@@ -299,9 +299,7 @@ pub fn recall(ctx: &Context, args: RecallArgs) -> Result<()> {
         source: args.source.kind(),
         cwd_prefix,
     };
-    let (hits, notes) = ctx
-        .workspace
-        .recall(&query, !args.no_index, ctx.now())
+    let (hits, notes) = crate::recall_client::recall(ctx, &query, !args.no_index)
         .with_context(|| format!("recall {:?}", args.query))?;
     for note in notes {
         eprintln!("note: {note}");

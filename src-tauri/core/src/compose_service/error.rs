@@ -71,6 +71,8 @@ pub enum Refusal {
     HomeMismatch { ours: PathBuf, theirs: PathBuf },
     #[error("this service uses models from {ours}, not {theirs}")]
     ModelsDirMismatch { ours: PathBuf, theirs: PathBuf },
+    #[error("this service reads transcripts from {ours}, not {theirs}")]
+    SessionRootsMismatch { ours: String, theirs: String },
     #[error("cwd must be absolute, got {cwd}")]
     RelativeCwd { cwd: PathBuf },
     #[error("{why}")]
@@ -92,6 +94,7 @@ impl ErrorCode for Refusal {
             Refusal::HomeMismatch { .. } => "home_mismatch",
             Refusal::ModelsDirMismatch { .. } => "models_dir_mismatch",
             Refusal::RelativeCwd { .. } => "relative_cwd",
+            Refusal::SessionRootsMismatch { .. } => "session_roots_mismatch",
             Refusal::MalformedRequest { .. } => "malformed_request",
             Refusal::VersionMismatch { .. } => "version_mismatch",
             Refusal::Internal => "internal",

@@ -10,12 +10,15 @@
 
 mod error;
 pub mod protocol;
+mod recall_call;
+mod serve_recall;
 mod service;
 mod serving;
 mod socket;
 
 pub use error::{Refusal, ServiceError};
 pub use protocol::{Call, ComposeCall, ErrorReply, Reply, Request, Response, ServiceStatus};
+pub use recall_call::{RecallAnswer, RecallCall};
 pub use service::ComposeService;
 pub use serving::{serve, spawn_compose_service, ServiceHandle};
 pub use socket::{bind, call, exchange, ServiceSocket};

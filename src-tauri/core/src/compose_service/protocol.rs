@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::recall_call::{RecallAnswer, RecallCall};
 use super::{Refusal, ServiceError};
 use crate::compose::hook::ContextRequest;
 use crate::compose::Composition;
@@ -33,6 +34,8 @@ pub struct Request {
 pub enum Call {
     Compose(ComposeCall),
     Status,
+    /// `ambry recall` answered by the service (see `recall_call`).
+    Recall(RecallCall),
 }
 
 /// Everything that decides the block besides the home's files: the service refuses a call
@@ -61,6 +64,7 @@ pub struct Response {
 pub enum Reply {
     Composed(Composition),
     Status(ServiceStatus),
+    Recalled(RecallAnswer),
     Error(ErrorReply),
 }
 

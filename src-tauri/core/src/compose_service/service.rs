@@ -70,6 +70,7 @@ impl ComposeService {
         match request.call {
             Call::Status => Response::new(Reply::Status(self.status())),
             Call::Compose(call) => self.handle_compose(call),
+            Call::Recall(call) => self.handle_recall(call),
         }
     }
 

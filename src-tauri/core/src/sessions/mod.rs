@@ -4,7 +4,7 @@
 //! in `index.sqlite` (its own tables only), recall queries, readable transcripts, and the
 //! filesystem watcher that keeps the index current.
 //! Grouped by job, each file with one owner: `sources` reads transcripts, `store` keeps the
-//! session tables, `recall`, `session_ranking`, `candidate_filter` and `vectors` search them,
+//! session tables, `recall`, `session_ranking`, `candidate_filter`, `vectors` and `words_first` search them,
 //! `watcher` keeps them current. Dependencies run one way: recall and the watcher use the
 //! store, the store uses the sources, and the sources use neither.
 //! Deliberately does not: read the process environment (callers resolve the source roots),
@@ -19,6 +19,7 @@ mod store;
 mod types;
 mod vectors;
 mod watcher;
+mod words_first;
 
 pub use crate::config::SessionSource as SourceKind;
 pub use crate::config::SessionsConfig;
@@ -41,3 +42,4 @@ pub use types::{
 };
 pub use vectors::{chunks_of, FillError, VectorFill};
 pub use watcher::{SessionWatcher, UnixClock};
+pub use words_first::WordsSuffice;

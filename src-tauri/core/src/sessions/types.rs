@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::SourceKind;
 
@@ -35,7 +35,7 @@ impl RecallQuery {
 
 /// A piece of a highlighted snippet: `hit` marks the words that matched the query. The app
 /// renders these as text nodes (never as HTML); the CLI wraps hits in `[` `]`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SnippetPart {
     pub text: String,
     pub hit: bool,
@@ -45,7 +45,7 @@ pub struct SnippetPart {
 /// flat fields (`ts`, `role`, `snippet`) so a reader of one line per hit sees why it matched;
 /// `turns` has up to three of its best turns. From [`super::SessionIndex::recall_messages`] it
 /// is one matching message instead (`turns` empty).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecallHit {
     pub session_id: String,
     pub source: SourceKind,
@@ -77,7 +77,7 @@ pub struct RecallHit {
 }
 
 /// One of a recalled session's best turns.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecallTurn {
     pub ts: Option<String>,
     pub role: String,

@@ -3,9 +3,9 @@
 //!
 //! Owns: the source roots (from the launch environment), the rule that a source switched off
 //! in config is not indexed on request, recall's "index first, but a busy indexer only means
-//! slightly older results", and handing recall the model when the strategy allows it and it
-//! loads (the newest messages without vectors are embedded first; without the model recall is
-//! lexical, unchanged).
+//! slightly older results", and handing recall the model when the strategy allows it, it
+//! loads, and the question needs it (see `sessions::words_first`; the newest messages without
+//! vectors are embedded first; without the model recall is lexical, unchanged).
 //! Deliberately does not: parse transcripts or rank (the sessions module does).
 
 use std::path::PathBuf;
@@ -135,8 +135,15 @@ impl Workspace {
             }
         }
         let mut index = self.session_index()?;
+        // Words first: when they are the whole answer the model is not loaded at all (a fresh
+        // process would spend most of its time loading it for nothing).
+        let (by_words, words_suffice) = index.recall_words_first(query)?;
+        if let Some(why) = words_suffice {
+            tracing::debug!("recall answered by words, the model not loaded: {why:?}");
+            return Ok((by_words, notes));
+        }
         let Some(mut embedder) = self.session_embedder() else {
-            return Ok((index.recall(query)?, notes));
+            return Ok((by_words, notes));
         };
         let model = embedder.model_id().to_string();
         // The newest messages without vectors get them now (bounded, so a recall stays quick
@@ -162,7 +169,7 @@ impl Workspace {
             Ok(mut v) => v.pop().unwrap_or_default(),
             Err(e) => {
                 notes.push(format!("searching by words only: {e}"));
-                return Ok((index.recall(query)?, notes));
+                return Ok((by_words, notes));
             }
         };
         let semantic = QueryVector {

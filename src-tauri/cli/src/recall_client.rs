@@ -1,0 +1,79 @@
+//! Where `ambry recall` gets its answer: a running service for this home when there is one (its
+//! model already loaded), else this process.
+//!
+//! Owns: asking the service (the whole exchange bounded, as compose's client) and answering
+//! in-process on any failure — no service, a stale socket, a timeout, a refusal (another home,
+//! models directory or transcript folders), a protocol or version error — plus
+//! `AMBRY_NO_SERVICE=1`, which skips the service. Both paths run core's `Workspace::recall`, so
+//! they print the same answer.
+//! Deliberately does not: start a service (recall is not called every turn as compose is), or
+//! print; the recall command does.
+
+use std::time::Duration;
+
+use ambry_core::{
+    call, Call, RecallAnswer, RecallCall, RecallHit, RecallQuery, Reply, Request, ServiceError,
+};
+use anyhow::Result;
+
+use crate::context::Context;
+
+/// A warm service answers in milliseconds; past this the in-process path is the faster one.
+const SERVICE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The sessions and the notes of one recall.
+pub fn recall(
+    ctx: &Context,
+    query: &RecallQuery,
+    index_first: bool,
+) -> Result<(Vec<RecallHit>, Vec<String>)> {
+    let now = ctx.now();
+    if ctx.workspace.env().no_service {
+        tracing::debug!("recall served by: this process (AMBRY_NO_SERVICE is set)");
+    } else {
+        match from_service(ctx, query, index_first, now) {
+            Ok(answer) => {
+                tracing::debug!("recall served by: service");
+                return Ok((answer.hits, answer.notes));
+            }
+            Err(e) => tracing::debug!("recall served by: this process ({e})"),
+        }
+    }
+    Ok(ctx.workspace.recall(query, index_first, now)?)
+}
+
+fn from_service(
+    ctx: &Context,
+    query: &RecallQuery,
+    index_first: bool,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<RecallAnswer, ServiceError> {
+    let absolute = |p: &std::path::Path| {
+        std::path::absolute(p).map_err(|source| ServiceError::Io {
+            action: "resolve",
+            path: p.into(),
+            source,
+        })
+    };
+    let query = RecallQuery {
+        cwd_prefix: match &query.cwd_prefix {
+            Some(dir) => Some(absolute(dir)?),
+            None => None,
+        },
+        ..query.clone()
+    };
+    let request = Request::new(Call::Recall(RecallCall::new(
+        absolute(ctx.home().root())?,
+        absolute(&ctx.workspace.models_dir())?,
+        ctx.workspace.session_roots(),
+        &query,
+        index_first,
+        now,
+    )));
+    match call(ctx.home(), &request, SERVICE_TIMEOUT)? {
+        Reply::Recalled(answer) => Ok(answer),
+        other => Err(ServiceError::Protocol {
+            reason: format!("expected a recall answer, got {other:?}"),
+        }),
+    }
+}
