@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::Path;
 
-use ambry_core::embed::{text_hash, write_sidecar};
+use ambry_core::embed::{embedded_text, text_hash, write_sidecar};
 use ambry_core::memory::{Scope, ScopeFilter, Store};
 use ambry_core::project::Project;
 use ambry_core::AmbryHome;
@@ -131,6 +131,9 @@ pub fn build_store(root: &Path, n: usize) -> Store {
 /// Gives every memory of `store` a `.vec` sidecar of `model_id` holding a random vector (384
 /// dimensions, deterministic): the semantic scan costs what it costs over real vectors, without
 /// embedding every text first. The vectors carry no meaning: time with them, never judge ranking.
+/// Each sidecar is current for its memory's text (the hash of what would be embedded), as after
+/// `memory reindex`: a stale one would make every reader that checks (the review count) embed
+/// the whole store again, which a real indexed home never does.
 #[allow(dead_code)] // not every bench that includes this module uses it
 pub fn write_random_sidecars(store: &Store, model_id: &str) {
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -146,12 +149,10 @@ pub fn write_random_sidecars(store: &Store, model_id: &str) {
     {
         let vector: Vec<f32> = (0..384).map(|_| next()).collect();
         let sidecar = file.path.with_extension("vec");
-        write_sidecar(
-            &sidecar,
-            model_id,
-            text_hash(&file.path.display().to_string()),
-            &vector,
-        )
-        .expect("write a sidecar");
+        let memory = store
+            .get(Some(file.scope), &file.name)
+            .expect("read a generated memory");
+        let text = embedded_text(&memory.name, &memory.description, &memory.body);
+        write_sidecar(&sidecar, model_id, text_hash(&text), &vector).expect("write a sidecar");
     }
 }

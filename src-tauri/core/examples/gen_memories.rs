@@ -2,8 +2,9 @@
 //! writes DIR/home (AMBRY_HOME) and DIR/repo (the project cwd). With MODEL_ID, every memory
 //! also gets a `.vec` sidecar of that model holding a random unit vector (384 dimensions): the
 //! semantic scan costs the same as over real vectors, without embedding N texts first
-//! (about 18 texts/s here). The vectors carry no meaning; use them to time, never to judge
-//! ranking.
+//! (about 18 texts/s here). Each sidecar is current for its memory's text, as after
+//! `memory reindex`, so nothing that checks (the review count) embeds the store again. The
+//! vectors carry no meaning; use them to time, never to judge ranking.
 
 #[path = "../benches/synthetic.rs"]
 mod synthetic;

@@ -178,4 +178,34 @@ mod tests {
         ws.review(&store, now).unwrap();
         assert_eq!(embedded(), 3, "only the changed memory is embedded again");
     }
+
+    /// A home indexed by `memory reindex` has a current sidecar for every memory: the review
+    /// (the sidebar's count, asked at start-up and after each change) then judges with those
+    /// vectors and runs the model on nothing, so it never competes with a search for the CPU.
+    #[test]
+    fn a_review_over_memories_with_current_sidecars_embeds_nothing() {
+        let models = std::env::var_os("AMBRY_TEST_MODELS").unwrap_or_else(|| {
+            panic!("AMBRY_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set AMBRY_TEST_MODELS=DIR")
+        });
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = Workspace::with_models(AmbryHome::new(tmp.path().join("home")), models);
+        let store = ws.store_of(None).unwrap();
+        let now = DateTime::from_timestamp(1_780_000_000, 0).unwrap();
+        let model_id = ws.model_paths(&ws.config().unwrap()).model_id().to_string();
+        for (name, body) in [("deploy-steps", "Tag, build, roll out."), ("code-style", "rustfmt.")] {
+            let saved = store.save(Scope::User, draft(name, body), now).unwrap().memory;
+            let text = embedded_text(&saved.name, &saved.description, &saved.body);
+            let vector = if name == "deploy-steps" { [1.0, 0.0] } else { [0.0, 1.0] };
+            let vector: Vec<f32> = vector.iter().copied().cycle().take(384).collect();
+            crate::embed::write_sidecar(&sidecar_path(&saved.path), &model_id, text_hash(&text), &vector)
+                .unwrap();
+        }
+        ws.review(&store, now).unwrap();
+        assert_eq!(lock(&ws.review_vectors).embedded, 0, "a current sidecar was embedded again");
+
+        // The same sidecar judged stale once its memory's text changes: that one is embedded.
+        store.save(Scope::User, draft("code-style", "cargo fmt; clippy clean."), now).unwrap();
+        ws.review(&store, now).unwrap();
+        assert_eq!(lock(&ws.review_vectors).embedded, 1, "only the changed memory is embedded");
+    }
 }
