@@ -20,18 +20,6 @@ const COMBOS: [(u32, u32, bool); 4] = [
     (1280, 800, true),
 ];
 
-/// The palette's highlighted row: `(testid, key or name)`.
-async fn active(driver: &WebDriver) -> TestResult<(String, String)> {
-    let v = driver
-        .execute(
-            r#"const a = document.querySelector('[data-testid="search-results"] [role="option"].active');
-               return a ? [a.dataset.testid || '', a.dataset.key || a.dataset.name || ''] : ['', ''];"#,
-            vec![],
-        )
-        .await?;
-    Ok(serde_json::from_value(v.json().clone())?)
-}
-
 /// Ctrl+K, the query typed over the last one, and ↓ until `key` is highlighted.
 async fn palette_to(driver: &WebDriver, query: &str, key: &str) -> TestResult {
     press_ctrl(driver, "k").await?;
@@ -51,12 +39,16 @@ async fn palette_to(driver: &WebDriver, query: &str, key: &str) -> TestResult {
     })
     .await?;
     for _ in 0..30 {
-        if active(driver).await?.1 == key {
+        if ui::palette_active(driver).await?.1 == key {
             return Ok(());
         }
         press(driver, Key::Down).await?;
     }
-    Err(format!("↓ never reached {key}: {:?}", active(driver).await?).into())
+    Err(format!(
+        "↓ never reached {key}: {:?}",
+        ui::palette_active(driver).await?
+    )
+    .into())
 }
 
 /// Tab until the element with `id` has focus.

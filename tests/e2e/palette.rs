@@ -11,17 +11,6 @@ use crate::keys::{focused, press, press_ctrl, resize};
 use crate::seed::Sandbox;
 use crate::ui::{self, testid, text_contains};
 
-async fn active(driver: &WebDriver) -> TestResult<(String, String)> {
-    let v = driver
-        .execute(
-            r#"const a = document.querySelector('[data-testid="search-results"] [role="option"].active');
-               return a ? [a.dataset.testid || '', a.dataset.key || a.dataset.name || ''] : ['', ''];"#,
-            vec![],
-        )
-        .await?;
-    Ok(serde_json::from_value(v.json().clone())?)
-}
-
 async fn count(driver: &WebDriver, id: &str) -> TestResult<usize> {
     Ok(driver.find_all(ui::tid(id)).await?.len())
 }
@@ -66,24 +55,24 @@ async fn the_palette_pages_memories_opens_sessions_and_runs_actions() -> TestRes
             for _ in 0..50 {
                 press(&driver, Key::Down).await?;
             }
-            ensure!(active(&driver).await?.0 == "search-more", "50 × ↓ did not reach Show more: {:?}", active(&driver).await?);
+            ensure!(ui::palette_active(&driver).await?.0 == "search-more", "50 × ↓ did not reach Show more: {:?}", ui::palette_active(&driver).await?);
             press(&driver, Key::Enter).await?;
             ui::eventually("all 60 memories", || async {
                 Ok((count(&driver, "search-result").await? == 60).then_some(()))
             })
             .await?;
             ensure!(count(&driver, "search-more").await? == 0, "Show more is offered with nothing more");
-            ensure!(active(&driver).await?.0 == "search-result", "the highlight left the memories");
+            ensure!(ui::palette_active(&driver).await?.0 == "search-result", "the highlight left the memories");
             // The session follows the memories.
             ui::shown(&driver, ui::css("[data-testid=\"palette-item\"][data-kind=\"session\"][data-key=\"rollout-talk\"]"), "the session in the palette").await?;
             capture(&driver, "palette-sessions").await?;
             for _ in 0..20 {
-                if active(&driver).await? == ("palette-item".to_string(), "rollout-talk".to_string()) {
+                if ui::palette_active(&driver).await? == ("palette-item".to_string(), "rollout-talk".to_string()) {
                     break;
                 }
                 press(&driver, Key::Down).await?;
             }
-            ensure!(active(&driver).await?.1 == "rollout-talk", "↓ never reached the session: {:?}", active(&driver).await?);
+            ensure!(ui::palette_active(&driver).await?.1 == "rollout-talk", "↓ never reached the session: {:?}", ui::palette_active(&driver).await?);
             press(&driver, Key::Enter).await?;
             text_contains(&driver, "transcript-title", "Planning the canary rollout").await?;
             ensure!(focused(&driver).await?.testid == "transcript-view", "the transcript is not focused: {:?}", focused(&driver).await?);
@@ -93,7 +82,7 @@ async fn the_palette_pages_memories_opens_sessions_and_runs_actions() -> TestRes
             let input = testid(&driver, "search-input").await?;
             ui::fill(&input, "> connect").await?;
             ui::eventually("Connect an agent on top", || async {
-                Ok((active(&driver).await?.1 == "connect").then_some(()))
+                Ok((ui::palette_active(&driver).await?.1 == "connect").then_some(()))
             })
             .await?;
             ensure!(count(&driver, "search-result").await? == 0, "> lists memories too");

@@ -9,15 +9,24 @@ use crate::keys::{self, Rect};
 use crate::seed::Sandbox;
 use crate::ui::{self, click, testid};
 
-/// Every displayed button's rectangle except the toasts' own.
-async fn button_rects(driver: &WebDriver) -> TestResult<Vec<(String, Rect)>> {
+/// Every displayed button's rectangle except the toasts' own, and every displayed toast's, taken
+/// in one script: one frame of the page, so a toast replaced meanwhile (one at a time in a short
+/// window) is never read half-gone as a stale element.
+async fn button_and_toast_rects(
+    driver: &WebDriver,
+) -> TestResult<(Vec<(String, Rect)>, Vec<Rect>)> {
     let v = driver
         .execute(
-            r#"return [...document.querySelectorAll('button')]
-                 .filter((b) => b.getClientRects().length && !b.closest('.toasts'))
-                 .map((b) => { const r = b.getBoundingClientRect();
-                   return [b.dataset.testid || b.textContent.trim(), { left: r.left, top: r.top, right: r.right, bottom: r.bottom,
-                     width: r.width, height: r.height, vw: innerWidth, vh: innerHeight }]; });"#,
+            r#"const rect = (e) => { const r = e.getBoundingClientRect();
+                 return { left: r.left, top: r.top, right: r.right, bottom: r.bottom,
+                          width: r.width, height: r.height, vw: innerWidth, vh: innerHeight }; };
+               const shown = (e) => e.getClientRects().length > 0;
+               return [
+                 [...document.querySelectorAll('button')]
+                   .filter((b) => shown(b) && !b.closest('.toasts'))
+                   .map((b) => [b.dataset.testid || b.textContent.trim(), rect(b)]),
+                 [...document.querySelectorAll('[data-testid="toast"]')].filter(shown).map(rect),
+               ];"#,
             vec![],
         )
         .await?;
@@ -25,22 +34,8 @@ async fn button_rects(driver: &WebDriver) -> TestResult<Vec<(String, Rect)>> {
 }
 
 async fn assert_toasts_clear_of_buttons(driver: &WebDriver, when: &str) -> TestResult {
-    let buttons = button_rects(driver).await?;
-    for toast in driver.find_all(ui::tid("toast")).await? {
-        if !toast.is_displayed().await? {
-            continue;
-        }
-        let r = toast.rect().await?;
-        let t = Rect {
-            left: r.x,
-            top: r.y,
-            right: r.x + r.width,
-            bottom: r.y + r.height,
-            width: r.width,
-            height: r.height,
-            vw: 0.0,
-            vh: 0.0,
-        };
+    let (buttons, toasts) = button_and_toast_rects(driver).await?;
+    for t in &toasts {
         for (name, b) in &buttons {
             ensure!(
                 !t.overlaps(b),

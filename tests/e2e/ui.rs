@@ -314,3 +314,15 @@ pub async fn reindex_result(driver: &WebDriver) -> TestResult<String> {
     .await;
     outcome.map_err(|e| format!("{e}; the status line says {:?}", seen.lock().unwrap()).into())
 }
+
+/// The palette's highlighted row: `(testid, key or name)`.
+pub async fn palette_active(driver: &WebDriver) -> TestResult<(String, String)> {
+    let v = driver
+        .execute(
+            r#"const a = document.querySelector('[data-testid="search-results"] [role="option"].active');
+               return a ? [a.dataset.testid || '', a.dataset.key || a.dataset.name || ''] : ['', ''];"#,
+            vec![],
+        )
+        .await?;
+    Ok(serde_json::from_value(v.json().clone())?)
+}

@@ -32,7 +32,7 @@ fn rules() -> &'static [Rule] {
     RULES.get_or_init(|| {
         let rule = |kind, pattern: &str, value_group, judge_value| Rule {
             kind,
-            pattern: Regex::new(pattern).expect("secret pattern compiles"),
+            pattern: Regex::new(&ascii_word_boundaries(pattern)).expect("secret pattern compiles"),
             value_group,
             judge_value,
         };
@@ -89,6 +89,15 @@ fn rules() -> &'static [Rule] {
 }
 
 /// All the patterns in one pass: most text holds no secret, and one scan says so.
+/// `pattern` with every `\b` an ASCII word boundary. A Unicode `\b` makes the regex engine
+/// leave its DFA for the much slower PikeVM as soon as the text holds one non-ASCII character:
+/// masking a transcript of code with a few `…` or `→` in it ran some 30 times slower (a 120 KB
+/// tool output: 2.8 s against 0.09 s as ASCII). Every token these rules look for is ASCII, so
+/// an ASCII boundary is the one meant.
+fn ascii_word_boundaries(pattern: &str) -> String {
+    pattern.replace(r"\b", r"(?-u:\b)")
+}
+
 fn any_rule() -> &'static RegexSet {
     static SET: OnceLock<RegexSet> = OnceLock::new();
     SET.get_or_init(|| {
@@ -236,6 +245,21 @@ fn mask(matched: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_word_boundary_is_ascii_so_non_ascii_text_keeps_the_fast_engine() {
+        for rule in super::rules() {
+            let pattern = rule.pattern.as_str();
+            let unicode = pattern.match_indices(r"\b").filter(|(at, _)| !pattern[..*at].ends_with("(?-u:"));
+            assert_eq!(unicode.count(), 0, "a Unicode word boundary in {pattern}");
+        }
+        // The same secrets are found beside non-ASCII text as beside ASCII.
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        for text in [format!("token → {token} …"), format!("«{token}»"), format!("é {token}")] {
+            assert_eq!(super::find_secret(&text).map(|m| m.kind), Some("GitHub token"), "{text}");
+            assert!(!super::mask_secrets(&text).contains(token), "{text}");
+        }
+    }
+
     use super::*;
 
     fn kind(text: &str) -> Option<&'static str> {

@@ -152,10 +152,9 @@ mod tests {
         }
     }
 
-    /// The real model (`AMBRY_TEST_MODELS`, as scripts/test.sh sets it): a missing model fails
-    /// the test saying what to run.
-    #[test]
-    fn a_second_review_embeds_nothing_and_a_change_embeds_only_the_changed_memory() {
+    /// A fresh home with the real model (`AMBRY_TEST_MODELS`, as scripts/test.sh sets it): a
+    /// missing model fails the test saying what to run.
+    fn with_the_model() -> (tempfile::TempDir, std::sync::Arc<Workspace>, Store, DateTime<Utc>) {
         let models = std::env::var_os("AMBRY_TEST_MODELS").unwrap_or_else(|| {
             panic!("AMBRY_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set AMBRY_TEST_MODELS=DIR")
         });
@@ -163,6 +162,12 @@ mod tests {
         let ws = Workspace::with_models(AmbryHome::new(tmp.path().join("home")), models);
         let store = ws.store_of(None).unwrap();
         let now = DateTime::from_timestamp(1_780_000_000, 0).unwrap();
+        (tmp, ws, store, now)
+    }
+
+    #[test]
+    fn a_second_review_embeds_nothing_and_a_change_embeds_only_the_changed_memory() {
+        let (_tmp, ws, store, now) = with_the_model();
         // Saved by the store alone: no sidecar, so the review has to embed them.
         store.save(Scope::User, draft("deploy-steps", "Tag, build, roll out."), now).unwrap();
         store.save(Scope::User, draft("code-style", "rustfmt, no trailing whitespace."), now).unwrap();
@@ -184,13 +189,7 @@ mod tests {
     /// vectors and runs the model on nothing, so it never competes with a search for the CPU.
     #[test]
     fn a_review_over_memories_with_current_sidecars_embeds_nothing() {
-        let models = std::env::var_os("AMBRY_TEST_MODELS").unwrap_or_else(|| {
-            panic!("AMBRY_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set AMBRY_TEST_MODELS=DIR")
-        });
-        let tmp = tempfile::tempdir().unwrap();
-        let ws = Workspace::with_models(AmbryHome::new(tmp.path().join("home")), models);
-        let store = ws.store_of(None).unwrap();
-        let now = DateTime::from_timestamp(1_780_000_000, 0).unwrap();
+        let (_tmp, ws, store, now) = with_the_model();
         let model_id = ws.model_paths(&ws.config().unwrap()).model_id().to_string();
         for (name, body) in [("deploy-steps", "Tag, build, roll out."), ("code-style", "rustfmt.")] {
             let saved = store.save(Scope::User, draft(name, body), now).unwrap().memory;

@@ -22,8 +22,7 @@ use std::time::Instant;
 use ambry_core::embed::{shared_embedder, ModelPaths, TextEmbedder};
 use ambry_core::rank::tokenize::terms;
 use ambry_core::sessions::{
-    QueryVector, RecallQuery, SessionIndex, SessionWeights, SessionsConfig, SourceRoots,
-    DEFAULT_WEIGHTS,
+    QueryVector, RecallQuery, SessionIndex, SessionWeights, SessionsConfig, DEFAULT_WEIGHTS,
 };
 use ambry_core::AmbryHome;
 use rusqlite::Connection;
@@ -40,13 +39,7 @@ struct Indexed {
 
 fn indexed() -> Indexed {
     let tmp = tempfile::tempdir().unwrap();
-    let home = AmbryHome::new(tmp.path().join("ambry"));
-    let roots = SourceRoots::resolve(
-        &home,
-        Some(tmp.path().join("user")),
-        Some(tmp.path().join("claude")),
-        Some(tmp.path().join("codex")),
-    );
+    let (home, roots) = crate::support::home_and_roots(tmp.path());
     let sessions = session_eval::sessions();
     session_eval::write_all(
         &sessions,
@@ -515,13 +508,7 @@ fn semantic_session_recall_beats_the_lexical_rankings_on_both_halves() {
 fn semantic_recall_keeps_the_older_fixture_floors() {
     let Some(paths) = model_paths() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let home = AmbryHome::new(tmp.path().join("ambry"));
-    let roots = SourceRoots::resolve(
-        &home,
-        Some(tmp.path().join("user")),
-        Some(tmp.path().join("claude")),
-        Some(tmp.path().join("codex")),
-    );
+    let (home, roots) = crate::support::home_and_roots(tmp.path());
     session_fixture::write_all(
         roots.claude.as_deref().unwrap(),
         roots.codex.as_deref().unwrap(),

@@ -35,13 +35,7 @@ struct Env {
 impl Env {
     fn new() -> Env {
         let tmp = tempfile::tempdir().unwrap();
-        let home = AmbryHome::new(tmp.path().join("ambry"));
-        let roots = SourceRoots::resolve(
-            &home,
-            Some(tmp.path().join("user")),
-            Some(tmp.path().join("claude")),
-            Some(tmp.path().join("codex")),
-        );
+        let (home, roots) = crate::support::home_and_roots(tmp.path());
         Env {
             _tmp: tmp,
             home,

@@ -10,6 +10,21 @@ use std::path::{Path, PathBuf};
 
 use ambry_core::embed::ModelPaths;
 use ambry_core::memory::{Memory, Scope};
+use ambry_core::sessions::SourceRoots;
+use ambry_core::AmbryHome;
+
+/// A home and the user, Claude Code and Codex transcript folders, all inside `dir`: never the
+/// person's own.
+pub fn home_and_roots(dir: &Path) -> (AmbryHome, SourceRoots) {
+    let home = AmbryHome::new(dir.join("ambry"));
+    let roots = SourceRoots::resolve(
+        &home,
+        Some(dir.join("user")),
+        Some(dir.join("claude")),
+        Some(dir.join("codex")),
+    );
+    (home, roots)
+}
 
 /// The real all-MiniLM-L6-v2 from `AMBRY_TEST_MODELS` (scripts/test.sh fetches it and sets it);
 /// a missing model fails the test saying what to run, never skips it.
