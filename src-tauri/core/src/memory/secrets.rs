@@ -151,6 +151,28 @@ pub const MASK_OPEN: &str = "[secret masked: ";
 /// an assignment stays: `PGPASSWORD=[secret masked: …]` still says what was set). Unchanged,
 /// and not copied, when it holds none.
 pub fn mask_secrets(text: &str) -> Cow<'_, str> {
+    let Cow::Owned(mut masked) = mask_once(text) else {
+        return Cow::Borrowed(text);
+    };
+    // A match hides any other that overlaps it (a URL whose host runs into a second URL's
+    // scheme: `a://u:PW@host.xhttps://v:PW2@…`); masking the first brings the second out, so
+    // mask until nothing is left. Each pass turns a value into a marker no rule reads as one,
+    // so this ends; the bound only guards against a rule that ever would.
+    for _ in 0..MAX_MASK_PASSES {
+        match mask_once(&masked) {
+            Cow::Borrowed(_) => break,
+            Cow::Owned(again) => masked = again,
+        }
+    }
+    Cow::Owned(masked)
+}
+
+/// Passes after the first in [`mask_secrets`]; overlapping secrets need one each.
+const MAX_MASK_PASSES: usize = 16;
+
+/// One pass of [`mask_secrets`]: every match the rules find, without looking again at text a
+/// match covered.
+fn mask_once(text: &str) -> Cow<'_, str> {
     let mut spans: Vec<(usize, usize, &'static str)> = secrets_in(text)
         .map(|(rule, m)| (m.start(), m.end(), rule.kind))
         .collect();
@@ -245,6 +267,16 @@ fn mask(matched: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// Found by the fuzz smoke: the first URL's match ran over the second URL's scheme, so its
+    /// password was never matched on its own and survived the masking.
+    #[test]
+    fn overlapping_secrets_are_all_masked() {
+        let text = "mongodb+srv://admin:hunter2pw@cluster0.abchttps://deploy:gm9ncwZO73Txbe1@git.example.org/app.git";
+        let masked = super::mask_secrets(text);
+        assert!(!masked.contains("hunter2pw") && !masked.contains("gm9ncwZO73Txbe1"), "{masked}");
+        assert_eq!(super::find_secret(&masked), None, "{masked}");
+    }
+
     #[test]
     fn every_word_boundary_is_ascii_so_non_ascii_text_keeps_the_fast_engine() {
         for rule in super::rules() {
