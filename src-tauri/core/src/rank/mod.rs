@@ -152,7 +152,18 @@ pub(crate) fn rank_indexed(
     semantic: Semantic<'_>,
 ) -> (Ranking, Vec<u32>) {
     let scored = score(corpus, query, params, synonyms, semantic);
-    let order = ranked_order(corpus, &scored.scores, params);
+    ranking_in_order(corpus, scored, params)
+}
+
+/// `scored` as a ranking, best first and cut to the limit, with each hit's index in
+/// `corpus.docs` (in hit order).
+pub(crate) fn ranking_in_order(
+    corpus: &Corpus,
+    scored: Scored,
+    params: &SearchParams,
+) -> (Ranking, Vec<u32>) {
+    let mut order = best_candidates(corpus, &scored.scores, params);
+    order.sort_unstable_by(|a, b| best_first(corpus, &scored.scores, *a, *b));
     let hits = order.iter().map(|&i| scored.hit(corpus, i)).collect();
     (
         Ranking {
@@ -264,7 +275,7 @@ pub(crate) fn best_first(corpus: &Corpus, scores: &[f32], a: u32, b: u32) -> std
 }
 
 /// The documents that are hits (a positive score, at least `min_score`), in corpus order.
-pub(crate) fn hit_candidates(scores: &[f32], params: &SearchParams) -> Vec<u32> {
+fn hit_candidates(scores: &[f32], params: &SearchParams) -> Vec<u32> {
     (0..scores.len() as u32)
         .filter(|&i| {
             let s = scores[i as usize];
@@ -274,20 +285,19 @@ pub(crate) fn hit_candidates(scores: &[f32], params: &SearchParams) -> Vec<u32> 
 }
 
 /// The hits in rank order, cut to `params.limit`.
-fn ranked_order(corpus: &Corpus, scores: &[f32], params: &SearchParams) -> Vec<u32> {
+/// The hits that survive the limit, in no particular order: with a limit, the best entries are
+/// selected before anything is sorted (a search box at 10k memories sorts twenty hits, not ten
+/// thousand).
+pub(crate) fn best_candidates(corpus: &Corpus, scores: &[f32], params: &SearchParams) -> Vec<u32> {
     let mut order = hit_candidates(scores, params);
-    let cmp = |a: &u32, b: &u32| best_first(corpus, scores, *a, *b);
-    // With a limit, select the top entries before sorting: a search box at 10k memories sorts
-    // twenty hits, not ten thousand.
     if let Some(limit) = params.limit {
         if limit < order.len() {
             if limit > 0 {
-                order.select_nth_unstable_by(limit - 1, cmp);
+                order.select_nth_unstable_by(limit - 1, |a, b| best_first(corpus, scores, *a, *b));
             }
             order.truncate(limit);
         }
     }
-    order.sort_unstable_by(cmp);
     order
 }
 

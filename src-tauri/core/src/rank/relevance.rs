@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::tokenize::terms;
 use super::{
-    best_first, hit_candidates, score, Corpus, DocTerms, Hit, Ranking, Scored, SearchParams,
+    best_candidates, best_first, ranking_in_order, score, Corpus, DocTerms, Hit, Ranking, Scored, SearchParams,
     Semantic, SemanticScorer, Synonyms,
 };
 
@@ -206,18 +206,7 @@ pub fn rank_with_gate(
     gate: Gate,
 ) -> RelevantRanking {
     let (scored, cosines) = score_recording(corpus, query, params, synonyms, semantic);
-    let (ranking, indices) = {
-        let order = ranked_order_of(corpus, &scored, params);
-        let hits = order.iter().map(|&i| scored.hit(corpus, i)).collect();
-        (
-            Ranking {
-                hits,
-                strategy: scored.strategy,
-                note: scored.note,
-            },
-            order,
-        )
-    };
+    let (ranking, indices) = ranking_in_order(corpus, scored, params);
     let judge = Judge::new(corpus, query, synonyms, cosines);
     let mut hits: Vec<Hit> = Vec::with_capacity(ranking.hits.len());
     let mut evidence = Vec::with_capacity(ranking.hits.len());
@@ -255,17 +244,8 @@ pub fn rank_for_gate(
 ) -> GatedRanking {
     let (scored, cosines) = score_recording(corpus, query, params, synonyms, semantic);
     let judge = Judge::new(corpus, query, synonyms, cosines);
-    let mut order = hit_candidates(&scored.scores, params);
-    if let Some(limit) = params.limit {
-        // As `rank` cuts: the best `limit` hits, whatever their evidence.
-        let cmp = |a: &u32, b: &u32| best_first(corpus, &scored.scores, *a, *b);
-        if limit < order.len() {
-            if limit > 0 {
-                order.select_nth_unstable_by(limit - 1, cmp);
-            }
-            order.truncate(limit);
-        }
-    }
+    // As `rank` cuts: the best `limit` hits, whatever their evidence.
+    let mut order = best_candidates(corpus, &scored.scores, params);
     let admissible = |i: u32| gate.admits_score(scored.rounded(i));
     // Sorted only as far as it is read: every hit the gate could admit, and room for the refused
     // ones listed (more is sorted below if evidence-less hits use that room up).
@@ -364,15 +344,6 @@ fn score_recording(
         }
         unavailable => (score(corpus, query, params, synonyms, unavailable), None),
     }
-}
-
-/// `ranked_order`'s order for an already scored corpus.
-fn ranked_order_of(corpus: &Corpus, scored: &Scored, params: &SearchParams) -> Vec<u32> {
-    let mut order = hit_candidates(&scored.scores, params);
-    let limit = params.limit.unwrap_or(usize::MAX);
-    let sorted = sort_prefix(corpus, &scored.scores, &mut order, limit);
-    order.truncate(sorted);
-    order
 }
 
 /// Judges documents against one query: each query word's postings looked up once, then searched
