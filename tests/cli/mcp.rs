@@ -598,3 +598,59 @@ fn an_unparseable_line_is_answered_with_a_parse_error_and_the_session_goes_on() 
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+/// `initialize` is answered once: a second one mid-session (here with a future protocol
+/// version) is refused as an invalid request, and the session keeps the version it agreed, so
+/// a `ping` is still answered (the SDK alone would switch to the future version, under which
+/// `ping` is unknown).
+#[test]
+fn a_second_initialize_is_refused_and_the_session_keeps_its_version() {
+    use std::io::{BufRead, BufReader, Write};
+    let s = Sandbox::new();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ambry"))
+        .env_remove("AMBRY_HOME")
+        .env("AMBRY_SERVICE_AUTOSTART", "0")
+        .arg("--home")
+        .arg(s.home.path())
+        .arg("--cwd")
+        .arg(s.cwd.path())
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |request: Value| -> Value {
+        stdin.write_all(format!("{request}\n").as_bytes()).unwrap();
+        if request.get("id").is_none() {
+            return Value::Null;
+        }
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    };
+    let init = |id: u32, version: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}})
+    };
+    let first = ask(init(1, "2025-06-18"));
+    assert_eq!(first["result"]["protocolVersion"], "2025-06-18", "{first}");
+    ask(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let second = ask(init(2, "3025-06-18"));
+    assert_eq!(second["id"], 2, "{second}");
+    assert_eq!(second["error"]["code"], -32600, "{second}");
+    assert!(
+        second["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("already initialized")),
+        "{second}"
+    );
+    let ping = ask(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
+    assert_eq!(ping["id"], 3, "{ping}");
+    assert!(ping.get("result").is_some(), "{ping}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

@@ -6,6 +6,7 @@
 //! Deliberately does not: decide anything about memories; the workspace does.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -170,6 +171,8 @@ pub struct AmbryTools {
     cwd: PathBuf,
     #[allow(dead_code)] // read by the `tool_handler` expansion
     tool_router: ToolRouter<Self>,
+    /// Set by the handshake's `initialize`: a session is initialized once.
+    initialized: Arc<AtomicBool>,
 }
 
 impl AmbryTools {
@@ -178,6 +181,7 @@ impl AmbryTools {
             workspace,
             cwd,
             tool_router: Self::tool_router(),
+            initialized: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -470,6 +474,25 @@ impl ServerHandler for AmbryTools {
             Implementation::new("ambry", env!("CARGO_PKG_VERSION")).with_title("Ambry memory"),
         )
         .with_instructions(guidance::INSTRUCTIONS)
+    }
+
+    /// Answers the handshake's `initialize` as the SDK does, and refuses any later one: the
+    /// SDK would take a second `initialize` as the session's new protocol version, so a
+    /// client sending one mid-session (say with a future version) would switch how requests
+    /// already in flight are judged — a `ping` racing it could be refused as unknown.
+    async fn initialize(
+        &self,
+        request: rmcp::model::InitializeRequestParams,
+        context: rmcp::service::RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::InitializeResult, ErrorData> {
+        if self.initialized.swap(true, Ordering::SeqCst) {
+            return Err(ErrorData::invalid_request(
+                "the session is already initialized: initialize is answered once, at the start",
+                None,
+            ));
+        }
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
     }
 
     async fn list_resources(
