@@ -283,3 +283,92 @@ fn a_served_recall_with_the_model_prints_what_the_in_process_one_does() {
         ],
     );
 }
+
+/// The service's status (`serve --status --json`), when one answers for the sandbox's home.
+fn service_pid(sb: &Sandbox) -> Option<u64> {
+    let out = sb
+        .ambry()
+        .args(["serve", "--status", "--json"])
+        .output()
+        .unwrap();
+    out.status.success().then(|| {
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["pid"]
+            .as_u64()
+            .unwrap()
+    })
+}
+
+/// `ambry recall` with service autostart on (as a person runs it), its stderr with debug lines.
+fn recall_autostarting(sb: &Sandbox, models: &Path, question: &str) -> (String, String) {
+    let out = sb
+        .ambry()
+        .env("AMBRY_MODELS_DIR", models)
+        .env_remove("AMBRY_SERVICE_AUTOSTART")
+        .env_remove("AMBRY_NO_SERVICE")
+        .env(
+            "AMBRY_LOG",
+            "ambry::recall_client=debug,ambry::compose_client=debug",
+        )
+        .args(["recall", question])
+        .timeout(READY_TIMEOUT)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Without a service, a recall that had to load the model (its question needs meaning) answers
+/// in-process and then starts a service, so the next question by meaning is served warm; a
+/// question its words answer starts nothing.
+#[test]
+fn a_recall_that_loaded_the_model_starts_a_service_for_the_next_one() {
+    let sb = Sandbox::new();
+    seed(&sb);
+    let models = models_dir();
+    sb.ambry()
+        .env("AMBRY_MODELS_DIR", &models)
+        .args(["sessions", "index"])
+        .assert()
+        .success();
+    const STARTED: &str = "started a service for";
+
+    let (out, err) = recall_autostarting(&sb, &models, "redis cache eviction");
+    assert!(out.contains("cache"), "{out}");
+    assert!(!err.contains(SERVED) && !err.contains(STARTED), "{err}");
+
+    let (out, err) = recall_autostarting(&sb, &models, "young cat damaging furniture");
+    assert!(out.contains("pets"), "found by meaning: {out}");
+    assert!(!err.contains(SERVED), "{err}");
+    assert!(err.contains(STARTED), "{err}");
+    let started = Instant::now();
+    let pid = loop {
+        if let Some(pid) = service_pid(&sb) {
+            break pid;
+        }
+        assert!(started.elapsed() < READY_TIMEOUT, "no service started");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+
+    let (again, err) = recall_autostarting(&sb, &models, "young cat damaging furniture");
+    assert!(err.contains(SERVED), "the next one is served: {err}");
+    assert!(!err.contains(STARTED), "{err}");
+    assert_eq!(again, out, "served as answered in-process");
+
+    let stopped = Command::new("kill")
+        .arg("-TERM")
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    let started = Instant::now();
+    while service_pid(&sb).is_some() {
+        assert!(
+            started.elapsed() < READY_TIMEOUT,
+            "the service did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

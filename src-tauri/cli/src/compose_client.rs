@@ -58,7 +58,7 @@ const SELF_STARTED_IDLE_EXIT: &str = "1800";
 /// Starts `ambry serve` for this home in the background, detached from this process (its own
 /// session, so the agent's terminal closing does not stop it). Failing to start is only logged:
 /// every turn is answered in-process anyway.
-fn start_service(ctx: &Context) {
+pub(crate) fn start_service(ctx: &Context) {
     use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
     let home = ctx.home().root();
@@ -79,11 +79,8 @@ fn start_service(ctx: &Context) {
         cmd.spawn().map(drop)
     })();
     match started {
-        Ok(()) => tracing::debug!("started a compose service for {}", home.display()),
-        Err(e) => tracing::debug!(
-            "could not start a compose service for {}: {e}",
-            home.display()
-        ),
+        Ok(()) => tracing::debug!("started a service for {}", home.display()),
+        Err(e) => tracing::debug!("could not start a service for {}: {e}", home.display()),
     }
 }
 

@@ -6,8 +6,11 @@
 //! models directory or transcript folders), a protocol or version error — plus
 //! `AMBRY_NO_SERVICE=1`, which skips the service. Both paths run core's `Workspace::recall`, so
 //! they print the same answer.
-//! Deliberately does not: start a service (recall is not called every turn as compose is), or
-//! print; the recall command does.
+//! When no service is there at all and answering loaded the model (the question needed
+//! meaning), it starts one as compose does, after answering: the next question by meaning is
+//! then served warm instead of loading the model again (≈ 0.3 s). A question words answer
+//! starts nothing: it is as fast in-process.
+//! Deliberately does not: print; the recall command does.
 
 use std::time::Duration;
 
@@ -36,7 +39,18 @@ pub fn recall(
                 tracing::debug!("recall served by: service");
                 return Ok((answer.hits, answer.notes));
             }
-            Err(e) => tracing::debug!("recall served by: this process ({e})"),
+            Err(e) => {
+                tracing::debug!("recall served by: this process ({e})");
+                if matches!(e, ServiceError::Unreachable { .. })
+                    && ctx.workspace.env().autostart_service
+                {
+                    let answer = ctx.workspace.recall(query, index_first, now)?;
+                    if ctx.workspace.compose_stats().1.is_some() {
+                        crate::compose_client::start_service(ctx);
+                    }
+                    return Ok(answer);
+                }
+            }
         }
     }
     Ok(ctx.workspace.recall(query, index_first, now)?)

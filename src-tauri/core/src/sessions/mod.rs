@@ -42,4 +42,4 @@ pub use types::{
 };
 pub use vectors::{chunks_of, FillError, VectorFill};
 pub use watcher::{SessionWatcher, UnixClock};
-pub use words_first::WordsSuffice;
+pub use words_first::{WordsFirst, WordsSuffice};

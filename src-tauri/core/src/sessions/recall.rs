@@ -36,6 +36,9 @@ const MIN_CANDIDATES: usize = 50;
 struct Raw {
     hit: RecallHit,
     id: i64,
+    /// The FTS5 query that found it, for its snippet.
+    fts_query: String,
+    file_id: i64,
     bm25: f64,
     /// Distinct question words the message contains (widened hits only).
     matched_terms: usize,
@@ -48,6 +51,28 @@ impl SessionIndex {
     /// Matching messages, best first, one hit each (several may come from one session); `limit`
     /// counts messages. [`SessionIndex::recall`] ranks whole sessions instead.
     pub fn recall_messages(&self, q: &RecallQuery) -> Result<Vec<RecallHit>, SessionError> {
+        self.matching_messages(q)?
+            .into_iter()
+            .map(|m| {
+                let (snippet, snippet_parts) = self
+                    .snippet_of(&m.fts_query, m.id)
+                    .map_err(|e| SessionError::from_sql(&self.path, e))?;
+                Ok(RecallHit {
+                    snippet,
+                    snippet_parts,
+                    ..m.hit
+                })
+            })
+            .collect()
+    }
+
+    /// [`SessionIndex::recall_messages`] without the snippets (the costly part of a match, and
+    /// session recall shows only a few of the messages it looks at): each message's id and the
+    /// query that found it instead, for [`SessionIndex::snippet_of`].
+    pub(super) fn matching_messages(
+        &self,
+        q: &RecallQuery,
+    ) -> Result<Vec<MessageMatch>, SessionError> {
         let text = q.text.trim();
         if text.is_empty() || q.limit == 0 {
             return Ok(Vec::new());
@@ -59,14 +84,13 @@ impl SessionIndex {
         };
         let q = &bounded;
         let strict = match self.search(text, q, q.limit) {
-            Ok(hits) => self.with_snippets(text, hits),
+            Ok(hits) => Ok(hits),
             Err(e) if is_query_error(&e) => {
                 let sanitized = all_words(text);
                 if sanitized.is_empty() {
                     Ok(Vec::new())
                 } else {
                     self.search(&sanitized, q, q.limit)
-                        .and_then(|hits| self.with_snippets(&sanitized, hits))
                 }
             }
             Err(e) => Err(e),
@@ -108,23 +132,16 @@ impl SessionIndex {
             .filter(|r| !seen.contains(&r.id))
             .collect();
         if terms.len() > 1 {
-            let mut has_term = self.conn.prepare_cached(
-                "SELECT 1 FROM session_fts WHERE session_fts MATCH ?1 AND rowid = ?2",
-            )?;
+            let ids: Vec<i64> = candidates.iter().map(|c| c.id).collect();
+            let holding = self.rows_holding_each("session_fts", &terms, &ids)?;
             for c in candidates.iter_mut() {
-                let mut matched = 0;
-                for t in &terms {
-                    if has_term.exists(params![format!("\"{t}\""), c.id])? {
-                        matched += 1;
-                    }
-                }
-                c.matched_terms = matched;
+                c.matched_terms = holding.iter().filter(|rows| rows.contains(&c.id)).count();
             }
             // Stable: bm25 order survives within each count.
             candidates.sort_by_key(|c| std::cmp::Reverse(c.matched_terms));
         }
         candidates.truncate(wanted);
-        self.with_snippets(&any, candidates)
+        Ok(candidates)
     }
 
     fn search(
@@ -138,7 +155,7 @@ impl SessionIndex {
             "SELECT m.id, m.role, m.ts,
                     bm25(session_fts) * (CASE m.role WHEN 'tool' THEN ?5 ELSE 1.0 END) AS score,
                     f.session_id, f.source, f.path, f.cwd, coalesce(f.agent_title, f.first_prompt), f.model, f.first_ts, f.last_ts, f.messages,
-                    strftime('%Y-%m-%dT%H:%M:%SZ', f.source_removed_at, 'unixepoch')
+                    strftime('%Y-%m-%dT%H:%M:%SZ', f.source_removed_at, 'unixepoch'), f.id
              FROM session_fts
              JOIN session_messages m ON m.id = session_fts.rowid
              JOIN session_files f ON f.id = m.file_id
@@ -160,6 +177,8 @@ impl SessionIndex {
                 let meta = meta_from_row(r, 4)?;
                 Ok(Raw {
                     id: r.get(0)?,
+                    file_id: r.get(14)?,
+                    fts_query: fts_query.to_string(),
                     bm25: r.get(3)?,
                     matched_terms: 0,
                     hit: RecallHit {
@@ -186,29 +205,60 @@ impl SessionIndex {
 }
 
 impl SessionIndex {
-    /// Highlights the rows that are returned. Done apart from the ranked query, which would
-    /// otherwise build a snippet for every match before the LIMIT keeps a few.
-    fn with_snippets(
+    /// For each of `terms`, which of `ids` (rowids of `table`, an FTS5 table) hold it: one
+    /// query per term over the ids' rowid range, instead of one per term and id (a widened
+    /// question of six words over 500 candidates asked SQLite 3,000 times).
+    pub(super) fn rows_holding_each(
+        &self,
+        table: &str,
+        terms: &[String],
+        ids: &[i64],
+    ) -> Result<Vec<HashSet<i64>>, rusqlite::Error> {
+        let (Some(lo), Some(hi)) = (ids.iter().min(), ids.iter().max()) else {
+            return Ok(vec![HashSet::new(); terms.len()]);
+        };
+        let wanted: HashSet<i64> = ids.iter().copied().collect();
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT rowid FROM {table} WHERE {table} MATCH ?1 AND rowid BETWEEN ?2 AND ?3"
+        ))?;
+        terms
+            .iter()
+            .map(|t| {
+                let rows = stmt.query_map(params![format!("\"{t}\""), lo, hi], |r| {
+                    r.get::<_, i64>(0)
+                })?;
+                let mut holding = HashSet::new();
+                for id in rows {
+                    let id = id?;
+                    if wanted.contains(&id) {
+                        holding.insert(id);
+                    }
+                }
+                Ok(holding)
+            })
+            .collect()
+    }
+
+    /// The highlighted snippet of message `id` for `fts_query` (a query that matches it).
+    pub(super) fn snippet_of(
         &self,
         fts_query: &str,
-        mut rows: Vec<Raw>,
-    ) -> Result<Vec<Raw>, rusqlite::Error> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT snippet(session_fts, 0, char(2), char(3), '…', ?3) FROM session_fts WHERE session_fts MATCH ?1 AND rowid = ?2",
-        )?;
-        for row in &mut rows {
-            let snip: String =
-                stmt.query_row(params![fts_query, row.id, SNIPPET_TOKENS], |r| r.get(0))?;
-            (row.hit.snippet, row.hit.snippet_parts) = render_snippet(&snip);
-        }
-        Ok(rows)
+        id: i64,
+    ) -> Result<(String, Vec<SnippetPart>), rusqlite::Error> {
+        let snip: String = self
+            .conn
+            .prepare_cached(
+                "SELECT snippet(session_fts, 0, char(2), char(3), '…', ?3) FROM session_fts WHERE session_fts MATCH ?1 AND rowid = ?2",
+            )?
+            .query_row(params![fts_query, id, SNIPPET_TOKENS], |r| r.get(0))?;
+        Ok(render_snippet(&snip))
     }
 }
 
 /// Scores in (0, 1], falling with rank: strict hits in (0.5, 1] by bm25 relative to the best;
 /// widened hits below them, by the share of question words matched, then bm25. With no strict
 /// hit, the widened ones take the whole range.
-fn scored(strict: Vec<Raw>, widened: Vec<Raw>) -> Vec<RecallHit> {
+fn scored(strict: Vec<Raw>, widened: Vec<Raw>) -> Vec<MessageMatch> {
     let relative = |group: &[Raw]| {
         let best = group
             .iter()
@@ -217,12 +267,14 @@ fn scored(strict: Vec<Raw>, widened: Vec<Raw>) -> Vec<RecallHit> {
         move |r: &Raw| (-r.bm25 / best).clamp(0.0, 1.0)
     };
     let strict_rel = relative(&strict);
-    let mut out: Vec<RecallHit> = strict
+    let mut out: Vec<MessageMatch> = strict
         .iter()
-        .map(|r| RecallHit {
-            score: 0.5 + 0.5 * strict_rel(r),
-            widened: false,
-            ..r.hit.clone()
+        .map(|r| {
+            r.matched(RecallHit {
+                score: 0.5 + 0.5 * strict_rel(r),
+                widened: false,
+                ..r.hit.clone()
+            })
         })
         .collect();
     let (low, high) = if out.is_empty() {
@@ -244,22 +296,42 @@ fn scored(strict: Vec<Raw>, widened: Vec<Raw>) -> Vec<RecallHit> {
         let raw = low + (high - low) * (0.75 * share + 0.25 * widened_rel(r));
         let score = raw.min(previous).max(f64::MIN_POSITIVE);
         previous = score;
-        out.push(RecallHit {
+        out.push(r.matched(RecallHit {
             score,
             widened: true,
             ..r.hit.clone()
-        });
+        }));
     }
     // The top hit is 1.0, as in memory search.
     if let Some(top) = out
         .first()
-        .map(|h| h.score)
+        .map(|m| m.hit.score)
         .filter(|s| *s > 0.0 && *s < 1.0)
     {
         out.iter_mut()
-            .for_each(|h| h.score = (h.score / top).min(1.0));
+            .for_each(|m| m.hit.score = (m.hit.score / top).min(1.0));
     }
     out
+}
+
+impl Raw {
+    fn matched(&self, hit: RecallHit) -> MessageMatch {
+        MessageMatch {
+            hit,
+            id: self.id,
+            fts_query: self.fts_query.clone(),
+            file_id: self.file_id,
+        }
+    }
+}
+
+/// A matching message without its snippet yet: see [`SessionIndex::matching_messages`].
+pub(super) struct MessageMatch {
+    pub hit: RecallHit,
+    pub id: i64,
+    pub fts_query: String,
+    /// The session's row in `session_files`.
+    pub file_id: i64,
 }
 
 pub(super) fn render_snippet(raw: &str) -> (String, Vec<SnippetPart>) {

@@ -17,7 +17,7 @@ use rusqlite::{params, OptionalExtension};
 use super::candidate_filter::CandidateFilter;
 use super::store::index::SessionIndex;
 use super::recall::{
-    all_words, is_query_error, meaningful_words, render_snippet, uses_query_syntax,
+    all_words, MessageMatch, is_query_error, meaningful_words, render_snippet, uses_query_syntax,
     RECALL_LIMIT_MAX, SNIPPET_TOKENS, TOOL_WEIGHT,
 };
 use super::store::transcript::meta_from_row;
@@ -69,8 +69,23 @@ const MIN_TEXT_POOL: usize = 50;
 /// Turns kept per session as snippets.
 const TURNS_KEPT: usize = 3;
 
+/// Sessions found by a question's words, before scoring: ranking by words and ranking with
+/// meaning both start from it, so a recall that tries words first asks SQLite once.
+#[derive(Clone)]
+pub struct WordCandidates {
+    query: RecallQuery,
+    limit: usize,
+    syntax: bool,
+    text_query: Option<String>,
+    candidates: Vec<Candidate>,
+}
+
+#[derive(Clone)]
 struct Candidate {
     hit: RecallHit,
+    /// For each of `hit.turns` from a matching message, in order: the message and the query
+    /// that found it. Snippets are made only for the sessions returned, not every candidate.
+    unsnipped: Vec<(i64, String)>,
     file_id: i64,
     best_message: f64,
     strict: bool,
@@ -107,13 +122,25 @@ impl SessionIndex {
         weights: SessionWeights,
         semantic: Option<QueryVector<'_>>,
     ) -> Result<Vec<RecallHit>, SessionError> {
+        match self.word_candidates(q)? {
+            Some(found) => self.ranked(found, weights, semantic),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The sessions the question's words find, with their signals by words, not yet scored;
+    /// `None` for an empty question or limit.
+    pub(super) fn word_candidates(
+        &self,
+        q: &RecallQuery,
+    ) -> Result<Option<WordCandidates>, SessionError> {
         let text = q.text.trim();
         if text.is_empty() || q.limit == 0 {
-            return Ok(Vec::new());
+            return Ok(None);
         }
         let limit = q.limit.min(RECALL_LIMIT_MAX);
         let pool = (limit * MESSAGE_POOL_FACTOR).clamp(MIN_MESSAGE_POOL, RECALL_LIMIT_MAX);
-        let messages = self.recall_messages(&RecallQuery {
+        let messages = self.matching_messages(&RecallQuery {
             limit: pool,
             ..q.clone()
         })?;
@@ -137,19 +164,23 @@ impl SessionIndex {
 
         let mut candidates: Vec<Candidate> = Vec::new();
         let mut by_path: HashMap<String, usize> = HashMap::new();
-        for m in messages {
+        for MessageMatch {
+            hit: m,
+            id,
+            fts_query,
+            file_id,
+        } in messages
+        {
             match by_path.get(&m.path) {
                 Some(&i) => {
                     let c = &mut candidates[i];
                     c.hit.matching_turns += 1;
                     if c.hit.turns.len() < TURNS_KEPT {
                         c.hit.turns.push(turn_of(&m));
+                        c.unsnipped.push((id, fts_query));
                     }
                 }
                 None => {
-                    let Some(file_id) = self.file_id(&m.path).map_err(sql)? else {
-                        continue;
-                    };
                     by_path.insert(m.path.clone(), candidates.len());
                     let turn = turn_of(&m);
                     candidates.push(Candidate {
@@ -160,6 +191,7 @@ impl SessionIndex {
                             matching_turns: 1,
                             ..m
                         },
+                        unsnipped: vec![(id, fts_query)],
                         file_id,
                         whole_text: 0.0,
                         coverage: 0.0,
@@ -185,6 +217,7 @@ impl SessionIndex {
                         by_path.insert(hit.path.clone(), candidates.len());
                         candidates.push(Candidate {
                             hit,
+                            unsnipped: Vec::new(),
                             file_id,
                             best_message: 0.0,
                             strict: false,
@@ -207,12 +240,44 @@ impl SessionIndex {
             }
         }
         if terms.len() > 1 {
+            let ids: Vec<i64> = candidates.iter().map(|c| c.file_id).collect();
+            let holding = self
+                .rows_holding_each("session_doc_fts", &terms, &ids)
+                .map_err(sql)?;
             for c in candidates.iter_mut() {
-                c.coverage = self.coverage(&terms, c.file_id).map_err(sql)?;
+                let found = holding.iter().filter(|rows| rows.contains(&c.file_id)).count();
+                c.coverage = found as f64 / terms.len() as f64;
             }
         } else {
             candidates.iter_mut().for_each(|c| c.coverage = 1.0);
         }
+        Ok(Some(WordCandidates {
+            query: q.clone(),
+            limit,
+            syntax,
+            text_query,
+            candidates,
+        }))
+    }
+
+    /// Scores and orders the sessions found by words, adding those nearest to `semantic`'s
+    /// vector and each one's nearness when given, and picks each session's turns shown.
+    pub(super) fn ranked(
+        &self,
+        found: WordCandidates,
+        weights: SessionWeights,
+        semantic: Option<QueryVector<'_>>,
+    ) -> Result<Vec<RecallHit>, SessionError> {
+        let WordCandidates {
+            query,
+            limit,
+            syntax,
+            text_query,
+            mut candidates,
+        } = found;
+        let q = &query;
+        let text = q.text.trim();
+        let sql = |e| SessionError::from_sql(&self.path, e);
         // A written query (phrases, OR, prefixes) asks for words, not meaning.
         let semantic = semantic.filter(|_| !syntax);
         if let Some(query) = semantic {
@@ -236,6 +301,7 @@ impl SessionIndex {
                         };
                         candidates.push(Candidate {
                             hit,
+                            unsnipped: Vec::new(),
                             file_id: n.file_id,
                             best_message: 0.0,
                             strict: false,
@@ -294,6 +360,10 @@ impl SessionIndex {
         let strict: Vec<bool> = scored.iter().map(|(_, c)| c.strict && tiered).collect();
         let mut out = Vec::with_capacity(scored.len());
         for ((_, mut c), score) in scored.into_iter().zip(tiered_scores(&scores, &strict)) {
+            for (turn, (id, fts_query)) in c.hit.turns.iter_mut().zip(&c.unsnipped) {
+                (turn.snippet, turn.snippet_parts) =
+                    self.snippet_of(fts_query, *id).map_err(sql)?;
+            }
             if c.hit.turns.is_empty() && !c.near_messages.is_empty() && c.whole_text == 0.0 {
                 // Found by meaning alone: its nearest turns, without highlights.
                 let ids: Vec<i64> = c.near_messages.iter().map(|(id, _)| *id).collect();
@@ -360,13 +430,6 @@ impl SessionIndex {
         Ok(turns)
     }
 
-    fn file_id(&self, path: &str) -> rusqlite::Result<Option<i64>> {
-        self.conn
-            .prepare_cached("SELECT id FROM session_files WHERE path = ?1")?
-            .query_row([path], |r| r.get(0))
-            .optional()
-    }
-
     /// Sessions whose whole text matches `fts_query`, best bm25 first, with their metadata.
     fn whole_text_search(
         &self,
@@ -410,20 +473,6 @@ impl SessionIndex {
             .query_row(params![fts_query, file_id], |r| r.get(0))
             .optional()?;
         Ok(score.map_or(0.0, |s| -s))
-    }
-
-    /// The share of `terms` the session's whole text holds.
-    fn coverage(&self, terms: &[String], file_id: i64) -> rusqlite::Result<f64> {
-        let mut has = self.conn.prepare_cached(
-            "SELECT 1 FROM session_doc_fts WHERE session_doc_fts MATCH ?1 AND rowid = ?2",
-        )?;
-        let mut found = 0;
-        for t in terms {
-            if has.exists(params![format!("\"{t}\""), file_id])? {
-                found += 1;
-            }
-        }
-        Ok(found as f64 / terms.len() as f64)
     }
 
     /// A session's best turns for `fts_query`, when no single message of it was among the

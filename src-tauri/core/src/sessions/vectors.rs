@@ -139,10 +139,13 @@ impl SessionIndex {
         self.forget_vectors_of_other_models(&model)?;
         let mut done = VectorFill::default();
         let mut left = limit.unwrap_or(usize::MAX);
+        // Known when a batch comes back short: none are left, and counting them (a scan of
+        // every message, as each batch is) is not needed — a recall fills before each search.
+        let mut none_left = false;
         while left > 0 {
-            let batch = self
-                .unembedded(MESSAGES_PER_BATCH.min(left))
-                .map_err(|e| self.sql(e))?;
+            let wanted = MESSAGES_PER_BATCH.min(left);
+            let batch = self.unembedded(wanted).map_err(|e| self.sql(e))?;
+            none_left = batch.len() < wanted;
             if batch.is_empty() {
                 break;
             }
@@ -178,7 +181,11 @@ impl SessionIndex {
             left = left.saturating_sub(batch.len());
             progress(done);
         }
-        done.remaining = self.unembedded_count().map_err(|e| self.sql(e))?;
+        done.remaining = if none_left {
+            0
+        } else {
+            self.unembedded_count().map_err(|e| self.sql(e))?
+        };
         Ok(done)
     }
 

@@ -12,6 +12,7 @@
 use rusqlite::params;
 
 use super::candidate_filter::CandidateFilter;
+use super::session_ranking::{QueryVector, WordCandidates, DEFAULT_WEIGHTS};
 use super::store::index::SessionIndex;
 use super::recall::{is_query_error, meaningful_words, uses_query_syntax};
 use super::{RecallHit, RecallQuery, SessionError};
@@ -28,6 +29,13 @@ pub enum WordsSuffice {
     NamesIdentifier(String),
 }
 
+/// Recall by words, why it is the whole answer (or `None`), and what the words found.
+pub struct WordsFirst {
+    pub hits: Vec<RecallHit>,
+    pub verdict: Option<WordsSuffice>,
+    found: Option<WordCandidates>,
+}
+
 impl SessionIndex {
     /// Session recall by words (exactly [`SessionIndex::recall`]) and, when it is the whole
     /// answer, why; `None` when ranking by meaning could find or order sessions differently.
@@ -35,7 +43,44 @@ impl SessionIndex {
         &self,
         q: &RecallQuery,
     ) -> Result<(Vec<RecallHit>, Option<WordsSuffice>), SessionError> {
-        let hits = self.recall(q)?;
+        let words = self.words_first(q)?;
+        Ok((words.hits, words.verdict))
+    }
+
+    /// [`SessionIndex::recall_words_first`], keeping what the words found so that ranking with
+    /// meaning ([`SessionIndex::recall_adding_meaning`]) does not search by words again.
+    pub fn words_first(&self, q: &RecallQuery) -> Result<WordsFirst, SessionError> {
+        let found = self.word_candidates(q)?;
+        let hits = match &found {
+            Some(found) => self.ranked(found.clone(), DEFAULT_WEIGHTS, None)?,
+            None => Vec::new(),
+        };
+        let verdict = self.words_suffice(q, &hits)?;
+        Ok(WordsFirst {
+            hits,
+            verdict,
+            found,
+        })
+    }
+
+    /// Exactly [`SessionIndex::recall_with`] with `semantic` and the default weights, from what
+    /// [`SessionIndex::words_first`] found.
+    pub fn recall_adding_meaning(
+        &self,
+        words: WordsFirst,
+        semantic: QueryVector<'_>,
+    ) -> Result<Vec<RecallHit>, SessionError> {
+        match words.found {
+            Some(found) => self.ranked(found, DEFAULT_WEIGHTS, Some(semantic)),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn words_suffice(
+        &self,
+        q: &RecallQuery,
+        hits: &[RecallHit],
+    ) -> Result<Option<WordsSuffice>, SessionError> {
         let text = q.text.trim();
         let verdict = if text.is_empty() || hits.is_empty() {
             // Nothing found by words: meaning may find something.
@@ -54,7 +99,7 @@ impl SessionIndex {
             }
             named
         };
-        Ok((hits, verdict))
+        Ok(verdict)
     }
 
     /// Whether one session within `q`'s source and folder holds every meaningful word of the

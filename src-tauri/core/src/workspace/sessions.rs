@@ -15,7 +15,7 @@ use crate::embed::{Embedder, ModelPerBatch, TextEmbedder};
 use crate::sessions::{
     FillError, IndexProgress, IndexStats, IndexSummary, QueryVector, RecallHit, RecallQuery,
     SessionError, SessionIndex, SessionMeta, SourceKind, Transcript, VectorFill, WriterTurn,
-    DEFAULT_WEIGHTS,
+
 };
 
 /// Messages a recall embeds before searching, at most: about a second on 2 cores (the set in
@@ -137,13 +137,13 @@ impl Workspace {
         let mut index = self.session_index()?;
         // Words first: when they are the whole answer the model is not loaded at all (a fresh
         // process would spend most of its time loading it for nothing).
-        let (by_words, words_suffice) = index.recall_words_first(query)?;
-        if let Some(why) = words_suffice {
+        let words = index.words_first(query)?;
+        if let Some(why) = &words.verdict {
             tracing::debug!("recall answered by words, the model not loaded: {why:?}");
-            return Ok((by_words, notes));
+            return Ok((words.hits, notes));
         }
         let Some(mut embedder) = self.session_embedder() else {
-            return Ok((by_words, notes));
+            return Ok((words.hits, notes));
         };
         let model = embedder.model_id().to_string();
         // The newest messages without vectors get them now (bounded, so a recall stays quick
@@ -169,17 +169,14 @@ impl Workspace {
             Ok(mut v) => v.pop().unwrap_or_default(),
             Err(e) => {
                 notes.push(format!("searching by words only: {e}"));
-                return Ok((by_words, notes));
+                return Ok((words.hits, notes));
             }
         };
         let semantic = QueryVector {
             vector: &vector,
             model: &model,
         };
-        Ok((
-            index.recall_with(query, DEFAULT_WEIGHTS, Some(semantic))?,
-            notes,
-        ))
+        Ok((index.recall_adding_meaning(words, semantic)?, notes))
     }
 
     /// Gives every user and assistant message without a vector one (at most `limit` of them,

@@ -301,6 +301,33 @@ fn recall_finds_a_session_by_meaning_only_with_vectors_and_otherwise_stays_lexic
         .recall_with(&phrase, DEFAULT_WEIGHTS, Some(semantic))
         .unwrap()
         .is_empty());
+
+    // Words first, then meaning from what the words found: the same answer as ranking with
+    // meaning from the start, whatever the words found.
+    for text in [
+        "feline",
+        "build tonight",
+        "kitten build",
+        "tag sofa",
+        "\"feline\"",
+        "",
+    ] {
+        let q = RecallQuery::new(text);
+        let vector = vector_of(text);
+        let semantic = QueryVector {
+            vector: &vector,
+            model: "families-1",
+        };
+        let words = index.words_first(&q).unwrap();
+        assert_eq!(words.hits, index.recall(&q).unwrap(), "{text}: words alone");
+        assert_eq!(
+            index.recall_adding_meaning(words, semantic).unwrap(),
+            index
+                .recall_with(&q, DEFAULT_WEIGHTS, Some(semantic))
+                .unwrap(),
+            "{text}: with meaning"
+        );
+    }
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! Deliberately does not: decide what a difference means (see `tail`) or write the row (see
 //! `rows`).
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -88,6 +89,62 @@ impl SessionIndex {
         })
         .optional()
         .map_err(|e| SessionError::from_sql(&self.path, e))
+    }
+}
+
+/// Every indexed file that is not vaulted, as it was when last read: what a catch-up compares
+/// each file on disk with before asking about it one by one.
+pub(super) struct SettledFiles(HashMap<String, (Stat, bool)>);
+
+impl SettledFiles {
+    /// Whether the file at `path` is a regular file exactly as its checkpoint recorded it (same
+    /// size, mtime and inode, read with the same include-tools setting): nothing to read.
+    pub(super) fn unchanged(&self, path: &Path, include_tools: bool) -> bool {
+        let Some((at, tools)) = self.0.get(path.to_string_lossy().as_ref()) else {
+            return false;
+        };
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_file() => {
+                let now = stat_of(&m);
+                *tools == include_tools
+                    && now.size == at.size
+                    && now.mtime_ns == at.mtime_ns
+                    && now.inode == at.inode
+            }
+            _ => false,
+        }
+    }
+}
+
+impl SessionIndex {
+    /// The indexed files not vaulted, with their checkpoints' metadata, in one query: a
+    /// catch-up over hundreds of unchanged transcripts (every `recall` runs one) then asks
+    /// SQLite once instead of twice per file, each time taking and releasing its file lock.
+    pub(super) fn settled_files(&self) -> Result<SettledFiles, SessionError> {
+        let sql = |e| SessionError::from_sql(&self.path, e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT path, size, mtime_ns, inode, include_tools FROM session_files
+                 WHERE source_removed_at IS NULL",
+            )
+            .map_err(sql)?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    (
+                        Stat {
+                            size: r.get::<_, i64>(1)? as u64,
+                            mtime_ns: r.get(2)?,
+                            inode: r.get::<_, i64>(3)? as u64,
+                        },
+                        r.get::<_, bool>(4)?,
+                    ),
+                ))
+            })
+            .map_err(sql)?;
+        Ok(SettledFiles(rows.collect::<Result<_, _>>().map_err(sql)?))
     }
 }
 

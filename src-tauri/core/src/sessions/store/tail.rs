@@ -47,7 +47,12 @@ impl SessionIndex {
     ) -> Result<(), SessionError> {
         let mut uncommitted = 0u64;
         let mut batch: Vec<(SourceKind, &Path, FileChange)> = Vec::new();
+        let settled = self.settled_files()?;
         for (source, path) in files {
+            if settled.unchanged(path, include_tools) {
+                batch.push((*source, path, FileChange::Unchanged));
+                continue;
+            }
             let before = summary.bytes_read;
             match self.index_file_in_batch(*source, path, include_tools, now, summary) {
                 Ok(change) => batch.push((*source, path, change)),

@@ -275,6 +275,44 @@ fn incremental_indexing_follows_every_kind_of_file_change() {
 }
 
 #[test]
+fn a_catch_up_skips_unchanged_files_and_reads_one_rewritten_to_the_same_size() {
+    let env = Env::new();
+    let cfg = SessionsConfig::default();
+    let header = "{\"session\":{\"id\":\"s1\",\"title\":\"Same size\",\"cwd\":\"/w\"}}\n";
+    let path = env.ambry().join("s1.jsonl");
+    let other = env.ambry().join("s2.jsonl");
+    write(&path, &format!("{header}{}", line("user", "alpha kiwi")));
+    write(
+        &other,
+        &format!("{header}{}", line("user", "delta lime")).replace("s1", "s2"),
+    );
+    let s = env.index(&cfg);
+    assert_eq!((s.files_indexed, s.messages_indexed), (2, 2));
+    let s = env.index(&cfg);
+    assert_eq!((s.files_indexed, s.bytes_read), (0, 0), "nothing changed");
+
+    // Same length, same inode, other words, a later mtime: read again from the start.
+    let file = OpenOptions::new().write(true).open(&path).unwrap();
+    let before = file.metadata().unwrap().modified().unwrap();
+    (&file)
+        .write_all(format!("{header}{}", line("user", "omega pear")).as_bytes())
+        .unwrap();
+    file.set_modified(before + Duration::from_secs(5)).unwrap();
+    drop(file);
+    let s = env.index(&cfg);
+    assert_eq!(s.files_indexed, 1, "only the rewritten file: {s:?}");
+    assert_eq!(count(&env.open(), "omega"), 1);
+    assert_eq!(count(&env.open(), "delta"), 1, "the unchanged file is kept");
+
+    // The tool setting changed: every file is read again, unchanged or not.
+    let with_tools = SessionsConfig {
+        include_tools: !cfg.include_tools,
+        ..SessionsConfig::default()
+    };
+    assert_eq!(env.index(&with_tools).files_indexed, 2);
+}
+
+#[test]
 fn a_vaulted_file_that_comes_back_is_read_again_and_unmarked() {
     let env = Env::new();
     let cfg = SessionsConfig::default();
