@@ -68,11 +68,13 @@ pub fn serve(listener: &UnixListener, service: &ComposeService, stop: &AtomicBoo
             // Dropping `requests` here (and in each finished connection) ends the loop below.
         });
         for pending in incoming {
+            let started = Instant::now();
             let response = match pending.line {
                 Ok(line) => catch_unwind(AssertUnwindSafe(|| service.respond(&line)))
                     .unwrap_or_else(|_| Response::refused(&Refusal::Internal)),
                 Err(why) => Response::refused(&Refusal::MalformedRequest { why }),
             };
+            tracing::debug!("compose service: answered in {:?}", started.elapsed());
             let _ = pending.answer.send(response);
         }
     });
