@@ -5,8 +5,8 @@
 //! configured model, else one embedded now with the workspace's model (never written: the
 //! review reads, it does not write); without the model, words alone; each memory's last use by
 //! an agent from the usage summaries; the pending distill proposals of the view; the vectors it
-//! embedded, kept by text so a review counted after every memory change (the sidebar's count)
-//! embeds only what changed. The rules live in `lifecycle` and `distill`.
+//! read or embedded, kept by text so a review counted after every memory change (the sidebar's
+//! count) reads and embeds only what changed. The rules live in `lifecycle` and `distill`.
 //! Deliberately does not: read the clock (callers pass `now`).
 
 use std::collections::HashMap;
@@ -48,14 +48,9 @@ impl Workspace {
         let vector_of = |m: &Memory| -> Option<Vec<f32>> {
             let scorer = scorer.as_ref()?;
             let text = embedded_text(&m.name, &m.description, &m.body);
-            if let Some(sidecar) = read_sidecar(&sidecar_path(&m.path)) {
-                if sidecar.header.model_id == paths.model_id()
-                    && sidecar.header.text_hash == text_hash(&text)
-                {
-                    return Some(sidecar.vector);
-                }
-            }
             let hash = text_hash(&text);
+            // Kept first: the count after every change then reads no sidecar of a memory whose
+            // text it has judged before (10k small reads per count at 10k memories).
             {
                 let mut kept = lock(&self.review_vectors);
                 if kept.model_id != paths.model_id() || kept.by_text.len() > MAX_KEPT_VECTORS {
@@ -64,6 +59,14 @@ impl Workspace {
                 }
                 if let Some(vector) = kept.by_text.get(&hash) {
                     return Some(vector.clone());
+                }
+            }
+            if let Some(sidecar) = read_sidecar(&sidecar_path(&m.path)) {
+                if sidecar.header.model_id == paths.model_id() && sidecar.header.text_hash == hash {
+                    lock(&self.review_vectors)
+                        .by_text
+                        .insert(hash, sidecar.vector.clone());
+                    return Some(sidecar.vector);
                 }
             }
             let embedder = scorer.embedder();
@@ -199,8 +202,18 @@ mod tests {
             crate::embed::write_sidecar(&sidecar_path(&saved.path), &model_id, text_hash(&text), &vector)
                 .unwrap();
         }
-        ws.review(&store, now).unwrap();
+        let first = ws.review(&store, now).unwrap();
         assert_eq!(lock(&ws.review_vectors).embedded, 0, "a current sidecar was embedded again");
+
+        // Counted again (the sidebar asks after every change): the vectors read are kept, so no
+        // sidecar is read again — gone from disk, they judge the same and nothing is embedded.
+        for name in ["deploy-steps", "code-style"] {
+            let path = store.get(None, name).unwrap().path;
+            std::fs::remove_file(sidecar_path(&path)).unwrap();
+        }
+        let second = ws.review(&store, now).unwrap();
+        assert_eq!(lock(&ws.review_vectors).embedded, 0, "a sidecar read before was embedded");
+        assert_eq!(format!("{first:?}"), format!("{second:?}"));
 
         // The same sidecar judged stale once its memory's text changes: that one is embedded.
         store.save(Scope::User, draft("code-style", "cargo fmt; clippy clean."), now).unwrap();
