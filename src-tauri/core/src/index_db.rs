@@ -60,12 +60,11 @@ fn open_once(path: &Path) -> rusqlite::Result<Connection> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     // Reading the journal mode touches the file header: a non-database fails here.
     conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))?;
-    // mmap: a recall reads every stored vector (megabytes) through a fresh connection whose
-    // page cache is empty; mapped, those reads are the OS's cached pages instead of a read()
-    // per page (a served recall spent a fifth of its time copying pages in the kernel).
+    // No mmap, though a recall reads megabytes of vectors through a fresh connection: a file
+    // truncated by another process while mapped kills the reader (SIGBUS) — the app, which hosts
+    // the service — where read() gives an error the index recovers from.
     conn.execute_batch(
         "PRAGMA synchronous=NORMAL; PRAGMA cache_size=-32768; PRAGMA temp_store=MEMORY;
-         PRAGMA mmap_size=268435456;
          CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);",
     )?;
     Ok(conn)
