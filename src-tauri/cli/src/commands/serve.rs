@@ -65,7 +65,7 @@ pub fn run(ctx: &Context, args: ServeArgs) -> Result<()> {
         handle.socket().display()
     );
     let idle_exit = args.idle_exit.map(|s| Duration::from_secs(s.max(1)));
-    let (mut seen, mut last_call) = (ctx.workspace.compose_stats().0, Instant::now());
+    let (mut seen, mut last_call) = (ctx.workspace.calls_answered(), Instant::now());
     loop {
         match stop_rx.recv_timeout(Duration::from_millis(500)) {
             Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
@@ -78,11 +78,11 @@ pub fn run(ctx: &Context, args: ServeArgs) -> Result<()> {
             eprintln!("ambry: {} is gone; stopping", ctx.home().root().display());
             break;
         }
-        let composed = ctx.workspace.compose_stats().0;
-        if composed != seen {
-            (seen, last_call) = (composed, Instant::now());
+        let answered = ctx.workspace.calls_answered();
+        if answered != seen {
+            (seen, last_call) = (answered, Instant::now());
         } else if idle_exit.is_some_and(|idle| last_call.elapsed() >= idle) {
-            eprintln!("ambry: no compose call for {}s; stopping (the next `ambry compose` starts a service again)", last_call.elapsed().as_secs());
+            eprintln!("ambry: no compose or recall call for {}s; stopping (the next `ambry compose` starts a service again)", last_call.elapsed().as_secs());
             break;
         }
     }

@@ -72,6 +72,8 @@ pub struct Workspace {
     known: Mutex<Option<Vec<KnownProject>>>,
     reindexing: AtomicBool,
     composed: std::sync::atomic::AtomicU64,
+    /// How many recalls this workspace answered (a service's idle clock counts them too).
+    recalled: std::sync::atomic::AtomicU64,
     /// Which project each working directory belongs to, so a turn does not start git each time.
     projects: ProjectLookup,
     /// What the review embedded, kept by text (see `review.rs`).
@@ -93,6 +95,7 @@ impl Workspace {
             known: Mutex::new(None),
             reindexing: AtomicBool::new(false),
             composed: Default::default(),
+            recalled: Default::default(),
             projects: ProjectLookup::default(),
             review_vectors: Mutex::default(),
         }

@@ -437,6 +437,12 @@ impl Workspace {
             self.model.loaded_model(),
         )
     }
+
+    /// How many calls this workspace answered (blocks composed and recalls): a service that
+    /// sees this number stand still is idle.
+    pub fn calls_answered(&self) -> u64 {
+        self.composed.load(Ordering::SeqCst) + self.recalled.load(Ordering::SeqCst)
+    }
 }
 
 /// Where a case belongs and the case as kept: in the project's `tests.toml` when any memory it

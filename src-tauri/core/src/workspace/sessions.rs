@@ -113,6 +113,8 @@ impl Workspace {
         index_first: bool,
         now: chrono::DateTime<chrono::Utc>,
     ) -> Result<(Vec<RecallHit>, Vec<String>), WorkspaceError> {
+        self.recalled
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let mut notes = Vec::new();
         let (text, cut) = super::recall_bound::bounded_recall_text(&query.text);
         notes.extend(cut);
@@ -298,7 +300,13 @@ mod tests {
         let long: String = std::iter::once("whiskey ".to_string())
             .chain((0..400_000).map(|i| format!("filler{i} ")))
             .collect();
+        assert_eq!(ws.calls_answered(), 0);
         let (hits, notes) = ws.recall(&RecallQuery::new(long), true, now).unwrap();
+        assert_eq!(
+            ws.calls_answered(),
+            1,
+            "a recall counts as a call (a service it keeps busy is not idle)"
+        );
         assert_eq!(hits.len(), 1, "the first words still find the session");
         assert!(
             notes
