@@ -553,13 +553,9 @@ fn the_fuzz_targets_seeds_and_findings_replay_against_the_real_server() {
     }
 }
 
-/// A line that is not JSON gets JSON-RPC's parse error (id null), and the session goes on: the
-/// next request is answered.
-#[test]
-fn an_unparseable_line_is_answered_with_a_parse_error_and_the_session_goes_on() {
-    use std::io::{BufRead, BufReader, Write};
-    let s = Sandbox::new();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ambry"))
+/// `ambry mcp` for the sandbox, its stdin and stdout piped for a test to speak JSON-RPC on.
+fn mcp_on_pipes(s: &Sandbox) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("ambry"))
         .env_remove("AMBRY_HOME")
         .env("AMBRY_SERVICE_AUTOSTART", "0")
         .arg("--home")
@@ -571,7 +567,16 @@ fn an_unparseable_line_is_answered_with_a_parse_error_and_the_session_goes_on() 
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// A line that is not JSON gets JSON-RPC's parse error (id null), and the session goes on: the
+/// next request is answered.
+#[test]
+fn an_unparseable_line_is_answered_with_a_parse_error_and_the_session_goes_on() {
+    use std::io::{BufRead, BufReader, Write};
+    let s = Sandbox::new();
+    let mut child = mcp_on_pipes(&s);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     stdin.write_all(b"{this is not json\n").unwrap();
@@ -607,19 +612,7 @@ fn an_unparseable_line_is_answered_with_a_parse_error_and_the_session_goes_on() 
 fn a_second_initialize_is_refused_and_the_session_keeps_its_version() {
     use std::io::{BufRead, BufReader, Write};
     let s = Sandbox::new();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ambry"))
-        .env_remove("AMBRY_HOME")
-        .env("AMBRY_SERVICE_AUTOSTART", "0")
-        .arg("--home")
-        .arg(s.home.path())
-        .arg("--cwd")
-        .arg(s.cwd.path())
-        .arg("mcp")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = mcp_on_pipes(&s);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut ask = |request: Value| -> Value {

@@ -259,10 +259,8 @@ fn models_dir() -> PathBuf {
     dir
 }
 
-/// With the model: questions words answer and one only meaning answers, served by the warm
-/// model and in-process, print the same.
-#[test]
-fn a_served_recall_with_the_model_prints_what_the_in_process_one_does() {
+/// The seeded sandbox, its sessions indexed and embedded with the real model.
+fn seeded_and_indexed_with_the_model() -> (Sandbox, PathBuf) {
     let sb = Sandbox::new();
     seed(&sb);
     let models = models_dir();
@@ -271,6 +269,14 @@ fn a_served_recall_with_the_model_prints_what_the_in_process_one_does() {
         .args(["sessions", "index"])
         .assert()
         .success();
+    (sb, models)
+}
+
+/// With the model: questions words answer and one only meaning answers, served by the warm
+/// model and in-process, print the same.
+#[test]
+fn a_served_recall_with_the_model_prints_what_the_in_process_one_does() {
+    let (sb, models) = seeded_and_indexed_with_the_model();
     let _server = Server::start(&sb, &models);
     assert_served_as_in_process(
         &sb,
@@ -325,14 +331,7 @@ fn recall_autostarting(sb: &Sandbox, models: &Path, question: &str) -> (String, 
 /// question its words answer starts nothing.
 #[test]
 fn a_recall_that_loaded_the_model_starts_a_service_for_the_next_one() {
-    let sb = Sandbox::new();
-    seed(&sb);
-    let models = models_dir();
-    sb.ambry()
-        .env("AMBRY_MODELS_DIR", &models)
-        .args(["sessions", "index"])
-        .assert()
-        .success();
+    let (sb, models) = seeded_and_indexed_with_the_model();
     const STARTED: &str = "started a service for";
 
     let (out, err) = recall_autostarting(&sb, &models, "redis cache eviction");
