@@ -2,9 +2,11 @@
 //!
 //! Owns: accepting connections, each read on its own thread under one deadline for the whole
 //! request (so a client that trickles bytes holds only its own thread, never the service),
-//! answering the requests one at a time on the serving thread (which owns the composer and its
-//! caches; a compose takes milliseconds), turning a panic inside one call into an error reply
-//! instead of a dead service, and stopping on request.
+//! answering compose and status one at a time on the serving thread (a compose takes
+//! milliseconds) and recalls one at a time on a thread of their own (a recall indexes new
+//! transcript lines first, which after a busy day takes seconds: an agent's hook turn must not
+//! wait behind it), turning a panic inside one call into an error reply instead of a dead
+//! service, and stopping on request.
 //! Deliberately does not: choose the models directory or install signal handlers (callers do).
 
 use std::io::Write;
@@ -17,7 +19,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::protocol::Response;
+use super::protocol::{parse_request, Call, Reply, Request, Response};
 use super::socket::{bind, read_request_line_by};
 use super::{ComposeService, Refusal, ServiceError};
 use crate::{AmbryHome, Workspace};
@@ -67,17 +69,44 @@ pub fn serve(listener: &UnixListener, service: &ComposeService, stop: &AtomicBoo
             }
             // Dropping `requests` here (and in each finished connection) ends the loop below.
         });
+        let (recalls, recall_queue) = channel::<(Request, Sender<Response>)>();
+        scope.spawn(move || {
+            for (request, answer) in recall_queue {
+                let _ = answer.send(answered(service, request));
+            }
+        });
         for pending in incoming {
-            let started = Instant::now();
-            let response = match pending.line {
-                Ok(line) => catch_unwind(AssertUnwindSafe(|| service.respond(&line)))
-                    .unwrap_or_else(|_| Response::refused(&Refusal::Internal)),
-                Err(why) => Response::refused(&Refusal::MalformedRequest { why }),
+            let request = match pending.line.map(|line| parse_request(&line)) {
+                Ok(Ok(request)) => request,
+                Ok(Err(e)) => {
+                    let _ = pending.answer.send(Response::new(Reply::Error(e)));
+                    continue;
+                }
+                Err(why) => {
+                    let _ = pending
+                        .answer
+                        .send(Response::refused(&Refusal::MalformedRequest { why }));
+                    continue;
+                }
             };
-            tracing::debug!("compose service: answered in {:?}", started.elapsed());
-            let _ = pending.answer.send(response);
+            if matches!(request.call, Call::Recall(_)) {
+                let _ = recalls.send((request, pending.answer));
+            } else {
+                let _ = pending.answer.send(answered(service, request));
+            }
         }
+        // The connections are done: the recall thread ends once it has answered its queue.
+        drop(recalls);
     });
+}
+
+/// `request` answered, a panic inside it turned into an error reply.
+fn answered(service: &ComposeService, request: Request) -> Response {
+    let started = Instant::now();
+    let response = catch_unwind(AssertUnwindSafe(|| service.handle(request)))
+        .unwrap_or_else(|_| Response::refused(&Refusal::Internal));
+    tracing::debug!("compose service: answered in {:?}", started.elapsed());
+    response
 }
 
 /// One client: its request read by the deadline, handed to the serving thread, the answer written.

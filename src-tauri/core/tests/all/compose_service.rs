@@ -10,7 +10,8 @@ use std::time::Duration;
 use ambry_core::compose::hook::ContextRequest;
 use ambry_core::compose::{compose, Budgets, ComposeInput, Composition};
 use ambry_core::compose_service::{
-    call, spawn_compose_service, Call, ComposeCall, ComposeService, Reply, Request, ServiceError,
+    call, spawn_compose_service, Call, ComposeCall, ComposeService, RecallCall, Reply, Request,
+    ServiceError,
 };
 use ambry_core::config::Config;
 use ambry_core::embed::{save_with_vector, ModelPaths, ModelScorer};
@@ -535,4 +536,60 @@ fn with_the_model_the_served_semantic_block_matches_and_new_vectors_are_used() {
     );
     assert_eq!(f.served(query, None).text, direct.text);
     drop(handle);
+}
+
+/// A recall is answered on a thread of its own: one waiting for its turn at the session index
+/// (here the writer lock is held, as by an indexer in another process whose run takes minutes;
+/// a first recall on a home creates the session tables and so waits for it) holds up no compose
+/// call, and is answered once the turn is free.
+#[test]
+fn a_compose_is_answered_while_a_recall_waits_for_the_session_index() {
+    let f = Fixture::new(BM25, None);
+    seed(&f);
+    let workspace = ambry_core::Workspace::with_models(f.home.clone(), f.models_dir.clone());
+    // Declared before the lock, so dropped after it: a failing check releases the lock first
+    // (a service stopping while its recall waits for the lock would wait forever).
+    let _service;
+    let mut writer = f.home.index_db().into_os_string();
+    writer.push(".writer");
+    let writer = std::fs::File::create(writer).unwrap();
+    writer.lock().unwrap();
+    _service = spawn_compose_service(workspace.clone()).unwrap();
+
+    let recall = Request::new(Call::Recall(RecallCall::new(
+        f.home.root().to_path_buf(),
+        f.models_dir.clone(),
+        workspace.session_roots(),
+        &ambry_core::sessions::RecallQuery::new("token cache"),
+        true,
+        now(),
+    )));
+    let (recalled, recall_answer) = std::sync::mpsc::channel();
+    let home = f.home.clone();
+    std::thread::spawn(move || recalled.send(call(&home, &recall, TIMEOUT)));
+    // The recall has reached the workspace (it counts itself as it starts).
+    let started = std::time::Instant::now();
+    while workspace.calls_answered() == 0 {
+        assert!(
+            started.elapsed() < TIMEOUT,
+            "the recall never reached the service"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+
+    let query = "why does the token cache break after a deploy?";
+    match call(&f.home, &f.request(query, None), Duration::from_secs(5)) {
+        Ok(Reply::Composed(served)) => assert_same(&served, &f.in_process(query, None)),
+        other => panic!("the compose waited behind the recall: {other:?}"),
+    }
+    assert!(
+        recall_answer.try_recv().is_err(),
+        "the recall was answered without its turn"
+    );
+
+    writer.unlock().unwrap();
+    match recall_answer.recv_timeout(TIMEOUT).unwrap() {
+        Ok(Reply::Recalled(_)) => {}
+        other => panic!("expected the recall's answer, got {other:?}"),
+    }
 }
