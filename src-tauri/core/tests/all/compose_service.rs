@@ -566,7 +566,9 @@ fn a_compose_is_answered_while_a_recall_waits_for_the_session_index() {
     )));
     let (recalled, recall_answer) = std::sync::mpsc::channel();
     let home = f.home.clone();
-    std::thread::spawn(move || recalled.send(call(&home, &recall, TIMEOUT)));
+    std::thread::spawn(move || {
+        let _ = recalled.send(call(&home, &recall, TIMEOUT));
+    });
     // The recall has reached the workspace (it counts itself as it starts).
     let started = std::time::Instant::now();
     while workspace.calls_answered() == 0 {
