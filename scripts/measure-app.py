@@ -55,7 +55,7 @@ window.__typed = null;
 const done = (result) => { window.__typed = result; };
 const input = document.querySelector('[data-testid="search-input"]');
 const status = document.querySelector('[data-testid="search-status"]');
-const times = [];
+const times = [], trips = [], draws = [], rests = [];
 input.value = '';
 input.dispatchEvent(new Event('input', { bubbles: true }));
 (async () => {
@@ -70,9 +70,12 @@ input.dispatchEvent(new Event('input', { bubbles: true }));
       await new Promise((r) => setTimeout(r, 1));
     }
     times.push(Number(status.dataset.keystrokeMs));
+    trips.push(Number(status.dataset.roundTripMs));
+    draws.push(Number(status.dataset.renderMs));
+    rests.push(times[times.length - 1] - trips[trips.length - 1] - draws[draws.length - 1]);
     await new Promise((r) => setTimeout(r, 60)); // a fast typist's gap between keys
   }
-  done({ times, status: `${status.textContent} (${status.title})` });
+  done({ times, trips, draws, rests, status: `${status.textContent} (${status.title})` });
 })();
 """
 
@@ -84,6 +87,11 @@ def type_query(app, query):
 
 # The model's idle release, shortened from its 10 minutes so the run can see it.
 IDLE_SECS = 15
+
+
+def percentile95(values):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * 0.95))]
 
 
 def measure(binary, label, home):
@@ -102,7 +110,7 @@ def measure(binary, label, home):
         app.wait_for('[data-testid="search-input"]')
         # The first query loads the model when the strategy uses it: timed on its own.
         warm = type_query(app, "warm up")
-        times, statuses = [], []
+        times, trips, draws, rests, statuses = [], [], [], [], []
         for q in QUERIES:
             try:
                 r = type_query(app, q)
@@ -110,18 +118,24 @@ def measure(binary, label, home):
                 alive = subprocess.run(["pgrep", "-x", "ambry-app"], capture_output=True, text=True).stdout.split()
                 raise SystemExit(f"typing {q!r} failed: {e!r}; ambry-app processes alive: {alive or 'none'}")
             times.extend(r["times"])
+            trips.extend(r["trips"])
+            draws.extend(r["draws"])
+            rests.extend(r["rests"])
             statuses.append(r["status"])
         rss_after = kib(app_pid, "status", "VmRSS")
         time.sleep(IDLE_SECS + 5)
         rss_released = kib(app_pid, "status", "VmRSS")
     times.sort()
-    p95 = times[min(len(times) - 1, int(len(times) * 0.95))]
+    p95 = percentile95(times)
     print(f"## {label}")
     print(f"- first paint: {first_paint} ms (launch → first view, the app's clock); memory rows rendered: {rows}")
     print(f"- idle after 5 s: app RSS {rss_app / 1024:.0f} MiB; app + {len(procs) - 1} WebKit processes: "
           f"RSS {rss_all / 1024:.0f} MiB, PSS {pss_all / 1024:.0f} MiB")
     print(f"- keystroke → results shown, {len(times)} keystrokes: p50 {statistics.median(times):.1f} ms, "
           f"p95 {p95:.1f} ms, max {times[-1]:.1f} ms (first keystroke of the session: {warm['times'][0]:.1f} ms)")
+    print(f"  of which: asking → answer (the search call) p50 {statistics.median(trips):.1f} ms, "
+          f"drawing the answer p50 {statistics.median(draws):.1f} ms / p95 {percentile95(draws):.1f} ms, "
+          f"the rest (waiting to ask, then for the frame that shows it) p50 {statistics.median(rests):.1f} ms")
     print(f"- app RSS after searching: {rss_after / 1024:.0f} MiB; {IDLE_SECS + 5} s later (model released after "
           f"{IDLE_SECS} s idle): {rss_released / 1024:.0f} MiB")
     print(f"- last status line: {statuses[-1]}")
