@@ -209,10 +209,9 @@ export function createSearch(app) {
       if (!keepActive) active = 0;
       lastRoundTrip = performance.now() - started;
       const drawing = performance.now();
-      render(result, { firstScreenful: !keepActive });
+      render(result);
       status.dataset.renderMs = (performance.now() - drawing).toFixed(1);
-      // Answered once every row shows it (the rows below the first screenful follow a frame later).
-      afterRest(() => showAnswered(query));
+      showAnswered(query);
       // Sessions come after (recall by words, a few milliseconds), without holding memories back.
       matchingSessions(app, query).then((sessions) => {
         if (mine !== seq || !sessions.length) return;
@@ -228,7 +227,6 @@ export function createSearch(app) {
     } catch (e) {
       if (mine !== seq) return;
       rows = [];
-      rest = null;
       clear(results, h('div', { class: 'search-empty error', testid: 'search-error' }, e.message));
     } finally {
       inFlight = false;
@@ -246,35 +244,13 @@ export function createSearch(app) {
     pick: (i) => { if (rows[i]) showInApp(rows[i]); },
   };
 
-  // The rows below the first screenful wait for the frame that shows the first ones: the
-  // person sees the top of the answer sooner, and the rest is drawn before they can scroll to it.
-  let rest = null;
-  function afterRest(then) {
-    if (rest) rest.then.push(then); else then();
-  }
-  function fillRest() {
-    if (!rest) return;
-    const { from, then } = rest;
-    rest = null;
-    rows.slice(from).forEach((r, i) => rowEls[from + i].fill(r));
-    then.forEach((f) => f());
-  }
-  // How many rows can show at once: the list is at most 70% of the window tall, a row at least
-  // 40 px (read from the window, not the list, so asking lays nothing out).
-  const screenful = () => Math.ceil((window.innerHeight * 0.7) / 40) + 1;
-
-  function render(result, { firstScreenful = false } = {}) {
-    // Whatever waited for the rows of an answer drawn before waits for these (or runs now).
-    const waiting = rest ? rest.then : [];
-    rest = null;
-    const settle = () => waiting.forEach((f) => f());
+  function render(result) {
     if (!result) {
       input.removeAttribute('aria-activedescendant');
       clear(results, h('div', { class: 'search-empty', testid: 'search-empty' },
         'Type to rank memories the way an agent would get them, find past sessions, places and actions; > lists the actions.'));
       status.textContent = '';
       note.hidden = true;
-      settle();
       return;
     }
     const tail = [
@@ -292,13 +268,7 @@ export function createSearch(app) {
     const top = rows.length || input.value.trim().startsWith('>') ? null
       : h('div', { class: 'search-empty', testid: 'search-empty' }, `No memory matches “${input.value.trim()}”.`);
     while (rowEls.length < rows.length) rowEls.push(memoryRow(rowEls.length, rowActions));
-    const now = firstScreenful ? Math.min(rows.length, screenful()) : rows.length;
-    rows.slice(0, now).forEach((r, i) => rowEls[i].fill(r));
-    if (now < rows.length) {
-      const mine = { from: now, then: waiting };
-      rest = mine;
-      requestAnimationFrame(() => setTimeout(() => { if (rest === mine) fillRest(); }, 0));
-    }
+    rows.forEach((r, i) => rowEls[i].fill(r));
     placeChildren(results, [top, ...rowEls.slice(0, rows.length), ...tail].filter(Boolean));
     status.textContent = result.strategy === 'commands'
       ? `${extras.length} place${extras.length === 1 ? '' : 's'} and actions`
@@ -308,7 +278,6 @@ export function createSearch(app) {
     note.hidden = !result.note;
     status.dataset.roundTripMs = lastRoundTrip.toFixed(1);
     paintActive();
-    if (!rest) settle();
   }
 
   function paintActive() {
@@ -324,7 +293,6 @@ export function createSearch(app) {
 
   function move(delta) {
     if (!total()) return;
-    fillRest();
     active = Math.min(total() - 1, Math.max(0, active + delta));
     paintActive();
   }
