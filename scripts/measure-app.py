@@ -5,7 +5,8 @@ For each home given: launch → first paint (the shell's clock, `data-first-pain
 memory list shown; then, after 5 s idle, the resident memory of the app process and the PSS of
 the app plus its WebKit processes; then queries typed one character at a time into the search
 overlay, each keystroke timed to its results on screen (`data-keystroke-ms`, which the overlay
-records in the frame that shows them); then the app's memory once the embedding model has been
+records in the frame that shows them) and split into the search call (`data-round-trip-ms`),
+drawing the answer (`data-render-ms`) and the rest (mostly waiting for that frame); then the app's memory once the embedding model has been
 released for idleness (AMBRY_MODEL_IDLE_SECS, shortened for the run).
 
 Run through scripts/measure-app.sh (Xvfb, a session bus, release build, synthetic homes).
