@@ -81,6 +81,35 @@ input.dispatchEvent(new Event('input', { bubbles: true }));
 """
 
 
+# A character typed without searching (the box changed, no input event): how long the window
+# takes to the next frame and to the frame after it. Results that arrive after the first of
+# these frames began can show no sooner than the second: the least a keystroke can take here.
+FRAME_SCRIPT = """
+window.__frames = null;
+(async () => {
+  const input = document.querySelector('[data-testid="search-input"]');
+  const kept = input.value;
+  const next = [], after = [];
+  for (let i = 0; i < 40; i++) {
+    await new Promise((r) => setTimeout(r, 60));
+    const t0 = performance.now();
+    input.value = kept + 'x'.repeat(i % 3 + 1);
+    await new Promise((r) => requestAnimationFrame(() => r()));
+    next.push(performance.now() - t0);
+    await new Promise((r) => requestAnimationFrame(() => r()));
+    after.push(performance.now() - t0);
+  }
+  input.value = kept;
+  window.__frames = { next, after };
+})();
+"""
+
+
+def frames(app):
+    app.run(FRAME_SCRIPT)
+    return until("the frame probe", lambda: app.run("return window.__frames;"), timeout=120)
+
+
 def type_query(app, query):
     app.run(TYPE_SCRIPT, query)
     return until(f"typing {query!r}", lambda: app.run("return window.__typed;"), timeout=300)
@@ -123,6 +152,7 @@ def measure(binary, label, home):
             draws.extend(r["draws"])
             rests.extend(r["rests"])
             statuses.append(r["status"])
+        frame = frames(app)
         rss_after = kib(app_pid, "status", "VmRSS")
         time.sleep(IDLE_SECS + 5)
         rss_released = kib(app_pid, "status", "VmRSS")
@@ -137,6 +167,9 @@ def measure(binary, label, home):
     print(f"  of which: asking → answer (the search call) p50 {statistics.median(trips):.1f} ms, "
           f"drawing the answer p50 {statistics.median(draws):.1f} ms / p95 {percentile95(draws):.1f} ms, "
           f"the rest (waiting to ask, then for the frame that shows it) p50 {statistics.median(rests):.1f} ms")
+    print(f"- a character typed without searching (results on screen): next frame p50 "
+          f"{statistics.median(frame['next']):.1f} ms, the frame after p50 {statistics.median(frame['after']):.1f} ms "
+          f"(the least a keystroke takes when its answer misses the first)")
     print(f"- app RSS after searching: {rss_after / 1024:.0f} MiB; {IDLE_SECS + 5} s later (model released after "
           f"{IDLE_SECS} s idle): {rss_released / 1024:.0f} MiB")
     print(f"- last status line: {statuses[-1]}")
