@@ -5,7 +5,8 @@ For each home given: launch → first paint (the shell's clock, `data-first-pain
 memory list shown; then, after 5 s idle, the resident memory of the app process and the PSS of
 the app plus its WebKit processes; then queries typed one character at a time into the search
 overlay, each keystroke timed to its results on screen (`data-keystroke-ms`, which the overlay
-records in the frame that shows them); then the app's memory once the embedding model has been
+records in the frame that shows them) and split into the search call (`data-round-trip-ms`),
+drawing the answer (`data-render-ms`) and the rest (mostly waiting for that frame); then the app's memory once the embedding model has been
 released for idleness (AMBRY_MODEL_IDLE_SECS, shortened for the run).
 
 Run through scripts/measure-app.sh (Xvfb, a session bus, release build, synthetic homes).
@@ -55,7 +56,7 @@ window.__typed = null;
 const done = (result) => { window.__typed = result; };
 const input = document.querySelector('[data-testid="search-input"]');
 const status = document.querySelector('[data-testid="search-status"]');
-const times = [];
+const times = [], trips = [], draws = [], rests = [];
 input.value = '';
 input.dispatchEvent(new Event('input', { bubbles: true }));
 (async () => {
@@ -70,11 +71,43 @@ input.dispatchEvent(new Event('input', { bubbles: true }));
       await new Promise((r) => setTimeout(r, 1));
     }
     times.push(Number(status.dataset.keystrokeMs));
+    trips.push(Number(status.dataset.roundTripMs));
+    draws.push(Number(status.dataset.renderMs));
+    rests.push(times[times.length - 1] - trips[trips.length - 1] - draws[draws.length - 1]);
     await new Promise((r) => setTimeout(r, 60)); // a fast typist's gap between keys
   }
-  done({ times, status: `${status.textContent} (${status.title})` });
+  done({ times, trips, draws, rests, status: `${status.textContent} (${status.title})` });
 })();
 """
+
+
+# A character typed without searching (the box changed, no input event): how long the window
+# takes to the next frame and to the frame after it. Results that arrive after the first of
+# these frames began can show no sooner than the second: the least a keystroke can take here.
+FRAME_SCRIPT = """
+window.__frames = null;
+(async () => {
+  const input = document.querySelector('[data-testid="search-input"]');
+  const kept = input.value;
+  const next = [], after = [];
+  for (let i = 0; i < 40; i++) {
+    await new Promise((r) => setTimeout(r, 60));
+    const t0 = performance.now();
+    input.value = kept + 'x'.repeat(i % 3 + 1);
+    await new Promise((r) => requestAnimationFrame(() => r()));
+    next.push(performance.now() - t0);
+    await new Promise((r) => requestAnimationFrame(() => r()));
+    after.push(performance.now() - t0);
+  }
+  input.value = kept;
+  window.__frames = { next, after };
+})();
+"""
+
+
+def frames(app):
+    app.run(FRAME_SCRIPT)
+    return until("the frame probe", lambda: app.run("return window.__frames;"), timeout=120)
 
 
 def type_query(app, query):
@@ -84,6 +117,11 @@ def type_query(app, query):
 
 # The model's idle release, shortened from its 10 minutes so the run can see it.
 IDLE_SECS = 15
+
+
+def percentile95(values):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * 0.95))]
 
 
 def measure(binary, label, home):
@@ -102,7 +140,7 @@ def measure(binary, label, home):
         app.wait_for('[data-testid="search-input"]')
         # The first query loads the model when the strategy uses it: timed on its own.
         warm = type_query(app, "warm up")
-        times, statuses = [], []
+        times, trips, draws, rests, statuses = [], [], [], [], []
         for q in QUERIES:
             try:
                 r = type_query(app, q)
@@ -110,18 +148,28 @@ def measure(binary, label, home):
                 alive = subprocess.run(["pgrep", "-x", "ambry-app"], capture_output=True, text=True).stdout.split()
                 raise SystemExit(f"typing {q!r} failed: {e!r}; ambry-app processes alive: {alive or 'none'}")
             times.extend(r["times"])
+            trips.extend(r["trips"])
+            draws.extend(r["draws"])
+            rests.extend(r["rests"])
             statuses.append(r["status"])
+        frame = frames(app)
         rss_after = kib(app_pid, "status", "VmRSS")
         time.sleep(IDLE_SECS + 5)
         rss_released = kib(app_pid, "status", "VmRSS")
     times.sort()
-    p95 = times[min(len(times) - 1, int(len(times) * 0.95))]
+    p95 = percentile95(times)
     print(f"## {label}")
     print(f"- first paint: {first_paint} ms (launch → first view, the app's clock); memory rows rendered: {rows}")
     print(f"- idle after 5 s: app RSS {rss_app / 1024:.0f} MiB; app + {len(procs) - 1} WebKit processes: "
           f"RSS {rss_all / 1024:.0f} MiB, PSS {pss_all / 1024:.0f} MiB")
     print(f"- keystroke → results shown, {len(times)} keystrokes: p50 {statistics.median(times):.1f} ms, "
           f"p95 {p95:.1f} ms, max {times[-1]:.1f} ms (first keystroke of the session: {warm['times'][0]:.1f} ms)")
+    print(f"  of which: asking → answer (the search call) p50 {statistics.median(trips):.1f} ms, "
+          f"drawing the answer p50 {statistics.median(draws):.1f} ms / p95 {percentile95(draws):.1f} ms, "
+          f"the rest (waiting to ask, then for the frame that shows it) p50 {statistics.median(rests):.1f} ms")
+    print(f"- a character typed without searching (results on screen): next frame p50 "
+          f"{statistics.median(frame['next']):.1f} ms, the frame after p50 {statistics.median(frame['after']):.1f} ms "
+          f"(the least a keystroke takes when its answer misses the first)")
     print(f"- app RSS after searching: {rss_after / 1024:.0f} MiB; {IDLE_SECS + 5} s later (model released after "
           f"{IDLE_SECS} s idle): {rss_released / 1024:.0f} MiB")
     print(f"- last status line: {statuses[-1]}")

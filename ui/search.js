@@ -13,7 +13,8 @@
 //   search-empty        no query / no match state
 //   search-status       strategy, count and core time (data-keystroke-ms: last keystroke → results shown;
 //                       data-query: the query the shown results answer; data-shown: how many answers have
-//                       been shown; data-busy: "true" while a search runs or waits to run)
+//                       been shown; data-busy: "true" while a search runs or waits to run;
+//                       data-round-trip-ms: asking → answer; data-render-ms: drawing the answer)
 //   search-error        a failed search
 //   search-note         why the ranker fell back (e.g. no model), on its own line
 //   search-more         "Show more": the next 50 memories (data-shown = how many are shown)
@@ -29,19 +30,68 @@ const RELEVANCE_BARS = { strong: 3, good: 2, weak: 1 };
 
 // Relevance a person can read: a label and three bars from the evidence (query words found,
 // similarity), not the normalized score, which is 1.00 at the top of any ranking.
-function relevanceOf(r) {
+function relevanceTitle(r) {
   const e = r.evidence;
   const words = e.query_terms ? `${e.matched_terms} of ${e.query_terms} word${e.query_terms === 1 ? '' : 's'}` : null;
   const similar = e.cosine === null || e.cosine === undefined ? null : `similarity ${e.cosine.toFixed(2)}`;
   const why = [words, e.synonym_match && !e.matched_terms ? 'a synonym' : null, similar].filter(Boolean).join(' · ');
-  const bars = RELEVANCE_BARS[e.relevance] || 0;
-  return h('span', {
-    class: `result-score relevance-${e.relevance}`, testid: 'search-result-score',
-    dataset: { relevance: e.relevance, gated: String(!!e.gated), score: String(r.score), cosine: e.cosine === null || e.cosine === undefined ? '' : e.cosine.toFixed(3) },
-    title: `${RELEVANCE_LABEL[e.relevance]}: ${why}. ${e.gated ? 'Passes the relevance gate: a prompt like this gives it to the agent.' : 'Below the relevance gate: not given to an agent.'} Rank score ${r.score.toFixed(2)} (relative to the top result).`,
+  return `${RELEVANCE_LABEL[e.relevance]}: ${why}. ${e.gated ? 'Passes the relevance gate: a prompt like this gives it to the agent.' : 'Below the relevance gate: not given to an agent.'} Rank score ${r.score.toFixed(2)} (relative to the top result).`;
+}
+
+// Writes that change nothing are skipped: a row kept from the last keystroke mostly shows the
+// same memory, and an unchanged row should cost the window no style or layout work.
+function setText(node, text) { if (node.textContent !== text) node.textContent = text; }
+function setAttr(node, name, value) { if (node.getAttribute(name) !== value) node.setAttribute(name, value); }
+function setData(node, values) {
+  for (const [key, value] of Object.entries(values)) if (node.dataset[key] !== value) node.dataset[key] = value;
+}
+
+// One memory row of the list, made once per position and refilled for each answer (`fill`):
+// typing replaces the words in the rows on screen instead of rebuilding 50 rows and their
+// relevance widgets per keystroke.
+function memoryRow(i, { projectName, hover, pick }) {
+  const name = h('span', { class: 'result-name' });
+  const type = h('span', {});
+  const scope = h('span', { class: 'badge badge-scope' });
+  const description = h('div', { class: 'result-description' });
+  const bars = [1, 2, 3].map(() => h('span', {}));
+  const label = h('span', { class: 'relevance-label' });
+  const score = h('span', { testid: 'search-result-score' }, h('span', { class: 'relevance-bars', 'aria-hidden': 'true' }, bars), label);
+  const el = h('div', {
+    class: 'search-result', role: 'option', 'aria-selected': 'false', id: `search-option-${i}`, testid: 'search-result',
+    onMousemove: () => hover(i), onClick: () => pick(i),
   },
-  h('span', { class: 'relevance-bars', 'aria-hidden': 'true' }, [1, 2, 3].map((i) => h('span', { class: i <= bars ? 'on' : '' }))),
-  h('span', { class: 'relevance-label' }, RELEVANCE_LABEL[e.relevance]));
+  h('div', { class: 'result-main' }, h('div', { class: 'result-top' }, name, type, scope), description),
+  score);
+  el.fill = (r) => {
+    const e = r.evidence;
+    setData(el, { name: r.name, scope: r.scope, project: r.project || '' });
+    setText(name, r.name);
+    setAttr(type, 'class', `badge badge-type type-${r.type}`);
+    setText(type, r.type);
+    setText(scope, r.scope === 'user' ? 'user memory' : `only in ${projectName(r.project)}`);
+    setText(description, r.description);
+    setAttr(score, 'class', `result-score relevance-${e.relevance}`);
+    setData(score, { relevance: e.relevance, gated: String(!!e.gated), score: String(r.score), cosine: e.cosine === null || e.cosine === undefined ? '' : e.cosine.toFixed(3) });
+    setAttr(score, 'title', relevanceTitle(r));
+    const on = RELEVANCE_BARS[e.relevance] || 0;
+    bars.forEach((bar, j) => setAttr(bar, 'class', j < on ? 'on' : ''));
+    setText(label, RELEVANCE_LABEL[e.relevance]);
+  };
+  return el;
+}
+
+// Makes `parent`'s children exactly `wanted`, in order, moving as little as possible: nodes
+// that stay are neither removed nor re-inserted (which would restyle them).
+function placeChildren(parent, wanted) {
+  const keep = new Set(wanted);
+  for (const child of [...parent.children]) if (!keep.has(child)) child.remove();
+  let at = parent.firstChild;
+  for (const node of wanted) {
+    if (node === at) at = at.nextSibling;
+    else parent.insertBefore(node, at);
+  }
+  while (at) { const next = at.nextSibling; at.remove(); at = next; }
 }
 
 export function createSearch(app) {
@@ -158,7 +208,9 @@ export function createSearch(app) {
       extras = matchingEntries(app, query);
       if (!keepActive) active = 0;
       lastRoundTrip = performance.now() - started;
+      const drawing = performance.now();
       render(result);
+      status.dataset.renderMs = (performance.now() - drawing).toFixed(1);
       showAnswered(query);
       // Sessions come after (recall by words, a few milliseconds), without holding memories back.
       matchingSessions(app, query).then((sessions) => {
@@ -184,6 +236,14 @@ export function createSearch(app) {
   }
   let lastRoundTrip = 0;
 
+  // The memory rows made so far, by position (see `memoryRow`).
+  const rowEls = [];
+  const rowActions = {
+    projectName: (slug) => app.projectName(slug),
+    hover: (i) => { if (active !== i) { active = i; paintActive(); } },
+    pick: (i) => { if (rows[i]) showInApp(rows[i]); },
+  };
+
   function render(result) {
     if (!result) {
       input.removeAttribute('aria-activedescendant');
@@ -197,31 +257,19 @@ export function createSearch(app) {
       more ? h('div', {
         class: `search-result search-more${active === rows.length ? ' active' : ''}`, role: 'option', id: `search-option-${rows.length}`,
         testid: 'search-more', dataset: { shown: String(rows.length) }, onClick: () => choose(rows.length),
-        onMousemove: () => { if (active !== rows.length) { active = rows.length; paintActive(); } },
+        onMousemove: () => rowActions.hover(rows.length),
       }, `Show more memories (${rows.length} shown)`) : null,
       ...paletteRows(extras, rows.length + (more ? 1 : 0), {
         isActive: (i) => i === active,
         choose,
-        hover: (i) => { if (active !== i) { active = i; paintActive(); } },
+        hover: rowActions.hover,
       }),
     ];
-    if (!rows.length) {
-      clear(results, input.value.trim().startsWith('>') ? null : h('div', { class: 'search-empty', testid: 'search-empty' }, `No memory matches “${input.value.trim()}”.`), tail);
-    } else {
-      clear(results, rows.map((r, i) => h('div', {
-        class: `search-result${i === active ? ' active' : ''}`, role: 'option', 'aria-selected': i === active ? 'true' : 'false', id: `search-option-${i}`,
-        testid: 'search-result', dataset: { name: r.name, scope: r.scope, project: r.project || '', active: i === active ? 'true' : 'false' },
-        onMousemove: () => { if (active !== i) { active = i; paintActive(); } },
-        onClick: () => showInApp(r),
-      },
-        h('div', { class: 'result-main' },
-          h('div', { class: 'result-top' },
-            h('span', { class: 'result-name' }, r.name),
-            h('span', { class: `badge badge-type type-${r.type}` }, r.type),
-            h('span', { class: 'badge badge-scope' }, r.scope === 'user' ? 'user memory' : `only in ${app.projectName(r.project)}`)),
-          h('div', { class: 'result-description' }, r.description)),
-        relevanceOf(r))), tail);
-    }
+    const top = rows.length || input.value.trim().startsWith('>') ? null
+      : h('div', { class: 'search-empty', testid: 'search-empty' }, `No memory matches “${input.value.trim()}”.`);
+    while (rowEls.length < rows.length) rowEls.push(memoryRow(rowEls.length, rowActions));
+    rows.forEach((r, i) => rowEls[i].fill(r));
+    placeChildren(results, [top, ...rowEls.slice(0, rows.length), ...tail].filter(Boolean));
     status.textContent = result.strategy === 'commands'
       ? `${extras.length} place${extras.length === 1 ? '' : 's'} and actions`
       : `${rows.length}${more ? '+' : ''} result${rows.length === 1 ? '' : 's'} · ${result.strategy} · ${lastRoundTrip.toFixed(0)} ms`;
@@ -237,8 +285,8 @@ export function createSearch(app) {
     results.querySelectorAll('[role="option"]').forEach((row, i) => {
       const on = i === active;
       row.classList.toggle('active', on);
-      row.dataset.active = on ? 'true' : 'false';
-      row.setAttribute('aria-selected', on ? 'true' : 'false');
+      setData(row, { active: on ? 'true' : 'false' });
+      setAttr(row, 'aria-selected', on ? 'true' : 'false');
       if (on) row.scrollIntoView({ block: 'nearest' });
     });
   }

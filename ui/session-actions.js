@@ -78,13 +78,15 @@ function passageDialog(app, t, passage) {
     const save = h('button', { class: 'btn btn-primary', testid: 'passage-save', type: 'submit' }, 'Save memory');
     const cancel = h('button', { class: 'btn', testid: 'passage-cancel', type: 'button', onClick: () => close(null) }, 'Cancel');
     const field = (label, input) => h('label', { class: 'field' }, h('span', { class: 'field-label' }, label), input);
+    // The fields scroll inside the dialog; its title and buttons stay in view in a short window.
     const form = h('form', { class: 'passage-form' },
-      h('div', { class: 'form-row' }, field('Name', name), field('Type', type)),
-      field('Description', description),
-      field('Where', scope),
-      h('label', { class: 'field field-grow' }, h('span', { class: 'field-label' }, 'Body (markdown)'), body),
-      h('p', { class: 'muted small' }, `Its source is recorded as this ${t.meta.source} session, so you can find where it was said.`),
-      error,
+      h('div', { class: 'passage-fields' },
+        h('div', { class: 'form-row' }, field('Name', name), field('Type', type)),
+        field('Description', description),
+        field('Where', scope),
+        h('label', { class: 'field field-grow' }, h('span', { class: 'field-label' }, 'Body (markdown)'), body),
+        h('p', { class: 'muted small' }, `Its source is recorded as this ${t.meta.source} session, so you can find where it was said.`),
+        error),
       h('div', { class: 'modal-actions' }, cancel, save));
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
@@ -106,7 +108,7 @@ function passageDialog(app, t, passage) {
         save.disabled = false;
       }
     });
-    const dialog = h('div', { class: 'modal modal-wide', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'passage-title', testid: 'passage-dialog' },
+    const dialog = h('div', { class: 'modal modal-wide modal-passage', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'passage-title', testid: 'passage-dialog' },
       h('h2', { id: 'passage-title', class: 'modal-title' }, 'Save as memory'), form);
     const overlay = h('div', { class: 'modal-backdrop', onMousedown: (e) => { if (e.target === overlay) close(null); } }, dialog);
     document.body.append(overlay);
@@ -151,7 +153,16 @@ export function transcriptActions(app, t, pane, { passage, onPruned }) {
       }
     },
   }, 'Remove from index') : null;
-  return h('div', { class: 'transcript-actions', testid: 'transcript-actions' }, copy, save, prune);
+  const bar = h('div', { class: 'transcript-actions', testid: 'transcript-actions' }, copy, save, prune);
+  // Tab into the bar from a transcript scrolled down: WebKit brings the focused button just into
+  // view, leaving the title (which session this acts on) cut off above it; the head is shown
+  // from its top whenever it fits the pane, else the button alone.
+  bar.addEventListener('focusin', (e) => requestAnimationFrame(() => {
+    const head = bar.closest('.detail-head');
+    const fits = head && head.getBoundingClientRect().height <= pane.clientHeight;
+    (fits ? head : e.target).scrollIntoView({ block: 'nearest' });
+  }));
+  return bar;
 }
 
 // What Ambry gave this session, as the ledger recorded it: folded, one line per memory.

@@ -79,17 +79,20 @@ async fn layout_holds(driver: &WebDriver, when: &str) -> TestResult {
                const problems = [];
                const name = (e) => e.dataset.testid || e.getAttribute('aria-label') || (e.textContent || '').trim().slice(0, 24) || e.tagName;
                const boxes = live.map((e) => [e, e.getBoundingClientRect()]).filter(([, r]) => r.width > 0 && r.height > 0);
-               // Controls that scroll inside a pane are judged where their scroll box shows them.
-               const clipped = (e, r) => { for (let p = e.parentElement; p; p = p.parentElement) {
+               // Controls that scroll inside a pane are judged where their scroll boxes show them:
+               // the part of the box each scrolling ancestor leaves visible.
+               const shownPart = (e, r) => { let { top, bottom, left, right } = r;
+                   for (let p = e.parentElement; p; p = p.parentElement) {
                    const s = getComputedStyle(p); if (/(auto|scroll|hidden)/.test(s.overflowY + s.overflowX)) {
-                     const b = p.getBoundingClientRect(); if (r.bottom <= b.top || r.top >= b.bottom || r.right <= b.left || r.left >= b.right) return true; } }
-                   return false; };
-               const visible = boxes.filter(([e, r]) => !clipped(e, r));
+                     const b = p.getBoundingClientRect();
+                     top = Math.max(top, b.top); bottom = Math.min(bottom, b.bottom); left = Math.max(left, b.left); right = Math.min(right, b.right); } }
+                   return { top, bottom, left, right }; };
+               const visible = boxes.map(([e, r]) => [e, r, shownPart(e, r)]).filter(([, , s]) => s.bottom > s.top && s.right > s.left);
                for (const [e, r] of visible) {
                  if (r.left < -1 || r.top < -1 || r.right > innerWidth + 1 || r.bottom > innerHeight + 1) problems.push(`${name(e)} leaves the window`);
                }
                for (let i = 0; i < visible.length; i++) for (let j = i + 1; j < visible.length; j++) {
-                 const [a, ra] = visible[i], [b, rb] = visible[j];
+                 const [a, , ra] = visible[i], [b, , rb] = visible[j];
                  if (a.contains(b) || b.contains(a)) continue;
                  const dx = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
                  const dy = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);

@@ -38,6 +38,7 @@ mod sessions;
 mod settings;
 mod shutdown;
 mod small_form;
+mod small_transcript;
 mod smoke;
 mod toasts;
 mod tray;

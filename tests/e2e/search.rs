@@ -152,6 +152,45 @@ async fn ctrl_k_ranks_as_you_type_moves_with_arrows_and_remembers_the_query() ->
                     names.first().is_some_and(|n| n == "db-migrations")
                 })
                 .await?;
+
+                // A new query refills the rows on screen (typing does not rebuild them): the
+                // same elements, each showing its new memory whole.
+                driver
+                    .execute(
+                        r#"document.querySelectorAll('[data-testid="search-result"]').forEach((r) => { r.__kept = true; });"#,
+                        vec![],
+                    )
+                    .await?;
+                ui::fill(&input, "commit messages imperative").await?;
+                results_until(&driver, "commit-style ranked first", |names| {
+                    names.first().is_some_and(|n| n == "commit-style")
+                })
+                .await?;
+                let first: Vec<String> = driver
+                    .execute(
+                        r#"const rows = [...document.querySelectorAll('[data-testid="search-result"]')];
+                           const r = rows[0];
+                           return [String(rows.every((x) => x.__kept === true)), r.querySelector('.result-name').textContent,
+                                   r.querySelector('.result-description').textContent, r.querySelector('.badge-type').textContent,
+                                   r.querySelector('[data-testid="search-result-score"]').dataset.relevance,
+                                   r.querySelector('.relevance-label').textContent,
+                                   String(r.querySelectorAll('.relevance-bars > .on').length)];"#,
+                        vec![],
+                    )
+                    .await?
+                    .convert()?;
+                ensure!(first[0] == "true", "the rows were rebuilt, not refilled");
+                ensure!(
+                    first[1..4] == ["commit-style", "Commit messages in the imperative mood", "feedback"],
+                    "the refilled top row shows {first:?}"
+                );
+                // Its relevance widget shows its own relevance: label and bars agree.
+                let (label, bars) = match first[4].as_str() {
+                    "strong" => ("Strong match", "3"),
+                    "good" => ("Good match", "2"),
+                    _ => ("Weak match", "1"),
+                };
+                ensure!(first[5] == label && first[6] == bars, "the refilled relevance shows {first:?}");
                 Ok(())
             },
         )

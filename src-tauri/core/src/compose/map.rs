@@ -236,6 +236,7 @@ mod tests {
                     description: format!("what note {i} is about, {}", "detail ".repeat(40)),
                     path: format!("/nonexistent/{name}.md").into(),
                     body_bytes: 500,
+                    retiring: Default::default(),
                     length: 0.0,
                     terms: Vec::new(),
                 })

@@ -27,7 +27,8 @@ pub use diff::{line_diff, version_against_current, LineDiff, VersionDiff};
 pub use error::{NotAMemory, StoreError};
 pub use leaks::{leaked_secrets, LeakedSecret};
 pub use model::{
-    Lifecycle, Memory, MemoryDraft, MemoryFile, Retirement, Reviewed, Scope, ScopeFilter,
+    Lifecycle, Memory, MemoryDraft, MemoryFile, Retirement, Retiring, Reviewed, Scope,
+    ScopeFilter,
 };
 pub use rename::{Relinked, Renamed};
 pub use scope_files::read_memory_file;

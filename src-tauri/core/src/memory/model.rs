@@ -132,17 +132,54 @@ pub enum Retirement {
     Expired { on: NaiveDate },
 }
 
-impl Memory {
-    /// Why this memory is retired on `today`, if it is: superseded always, expired once its
-    /// `expires` day has come (without a date, only supersession counts).
+/// The lifecycle keys that decide whether a memory is retired, apart from the rest of the
+/// memory: the ranker's corpus cache keeps them per document, so a search marks its hits
+/// retired without reading their files.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Retiring {
+    pub superseded_by: Option<String>,
+    pub expires: Option<NaiveDate>,
+}
+
+impl Retiring {
+    /// Why a memory with these keys is retired on `today`, if it is: superseded always,
+    /// expired once its `expires` day has come (without a date, only supersession counts).
     pub fn retirement(&self, today: Option<NaiveDate>) -> Option<Retirement> {
-        if let Some(by) = &self.lifecycle.superseded_by {
-            return Some(Retirement::Superseded { by: by.clone() });
+        retirement_of(self.superseded_by.as_deref(), self.expires, today)
+    }
+}
+
+/// The one rule for when a memory is retired.
+fn retirement_of(
+    superseded_by: Option<&str>,
+    expires: Option<NaiveDate>,
+    today: Option<NaiveDate>,
+) -> Option<Retirement> {
+    if let Some(by) = superseded_by {
+        return Some(Retirement::Superseded { by: by.to_string() });
+    }
+    match (expires, today) {
+        (Some(on), Some(today)) if on <= today => Some(Retirement::Expired { on }),
+        _ => None,
+    }
+}
+
+impl Memory {
+    /// The keys that decide whether this memory is retired.
+    pub fn retiring(&self) -> Retiring {
+        Retiring {
+            superseded_by: self.lifecycle.superseded_by.clone(),
+            expires: self.lifecycle.expires,
         }
-        match (self.lifecycle.expires, today) {
-            (Some(on), Some(today)) if on <= today => Some(Retirement::Expired { on }),
-            _ => None,
-        }
+    }
+
+    /// Why this memory is retired on `today`, if it is (see [`Retiring::retirement`]).
+    pub fn retirement(&self, today: Option<NaiveDate>) -> Option<Retirement> {
+        retirement_of(
+            self.lifecycle.superseded_by.as_deref(),
+            self.lifecycle.expires,
+            today,
+        )
     }
 
     /// Retired memories are never injected into an agent's context (DESIGN §14).

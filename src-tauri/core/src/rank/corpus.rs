@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::tokenize::terms;
-use crate::memory::{Memory, Scope};
+use crate::memory::{Memory, Retiring, Scope};
 
 /// How much a headline occurrence (name parts, type, description, tags) counts against a body
 /// occurrence (DESIGN §4; the eval sweep in the `rank` module notes found 2–4 equivalent).
@@ -25,6 +25,9 @@ pub struct DocTerms {
     pub description: String,
     pub path: PathBuf,
     pub body_bytes: u64,
+    /// Whether the memory is retired, as its file said when it was read: a search marks its
+    /// hits from here instead of reading their files again.
+    pub retiring: Retiring,
     /// Weighted length: headline terms × HEADLINE_WEIGHT + body terms.
     pub length: f32,
     /// (term, weighted frequency), one entry per distinct term. Terms are shared strings so a
@@ -65,6 +68,7 @@ impl DocTerms {
             description: memory.description.clone(),
             path: memory.path.clone(),
             body_bytes: memory.body.len() as u64,
+            retiring: memory.retiring(),
             length,
             terms,
         }
@@ -79,6 +83,7 @@ impl DocTerms {
             description: self.description.clone(),
             path: self.path.clone(),
             body_bytes: self.body_bytes,
+            retiring: self.retiring.clone(),
             length: self.length,
             terms: Vec::new(),
         }

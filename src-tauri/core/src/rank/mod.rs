@@ -34,7 +34,7 @@ pub use synonyms::Synonyms;
 
 use crate::config::{Fusion, RetrievalConfig, Strategy};
 use crate::error::ErrorCode;
-use crate::memory::{Scope, ScopeFilter, Store, StoreError};
+use crate::memory::{Retiring, Scope, ScopeFilter, Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RankError {
@@ -106,6 +106,9 @@ pub struct Hit {
     pub path: PathBuf,
     #[serde(skip)]
     pub body_bytes: u64,
+    /// Whether the memory is retired, from the corpus (see `DocTerms::retiring`).
+    #[serde(skip)]
+    pub retiring: Retiring,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -201,6 +204,7 @@ impl Scored {
             score: self.rounded(i),
             path: d.path.clone(),
             body_bytes: d.body_bytes,
+            retiring: d.retiring.clone(),
         }
     }
 }

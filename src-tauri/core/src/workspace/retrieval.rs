@@ -23,7 +23,7 @@ use crate::compose::cases::{
 use crate::compose::Budgets;
 use crate::config::{Config, Strategy};
 use crate::embed::{EmbedError, ModelPaths, ModelScorer};
-use crate::memory::{read_memory_file, Retirement, Scope, ScopeFilter, Store};
+use crate::memory::{Retirement, Scope, ScopeFilter, Store};
 use crate::rank::{self, Evidence, Hit, SearchParams, Semantic, Shadowing, Synonyms};
 
 /// How long a failed load of assets that are present is remembered before the next call tries
@@ -270,11 +270,8 @@ impl Workspace {
             .zip(relevant.evidence)
             .map(|(hit, evidence)| SearchHit {
                 project: project_of(&hit),
-                // A hit's own file says whether it is retired (a few reads per search).
-                retired: read_memory_file(hit.scope, &hit.path)
-                    .ok()
-                    .flatten()
-                    .and_then(|m| m.retirement(options.today)),
+                // As the corpus read the file: the watcher (or a refresh) renews it on a change.
+                retired: hit.retiring.retirement(options.today),
                 hit,
                 evidence,
             })

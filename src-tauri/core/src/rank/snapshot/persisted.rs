@@ -13,12 +13,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::scope::{Entry, ScopePostings, ScopeSnapshot};
-use crate::memory::Scope;
+use chrono::{Datelike, NaiveDate};
+
+use crate::memory::{Retiring, Scope};
 use crate::rank::corpus::DocTerms;
 
 pub(super) const SCHEMA_KEY: &str = "rank.schema";
-/// 2: postings per scope instead of terms per document.
-pub(super) const SCHEMA_VERSION: &str = "2";
+/// 2: postings per scope instead of terms per document; 3: each document's retirement keys.
+pub(super) const SCHEMA_VERSION: &str = "3";
 
 /// Snapshots in `index.sqlite`; every failure degrades to "no cache".
 pub(super) struct PersistentCache {
@@ -71,7 +73,7 @@ impl PersistentCache {
 
 // A compact binary form: the entries (file stamp and what a hit shows), then the scope's terms in
 // order, each with its postings over the entries.
-pub(super) const MAGIC: &[u8; 4] = b"ERS2";
+pub(super) const MAGIC: &[u8; 4] = b"ERS3";
 
 /// Encodes a snapshot whose entries carry their terms (every snapshot that was just refreshed).
 fn encode(snapshot: &ScopeSnapshot) -> Vec<u8> {
@@ -108,6 +110,7 @@ fn encode(snapshot: &ScopeSnapshot) -> Vec<u8> {
                 put_str(&mut out, &d.description);
                 out.extend_from_slice(&d.body_bytes.to_le_bytes());
                 out.extend_from_slice(&d.length.to_le_bytes());
+                put_retiring(&mut out, &d.retiring);
             }
         }
     }
@@ -150,6 +153,7 @@ pub(super) fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
                 let description = r.str()?;
                 let body_bytes = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
                 let length = f32::from_le_bytes(r.take(4)?.try_into().ok()?);
+                let retiring = r.retiring()?;
                 let path = dir.join(&file_name);
                 Some(Arc::new(DocTerms {
                     scope,
@@ -158,6 +162,7 @@ pub(super) fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
                     description,
                     path,
                     body_bytes,
+                    retiring,
                     length,
                     terms: Vec::new(),
                 }))
@@ -210,6 +215,19 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
+/// A flag byte (1: superseded, 2: expires), then the replacing memory's name and the expiry
+/// day (days since 1 January of year 1), each only when flagged.
+fn put_retiring(out: &mut Vec<u8>, retiring: &Retiring) {
+    let flags = u8::from(retiring.superseded_by.is_some()) | u8::from(retiring.expires.is_some()) << 1;
+    out.push(flags);
+    if let Some(by) = &retiring.superseded_by {
+        put_str(out, by);
+    }
+    if let Some(on) = retiring.expires {
+        out.extend_from_slice(&on.num_days_from_ce().to_le_bytes());
+    }
+}
+
 struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
@@ -228,6 +246,23 @@ impl<'a> Reader<'a> {
     }
     fn u32(&mut self) -> Option<u32> {
         Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn retiring(&mut self) -> Option<Retiring> {
+        let flags = self.take(1)?[0];
+        if flags > 0b11 {
+            return None;
+        }
+        let superseded_by = if flags & 1 != 0 { Some(self.str()?) } else { None };
+        let expires = if flags & 2 != 0 {
+            let days = i32::from_le_bytes(self.take(4)?.try_into().ok()?);
+            Some(NaiveDate::from_num_days_from_ce_opt(days)?)
+        } else {
+            None
+        };
+        Some(Retiring {
+            superseded_by,
+            expires,
+        })
     }
     fn str(&mut self) -> Option<String> {
         let n = self.u32()? as usize;

@@ -346,3 +346,55 @@ fn without_shadowing_every_project_and_the_user_keep_their_memory_of_a_shared_na
         shadowed.docs
     );
 }
+
+#[test]
+fn a_fresh_process_gets_each_memory_s_retirement_keys_from_the_persistent_copy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = AmbryHome::new(tmp.path());
+    let store = Store::new(home.clone(), None);
+    save(&store, "alpha", "one");
+    save(&store, "beta", "two");
+    save(&store, "gamma", "three");
+    let dir = store.dir(Scope::User).unwrap();
+    for (name, keys) in [
+        ("alpha", "superseded_by: beta\nexpires: 2026-12-31\n"),
+        ("gamma", "expires: 2027-01-02\n"),
+    ] {
+        let path = dir.join(format!("{name}.md"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replacen("---\n", &format!("---\n{keys}"), 1)).unwrap();
+    }
+    let retiring = |corpus: &Corpus| -> Vec<(String, crate::memory::Retiring)> {
+        corpus
+            .docs
+            .iter()
+            .map(|d| (d.name.clone(), d.retiring.clone()))
+            .collect()
+    };
+    let read = retiring(
+        &CorpusCache::persistent(&home.index_db())
+            .corpus(&store, ScopeFilter::All)
+            .unwrap(),
+    );
+    let day = |s: &str| Some(s.parse().unwrap());
+    assert!(read.contains(&(
+        "alpha".into(),
+        crate::memory::Retiring {
+            superseded_by: Some("beta".into()),
+            expires: day("2026-12-31"),
+        }
+    )));
+    assert!(read.contains(&(
+        "gamma".into(),
+        crate::memory::Retiring {
+            superseded_by: None,
+            expires: day("2027-01-02"),
+        }
+    )));
+    assert!(read.contains(&("beta".into(), Default::default())));
+    // A fresh process: every scope unchanged, the corpus assembled from the loaded snapshot.
+    let loaded = CorpusCache::persistent(&home.index_db())
+        .corpus(&store, ScopeFilter::All)
+        .unwrap();
+    assert_eq!(retiring(&loaded), read);
+}

@@ -201,6 +201,103 @@ fn search_marks_superseded_and_expired_memories() {
     assert!(rows.iter().any(|r| r.name == "deploy-new" && !r.retired));
 }
 
+/// The overlay searches per keystroke: once the corpus is warm, whether a hit is retired comes
+/// from what the corpus cache read, not from reading each hit's file again; the watcher's
+/// report of a change renews it, and an `expires` day is judged against the day each search
+/// passes in.
+#[test]
+fn a_warm_search_marks_retired_hits_from_the_corpus_cache_without_reading_their_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
+    let store = ws.store_of(None).unwrap();
+    for name in ["deploy-old", "deploy-new"] {
+        ws.create(
+            &store,
+            Scope::User,
+            draft(name, "How to deploy", "make deploy"),
+            at(0),
+        )
+        .unwrap();
+    }
+    ws.trust_watcher();
+    let retired_on = |today: chrono::NaiveDate| {
+        let options = SearchOptions {
+            strategy: Some(ambry_core::config::Strategy::Bm25),
+            today: Some(today),
+            ..Default::default()
+        };
+        let hits = ws
+            .search("deploy", Coverage::Everything, &options)
+            .unwrap()
+            .hits;
+        hits.iter()
+            .find(|h| h.hit.name == "deploy-old")
+            .expect("deploy-old is found")
+            .retired
+            .clone()
+    };
+    let day = |d: u32| chrono::NaiveDate::from_ymd_opt(2026, 11, d).unwrap();
+    assert_eq!(retired_on(day(2)), None);
+
+    // A hand edit in place, which leaves the directory's stamp where it was (set a second
+    // back, as a change long past): only the watcher's report makes it seen.
+    let dir = ws.home().user_memory_dir();
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
+    let settle = || {
+        std::fs::File::open(&dir)
+            .unwrap()
+            .set_modified(past)
+            .unwrap()
+    };
+    settle();
+    assert_eq!(
+        retired_on(day(2)),
+        None,
+        "the cache vouches for the directory"
+    );
+    let path = dir.join("deploy-old.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let superseded = text.replacen(
+        "---\n",
+        "---\nsuperseded_by: deploy-new\nexpires: 2026-11-20\n",
+        1,
+    );
+    assert_ne!(superseded, text);
+    std::fs::write(&path, superseded).unwrap();
+    settle();
+    assert_eq!(
+        retired_on(day(2)),
+        None,
+        "a warm search read the hit's file instead of the cache"
+    );
+
+    ws.memory_changed(&ambry_core::memory::MemoryChange::Saved {
+        scope: Scope::User,
+        project: None,
+        name: "deploy-old".into(),
+    });
+    assert_eq!(
+        retired_on(day(2)),
+        Some(ambry_core::memory::Retirement::Superseded {
+            by: "deploy-new".into()
+        })
+    );
+
+    // Expiry alone, judged on each search's day from the cached keys.
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("superseded_by: deploy-new\n", "")).unwrap();
+    ws.memory_changed(&ambry_core::memory::MemoryChange::Saved {
+        scope: Scope::User,
+        project: None,
+        name: "deploy-old".into(),
+    });
+    assert_eq!(retired_on(day(19)), None);
+    assert_eq!(
+        retired_on(day(20)),
+        Some(ambry_core::memory::Retirement::Expired { on: day(20) })
+    );
+}
+
 /// The compose preview's "save as test": a case lands in the scope it belongs to and the next
 /// run judges it like any hand-written one; a name that is not a memory is refused, nothing written.
 #[test]
