@@ -24,6 +24,10 @@ export function createAnchorView(app) {
   let anchor = null;
   let editing = false;
   let isDirty = () => false; // true while the editor holds text that differs from the file
+  // The load in flight, if any. Until it lands the view still shows what it showed before: an
+  // Edit pressed meanwhile is kept for it (and opens on the file as loaded), not opened on the
+  // old text and then replaced by the load's render.
+  let loading = null;
 
   const el = h('section', { class: 'view anchor-view', testid: 'anchor-view' });
 
@@ -40,10 +44,18 @@ export function createAnchorView(app) {
   async function load() {
     editing = false;
     isDirty = () => false;
+    const mine = { edit: false };
+    loading = mine;
     try {
-      anchor = await call('get_anchor', { project });
+      const loaded = await call('get_anchor', { project });
+      if (loading !== mine) return; // a later load (another anchor, a change on disk) owns the view
+      loading = null;
+      anchor = loaded;
       render();
+      if (mine.edit) edit();
     } catch (e) {
+      if (loading !== mine) return;
+      loading = null;
       anchor = null;
       clear(el, header(), h('div', { class: 'view-body' }, h('div', { class: 'error-box', testid: 'anchor-error', dataset: { code: e.code } }, e.message)));
     }
@@ -90,6 +102,7 @@ export function createAnchorView(app) {
   }
 
   function edit() {
+    if (loading) { loading.edit = true; return; }
     editing = true;
     const text = h('textarea', { class: 'input mono anchor-editor', testid: 'anchor-editor', spellcheck: 'false', 'aria-label': `${heading()} text` });
     text.value = anchor.text;
