@@ -262,7 +262,10 @@ fn the_claude_hook_reads_a_real_payload_and_uses_its_cwd() {
     });
     // Run from another directory: the payload's cwd decides the project.
     let mut cmd = assert_cmd::Command::cargo_bin("ambry").unwrap();
+    // Not through `sb.ambry()`, so its settings are repeated: no service started for a
+    // temporary home (it would outlive the test).
     cmd.env_remove("AMBRY_HOME")
+        .env("AMBRY_SERVICE_AUTOSTART", "0")
         .current_dir(elsewhere.path())
         .arg("--home")
         .arg(sb.home.path());
