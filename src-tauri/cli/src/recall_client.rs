@@ -31,6 +31,8 @@ pub fn recall(
     index_first: bool,
 ) -> Result<(Vec<RecallHit>, Vec<String>)> {
     let now = ctx.now();
+    // Started after answering when there is no service at all and answering loaded the model.
+    let mut start_one = false;
     if ctx.workspace.env().no_service {
         tracing::debug!("recall served by: this process (AMBRY_NO_SERVICE is set)");
     } else {
@@ -41,19 +43,17 @@ pub fn recall(
             }
             Err(e) => {
                 tracing::debug!("recall served by: this process ({e})");
-                if matches!(e, ServiceError::Unreachable { .. })
-                    && ctx.workspace.env().autostart_service
-                {
-                    let answer = ctx.workspace.recall(query, index_first, now)?;
-                    if ctx.workspace.compose_stats().1.is_some() {
-                        crate::compose_client::start_service(ctx);
-                    }
-                    return Ok(answer);
-                }
+                start_one = matches!(e, ServiceError::Unreachable { .. })
+                    && ctx.workspace.env().autostart_service;
             }
         }
     }
-    Ok(ctx.workspace.recall(query, index_first, now)?)
+    let answer = ctx.workspace.recall(query, index_first, now)?;
+    // The workspace holds a model only once something asked for meaning: here, this recall.
+    if start_one && ctx.workspace.compose_stats().1.is_some() {
+        crate::compose_client::start_service(ctx);
+    }
+    Ok(answer)
 }
 
 fn from_service(

@@ -145,22 +145,13 @@ impl Retiring {
     /// Why a memory with these keys is retired on `today`, if it is: superseded always,
     /// expired once its `expires` day has come (without a date, only supersession counts).
     pub fn retirement(&self, today: Option<NaiveDate>) -> Option<Retirement> {
-        retirement_of(self.superseded_by.as_deref(), self.expires, today)
-    }
-}
-
-/// The one rule for when a memory is retired.
-fn retirement_of(
-    superseded_by: Option<&str>,
-    expires: Option<NaiveDate>,
-    today: Option<NaiveDate>,
-) -> Option<Retirement> {
-    if let Some(by) = superseded_by {
-        return Some(Retirement::Superseded { by: by.to_string() });
-    }
-    match (expires, today) {
-        (Some(on), Some(today)) if on <= today => Some(Retirement::Expired { on }),
-        _ => None,
+        if let Some(by) = &self.superseded_by {
+            return Some(Retirement::Superseded { by: by.clone() });
+        }
+        match (self.expires, today) {
+            (Some(on), Some(today)) if on <= today => Some(Retirement::Expired { on }),
+            _ => None,
+        }
     }
 }
 
@@ -175,11 +166,7 @@ impl Memory {
 
     /// Why this memory is retired on `today`, if it is (see [`Retiring::retirement`]).
     pub fn retirement(&self, today: Option<NaiveDate>) -> Option<Retirement> {
-        retirement_of(
-            self.lifecycle.superseded_by.as_deref(),
-            self.lifecycle.expires,
-            today,
-        )
+        self.retiring().retirement(today)
     }
 
     /// Retired memories are never injected into an agent's context (DESIGN §14).

@@ -288,7 +288,6 @@ fn hit_candidates(scores: &[f32], params: &SearchParams) -> Vec<u32> {
         .collect()
 }
 
-/// The hits in rank order, cut to `params.limit`.
 /// The hits that survive the limit, in no particular order: with a limit, the best entries are
 /// selected before anything is sorted (a search box at 10k memories sorts twenty hits, not ten
 /// thousand).

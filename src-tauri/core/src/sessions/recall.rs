@@ -7,7 +7,7 @@
 //! stop words — ranking by bm25 (tool messages at half weight), and the highlighted snippet.
 //! Deliberately does not: index (see `index`) or decide whether to index first (the caller does).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::params;
 
@@ -133,9 +133,9 @@ impl SessionIndex {
             .collect();
         if terms.len() > 1 {
             let ids: Vec<i64> = candidates.iter().map(|c| c.id).collect();
-            let holding = self.rows_holding_each("session_fts", &terms, &ids)?;
+            let held = self.terms_held("session_fts", &terms, &ids)?;
             for c in candidates.iter_mut() {
-                c.matched_terms = holding.iter().filter(|rows| rows.contains(&c.id)).count();
+                c.matched_terms = held[&c.id];
             }
             // Stable: bm25 order survives within each count.
             candidates.sort_by_key(|c| std::cmp::Reverse(c.matched_terms));
@@ -205,38 +205,33 @@ impl SessionIndex {
 }
 
 impl SessionIndex {
-    /// For each of `terms`, which of `ids` (rowids of `table`, an FTS5 table) hold it: one
-    /// query per term over the ids' rowid range, instead of one per term and id (a widened
-    /// question of six words over 500 candidates asked SQLite 3,000 times).
-    pub(super) fn rows_holding_each(
+    /// How many of `terms` each of `ids` (rowids of `table`, an FTS5 table) holds: one query
+    /// per term over the ids' rowid range, instead of one per term and id (a widened question
+    /// of six words over 500 candidates asked SQLite 3,000 times).
+    pub(super) fn terms_held(
         &self,
         table: &str,
         terms: &[String],
         ids: &[i64],
-    ) -> Result<Vec<HashSet<i64>>, rusqlite::Error> {
+    ) -> Result<HashMap<i64, usize>, rusqlite::Error> {
+        let mut held: HashMap<i64, usize> = ids.iter().map(|&id| (id, 0)).collect();
         let (Some(lo), Some(hi)) = (ids.iter().min(), ids.iter().max()) else {
-            return Ok(vec![HashSet::new(); terms.len()]);
+            return Ok(held);
         };
-        let wanted: HashSet<i64> = ids.iter().copied().collect();
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT rowid FROM {table} WHERE {table} MATCH ?1 AND rowid BETWEEN ?2 AND ?3"
         ))?;
-        terms
-            .iter()
-            .map(|t| {
-                let rows = stmt.query_map(params![format!("\"{t}\""), lo, hi], |r| {
-                    r.get::<_, i64>(0)
-                })?;
-                let mut holding = HashSet::new();
-                for id in rows {
-                    let id = id?;
-                    if wanted.contains(&id) {
-                        holding.insert(id);
-                    }
+        for t in terms {
+            let rows = stmt.query_map(params![format!("\"{t}\""), lo, hi], |r| {
+                r.get::<_, i64>(0)
+            })?;
+            for id in rows {
+                if let Some(count) = held.get_mut(&id?) {
+                    *count += 1;
                 }
-                Ok(holding)
-            })
-            .collect()
+            }
+        }
+        Ok(held)
     }
 
     /// The highlighted snippet of message `id` for `fts_query` (a query that matches it).

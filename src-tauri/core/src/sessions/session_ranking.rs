@@ -17,7 +17,7 @@ use rusqlite::{params, OptionalExtension};
 use super::candidate_filter::CandidateFilter;
 use super::store::index::SessionIndex;
 use super::recall::{
-    all_words, MessageMatch, is_query_error, meaningful_words, render_snippet, uses_query_syntax,
+    all_words, is_query_error, meaningful_words, render_snippet, uses_query_syntax, MessageMatch,
     RECALL_LIMIT_MAX, SNIPPET_TOKENS, TOOL_WEIGHT,
 };
 use super::store::transcript::meta_from_row;
@@ -241,12 +241,11 @@ impl SessionIndex {
         }
         if terms.len() > 1 {
             let ids: Vec<i64> = candidates.iter().map(|c| c.file_id).collect();
-            let holding = self
-                .rows_holding_each("session_doc_fts", &terms, &ids)
+            let held = self
+                .terms_held("session_doc_fts", &terms, &ids)
                 .map_err(sql)?;
             for c in candidates.iter_mut() {
-                let found = holding.iter().filter(|rows| rows.contains(&c.file_id)).count();
-                c.coverage = found as f64 / terms.len() as f64;
+                c.coverage = held[&c.file_id] as f64 / terms.len() as f64;
             }
         } else {
             candidates.iter_mut().for_each(|c| c.coverage = 1.0);

@@ -38,17 +38,9 @@ pub struct WordsFirst {
 
 impl SessionIndex {
     /// Session recall by words (exactly [`SessionIndex::recall`]) and, when it is the whole
-    /// answer, why; `None` when ranking by meaning could find or order sessions differently.
-    pub fn recall_words_first(
-        &self,
-        q: &RecallQuery,
-    ) -> Result<(Vec<RecallHit>, Option<WordsSuffice>), SessionError> {
-        let words = self.words_first(q)?;
-        Ok((words.hits, words.verdict))
-    }
-
-    /// [`SessionIndex::recall_words_first`], keeping what the words found so that ranking with
-    /// meaning ([`SessionIndex::recall_adding_meaning`]) does not search by words again.
+    /// answer, why (`None` when ranking by meaning could find or order sessions differently),
+    /// keeping what the words found so that ranking with meaning
+    /// ([`SessionIndex::recall_adding_meaning`]) does not search by words again.
     pub fn words_first(&self, q: &RecallQuery) -> Result<WordsFirst, SessionError> {
         let found = self.word_candidates(q)?;
         let hits = match &found {

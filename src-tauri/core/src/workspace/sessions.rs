@@ -15,7 +15,6 @@ use crate::embed::{Embedder, ModelPerBatch, TextEmbedder};
 use crate::sessions::{
     FillError, IndexProgress, IndexStats, IndexSummary, QueryVector, RecallHit, RecallQuery,
     SessionError, SessionIndex, SessionMeta, SourceKind, Transcript, VectorFill, WriterTurn,
-
 };
 
 /// Messages a recall embeds before searching, at most: about a second on 2 cores (the set in

@@ -44,10 +44,25 @@ pub(super) struct Checkpoint {
 }
 
 /// What of a file's metadata a checkpoint compares.
+#[derive(PartialEq, Eq)]
 pub(super) struct Stat {
     pub size: u64,
     pub mtime_ns: i64,
     pub inode: u64,
+}
+
+impl Position {
+    /// Whether a file that is `now` has nothing new to read for a run with `include_tools`:
+    /// the same size, mtime and inode as when it was read, with the same setting (as
+    /// [`SettledFiles::unchanged`] judges it for a whole catch-up).
+    pub(super) fn unchanged(&self, now: &Stat, include_tools: bool) -> bool {
+        let then = Stat {
+            size: self.size,
+            mtime_ns: self.mtime_ns,
+            inode: self.inode,
+        };
+        self.include_tools == include_tools && *now == then
+    }
 }
 
 impl SessionIndex {
@@ -104,13 +119,7 @@ impl SettledFiles {
             return false;
         };
         match std::fs::metadata(path) {
-            Ok(m) if m.is_file() => {
-                let now = stat_of(&m);
-                *tools == include_tools
-                    && now.size == at.size
-                    && now.mtime_ns == at.mtime_ns
-                    && now.inode == at.inode
-            }
+            Ok(m) if m.is_file() => *tools == include_tools && stat_of(&m) == *at,
             _ => false,
         }
     }

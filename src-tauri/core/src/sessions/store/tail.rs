@@ -154,12 +154,8 @@ impl SessionIndex {
             }
         };
         let unchanged = |cp: &Option<Checkpoint>| {
-            cp.as_ref().is_some_and(|cp| {
-                cp.at.size == stat.size
-                    && cp.at.mtime_ns == stat.mtime_ns
-                    && cp.at.inode == stat.inode
-                    && cp.at.include_tools == include_tools
-            })
+            cp.as_ref()
+                .is_some_and(|cp| cp.at.unchanged(&stat, include_tools))
         };
         // A file the vault marked as gone is back: unmark it, whatever its bytes.
         let vaulted = vault::is_vaulted(&self.conn, path)?;

@@ -151,10 +151,8 @@ fn a_workspace_trusting_its_watcher_searches_what_it_just_saved_with_that_versio
     );
 }
 
-/// Search finds a superseded or expired memory, marked so a person sees it is no longer given
-/// to agents.
-#[test]
-fn search_marks_superseded_and_expired_memories() {
+/// A home without the model holding `deploy-old` and `deploy-new`, both about deploying.
+fn two_deploy_memories() -> (tempfile::TempDir, Arc<Workspace>, ambry_core::memory::Store) {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
     let store = ws.store_of(None).unwrap();
@@ -167,6 +165,14 @@ fn search_marks_superseded_and_expired_memories() {
         )
         .unwrap();
     }
+    (tmp, ws, store)
+}
+
+/// Search finds a superseded or expired memory, marked so a person sees it is no longer given
+/// to agents.
+#[test]
+fn search_marks_superseded_and_expired_memories() {
+    let (_tmp, ws, store) = two_deploy_memories();
     ws.review_supersede(&store, Scope::User, "deploy-old", "deploy-new", at(1))
         .unwrap();
     let options = SearchOptions {
@@ -207,18 +213,7 @@ fn search_marks_superseded_and_expired_memories() {
 /// passes in.
 #[test]
 fn a_warm_search_marks_retired_hits_from_the_corpus_cache_without_reading_their_files() {
-    let tmp = tempfile::tempdir().unwrap();
-    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let store = ws.store_of(None).unwrap();
-    for name in ["deploy-old", "deploy-new"] {
-        ws.create(
-            &store,
-            Scope::User,
-            draft(name, "How to deploy", "make deploy"),
-            at(0),
-        )
-        .unwrap();
-    }
+    let (_tmp, ws, _) = two_deploy_memories();
     ws.trust_watcher();
     let retired_on = |today: chrono::NaiveDate| {
         let options = SearchOptions {
