@@ -7,6 +7,7 @@
 //! Deliberately does not: read the clock (callers pass `now`), embed (callers pass vectors), or
 //! read usage files (callers pass each memory's last use by an agent).
 
+pub mod candidates;
 pub mod claims;
 pub mod pairs;
 pub mod stale;
@@ -105,6 +106,12 @@ pub struct AgentUse<'a> {
     pub last: &'a HashMap<(Scope, String, String), DateTime<Utc>>,
 }
 
+/// The most duplicate and conflict pairs one review lists. A store of near-identical memories
+/// (one template filled in thousands of times) makes nearly every pair a duplicate: judging them
+/// all took minutes and gigabytes, and an inbox of millions of pairs helps nobody. The person
+/// works through the closest; the next closest show up after.
+pub const PAIR_FINDINGS_MAX: usize = 500;
+
 /// The review inbox of `store`'s view on `today`, judged on words only, without usage.
 pub fn review(store: &Store, today: NaiveDate) -> Result<Vec<Finding>, StoreError> {
     review_with(store, today, &|_| None, None)
@@ -141,39 +148,51 @@ pub fn review_with(
         .collect();
     let sides: Vec<Side> = open.iter().map(|m| Side::of(m)).collect();
     let vectors: Vec<Option<Vec<f32>>> = open.iter().map(|m| vector_of(m)).collect();
-    for i in 0..open.len() {
-        for j in i + 1..open.len() {
-            let (a, b) = (open[i], open[j]);
-            // A user memory restating another user memory, a project memory restating either;
-            // the same name in both scopes is shadowing, not duplication.
-            if a.name == b.name && a.scope != b.scope {
-                continue;
-            }
-            // Quiet once a person kept both as they read now.
-            if a.reviewed_as_is() && b.reviewed_as_is() {
-                continue;
-            }
-            let cosine = match (&vectors[i], &vectors[j]) {
-                (Some(x), Some(y)) => Some(f64::from(crate::embed::cosine(x, y))),
-                _ => None,
-            };
-            let judged = judge(&sides[i], &sides[j], cosine);
-            let memories = [Subject::of(a), Subject::of(b)];
-            let similarity = judged.similarity;
-            match judged.verdict {
-                Some(Verdict::Conflict(claims)) => findings.push(Finding::Conflict {
-                    memories,
-                    similarity,
-                    claims,
-                }),
-                Some(Verdict::Duplicate) => findings.push(Finding::Duplicate {
-                    memories,
-                    similarity,
-                }),
-                None => {}
-            }
+    let terms: Vec<_> = sides.iter().map(Side::terms).collect();
+    // Only the pairs that can reach the same-subject threshold, closest first, until the inbox
+    // holds enough of them; then shown in the order of every pair.
+    let mut pair_findings: Vec<((usize, usize), Finding)> = Vec::new();
+    let candidates = candidates::closest_first(candidates::candidate_pairs(&terms, &vectors));
+    for (i, j, _) in candidates {
+        if pair_findings.len() == PAIR_FINDINGS_MAX {
+            tracing::warn!(
+                "review: over {PAIR_FINDINGS_MAX} pairs of memories look alike; the inbox shows the \
+                 closest {PAIR_FINDINGS_MAX}"
+            );
+            break;
         }
+        let (a, b) = (open[i], open[j]);
+        // A user memory restating another user memory, a project memory restating either;
+        // the same name in both scopes is shadowing, not duplication.
+        if a.name == b.name && a.scope != b.scope {
+            continue;
+        }
+        // Quiet once a person kept both as they read now.
+        if a.reviewed_as_is() && b.reviewed_as_is() {
+            continue;
+        }
+        let cosine = match (&vectors[i], &vectors[j]) {
+            (Some(x), Some(y)) => Some(f64::from(crate::embed::cosine(x, y))),
+            _ => None,
+        };
+        let judged = judge(&sides[i], &sides[j], cosine);
+        let similarity = judged.similarity;
+        let finding = match judged.verdict {
+            Some(Verdict::Conflict(claims)) => Finding::Conflict {
+                memories: [Subject::of(a), Subject::of(b)],
+                similarity,
+                claims,
+            },
+            Some(Verdict::Duplicate) => Finding::Duplicate {
+                memories: [Subject::of(a), Subject::of(b)],
+                similarity,
+            },
+            None => continue,
+        };
+        pair_findings.push(((i, j), finding));
     }
+    pair_findings.sort_by_key(|(pair, _)| *pair);
+    findings.extend(pair_findings.into_iter().map(|(_, finding)| finding));
     if let Some(usage) = agent_use {
         findings.extend(unused(store, &open, usage));
     }

@@ -55,6 +55,11 @@ impl Side {
     pub fn of(memory: &Memory) -> Side {
         Side::new(&memory.description, &memory.body)
     }
+
+    /// The stemmed terms of description and body, as the Jaccard compares them.
+    pub fn terms(&self) -> &BTreeSet<String> {
+        &self.terms
+    }
 }
 
 /// What a pair is, if anything worth a person's look.

@@ -336,3 +336,37 @@ fn a_project_memory_naming_a_removed_path_is_stale_with_the_commit() {
     assert_eq!(stale.1[0].path, "legacy/run.sh");
     assert_eq!(stale.1[0].subject, "Remove the legacy scripts");
 }
+
+/// A store of one template filled in many times: every pair is a duplicate. The inbox lists the
+/// closest `PAIR_FINDINGS_MAX` pairs (in the order of every pair), not all of them, and a pair
+/// less alike waits for a later review.
+#[test]
+fn an_inbox_of_near_identical_memories_lists_the_closest_pairs_up_to_its_limit() {
+    let (_tmp, store) = setup();
+    let template = "Deploys go through the canary stage with the rollout dashboard open";
+    for k in 0..33 {
+        save(&store, Scope::User, &format!("deploy-note-{k:02}"), template, template);
+    }
+    // Alike, but less than the copies are alike to one another.
+    save(
+        &store,
+        Scope::User,
+        "zz-deploy-variant",
+        "Deploys go through the canary stage",
+        "Deploys go through the canary stage with the rollout dashboard and the pager open",
+    );
+    let findings = review(&store, chrono::NaiveDate::from_ymd_opt(2026, 2, 1).unwrap()).unwrap();
+    let pairs: Vec<Vec<String>> = kinds(&findings)
+        .into_iter()
+        .map(|(kind, names)| {
+            assert_eq!(kind, "duplicate");
+            names
+        })
+        .collect();
+    // 33 copies make 528 pairs, all of similarity 1.
+    assert_eq!(pairs.len(), PAIR_FINDINGS_MAX);
+    assert!(pairs.iter().all(|names| !names.contains(&"zz-deploy-variant".to_string())));
+    let mut sorted = pairs.clone();
+    sorted.sort();
+    assert_eq!(pairs, sorted, "listed in the order of every pair");
+}
