@@ -1,7 +1,8 @@
 //! What the shell keeps for the life of the window: the one workspace every command, the
 //! compose service and the watchers share, the watchers themselves, and the first-paint signal.
 //!
-//! Owns: holding those handles, and running blocking core work off the main thread.
+//! Owns: holding those handles, and running blocking core work off the main thread (work nobody
+//! waits on with the keyboard at a lower CPU priority).
 //! Deliberately does not: decide anything about memories, or read the environment beyond the
 //! one `LaunchEnv::from_process()` at start-up; core does.
 
@@ -67,4 +68,59 @@ where
                 format!("the task stopped unexpectedly: {e}"),
             )
         })?
+}
+
+/// [`off_main`] for work nobody waits on with the keyboard, such as the review's count after
+/// every change (seconds of CPU at ten thousand memories): on a thread of its own at a lower CPU
+/// priority, so on a busy machine a keystroke's search and the window's drawing go first. With
+/// the cores free it runs as fast as ever.
+pub async fn in_background<T, F>(app: tauri::AppHandle, work: F) -> IpcResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&Workspace) -> IpcResult<T> + Send + 'static,
+{
+    use tauri::Manager;
+    let lost = |what: String| {
+        front_end(
+            FrontEndCode::Internal,
+            format!("the background task stopped unexpectedly: {what}"),
+        )
+    };
+    // A thread of its own: a lowered priority cannot be raised again without privileges, so a
+    // pooled thread would keep it for whatever ran on it next.
+    tauri::async_runtime::spawn_blocking(move || {
+        std::thread::Builder::new()
+            .name("ambry-background".into())
+            .spawn(move || {
+                lower_this_threads_priority();
+                work(&app.state::<AppState>().workspace)
+            })
+            .map_err(|e| lost(e.to_string()))?
+            .join()
+            .map_err(|_| lost("it panicked".into()))?
+    })
+    .await
+    .map_err(|e| lost(e.to_string()))?
+}
+
+/// The niceness background work runs at (0 is normal, 19 the lowest).
+const BACKGROUND_NICENESS: libc::c_int = 10;
+
+/// Lowers the calling thread's CPU priority (Linux keeps a niceness per thread).
+fn lower_this_threads_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: gettid takes no arguments and cannot fail; setpriority only reads its
+        // arguments, and lowering one's own priority needs no privilege.
+        let failed = unsafe {
+            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+            libc::setpriority(libc::PRIO_PROCESS, tid, BACKGROUND_NICENESS) != 0
+        };
+        if failed {
+            tracing::debug!(
+                "background work runs at normal priority: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+    }
 }

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use tauri::AppHandle;
 
 use crate::ipc_error::IpcResult;
-use crate::state::off_main;
+use crate::state::{in_background, off_main};
 
 /// One memory of a finding as the review names it: its scope within the view's project.
 #[derive(Debug, Clone, Deserialize)]
@@ -25,7 +25,8 @@ pub struct ReviewRef {
 /// project memory restating a user one is found only there).
 #[tauri::command]
 pub async fn review_findings(app: AppHandle, project: Option<String>) -> IpcResult<Vec<Finding>> {
-    off_main(app, move |ws| {
+    // Asked for after every change, for the sidebar's count: it yields to typing.
+    in_background(app, move |ws| {
         Ok(ws.review(&ws.store_of(project.as_deref())?, Utc::now())?)
     })
     .await
