@@ -7,6 +7,7 @@ mod commands;
 mod editor_launch;
 mod events;
 mod ipc_error;
+mod rendering;
 mod shutdown;
 mod state;
 mod tray;
@@ -23,6 +24,8 @@ pub fn run() {
         )
         .with_writer(std::io::stderr)
         .try_init();
+    // Before anything starts a thread or makes the window (it may set an environment variable).
+    rendering::choose_for_this_machine();
     let workspace = match Workspace::open(None, LaunchEnv::from_process()) {
         Ok(ws) => ws,
         Err(e) => {
