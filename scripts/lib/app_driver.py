@@ -34,6 +34,24 @@ def wait_port(port, deadline):
     raise SystemExit(f"nothing listens on port {port}: is tauri-driver installed?")
 
 
+REPAINT_MARK_START = """
+let mark = document.getElementById('e2e-repaint-mark');
+if (!mark) {
+  mark = document.createElement('div');
+  mark.id = 'e2e-repaint-mark';
+  mark.style.cssText = 'position:fixed;left:0;top:0;width:1px;height:1px;pointer-events:none;z-index:2147483647;opacity:0.004';
+  document.documentElement.appendChild(mark);
+}
+let n = 0;
+const tick = () => {
+  mark.style.background = n % 2 ? '#000' : '#fff';
+  n += 1;
+  if (n < 250 && mark.isConnected) setTimeout(tick, 20);
+};
+tick();
+"""
+
+
 class Driver:
     def __init__(self, port):
         self.base = f"http://127.0.0.1:{port}"
@@ -64,7 +82,14 @@ class Driver:
         self._call("POST", f"/session/{self.session}/window/rect", {"x": 0, "y": 0, "width": width, "height": height})
 
     def screenshot_png(self):
-        return base64.b64decode(self._call("GET", f"/session/{self.session}/screenshot"))
+        # Drawn without compositing (no GPU: src-tauri/rendering.rs), WebKit's WebDriver
+        # screenshot waits for the window's next drawing, which an idle page never does: a
+        # one-pixel mark, all but transparent, changes for a moment (as tests/e2e/harness.rs).
+        self.run(REPAINT_MARK_START)
+        try:
+            return base64.b64decode(self._call("GET", f"/session/{self.session}/screenshot"))
+        finally:
+            self.run("document.getElementById('e2e-repaint-mark')?.remove();")
 
     def quit(self):
         if self.session:

@@ -196,12 +196,38 @@ pub async fn capture(driver: &WebDriver, label: &str) -> TestResult<PathBuf> {
     let dir = screenshot_dir();
     std::fs::create_dir_all(&dir)?;
     let png = dir.join(format!("{label}.png"));
-    driver.screenshot(&png).await?;
+    driver.execute(REPAINT_MARK_START, vec![]).await?;
+    let shot = driver.screenshot(&png).await;
+    driver.execute(REPAINT_MARK_STOP, vec![]).await?;
+    shot?;
     if let Ok(source) = driver.source().await {
         let _ = std::fs::write(dir.join(format!("{label}.html")), source);
     }
     Ok(png)
 }
+
+/// Drawn without compositing (a machine without a GPU, as this one: `src-tauri/rendering.rs`),
+/// WebKit's WebDriver screenshot waits for the window's next drawing, which an idle page never
+/// does: the screenshot hung. A one-pixel mark, all but transparent, changes for a moment so
+/// there is a next drawing; it is gone again before anything else is asked of the page.
+/// (The same in scripts/lib/app_driver.py.)
+const REPAINT_MARK_START: &str = r#"
+let mark = document.getElementById('e2e-repaint-mark');
+if (!mark) {
+  mark = document.createElement('div');
+  mark.id = 'e2e-repaint-mark';
+  mark.style.cssText = 'position:fixed;left:0;top:0;width:1px;height:1px;pointer-events:none;z-index:2147483647;opacity:0.004';
+  document.documentElement.appendChild(mark);
+}
+let n = 0;
+const tick = () => {
+  mark.style.background = n % 2 ? '#000' : '#fff';
+  n += 1;
+  if (n < 250 && mark.isConnected) setTimeout(tick, 20);
+};
+tick();
+"#;
+const REPAINT_MARK_STOP: &str = "document.getElementById('e2e-repaint-mark')?.remove();";
 
 /// Runs `scenario` against a fresh app on `home`, always quits it, then reports the outcome.
 /// A failed or panicking scenario leaves `<target>/e2e-screenshots/<test>.png`. With
