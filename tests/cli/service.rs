@@ -605,3 +605,35 @@ fn a_service_exits_after_its_idle_period_and_when_its_home_is_deleted() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn a_self_started_service_does_not_create_a_home_deleted_before_it_started() {
+    let gone = tempfile::tempdir().unwrap();
+    let home = gone.path().join("home");
+    let mut service = Command::new(assert_cmd::cargo::cargo_bin("ambry"))
+        .env_remove("AMBRY_HOME")
+        .arg("--home")
+        .arg(&home)
+        .args(["serve", "--idle-exit", "1800"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let exit = loop {
+        if let Some(exit) = service.try_wait().unwrap() {
+            break exit;
+        }
+        if started.elapsed() > READY_TIMEOUT {
+            // Ended by its PID either way; a service that started is the failure.
+            let _ = service.kill();
+            let _ = service.wait();
+            panic!("a service started for a home that does not exist");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut service.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!exit.success(), "it must not start");
+    assert!(stderr.contains("does not exist"), "stderr: {stderr}");
+    assert!(!home.exists(), "the home must not be created again");
+}

@@ -27,7 +27,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECONDS")]
     pub model_idle_secs: Option<u64>,
     /// Exit after this many seconds without a compose call (the service `ambry compose` starts
-    /// by itself uses 1800); also exits when the home directory is deleted
+    /// by itself uses 1800); also exits when the home directory is deleted, and does not start
+    /// for a home that does not exist
     #[arg(long, value_name = "SECONDS")]
     pub idle_exit: Option<u64>,
 }
@@ -39,6 +40,15 @@ const HAND_EDIT_DEBOUNCE: Duration = Duration::from_millis(20);
 pub fn run(ctx: &Context, args: ServeArgs) -> Result<()> {
     if args.status {
         return status(ctx);
+    }
+    // A service `ambry compose` or `ambry recall` starts (they pass --idle-exit) is for a home
+    // that existed a moment ago. One deleted before the service got going (a test's temporary
+    // home) is not created again only to be waited on for half an hour by nobody.
+    if args.idle_exit.is_some() && !ctx.home().root().is_dir() {
+        bail!(
+            "{} does not exist; no service started for it",
+            ctx.home().root().display()
+        );
     }
     // Hand edits come through the watcher; without one, every call checks every file (slower,
     // never wrong).
