@@ -34,22 +34,9 @@ def wait_port(port, deadline):
     raise SystemExit(f"nothing listens on port {port}: is tauri-driver installed?")
 
 
-REPAINT_MARK_START = """
-let mark = document.getElementById('e2e-repaint-mark');
-if (!mark) {
-  mark = document.createElement('div');
-  mark.id = 'e2e-repaint-mark';
-  mark.style.cssText = 'position:fixed;left:0;top:0;width:1px;height:1px;pointer-events:none;z-index:2147483647;opacity:0.004';
-  document.documentElement.appendChild(mark);
-}
-let n = 0;
-const tick = () => {
-  mark.style.background = n % 2 ? '#000' : '#fff';
-  n += 1;
-  if (n < 250 && mark.isConnected) setTimeout(tick, 20);
-};
-tick();
-"""
+# A screenshot first makes the page draw once more (see the file).
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "repaint-mark.js")) as _f:
+    REPAINT_MARK_START = _f.read()
 
 
 class Driver:

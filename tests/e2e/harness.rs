@@ -210,23 +210,7 @@ pub async fn capture(driver: &WebDriver, label: &str) -> TestResult<PathBuf> {
 /// WebKit's WebDriver screenshot waits for the window's next drawing, which an idle page never
 /// does: the screenshot hung. A one-pixel mark, all but transparent, changes for a moment so
 /// there is a next drawing; it is gone again before anything else is asked of the page.
-/// (The same in scripts/lib/app_driver.py.)
-const REPAINT_MARK_START: &str = r#"
-let mark = document.getElementById('e2e-repaint-mark');
-if (!mark) {
-  mark = document.createElement('div');
-  mark.id = 'e2e-repaint-mark';
-  mark.style.cssText = 'position:fixed;left:0;top:0;width:1px;height:1px;pointer-events:none;z-index:2147483647;opacity:0.004';
-  document.documentElement.appendChild(mark);
-}
-let n = 0;
-const tick = () => {
-  mark.style.background = n % 2 ? '#000' : '#fff';
-  n += 1;
-  if (n < 250 && mark.isConnected) setTimeout(tick, 20);
-};
-tick();
-"#;
+const REPAINT_MARK_START: &str = include_str!("../../scripts/lib/repaint-mark.js");
 const REPAINT_MARK_STOP: &str = "document.getElementById('e2e-repaint-mark')?.remove();";
 
 /// Runs `scenario` against a fresh app on `home`, always quits it, then reports the outcome.
