@@ -266,14 +266,23 @@ impl WordScan<'_> {
     }
 }
 
+/// What one memory's vector is, as the cosine sees it.
+#[derive(Debug, Clone, Copy)]
+enum VectorOf {
+    /// No vector: the pair is judged on words.
+    Missing,
+    /// A value that is no finite number: its cosine is none, which the judge must see.
+    NotANumber,
+    /// All zeros: its cosine is 0 with anything.
+    Zero,
+    /// Scaled to unit length, this row of this length group.
+    Row { group: usize, row: usize },
+}
+
 /// The memories' vectors scaled to unit length, grouped by length, for cosines in bulk.
 struct UnitVectors {
-    /// Per memory: its length group and row there, when it has a finite vector of norm > 0.
-    place: Vec<Option<(usize, usize)>>,
-    /// Per memory: a vector with a value that is no finite number (its cosine is none).
-    broken: Vec<bool>,
-    /// Per memory: it has a vector (of any length or norm).
-    has: Vec<bool>,
+    /// Per memory.
+    kinds: Vec<VectorOf>,
     /// Per length group: which memory each row is (ascending), and the rows.
     groups: Vec<(Vec<usize>, Array2<f32>)>,
 }
@@ -281,11 +290,11 @@ struct UnitVectors {
 impl UnitVectors {
     fn of(vectors: &[Option<Vec<f32>>]) -> UnitVectors {
         let mut by_length: HashMap<usize, (Vec<usize>, Vec<f32>)> = HashMap::new();
-        let mut broken = vec![false; vectors.len()];
+        let mut kinds = vec![VectorOf::Missing; vectors.len()];
         for (k, v) in vectors.iter().enumerate() {
             let Some(v) = v else { continue };
             if v.iter().any(|x| !x.is_finite()) {
-                broken[k] = true;
+                kinds[k] = VectorOf::NotANumber;
                 continue;
             }
             let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -293,31 +302,30 @@ impl UnitVectors {
                 let (rows, values) = by_length.entry(v.len()).or_default();
                 rows.push(k);
                 values.extend(v.iter().map(|x| x / norm));
+            } else {
+                kinds[k] = VectorOf::Zero;
             }
         }
-        let mut place = vec![None; vectors.len()];
         let mut groups = Vec::new();
         for (dims, (rows, values)) in by_length {
             for (row, &k) in rows.iter().enumerate() {
-                place[k] = Some((groups.len(), row));
+                kinds[k] = VectorOf::Row {
+                    group: groups.len(),
+                    row,
+                };
             }
             let matrix = Array2::from_shape_vec((rows.len(), dims), values)
                 .expect("one row of `dims` values per vector kept");
             groups.push((rows, matrix));
         }
-        UnitVectors {
-            place,
-            broken,
-            has: vectors.iter().map(Option::is_some).collect(),
-            groups,
-        }
+        UnitVectors { kinds, groups }
     }
 
     /// Every pair with a vector that is no number: its cosine is none, which the judge must see.
     fn broken_pairs(&self) -> Vec<(usize, usize)> {
-        let n = self.has.len();
+        let n = self.kinds.len();
         (0..n)
-            .filter(|&k| self.broken[k])
+            .filter(|&k| matches!(self.kinds[k], VectorOf::NotANumber))
             .flat_map(|k| (0..n).filter(move |&o| o != k).map(move |o| (k.min(o), k.max(o))))
             .collect()
     }
@@ -354,17 +362,15 @@ impl CosineBlock {
     /// rounding), as `embed::cosine` gives it: 0 for vectors of different lengths or a zero
     /// vector; `None` when either has no vector, or one that is no number.
     fn cosine(&self, unit: &UnitVectors, i: usize, j: usize) -> Option<f32> {
-        if !(unit.has[i] && unit.has[j]) || unit.broken[i] || unit.broken[j] {
-            return None;
+        match (unit.kinds[i], unit.kinds[j]) {
+            (VectorOf::Missing | VectorOf::NotANumber, _)
+            | (_, VectorOf::Missing | VectorOf::NotANumber) => None,
+            (VectorOf::Row { group: g, row: a }, VectorOf::Row { group: h, row: b }) if g == h => {
+                let (_, first, product) = self.products.iter().find(|(p, _, _)| *p == g)?;
+                Some(product[[a - first, b - first]])
+            }
+            _ => Some(0.0),
         }
-        let (Some((g, a)), Some((h, b))) = (unit.place[i], unit.place[j]) else {
-            return Some(0.0);
-        };
-        if g != h {
-            return Some(0.0);
-        }
-        let (_, first, product) = self.products.iter().find(|(p, _, _)| *p == g)?;
-        Some(product[[a - first, b - first]])
     }
 
     /// The pairs of the block, as memory indices, whose cosine is at least `floor`.
