@@ -23,23 +23,41 @@ struct Rule {
     pattern: Regex,
     /// Capture group holding the value to judge (0 = whole match).
     value_group: usize,
-    /// Assignments need their value judged: prose like `password: must rotate` is no secret.
-    judge_value: bool,
+    /// How the value is judged before it counts as a secret.
+    judge: Judge,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Judge {
+    /// A vendor's fixed shape: the match is the judgement.
+    Shape,
+    /// A value a person chose, after a key or a flag: prose like `password: must rotate` is no
+    /// secret, so it needs a credential's texture (`looks_like_a_real_value`).
+    Value,
+    /// A value in a sentence ("the password is …"): any word may follow, so it needs more —
+    /// digits and letters, and symbols or mixed case (`looks_chosen_in_prose`).
+    Prose,
 }
 
 fn rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {
-        let rule = |kind, pattern: &str, value_group, judge_value| Rule {
+        let rule = |kind, pattern: &str, value_group, judge_value: bool| Rule {
             kind,
             pattern: Regex::new(&ascii_word_boundaries(pattern)).expect("secret pattern compiles"),
             value_group,
-            judge_value,
+            judge: if judge_value { Judge::Value } else { Judge::Shape },
+        };
+        let prose = |pattern: &str| Rule {
+            judge: Judge::Prose,
+            ..rule("password in prose", pattern, 1, true)
         };
         vec![
             // A header alone is prose; a header followed by key material is a key. The line break may
             // be written out as `\n`, as in a cloud service account's JSON file.
-            rule("private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\r?\n|\\n)[A-Za-z0-9+/=:\- ]*(?:\r?\n|\\n)?[A-Za-z0-9+/=]{40,}", 0, false),
+            // The block may also be pasted onto one line (a header, a space, the key material),
+            // as a terminal or a chat often shows it.
+            rule("private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\r?\n|\\n|[ \t]+)[A-Za-z0-9+/=:\- ]*(?:\r?\n|\\n)?[A-Za-z0-9+/=]{40,}", 0, false),
             rule("AWS access key id", r"\b((?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16})\b", 1, false),
             rule("AWS secret access key", r"(?i)aws_?secret_?access_?key\W{0,3}\s*[=:]\s*['\x22]?([A-Za-z0-9/+=]{40})\b", 1, false),
             rule("GitHub token", r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,})\b", 1, false),
@@ -52,6 +70,7 @@ fn rules() -> &'static [Rule] {
             rule("API key (sk-…)", r"\b(sk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_\-]{12,})", 1, false),
             rule("Google API key", r"\b(AIza[0-9A-Za-z_\-]{35})\b", 1, false),
             rule("Azure storage key", r"(?i)AccountKey=([A-Za-z0-9+/]{40,}={0,2})", 1, false),
+            rule("Vault token", r"\b(hv[sbr]\.[A-Za-z0-9_\-]{24,})", 1, false),
             rule("npm token", r"\b(npm_[A-Za-z0-9]{36})\b", 1, false),
             rule("Hugging Face token", r"\b(hf_[A-Za-z0-9]{30,})\b", 1, false),
             rule("SendGrid key", r"\b(SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{30,})", 1, false),
@@ -72,7 +91,7 @@ fn rules() -> &'static [Rule] {
                 // `DatabasePassword`, `refreshToken`); a suffix would make it something else
                 // (`password_policy`, `max_tokens`), so none is allowed. The key may be quoted, as
                 // in JSON (`"password": "…"`).
-                r#"(?i)(?:password|passwd|pwd|secret|secret[_-]?key|api[_-]?key|token|private[_-]?key)\b['"]?\s*[:=]\s*['"]?([^\s'"`,;<>]{6,})"#,
+                r#"(?i)(?:password|passwd|pwd|pass|secret|secret[_-]?key|api[_-]?key|token|private[_-]?key)\b['"]?\s*[:=]\s*['"]?([^\s'"`,;<>]{6,})"#,
                 1,
                 true,
             ),
@@ -84,6 +103,91 @@ fn rules() -> &'static [Rule] {
                 true,
             ),
             rule("credentials in a URL", r"\b[a-z][a-z0-9+.\-]*://[^\s:/@]*:([^\s:/@]{6,})@[^\s/]+", 1, true),
+            // A password given to a command on its command line. Each pattern names the command
+            // (so `-p 8080`, a port, stays what it is) and the flag that takes the password.
+            // `mysql -u root -pS3cret` (glued to `-p`, as mysql wants it) or `--password S3cret`.
+            rule(
+                "password on a command line",
+                r#"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s(?:-p|--password[= ])['"]?([^\s'"\-][^\s'"]{3,})"#,
+                1,
+                true,
+            ),
+            // `curl -u admin:P4ss …`, `wget --password=…` is an assignment above.
+            rule(
+                "password on a command line",
+                r#"\bcurl\b[^\n|;&]*?\s(?:-u|--user)\s*['"]?[^\s:'"]*:([^\s'"]{4,})"#,
+                1,
+                true,
+            ),
+            // `sshpass -p 'Wint3r!'`, `docker login -p …`, `redis-cli -a …`, `htpasswd -b FILE USER PW`.
+            rule(
+                "password on a command line",
+                r#"\b(?:sshpass\s+(?:-\S+\s+)*-p|(?:docker|podman|helm\s+registry)\s+login\b[^\n|;&]*?\s(?:-p|--password)|redis-cli\b[^\n|;&]*?\s-a)\s*['"]?([^\s'"]{4,})"#,
+                1,
+                true,
+            ),
+            // `ldapsearch … -w PW`, `smbclient -U 'DOMAIN\user%PW'`, `openssl … -passout pass:PW`,
+            // `az login … -p PW`, PowerShell's `ConvertTo-SecureString 'PW' -AsPlainText`.
+            rule(
+                "password on a command line",
+                r#"(?:\bldap(?:search|add|modify|delete|passwd|whoami)\b[^\n|;&]*?\s-w|\baz\s+login\b[^\n|;&]*?\s(?:-p|--password))\s*['"]?([^\s'"\-][^\s'"]{3,})"#,
+                1,
+                true,
+            ),
+            rule(
+                "password on a command line",
+                r#"\bsmbclient\b[^\n|;&]*?\s(?:-U|--user(?:name)?[= ])\s*['"]?[^\s%'"]+%([^\s'"]{4,})"#,
+                1,
+                true,
+            ),
+            rule(
+                "password on a command line",
+                r#"\s-pass(?:in|out)?\s+['"]?pass:([^\s'"]{4,})"#,
+                1,
+                true,
+            ),
+            rule(
+                "password on a command line",
+                r#"(?i)\bConvertTo-SecureString\s+(?:-String\s+)?['"]([^'"]{4,})['"]\s+-AsPlainText"#,
+                1,
+                true,
+            ),
+            // A `.netrc` line: `machine HOST login USER password PW`.
+            rule(
+                "password or secret assignment",
+                r#"\bmachine\s+\S+\s+login\s+\S+\s+password\s+([^\s'"]{4,})"#,
+                1,
+                true,
+            ),
+            // A key named as a string, its value the next argument: PHP's
+            // `define('DB_PASSWORD', '…')`, `setdefault("API_TOKEN", "…")`, `put("password", "…")`.
+            rule(
+                "password or secret assignment",
+                r#"(?i)['"][\w.\-]*(?:password|passwd|secret|token|api[_-]?key)['"]\s*,\s*['"]([^'"\s]{6,})['"]"#,
+                1,
+                true,
+            ),
+            // Prose: "the staging db password is K9#vRt2p", "password Testing4Ever!92", "creds are
+            // admin / Fr0st-42", "secret 6c51af04…". Only a value with a credential's texture counts
+            // here (see `looks_chosen_in_prose`), so "the password is required" stays prose.
+            prose(
+                r#"(?i)\b(?:password|passwd|passphrase|passcode|pw|pwd)\s+['"]?([^\s'"`,;<>()]{6,})"#,
+            ),
+            prose(
+                r#"(?i)\b(?:password|passwd|passphrase|passcode|pw|pwd)\b[^\n.;:=]{0,40}?\s(?:is|was)\s+['"]?([^\s'"`,;<>()]{6,})"#,
+            ),
+            prose(
+                r#"(?i)\b(?:creds|credentials|login)\b[^\n/]{0,30}?\s[^\s/]+\s*/\s*['"]?([^\s'"`,;<>()]{6,})"#,
+            ),
+            prose(
+                r#"(?i)\bsecret\s+([A-Za-z0-9+/=_\-]{24,})"#,
+            ),
+            rule(
+                "password on a command line",
+                r#"\bhtpasswd\s+(?:-\w+\s+)*-\w*b\w*\s+(?:-\w+\s+)*\S+\s+\S+\s+['"]?([^\s'"]{4,})"#,
+                1,
+                true,
+            ),
         ]
     })
 }
@@ -105,8 +209,12 @@ fn any_rule() -> &'static RegexSet {
     })
 }
 
-/// Every real secret in `text`: the rule and the span of its value, in rule order.
-fn secrets_in(text: &str) -> impl Iterator<Item = (&'static Rule, regex::Match<'_>)> + '_ {
+/// Every real secret in `text`: the rule, the whole match and the span of its value, in rule
+/// order. The one judgement behind both refusing (`find_secret`) and masking (`mask_secrets`),
+/// so what a save refuses a transcript never shows.
+fn secrets_in(
+    text: &str,
+) -> impl Iterator<Item = (&'static Rule, regex::Match<'_>, regex::Match<'_>)> + '_ {
     let candidates = any_rule().matches(text);
     rules()
         .iter()
@@ -114,33 +222,26 @@ fn secrets_in(text: &str) -> impl Iterator<Item = (&'static Rule, regex::Match<'
         .filter(move |(i, _)| candidates.matched(*i))
         .flat_map(move |(_, rule)| {
             rule.pattern.captures_iter(text).filter_map(move |caps| {
+                let whole = caps.get(0)?;
                 let value = caps.get(rule.value_group)?;
-                let real = !is_placeholder(value.as_str())
-                    && (!rule.judge_value || looks_like_a_real_value(value.as_str()));
-                real.then_some((rule, value))
+                let value_text = value.as_str();
+                let real = !is_placeholder(value_text, rule.judge != Judge::Shape)
+                    && match rule.judge {
+                        Judge::Shape => true,
+                        Judge::Value => looks_like_a_real_value(value_text),
+                        Judge::Prose => looks_chosen_in_prose(value_text),
+                    };
+                real.then_some((rule, whole, value))
             })
         })
 }
 
 /// The first thing in `text` that looks like a real secret, if any.
 pub fn find_secret(text: &str) -> Option<SecretMatch> {
-    let candidates = any_rule().matches(text);
-    for (i, rule) in rules().iter().enumerate() {
-        if !candidates.matched(i) {
-            continue;
-        }
-        for caps in rule.pattern.captures_iter(text) {
-            let value = caps.get(rule.value_group).map_or("", |m| m.as_str());
-            if is_placeholder(value) || (rule.judge_value && !looks_like_a_real_value(value)) {
-                continue;
-            }
-            return Some(SecretMatch {
-                kind: rule.kind,
-                excerpt: mask(caps.get(0).map_or("", |m| m.as_str())),
-            });
-        }
-    }
-    None
+    secrets_in(text).next().map(|(rule, whole, _)| SecretMatch {
+        kind: rule.kind,
+        excerpt: mask(whole.as_str()),
+    })
 }
 
 /// What a masked secret reads as: `[secret masked: GitHub token]`. Searchable by its words, and
@@ -174,7 +275,7 @@ const MAX_MASK_PASSES: usize = 16;
 /// match covered.
 fn mask_once(text: &str) -> Cow<'_, str> {
     let mut spans: Vec<(usize, usize, &'static str)> = secrets_in(text)
-        .map(|(rule, m)| (m.start(), m.end(), rule.kind))
+        .map(|(rule, _, m)| (m.start(), m.end(), rule.kind))
         .collect();
     if spans.is_empty() {
         return Cow::Borrowed(text);
@@ -199,35 +300,51 @@ fn mask_once(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Documentation examples and template slots are not secrets.
-fn is_placeholder(value: &str) -> bool {
+/// Documentation examples and template slots are not secrets. A placeholder is a whole value
+/// — a slot (`<your-password>`, `${DB_PASSWORD}`, `{{ token }}`), an elision (`sk-…`, `xxxx`),
+/// a known stand-in (`changeme`) or a phrase made only of words that say so
+/// (`your-token-here`, `REPLACE_ME`) — never a value that merely contains such a word: people
+/// pick passwords like `MyTodoList#2024` or `Beyourself!88`. A machine-made token (`chosen` false:
+/// a vendor's fixed shape of random characters) is a placeholder when it holds such a word
+/// anywhere, as documentation writes them (`AKIAIOSFODNN7EXAMPLE`): chance puts none there.
+fn is_placeholder(value: &str, chosen: bool) -> bool {
+    let value = value.trim_matches(|c| matches!(c, '\'' | '"' | '`'));
     let lower = value.to_ascii_lowercase();
-    const MARKERS: &[&str] = &[
-        "example",
-        "xxxx",
-        "****",
-        "…",
-        "...",
-        "<",
-        "${",
-        "{{",
-        "$(",
-        "changeme",
-        "change-me",
-        "placeholder",
-        "your",
-        "redacted",
-        "dummy",
-        "replace",
-        "env:",
-        "secret_here",
-        "todo",
-    ];
-    MARKERS.iter().any(|m| lower.contains(m))
+    const SLOTS: &[&str] = &["<", "[", "${", "$(", "{{", "%(", "%{", "env:"];
+    const ELISIONS: &[&str] = &["xxxx", "****", "…", "...", "####"];
+    // A YAML tag (`!vault |`, `!secret db_password`) says where the value comes from.
+    let yaml_tag = value.len() > 1
+        && value.starts_with('!')
+        && value[1..].chars().all(|c| c.is_ascii_alphabetic() || c == '_');
+    if value.is_empty()
+        || yaml_tag
         || value.starts_with('$')
-        || value
-            .chars()
-            .all(|c| c == value.chars().next().unwrap_or(' '))
+        || SLOTS.iter().any(|s| lower.starts_with(s))
+        || ELISIONS.iter().any(|e| lower.contains(e))
+        || value.chars().all(|c| c == value.chars().next().unwrap_or(' '))
+    {
+        return true;
+    }
+    // Words joined by separators, each all letters or all digits, one of them saying "put the
+    // real value here". A word glued to digits or symbols (`Todo2024!`) is a password.
+    const STAND_INS: &[&str] = &[
+        "your", "yours", "example", "sample", "changeme", "placeholder", "redacted", "dummy",
+        "replace", "replaceme", "todo", "fixme", "tbd", "here", "xxx", "secret_here", "insert",
+        "fake",
+    ];
+    let words: Vec<&str> = lower.split(['-', '_', '.']).collect();
+    let plain = words
+        .iter()
+        .all(|w| w.chars().all(|c| c.is_ascii_alphabetic()) || w.chars().all(|c| c.is_ascii_digit()));
+    let joined: String = words.concat();
+    if plain && (words.iter().any(|w| STAND_INS.contains(w)) || STAND_INS.contains(&joined.as_str()))
+    {
+        return true;
+    }
+    const IN_DOCUMENTED_TOKENS: &[&str] =
+        &["example", "your", "dummy", "placeholder", "redacted", "replace", "todo"];
+    // Only in a value of a token's length: a long key block's random characters could hold one.
+    !chosen && value.len() <= 64 && IN_DOCUMENTED_TOKENS.iter().any(|w| lower.contains(w))
 }
 
 /// A value worth refusing has the texture of a credential: digits or symbols among letters,
@@ -237,9 +354,10 @@ fn looks_like_a_real_value(value: &str) -> bool {
     if value.starts_with(['/', '~']) || value.starts_with("./") || value.contains("://") {
         return false;
     }
-    // A call or an index is code reading the secret from elsewhere (`getpass.getpass(`,
-    // `os.environ[`), not the secret itself.
-    if value.contains(['(', '[']) {
+    // Code reading the secret from elsewhere, not the secret itself: a call or an index
+    // (`getpass.getpass(`, `os.environ[`) or a path of fields (`process.env.STRIPE_KEY`,
+    // `settings.SECRET_KEY`). A value that only holds a bracket somewhere is a password.
+    if reads_from_code(value) {
         return false;
     }
     let has_digit = value.chars().any(|c| c.is_ascii_digit());
@@ -257,6 +375,33 @@ fn looks_like_a_real_value(value: &str) -> bool {
     (has_digit && (has_lower || has_upper))
         || has_symbol
         || (has_upper && has_lower && value.len() >= 12)
+}
+
+/// `value` is code that reads a secret: an identifier or a path (`a.b`, `a::b`, `a?.b`) followed
+/// by a call or an index, or a field path of two or more lowercase-led parts (`process.env.X`, `self.token`).
+fn reads_from_code(value: &str) -> bool {
+    static CODE: OnceLock<Regex> = OnceLock::new();
+    CODE.get_or_init(|| {
+        Regex::new(r"^(?:[A-Za-z_][A-Za-z0-9_.:?]*[(\[]|[a-z_][a-z0-9_]{0,39}(?:\.[A-Za-z_][A-Za-z0-9_]{0,39})+$)")
+            .expect("code pattern compiles")
+    })
+    .is_match(value)
+}
+
+/// A word in a sentence that is a password: a credential's texture, and more of it than after a
+/// key — letters and digits, and symbols or mixed case ("Testing4Ever!92", "rpe3glxWDlhCMgAd"),
+/// or a long run of hex or base64 ("secret 6c51af04…"). "required", "rotated", "12 characters"
+/// and "stored in Vault" are prose.
+fn looks_chosen_in_prose(value: &str) -> bool {
+    let value = value.trim_end_matches(['.', '!', '?']);
+    if !looks_like_a_real_value(value) {
+        return false;
+    }
+    let letters = value.chars().filter(|c| c.is_ascii_alphabetic()).count();
+    let digits = value.chars().filter(|c| c.is_ascii_digit()).count();
+    let symbols = value.chars().any(|c| !c.is_alphanumeric());
+    let mixed_case = value.chars().any(|c| c.is_uppercase()) && value.chars().any(|c| c.is_lowercase());
+    letters > 0 && digits > 0 && (symbols || mixed_case || value.len() >= 24)
 }
 
 fn mask(matched: &str) -> String {
@@ -431,6 +576,138 @@ mod tests {
             failed.len(),
             failed.join("\n")
         );
+    }
+
+    /// A placeholder is a whole value, not a value holding a placeholder's word: passwords
+    /// people pick contain "todo", "your", "example", "replace", "dummy".
+    #[test]
+    fn a_password_holding_a_placeholder_word_is_a_password() {
+        let cases: &[(&str, bool)] = &[
+            ("PGPASSWORD=MyTodoList#2024", true),
+            ("DATABASE_PASSWORD=Beyourself!88", true),
+            ("password: ExampleCorp$99x", true),
+            ("SMTP_PASSWORD=ReplaceMe2Now!7", true),
+            ("db_password=Dummy-Run#42", true),
+            ("password=<your-password>", false),
+            ("PGPASSWORD=your-password-here", false),
+            ("API_KEY=YOUR_API_KEY", false),
+            ("SECRET_KEY=replace_me", false),
+            ("password: change-me", false),
+            ("token=xxxxxxxxxxxxxxxx", false),
+            ("password=${PGPASSWORD}", false),
+            ("password={{ db_password }}", false),
+            ("API_TOKEN=todo", false),
+            ("The docs example key is AKIAIOSFODNN7EXAMPLE; never commit real ones.", false),
+        ];
+        let failed = failures(cases);
+        assert!(failed.is_empty(), "{} case(s) failed:\n{}", failed.len(), failed.join("\n"));
+    }
+
+    /// Passwords handed to a command on its command line, and a key block pasted on one line.
+    #[test]
+    fn passwords_on_command_lines_and_one_line_key_blocks_are_secrets() {
+        let cases: &[(&str, bool)] = &[
+            ("mysql -u root -pS3cretPass123", true),
+            ("mysqldump -h db -u app --password='Qz8!vLm2x' app > dump.sql", true),
+            ("curl -u admin:P4ssw0rd-2024x https://api.internal/v1/health", true),
+            ("sshpass -p 'Wint3r!2024x' ssh deploy@bastion", true),
+            ("docker login -u ci -p 'Dk8#pLq2vX' registry.internal", true),
+            ("redis-cli -h cache -p 6379 -a R3d1sPa55word ping", true),
+            ("htpasswd -b -c .htpasswd admin Adm1n!Pass", true),
+            ("-----BEGIN RSA PRIVATE KEY----- MIIEowIBAAKCAQEA7bq3Q9F1yq0Z8m3rJ7pXw2h8s5K4nL6vT9cB1dE2fG3hI4jK5lM6nO7pQ8rS9tU0 -----END RSA PRIVATE KEY-----", true),
+            ("-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQ -----END OPENSSH PRIVATE KEY-----", true),
+            ("mysql -u root -p", false),
+            ("mysql -h db -P 3306 -u app -p app_db", false),
+            ("curl -u $USER:$TOKEN https://api.internal/v1", false),
+            ("curl -s -u deploy https://ci.internal:8443/api", false),
+            ("sshpass -f ~/.ssh/pw ssh deploy@bastion", false),
+            ("docker login -u ci --password-stdin registry.internal", false),
+            ("docker run -p 3000:3000 app", false),
+            ("ssh -p 2222 deploy@bastion", false),
+            ("psql -h db -p 5432 -U app", false),
+            ("The key file starts with -----BEGIN OPENSSH PRIVATE KEY----- and must stay out of git.", false),
+        ];
+        let failed = failures(cases);
+        assert!(failed.is_empty(), "{} case(s) failed:\n{}", failed.len(), failed.join("\n"));
+    }
+
+    /// The corpora written apart from these rules, by someone who never saw them (88 secrets of
+    /// realistic forms, 186 ordinary lines about credentials and code). Measured before any rule
+    /// was fitted to them: caught 71/88, false positives 3/186. The rules were then fitted to
+    /// them (passwords on more command lines, in prose and in `.netrc`, keys named as strings,
+    /// code reading a secret, YAML tags): 88/88 and 0/186 — a tuning figure from here on; the
+    /// frozen half (`heldout_*.txt`) is the measurement.
+    #[test]
+    fn the_independent_corpus_is_caught_as_measured() {
+        let secrets = corpus(include_str!("secrets_corpus/dev_secrets.txt"));
+        let benign = corpus(include_str!("secrets_corpus/dev_benign.txt"));
+        let missed: Vec<&String> = secrets.iter().filter(|s| find_secret(s).is_none()).collect();
+        let flagged: Vec<String> = benign
+            .iter()
+            .filter_map(|line| find_secret(line).map(|m| format!("{line:?} as {}", m.kind)))
+            .collect();
+        eprintln!(
+            "independent: caught {}/{}, false positives {}/{}\nmissed: {missed:#?}\nflagged: {flagged:#?}",
+            secrets.len() - missed.len(),
+            secrets.len(),
+            flagged.len(),
+            benign.len()
+        );
+        assert!(missed.len() <= MISSED_INDEPENDENT, "missed {}: {missed:#?}", missed.len());
+        assert!(flagged.is_empty(), "{} false positive(s):\n{}", flagged.len(), flagged.join("\n"));
+    }
+
+    const MISSED_INDEPENDENT: usize = 0;
+
+    /// The frozen set: 60 secrets and 120 ordinary lines written by someone who saw neither the
+    /// rules nor the corpora above, after the rules were fitted, and never fitted to. Measured
+    /// once: caught 50/60, false positives 2/120 (missed: passwords given to 7z, unzip, sqlcmd,
+    /// xfreerdp, snmpwalk, lftp, openconnect's stdin, a Twilio client's arguments, a bot token in
+    /// a URL path, one in prose; flagged: a `%API_KEY%` slot, and an empty `Password:` whose
+    /// value was read from the next line). Gated there, so a change that loses ground fails; a
+    /// rule fitted to these lines would make the figure meaningless, so none is.
+    #[test]
+    fn the_frozen_corpus_is_caught_as_measured() {
+        let secrets = corpus(include_str!("secrets_corpus/heldout_secrets.txt"));
+        let benign = corpus(include_str!("secrets_corpus/heldout_benign.txt"));
+        let missed: Vec<&String> = secrets.iter().filter(|s| find_secret(s).is_none()).collect();
+        let flagged: Vec<String> = benign
+            .iter()
+            .filter_map(|line| find_secret(line).map(|m| format!("{line:?} as {}", m.kind)))
+            .collect();
+        eprintln!(
+            "frozen: caught {}/{}, false positives {}/{}\nmissed: {missed:#?}\nflagged: {flagged:#?}",
+            secrets.len() - missed.len(),
+            secrets.len(),
+            flagged.len(),
+            benign.len()
+        );
+        assert!(missed.len() <= HELDOUT_MISSED, "missed {}: {missed:#?}", missed.len());
+        assert!(flagged.len() <= HELDOUT_FLAGGED, "{} false positive(s):\n{}", flagged.len(), flagged.join("\n"));
+    }
+
+    const HELDOUT_MISSED: usize = 10;
+    const HELDOUT_FLAGGED: usize = 2;
+
+    /// One detector: what a save refuses, masking hides — every secret of the corpora changes
+    /// when masked and holds none after; no ordinary line is changed.
+    #[test]
+    fn refusing_and_masking_agree_on_every_line() {
+        for line in corpus(include_str!("secrets_corpus/secrets.txt"))
+            .into_iter()
+            .chain(corpus(include_str!("secrets_corpus/dev_secrets.txt")))
+        {
+            let refused = find_secret(&line).is_some();
+            let masked = mask_secrets(&line);
+            assert_eq!(refused, matches!(masked, Cow::Owned(_)), "refused {refused} but masked {masked:?}: {line}");
+            assert_eq!(find_secret(&masked), None, "{masked}");
+        }
+        for line in corpus(include_str!("secrets_corpus/benign.txt"))
+            .into_iter()
+            .chain(corpus(include_str!("secrets_corpus/dev_benign.txt")))
+        {
+            assert_eq!(find_secret(&line).is_some(), matches!(mask_secrets(&line), Cow::Owned(_)), "{line}");
+        }
     }
 
     #[test]

@@ -168,3 +168,83 @@ fn an_index_an_older_version_wrote_is_masked_when_opened() {
         "the secret's own value is no longer in the index: {hits:?}"
     );
 }
+
+/// Forms the rules first missed — a password handed to a command, a key block pasted on one
+/// line — are masked in a transcript wherever it is shown, as a save refuses them; and an index
+/// written under the older rules (schema 6, the values verbatim) is masked again when opened.
+#[test]
+fn passwords_on_command_lines_and_one_line_keys_are_masked_in_new_and_old_indexes() {
+    const FORMS: [(&str, &str); 4] = [
+        ("mysql -u root -pS3cretPass123 app", "S3cretPass123"),
+        ("curl -u admin:P4ssw0rd-2024x https://api.internal/health", "P4ssw0rd-2024x"),
+        ("sshpass -p 'Wint3r!2024x' ssh deploy@bastion", "Wint3r!2024x"),
+        (
+            "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQ -----END OPENSSH PRIVATE KEY-----",
+            "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ",
+        ),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let (ws, home) = workspace(tmp.path());
+    let transcript = home.sessions_dir().join("walrus.jsonl");
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let text: String = FORMS
+        .iter()
+        .map(|(form, _)| line("assistant", &format!("walrus step: {form}")))
+        .collect();
+    std::fs::write(
+        &transcript,
+        format!("{}{text}", line("user", "walrus deploy")),
+    )
+    .unwrap();
+    let assert_none_shown = |ws: &Workspace| {
+        let shown = everything_shown(ws, "walrus");
+        for (form, value) in FORMS {
+            assert!(!shown.contains(value), "{form} shown verbatim: {shown}");
+        }
+        assert!(
+            shown.contains("[secret masked: password on a command line]"),
+            "{shown}"
+        );
+        assert!(shown.contains("[secret masked: private key]"), "{shown}");
+    };
+    assert_none_shown(&ws);
+
+    // As the older rules stored it: the values verbatim under schema 6.
+    {
+        let conn = rusqlite::Connection::open(home.index_db()).unwrap();
+        let rows: Vec<(i64, String)> = conn
+            .prepare("SELECT id, text FROM session_messages WHERE role = 'assistant'")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(rows.len(), FORMS.len());
+        for ((id, masked), (form, _)) in rows.into_iter().zip(FORMS) {
+            let verbatim = format!("walrus step: {form}");
+            conn.execute(
+                "INSERT INTO session_fts(session_fts, rowid, text) VALUES ('delete', ?1, ?2)",
+                rusqlite::params![id, masked],
+            )
+            .unwrap();
+            conn.execute(
+                "UPDATE session_messages SET text = ?2 WHERE id = ?1",
+                rusqlite::params![id, verbatim],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO session_fts(rowid, text) VALUES (?1, ?2)",
+                rusqlite::params![id, verbatim],
+            )
+            .unwrap();
+        }
+        conn.execute(
+            "UPDATE meta SET value = '6' WHERE key = 'sessions.schema'",
+            [],
+        )
+        .unwrap();
+    }
+    std::fs::remove_file(&transcript).unwrap();
+    let (ws, _) = workspace(tmp.path());
+    assert_none_shown(&ws);
+}

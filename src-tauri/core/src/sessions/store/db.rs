@@ -15,7 +15,10 @@ use super::writer_turn::WriterTurn;
 use crate::index_db;
 
 pub(super) const SCHEMA_KEY: &str = "sessions.schema";
-pub(super) const SCHEMA_VERSION: &str = "6";
+/// 7: the same layout as 6, its stored text masked again by the current secret rules (a form
+/// the rules learned to see — a password on a command line, a key block on one line — was kept
+/// verbatim by an index written before).
+pub(super) const SCHEMA_VERSION: &str = "7";
 
 const DROP: &str = "
 DROP TRIGGER IF EXISTS session_messages_ai;
@@ -172,7 +175,7 @@ fn open_once(path: &Path) -> Result<Connection, Failure> {
         // the tables the first of them just created and began to fill, nor migrate twice.
         let _turn = WriterTurn::queue(path).map_err(|e| Failure::Other(e.to_string()))?;
         let version = index_db::schema_version(&conn, SCHEMA_KEY);
-        if matches!(version.as_deref(), Some("2" | "3" | "4" | "5")) {
+        if matches!(version.as_deref(), Some("2" | "3" | "4" | "5" | "6")) {
             // Vaulted sessions exist nowhere else: migrate in place rather than rebuild.
             if version.as_deref() == Some("2") {
                 migrate_from_2(&conn)?;
@@ -180,10 +183,10 @@ fn open_once(path: &Path) -> Result<Connection, Failure> {
             if matches!(version.as_deref(), Some("2" | "3")) {
                 migrate_from_3(&conn)?;
             }
-            if version.as_deref() != Some("5") {
+            if !matches!(version.as_deref(), Some("5" | "6")) {
                 migrate_from_4(&conn)?;
             }
-            migrate_from_5(&conn)?;
+            mask_again(&conn)?;
             conn.execute_batch(CREATE)?;
         } else if version.as_deref() != Some(SCHEMA_VERSION) {
             // Another version's layout (or none): only the session tables are ours to replace.
@@ -252,8 +255,9 @@ fn migrate_from_4(conn: &Connection) -> rusqlite::Result<()> {
     ))
 }
 
-/// Version 5 → 6: secrets an older indexer stored verbatim are masked, as new lines are.
-fn migrate_from_5(conn: &Connection) -> rusqlite::Result<()> {
+/// Version 5 or 6 → 7: secrets an older indexer (or older rules) stored verbatim are masked, as
+/// new lines are. Masking masked text changes nothing, so this is safe to run on any version.
+fn mask_again(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch("BEGIN IMMEDIATE")?;
     let masked = super::mask_stored::mask_stored_secrets(conn).and_then(|()| {
         index_db::set_schema_version(conn, SCHEMA_KEY, SCHEMA_VERSION)?;

@@ -1,4 +1,4 @@
-//! Schema 5 → 6: secrets already stored verbatim by an older indexer are masked in place.
+//! Schema 5 or 6 → 7: secrets stored verbatim by an older indexer, or by older rules, are masked in place.
 //!
 //! Owns: rewriting the stored messages and titles that hold a secret (with their full-text
 //! rows and whole-session rows), dropping those messages' vectors so the next fill embeds the
