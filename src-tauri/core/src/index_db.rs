@@ -135,6 +135,14 @@ pub(crate) fn set_aside_copies(path: &Path) -> Vec<PathBuf> {
 }
 
 /// The file is damaged or is not a database: starting over is the fix.
+/// Another connection held the lock for all of the busy timeout.
+pub(crate) fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked)
+    )
+}
+
 pub(crate) fn is_corrupt(e: &rusqlite::Error) -> bool {
     matches!(
         e.sqlite_error_code(),

@@ -9,14 +9,21 @@
 //! and the next turns may give it again.
 //!
 //! Owns: the file, its schema, recording injections (the one place they are written), what a
-//! session's live context holds, and the read API (`injections`, `use_counts`).
+//! session's live context holds, and the read API (`injections`, `use_counts`); how long a
+//! caller waits for another process's write (a parameter: an agent's turn waits a fraction of a
+//! second, a person's command the usual seconds), and starting over when the file turns out to
+//! be damaged in the middle (set aside, never deleted, as a damaged header is when opened).
 //! Deliberately does not: decide what to inject (compose does) or read the clock (callers pass
 //! `at`).
 
+mod health;
 mod schema;
+
+pub use health::ledger_checks;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -38,17 +45,25 @@ pub enum LedgerError {
         path: PathBuf,
         source: rusqlite::Error,
     },
-    #[error("the injection ledger {} cannot be created: {source}", path.display())]
+    #[error("the injection ledger {} cannot be opened: {source}", path.display())]
     Io {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// Another process held the ledger's write lock for all of `waited`.
+    #[error(
+        "the injection ledger {} is busy (another process held it for {} ms)",
+        path.display(),
+        waited.as_millis()
+    )]
+    Busy { path: PathBuf, waited: Duration },
 }
 
 impl ErrorCode for LedgerError {
     fn code(&self) -> &'static str {
         match self {
             LedgerError::Db { .. } => "ledger",
+            LedgerError::Busy { .. } => "busy",
             LedgerError::Io { .. } => "io",
         }
     }
@@ -122,7 +137,14 @@ pub struct Injection {
 pub struct Ledger {
     conn: Connection,
     path: PathBuf,
+    busy_wait: Duration,
 }
+
+/// How long a person's command waits for another process's write to the ledger.
+pub const COMMAND_WAIT: Duration = crate::index_db::BUSY_TIMEOUT;
+/// How long an agent's turn waits for it: a hook has 2 s in all, and a turn whose ledger is
+/// held longer is composed untracked rather than late.
+pub const TURN_WAIT: Duration = Duration::from_millis(300);
 
 /// Where the ledger of `home` lives.
 pub fn ledger_path(home: &AmbryHome) -> PathBuf {
@@ -130,106 +152,96 @@ pub fn ledger_path(home: &AmbryHome) -> PathBuf {
 }
 
 impl Ledger {
-    /// Opens (creating, 0600) the ledger of `home`.
+    /// Opens (creating, 0600) the ledger of `home`, waiting [`COMMAND_WAIT`] for other writers.
     pub fn open(home: &AmbryHome) -> Result<Ledger, LedgerError> {
-        Ledger::open_at(&ledger_path(home))
+        Ledger::open_at(&ledger_path(home), COMMAND_WAIT)
     }
 
-    pub fn open_at(path: &Path) -> Result<Ledger, LedgerError> {
-        let conn = schema::open(path)?;
+    /// Opens the ledger at `path`; every call waits at most `busy_wait` for another process's
+    /// write, then fails with [`LedgerError::Busy`].
+    pub fn open_at(path: &Path, busy_wait: Duration) -> Result<Ledger, LedgerError> {
+        let conn = schema::open(path, busy_wait)?;
         Ok(Ledger {
             conn,
             path: path.to_path_buf(),
+            busy_wait,
         })
     }
 
     fn db(&self, source: rusqlite::Error) -> LedgerError {
-        LedgerError::Db {
-            path: self.path.clone(),
-            source,
+        error_of(&self.path, self.busy_wait, source)
+    }
+
+    /// Runs `op`; when the file turns out to be damaged in the middle (a page the header did
+    /// not show, "database disk image is malformed"), sets it aside, starts a new ledger and
+    /// runs `op` once more on it. Every turn would otherwise fail on it and give the context
+    /// everything again.
+    fn recovering<T>(
+        &mut self,
+        op: impl Fn(&mut Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, LedgerError> {
+        match op(&mut self.conn) {
+            Err(e) if crate::index_db::is_corrupt(&e) => {
+                self.start_over(&e)?;
+                op(&mut self.conn).map_err(|e| self.db(e))
+            }
+            other => other.map_err(|e| self.db(e)),
         }
     }
 
+    fn start_over(&mut self, why: &rusqlite::Error) -> Result<(), LedgerError> {
+        let io = |source| LedgerError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        // The connection lets go of the file before it is moved.
+        let placeholder = Connection::open_in_memory().map_err(|e| self.db(e))?;
+        drop(std::mem::replace(&mut self.conn, placeholder));
+        let kept = crate::index_db::set_aside(&self.path).map_err(io)?;
+        tracing::warn!(
+            "{} is damaged ({why}); a new ledger is started, the damaged one kept as {}",
+            self.path.display(),
+            kept.display()
+        );
+        self.conn = schema::open(&self.path, self.busy_wait)?;
+        Ok(())
+    }
+
     /// The session's current generation, if the ledger has seen it.
-    pub fn generation(&self, session: &str) -> Result<Option<u32>, LedgerError> {
-        self.conn
-            .query_row(
-                "SELECT MAX(generation) FROM contexts WHERE session_id = ?1",
-                [session],
-                |r| r.get::<_, Option<u32>>(0),
-            )
-            .optional()
-            .map(Option::flatten)
-            .map_err(|e| self.db(e))
+    pub fn generation(&mut self, session: &str) -> Result<Option<u32>, LedgerError> {
+        self.recovering(|conn| generation_of(conn, session))
     }
 
     /// A context begins for `session`. `fresh`: its prior context is gone (a compaction, a clear,
     /// or a first start), so a new generation opens; otherwise (startup of a known id, resume)
     /// the current one continues. Returns the generation now live.
     pub fn start_context(
-        &self,
+        &mut self,
         session: &str,
         agent: &str,
         source: &str,
         fresh: bool,
         at: DateTime<Utc>,
     ) -> Result<u32, LedgerError> {
-        let current = self.generation(session)?;
-        let generation = match current {
-            Some(g) if !fresh => return Ok(g),
-            Some(g) => g + 1,
-            None => 1,
-        };
-        self.conn
-            .execute(
+        let started_at = at.to_rfc3339();
+        self.recovering(|conn| {
+            let generation = match generation_of(conn, session)? {
+                Some(g) if !fresh => return Ok(g),
+                Some(g) => g + 1,
+                None => 1,
+            };
+            conn.execute(
                 "INSERT INTO contexts(session_id, generation, agent, source, started_at)
                  VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![session, generation, agent, source, at.to_rfc3339()],
-            )
-            .map_err(|e| self.db(e))?;
-        Ok(generation)
+                params![session, generation, agent, source, started_at],
+            )?;
+            Ok(generation)
+        })
     }
 
     /// What the session's live context holds; an unknown session holds nothing (generation 0).
-    pub fn held(&self, session: &str) -> Result<Held, LedgerError> {
-        let Some(generation) = self.generation(session)? else {
-            return Ok(Held::default());
-        };
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT scope, project, name, content_hash, form FROM injections
-                 WHERE session_id = ?1 AND generation = ?2",
-            )
-            .map_err(|e| self.db(e))?;
-        let rows = stmt
-            .query_map(params![session, generation], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, String>(4)?,
-                ))
-            })
-            .map_err(|e| self.db(e))?;
-        let mut items = HashSet::new();
-        for row in rows {
-            let (scope, project, name, content_hash, form) = row.map_err(|e| self.db(e))?;
-            let Ok(scope) = scope.parse::<Scope>() else {
-                continue;
-            };
-            items.insert((
-                MemoryVersion {
-                    scope,
-                    project: (!project.is_empty()).then_some(project),
-                    name,
-                    content_hash,
-                },
-                Form::parse(&form),
-            ));
-        }
-        Ok(Held { generation, items })
+    pub fn held(&mut self, session: &str) -> Result<Held, LedgerError> {
+        self.recovering(|conn| held_of(conn, session))
     }
 
     /// Records what entered the session's context in `generation` (one transaction).
@@ -244,24 +256,17 @@ impl Ledger {
         if items.is_empty() {
             return Ok(());
         }
-        let path = self.path.clone();
-        let db = |source| LedgerError::Db {
-            path: path.clone(),
-            source,
-        };
-        let tx = self.conn.transaction().map_err(db)?;
-        {
-            let mut insert = tx
-                .prepare_cached(
+        let when = at.to_rfc3339();
+        self.recovering(|conn| {
+            let tx = conn.transaction()?;
+            {
+                let mut insert = tx.prepare_cached(
                     "INSERT INTO injections(session_id, generation, agent, scope, project, name,
                                             content_hash, form, at)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                )
-                .map_err(db)?;
-            let when = at.to_rfc3339();
-            for (m, form) in items {
-                insert
-                    .execute(params![
+                )?;
+                for (m, form) in items {
+                    insert.execute(params![
                         session,
                         generation,
                         agent,
@@ -271,11 +276,11 @@ impl Ledger {
                         m.content_hash,
                         form.as_str(),
                         when
-                    ])
-                    .map_err(db)?;
+                    ])?;
+                }
             }
-        }
-        tx.commit().map_err(db)
+            tx.commit()
+        })
     }
 
     /// Recorded injections, oldest first: one session's, or every session's when `session` is
@@ -403,6 +408,66 @@ impl Ledger {
         }
         Ok(out)
     }
+}
+
+fn error_of(path: &Path, waited: Duration, source: rusqlite::Error) -> LedgerError {
+    if crate::index_db::is_busy(&source) {
+        LedgerError::Busy {
+            path: path.to_path_buf(),
+            waited,
+        }
+    } else {
+        LedgerError::Db {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+fn generation_of(conn: &Connection, session: &str) -> rusqlite::Result<Option<u32>> {
+    conn.query_row(
+        "SELECT MAX(generation) FROM contexts WHERE session_id = ?1",
+        [session],
+        |r| r.get::<_, Option<u32>>(0),
+    )
+    .optional()
+    .map(Option::flatten)
+}
+
+fn held_of(conn: &Connection, session: &str) -> rusqlite::Result<Held> {
+    let Some(generation) = generation_of(conn, session)? else {
+        return Ok(Held::default());
+    };
+    let mut stmt = conn.prepare_cached(
+        "SELECT scope, project, name, content_hash, form FROM injections
+         WHERE session_id = ?1 AND generation = ?2",
+    )?;
+    let rows = stmt.query_map(params![session, generation], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+            r.get::<_, String>(4)?,
+        ))
+    })?;
+    let mut items = HashSet::new();
+    for row in rows {
+        let (scope, project, name, content_hash, form) = row?;
+        let Ok(scope) = scope.parse::<Scope>() else {
+            continue;
+        };
+        items.insert((
+            MemoryVersion {
+                scope,
+                project: (!project.is_empty()).then_some(project),
+                name,
+                content_hash,
+            },
+            Form::parse(&form),
+        ));
+    }
+    Ok(Held { generation, items })
 }
 
 #[cfg(test)]

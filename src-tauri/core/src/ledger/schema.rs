@@ -1,16 +1,17 @@
 //! Opening `ledger.sqlite`: created 0600 (it says which memories each agent session was given),
-//! WAL and a busy timeout (hooks of parallel sessions write at once), and the schema. A file
+//! WAL and the caller's busy timeout (hooks of parallel sessions write at once), and the schema. A file
 //! that is corrupt or not a database is set aside as `ledger.sqlite.corrupt-N` (never deleted:
 //! it is data) and a new one started, so a turn is never lost to it.
 //! Deliberately does not: read or write rows (the ledger does).
 
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
+use std::time::Duration;
 
 use rusqlite::Connection;
 
 use super::LedgerError;
-use crate::index_db::{is_corrupt, set_aside, BUSY_TIMEOUT};
+use crate::index_db::{is_corrupt, set_aside};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS contexts(
@@ -37,7 +38,7 @@ CREATE INDEX IF NOT EXISTS injections_by_session ON injections(session_id, gener
 CREATE INDEX IF NOT EXISTS injections_by_time ON injections(at);
 ";
 
-pub(super) fn open(path: &Path) -> Result<Connection, LedgerError> {
+pub(super) fn open(path: &Path, busy_wait: Duration) -> Result<Connection, LedgerError> {
     let io = |source| LedgerError::Io {
         path: path.to_path_buf(),
         source,
@@ -57,11 +58,8 @@ pub(super) fn open(path: &Path) -> Result<Connection, LedgerError> {
         .mode(0o600)
         .open(path)
         .map_err(io)?;
-    let db = |source| LedgerError::Db {
-        path: path.to_path_buf(),
-        source,
-    };
-    match open_once(path) {
+    let db = |source| super::error_of(path, busy_wait, source);
+    match open_once(path, busy_wait) {
         Err(e) if is_corrupt(&e) => {
             let kept = set_aside(path).map_err(io)?;
             tracing::warn!(
@@ -75,15 +73,15 @@ pub(super) fn open(path: &Path) -> Result<Connection, LedgerError> {
                 .mode(0o600)
                 .open(path)
                 .map_err(io)?;
-            open_once(path).map_err(db)
+            open_once(path, busy_wait).map_err(db)
         }
         other => other.map_err(db),
     }
 }
 
-fn open_once(path: &Path) -> rusqlite::Result<Connection> {
+fn open_once(path: &Path, busy_wait: Duration) -> rusqlite::Result<Connection> {
     let conn = Connection::open(path)?;
-    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.busy_timeout(busy_wait)?;
     conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))?;
     conn.execute_batch("PRAGMA synchronous=NORMAL;")?;
     conn.execute_batch(SCHEMA)?;

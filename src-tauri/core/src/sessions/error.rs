@@ -43,14 +43,7 @@ impl SessionError {
     }
 }
 
-pub(crate) fn is_busy(e: &rusqlite::Error) -> bool {
-    matches!(
-        e.sqlite_error_code(),
-        Some(rusqlite::ErrorCode::DatabaseBusy) | Some(rusqlite::ErrorCode::DatabaseLocked)
-    )
-}
-
-pub(crate) use crate::index_db::is_corrupt;
+pub(crate) use crate::index_db::{is_busy, is_corrupt};
 
 impl ErrorCode for SessionError {
     fn code(&self) -> &'static str {

@@ -69,24 +69,31 @@ impl Workspace {
         let mut notes = Vec::new();
         let agent = request.agent.as_deref().unwrap_or("ambry");
         let session = request.session_id.as_deref();
-        let mut ledger = match session.map(|_| Ledger::open(&self.home)) {
+        // An agent's turn waits a fraction of a second for another writer; a busy ledger costs
+        // the turn its tracking, never the turn itself.
+        let ledger_wait = if request.record {
+            crate::ledger::TURN_WAIT
+        } else {
+            crate::ledger::COMMAND_WAIT
+        };
+        let ledger_path = crate::ledger::ledger_path(&self.home);
+        let mut ledger = match session.map(|_| Ledger::open_at(&ledger_path, ledger_wait)) {
             Some(Ok(ledger)) => Some(ledger),
             Some(Err(e)) => {
-                notes.push(format!("{e}; this context's memory is not tracked"));
+                notes.push(untracked(&e));
                 None
             }
             None => None,
         };
-        let ledger_note = |e: crate::ledger::LedgerError, notes: &mut Vec<String>| {
-            notes.push(format!("{e}; this context's memory is not tracked"))
-        };
+        let ledger_note =
+            |e: crate::ledger::LedgerError, notes: &mut Vec<String>| notes.push(untracked(&e));
 
         // Which moment, and which generation of the session's context.
         let mut generation = 0;
         let mut held = Held::default();
         let start = match request.event {
             ContextEvent::PreCompact | ContextEvent::SessionStart => {
-                if let (Some(id), Some(l), true) = (session, ledger.as_ref(), request.record) {
+                if let (Some(id), Some(l), true) = (session, ledger.as_mut(), request.record) {
                     let fresh =
                         request.empties_context() || request.source.as_deref() != Some("resume");
                     let source = match request.event {
@@ -100,7 +107,7 @@ impl Workspace {
                 }
                 request.event == ContextEvent::SessionStart
             }
-            ContextEvent::Turn => match (session, ledger.as_ref()) {
+            ContextEvent::Turn => match (session, ledger.as_mut()) {
                 (Some(id), Some(l)) => match l.held(id) {
                     Ok(h) if h.generation > 0 => {
                         generation = h.generation;
@@ -187,9 +194,7 @@ impl Workspace {
             if let Some(l) = ledger.as_mut() {
                 if generation > 0 {
                     if let Err(e) = l.record(id, agent, generation, &composition.given(), now) {
-                        composition
-                            .notes
-                            .push(format!("{e}; this context's memory is not tracked"));
+                        composition.notes.push(untracked(&e));
                     }
                 }
             }
@@ -239,6 +244,16 @@ impl Workspace {
         if !path.exists() {
             return Ok(Vec::new());
         }
-        Ok(Ledger::open_at(&path)?.injections(session, since)?)
+        Ok(Ledger::open_at(&path, crate::ledger::COMMAND_WAIT)?.injections(session, since)?)
+    }
+}
+
+/// The note for a turn whose ledger could not be used: what it costs.
+fn untracked(e: &crate::ledger::LedgerError) -> String {
+    match e {
+        crate::ledger::LedgerError::Busy { .. } => {
+            format!("{e}; skipped for this turn, so what it gives may be given again later")
+        }
+        _ => format!("{e}; this context's memory is not tracked"),
     }
 }

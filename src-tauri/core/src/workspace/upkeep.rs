@@ -160,6 +160,7 @@ impl Workspace {
             );
         }
         checks.extend(crate::sessions::session_checks(&self.home.index_db()));
+        checks.extend(crate::ledger::ledger_checks(&self.home));
         if let Ok(env) = self.agent_env() {
             checks.extend(crate::agents::agent_checks(&env));
         }

@@ -15,6 +15,7 @@ mod memories;
 mod search;
 mod sessions;
 mod setup;
+mod turns;
 
 /// A fixed clock: the store's timestamps come from here, never from sleeping.
 fn at(second: u32) -> DateTime<Utc> {

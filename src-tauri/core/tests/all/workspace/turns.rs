@@ -1,0 +1,112 @@
+//! An agent's turn through the workspace when the ledger misbehaves: held by another process,
+//! or damaged in the middle. The turn still gets its memory; what it costs is said in a note.
+
+use super::*;
+
+use ambry_core::compose::hook::{ContextEvent, ContextRequest};
+use ambry_core::rank::Gate;
+
+fn turn(session: &str, prompt: &str) -> ContextRequest {
+    ContextRequest {
+        event: ContextEvent::Turn,
+        prompt: prompt.into(),
+        source: None,
+        session_id: Some(session.into()),
+        agent: Some("claude".into()),
+        record: true,
+    }
+}
+
+fn home_with_a_memory(tmp: &Path) -> (Arc<Workspace>, ambry_core::memory::Store) {
+    let ws = workspace(&tmp.join("home"), &tmp.join("no-models"));
+    let store = ws.store_of(None).unwrap();
+    ws.save(
+        &store,
+        Scope::User,
+        draft(
+            "pool-size",
+            "Database pool size",
+            "The database pool size is 20; raise it in config/db.toml.",
+        ),
+        at(1),
+    )
+    .unwrap();
+    (ws, store)
+}
+
+/// A ledger whose write lock another process holds: the turn gets its memory at once, with a
+/// note that it was not tracked — it used to wait 15 s and then give nothing.
+#[test]
+fn a_turn_with_a_held_ledger_gets_its_memory_and_a_note() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (ws, store) = home_with_a_memory(tmp.path());
+    ws.compose_context(&store, &turn("s0", "hello"), Gate::CALIBRATED, at(2))
+        .unwrap();
+    let holder = rusqlite::Connection::open(ws.home().root().join("ledger.sqlite")).unwrap();
+    holder
+        .execute_batch("BEGIN EXCLUSIVE; DELETE FROM contexts WHERE 0;")
+        .unwrap();
+    let composed = ws
+        .compose_context(
+            &store,
+            &turn("s1", "what is the database pool size"),
+            Gate::CALIBRATED,
+            at(3),
+        )
+        .unwrap();
+    assert!(
+        composed.text.contains("pool size is 20"),
+        "{}",
+        composed.text
+    );
+    assert!(
+        composed
+            .notes
+            .iter()
+            .any(|n| n.contains("is busy") && n.contains("skipped for this turn")),
+        "{:?}",
+        composed.notes
+    );
+    holder.execute_batch("ROLLBACK").unwrap();
+}
+
+/// A ledger damaged in the middle is set aside on the turn that finds it: the next turn knows
+/// what this one gave and does not give it again.
+#[test]
+fn after_a_damaged_ledger_the_next_turn_does_not_repeat_the_last() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (ws, store) = home_with_a_memory(tmp.path());
+    for i in 0..300 {
+        let session = format!("old-{i}");
+        ws.compose_context(
+            &store,
+            &turn(&session, "database pool size"),
+            Gate::CALIBRATED,
+            at(2),
+        )
+        .unwrap();
+    }
+    let path = ws.home().root().join("ledger.sqlite");
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+            .unwrap();
+    }
+    let mut bytes = std::fs::read(&path).unwrap();
+    assert!(bytes.len() > 8 * 4096, "{}", bytes.len());
+    for b in &mut bytes[4096..] {
+        *b = 0xA5;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+
+    let prompt = "what is the database pool size";
+    let first = ws
+        .compose_context(&store, &turn("s1", prompt), Gate::CALIBRATED, at(3))
+        .unwrap();
+    assert!(first.text.contains("pool size is 20"), "{}", first.text);
+    let second = ws
+        .compose_context(&store, &turn("s1", prompt), Gate::CALIBRATED, at(4))
+        .unwrap();
+    assert!(second.text.is_empty(), "given again: {}", second.text);
+    assert!(ws.home().root().join("ledger.sqlite.corrupt-1").exists());
+}
