@@ -112,31 +112,24 @@ pub fn read_regular_within(path: &Path, root: &Path, limit: u64) -> Result<Vec<u
     read_opened(file, limit)
 }
 
-/// A file a person named on the command line (`--body-file`): a regular file, or a pipe such
-/// as `<(command)`; never a device, a directory or a socket, and at most `limit` bytes of it.
+/// A file a person named on the command line (`--body-file`): a regular file (a link to one
+/// is followed), never a FIFO, socket, device or directory, and at most `limit` bytes of it.
+/// The type is judged from the path's metadata before anything is opened: opening a FIFO
+/// would wait for a writer (or, without one, read as an empty body and save over a memory),
+/// and a writer blocked on the other end would be let go. A pipe's text goes on stdin instead.
 pub fn read_named_input(path: &Path, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
-    let file = match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-    {
-        Ok(f) => f,
+    match std::fs::metadata(path) {
+        Ok(meta) => {
+            if let Some(what) = non_regular_kind(meta.file_type()) {
+                return Err(ReadRefusal::NotAFile(what));
+            }
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadRefusal::Missing),
         Err(e) => return Err(ReadRefusal::Io(e)),
-    };
-    let file_type = file.metadata().map_err(ReadRefusal::Io)?.file_type();
-    if file_type.is_fifo() {
-        // A pipe is read like stdin: blocking (its writer is the person's own command), bounded.
-        use std::os::fd::AsRawFd;
-        let fd = file.as_raw_fd();
-        // SAFETY: fcntl on a descriptor this function owns, with no pointers involved.
-        unsafe {
-            let flags = libc::fcntl(fd, libc::F_GETFL);
-            libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
-        }
-        return read_stream(file, limit);
     }
-    read_opened(file, limit)
+    // Judged again on the opened descriptor (O_NONBLOCK, so a FIFO swapped in since does not
+    // hold the open), so nothing swapped in between is read.
+    read_regular(path, limit)
 }
 
 /// At most `limit` bytes from a stream (stdin, a pipe); a longer one is refused after reading
@@ -312,5 +305,35 @@ mod tests {
             read_named_input(&dir.path().join("ok"), 1024).unwrap(),
             b"body"
         );
+    }
+
+    #[test]
+    fn a_named_input_that_is_a_fifo_or_a_socket_is_refused_before_it_is_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("body");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(matches!(
+            read_named_input(&fifo, 1024),
+            Err(ReadRefusal::NotAFile("a named pipe (FIFO)"))
+        ));
+        // A link to the FIFO is judged by what it points to.
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        assert!(matches!(
+            read_named_input(&link, 1024),
+            Err(ReadRefusal::NotAFile("a named pipe (FIFO)"))
+        ));
+        let socket = dir.path().join("sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        assert!(matches!(
+            read_named_input(&socket, 1024),
+            Err(ReadRefusal::NotAFile("a socket"))
+        ));
+        assert!(matches!(
+            read_named_input(dir.path(), 1024),
+            Err(ReadRefusal::NotAFile("a directory"))
+        ));
     }
 }
