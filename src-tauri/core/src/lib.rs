@@ -56,7 +56,9 @@ pub use import::{ImportOutcome, ImportReport};
 pub use instructions::{InstructionFile, InstructionKind};
 pub use ledger::{Form, Injection};
 pub use lifecycle::Finding;
-pub use memory::bounded_read::{read_named_input, read_regular, read_stream, ReadRefusal};
+pub use memory::bounded_read::{
+    read_named_input, read_regular, read_regular_unlinked, read_stream, ReadRefusal,
+};
 pub use memory::frontmatter::rfc3339;
 pub use memory::validate::{escape_controls, BODY_MAX, MEMORY_FILE_MAX};
 pub use memory::{

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use ambry_core::MemoryRow;
 use ambry_core::UseKind;
-use ambry_core::{read_named_input, read_regular, read_stream, ReadRefusal};
+use ambry_core::{read_named_input, read_regular_unlinked, read_stream, ReadRefusal};
 use ambry_core::{rfc3339, Memory, MemoryDraft, Scope};
 use ambry_core::{BODY_MAX, MEMORY_FILE_MAX};
 use anyhow::{anyhow, bail, Result};
@@ -202,7 +202,7 @@ fn get(ctx: &Context, name: &str, scope: Option<ScopeArg>) -> Result<()> {
     if ctx.json {
         return ctx.print_json(&memory);
     }
-    let bytes = read_regular(&memory.path, MEMORY_FILE_MAX)
+    let bytes = read_regular_unlinked(&memory.path, MEMORY_FILE_MAX)
         .map_err(|refusal| anyhow!("{} {refusal}", memory.path.display()))?;
     let text = String::from_utf8_lossy(&bytes);
     print!("{text}");
