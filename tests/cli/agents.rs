@@ -373,9 +373,8 @@ fn codex_trust_keys_use_the_real_path_of_a_linked_or_relative_codex_home() {
             .map(str::to_string)
             .collect()
     };
-    let all_trusted = |lines: &[String]| {
-        lines.len() == 2 && lines.iter().all(|l| l.ends_with("hook: trusted"))
-    };
+    let all_trusted =
+        |lines: &[String]| lines.len() == 2 && lines.iter().all(|l| l.ends_with("hook: trusted"));
 
     with_codex_home(&home.join("codex-link").display().to_string())
         .args(["connect", "codex", "--trust"])

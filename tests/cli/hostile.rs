@@ -258,7 +258,14 @@ fn a_body_file_that_is_a_fifo_or_a_socket_is_refused_and_the_memory_kept() {
         .assert()
         .success();
     sb.ambry()
-        .args(["memory", "review", "merge", "probe", "probe-two", "--body-file"])
+        .args([
+            "memory",
+            "review",
+            "merge",
+            "probe",
+            "probe-two",
+            "--body-file",
+        ])
         .arg(&fifo)
         .timeout(HANG)
         .assert()
