@@ -340,6 +340,78 @@ fn codex_trust_is_shown_and_written_only_when_asked() {
     live_codex_agrees(home, &program);
 }
 
+/// Codex keys hook trust by the real path of `$CODEX_HOME/hooks.json`: with a `CODEX_HOME`
+/// through a link, or relative, `--trust` writes the key under the real path, doctor reads it
+/// back as trusted, and an entry under the path as given (which Codex never finds) is not
+/// reported as trusted.
+#[test]
+fn codex_trust_keys_use_the_real_path_of_a_linked_or_relative_codex_home() {
+    let sb = Sandbox::new();
+    let home = sb.home.path();
+    let real = home.join("real-codex");
+    fs::create_dir_all(&real).unwrap();
+    std::os::unix::fs::symlink(&real, home.join("codex-link")).unwrap();
+    let real_hooks = fs::canonicalize(&real).unwrap().join("hooks.json");
+    let linked_hooks = home.join("codex-link/hooks.json");
+    let with_codex_home = |value: &str| {
+        let mut cmd = ambry(&sb);
+        cmd.env("CODEX_HOME", value).current_dir(home);
+        cmd
+    };
+    let verdicts = |value: &str| -> Vec<String> {
+        let out = with_codex_home(value)
+            .args(["--json", "doctor"])
+            .output()
+            .unwrap();
+        let doctor: Value = serde_json::from_slice(&out.stdout).unwrap();
+        doctor["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c["detail"].as_str())
+            .filter(|d| d.contains("SessionStart hook") || d.contains("UserPromptSubmit hook"))
+            .map(str::to_string)
+            .collect()
+    };
+    let all_trusted =
+        |lines: &[String]| lines.len() == 2 && lines.iter().all(|l| l.ends_with("hook: trusted"));
+
+    with_codex_home(&home.join("codex-link").display().to_string())
+        .args(["connect", "codex", "--trust"])
+        .assert()
+        .success();
+    let config = fs::read_to_string(real.join("config.toml")).unwrap();
+    assert!(
+        config.contains(&format!("{}:session_start", real_hooks.display()))
+            && config.contains(&format!("{}:user_prompt_submit", real_hooks.display())),
+        "{config}"
+    );
+    assert!(!config.contains("codex-link"), "{config}");
+    for codex_home in [
+        home.join("codex-link").display().to_string(),
+        "codex-link".to_string(),
+        "./codex-link/".to_string(),
+    ] {
+        let lines = verdicts(&codex_home);
+        assert!(all_trusted(&lines), "CODEX_HOME={codex_home}: {lines:?}");
+    }
+
+    // The same entries under the unresolved path: Codex skips the hooks, and so doctor says.
+    fs::write(
+        real.join("config.toml"),
+        config.replace(
+            &real_hooks.display().to_string(),
+            &linked_hooks.display().to_string(),
+        ),
+    )
+    .unwrap();
+    let lines = verdicts(&home.join("codex-link").display().to_string());
+    assert!(
+        lines.len() == 2 && lines.iter().all(|l| l.contains("not trusted yet")),
+        "{lines:?}"
+    );
+}
+
 fn doctor_lines(sb: &Sandbox) -> Vec<String> {
     let out = ambry(sb).args(["--json", "doctor"]).output().unwrap();
     let doctor: Value = serde_json::from_slice(&out.stdout).unwrap();

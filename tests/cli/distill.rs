@@ -225,3 +225,57 @@ fn accept_with_edits_is_logged_as_edited_and_an_unknown_id_is_a_clear_error() {
         .failure()
         .stderr(predicate::str::contains("not_found"));
 }
+
+/// `ambry` on the sandbox under umask 022, the common default.
+fn ambry_umask_022(sb: &Sandbox) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::new("sh");
+    cmd.args(["-c", "umask 022 && exec \"$@\"", "sh"])
+        .arg(assert_cmd::cargo::cargo_bin("ambry"))
+        .env_remove("AMBRY_HOME")
+        .env("AMBRY_SERVICE_AUTOSTART", "0")
+        .env("HOME", sb.home.path())
+        .arg("--home")
+        .arg(sb.home.path())
+        .arg("--cwd")
+        .arg(sb.cwd.path());
+    cmd
+}
+
+/// What distill keeps in the home is private like the rest of it: its folders were created
+/// 0755 and `decisions.jsonl` 0644 under umask 022.
+#[test]
+fn the_distill_folder_and_its_files_are_private_under_umask_022() {
+    let (sb, _bin) = setup("", &squash());
+    ambry_umask_022(&sb)
+        .args(["memory", "distill", "--session", "s-one"])
+        .assert()
+        .success();
+    let review = ambry_umask_022(&sb)
+        .args(["--json", "memory", "review"])
+        .output()
+        .unwrap();
+    let findings: Vec<Value> = serde_json::from_slice(&review.stdout).unwrap();
+    let id = findings
+        .iter()
+        .find(|f| f["kind"] == "proposal")
+        .expect("a proposal in the inbox")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    ambry_umask_022(&sb)
+        .args(["memory", "review", "reject", &id])
+        .assert()
+        .success();
+    let distill = sb.home.path().join("distill");
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&distill), 0o700, "distill/");
+    let running = distill.join("running");
+    assert_eq!(mode(&running), 0o700, "distill/running/");
+    for view in fs::read_dir(&running).unwrap() {
+        let view = view.unwrap().path();
+        assert_eq!(mode(&view), 0o700, "{}", view.display());
+    }
+    for file in ["proposals.json", "distilled.json", "decisions.jsonl"] {
+        assert_eq!(mode(&distill.join(file)), 0o600, "{file}");
+    }
+}

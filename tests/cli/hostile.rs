@@ -209,7 +209,7 @@ fn a_body_from_dev_zero_or_a_huge_file_is_refused_without_reading_it_whole() {
         .failure()
         .stderr(predicate::str::contains("body limit"));
     assert!(!sb.home.path().join("memory/probe.md").exists());
-    // A FIFO the person names is a pipe: read like stdin.
+    // A regular file is read.
     let body = sb.cwd.path().join("body.txt");
     std::fs::write(&body, "from a file\n").unwrap();
     let mut cmd = sb.ambry();
@@ -219,6 +219,60 @@ fn a_body_from_dev_zero_or_a_huge_file_is_refused_without_reading_it_whole() {
         .timeout(HANG)
         .assert()
         .success();
+}
+
+/// A FIFO (or socket) named as the body file is refused from its type, before it is opened: a
+/// FIFO with no writer read as an empty body and saved it over the memory.
+#[test]
+fn a_body_file_that_is_a_fifo_or_a_socket_is_refused_and_the_memory_kept() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.ambry();
+    save_args(&mut cmd)
+        .args(["--body", "the original body"])
+        .assert()
+        .success();
+    let memory = sb.home.path().join("memory/probe.md");
+    let before = std::fs::read_to_string(&memory).unwrap();
+    let fifo = sb.cwd.path().join("body.fifo");
+    mkfifo(&fifo);
+    let socket = sb.cwd.path().join("body.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    for (path, kind) in [(&fifo, "a named pipe (FIFO)"), (&socket, "a socket")] {
+        let mut cmd = sb.ambry();
+        save_args(&mut cmd)
+            .arg("--body-file")
+            .arg(path)
+            .timeout(HANG)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(format!(
+                "--body-file {} is {kind}, not a regular file",
+                path.display()
+            )));
+        assert_eq!(std::fs::read_to_string(&memory).unwrap(), before);
+    }
+    // The review's merge reads its --body-file by the same rule.
+    sb.ambry()
+        .args(["memory", "save", "probe-two", "--type", "user"])
+        .args(["--description", "d", "--body", "second"])
+        .assert()
+        .success();
+    sb.ambry()
+        .args([
+            "memory",
+            "review",
+            "merge",
+            "probe",
+            "probe-two",
+            "--body-file",
+        ])
+        .arg(&fifo)
+        .timeout(HANG)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("is a named pipe (FIFO)"));
+    assert_eq!(std::fs::read_to_string(&memory).unwrap(), before);
+    assert!(sb.home.path().join("memory/probe-two.md").exists());
 }
 
 /// A home with one memory the hook's prompt brings in, so "composed in-process" is visible.

@@ -647,3 +647,70 @@ fn a_second_initialize_is_refused_and_the_session_keeps_its_version() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+/// Over stdio, through the real binary: an oversized field is quoted in the error by an excerpt
+/// and its length (a 5 MB `type` came back as a 5 MB error), whether the store refuses it or
+/// the SDK cannot deserialize it; and `tools/call` without params is invalid params (-32602),
+/// not "method not found" (-32601).
+#[test]
+fn errors_quote_an_excerpt_of_oversized_input_and_a_call_without_params_is_invalid_params() {
+    use std::io::{BufRead, BufReader, Write};
+    let s = Sandbox::new();
+    let mut child = mcp_on_pipes(&s);
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |request: Value| -> (usize, Value) {
+        stdin.write_all(format!("{request}\n").as_bytes()).unwrap();
+        if request.get("id").is_none() {
+            return (0, Value::Null);
+        }
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        let answer = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:.300}"));
+        (line.len(), answer)
+    };
+    ask(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    ask(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let (_, no_params) = ask(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call"}));
+    assert_eq!(no_params["id"], 2, "{no_params}");
+    assert_eq!(no_params["error"]["code"], -32602, "{no_params}");
+
+    let huge = "x".repeat(5 << 20);
+    let save = |id: u32, field: &str| {
+        let mut arguments =
+            json!({"name": "probe", "type": "user", "description": "d", "body": "b"});
+        arguments[field] = json!(huge);
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "memory_save", "arguments": arguments}})
+    };
+    let length = format!("{} bytes", huge.len());
+    // The store's refusal (type), and the SDK's (scope is not one of its values).
+    for (id, field) in [(3, "type"), (4, "scope")] {
+        let (size, answer) = ask(save(id, field));
+        assert!(size < 4096, "{field}: a {size}-byte answer");
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+        let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+        // The store names the field's length; the SDK's message, its own.
+        assert!(text.contains(" bytes"), "{field}: {text}");
+    }
+    let (size, read) = ask(
+        json!({"jsonrpc": "2.0", "id": 5, "method": "resources/read",
+        "params": {"uri": huge}}),
+    );
+    assert!(size < 4096, "resources/read: a {size}-byte answer");
+    assert!(
+        read["error"]["message"].as_str().unwrap().contains(&length),
+        "{read}"
+    );
+    let (size, unknown) = ask(json!({"jsonrpc": "2.0", "id": 6, "method": huge}));
+    assert!(size < 4096, "an unknown method: a {size}-byte answer");
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    assert!(!s.home.path().join("memory/probe.md").exists());
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

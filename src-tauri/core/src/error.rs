@@ -2,8 +2,9 @@
 //!
 //! Owns: the `ErrorCode` trait (each structured error's stable machine-readable kind), the
 //! `ErrorReport` shape every front end shows (`{ "code", "message", "field"? }` across IPC, in
-//! `--json` errors and in MCP tool errors), how an error chain becomes that shape, and the few
-//! codes only a front end can produce (`FrontEndCode`).
+//! `--json` errors and in MCP tool errors), how an error chain becomes that shape, the few
+//! codes only a front end can produce (`FrontEndCode`), and how much of someone's input an
+//! error quotes (`quoted`: a short excerpt and its length, never a 5 MB field echoed whole).
 //! Deliberately does not: define the module errors themselves (each module has its own
 //! `thiserror` enum) or list them: this file imports nothing of the crate, so every module can
 //! implement `ErrorCode` without an import cycle; `error_registry.rs` lists the types.
@@ -18,6 +19,19 @@ pub trait ErrorCode: std::error::Error {
     /// so a form can mark it without parsing the message.
     fn field(&self) -> Option<&'static str> {
         None
+    }
+}
+
+/// Most characters of someone's input (a name, a type, a version) an error message quotes.
+pub const QUOTE_MAX: usize = 64;
+
+/// `input` as an error message quotes it: whole when it is at most [`QUOTE_MAX`] characters,
+/// else its first `QUOTE_MAX` characters, an ellipsis and its length, so an oversized field
+/// (an agent's 5 MB `type`) is named in the error, not sent back whole.
+pub fn quoted(input: &str) -> String {
+    match input.char_indices().nth(QUOTE_MAX) {
+        None => input.to_string(),
+        Some((end, _)) => format!("{}… ({} bytes)", &input[..end], input.len()),
     }
 }
 

@@ -49,14 +49,16 @@ pub use distill::{DistillReport, Edits, Proposal};
 pub use doctor::{overall as overall_status, Check, Status};
 pub use editor::{in_terminal_if_needed, EditorLaunch};
 pub use embed::{release_idle_model_in_background, ReindexProgress, SavedWithVector, VectorStatus};
-pub use error::{ErrorCode, ErrorReport, FrontEndCode};
+pub use error::{quoted, ErrorCode, ErrorReport, FrontEndCode};
 pub use error_registry::report;
 pub use home::AmbryHome;
 pub use import::{ImportOutcome, ImportReport};
 pub use instructions::{InstructionFile, InstructionKind};
 pub use ledger::{Form, Injection};
 pub use lifecycle::Finding;
-pub use memory::bounded_read::{read_named_input, read_regular, read_stream, ReadRefusal};
+pub use memory::bounded_read::{
+    read_named_input, read_regular, read_regular_unlinked, read_stream, ReadRefusal,
+};
 pub use memory::frontmatter::rfc3339;
 pub use memory::validate::{escape_controls, BODY_MAX, MEMORY_FILE_MAX};
 pub use memory::{

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use ambry_core::MemoryRow;
 use ambry_core::UseKind;
-use ambry_core::{read_named_input, read_regular, read_stream, ReadRefusal};
+use ambry_core::{read_named_input, read_regular_unlinked, read_stream, ReadRefusal};
 use ambry_core::{rfc3339, Memory, MemoryDraft, Scope};
 use ambry_core::{BODY_MAX, MEMORY_FILE_MAX};
 use anyhow::{anyhow, bail, Result};
@@ -202,7 +202,7 @@ fn get(ctx: &Context, name: &str, scope: Option<ScopeArg>) -> Result<()> {
     if ctx.json {
         return ctx.print_json(&memory);
     }
-    let bytes = read_regular(&memory.path, MEMORY_FILE_MAX)
+    let bytes = read_regular_unlinked(&memory.path, MEMORY_FILE_MAX)
         .map_err(|refusal| anyhow!("{} {refusal}", memory.path.display()))?;
     let text = String::from_utf8_lossy(&bytes);
     print!("{text}");
@@ -210,24 +210,32 @@ fn get(ctx: &Context, name: &str, scope: Option<ScopeArg>) -> Result<()> {
 }
 
 /// A body read with the body limit + 1 byte at most: `/dev/zero` or a 2 GB file is refused
-/// without being read whole, a device or a directory without being read at all.
+/// without being read whole, a device, FIFO, socket or directory without being read at all.
 fn body_text(read: Result<Vec<u8>, ReadRefusal>, what: &str) -> Result<String> {
     let bytes = read.map_err(|refusal| match refusal {
         ReadRefusal::TooLarge { .. } => anyhow!(
             "{what} is over the {BODY_MAX}-byte (256 KiB) body limit; keep bulky content in a file and store a pointer to it"
+        ),
+        ReadRefusal::NotAFile(kind) => anyhow!(
+            "{what} is {kind}, not a regular file; nothing was saved. Name a regular file, or pipe the body on stdin"
         ),
         other => anyhow!("{what} {other}"),
     })?;
     String::from_utf8(bytes).map_err(|_| anyhow!("{what} is not UTF-8 text"))
 }
 
+/// The text of a `--body-file`: a regular file only, at most the body limit.
+pub(crate) fn body_file_text(path: &std::path::Path) -> Result<String> {
+    body_text(
+        read_named_input(path, BODY_MAX as u64),
+        &format!("--body-file {}", path.display()),
+    )
+}
+
 fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
     let body = match (&args.body, &args.body_file) {
         (Some(body), _) => body.clone(),
-        (None, Some(path)) => body_text(
-            read_named_input(path, BODY_MAX as u64),
-            &format!("--body-file {}", path.display()),
-        )?,
+        (None, Some(path)) => body_file_text(path)?,
         (None, None) => {
             let stdin = std::io::stdin();
             if stdin.is_terminal() {

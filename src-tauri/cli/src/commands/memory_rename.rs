@@ -1,5 +1,6 @@
 //! `ambry memory rename OLD NEW [--scope S]`: one operation that moves the memory, its archived
-//! history, the `[[links]]` and the retrieval-test cases that name it (DESIGN §14).
+//! history, the `[[links]]` and the retrieval-test cases that name it (DESIGN §14), and says
+//! where the history of an earlier, forgotten memory of the new name was set aside.
 
 use anyhow::Result;
 
@@ -28,6 +29,12 @@ pub fn run(ctx: &Context, args: RenameArgs) -> Result<()> {
         "renamed {scope}/{} to {} ({} archived version(s) moved with it)",
         r.old_name, r.outcome.memory.name, r.versions_moved
     );
+    if let Some(earlier) = &r.earlier_history {
+        println!(
+            "  {} archived version(s) of an earlier, forgotten {} are kept apart as {} (`ambry memory archive list {}`)",
+            earlier.versions, r.outcome.memory.name, earlier.name, earlier.name
+        );
+    }
     for linked in &r.relinked {
         println!("  updated links in {}/{}", linked.scope, linked.name);
     }

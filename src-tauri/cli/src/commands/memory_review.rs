@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use ambry_core::Finding;
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 
 use crate::context::Context;
 use crate::scope_args::ScopeArg;
@@ -135,11 +135,9 @@ pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
     Ok(())
 }
 
+/// The `--body-file` text, read by the same rule as `memory save --body-file`.
 fn read_body(file: Option<PathBuf>) -> Result<Option<String>> {
-    file.map(|f| {
-        std::fs::read_to_string(&f).with_context(|| format!("reading --body-file {}", f.display()))
-    })
-    .transpose()
+    file.map(|f| super::memory::body_file_text(&f)).transpose()
 }
 
 fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {

@@ -61,7 +61,7 @@ pub fn read(ws: &Workspace, cwd: &Path, uri: &str) -> Result<ReadResourceRespons
     let found = all(ws, cwd).into_iter().find(|(u, _, _)| *u == uri);
     let Some((_, _, Some(path))) = found else {
         return Err(ErrorData::resource_not_found(
-            format!("no resource at {uri}"),
+            format!("no resource at {}", ambry_core::quoted(uri)),
             None,
         ));
     };

@@ -1,8 +1,12 @@
 //! The six tools (DESIGN §12) and their argument schemas, each a thin call into the workspace.
 //!
 //! Owns: the argument shapes, which project a call is about (the `cwd` argument, else the
-//! client's first root, else the server's working directory), and turning every refusal into
-//! a tool error with the store's own message (never a protocol error, never an ended server).
+//! client's first root, else the server's working directory), turning every refusal into a
+//! tool error with the store's own message (never a protocol error, never an ended server),
+//! bounding what the SDK's own errors quote (a parameter that does not deserialize is quoted by
+//! serde whole: a 5 MB `scope` came back as a 5 MB error), and answering a known method whose
+//! params do not parse (`tools/call` without params) with invalid params (-32602), not the
+//! SDK's "method not found".
 //! Deliberately does not: decide anything about memories; the workspace does.
 
 use std::path::PathBuf;
@@ -28,6 +32,36 @@ use super::guidance;
 
 /// How long a client may take to answer which folders (roots) it works in.
 const ROOTS_TIMEOUT: Duration = Duration::from_secs(2);
+/// The most bytes of a message the SDK made (quoting what it refused) an answer carries.
+const SDK_MESSAGE_MAX: usize = 512;
+/// What the SDK's message for arguments that do not deserialize starts with.
+const UNDESERIALIZABLE: &str = "failed to deserialize parameters:";
+/// Every request method of the protocol the SDK parses: one of these that reaches
+/// `on_custom_request` had params that are missing or not its own.
+const PROTOCOL_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "completion/complete",
+    "logging/setLevel",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "resources/directory/read",
+    "subscriptions/listen",
+    "tools/call",
+    "tools/list",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "skills/list",
+    "skills/get",
+];
+
 /// Recall and search results when the agent gives no limit, and the most it may ask for.
 const DEFAULT_LIMIT: usize = 10;
 const MAX_LIMIT: usize = 50;
@@ -169,7 +203,6 @@ pub struct RecallArgs {
 pub struct AmbryTools {
     workspace: Arc<Workspace>,
     cwd: PathBuf,
-    #[allow(dead_code)] // read by the `tool_handler` expansion
     tool_router: ToolRouter<Self>,
     /// Set by the handshake's `initialize`: a session is initialized once.
     initialized: Arc<AtomicBool>,
@@ -244,6 +277,28 @@ fn answer<T: Serialize>(result: Result<T, ErrorReport>) -> CallToolResult {
             e.message, e.code
         ))]),
     }
+}
+
+/// A message the SDK made, its middle cut when it is over [`SDK_MESSAGE_MAX`] bytes: serde
+/// quotes a value it refused whole, and says what it expected after it, so both ends stay.
+fn bounded(message: String) -> String {
+    if message.len() <= SDK_MESSAGE_MAX {
+        return message;
+    }
+    let keep = SDK_MESSAGE_MAX / 2;
+    let head_end = (0..=keep)
+        .rev()
+        .find(|i| message.is_char_boundary(*i))
+        .unwrap_or(0);
+    let tail_start = (message.len() - keep..message.len())
+        .find(|i| message.is_char_boundary(*i))
+        .unwrap_or(message.len());
+    format!(
+        "{}… ({} bytes in all) …{}",
+        &message[..head_end],
+        message.len(),
+        &message[tail_start..]
+    )
 }
 
 fn limit(asked: Option<usize>) -> Result<usize, ErrorReport> {
@@ -476,6 +531,68 @@ impl ServerHandler for AmbryTools {
         .with_instructions(guidance::INSTRUCTIONS)
     }
 
+    /// Calls the tool as the SDK's router does; what the SDK itself answers (arguments that do
+    /// not deserialize, an unknown tool) quotes at most a bounded part of the request.
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        match self.tool_router.call(call).await {
+            Ok(rmcp::model::CallToolResponse::Complete(mut result))
+                if result.is_error == Some(true) =>
+            {
+                for block in &mut result.content {
+                    if let ContentBlock::Text(text) = block {
+                        if text.text.starts_with(UNDESERIALIZABLE) {
+                            text.text = bounded(std::mem::take(&mut text.text));
+                        }
+                    }
+                }
+                Ok(rmcp::model::CallToolResponse::Complete(result))
+            }
+            Ok(other) => Ok(other),
+            Err(mut error) => {
+                error.message = bounded(error.message.into_owned()).into();
+                Err(error)
+            }
+        }
+    }
+
+    /// A request the SDK could not parse as any protocol request. A protocol method here had
+    /// params that are missing or not its own: invalid params (-32602), as JSON-RPC says; the
+    /// SDK answered "method not found" (-32601) for `tools/call` without params. Anything else
+    /// is an unknown method, its name quoted by an excerpt.
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: rmcp::service::RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        let method = request.method.as_str();
+        if PROTOCOL_METHODS.contains(&method) {
+            let what = if request.params.is_none() {
+                "needs params"
+            } else {
+                "has params that are not its own"
+            };
+            let hint = if method == "tools/call" {
+                " (`{\"name\": TOOL, \"arguments\": {…}}`)"
+            } else {
+                ""
+            };
+            return Err(ErrorData::invalid_params(
+                format!("`{method}` {what}{hint}"),
+                None,
+            ));
+        }
+        Err(ErrorData::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            format!("no method `{}`", ambry_core::quoted(method)),
+            None,
+        ))
+    }
+
     /// Answers the handshake's `initialize` as the SDK does, and refuses any later one: the
     /// SDK would take a second `initialize` as the session's new protocol version, so a
     /// client sending one mid-session (say with a future version) would switch how requests
@@ -524,6 +641,24 @@ fn percent_decoded(path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_sdk_message_keeps_both_ends_and_says_its_length() {
+        let short = "failed to deserialize parameters: missing field `name`".to_string();
+        assert_eq!(super::bounded(short.clone()), short);
+        let huge = format!(
+            "failed to deserialize parameters: unknown variant `{}é`, expected `user` or `project`",
+            "x".repeat(5_000_000)
+        );
+        let cut = super::bounded(huge.clone());
+        assert!(cut.len() <= super::SDK_MESSAGE_MAX + 40, "{cut}");
+        assert!(cut.starts_with("failed to deserialize parameters: unknown variant `xxx"));
+        assert!(cut.ends_with("expected `user` or `project`"), "{cut}");
+        assert!(
+            cut.contains(&format!("({} bytes in all)", huge.len())),
+            "{cut}"
+        );
+    }
+
     #[test]
     fn file_uris_decode_escapes() {
         assert_eq!(

@@ -8,7 +8,11 @@
 //! key-sorted JSON of `{event_name, matcher?, hooks: [{type: "command", command, timeout,
 //! async, statusMessage?}]}`, timeout defaulting to 600 and at least 1, the matcher ignored for
 //! `UserPromptSubmit`; checked against `codex app-server`'s `hooks/list` in the tests), and the
-//! verdict per hook: trusted, untrusted, changed since trusted, or switched off.
+//! verdict per hook: trusted, untrusted, changed since trusted, or switched off. The key starts
+//! with the hooks file's path as Codex has it: the real path (Codex 0.171 canonicalizes
+//! `CODEX_HOME`), which `AgentEnv` resolves once for the writer (`connect codex --trust`) and
+//! every reader (doctor, the app, connect) alike; an entry under the path as given, through a
+//! link or relative, is one Codex never finds and is not counted as trust.
 //! Deliberately does not: write the trust entry (`codex_config::write_trust`, only on
 //! `connect codex --trust`) or read files.
 
@@ -74,7 +78,7 @@ pub fn event_label(event: &str) -> &'static str {
     }
 }
 
-/// The `[hooks.state]` key of a hook in `hooks_file`.
+/// The `[hooks.state]` key of a hook in `hooks_file` (the real path: `AgentEnv::codex_hooks`).
 pub fn key(hooks_file: &Path, hook: &FoundHook) -> String {
     format!(
         "{}:{}:{}:{}",

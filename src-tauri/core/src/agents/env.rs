@@ -1,10 +1,13 @@
 //! Which agent, and where it keeps its files.
 //!
 //! Owns: `Agent` and `AgentEnv`, the resolved locations (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, the
-//! user's home) that every agent file path derives from.
+//! user's home) that every agent file path derives from, and resolving `CODEX_HOME` as Codex
+//! does: to its real absolute path (links and a relative path resolved; Codex 0.171
+//! canonicalizes it and keys its hook trust by the real path of `hooks.json`, so a trust entry
+//! under the path as given is one Codex never finds).
 //! Deliberately does not: read the environment; the caller passes the values in.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -55,7 +58,7 @@ pub struct AgentEnv {
     pub home: PathBuf,
     /// `CLAUDE_CONFIG_DIR`, when set and non-empty.
     pub claude_config_dir: Option<PathBuf>,
-    /// `CODEX_HOME`, when set and non-empty.
+    /// `CODEX_HOME`, when set and non-empty, resolved as Codex resolves it ([`AgentEnv::new`]).
     pub codex_home: Option<PathBuf>,
 }
 
@@ -69,7 +72,7 @@ impl AgentEnv {
         AgentEnv {
             home,
             claude_config_dir: non_empty(claude_config_dir),
-            codex_home: non_empty(codex_home),
+            codex_home: non_empty(codex_home).map(|p| real_path(&p)),
         }
     }
 
@@ -120,6 +123,23 @@ impl AgentEnv {
     }
 }
 
+/// `path` as `canonicalize` gives it (absolute, no links, no `.` or `..`), as Codex resolves
+/// `CODEX_HOME`. A path that does not exist yet (connect may create it) is its nearest existing
+/// ancestor resolved, the rest appended; one that cannot be resolved at all is made absolute.
+fn real_path(path: &Path) -> PathBuf {
+    if let Ok(real) = path.canonicalize() {
+        return real;
+    }
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    for ancestor in absolute.ancestors().skip(1) {
+        if let Ok(real) = ancestor.canonicalize() {
+            let rest = absolute.strip_prefix(ancestor).expect("an ancestor is a prefix");
+            return real.join(rest);
+        }
+    }
+    absolute
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,5 +159,18 @@ mod tests {
         assert_eq!(env.claude_settings(), Path::new("/c/settings.json"));
         assert_eq!(env.claude_state(), Path::new("/c/.claude.json"));
         assert_eq!(env.codex_hooks(), Path::new("/x/hooks.json"));
+    }
+
+    #[test]
+    fn codex_home_is_its_real_path_even_before_it_exists() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = tmp.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        std::os::unix::fs::symlink(&real, tmp.path().join("link")).unwrap();
+        let real = real.canonicalize().unwrap();
+        let env = AgentEnv::new("/u".into(), None, Some(tmp.path().join("link")));
+        assert_eq!(env.codex_hooks(), real.join("hooks.json"));
+        let env = AgentEnv::new("/u".into(), None, Some(tmp.path().join("link/not-yet")));
+        assert_eq!(env.codex_config(), real.join("not-yet/config.toml"));
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! Owns: the files' shapes, reading them (a damaged file is an error naming it, never silently
 //! emptied), atomic writes under one lock on the directory, and the per-view "one distill at a
-//! time" lock.
+//! time" lock. Its directories are created 0700 and its files 0600, whatever the umask, like
+//! every other file in the home (`storage::private`).
 //! Deliberately does not: decide what to send or accept (the run and the actions do).
 
 use std::collections::BTreeMap;
@@ -18,7 +19,9 @@ use sha2::{Digest, Sha256};
 
 use super::error::DistillError;
 use super::proposal::Proposal;
-use crate::storage::{write_atomic, LockFailure, ScopeLock, LOCK_WAIT};
+use crate::storage::{
+    create_private_dir_all, open_private, write_atomic, LockFailure, ScopeLock, LOCK_WAIT,
+};
 use crate::AmbryHome;
 
 const PROPOSALS: &str = "proposals.json";
@@ -80,7 +83,7 @@ impl Inbox {
     }
 
     fn prepare(&self) -> Result<(), DistillError> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| DistillError::io("create", &self.dir, e))
+        create_private_dir_all(&self.dir).map_err(|e| DistillError::io("create", &self.dir, e))
     }
 
     fn lock(&self) -> Result<ScopeLock, DistillError> {
@@ -92,7 +95,7 @@ impl Inbox {
     /// refused at once rather than queued, so two runs never pay for the same session.
     pub fn run_lock(&self, key: &str) -> Result<RunLock, DistillError> {
         let dir = self.dir.join("running").join(key);
-        std::fs::create_dir_all(&dir).map_err(|e| DistillError::io("create", &dir, e))?;
+        create_private_dir_all(&dir).map_err(|e| DistillError::io("create", &dir, e))?;
         match ScopeLock::acquire_within(&dir, Duration::ZERO) {
             Ok(lock) => Ok(RunLock { _lock: lock }),
             Err(LockFailure::TimedOut { .. }) => Err(DistillError::Busy {
@@ -174,11 +177,8 @@ impl Inbox {
         }
         self.write(PROPOSALS, &pending)?;
         let path = self.dir.join(DECISIONS);
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(|e| DistillError::io("open", &path, e))?;
+        let mut file =
+            open_private(&path, true).map_err(|e| DistillError::io("open", &path, e))?;
         let line = serde_json::to_string(&decision).expect("plain data serializes");
         writeln!(file, "{line}").map_err(|e| DistillError::io("append to", &path, e))
     }

@@ -4,7 +4,9 @@
 //! a symlink to `/dev/zero` would never end), that no read takes more than a bound (the limit
 //! plus one byte, so an oversized file is refused rather than cut), and that a file which must
 //! stay inside a directory (a repository's anchor, the home's `USER.md` and `config.toml`) is
-//! not read through a link that leaves it. The limits themselves live with their callers
+//! not read through a link that leaves it, and that a file in a memory directory is never read
+//! through a link at all (it is reported as the link it is). The limits themselves live with
+//! their callers
 //! (`validate::MEMORY_FILE_MAX`, `anchors::ANCHOR_MAX`, `config::CONFIG_MAX`).
 //! Deliberately does not: parse, or decide what a caller does with a refusal.
 
@@ -23,6 +25,11 @@ pub enum ReadRefusal {
         size: u64,
         limit: u64,
     },
+    /// The path is a symbolic link where only a file of Ambry's own may be (a memory): reported,
+    /// never followed.
+    Link {
+        target: PathBuf,
+    },
     /// The path resolves (through a link) to somewhere outside the directory it belongs in.
     OutsideRoot {
         target: PathBuf,
@@ -39,6 +46,11 @@ impl std::fmt::Display for ReadRefusal {
             ReadRefusal::TooLarge { size, limit } => {
                 write!(f, "is {size} bytes or more, over the {limit}-byte limit; keep bulky content elsewhere and store a pointer to it")
             }
+            ReadRefusal::Link { target } => write!(
+                f,
+                "is a link to {}; Ambry does not follow links in a memory folder (put the file itself there, or remove the link)",
+                target.display()
+            ),
             ReadRefusal::OutsideRoot { target, root } => write!(
                 f,
                 "is a link to {} outside {}; Ambry does not follow it (make it a regular file there)",
@@ -83,6 +95,39 @@ pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
     read_opened(file, limit)
 }
 
+/// Like [`read_regular`], but a symbolic link at `path` is not followed: it is refused as
+/// [`ReadRefusal::Link`], naming where it points. For a memory directory's files, whose
+/// identity is their own path: a link there would have the store list, inject, archive and
+/// merge whatever it points to, anywhere on the machine.
+pub fn read_regular_unlinked(path: &Path, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadRefusal::Missing),
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(link_refusal(path, e)),
+        Err(e) => return Err(ReadRefusal::Io(e)),
+    };
+    read_opened(file, limit)
+}
+
+/// The refusal of the link at `path` (`ELOOP` from `O_NOFOLLOW`), naming its target.
+fn link_refusal(path: &Path, e: io::Error) -> ReadRefusal {
+    match std::fs::read_link(path) {
+        Ok(target) => ReadRefusal::Link { target },
+        Err(_) => ReadRefusal::Io(e),
+    }
+}
+
+/// The refusal for a memory directory's entry that is a symbolic link, without opening it.
+pub fn link_at(path: &Path) -> ReadRefusal {
+    ReadRefusal::Link {
+        target: std::fs::read_link(path).unwrap_or_else(|_| PathBuf::from("?")),
+    }
+}
+
 /// Like [`read_regular`], but `path` must resolve (links followed) to a file inside `root`:
 /// a link committed to a repository may point anywhere on the reader's machine
 /// (`/proc/self/environ`, `~/.aws/credentials`), and what it points to must never be read.
@@ -112,31 +157,24 @@ pub fn read_regular_within(path: &Path, root: &Path, limit: u64) -> Result<Vec<u
     read_opened(file, limit)
 }
 
-/// A file a person named on the command line (`--body-file`): a regular file, or a pipe such
-/// as `<(command)`; never a device, a directory or a socket, and at most `limit` bytes of it.
+/// A file a person named on the command line (`--body-file`): a regular file (a link to one
+/// is followed), never a FIFO, socket, device or directory, and at most `limit` bytes of it.
+/// The type is judged from the path's metadata before anything is opened: opening a FIFO
+/// would wait for a writer (or, without one, read as an empty body and save over a memory),
+/// and a writer blocked on the other end would be let go. A pipe's text goes on stdin instead.
 pub fn read_named_input(path: &Path, limit: u64) -> Result<Vec<u8>, ReadRefusal> {
-    let file = match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-    {
-        Ok(f) => f,
+    match std::fs::metadata(path) {
+        Ok(meta) => {
+            if let Some(what) = non_regular_kind(meta.file_type()) {
+                return Err(ReadRefusal::NotAFile(what));
+            }
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadRefusal::Missing),
         Err(e) => return Err(ReadRefusal::Io(e)),
-    };
-    let file_type = file.metadata().map_err(ReadRefusal::Io)?.file_type();
-    if file_type.is_fifo() {
-        // A pipe is read like stdin: blocking (its writer is the person's own command), bounded.
-        use std::os::fd::AsRawFd;
-        let fd = file.as_raw_fd();
-        // SAFETY: fcntl on a descriptor this function owns, with no pointers involved.
-        unsafe {
-            let flags = libc::fcntl(fd, libc::F_GETFL);
-            libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
-        }
-        return read_stream(file, limit);
     }
-    read_opened(file, limit)
+    // Judged again on the opened descriptor (O_NONBLOCK, so a FIFO swapped in since does not
+    // hold the open), so nothing swapped in between is read.
+    read_regular(path, limit)
 }
 
 /// At most `limit` bytes from a stream (stdin, a pipe); a longer one is refused after reading
@@ -221,6 +259,32 @@ mod tests {
         );
         assert!(matches!(
             read_regular(&dir.path().join("none.md"), 1024),
+            Err(ReadRefusal::Missing)
+        ));
+    }
+
+    #[test]
+    fn unlinked_reports_a_link_with_its_target_and_reads_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("real.md"), b"inside").unwrap();
+        let link = dir.path().join("x.md");
+        std::os::unix::fs::symlink(dir.path().join("real.md"), &link).unwrap();
+        match read_regular_unlinked(&link, 1024) {
+            Err(ReadRefusal::Link { target }) => assert_eq!(target, dir.path().join("real.md")),
+            other => panic!("{other:?}"),
+        }
+        let dangling = dir.path().join("gone.md");
+        std::os::unix::fs::symlink("/nowhere", &dangling).unwrap();
+        assert!(matches!(
+            read_regular_unlinked(&dangling, 1024),
+            Err(ReadRefusal::Link { .. })
+        ));
+        assert_eq!(
+            read_regular_unlinked(&dir.path().join("real.md"), 1024).unwrap(),
+            b"inside"
+        );
+        assert!(matches!(
+            read_regular_unlinked(&dir.path().join("none.md"), 1024),
             Err(ReadRefusal::Missing)
         ));
     }
@@ -312,5 +376,35 @@ mod tests {
             read_named_input(&dir.path().join("ok"), 1024).unwrap(),
             b"body"
         );
+    }
+
+    #[test]
+    fn a_named_input_that_is_a_fifo_or_a_socket_is_refused_before_it_is_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("body");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(matches!(
+            read_named_input(&fifo, 1024),
+            Err(ReadRefusal::NotAFile("a named pipe (FIFO)"))
+        ));
+        // A link to the FIFO is judged by what it points to.
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        assert!(matches!(
+            read_named_input(&link, 1024),
+            Err(ReadRefusal::NotAFile("a named pipe (FIFO)"))
+        ));
+        let socket = dir.path().join("sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        assert!(matches!(
+            read_named_input(&socket, 1024),
+            Err(ReadRefusal::NotAFile("a socket"))
+        ));
+        assert!(matches!(
+            read_named_input(dir.path(), 1024),
+            Err(ReadRefusal::NotAFile("a directory"))
+        ));
     }
 }

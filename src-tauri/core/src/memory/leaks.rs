@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::archive::{parse_version_file_name, ARCHIVE_DIR};
-use super::bounded_read::read_regular;
+use super::bounded_read::read_regular_unlinked;
 use super::secrets::find_secret;
 use super::validate::MEMORY_FILE_MAX;
 use super::{Scope, Store, StoreError};
@@ -43,7 +43,7 @@ pub fn leaked_secrets(store: &Store, scope: Scope) -> Result<Vec<LeakedSecret>, 
     let dir = store.dir(scope)?;
     let mut found = Vec::new();
     let mut scan = |path: PathBuf, name: String, version: Option<String>| {
-        let Ok(bytes) = read_regular(&path, MEMORY_FILE_MAX) else {
+        let Ok(bytes) = read_regular_unlinked(&path, MEMORY_FILE_MAX) else {
             return;
         };
         if let Some(hit) = find_secret(&String::from_utf8_lossy(&bytes)) {

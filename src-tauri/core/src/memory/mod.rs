@@ -30,7 +30,7 @@ pub use model::{
     Lifecycle, Memory, MemoryDraft, MemoryFile, Retirement, Retiring, Reviewed, Scope,
     ScopeFilter,
 };
-pub use rename::{Relinked, Renamed};
+pub use rename::{EarlierHistory, Relinked, Renamed};
 pub use scope_files::read_memory_file;
 pub use scope_write::SaveOutcome;
 pub use store::{ForgetOutcome, Store};

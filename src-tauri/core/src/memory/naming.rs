@@ -1,10 +1,12 @@
 //! Name and type rules (DESIGN §3).
 //!
-//! Owns: validating memory names (the file's identity) and canonicalizing `type` labels.
+//! Owns: validating memory names (the file's identity) and canonicalizing `type` labels; a
+//! refusal quotes what it refused by `error::quoted` (an excerpt of an oversized one).
 //! Deliberately does not: check the filesystem; a valid name is safe to join to a scope dir
 //! because the alphabet excludes separators and dots.
 
 use super::StoreError;
+use crate::error::quoted;
 
 /// Names an agent or person may not use: they collide with generated files or scope words.
 pub const RESERVED_NAMES: &[&str] = &[
@@ -31,7 +33,7 @@ pub fn validate_name(name: &str) -> Result<(), StoreError> {
         && !name.starts_with('-');
     if !valid_shape {
         return Err(StoreError::InvalidName {
-            name: name.to_string(),
+            name: quoted(name),
             reason: "use 1–64 characters: lowercase letters, digits and hyphens, starting with a letter or digit".into(),
         });
     }
@@ -71,7 +73,7 @@ pub fn canonical_type(raw: &str) -> Result<String, StoreError> {
         Ok(out)
     } else {
         Err(StoreError::InvalidType {
-            kind: raw.to_string(),
+            kind: quoted(raw),
             reason: "use 1–32 letters, digits, spaces or hyphens (e.g. `project`, `how to`)".into(),
         })
     }
@@ -93,6 +95,20 @@ mod tests {
     use super::*;
 
     // One case per row: a failing row is reported on its own, and the others still run.
+    #[test]
+    fn a_refusal_quotes_an_oversized_name_or_type_by_an_excerpt_and_its_length() {
+        let huge = "X".repeat(5_000_000);
+        for message in [
+            validate_name(&huge).unwrap_err().to_string(),
+            canonical_type(&huge).unwrap_err().to_string(),
+        ] {
+            assert!(message.len() < 400, "{}", &message[..400]);
+            assert!(message.contains("… (5000000 bytes)"), "{message}");
+        }
+        let short = validate_name("Bad Name").unwrap_err().to_string();
+        assert!(short.contains("`Bad Name`"), "{short}");
+    }
+
     #[rstest]
     #[case("a")]
     #[case("jwt-refresh-flow")]

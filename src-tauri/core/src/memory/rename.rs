@@ -4,10 +4,17 @@
 //! `[[links]]`, `superseded_by:` keys and retrieval-test cases (`tests.toml`) that name it in
 //! either scope are updated, each an ordinary archived write.
 //!
+//! History is found by name (`.archive/<name>.<unix-nanos>.<rand>.md`), so a name must hold
+//! one memory's versions only. The new name may already have archived versions: those of an
+//! earlier memory of that name, since forgotten. They are set aside first, under the first free
+//! name of `<new>-forgotten`, `<new>-forgotten-2`, … (free: no memory and no archived version
+//! has it), their `name:` lines rewritten to match, so the renamed memory's history is only its
+//! own and the earlier one's stays listed and restorable under a name that says what it is.
+//!
 //! Owns: that transaction (the memory and its history under the scope lock), rewriting the
-//! `name:` line of moved versions (so a moved version restores under its new name), and the
-//! rule for which scope's references mean this memory (a scope with its own memory of the old
-//! name means that one, not this one).
+//! `name:` line of moved versions (so a moved version restores under its new name), setting an
+//! earlier memory's history aside, and the rule for which scope's references mean this memory
+//! (a scope with its own memory of the old name means that one, not this one).
 //! Deliberately does not: embed (the workspace writes the new vector) or judge the test cases
 //! (it only renames the names they expect).
 
@@ -37,12 +44,23 @@ pub struct Renamed {
     pub old_name: String,
     /// Archived versions now listed under the new name (the one archived by this rename included).
     pub versions_moved: usize,
+    /// The archived versions an earlier, forgotten memory of the new name had, now listed
+    /// under another name (see the module header); `None` when there were none.
+    pub earlier_history: Option<EarlierHistory>,
     /// Other memories whose `[[old]]` links or `superseded_by: old` now name the new name.
     pub relinked: Vec<Relinked>,
     /// `tests.toml` files whose cases expected the old name.
     pub cases_updated: Vec<PathBuf>,
     /// Follow-up steps that could not be done (the rename itself is done); each says what to fix.
     pub notes: Vec<String>,
+}
+
+/// Where the history of an earlier memory of the new name went.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EarlierHistory {
+    /// The name its versions are listed and restored under now.
+    pub name: String,
+    pub versions: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -71,7 +89,7 @@ impl Store {
             });
         }
         let dir = self.prepare_dir(scope)?;
-        let (outcome, versions_moved) = {
+        let (outcome, versions_moved, earlier_history) = {
             let _lock = lock_and_tidy(&dir, now)?;
             move_locked(scope, &dir, old, new, now)?
         };
@@ -79,6 +97,7 @@ impl Store {
             outcome,
             old_name: old.to_string(),
             versions_moved,
+            earlier_history,
             relinked: Vec::new(),
             cases_updated: Vec::new(),
             notes: Vec::new(),
@@ -175,14 +194,15 @@ impl Store {
     }
 }
 
-/// The rename proper, under the scope lock: returns the new memory and how many versions moved.
+/// The rename proper, under the scope lock: returns the new memory, how many versions moved
+/// and where an earlier memory's history under the new name went.
 fn move_locked(
     scope: Scope,
     dir: &Path,
     old: &str,
     new: &str,
     now: DateTime<Utc>,
-) -> Result<(SaveOutcome, usize), StoreError> {
+) -> Result<(SaveOutcome, usize, Option<EarlierHistory>), StoreError> {
     let old_path = dir.join(format!("{old}.md"));
     let new_path = dir.join(format!("{new}.md"));
     if fs::symlink_metadata(&new_path).is_ok() {
@@ -208,6 +228,9 @@ fn move_locked(
             stem: old.to_string(),
         }));
     }
+    let archive_dir = dir.join(ARCHIVE_DIR);
+    // Before anything of this memory's history is filed under `new`.
+    let earlier_history = set_aside_earlier_history(dir, &archive_dir, new)?;
     let archived = archive_current(dir, old, now)?;
     doc.name = new.to_string();
     doc.updated = Some(now);
@@ -217,7 +240,6 @@ fn move_locked(
         frontmatter::render(&doc).as_bytes(),
     )
     .map_err(|e| StoreError::io("write", &new_path, e))?;
-    let archive_dir = dir.join(ARCHIVE_DIR);
     let moved = move_versions(&archive_dir, old, new)?;
     fs::remove_file(&old_path).map_err(|e| StoreError::io("remove", &old_path, e))?;
     let sidecar = dir.join(format!("{old}.vec"));
@@ -240,7 +262,59 @@ fn move_locked(
             changed: true,
         },
         moved,
+        earlier_history,
     ))
+}
+
+/// Moves the archived versions of an earlier memory named `name` (there is no current one: the
+/// rename checked) to the first free `<name>-forgotten[-N]`; `None` when there are none.
+fn set_aside_earlier_history(
+    dir: &Path,
+    archive_dir: &Path,
+    name: &str,
+) -> Result<Option<EarlierHistory>, StoreError> {
+    let archived_names = archived_names(archive_dir)?;
+    if !archived_names.contains(name) {
+        return Ok(None);
+    }
+    let taken = |candidate: &str| {
+        archived_names.contains(candidate)
+            || fs::symlink_metadata(dir.join(format!("{candidate}.md"))).is_ok()
+    };
+    let aside = (1..)
+        .map(|n| forgotten_name(name, n))
+        .find(|candidate| validate_name(candidate).is_ok() && !taken(candidate))
+        .expect("some numbered name is free");
+    let versions = move_versions(archive_dir, name, &aside)?;
+    Ok(Some(EarlierHistory {
+        name: aside,
+        versions,
+    }))
+}
+
+/// `<name>-forgotten` (n = 1) or `<name>-forgotten-<n>`, `name` shortened to keep it a valid name.
+fn forgotten_name(name: &str, n: usize) -> String {
+    let suffix = match n {
+        1 => "-forgotten".to_string(),
+        n => format!("-forgotten-{n}"),
+    };
+    let room = 64usize.saturating_sub(suffix.len());
+    let base = name[..name.len().min(room)].trim_end_matches('-');
+    format!("{base}{suffix}")
+}
+
+/// Every memory name that has archived versions in `archive_dir`.
+fn archived_names(archive_dir: &Path) -> Result<std::collections::BTreeSet<String>, StoreError> {
+    let entries = match fs::read_dir(archive_dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Default::default()),
+        Err(e) => return Err(StoreError::io("read", archive_dir, e)),
+    };
+    Ok(entries
+        .flatten()
+        .filter_map(|e| archive::parse_version_file_name(&e.file_name().to_string_lossy()))
+        .map(|(name, _, _)| name)
+        .collect())
 }
 
 /// Moves every archived version of `old` to `new` (same version id), its `name:` line

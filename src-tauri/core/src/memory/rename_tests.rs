@@ -201,3 +201,61 @@ fn retitling_touches_only_the_name_line() {
         "---\nname: new\ntype: user\ndescription: d\nsource: name: old\n---\nname: old\n"
     );
 }
+
+/// `forget bar; rename foo bar`: bar's history is foo's alone (the old bar's versions, found
+/// by name, used to be mixed into it), and the old bar's versions are kept apart under a name of
+/// their own, from which they still restore.
+#[test]
+fn renaming_onto_a_forgotten_name_keeps_the_two_histories_apart() {
+    let (_tmp, store) = store();
+    let t0 = at("2026-01-01T00:00:00Z");
+    store.save(Scope::User, draft("bar", "old bar"), t0).unwrap();
+    store.save(Scope::User, draft("foo", "foo v1"), t0).unwrap();
+    let t1 = at("2026-01-02T00:00:00Z");
+    store.save(Scope::User, draft("foo", "foo v2"), t1).unwrap();
+    store.forget(Scope::User, "bar", t1).unwrap();
+    // A memory already called `bar-forgotten` is left alone: the next free name is taken.
+    store
+        .save(Scope::User, draft("bar-forgotten", "unrelated"), t0)
+        .unwrap();
+
+    let now = at("2026-02-01T00:00:00Z");
+    let renamed = store
+        .rename_keeping_history(Scope::User, "foo", "bar", now)
+        .unwrap();
+
+    let history = store.versions(Scope::User, Some("bar")).unwrap();
+    assert_eq!(history.len(), 2, "{history:?}");
+    for v in &history {
+        let text = store.version_text(Scope::User, "bar", &v.version).unwrap();
+        assert!(text.contains("foo v"), "only foo's versions: {text}");
+    }
+    let earlier = renamed.earlier_history.clone().expect("set aside");
+    assert_eq!(earlier.name, "bar-forgotten-2");
+    assert_eq!(earlier.versions, 1);
+    let aside = store.versions(Scope::User, Some("bar-forgotten-2")).unwrap();
+    assert_eq!(aside.len(), 1);
+    let restored = store
+        .restore(Scope::User, "bar-forgotten-2", &aside[0].version, now)
+        .unwrap();
+    assert_eq!(restored.memory.body, "old bar\n");
+    assert_eq!(
+        store.get(Some(Scope::User), "bar-forgotten").unwrap().body,
+        "unrelated\n"
+    );
+    assert!(store
+        .versions(Scope::User, Some("bar-forgotten"))
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn the_set_aside_name_stays_a_valid_name() {
+    assert_eq!(forgotten_name("bar", 1), "bar-forgotten");
+    assert_eq!(forgotten_name("bar", 3), "bar-forgotten-3");
+    let long = "a".repeat(60);
+    let aside = forgotten_name(&long, 12);
+    assert!(validate_name(&aside).is_ok() && aside.ends_with("-forgotten-12"), "{aside}");
+    let hyphen = format!("{}-b", "a".repeat(53));
+    assert!(validate_name(&forgotten_name(&hyphen, 1)).is_ok());
+}

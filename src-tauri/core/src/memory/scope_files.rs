@@ -1,6 +1,8 @@
-//! Reading a scope's files: one memory file (bounded, regular files only, its name and type
-//! checked, control characters stripped from what a terminal or prompt shows) and the listing of
-//! a scope directory with the reason each file that is not a memory is not one.
+//! Reading a scope's files: one memory file (bounded, regular files only, never through a
+//! symbolic link, its name and type checked, control characters stripped from what a terminal
+//! or prompt shows) and the listing of a scope directory with the reason each file that is not
+//! a memory is not one. A link named `<name>.md` is listed as a link, with where it points, and
+//! never read: not listed as a memory, not injected, not archived, merged or removed through.
 //!
 //! Owns: `read_memory_file`, the listing and the `Memory` a parsed document becomes.
 //! Deliberately does not: write, lock, or decide which scope a name is looked up in (see
@@ -10,7 +12,7 @@ use std::fs;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::bounded_read::{non_regular_kind, read_regular, ReadRefusal};
+use super::bounded_read::{link_at, non_regular_kind, read_regular_unlinked, ReadRefusal};
 use super::frontmatter::{self, Document};
 use super::index::INDEX_FILE;
 use super::naming::{canonical_type, validate_name};
@@ -18,9 +20,10 @@ use super::validate::{strip_controls, MEMORY_FILE_MAX};
 use super::{Memory, MemoryFile, NotAMemory, Scope, StoreError};
 use crate::storage::TEMP_PREFIX;
 
-/// A memory directory's file, bounded and only if regular; a missing file is `NotFound`.
+/// A memory directory's file, bounded and only if regular (a link is refused, not followed); a
+/// missing file is `NotFound`.
 pub(super) fn read_bytes(path: &Path) -> Result<Vec<u8>, StoreError> {
-    read_regular(path, MEMORY_FILE_MAX).map_err(|refusal| match refusal {
+    read_regular_unlinked(path, MEMORY_FILE_MAX).map_err(|refusal| match refusal {
         ReadRefusal::Missing => StoreError::NotFound {
             scope: path
                 .parent()
@@ -64,12 +67,17 @@ pub(super) fn list_dir(scope: Scope, dir: &Path) -> Result<Vec<MemoryFile>, Stor
             continue;
         }
         let path = entry.path();
-        let Ok(meta) = fs::metadata(&path) else {
+        let Ok(meta) = fs::symlink_metadata(&path) else {
             continue;
         };
         // Listed with its reason, like any file that is not a memory: `get` then says the same.
-        if let Some(what) = non_regular_kind(meta.file_type()) {
-            let reason = NotAMemory::Unreadable(Arc::new(ReadRefusal::NotAFile(what)));
+        let refusal = if meta.file_type().is_symlink() {
+            Some(link_at(&path))
+        } else {
+            non_regular_kind(meta.file_type()).map(ReadRefusal::NotAFile)
+        };
+        if let Some(refusal) = refusal {
+            let reason = NotAMemory::Unreadable(Arc::new(refusal));
             files.push(MemoryFile {
                 scope,
                 name: name.to_string(),
@@ -99,7 +107,7 @@ pub(super) fn list_dir(scope: Scope, dir: &Path) -> Result<Vec<MemoryFile>, Stor
 
 /// `Ok(None)` when the file does not exist; `Err(why)` when it exists but is not a memory.
 pub fn read_memory_file(scope: Scope, path: &Path) -> Result<Option<Memory>, NotAMemory> {
-    let bytes = match read_regular(path, MEMORY_FILE_MAX) {
+    let bytes = match read_regular_unlinked(path, MEMORY_FILE_MAX) {
         Ok(bytes) => bytes,
         Err(ReadRefusal::Missing) => return Ok(None),
         Err(refusal) => return Err(NotAMemory::Unreadable(Arc::new(refusal))),

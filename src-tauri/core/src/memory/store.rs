@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::archive;
-use super::bounded_read::{non_regular_kind, read_regular, ReadRefusal};
+use super::bounded_read::{link_at, non_regular_kind, read_regular, ReadRefusal};
 use super::frontmatter;
 use super::index::{INDEX_FILE};
 use super::naming::validate_name;
@@ -100,12 +100,23 @@ impl Store {
         };
         for scope in &scopes {
             let path = self.dir(*scope)?.join(format!("{name}.md"));
-            // A FIFO or device is no memory to fix or forget (forgetting archives, which reads
-            // it): the advice that works is to move it out of the store.
-            if let Some(kind) = fs::metadata(&path)
-                .ok()
-                .and_then(|m| non_regular_kind(m.file_type()))
+            // A FIFO, device or link is no memory to fix or forget (forgetting archives, which
+            // reads it): the advice that works is to move it out of the store.
+            let meta = fs::symlink_metadata(&path).ok();
+            if let Some(link) = meta
+                .as_ref()
+                .filter(|m| m.file_type().is_symlink())
+                .map(|_| link_at(&path))
             {
+                return Err(StoreError::Unreadable {
+                    path: path.display().to_string(),
+                    reason: format!(
+                        "{link}; it is not a memory. Move it out of the memory folder (`mv {} …`)",
+                        path.display()
+                    ),
+                });
+            }
+            if let Some(kind) = meta.and_then(|m| non_regular_kind(m.file_type())) {
                 return Err(StoreError::Unreadable {
                     path: path.display().to_string(),
                     reason: format!(

@@ -116,7 +116,7 @@ fn a_symlink_to_an_endless_file_is_refused_within_a_bound() {
     store.save(Scope::User, draft("ok", "fine"), now()).unwrap();
     std::os::unix::fs::symlink("/dev/zero", store.dir(Scope::User).unwrap().join("z.md")).unwrap();
     let err = store.get(Some(Scope::User), "z").unwrap_err().to_string();
-    assert!(err.contains("a device"), "{err}");
+    assert!(err.contains("is a link to /dev/zero"), "{err}");
     fs::write(
         store.dir(Scope::User).unwrap().join("huge.md"),
         vec![b'a'; (crate::memory::validate::MEMORY_FILE_MAX + 1) as usize],
@@ -127,6 +127,56 @@ fn a_symlink_to_an_endless_file_is_refused_within_a_bound() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("limit"), "{err}");
+}
+
+/// A memory file that is a symbolic link is reported as one, as the anchors are: listed with
+/// where it points, never read (so never injected or indexed), and neither forgotten nor merged
+/// through (a merge copied what it pointed to and deleted the link).
+#[test]
+fn a_memory_that_is_a_link_is_listed_as_one_and_never_read_forgotten_or_merged_through() {
+    let (tmp, store) = store();
+    store.save(Scope::User, draft("ok", "fine"), now()).unwrap();
+    let outside = tmp.path().join("elsewhere.md");
+    let text = "---\nname: linked\ntype: user\ndescription: d\n---\nfrom outside the store\n";
+    fs::write(&outside, text).unwrap();
+    let dir = store.dir(Scope::User).unwrap();
+    let link = dir.join("linked.md");
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+
+    let listed = store.list(ScopeFilter::User).unwrap();
+    let entry = listed.iter().find(|f| f.name == "linked").expect("listed");
+    let reason = entry.parsed.clone().unwrap_err().to_string();
+    assert!(
+        reason.contains(&format!("is a link to {}", outside.display())),
+        "{reason}"
+    );
+    assert!(
+        matches!(
+            read_memory_file(Scope::User, &link),
+            Err(crate::memory::NotAMemory::Unreadable(_))
+        ),
+        "never read"
+    );
+    let err = store.get(None, "linked").unwrap_err().to_string();
+    assert!(err.contains("is a link to"), "{err}");
+    store.reindex_scope(Scope::User).unwrap();
+    let index = store.index_text(Scope::User).unwrap().unwrap();
+    assert!(!index.contains("linked"), "{index}");
+
+    let merged = crate::lifecycle::merge(
+        &store,
+        (Scope::User, "ok"),
+        (Scope::User, "linked"),
+        None,
+        now(),
+    );
+    assert!(merged.is_err(), "{merged:?}");
+    assert_eq!(store.get(None, "ok").unwrap().body, "fine\n");
+    let forgot = store.forget(Scope::User, "linked", now());
+    assert!(forgot.unwrap_err().to_string().contains("is a link to"));
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(fs::read_to_string(&outside).unwrap(), text);
+    assert!(store.versions(Scope::User, Some("linked")).unwrap().is_empty());
 }
 
 #[test]

@@ -205,7 +205,7 @@ impl Store {
         if !well_formed || !path.is_file() {
             return Err(StoreError::VersionNotFound {
                 name: name.to_string(),
-                version: version.to_string(),
+                version: crate::error::quoted(version),
             });
         }
         Ok(path)
