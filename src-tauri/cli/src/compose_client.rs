@@ -8,10 +8,14 @@
 //! When no service is there at all, it starts one (`ambry serve --idle-exit`, detached, its
 //! output in `AMBRY_HOME/serve.log`) after answering this turn itself, so the next turn is
 //! served warm. Two racing starters are fine: the service's lock lets one of them serve.
+//! An agent's turn has one deadline for all of it: the wait for the service gets only what the
+//! payload's arrival left, and a hook composing in its own process loads the embedding model
+//! only while no other hook of the home does (the rest rank with words), so a burst of hooks
+//! with no service up adds one model to the machine, not one each.
 //! Deliberately does not: print; the compose command does.
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ambry_core::Composition;
 use ambry_core::ContextRequest;
@@ -26,10 +30,24 @@ const SERVICE_TIMEOUT: Duration = Duration::from_secs(2);
 /// Set to anything but empty or `0` to compose in-process even when a service runs.
 pub const NO_SERVICE_ENV: &str = "AMBRY_NO_SERVICE";
 
-pub fn composition(ctx: &Context, cwd: &Path, request: &ContextRequest) -> Result<Composition> {
+/// The composition for `request`. `deadline`: an agent's turn, which must be answered by then
+/// (a person's `compose --query` has none and waits for the model).
+pub fn composition(
+    ctx: &Context,
+    cwd: &Path,
+    request: &ContextRequest,
+    deadline: Option<Instant>,
+) -> Result<Composition> {
     let now = chrono::Utc::now();
+    if deadline.is_some() {
+        ctx.workspace.load_the_model_only_when_alone();
+    }
+    let service_wait = match deadline {
+        Some(deadline) => SERVICE_TIMEOUT.min(deadline.saturating_duration_since(Instant::now())),
+        None => SERVICE_TIMEOUT,
+    };
     if !ctx.workspace.env().no_service {
-        match from_service(ctx, cwd, request, now) {
+        match from_service(ctx, cwd, request, now, service_wait) {
             Ok(composition) => {
                 tracing::debug!("served by: service");
                 return Ok(composition);
@@ -89,6 +107,7 @@ fn from_service(
     cwd: &Path,
     request: &ContextRequest,
     now: chrono::DateTime<chrono::Utc>,
+    wait: Duration,
 ) -> Result<Composition, ServiceError> {
     let absolute = |p: &Path| {
         std::path::absolute(p).map_err(|source| ServiceError::Io {
@@ -104,7 +123,7 @@ fn from_service(
         request: request.clone(),
         now,
     }));
-    match call(ctx.home(), &request, SERVICE_TIMEOUT)? {
+    match call(ctx.home(), &request, wait)? {
         Reply::Composed(composition) => Ok(composition),
         other => Err(ServiceError::Protocol {
             reason: format!("expected a composition, got {other:?}"),

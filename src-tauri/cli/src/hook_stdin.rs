@@ -15,8 +15,9 @@ pub const PAYLOAD_MAX: usize = 8 << 20;
 pub const PAYLOAD_WAIT: Duration = Duration::from_secs(2);
 
 /// The payload text from `input`: stops at the end of the first complete JSON value, at end of
-/// input, at `PAYLOAD_MAX` bytes (an error) or at `wait` (what arrived so far, which the parser
-/// then judges). The reading runs on a helper thread, left behind if the pipe never closes.
+/// input (what arrived, which the parser then judges), at `PAYLOAD_MAX` bytes (an error) or at
+/// `wait` (an error saying how much had arrived: a payload cut by the deadline would only read
+/// as broken JSON). The reading runs on a helper thread, left behind if the pipe never closes.
 pub fn read_payload(input: impl Read + Send + 'static, wait: Duration) -> Result<String, String> {
     let deadline = Instant::now() + wait;
     let (chunks, arrived) = mpsc::channel::<Vec<u8>>();
@@ -47,8 +48,23 @@ pub fn read_payload(input: impl Read + Send + 'static, wait: Duration) -> Result
                     break;
                 }
             }
-            // End of input, or the deadline: judge what arrived.
-            Err(_) => break,
+            // End of input: judge what arrived.
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) if payload.is_empty() => {
+                return Err(format!(
+                    "no payload arrived within {} ms (the agent left stdin open without writing \
+                     one); nothing was composed for this turn",
+                    wait.as_millis()
+                ))
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                return Err(format!(
+                    "the payload was still incomplete after {} ms ({} bytes arrived); nothing was \
+                     composed for this turn",
+                    wait.as_millis(),
+                    payload.len()
+                ))
+            }
         }
     }
     String::from_utf8(payload).map_err(|_| "the hook payload is not UTF-8".to_string())
@@ -87,13 +103,26 @@ mod tests {
         assert!(err.contains("over"), "{err}");
     }
 
+    /// At the deadline the hook says what happened, rather than hand a cut payload to the JSON
+    /// parser ("EOF while parsing" named no cause).
     #[test]
-    fn an_incomplete_payload_on_an_open_pipe_ends_at_the_deadline() {
+    fn an_incomplete_payload_on_an_open_pipe_ends_at_the_deadline_saying_so() {
         let (reader, mut writer) = std::io::pipe().unwrap();
         use std::io::Write;
         writer.write_all(br#"{"prompt": "#).unwrap();
-        let text = read_payload(reader, Duration::from_millis(50)).unwrap();
-        assert_eq!(text, r#"{"prompt": "#);
+        let err = read_payload(reader, Duration::from_millis(50)).unwrap_err();
+        assert!(
+            err.contains("still incomplete after 50 ms (11 bytes arrived)"),
+            "{err}"
+        );
+        drop(writer);
+    }
+
+    #[test]
+    fn a_pipe_left_open_without_a_payload_ends_at_the_deadline_saying_so() {
+        let (reader, writer) = std::io::pipe().unwrap();
+        let err = read_payload(reader, Duration::from_millis(50)).unwrap_err();
+        assert!(err.contains("no payload arrived within 50 ms"), "{err}");
         drop(writer);
     }
 }

@@ -8,6 +8,8 @@
 //! and the command exits 0 (Claude Code adds a hook's stdout to the context on exit 0, and
 //! blocks the prompt on exit 2). Lasting conditions (no model, a bad config) are said once per
 //! context, when it starts, not on every turn.
+use std::time::{Duration, Instant};
+
 use ambry_core::Agent;
 use ambry_core::{hook, ContextEvent, ContextRequest};
 use anyhow::Result;
@@ -55,7 +57,7 @@ pub fn run(ctx: &Context, args: ComposeArgs) -> Result<()> {
         None => {
             let query = args.query.clone().unwrap_or_default();
             let request = ContextRequest::query(&query, args.session.as_deref());
-            let composition = crate::compose_client::composition(ctx, &ctx.cwd, &request)?;
+            let composition = crate::compose_client::composition(ctx, &ctx.cwd, &request, None)?;
             if ctx.json {
                 return ctx.print_json(&composition);
             }
@@ -68,13 +70,18 @@ pub fn run(ctx: &Context, args: ComposeArgs) -> Result<()> {
     }
 }
 
+/// All an agent's turn may take, from the hook's start: waiting for the payload and for the
+/// service count against it (DESIGN §5: never more than 2 s).
+const TURN_BUDGET: Duration = Duration::from_secs(2);
+
 fn run_hook(ctx: &Context, agent: Agent) -> Result<()> {
+    let deadline = Instant::now() + TURN_BUDGET;
     // Bounded in size and time: an agent may leave the pipe open after the payload.
     let raw = crate::hook_stdin::read_payload(std::io::stdin(), crate::hook_stdin::PAYLOAD_WAIT)
         .map_err(|e| anyhow::anyhow!("reading the hook payload from stdin: {e}"))?;
     let (request, cwd) = hook::parse(agent, &raw)?;
     let cwd = cwd.unwrap_or_else(|| ctx.cwd.clone());
-    let composition = crate::compose_client::composition(ctx, &cwd, &request)?;
+    let composition = crate::compose_client::composition(ctx, &cwd, &request, Some(deadline))?;
     let context_starts = composition.moment == "new_context";
     if context_starts {
         for condition in &composition.conditions {

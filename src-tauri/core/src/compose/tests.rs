@@ -258,3 +258,15 @@ fn no_output_passes_the_hard_limit_whatever_the_config_and_the_map_holds_at_ten_
 fn no_output_passes_the_hard_limit_at_a_hundred_thousand_memories() {
     hard_limit_and_map_hold_at(100_000);
 }
+
+#[test]
+fn a_long_prompt_is_ranked_by_its_head_and_tail() {
+    let short = "what is the pool size";
+    assert_eq!(ranked_prompt(short), short);
+    let paste = "é".repeat(1_000_000);
+    let long = format!("explain the deploy failure\n{paste}\nwhy does the canary stall?");
+    let ranked = ranked_prompt(&long);
+    assert!(ranked.len() <= 2 * PROMPT_RANKED_BYTES + 1, "{}", ranked.len());
+    assert!(ranked.starts_with("explain the deploy failure"));
+    assert!(ranked.ends_with("why does the canary stall?"));
+}

@@ -155,7 +155,8 @@ impl Workspace {
             (true, Some(l)) => l.use_counts().unwrap_or_default(),
             _ => HashMap::new(),
         };
-        let query = (request.event == ContextEvent::Turn).then_some(request.prompt.as_str());
+        let ranked = crate::compose::ranked_prompt(&request.prompt);
+        let query = (request.event == ContextEvent::Turn).then_some(ranked.as_ref());
         let retrieval = &config.retrieval;
         let scorer = match query {
             Some(_) => self.semantic_scorer(retrieval.strategy, &config),

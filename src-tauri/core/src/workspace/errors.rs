@@ -113,6 +113,10 @@ pub enum ModelUnavailable {
     /// The model loaded but cannot be lent to an embedding job.
     #[error("the model is not available")]
     NotLent,
+    /// Another hook of this home is loading the model in its own process: one copy of ONNX
+    /// Runtime (~250 MB and seconds of CPU) per home is the most hooks may add.
+    #[error("another process of this home is loading the embedding model")]
+    LoadingElsewhere,
 }
 
 impl ErrorCode for ModelUnavailable {
@@ -122,6 +126,7 @@ impl ErrorCode for ModelUnavailable {
             ModelUnavailable::NoPrompt => "no_prompt",
             ModelUnavailable::Load(e) => e.code(),
             ModelUnavailable::NotLent => "model_unavailable",
+            ModelUnavailable::LoadingElsewhere => "model_busy",
         }
     }
 }

@@ -78,6 +78,8 @@ pub struct Workspace {
     projects: ProjectLookup,
     /// What the review embedded, kept by text (see `review.rs`).
     review_vectors: Mutex<review::ReviewVectors>,
+    /// Whether this process loads the model only while no other hook of the home does.
+    model_loader: Mutex<retrieval::LoaderRule>,
 }
 
 impl Workspace {
@@ -98,6 +100,7 @@ impl Workspace {
             recalled: Default::default(),
             projects: ProjectLookup::default(),
             review_vectors: Mutex::default(),
+            model_loader: Mutex::default(),
         }
     }
 

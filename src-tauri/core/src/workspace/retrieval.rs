@@ -3,7 +3,9 @@
 //! and the MCP server all take.
 //!
 //! Owns: when the model is (re)loaded (once per model and models directory; a failed load is
-//! tried again after a short pause, so fetching the assets needs no restart), the one rule for
+//! tried again after a short pause, so fetching the assets needs no restart; in an agent's hook
+//! composing without the service, only while no other hook of the home holds the model lock,
+//! so a hundred hooks at once load one model, not a hundred), the one rule for
 //! strategies that never need the model, which memories a coverage ranks and the project each
 //! hit belongs to.
 //! Deliberately does not: score (the ranker does) or embed (the embed module does).
@@ -124,6 +126,17 @@ impl ModelSlot {
     }
 }
 
+/// Whether this process may load the embedding model.
+#[derive(Default)]
+pub(super) enum LoaderRule {
+    /// A long-lived process, or a person's command: the model loads when needed.
+    #[default]
+    Always,
+    /// An agent's hook composing in its own process: only with the home's hook model lock, held
+    /// (once taken) until the process ends.
+    OnlyWithTheLock(Option<std::fs::File>),
+}
+
 /// Which memories a search ranks.
 #[derive(Clone, Copy)]
 pub enum Coverage<'a> {
@@ -210,7 +223,49 @@ impl Workspace {
     ) -> Result<Arc<ModelScorer>, ModelUnavailable> {
         match strategy {
             Strategy::Keyword | Strategy::Bm25 => Err(ModelUnavailable::NotRequested),
-            Strategy::Semantic | Strategy::Auto => self.model.scorer(&self.model_paths(config)),
+            Strategy::Semantic | Strategy::Auto => {
+                let paths = self.model_paths(config);
+                if !self.may_load_model(&paths) {
+                    return Err(ModelUnavailable::LoadingElsewhere);
+                }
+                self.model.scorer(&paths)
+            }
+        }
+    }
+
+    /// From now on this process loads the embedding model only while it holds the home's hook
+    /// model lock; without it, ranking falls back to words. For an agent's hook composing in its
+    /// own process (no service answered): parallel sessions or subagents starting at once each
+    /// loaded ONNX Runtime (~250 MB, seconds of CPU) — 200 at once ran the machine out of memory.
+    pub fn load_the_model_only_when_alone(&self) {
+        let mut rule = lock(&self.model_loader);
+        if matches!(*rule, LoaderRule::Always) {
+            *rule = LoaderRule::OnlyWithTheLock(None);
+        }
+    }
+
+    fn may_load_model(&self, paths: &ModelPaths) -> bool {
+        let mut rule = lock(&self.model_loader);
+        let LoaderRule::OnlyWithTheLock(held) = &mut *rule else {
+            return true;
+        };
+        // Loaded already, or nothing to load it from: no lock needed to find that out.
+        if held.is_some() || !self.model.load_pending(paths) {
+            return true;
+        }
+        let path = self.home.hook_model_lock();
+        let file = match crate::storage::open_private(&path, false) {
+            Ok(file) => file,
+            // A home where a lock file cannot be made: loading is still better than words.
+            Err(_) => return true,
+        };
+        match file.try_lock() {
+            Ok(()) => {
+                *held = Some(file);
+                true
+            }
+            Err(std::fs::TryLockError::WouldBlock) => false,
+            Err(std::fs::TryLockError::Error(_)) => true,
         }
     }
 

@@ -110,3 +110,79 @@ fn after_a_damaged_ledger_the_next_turn_does_not_repeat_the_last() {
     assert!(second.text.is_empty(), "given again: {}", second.text);
     assert!(ws.home().root().join("ledger.sqlite.corrupt-1").exists());
 }
+
+/// Hooks composing in their own processes (no service up yet: parallel sessions or subagents
+/// starting at once) load the model one at a time per home: while one holds the home's hook
+/// model lock, the others rank with words and say why; once it is gone, the next may load.
+/// Each used to load ONNX Runtime itself (~250 MB and seconds of CPU each; 200 at once ran the
+/// machine out of memory).
+#[test]
+fn one_hook_process_per_home_loads_the_model_and_the_others_rank_with_words() {
+    use ambry_core::config::Strategy;
+    let models = support::model_paths();
+    let models_dir = models.model_dir().parent().unwrap().to_path_buf();
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let hook = || {
+        let ws = Workspace::with_models(AmbryHome::new(&home), &models_dir);
+        ws.load_the_model_only_when_alone();
+        ws
+    };
+    let first = hook();
+    let store = first.store_of(None).unwrap();
+    first
+        .save(
+            &store,
+            Scope::User,
+            draft("pool-size", "Database pool size", "The pool size is 20."),
+            at(1),
+        )
+        .unwrap();
+    let second = hook();
+    let prompt = "what is the database pool size";
+
+    let loaded = first
+        .compose_context(&store, &turn("s1", prompt), Gate::CALIBRATED, at(2))
+        .unwrap();
+    assert_eq!(
+        loaded.strategy,
+        Strategy::Semantic,
+        "{:?}",
+        loaded.conditions
+    );
+    let words = second
+        .compose_context(&store, &turn("s2", prompt), Gate::CALIBRATED, at(3))
+        .unwrap();
+    assert_eq!(words.strategy, Strategy::Bm25);
+    assert!(
+        words
+            .conditions
+            .iter()
+            .any(|c| c.contains("another process of this home is loading the embedding model")),
+        "{:?}",
+        words.conditions
+    );
+    assert!(
+        words.text.contains("pool size is 20"),
+        "words still find it: {}",
+        words.text
+    );
+
+    // A person's command is not a hook: it loads the model whatever hooks do.
+    let person = Workspace::with_models(AmbryHome::new(&home), &models_dir);
+    let theirs = person
+        .compose_context(&store, &turn("s3", prompt), Gate::CALIBRATED, at(4))
+        .unwrap();
+    assert_eq!(theirs.strategy, Strategy::Semantic);
+
+    drop(first);
+    let next = second
+        .compose_context(&store, &turn("s4", prompt), Gate::CALIBRATED, at(5))
+        .unwrap();
+    assert_eq!(
+        next.strategy,
+        Strategy::Semantic,
+        "the lock is free again: {:?}",
+        next.conditions
+    );
+}
