@@ -96,6 +96,7 @@ fn benches(c: &mut Criterion) {
                     budgets: Budgets::from_config(&Default::default()),
                     uses: &uses,
                     today: None,
+                    disagreements: &ambry_core::compose::NoDisagreements,
                 };
                 black_box(compose(
                     &store,

@@ -67,6 +67,7 @@ fn main() {
             budgets,
             uses: &uses,
             today: None,
+            disagreements: &ambry_core::compose::NoDisagreements,
         },
         Semantic::Unavailable(&ambry_core::ModelUnavailable::NotRequested),
     );

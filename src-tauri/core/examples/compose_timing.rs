@@ -85,6 +85,7 @@ fn main() {
         budgets: Budgets::from_config(&config.compose),
         uses: &uses,
         today: None,
+        disagreements: &ambry_core::compose::NoDisagreements,
     };
     let c = compose(
         &store,

@@ -5,10 +5,13 @@
 //! each turn (only the bodies that pass the relevance gate and that the context does not hold
 //! yet, within `compose.turn_bytes`; relevant ones that do not fit go in as one line each) — the
 //! 8,000-byte hard limit on any output, and reporting every decision (`selected`; `cut` with
-//! `below_gate`, `already_in_context` or `budget`). A source that cannot be read is left out
+//! `below_gate`, `already_in_context` or `budget`); and saying so where a body it gives
+//! disagrees with another it gives or the context holds (a known conflict goes in marked on
+//! both sides, never as two silent contradictions). A source that cannot be read is left out
 //! with a note: composition never fails the turn.
 //! Deliberately does not: read or write the injection ledger (callers pass what the context
-//! holds and record what was selected), resolve the project, load embeddings, or print.
+//! holds and record what was selected), judge whether two memories disagree (callers pass the
+//! review's judgement), resolve the project, load embeddings, or print.
 
 use std::collections::HashMap;
 
@@ -58,6 +61,22 @@ pub fn ranked_prompt(prompt: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(format!("{}\n{}", &prompt[..head_end], &prompt[tail_start..]))
 }
 
+/// Whether two memories disagree, as the review inbox judges it (a known conflict), and on what
+/// claims, as `(a's, b's)`. Passed in: judging pairs is the lifecycle's, above this layer.
+pub trait Disagreements: std::fmt::Debug {
+    fn between(&self, a: &Memory, b: &Memory) -> Option<Vec<(String, String)>>;
+}
+
+/// No judgement of pairs (a preview of retrieval tests, unit tests).
+#[derive(Debug)]
+pub struct NoDisagreements;
+
+impl Disagreements for NoDisagreements {
+    fn between(&self, _: &Memory, _: &Memory) -> Option<Vec<(String, String)>> {
+        None
+    }
+}
+
 /// What to compose.
 #[derive(Debug, Clone)]
 pub struct ComposeInput<'a> {
@@ -74,6 +93,8 @@ pub struct ComposeInput<'a> {
     /// The day of the turn: a memory whose `expires:` has come is not injected (superseded ones
     /// never are). `None`: only supersession is checked.
     pub today: Option<chrono::NaiveDate>,
+    /// Which pairs of memories are known to disagree.
+    pub disagreements: &'a dyn Disagreements,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -160,6 +181,19 @@ pub struct Cut {
     pub project: Option<String>,
 }
 
+/// A body given that disagrees with another given with it, or held from earlier in the context.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Disagreement {
+    pub scope: Scope,
+    pub name: String,
+    pub other_scope: Scope,
+    pub other_name: String,
+    /// The claims on which they differ, as `(this one's, the other's)`.
+    pub claims: Vec<(String, String)>,
+    /// The other was given earlier in this context (else in the same block).
+    pub other_held: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Composition {
     /// `new_context` (anchors and map, plus bodies when there is a prompt) or `turn`.
@@ -167,6 +201,10 @@ pub struct Composition {
     pub sections: Vec<Section>,
     pub selected: Vec<Selected>,
     pub cut: Vec<Cut>,
+    /// Known conflicts among the bodies given and what the context holds, each marked in the
+    /// text on the side(s) given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disagreements: Vec<Disagreement>,
     /// Below-gate memories not listed in `cut` (only the best few are).
     #[serde(default)]
     pub below_gate_more: usize,
@@ -269,7 +307,11 @@ pub fn compose(
         } else {
             0
         };
-        let mut anchor_room = limit.saturating_sub(WRAPPER + map_room + body_reserve);
+        let anchor_room = limit.saturating_sub(WRAPPER + map_room + body_reserve);
+        // Both anchors are read first, so a long USER.md cannot take the room of the project's
+        // AMBRY.md (the team's word on the repository): each gets what it needs when both fit,
+        // else the shorter keeps up to half and the longer is cut to the rest.
+        let mut anchors_read: Vec<(SectionKind, &str, String)> = Vec::new();
         for (kind, heading, path) in [
             (
                 SectionKind::UserPreferences,
@@ -287,19 +329,25 @@ pub fn compose(
                 Ok(Some(text))
                     if !text.trim().is_empty() && !anchors::is_untouched_skeleton(&text) =>
                 {
-                    let body = fit::anchor(&text, heading);
-                    let overhead = section_overhead(heading);
-                    match fit::cut_to(&body, anchor_room.saturating_sub(overhead), heading) {
-                        Some(body) => {
-                            let s = section(kind, heading, body, None, None);
-                            anchor_room = anchor_room.saturating_sub(s.bytes + 1);
-                            sections.push(s);
-                        }
-                        None => notes.push(format!("left out {heading}: no room under the limit")),
-                    }
+                    anchors_read.push((kind, heading, fit::anchor(&text, heading)));
                 }
                 Ok(_) => {}
                 Err(e) => notes.push(format!("left out {heading}: {e}")),
+            }
+        }
+        let needs: Vec<usize> = anchors_read
+            .iter()
+            .map(|(_, heading, body)| body.len() + section_overhead(heading))
+            .collect();
+        let shares = fair_shares(&needs, anchor_room);
+        for ((kind, heading, body), share) in anchors_read.into_iter().zip(shares) {
+            match fit::cut_to(&body, share.saturating_sub(section_overhead(heading)), heading) {
+                Some(body) => sections.push(section(kind, heading, body, None, None)),
+                None => notes.push(format!(
+                    "left out {heading}: its share of the {anchor_room} bytes the trust anchors \
+                     may take is {share} (the rest of the {limit}-byte limit is kept for the \
+                     memory map and this turn's memories)"
+                )),
             }
         }
         let room = map_room.min(limit.saturating_sub(rendered_len(&sections) + body_reserve));
@@ -323,6 +371,7 @@ pub fn compose(
 
     let mut selected = Vec::new();
     let mut cut = Vec::new();
+    let mut disagreements = Vec::new();
     let mut below_gate_more = 0;
     let mut strategy = retrieval.strategy;
     if let (Some(query), true) = (input.query, retrieval.enabled) {
@@ -346,7 +395,8 @@ pub fn compose(
                 let budget = budgets
                     .turn_bytes
                     .min(limit.saturating_sub(used.max(WRAPPER)));
-                let bodies = admit(ranked, slug.as_deref(), input, budget, &mut notes);
+                let mut bodies = admit(ranked, slug.as_deref(), input, budget, &mut notes);
+                disagreements = mark_disagreements(store, input, &mut bodies);
                 selected = bodies.selected;
                 cut = bodies.cut;
                 below_gate_more = bodies.below_gate_more + gated.refused_more;
@@ -391,6 +441,7 @@ pub fn compose(
         sections,
         selected,
         cut,
+        disagreements,
         below_gate_more,
         gate: input.gate,
         budgets,
@@ -406,6 +457,8 @@ pub fn compose(
 struct Admitted {
     sections: Vec<Section>,
     selected: Vec<Selected>,
+    /// The memories behind `selected`, in its order.
+    given: Vec<Memory>,
     cut: Vec<Cut>,
     below_gate_more: usize,
 }
@@ -422,6 +475,7 @@ fn admit(
     let mut out = Admitted {
         sections: Vec::new(),
         selected: Vec::new(),
+        given: Vec::new(),
         cut: Vec::new(),
         below_gate_more: 0,
     };
@@ -534,6 +588,7 @@ fn admit(
                     project,
                 });
                 out.sections.push(s);
+                out.given.push(memory);
             }
             None => {
                 let line = fit::bound_line(
@@ -579,6 +634,79 @@ fn admit(
     out
 }
 
+/// Finds the known conflicts among the bodies `admitted` gives and between them and the bodies
+/// the context holds, and marks each given side with a line naming the other and the claims
+/// (DESIGN §5: a conflict the review knows never enters a context as two silent
+/// contradictions). Reads the held memories only when a body is given.
+fn mark_disagreements(
+    store: &Store,
+    input: &ComposeInput<'_>,
+    admitted: &mut Admitted,
+) -> Vec<Disagreement> {
+    let given = &admitted.given;
+    if given.is_empty() {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    let disagreement = |a: &Memory, b: &Memory, claims, other_held| Disagreement {
+        scope: a.scope,
+        name: a.name.clone(),
+        other_scope: b.scope,
+        other_name: b.name.clone(),
+        claims,
+        other_held,
+    };
+    for (i, a) in given.iter().enumerate() {
+        for b in &given[i + 1..] {
+            if let Some(claims) = input.disagreements.between(a, b) {
+                let flipped = claims.iter().map(|(x, y)| (y.clone(), x.clone())).collect();
+                found.push(disagreement(a, b, claims, false));
+                found.push(disagreement(b, a, flipped, false));
+            }
+        }
+    }
+    let held: Vec<Memory> = input
+        .held
+        .items
+        .iter()
+        .filter(|(_, form)| *form == Form::Body)
+        .filter(|(v, _)| v.scope == Scope::User || v.project.as_deref() == store.project().map(|p| p.slug.as_str()))
+        .filter(|(v, _)| !given.iter().any(|g| g.scope == v.scope && g.name == v.name))
+        .filter_map(|(v, _)| store.get(Some(v.scope), &v.name).ok())
+        .collect();
+    for a in given {
+        for b in &held {
+            if let Some(claims) = input.disagreements.between(a, b) {
+                found.push(disagreement(a, b, claims, true));
+            }
+        }
+    }
+    for d in &found {
+        let Some(section) = admitted
+            .sections
+            .iter_mut()
+            .find(|s| s.kind == SectionKind::Memory && s.scope == Some(d.scope) && s.name.as_deref() == Some(d.name.as_str()))
+        else {
+            continue;
+        };
+        let claims: Vec<String> = d.claims.iter().map(|(mine, theirs)| format!("{mine} here, {theirs} there")).collect();
+        let when = if d.other_held { ", given earlier in this conversation," } else { "" };
+        let note = format!(
+            "> Known disagreement: `{}` ({}){when} says otherwise ({}). Ask the person which holds, or check before acting on either.",
+            d.other_name,
+            d.other_scope,
+            claims.join("; ")
+        );
+        let body = format!("{note}\n{}", section.body);
+        let heading = section.heading.clone();
+        *section = self::section(section.kind, &heading, body, section.scope, section.name.clone());
+        if let Some(s) = admitted.selected.iter_mut().find(|s| s.scope == d.scope && s.name == d.name) {
+            s.bytes = section.bytes;
+        }
+    }
+    found
+}
+
 fn level(kind: SectionKind) -> &'static str {
     match kind {
         SectionKind::Memory | SectionKind::AlsoRelevant => "###",
@@ -603,6 +731,31 @@ fn section(
         name,
         body,
     }
+}
+
+/// `room` split among sources needing `needs` bytes: each gets what it needs when all fit; else
+/// every source needing less than an equal share keeps what it needs, and the others share the
+/// rest equally (max-min fairness).
+fn fair_shares(needs: &[usize], room: usize) -> Vec<usize> {
+    let mut shares = vec![0; needs.len()];
+    let mut open: Vec<usize> = (0..needs.len()).collect();
+    let mut left = room;
+    while !open.is_empty() {
+        let equal = left / open.len();
+        let (fits, rest): (Vec<usize>, Vec<usize>) = open.iter().partition(|&&i| needs[i] <= equal);
+        if fits.is_empty() {
+            for i in rest {
+                shares[i] = equal;
+            }
+            break;
+        }
+        for i in fits {
+            shares[i] = needs[i];
+            left -= needs[i];
+        }
+        open = rest;
+    }
+    shares
 }
 
 /// A `## heading` line plus the blank line that separates sections.

@@ -338,6 +338,7 @@ pub fn run_cases<'s>(
                 budgets,
                 uses: &uses,
                 today: None,
+                disagreements: &super::NoDisagreements,
             },
             semantic(),
         );

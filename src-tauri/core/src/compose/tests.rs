@@ -53,6 +53,7 @@ fn run(
             budgets,
             uses: &uses,
             today: None,
+            disagreements: &NoDisagreements,
         },
         Semantic::Unavailable(&crate::ModelUnavailable::NotRequested),
     )
@@ -269,4 +270,30 @@ fn a_long_prompt_is_ranked_by_its_head_and_tail() {
     assert!(ranked.len() <= 2 * PROMPT_RANKED_BYTES + 1, "{}", ranked.len());
     assert!(ranked.starts_with("explain the deploy failure"));
     assert!(ranked.ends_with("why does the canary stall?"));
+}
+
+#[test]
+fn anchors_share_their_room_fairly() {
+    assert_eq!(fair_shares(&[100, 200], 1000), vec![100, 200]);
+    assert_eq!(fair_shares(&[5000, 300], 1000), vec![700, 300]);
+    assert_eq!(fair_shares(&[5000, 4000], 1000), vec![500, 500]);
+    assert_eq!(fair_shares(&[], 1000), Vec::<usize>::new());
+}
+
+/// A long USER.md no longer takes all the room the anchors may use: the project's AMBRY.md
+/// (the team's word on the repository) keeps its share, and USER.md is cut to the rest.
+#[test]
+fn a_long_user_anchor_leaves_the_project_anchor_its_share() {
+    let (_tmp, store) = setup();
+    std::fs::create_dir_all(store.home().root()).unwrap();
+    let long: String = (0..400).map(|i| format!("- preference {i}: keep it short\n")).collect();
+    std::fs::write(store.home().user_anchor(), &long).unwrap();
+    let project = store.project().unwrap();
+    std::fs::write(anchors::project_anchor_path(project), "Deploys go through `make ship`.\n").unwrap();
+    let c = run(&store, true, None, &Held::default(), budgets());
+    assert!(c.text.contains("## Project context"), "{}", c.text);
+    assert!(c.text.contains("make ship"), "{}", c.text);
+    assert!(c.text.contains("## User preferences") && c.text.contains("cut to fit"), "{}", c.text);
+    assert!(c.bytes <= HARD_LIMIT, "{}", c.bytes);
+    assert!(!c.notes.iter().any(|n| n.contains("left out")), "{:?}", c.notes);
 }

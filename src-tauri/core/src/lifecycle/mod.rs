@@ -162,13 +162,7 @@ pub fn review_with(
             break;
         }
         let (a, b) = (open[i], open[j]);
-        // A user memory restating another user memory, a project memory restating either;
-        // the same name in both scopes is shadowing, not duplication.
-        if a.name == b.name && a.scope != b.scope {
-            continue;
-        }
-        // Quiet once a person kept both as they read now.
-        if a.reviewed_as_is() && b.reviewed_as_is() {
+        if !worth_judging(a, b) {
             continue;
         }
         let cosine = match (&vectors[i], &vectors[j]) {
@@ -211,6 +205,32 @@ pub fn review_with(
         }
     }
     Ok(findings)
+}
+
+/// Whether the inbox judges the pair at all: a user memory restating another user memory, a
+/// project memory restating either — the same name in both scopes is shadowing, not
+/// duplication — and not once a person kept both as they read now.
+fn worth_judging(a: &Memory, b: &Memory) -> bool {
+    !(a.name == b.name && a.scope != b.scope) && !(a.reviewed_as_is() && b.reviewed_as_is())
+}
+
+/// The claims on which `a` and `b` disagree, when the review inbox lists them as a conflict
+/// (the same judgement and the same quiet rules): what compose needs to never put two silent
+/// contradictions into one context (DESIGN §5). `cosine`: of their vectors, when both have one
+/// of the configured model.
+pub fn known_conflict(
+    a: &Memory,
+    b: &Memory,
+    cosine: Option<f64>,
+    today: NaiveDate,
+) -> Option<Vec<(String, String)>> {
+    if a.is_retired(Some(today)) || b.is_retired(Some(today)) || !worth_judging(a, b) {
+        return None;
+    }
+    match judge(&Side::of(a), &Side::of(b), cosine).verdict {
+        Some(Verdict::Conflict(claims)) => Some(claims),
+        _ => None,
+    }
 }
 
 /// Memories older than the window that no agent used in it, in scopes where some other memory

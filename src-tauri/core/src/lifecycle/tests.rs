@@ -262,6 +262,7 @@ fn supersede_and_merge_are_archived_writes_and_retired_memories_are_never_inject
                 budgets: Budgets::from_config(&Default::default()),
                 uses: &uses,
                 today: Some(today.parse().unwrap()),
+                disagreements: &crate::compose::NoDisagreements,
             },
             Semantic::Unavailable(&crate::ModelUnavailable::NotRequested),
         )

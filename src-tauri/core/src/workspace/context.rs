@@ -15,10 +15,10 @@ use chrono::{DateTime, Utc};
 
 use super::{ModelUnavailable, Workspace, WorkspaceError};
 use crate::compose::hook::{ContextEvent, ContextRequest};
-use crate::compose::{compose, Budgets, ComposeInput, Composition, SessionContext};
+use crate::compose::{compose, Budgets, ComposeInput, Composition, Disagreements, SessionContext};
 use crate::config::{Config, Strategy};
 use crate::ledger::{Held, Injection, Ledger};
-use crate::memory::Store;
+use crate::memory::{Memory, Store};
 use crate::rank::{Gate, Semantic};
 
 impl Workspace {
@@ -166,6 +166,11 @@ impl Workspace {
             Ok(scorer) => Semantic::Available(scorer.as_ref()),
             Err(why) => Semantic::Unavailable(why),
         };
+        let known_conflicts = KnownConflicts {
+            today: now.date_naive(),
+            model_id: matches!(retrieval.strategy, Strategy::Auto | Strategy::Semantic)
+                .then(|| self.model_paths(&config).model_id().to_string()),
+        };
         let input = ComposeInput {
             start,
             query,
@@ -174,6 +179,7 @@ impl Workspace {
             budgets,
             uses: &uses,
             today: Some(now.date_naive()),
+            disagreements: &known_conflicts,
         };
         let mut composition = compose(store, &mut self.corpus_cache(), retrieval, &input, semantic);
         self.composed
@@ -221,6 +227,7 @@ impl Workspace {
             sections: Vec::new(),
             selected: Vec::new(),
             cut: Vec::new(),
+            disagreements: Vec::new(),
             below_gate_more: 0,
             gate,
             budgets,
@@ -247,6 +254,35 @@ impl Workspace {
         }
         Ok(Ledger::open_at(&path, crate::ledger::COMMAND_WAIT)?.injections(session, since)?)
     }
+}
+
+/// The review inbox's conflict judgement, for compose (DESIGN §5 "Known disagreements"): the
+/// same rules and quiet rules as the inbox, with the vectors of current sidecars — read, never
+/// embedded on an agent's turn (a pair without both is judged on words, as the inbox does).
+#[derive(Debug)]
+struct KnownConflicts {
+    today: chrono::NaiveDate,
+    /// The configured model, when the strategy uses one.
+    model_id: Option<String>,
+}
+
+impl Disagreements for KnownConflicts {
+    fn between(&self, a: &Memory, b: &Memory) -> Option<Vec<(String, String)>> {
+        let cosine = self.model_id.as_deref().and_then(|id| {
+            let (x, y) = (current_vector(a, id)?, current_vector(b, id)?);
+            Some(f64::from(crate::embed::cosine(&x, &y)))
+        });
+        crate::lifecycle::known_conflict(a, b, cosine, self.today)
+    }
+}
+
+/// `memory`'s vector from its sidecar, when the sidecar is of `model_id` and of its current text.
+fn current_vector(memory: &Memory, model_id: &str) -> Option<Vec<f32>> {
+    use crate::embed::{embedded_text, read_sidecar, sidecar_path, text_hash};
+    let sidecar = read_sidecar(&sidecar_path(&memory.path))?;
+    let text = embedded_text(&memory.name, &memory.description, &memory.body);
+    (sidecar.header.model_id == model_id && sidecar.header.text_hash == text_hash(&text))
+        .then_some(sidecar.vector)
 }
 
 /// The note for a turn whose ledger could not be used: what it costs.

@@ -126,6 +126,7 @@ fn fresh_direct(
             budgets: Budgets::from_config(&config.compose),
             uses: &uses,
             today: None,
+            disagreements: &ambry_core::compose::NoDisagreements,
         },
         semantic,
     )

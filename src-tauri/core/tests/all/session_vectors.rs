@@ -351,7 +351,7 @@ fn an_index_of_schema_4_gains_the_vector_table_and_keeps_its_vaulted_sessions() 
             |r| r.get(0),
         )
         .unwrap();
-    assert_eq!(version, "6", "migrated through every version since");
+    assert_eq!(version, "7", "migrated through every version since");
     assert_eq!(
         index.vaulted().unwrap().len(),
         1,

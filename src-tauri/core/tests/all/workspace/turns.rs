@@ -186,3 +186,93 @@ fn one_hook_process_per_home_loads_the_model_and_the_others_rank_with_words() {
         next.conditions
     );
 }
+
+/// Two memories the review lists as a conflict never reach a context as two silent
+/// contradictions: given in one turn, each says it disagrees with the other and on what; given
+/// after the other was given earlier in the context, it names that one.
+#[test]
+fn a_known_conflict_goes_in_marked_on_both_sides() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
+    let store = ws.store_of(None).unwrap();
+    let port = |name: &str, port: u32, second: u32| {
+        ws.save(
+            &store,
+            Scope::User,
+            draft(
+                name,
+                "Port of the Phoenix dev server",
+                &format!("The Phoenix dev server (mix phx.server) listens on port {port}."),
+            ),
+            at(second),
+        )
+        .unwrap();
+    };
+    port("dev-server-port", 8080, 1);
+    port("phoenix-port", 3000, 2);
+    let review = ws.review(&store, at(3)).unwrap();
+    assert!(
+        review
+            .iter()
+            .any(|f| matches!(f, ambry_core::lifecycle::Finding::Conflict { .. })),
+        "the review knows the conflict: {review:#?}"
+    );
+
+    let prompt = "which port does the phoenix dev server listen on";
+    let both = ws
+        .compose_context(&store, &turn("s1", prompt), Gate::CALIBRATED, at(4))
+        .unwrap();
+    assert_eq!(both.selected.len(), 2, "{}", both.text);
+    assert_eq!(both.disagreements.len(), 2, "{:?}", both.disagreements);
+    assert_eq!(
+        both.text.matches("> Known disagreement").count(),
+        2,
+        "{}",
+        both.text
+    );
+    assert!(
+        both.text
+            .contains("`phoenix-port` (user) says otherwise (8080 here, 3000 there)"),
+        "{}",
+        both.text
+    );
+    assert!(
+        both.text
+            .contains("`dev-server-port` (user) says otherwise (3000 here, 8080 there)"),
+        "{}",
+        both.text
+    );
+
+    // One given earlier: the other, given later in the same context, names it.
+    ws.save(
+        &store,
+        Scope::User,
+        draft(
+            "phoenix-port",
+            "Port of the Phoenix dev server",
+            "The Phoenix dev server (mix phx.server) listens on port 4000 now.",
+        ),
+        at(5),
+    )
+    .unwrap();
+    let later = ws
+        .compose_context(&store, &turn("s1", prompt), Gate::CALIBRATED, at(6))
+        .unwrap();
+    assert_eq!(later.selected.len(), 1, "{}", later.text);
+    assert!(later.text.contains("`dev-server-port` (user), given earlier in this conversation, says otherwise (4000 here, 8080 there)"), "{}", later.text);
+
+    // Kept as they are by the person: quiet in the inbox, and given unmarked.
+    ws.review_keep(&store, Scope::User, "dev-server-port", at(7))
+        .unwrap();
+    ws.review_keep(&store, Scope::User, "phoenix-port", at(7))
+        .unwrap();
+    let kept = ws
+        .compose_context(&store, &turn("s2", prompt), Gate::CALIBRATED, at(8))
+        .unwrap();
+    assert_eq!(kept.selected.len(), 2, "{}", kept.text);
+    assert!(
+        kept.disagreements.is_empty() && !kept.text.contains("Known disagreement"),
+        "{}",
+        kept.text
+    );
+}
