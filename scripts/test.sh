@@ -24,14 +24,9 @@ echo "==> cargo test (workspace)"
 cargo test --workspace --locked
 
 echo "==> fuzz smoke: every target for a few seconds (scripts/fuzz.sh runs them longer)"
-if rustup run nightly rustc --version >/dev/null 2>&1 && cargo +nightly fuzz --version >/dev/null 2>&1; then
-    FUZZ_CORPUS_DIR="${FUZZ_CORPUS_DIR:-fuzz/corpus}" scripts/fuzz.sh 10
-else
-    echo "fuzz smoke NOT RUN: needs the nightly toolchain (rustup toolchain install nightly) and cargo-fuzz (cargo install cargo-fuzz --locked)" >&2
-    if [ -n "${CI:-}" ]; then
-        exit 1
-    fi
-fi
+# On every machine: a missing nightly toolchain or cargo-fuzz fails the suite, naming it
+# (scripts/fuzz.sh says which and how to install it), rather than pass without the smoke.
+FUZZ_CORPUS_DIR="${FUZZ_CORPUS_DIR:-fuzz/corpus}" scripts/fuzz.sh 10
 
 echo "==> end-to-end: the real app under Xvfb"
 scripts/e2e.sh

@@ -49,8 +49,8 @@ fn string_with<'a>(strings: &'a [String], needle: &str) -> Option<&'a String> {
     strings.iter().find(|s| s.contains(needle))
 }
 
-fn claude_run(start: &str, turn: &str) -> Option<Recorded> {
-    let world = World::new()?;
+fn claude_run(start: &str, turn: &str) -> Recorded {
+    let world = World::new();
     let settings = hooks_file(&[
         ("SessionStart", hook_script(&world, "start", start)),
         ("UserPromptSubmit", hook_script(&world, "turn", turn)),
@@ -58,15 +58,13 @@ fn claude_run(start: &str, turn: &str) -> Option<Recorded> {
     std::fs::write(world.claude_dir().join("settings.json"), settings).unwrap();
     world.api.script([Step::text("ok")]);
     world.claude_prompt("hello there", &[]).ok("claude -p");
-    Some(world.api.turns().remove(0))
+    world.api.turns().remove(0)
 }
 
 #[test]
 fn claude_code_puts_hook_output_in_the_conversation_and_previews_it_over_10000_characters() {
     let (start, turn) = (payload("START-A", 9_990), payload("TURN-A", 9_990));
-    let Some(request) = claude_run(&start, &turn) else {
-        return;
-    };
+    let request = claude_run(&start, &turn);
     let strings = request.strings();
     let s = string_with(&strings, "START-A").expect("SessionStart output reaches the model");
     assert!(s.contains("END-START-A"), "9,990 characters arrive whole");
@@ -103,9 +101,7 @@ fn claude_code_puts_hook_output_in_the_conversation_and_previews_it_over_10000_c
     );
 
     let (start, turn) = (payload("START-B", 10_001), payload("TURN-B", 10_001));
-    let Some(request) = claude_run(&start, &turn) else {
-        return;
-    };
+    let request = claude_run(&start, &turn);
     let text = request.all_text();
     assert!(
         text.contains("<persisted-output>"),
@@ -117,8 +113,8 @@ fn claude_code_puts_hook_output_in_the_conversation_and_previews_it_over_10000_c
     );
 }
 
-fn codex_run(start: &str, turn: &str) -> Option<Recorded> {
-    let world = World::new()?;
+fn codex_run(start: &str, turn: &str) -> Recorded {
+    let world = World::new();
     let json_out = |event: &str, text: &str| {
         json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}})
             .to_string()
@@ -136,15 +132,13 @@ fn codex_run(start: &str, turn: &str) -> Option<Recorded> {
     std::fs::write(world.codex_dir().join("hooks.json"), hooks).unwrap();
     world.api.script([Step::text("ok")]);
     world.codex_exec("hello there", &[TRUST]).ok("codex exec");
-    Some(world.api.turns().remove(0))
+    world.api.turns().remove(0)
 }
 
 #[test]
 fn codex_puts_hook_output_in_developer_messages_and_cuts_the_middle_of_a_long_one() {
     let (start, turn) = (payload("START-A", 8_000), payload("TURN-A", 8_000));
-    let Some(request) = codex_run(&start, &turn) else {
-        return;
-    };
+    let request = codex_run(&start, &turn);
     let developer = developer_texts(&request);
     let s = string_with(&developer, "START-A").expect("SessionStart output is a developer message");
     assert!(s.contains("END-START-A"), "8,000 bytes arrive whole");
@@ -166,9 +160,7 @@ fn codex_puts_hook_output_in_developer_messages_and_cuts_the_middle_of_a_long_on
     );
 
     let (start, turn) = (payload("START-B", 12_000), payload("TURN-B", 12_000));
-    let Some(request) = codex_run(&start, &turn) else {
-        return;
-    };
+    let request = codex_run(&start, &turn);
     let text = request.all_text();
     assert!(
         text.contains("tokens truncated"),
@@ -182,7 +174,7 @@ fn codex_puts_hook_output_in_developer_messages_and_cuts_the_middle_of_a_long_on
 
 #[test]
 fn the_installed_clients_are_the_pinned_versions() {
-    let Some(world) = World::new() else { return };
+    let world = World::new();
     let claude = world.claude(&["--version"]).ok("claude --version");
     assert!(
         claude.stdout.contains(CLAUDE_VERSION),

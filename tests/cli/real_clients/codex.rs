@@ -63,7 +63,7 @@ fn ambry_block_messages(request: &Recorded) -> Vec<String> {
 
 #[test]
 fn codex_journey_connect_tools_block_disconnect() {
-    let Some(world) = World::new() else { return };
+    let world = World::new();
     journey::seed_deploy_memory(&world);
     world.ambry(&["connect", "codex"]).ok("ambry connect codex");
 
@@ -145,7 +145,7 @@ fn codex_journey_connect_tools_block_disconnect() {
 
 #[test]
 fn untrusted_hook_is_skipped_without_a_word() {
-    let Some(world) = World::new() else { return };
+    let world = World::new();
     journey::seed_deploy_memory(&world);
     world.ambry(&["connect", "codex"]).ok("ambry connect codex");
     world.api.script([Step::text("Answer.")]);
@@ -173,7 +173,7 @@ fn untrusted_hook_is_skipped_without_a_word() {
 
 #[test]
 fn codex_runs_read_only_tools_without_an_approval_policy() {
-    let Some(world) = World::new() else { return };
+    let world = World::new();
     journey::seed_deploy_memory(&world);
     world.ambry(&["connect", "codex"]).ok("ambry connect codex");
     world.api.script([

@@ -247,7 +247,7 @@ fn user_line(text: &str) -> String {
 
 #[test]
 fn claude_code_session_gets_each_memory_once_whole_and_again_after_compaction() {
-    let Some(world) = World::new() else { return };
+    let world = World::new();
     seed::seed_home(&world);
     world
         .ambry(&["connect", "claude"])
@@ -371,7 +371,7 @@ fn claude_code_session_gets_each_memory_once_whole_and_again_after_compaction() 
 
 #[test]
 fn codex_session_gets_each_memory_once_and_whole_across_resumes() {
-    let Some(world) = World::new() else { return };
+    let world = World::new();
     seed::seed_home(&world);
     world.ambry(&["connect", "codex"]).ok("ambry connect codex");
     let hooks = std::fs::read_to_string(world.codex_dir().join("hooks.json")).unwrap();

@@ -271,7 +271,7 @@ fn journey(world: World, agent: &str, reply: Step) {
 
 #[test]
 fn claude_code_distills_a_session_into_reviewed_proposals() {
-    let Some(world) = World::new() else { return };
+    let world = World::new();
     let reply = Step::Tool {
         name: "StructuredOutput".into(),
         namespace: None,
@@ -282,14 +282,14 @@ fn claude_code_distills_a_session_into_reviewed_proposals() {
 
 #[test]
 fn codex_distills_a_session_into_reviewed_proposals() {
-    let Some(world) = World::new() else { return };
+    let world = World::new();
     journey(world, "codex", Step::Text(answer().to_string()));
 }
 
 /// A bad answer: a clear error with its code, no proposal, no memory, and the session is not
 /// marked distilled (a later run tries it again).
 fn refused(reply: Step, code: &str) {
-    let Some(world) = World::new() else { return };
+    let world = World::new();
     configure(&world);
     journey::seed_deploy_memory(&world);
     seed_session(&world);

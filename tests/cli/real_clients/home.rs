@@ -64,24 +64,24 @@ fn codex_uses_one_store(world: World) {
 
 #[test]
 fn claude_code_with_ambry_home_in_the_environment_uses_one_store() {
-    let Some(world) = World::new() else { return };
+    let world = World::new();
     claude_uses_one_store(world.with_ambry_home("store", false));
 }
 
 #[test]
 fn claude_code_with_a_home_given_only_to_connect_uses_one_store() {
-    let Some(world) = World::new() else { return };
+    let world = World::new();
     claude_uses_one_store(world.with_ambry_home("store", true));
 }
 
 #[test]
 fn codex_with_ambry_home_in_the_environment_uses_one_store() {
-    let Some(world) = World::new() else { return };
+    let world = World::new();
     codex_uses_one_store(world.with_ambry_home("store", false));
 }
 
 #[test]
 fn codex_with_a_home_given_only_to_connect_uses_one_store() {
-    let Some(world) = World::new() else { return };
+    let world = World::new();
     codex_uses_one_store(world.with_ambry_home("store", true));
 }

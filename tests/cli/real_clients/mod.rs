@@ -11,4 +11,4 @@ mod journey;
 mod mock_api;
 mod process;
 mod seed;
-mod world;
+pub(crate) mod world;

@@ -37,22 +37,19 @@ fn clients_dir() -> PathBuf {
     cache.join("ambry/agent-clients")
 }
 
-/// The installed client binary, or `None` (with a line saying so) outside CI. Under `CI` a
-/// missing client fails the test: the suite must never pass by not running these.
-pub fn client(name: &str) -> Option<PathBuf> {
+/// The installed client binary. A missing client fails the test on every machine, naming what
+/// to run, so the suite cannot pass by not running these.
+pub fn client(name: &str) -> PathBuf {
     let bin = clients_dir().join("node_modules/.bin").join(name);
     if bin.exists() {
-        return Some(bin);
+        return bin;
     }
-    let why = format!(
-        "real-client test NOT RUN: {} is missing; run scripts/setup.sh --for test (or set AMBRY_AGENT_CLIENTS)",
+    panic!(
+        "the real {name} client is missing at {}: run `scripts/setup.sh --for test` (it installs the \
+         pinned Claude Code and Codex from npm), or set AMBRY_AGENT_CLIENTS to where they are \
+         installed; `scripts/test.sh` does both",
         bin.display()
-    );
-    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
-        panic!("{why}");
-    }
-    eprintln!("{why}");
-    None
+    )
 }
 
 pub struct World {
@@ -72,10 +69,10 @@ pub struct World {
 }
 
 impl World {
-    /// A world with both clients, or `None` when they are not installed (outside CI).
-    pub fn new() -> Option<World> {
-        let claude_bin = client("claude")?;
-        let codex_bin = client("codex")?;
+    /// A world with both clients (a missing one fails the test, saying what to run).
+    pub fn new() -> World {
+        let claude_bin = client("claude");
+        let codex_bin = client("codex");
         let serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let root = tempfile::tempdir().unwrap();
         for dir in [
@@ -99,7 +96,7 @@ impl World {
             _serial: serial,
         };
         world.write_codex_provider();
-        Some(world)
+        world
     }
 
     /// Uses `<world>/name` as the Ambry home instead of `$HOME/.ambry`: set as `AMBRY_HOME` for
