@@ -255,3 +255,21 @@ fn doctor_finds_a_leaked_secret_in_the_archive_and_purge_removes_it() {
     let out = sb.ambry().arg("doctor").output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stdout).contains("looks like a secret"));
 }
+
+/// DESIGN §9: a request the CLI cannot carry out as given is a usage error — exit 2, code
+/// `usage` — as a flag clap rejects is (it exited 1 with code `failed`).
+#[test]
+fn usage_errors_exit_2_with_code_usage() {
+    let sb = Sandbox::new();
+    let out = sb
+        .ambry()
+        .args(["--json", "connect", "claude", "--trust"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let stderr = String::from_utf8_lossy(&out);
+    assert!(stderr.contains(r#""code":"usage""#), "{stderr}");
+    assert!(stderr.contains("--trust is for"), "{stderr}");
+}

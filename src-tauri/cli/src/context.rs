@@ -76,5 +76,10 @@ pub fn report_failure(error: &anyhow::Error) -> ExitCode {
     if std::env::args().any(|a| a == "--json") {
         eprintln!("{}", serde_json::to_string(&report).unwrap_or_default());
     }
-    ExitCode::from(1)
+    // DESIGN §9: a usage error exits 2, as clap's own do; every other failure 1.
+    if report.code == ambry_core::Code::Usage.as_str() {
+        ExitCode::from(2)
+    } else {
+        ExitCode::from(1)
+    }
 }

@@ -56,13 +56,13 @@ pub enum AnchorError {
 }
 
 impl ErrorCode for AnchorError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            AnchorError::Io { .. } => "io",
+            AnchorError::Io { .. } => crate::error::Code::Io,
             AnchorError::SecretDetected { .. } | AnchorError::HoldsSecret { .. } => {
-                "secret_detected"
+                crate::error::Code::SecretDetected
             }
-            AnchorError::Unreadable { .. } => "unreadable",
+            AnchorError::Unreadable { .. } => crate::error::Code::Unreadable,
         }
     }
 }

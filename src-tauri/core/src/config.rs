@@ -275,10 +275,10 @@ impl ConfigError {
 }
 
 impl ErrorCode for ConfigError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            ConfigError::Read { .. } | ConfigError::Unusable { .. } => "config_unreadable",
-            ConfigError::Invalid { .. } => "config_invalid",
+            ConfigError::Read { .. } | ConfigError::Unusable { .. } => crate::error::Code::ConfigUnreadable,
+            ConfigError::Invalid { .. } => crate::error::Code::ConfigInvalid,
         }
     }
 }

@@ -230,14 +230,14 @@ pub enum ConfigEditError {
 }
 
 impl ErrorCode for ConfigEditError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            ConfigEditError::Unknown { .. } => "unknown_setting",
+            ConfigEditError::Unknown { .. } => crate::error::Code::UnknownSetting,
             ConfigEditError::InvalidValue { .. } | ConfigEditError::Refused { .. } => {
-                "invalid_setting"
+                crate::error::Code::InvalidSetting
             }
-            ConfigEditError::Broken(_) => "config_invalid",
-            ConfigEditError::Io { .. } => "config_write_failed",
+            ConfigEditError::Broken(_) => crate::error::Code::ConfigInvalid,
+            ConfigEditError::Io { .. } => crate::error::Code::ConfigWriteFailed,
         }
     }
 }

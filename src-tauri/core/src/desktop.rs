@@ -35,10 +35,10 @@ pub enum DesktopError {
 }
 
 impl ErrorCode for DesktopError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            DesktopError::Write { .. } | DesktopError::Remove { .. } => "io",
-            DesktopError::UnsafeExec(_) => "invalid_path",
+            DesktopError::Write { .. } | DesktopError::Remove { .. } => crate::error::Code::Io,
+            DesktopError::UnsafeExec(_) => crate::error::Code::InvalidPath,
         }
     }
 }

@@ -66,10 +66,10 @@ pub enum EditorError {
 }
 
 impl ErrorCode for EditorError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            EditorError::Unparseable { .. } => "invalid_editor_command",
-            EditorError::NeedsTerminal { .. } => "editor_needs_terminal",
+            EditorError::Unparseable { .. } => crate::error::Code::InvalidEditorCommand,
+            EditorError::NeedsTerminal { .. } => crate::error::Code::EditorNeedsTerminal,
         }
     }
 }

@@ -3,6 +3,8 @@
 //!
 //! Owns: `report` (any error chain as an `ErrorReport`, with the code of the first core error in
 //! it) and `From<core error> for ErrorReport` (`?` in the app's commands).
+//! Its tests keep it whole: every type in the crate that implements `ErrorCode` is listed here,
+//! and `Code` matches the list in `docs/errors.md`.
 //! Deliberately does not: define the vocabulary (`error.rs`) or any error. No core module
 //! imports this file (a module reports its own error with `ErrorReport::of`), so listing every
 //! error type here closes no import cycle.
@@ -39,6 +41,13 @@ macro_rules! core_errors {
             crate::compose_service::Refusal,
             crate::workspace::ModelUnavailable,
             crate::memory::NotAMemory,
+            crate::memory::WatchError,
+            crate::memory::bounded_read::ReadRefusal,
+            crate::usage::UsageError,
+            crate::ledger::LedgerError,
+            crate::distill::DistillError,
+            crate::compose::hook::PayloadError,
+            crate::error::InvalidRequest,
         }
     };
 }
@@ -72,6 +81,50 @@ core_errors!(into_report);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every error type of the crate with a code is in the registry, so none surfaces as
+    /// `failed` in an error chain (UsageError, LedgerError, DistillError and WatchError did).
+    #[test]
+    fn every_coded_error_type_is_registered() {
+        let registry = include_str!("error_registry.rs");
+        let listed = &registry[registry.find("macro_rules! core_errors").unwrap()..registry.find("/// The first core error type").unwrap()];
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut missing = Vec::new();
+        let mut stack = vec![src];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    for line in text.lines() {
+                        let Some(rest) = line.split("ErrorCode for ").nth(1).filter(|_| line.starts_with("impl ")) else {
+                            continue;
+                        };
+                        let ty = rest.trim_end_matches(" {").trim();
+                        if !listed.contains(&format!("::{ty},")) {
+                            missing.push(format!("{ty} ({})", path.display()));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(missing.is_empty(), "coded errors missing from core_errors!: {missing:?}");
+    }
+
+    /// `Code` and the list in docs/errors.md are the same codes, in the same order.
+    #[test]
+    fn the_codes_are_the_documented_ones() {
+        let docs = include_str!("../../../docs/errors.md");
+        let documented: Vec<&str> = docs
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `"))
+            .filter_map(|l| l.split('`').next())
+            .collect();
+        let codes: Vec<&str> = crate::error::Code::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(documented, codes, "docs/errors.md and Code differ");
+    }
     use crate::error::FrontEndCode;
     use crate::memory::StoreError;
 

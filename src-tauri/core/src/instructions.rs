@@ -178,14 +178,14 @@ pub enum InstructionError {
 }
 
 impl ErrorCode for InstructionError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            InstructionError::NoProject { .. } => "no_project",
-            InstructionError::SecretDetected { .. } => "secret_detected",
-            InstructionError::ChangedOnDisk { .. } => "changed_on_disk",
-            InstructionError::TooLarge { .. } => "too_large",
-            InstructionError::Unreadable { .. } => "unreadable",
-            InstructionError::Io { .. } => "io",
+            InstructionError::NoProject { .. } => crate::error::Code::NoProject,
+            InstructionError::SecretDetected { .. } => crate::error::Code::SecretDetected,
+            InstructionError::ChangedOnDisk { .. } => crate::error::Code::ChangedOnDisk,
+            InstructionError::TooLarge { .. } => crate::error::Code::TooLarge,
+            InstructionError::Unreadable { .. } => crate::error::Code::Unreadable,
+            InstructionError::Io { .. } => crate::error::Code::Io,
         }
     }
 }

@@ -49,7 +49,7 @@ pub use distill::{DistillReport, Edits, Proposal};
 pub use doctor::{overall as overall_status, Check, Status};
 pub use editor::{in_terminal_if_needed, EditorLaunch};
 pub use embed::{release_idle_model_in_background, ReindexProgress, SavedWithVector, VectorStatus};
-pub use error::{quoted, ErrorCode, ErrorReport, FrontEndCode};
+pub use error::{quoted, Code, ErrorCode, ErrorReport, FrontEndCode, InvalidRequest};
 pub use error_registry::report;
 pub use home::AmbryHome;
 pub use import::{ImportOutcome, ImportReport};

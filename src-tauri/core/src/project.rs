@@ -82,12 +82,12 @@ pub enum ProjectError {
 }
 
 impl ErrorCode for ProjectError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            ProjectError::NotADirectory { .. } => "not_a_directory",
-            ProjectError::Io { .. } => "io",
-            ProjectError::BadRecord { .. } => "bad_project_record",
-            ProjectError::Unknown { .. } => "unknown_project",
+            ProjectError::NotADirectory { .. } => crate::error::Code::NotADirectory,
+            ProjectError::Io { .. } => crate::error::Code::Io,
+            ProjectError::BadRecord { .. } => crate::error::Code::BadProjectRecord,
+            ProjectError::Unknown { .. } => crate::error::Code::UnknownProject,
         }
     }
 }

@@ -8,7 +8,7 @@ use ambry_core::UseKind;
 use ambry_core::{read_named_input, read_regular_unlinked, read_stream, ReadRefusal};
 use ambry_core::{rfc3339, Memory, MemoryDraft, Scope};
 use ambry_core::{BODY_MAX, MEMORY_FILE_MAX};
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 use serde::Serialize;
 
 use super::archive::{self, ArchiveCommand};
@@ -239,7 +239,10 @@ fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
         (None, None) => {
             let stdin = std::io::stdin();
             if stdin.is_terminal() {
-                bail!("no body given: pass --body TEXT, --body-file FILE, or pipe it on stdin");
+                return Err(ambry_core::InvalidRequest(
+                    "no body given: pass --body TEXT, --body-file FILE, or pipe it on stdin".into(),
+                )
+                .into());
             }
             body_text(
                 read_stream(stdin.lock(), BODY_MAX as u64),

@@ -60,10 +60,10 @@ pub fn list(ws: &Workspace, cwd: &Path) -> Vec<Resource> {
 pub fn read(ws: &Workspace, cwd: &Path, uri: &str) -> Result<ReadResourceResponse, ErrorData> {
     let found = all(ws, cwd).into_iter().find(|(u, _, _)| *u == uri);
     let Some((_, _, Some(path))) = found else {
-        return Err(ErrorData::resource_not_found(
-            format!("no resource at {}", ambry_core::quoted(uri)),
-            None,
-        ));
+        return Err(not_found(format!(
+            "no resource at {}",
+            ambry_core::quoted(uri)
+        )));
     };
     let text = match uri {
         USER_INDEX | PROJECT_INDEX => {
@@ -74,7 +74,7 @@ pub fn read(ws: &Workspace, cwd: &Path, uri: &str) -> Result<ReadResourceRespons
             };
             ws.store_at(cwd)
                 .index_text(scope)
-                .map_err(|e| e.to_string())
+                .map_err(|e| ambry_core::report(&e))
         }
         // Anchors reach the agent: bounded, never through a link out of their repository or
         // home, and left out when they hold a secret.
@@ -85,17 +85,27 @@ pub fn read(ws: &Workspace, cwd: &Path, uri: &str) -> Result<ReadResourceRespons
                 Some(project) if uri == PROJECT_ANCHOR => AnchorOf::Project(project),
                 _ => AnchorOf::User,
             };
-            ws.anchor_for_agent(of).map_err(|e| e.to_string())
+            ws.anchor_for_agent(of).map_err(|e| ambry_core::report(&e))
         }
     };
     match text {
         Ok(Some(text)) => {
             Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
         }
-        Ok(None) => Err(ErrorData::resource_not_found(
-            format!("{uri} does not exist yet ({})", path.display()),
-            None,
-        )),
-        Err(e) => Err(ErrorData::internal_error(e, None)),
+        Ok(None) => Err(not_found(format!(
+            "{uri} does not exist yet ({})",
+            path.display()
+        ))),
+        Err(e) => Err(ErrorData::internal_error(e.message.clone(), Some(json(&e)))),
     }
+}
+
+/// A resource error carries the same `{code, message}` a tool error does, as its data.
+fn json(report: &ambry_core::ErrorReport) -> serde_json::Value {
+    serde_json::to_value(report).unwrap_or_default()
+}
+
+fn not_found(message: String) -> ErrorData {
+    let report = ambry_core::Code::NotFound.report(message);
+    ErrorData::resource_not_found(report.message.clone(), Some(json(&report)))
 }

@@ -46,15 +46,15 @@ impl AgentError {
 }
 
 impl ErrorCode for AgentError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            AgentError::Unparseable { .. } => "unparseable_agent_file",
-            AgentError::UnexpectedShape { .. } => "unexpected_agent_file_shape",
-            AgentError::ChangedUnderfoot { .. } => "changed_underfoot",
-            AgentError::ForeignEntry { .. } => "foreign_agent_entry",
-            AgentError::NotARegularFile { .. } => "not_a_regular_file",
-            AgentError::ReadOnly { .. } => "read_only_agent_file",
-            AgentError::Io { .. } => "io",
+            AgentError::Unparseable { .. } => crate::error::Code::UnparseableAgentFile,
+            AgentError::UnexpectedShape { .. } => crate::error::Code::UnexpectedAgentFileShape,
+            AgentError::ChangedUnderfoot { .. } => crate::error::Code::ChangedUnderfoot,
+            AgentError::ForeignEntry { .. } => crate::error::Code::ForeignAgentEntry,
+            AgentError::NotARegularFile { .. } => crate::error::Code::NotARegularFile,
+            AgentError::ReadOnly { .. } => crate::error::Code::ReadOnlyAgentFile,
+            AgentError::Io { .. } => crate::error::Code::Io,
         }
     }
 }

@@ -44,11 +44,11 @@ pub enum CasesError {
 }
 
 impl ErrorCode for CasesError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
             CasesError::Store(e) => e.code(),
-            CasesError::Read { .. } => "io",
-            CasesError::Invalid { .. } => "invalid_cases",
+            CasesError::Read { .. } => crate::error::Code::Io,
+            CasesError::Invalid { .. } => crate::error::Code::InvalidCases,
         }
     }
 }

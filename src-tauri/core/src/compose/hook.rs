@@ -94,8 +94,8 @@ pub struct PayloadError {
 }
 
 impl crate::ErrorCode for PayloadError {
-    fn code(&self) -> &'static str {
-        "bad_hook_payload"
+    fn code(&self) -> crate::error::Code {
+        crate::error::Code::BadHookPayload
     }
 }
 

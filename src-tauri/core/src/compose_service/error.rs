@@ -48,17 +48,17 @@ pub enum ServiceError {
 }
 
 impl ErrorCode for ServiceError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            ServiceError::AlreadyRunning { .. } => "service_already_running",
-            ServiceError::HomeNotOwned { .. } => "home_not_owned",
-            ServiceError::NotASocket { .. } => "socket_path_taken",
-            ServiceError::Io { .. } => "io",
-            ServiceError::Unreachable { .. } => "service_unreachable",
-            ServiceError::Timeout { .. } => "service_timeout",
-            ServiceError::Protocol { .. } => "protocol_error",
-            ServiceError::VersionMismatch { .. } => "version_mismatch",
-            ServiceError::Refused { .. } => "service_refused",
+            ServiceError::AlreadyRunning { .. } => crate::error::Code::ServiceAlreadyRunning,
+            ServiceError::HomeNotOwned { .. } => crate::error::Code::HomeNotOwned,
+            ServiceError::NotASocket { .. } => crate::error::Code::SocketPathTaken,
+            ServiceError::Io { .. } => crate::error::Code::Io,
+            ServiceError::Unreachable { .. } => crate::error::Code::ServiceUnreachable,
+            ServiceError::Timeout { .. } => crate::error::Code::ServiceTimeout,
+            ServiceError::Protocol { .. } => crate::error::Code::ProtocolError,
+            ServiceError::VersionMismatch { .. } => crate::error::Code::VersionMismatch,
+            ServiceError::Refused { .. } => crate::error::Code::ServiceRefused,
         }
     }
 }
@@ -89,15 +89,15 @@ pub enum Refusal {
 }
 
 impl ErrorCode for Refusal {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            Refusal::HomeMismatch { .. } => "home_mismatch",
-            Refusal::ModelsDirMismatch { .. } => "models_dir_mismatch",
-            Refusal::RelativeCwd { .. } => "relative_cwd",
-            Refusal::SessionRootsMismatch { .. } => "session_roots_mismatch",
-            Refusal::MalformedRequest { .. } => "malformed_request",
-            Refusal::VersionMismatch { .. } => "version_mismatch",
-            Refusal::Internal => "internal",
+            Refusal::HomeMismatch { .. } => crate::error::Code::HomeMismatch,
+            Refusal::ModelsDirMismatch { .. } => crate::error::Code::ModelsDirMismatch,
+            Refusal::RelativeCwd { .. } => crate::error::Code::RelativeCwd,
+            Refusal::SessionRootsMismatch { .. } => crate::error::Code::SessionRootsMismatch,
+            Refusal::MalformedRequest { .. } => crate::error::Code::MalformedRequest,
+            Refusal::VersionMismatch { .. } => crate::error::Code::VersionMismatch,
+            Refusal::Internal => crate::error::Code::Internal,
         }
     }
 }

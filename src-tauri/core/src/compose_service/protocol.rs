@@ -85,7 +85,7 @@ impl ErrorReply {
 
     /// A coded error as the wire carries it: its code and its message.
     pub fn of(error: &impl ErrorCode) -> Self {
-        ErrorReply::new(error.code(), error.to_string())
+        ErrorReply::new(error.code().as_str(), error.to_string())
     }
 }
 

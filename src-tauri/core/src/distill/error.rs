@@ -70,20 +70,20 @@ impl DistillError {
 }
 
 impl ErrorCode for DistillError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            DistillError::Disabled => "distill_disabled",
-            DistillError::Busy { .. } => "busy",
-            DistillError::NoSessions { .. } => "not_found",
-            DistillError::MalformedAnswer { .. } => "malformed_answer",
-            DistillError::AnswerTooLarge { .. } => "answer_too_large",
-            DistillError::AgentMissing { .. } => "agent_missing",
-            DistillError::AgentFailed { .. } => "agent_failed",
-            DistillError::AgentTimedOut { .. } => "agent_timed_out",
-            DistillError::UnknownProposal { .. } => "not_found",
-            DistillError::NotApplicable { .. } => "not_applicable",
-            DistillError::Io { .. } => "io",
-            DistillError::Damaged { .. } => "damaged",
+            DistillError::Disabled => crate::error::Code::DistillDisabled,
+            DistillError::Busy { .. } => crate::error::Code::Busy,
+            DistillError::NoSessions { .. } => crate::error::Code::NotFound,
+            DistillError::MalformedAnswer { .. } => crate::error::Code::MalformedAnswer,
+            DistillError::AnswerTooLarge { .. } => crate::error::Code::AnswerTooLarge,
+            DistillError::AgentMissing { .. } => crate::error::Code::AgentMissing,
+            DistillError::AgentFailed { .. } => crate::error::Code::AgentFailed,
+            DistillError::AgentTimedOut { .. } => crate::error::Code::AgentTimedOut,
+            DistillError::UnknownProposal { .. } => crate::error::Code::NotFound,
+            DistillError::NotApplicable { .. } => crate::error::Code::NotApplicable,
+            DistillError::Io { .. } => crate::error::Code::Io,
+            DistillError::Damaged { .. } => crate::error::Code::Damaged,
         }
     }
 }

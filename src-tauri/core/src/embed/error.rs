@@ -35,15 +35,15 @@ pub enum EmbedError {
 }
 
 impl ErrorCode for EmbedError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            EmbedError::RuntimeMissing { .. } => "embedding_runtime_missing",
-            EmbedError::ModelMissing { .. } => "embedding_model_missing",
-            EmbedError::RuntimeLoad { .. } => "embedding_runtime_failed",
-            EmbedError::ModelLoad { .. } => "embedding_model_failed",
-            EmbedError::OtherRuntimeLoaded { .. } => "embedding_runtime_conflict",
-            EmbedError::Inference { .. } => "embedding_failed",
-            EmbedError::Write { .. } => "io",
+            EmbedError::RuntimeMissing { .. } => crate::error::Code::EmbeddingRuntimeMissing,
+            EmbedError::ModelMissing { .. } => crate::error::Code::EmbeddingModelMissing,
+            EmbedError::RuntimeLoad { .. } => crate::error::Code::EmbeddingRuntimeFailed,
+            EmbedError::ModelLoad { .. } => crate::error::Code::EmbeddingModelFailed,
+            EmbedError::OtherRuntimeLoaded { .. } => crate::error::Code::EmbeddingRuntimeConflict,
+            EmbedError::Inference { .. } => crate::error::Code::EmbeddingFailed,
+            EmbedError::Write { .. } => crate::error::Code::Io,
         }
     }
 }

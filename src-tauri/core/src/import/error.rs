@@ -27,9 +27,9 @@ impl ImportError {
 }
 
 impl ErrorCode for ImportError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            ImportError::Read { .. } => "io",
+            ImportError::Read { .. } => crate::error::Code::Io,
         }
     }
 }

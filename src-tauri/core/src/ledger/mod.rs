@@ -60,11 +60,11 @@ pub enum LedgerError {
 }
 
 impl ErrorCode for LedgerError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            LedgerError::Db { .. } => "ledger",
-            LedgerError::Busy { .. } => "busy",
-            LedgerError::Io { .. } => "io",
+            LedgerError::Db { .. } => crate::error::Code::Ledger,
+            LedgerError::Busy { .. } => crate::error::Code::Busy,
+            LedgerError::Io { .. } => crate::error::Code::Io,
         }
     }
 }

@@ -38,6 +38,29 @@ pub enum ReadRefusal {
     Io(io::Error),
 }
 
+impl std::error::Error for ReadRefusal {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadRefusal::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl crate::error::ErrorCode for ReadRefusal {
+    fn code(&self) -> crate::error::Code {
+        use crate::error::Code;
+        match self {
+            ReadRefusal::Missing => Code::NotFound,
+            ReadRefusal::NotAFile(_) => Code::NotARegularFile,
+            ReadRefusal::TooLarge { .. } => Code::TooLarge,
+            ReadRefusal::Link { .. } => Code::SymlinkRefused,
+            ReadRefusal::OutsideRoot { .. } => Code::InvalidPath,
+            ReadRefusal::Io(_) => Code::Io,
+        }
+    }
+}
+
 impl std::fmt::Display for ReadRefusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -84,25 +84,25 @@ impl StoreError {
 }
 
 impl ErrorCode for StoreError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            StoreError::InvalidName { .. } => "invalid_name",
-            StoreError::InvalidType { .. } => "invalid_type",
-            StoreError::InvalidField { .. } => "invalid_field",
-            StoreError::SecretDetected { .. } => "secret_detected",
-            StoreError::NotFound { .. } => "not_found",
-            StoreError::AlreadyExists { .. } => "already_exists",
-            StoreError::VersionNotFound { .. } => "version_not_found",
-            StoreError::NoProject => "no_project",
-            StoreError::UnparseableExisting { .. } => "unparseable_existing",
-            StoreError::NameMismatch { .. } => "name_mismatch",
-            StoreError::Symlink { .. } => "symlink_refused",
-            StoreError::IndexNotWritten { .. } => "index_not_written",
-            StoreError::Locked { .. } => "scope_locked",
-            StoreError::Unreadable { .. } => "unreadable_file",
-            StoreError::UnparseableVersion { .. } => "unparseable_version",
-            StoreError::Io { source, .. } if is_disk_full(source) => "disk_full",
-            StoreError::Io { .. } => "io",
+            StoreError::InvalidName { .. } => crate::error::Code::InvalidName,
+            StoreError::InvalidType { .. } => crate::error::Code::InvalidType,
+            StoreError::InvalidField { .. } => crate::error::Code::InvalidField,
+            StoreError::SecretDetected { .. } => crate::error::Code::SecretDetected,
+            StoreError::NotFound { .. } => crate::error::Code::NotFound,
+            StoreError::AlreadyExists { .. } => crate::error::Code::AlreadyExists,
+            StoreError::VersionNotFound { .. } => crate::error::Code::VersionNotFound,
+            StoreError::NoProject => crate::error::Code::NoProject,
+            StoreError::UnparseableExisting { .. } => crate::error::Code::UnparseableExisting,
+            StoreError::NameMismatch { .. } => crate::error::Code::NameMismatch,
+            StoreError::Symlink { .. } => crate::error::Code::SymlinkRefused,
+            StoreError::IndexNotWritten { .. } => crate::error::Code::IndexNotWritten,
+            StoreError::Locked { .. } => crate::error::Code::ScopeLocked,
+            StoreError::Unreadable { .. } => crate::error::Code::UnreadableFile,
+            StoreError::UnparseableVersion { .. } => crate::error::Code::UnparseableVersion,
+            StoreError::Io { source, .. } if is_disk_full(source) => crate::error::Code::DiskFull,
+            StoreError::Io { .. } => crate::error::Code::Io,
         }
     }
 
@@ -168,11 +168,11 @@ pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 impl ErrorCode for NotAMemory {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            NotAMemory::Unreadable(_) => "unreadable_file",
-            NotAMemory::NotUtf8 | NotAMemory::Format(_) => "invalid_format",
-            NotAMemory::NameMismatch { .. } => "name_mismatch",
+            NotAMemory::Unreadable(_) => crate::error::Code::UnreadableFile,
+            NotAMemory::NotUtf8 | NotAMemory::Format(_) => crate::error::Code::InvalidFormat,
+            NotAMemory::NameMismatch { .. } => crate::error::Code::NameMismatch,
             NotAMemory::Invalid(e) => e.code(),
         }
     }

@@ -59,8 +59,8 @@ pub enum WatchError {
 }
 
 impl ErrorCode for WatchError {
-    fn code(&self) -> &'static str {
-        "watch_failed"
+    fn code(&self) -> crate::error::Code {
+        crate::error::Code::WatchFailed
     }
 }
 

@@ -48,10 +48,10 @@ pub enum RankError {
 }
 
 impl ErrorCode for RankError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
             RankError::Store(e) => e.code(),
-            RankError::Io { .. } => "io",
+            RankError::Io { .. } => crate::error::Code::Io,
         }
     }
 }

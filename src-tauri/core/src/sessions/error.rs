@@ -46,16 +46,16 @@ impl SessionError {
 pub(crate) use crate::index_db::{is_busy, is_corrupt};
 
 impl ErrorCode for SessionError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            SessionError::Open { .. } => "session_index_unavailable",
-            SessionError::Busy { .. } => "session_index_busy",
-            SessionError::Sql(_) => "session_index_failed",
-            SessionError::Io { .. } => "session_io",
-            SessionError::NotFound { .. } => "session_not_found",
-            SessionError::SourceDisabled { .. } => "source_disabled",
-            SessionError::NotVaulted { .. } => "session_not_vaulted",
-            SessionError::Watch { .. } => "session_watch_failed",
+            SessionError::Open { .. } => crate::error::Code::SessionIndexUnavailable,
+            SessionError::Busy { .. } => crate::error::Code::SessionIndexBusy,
+            SessionError::Sql(_) => crate::error::Code::SessionIndexFailed,
+            SessionError::Io { .. } => crate::error::Code::SessionIo,
+            SessionError::NotFound { .. } => crate::error::Code::SessionNotFound,
+            SessionError::SourceDisabled { .. } => crate::error::Code::SourceDisabled,
+            SessionError::NotVaulted { .. } => crate::error::Code::SessionNotVaulted,
+            SessionError::Watch { .. } => crate::error::Code::SessionWatchFailed,
         }
     }
 }

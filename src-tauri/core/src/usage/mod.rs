@@ -38,10 +38,10 @@ pub enum UsageError {
 }
 
 impl ErrorCode for UsageError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            UsageError::Sql { .. } => "usage_log",
-            UsageError::Io { .. } => "io",
+            UsageError::Sql { .. } => crate::error::Code::UsageLog,
+            UsageError::Io { .. } => crate::error::Code::Io,
         }
     }
 }

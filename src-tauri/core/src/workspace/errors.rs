@@ -53,7 +53,7 @@ pub enum WorkspaceError {
 }
 
 impl ErrorCode for WorkspaceError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
             WorkspaceError::Store(e) => e.code(),
             WorkspaceError::Config(e) => e.code(),
@@ -72,10 +72,10 @@ impl ErrorCode for WorkspaceError {
             WorkspaceError::Agent(e) => e.code(),
             WorkspaceError::NoModel(e) => e.code(),
             WorkspaceError::Watch(e) => e.code(),
-            WorkspaceError::NoUserHome => "no_home",
-            WorkspaceError::NoProjectRoot { .. } => "no_project_root",
-            WorkspaceError::ModelCrashed => "model_crashed",
-            WorkspaceError::ReindexRunning => "busy",
+            WorkspaceError::NoUserHome => crate::error::Code::NoHome,
+            WorkspaceError::NoProjectRoot { .. } => crate::error::Code::NoProjectRoot,
+            WorkspaceError::ModelCrashed => crate::error::Code::ModelCrashed,
+            WorkspaceError::ReindexRunning => crate::error::Code::Busy,
         }
     }
 
@@ -120,13 +120,13 @@ pub enum ModelUnavailable {
 }
 
 impl ErrorCode for ModelUnavailable {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            ModelUnavailable::NotRequested => "model_not_requested",
-            ModelUnavailable::NoPrompt => "no_prompt",
+            ModelUnavailable::NotRequested => crate::error::Code::ModelNotRequested,
+            ModelUnavailable::NoPrompt => crate::error::Code::NoPrompt,
             ModelUnavailable::Load(e) => e.code(),
-            ModelUnavailable::NotLent => "model_unavailable",
-            ModelUnavailable::LoadingElsewhere => "model_busy",
+            ModelUnavailable::NotLent => crate::error::Code::ModelUnavailable,
+            ModelUnavailable::LoadingElsewhere => crate::error::Code::ModelBusy,
         }
     }
 }

@@ -112,10 +112,10 @@ pub enum HomeError {
 }
 
 impl crate::ErrorCode for HomeError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> crate::error::Code {
         match self {
-            HomeError::Unknown => "no_home",
-            HomeError::NotADirectory { .. } => "home_not_a_directory",
+            HomeError::Unknown => crate::error::Code::NoHome,
+            HomeError::NotADirectory { .. } => crate::error::Code::HomeNotADirectory,
         }
     }
 }
