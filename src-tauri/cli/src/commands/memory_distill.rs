@@ -1,10 +1,17 @@
 //! `ambry memory distill`: the person's own agent CLI (`claude -p` / `codex exec`) proposes
 //! memories from past sessions; the proposals wait in `ambry memory review` (DESIGN §14).
 //! `--dry-run` shows the calls and estimated tokens and starts nothing.
+//!
+//! Owns: the arguments, printing the report, and stopping the agent with `ambry`: Ctrl-C,
+//! SIGTERM and SIGHUP (a closed terminal) kill the running agent's whole process group through
+//! core's `StopHandle` (the agent runs in a group of its own, which a terminal's signals do not
+//! reach) and end the run with `stopped`.
+//! Deliberately does not: select sessions, spawn the agent or judge its answer (core does).
 
 use ambry_core::DistillAgent;
 use ambry_core::DistillReport;
 use ambry_core::Selection;
+use ambry_core::StopHandle;
 use anyhow::{Context as _, Result};
 use chrono::NaiveDate;
 
@@ -61,12 +68,19 @@ pub fn run(ctx: &Context, args: DistillArgs) -> Result<()> {
         since: args.since,
         project: args.project,
     };
-    let report = ws.distill(
+    let stop = StopHandle::default();
+    if !args.dry_run {
+        let stop = stop.clone();
+        ctrlc::set_handler(move || stop.stop())
+            .context("cannot install the Ctrl-C / SIGTERM handler")?;
+    }
+    let report = ws.distill_stoppable(
         &store,
         &selection,
         args.with.map(Into::into),
         args.dry_run,
         ctx.now(),
+        &stop,
     )?;
     if ctx.json {
         return ctx.print_json(&report);

@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use super::error::quoted;
 use crate::config::DistillAgent;
 use crate::memory::{secrets::find_secret, validate::validate_draft, MemoryDraft, Scope};
 
@@ -210,10 +211,11 @@ pub fn check_answer(
         let name = p.name.clone();
         match check_one(p, call, now) {
             Ok(proposal) => checked.proposals.push(proposal),
+            // Both quote the agent's answer: shown on a terminal, as text only.
             Err(reason) => checked.refused.push(Refusal {
                 session_id: call.session_id.to_string(),
-                name,
-                reason,
+                name: quoted(&name, 200),
+                reason: quoted(&reason, 600),
             }),
         }
     }
@@ -333,7 +335,7 @@ fn check_one(
         body: draft.body,
         target,
         source_turns,
-        reason: p.reason.trim().to_string(),
+        reason: quoted(&p.reason, MAX_ANSWER_BYTES),
     };
     proposal.id = proposal_id(&proposal);
     Ok(proposal)
@@ -471,6 +473,25 @@ mod tests {
         assert_eq!(checked.proposals.len(), 1);
         let checked = check_answer(&one(update), &call(&t, &[]), Utc::now()).unwrap();
         assert!(checked.proposals.is_empty());
+    }
+
+    #[test]
+    fn what_the_agent_wrote_reaches_a_refusal_or_a_reason_as_text_only() {
+        let t = turns();
+        let mut bad = new_memory();
+        bad["name"] = json!("x\u{1b}]0;owned\u{7}y");
+        let mut ok = new_memory();
+        ok["reason"] = json!("stated \u{1b}[2Jby\rthe person");
+        let answer = json!({"proposals": [bad, ok]}).to_string();
+        let checked = check_answer(&answer, &call(&t, &[]), Utc::now()).unwrap();
+        let refusal = &checked.refused[0];
+        assert_eq!(refusal.name, "xy");
+        assert!(
+            !refusal.reason.chars().any(char::is_control),
+            "{:?}",
+            refusal.reason
+        );
+        assert_eq!(checked.proposals[0].reason, "stated bythe person");
     }
 
     #[test]

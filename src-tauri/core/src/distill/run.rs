@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::child::{AgentCall, AgentRunner};
-use super::error::DistillError;
+use super::error::{quoted, DistillError};
 use super::inbox::{turns_hash, Distilled, Inbox};
 use super::prompt::{self, NumberedTurn};
 use super::proposal::{
@@ -230,10 +230,11 @@ pub fn distill(
                 bytes,
                 limit: super::proposal::MAX_ANSWER_BYTES,
             },
+            // The reason may quote the answer (a parse error names the value it met).
             AnswerProblem::Malformed(reason) => DistillError::MalformedAnswer {
                 agent: setup.agent.as_str().into(),
                 session: call.session_id.clone(),
-                reason,
+                reason: quoted(&reason, 600),
             },
         })?;
         setup.inbox.commit_call(

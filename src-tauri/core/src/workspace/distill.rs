@@ -15,7 +15,9 @@ use serde::Deserialize;
 
 use super::{Workspace, WorkspaceError};
 use crate::config::DistillAgent;
-use crate::distill::{self, AgentRunner, DistillError, DistillReport, Edits, Inbox, Proposal};
+use crate::distill::{
+    self, AgentRunner, DistillError, DistillReport, Edits, Inbox, Proposal, StopHandle,
+};
 use crate::embed::{self, SavedWithVector};
 use crate::memory::Store;
 use crate::sessions::{SessionMeta, Transcript};
@@ -151,7 +153,22 @@ impl Workspace {
         dry_run: bool,
         now: DateTime<Utc>,
     ) -> Result<DistillReport, WorkspaceError> {
-        self.distill_with(store, selection, agent, dry_run, now, &distill::ChildRunner)
+        self.distill_stoppable(store, selection, agent, dry_run, now, &StopHandle::default())
+    }
+
+    /// `distill`, with a handle a front end's signal handler can stop it with: the running
+    /// agent's process group is killed and the run ends with `stopped`.
+    pub fn distill_stoppable(
+        &self,
+        store: &Store,
+        selection: &Selection,
+        agent: Option<DistillAgent>,
+        dry_run: bool,
+        now: DateTime<Utc>,
+        stop: &StopHandle,
+    ) -> Result<DistillReport, WorkspaceError> {
+        let runner = distill::ChildRunner { stop: stop.clone() };
+        self.distill_with(store, selection, agent, dry_run, now, &runner)
     }
 
     /// The pending proposals of `store`'s view: user-scope ones and its project's.
