@@ -2,8 +2,9 @@
 //! `--output-format json`): the guard rails that need no real client — the hook marker, the
 //! dry run, the budget, the switch in config, the store refusing a secret in a proposal, the
 //! cap on what the agent prints, no process of the agent's outliving the run (nor a SIGTERM to
-//! `ambry`), what the agent printed quoted as text only, and Claude Code giving up on the
-//! schema said as such. The real clients are driven in `real_clients::distill`.
+//! `ambry`), what the agent printed quoted as text only, Claude Code giving up on the schema
+//! said as such, and `--since` across projects. The real clients are driven in
+//! `real_clients::distill`.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -482,4 +483,66 @@ fn a_claude_agent_that_gives_up_on_the_schema_says_so_not_its_usage() {
     );
     assert!(!stderr.contains("usage"), "{stderr}");
     assert!(!stderr.contains("total_cost"), "{stderr}");
+}
+
+#[test]
+fn since_alone_reads_every_project_and_each_session_keeps_its_own() {
+    let (sb, bin) = setup("", &squash());
+    // A session of another project (another folder), on the same day.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let dir = sb.home.path().join("sessions");
+    let lines = [
+        json!({"session": {"id": "s-else", "title": "t", "cwd": elsewhere.path(), "model": "m"}}),
+        json!({"ts": "2026-11-21T10:00:00Z", "role": "user", "text": "We squash-merge here too."}),
+        json!({"ts": "2026-11-21T10:00:01Z", "role": "assistant", "text": "ok"}),
+    ];
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(dir.join("s-else.jsonl"), body).unwrap();
+    sb.ambry().args(["sessions", "index"]).assert().success();
+    let sent = |args: &[&str]| -> Vec<String> {
+        let out = sb
+            .ambry()
+            .args(["--json", "memory", "distill"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut ids: Vec<String> = report["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["session_id"].as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(
+        sent(&["--since", "2026-11-01", "--dry-run"]),
+        ["s-else", "s-one", "s-two"],
+        "--since: sessions active from that day, of every project"
+    );
+    assert_eq!(
+        sent(&["--since", "2026-11-01", "--project", "--dry-run"]),
+        ["s-one", "s-two"],
+        "--since with --project: this project's only"
+    );
+    assert_eq!(sent(&["--since", "2026-11-21", "--dry-run"]), ["s-else"]);
+    sent(&["--since", "2026-11-21"]);
+    assert!(calls(bin.path()).contains("We squash-merge here too."));
+    // The other project's proposal belongs to that project, not to the folder it was run from.
+    let pending: Value = serde_json::from_str(
+        &fs::read_to_string(sb.home.path().join("distill/proposals.json")).unwrap(),
+    )
+    .unwrap();
+    let text = pending.to_string();
+    let root = elsewhere.path().canonicalize().unwrap();
+    assert!(
+        text.contains(&format!("\"root\":{}", json!(root))),
+        "{text}"
+    );
 }

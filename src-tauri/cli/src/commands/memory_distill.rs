@@ -40,10 +40,12 @@ pub struct DistillArgs {
     /// One session, by id (`ambry sessions list`)
     #[arg(long, conflicts_with_all = ["since", "project"])]
     pub session: Option<String>,
-    /// Sessions active on or after this day (YYYY-MM-DD)
+    /// Sessions active on or after this day (YYYY-MM-DD), of every project, each distilled for
+    /// the project it ran in; with --project, only the current project's
     #[arg(long, value_parser = parse_day)]
     pub since: Option<NaiveDate>,
-    /// The sessions of the current project (the default in a repository)
+    /// The sessions of the current project (the default in a repository without --session or
+    /// --since)
     #[arg(long)]
     pub project: bool,
     /// Show the calls and estimated tokens; run nothing
