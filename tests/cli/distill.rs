@@ -3,8 +3,8 @@
 //! dry run, the budget, the switch in config, the store refusing a secret in a proposal, the
 //! cap on what the agent prints, no process of the agent's outliving the run (nor a SIGTERM to
 //! `ambry`), what the agent printed quoted as text only, Claude Code giving up on the schema
-//! said as such, and `--since` across projects. The real clients are driven in
-//! `real_clients::distill`.
+//! said as such, `--since` across projects, and the session's own source in `source:`. The
+//! real clients are driven in `real_clients::distill`.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -545,4 +545,39 @@ fn since_alone_reads_every_project_and_each_session_keeps_its_own() {
         text.contains(&format!("\"root\":{}", json!(root))),
         "{text}"
     );
+}
+
+#[test]
+fn an_accepted_proposal_names_the_sessions_own_source() {
+    // The sessions are Ambry-native transcripts, distilled with (a stand-in for) Claude Code.
+    let (sb, _bin) = setup("", &squash());
+    sb.ambry()
+        .args(["memory", "distill", "--session", "s-one"])
+        .assert()
+        .success();
+    let review = sb
+        .ambry()
+        .args(["--json", "memory", "review"])
+        .output()
+        .unwrap();
+    let findings: Vec<Value> = serde_json::from_slice(&review.stdout).unwrap();
+    let id = findings
+        .iter()
+        .find(|f| f["kind"] == "proposal")
+        .expect("a proposal in the inbox")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    sb.ambry()
+        .args(["memory", "review", "accept", &id])
+        .assert()
+        .success();
+    let saved = sb
+        .ambry()
+        .args(["memory", "get", "merge-style", "--scope", "project"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&saved.stdout);
+    assert!(text.contains("ambry-session:s-one turns 1"), "{text}");
+    assert!(!text.contains("claude-session:"), "{text}");
 }

@@ -18,7 +18,7 @@ use super::prompt::{self, NumberedTurn};
 use super::proposal::{
     answer_schema, check_answer, AnswerProblem, CallContext, Proposal, ProposalProject, Refusal,
 };
-use crate::config::{DistillAgent, DistillConfig};
+use crate::config::{DistillAgent, DistillConfig, SessionSource};
 use crate::memory::{Memory, Scope, ScopeFilter, Store};
 use crate::sessions::Transcript;
 
@@ -30,6 +30,9 @@ pub struct PlannedCall {
     pub last_turn: usize,
     pub prompt_bytes: usize,
     pub estimated_tokens: u64,
+    /// Where the session came from: the proposals' `source:` names it.
+    #[serde(skip)]
+    session_source: SessionSource,
     #[serde(skip)]
     prompt: String,
     #[serde(skip)]
@@ -182,6 +185,7 @@ pub fn distill(
                 last_turn: chunk.last().map_or(0, |c| c.0),
                 prompt_bytes: text.len(),
                 estimated_tokens: estimated,
+                session_source: t.meta.source,
                 prompt: text,
                 turns: chunk,
                 record_turns,
@@ -218,6 +222,7 @@ pub fn distill(
         let context = CallContext {
             agent: setup.agent,
             session_id: &call.session_id,
+            session_source: call.session_source,
             turns: &call.turns,
             existing: &existing,
             project: project.clone(),
