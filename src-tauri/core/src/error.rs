@@ -94,6 +94,7 @@ pub enum Code {
     SessionWatchFailed,
     SocketPathTaken,
     SourceDisabled,
+    Stopped,
     SymlinkRefused,
     TooLarge,
     UnexpectedAgentFileShape,
@@ -113,7 +114,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in the order of `docs/errors.md`.
-    pub const ALL: &'static [Code] = &[Code::AgentFailed, Code::AgentMissing, Code::AgentTimedOut, Code::AlreadyExists, Code::AnswerTooLarge, Code::BadHookPayload, Code::BadProjectRecord, Code::Busy, Code::ChangedOnDisk, Code::ChangedUnderfoot, Code::ConfigInvalid, Code::ConfigUnreadable, Code::ConfigWriteFailed, Code::Damaged, Code::DiskFull, Code::DistillDisabled, Code::EditorNeedsTerminal, Code::EmbeddingFailed, Code::EmbeddingModelFailed, Code::EmbeddingModelMissing, Code::EmbeddingRuntimeConflict, Code::EmbeddingRuntimeFailed, Code::EmbeddingRuntimeMissing, Code::Failed, Code::ForeignAgentEntry, Code::HomeMismatch, Code::HomeNotADirectory, Code::HomeNotOwned, Code::IndexNotWritten, Code::Internal, Code::InvalidCases, Code::InvalidEditorCommand, Code::InvalidField, Code::InvalidFormat, Code::InvalidLink, Code::InvalidName, Code::InvalidPath, Code::InvalidSetting, Code::InvalidType, Code::Io, Code::LaunchFailed, Code::Ledger, Code::MalformedAnswer, Code::MalformedRequest, Code::ModelBusy, Code::ModelCrashed, Code::ModelNotRequested, Code::ModelUnavailable, Code::ModelsDirMismatch, Code::NameMismatch, Code::NoHome, Code::NoProject, Code::NoProjectRoot, Code::NoPrompt, Code::NotADirectory, Code::NotARegularFile, Code::NotApplicable, Code::NotFound, Code::ProtocolError, Code::ReadOnlyAgentFile, Code::RelativeCwd, Code::ScopeLocked, Code::SecretDetected, Code::ServiceAlreadyRunning, Code::ServiceRefused, Code::ServiceTimeout, Code::ServiceUnreachable, Code::SessionIndexBusy, Code::SessionIndexFailed, Code::SessionIndexUnavailable, Code::SessionIo, Code::SessionNotFound, Code::SessionNotVaulted, Code::SessionRootsMismatch, Code::SessionWatchFailed, Code::SocketPathTaken, Code::SourceDisabled, Code::SymlinkRefused, Code::TooLarge, Code::UnexpectedAgentFileShape, Code::UnknownProject, Code::UnknownSetting, Code::UnparseableAgentFile, Code::UnparseableExisting, Code::UnparseableVersion, Code::Unreadable, Code::UnreadableFile, Code::Usage, Code::UsageLog, Code::VersionMismatch, Code::VersionNotFound, Code::WatchFailed];
+    pub const ALL: &'static [Code] = &[Code::AgentFailed, Code::AgentMissing, Code::AgentTimedOut, Code::AlreadyExists, Code::AnswerTooLarge, Code::BadHookPayload, Code::BadProjectRecord, Code::Busy, Code::ChangedOnDisk, Code::ChangedUnderfoot, Code::ConfigInvalid, Code::ConfigUnreadable, Code::ConfigWriteFailed, Code::Damaged, Code::DiskFull, Code::DistillDisabled, Code::EditorNeedsTerminal, Code::EmbeddingFailed, Code::EmbeddingModelFailed, Code::EmbeddingModelMissing, Code::EmbeddingRuntimeConflict, Code::EmbeddingRuntimeFailed, Code::EmbeddingRuntimeMissing, Code::Failed, Code::ForeignAgentEntry, Code::HomeMismatch, Code::HomeNotADirectory, Code::HomeNotOwned, Code::IndexNotWritten, Code::Internal, Code::InvalidCases, Code::InvalidEditorCommand, Code::InvalidField, Code::InvalidFormat, Code::InvalidLink, Code::InvalidName, Code::InvalidPath, Code::InvalidSetting, Code::InvalidType, Code::Io, Code::LaunchFailed, Code::Ledger, Code::MalformedAnswer, Code::MalformedRequest, Code::ModelBusy, Code::ModelCrashed, Code::ModelNotRequested, Code::ModelUnavailable, Code::ModelsDirMismatch, Code::NameMismatch, Code::NoHome, Code::NoProject, Code::NoProjectRoot, Code::NoPrompt, Code::NotADirectory, Code::NotARegularFile, Code::NotApplicable, Code::NotFound, Code::ProtocolError, Code::ReadOnlyAgentFile, Code::RelativeCwd, Code::ScopeLocked, Code::SecretDetected, Code::ServiceAlreadyRunning, Code::ServiceRefused, Code::ServiceTimeout, Code::ServiceUnreachable, Code::SessionIndexBusy, Code::SessionIndexFailed, Code::SessionIndexUnavailable, Code::SessionIo, Code::SessionNotFound, Code::SessionNotVaulted, Code::SessionRootsMismatch, Code::SessionWatchFailed, Code::SocketPathTaken, Code::SourceDisabled, Code::Stopped, Code::SymlinkRefused, Code::TooLarge, Code::UnexpectedAgentFileShape, Code::UnknownProject, Code::UnknownSetting, Code::UnparseableAgentFile, Code::UnparseableExisting, Code::UnparseableVersion, Code::Unreadable, Code::UnreadableFile, Code::Usage, Code::UsageLog, Code::VersionMismatch, Code::VersionNotFound, Code::WatchFailed];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -194,6 +195,7 @@ impl Code {
             Code::SessionWatchFailed => "session_watch_failed",
             Code::SocketPathTaken => "socket_path_taken",
             Code::SourceDisabled => "source_disabled",
+            Code::Stopped => "stopped",
             Code::SymlinkRefused => "symlink_refused",
             Code::TooLarge => "too_large",
             Code::UnexpectedAgentFileShape => "unexpected_agent_file_shape",

@@ -45,7 +45,7 @@ pub use compose_service::{
 pub use config::{Config, DistillAgent, Strategy};
 pub use config_edit::{settings_of, SettingView};
 pub use desktop::{autostart_enabled, create_starter_config, set_autostart, TRAY_FLAG};
-pub use distill::{DistillReport, Edits, Proposal};
+pub use distill::{DistillReport, Edits, Proposal, StopHandle};
 pub use doctor::{overall as overall_status, Check, Status};
 pub use editor::{in_terminal_if_needed, EditorLaunch};
 pub use embed::{release_idle_model_in_background, ReindexProgress, SavedWithVector, VectorStatus};

@@ -1,10 +1,17 @@
 //! `ambry memory distill`: the person's own agent CLI (`claude -p` / `codex exec`) proposes
 //! memories from past sessions; the proposals wait in `ambry memory review` (DESIGN §14).
 //! `--dry-run` shows the calls and estimated tokens and starts nothing.
+//!
+//! Owns: the arguments, printing the report, and stopping the agent with `ambry`: Ctrl-C,
+//! SIGTERM and SIGHUP (a closed terminal) kill the running agent's whole process group through
+//! core's `StopHandle` (the agent runs in a group of its own, which a terminal's signals do not
+//! reach) and end the run with `stopped`.
+//! Deliberately does not: select sessions, spawn the agent or judge its answer (core does).
 
 use ambry_core::DistillAgent;
 use ambry_core::DistillReport;
 use ambry_core::Selection;
+use ambry_core::StopHandle;
 use anyhow::{Context as _, Result};
 use chrono::NaiveDate;
 
@@ -33,10 +40,12 @@ pub struct DistillArgs {
     /// One session, by id (`ambry sessions list`)
     #[arg(long, conflicts_with_all = ["since", "project"])]
     pub session: Option<String>,
-    /// Sessions active on or after this day (YYYY-MM-DD)
+    /// Sessions active on or after this day (YYYY-MM-DD), of every project, each distilled for
+    /// the project it ran in; with --project, only the current project's
     #[arg(long, value_parser = parse_day)]
     pub since: Option<NaiveDate>,
-    /// The sessions of the current project (the default in a repository)
+    /// The sessions of the current project (the default in a repository without --session or
+    /// --since)
     #[arg(long)]
     pub project: bool,
     /// Show the calls and estimated tokens; run nothing
@@ -61,12 +70,19 @@ pub fn run(ctx: &Context, args: DistillArgs) -> Result<()> {
         since: args.since,
         project: args.project,
     };
-    let report = ws.distill(
+    let stop = StopHandle::default();
+    if !args.dry_run {
+        let stop = stop.clone();
+        ctrlc::set_handler(move || stop.stop())
+            .context("cannot install the Ctrl-C / SIGTERM handler")?;
+    }
+    let report = ws.distill_stoppable(
         &store,
         &selection,
         args.with.map(Into::into),
         args.dry_run,
         ctx.now(),
+        &stop,
     )?;
     if ctx.json {
         return ctx.print_json(&report);

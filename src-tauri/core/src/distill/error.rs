@@ -1,6 +1,7 @@
 //! What a distill run or a proposal action can fail with.
 //!
-//! Owns: `DistillError` and its stable codes.
+//! Owns: `DistillError` and its stable codes, and `quoted`: the one way a message quotes what
+//! another program printed (the agent's stderr, its result text, names from its answer).
 //! Deliberately does not: format for a front end (`crate::error::report` does that).
 
 use crate::error::ErrorCode;
@@ -26,6 +27,24 @@ pub enum DistillError {
         bytes: usize,
         limit: usize,
     },
+    #[error("{agent} printed more than {limit_kib} KiB on its {stream} for session {session}; it was stopped there, and nothing was written for that session")]
+    OutputTooLarge {
+        agent: String,
+        session: String,
+        stream: &'static str,
+        limit_kib: u64,
+    },
+    #[error("the agent ({agent}) could not produce a valid answer for session {session} ({tries}){reason}; nothing was written for that session")]
+    NoValidAnswer {
+        agent: String,
+        session: String,
+        /// `5 tries`, or `its retries` when the client did not say how many.
+        tries: String,
+        /// `: ` and what the agent said last, or empty.
+        reason: String,
+    },
+    #[error("{agent} was stopped for session {session}: ambry was asked to stop; nothing was written for that session")]
+    Stopped { agent: String, session: String },
     #[error("cannot start {program}: {reason} (set [distill] {key} in config.toml to the agent's command)")]
     AgentMissing {
         program: String,
@@ -69,6 +88,26 @@ impl DistillError {
     }
 }
 
+/// `text` as a message may quote it: terminal escape sequences and every control character but
+/// newline and tab removed (a carriage return too: it would let later text overwrite earlier),
+/// so what another program printed reaches a terminal as text, never as a command to it;
+/// trimmed, and at most `max` bytes of it, its end kept (where a failure says why).
+pub(crate) fn quoted(text: &str, max: usize) -> String {
+    let clean: String = crate::sessions::scrub(text)
+        .chars()
+        .filter(|&c| c != '\r')
+        .collect();
+    let text = clean.trim();
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut start = text.len() - max;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("…{}", &text[start..])
+}
+
 impl ErrorCode for DistillError {
     fn code(&self) -> crate::error::Code {
         match self {
@@ -80,10 +119,26 @@ impl ErrorCode for DistillError {
             DistillError::AgentMissing { .. } => crate::error::Code::AgentMissing,
             DistillError::AgentFailed { .. } => crate::error::Code::AgentFailed,
             DistillError::AgentTimedOut { .. } => crate::error::Code::AgentTimedOut,
+            DistillError::OutputTooLarge { .. } => crate::error::Code::AnswerTooLarge,
+            DistillError::NoValidAnswer { .. } => crate::error::Code::MalformedAnswer,
+            DistillError::Stopped { .. } => crate::error::Code::Stopped,
             DistillError::UnknownProposal { .. } => crate::error::Code::NotFound,
             DistillError::NotApplicable { .. } => crate::error::Code::NotApplicable,
             DistillError::Io { .. } => crate::error::Code::Io,
             DistillError::Damaged { .. } => crate::error::Code::Damaged,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_quote_holds_no_escape_sequence_or_control_character() {
+        let printed = "\u{1b}]0;owned\u{7}\u{1b}[31merror\u{1b}[0m: bad\rworse\u{8}\n\tnext\u{1b}[2J";
+        assert_eq!(quoted(printed, 600), "error: badworse\n\tnext");
+        assert_eq!(quoted("  abcdef ", 3), "…def");
+        assert_eq!(quoted("ééé", 3), "…é");
     }
 }

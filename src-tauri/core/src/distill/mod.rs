@@ -18,7 +18,7 @@ pub mod proposal;
 pub mod run;
 
 pub use actions::{accept, reject, AcceptError, Edits};
-pub use child::{AgentCall, AgentRunner, ChildRunner, CHILD_MARKER};
+pub use child::{AgentCall, AgentRunner, ChildRunner, StopHandle, CHILD_MARKER};
 pub use error::DistillError;
 pub use inbox::{Decision, Distilled, Inbox};
 pub use proposal::{answer_schema, Action, Proposal, SourceTurn};

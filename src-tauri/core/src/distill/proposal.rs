@@ -11,7 +11,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::config::DistillAgent;
+use super::error::quoted;
+use crate::config::{DistillAgent, SessionSource};
 use crate::memory::{secrets::find_secret, validate::validate_draft, MemoryDraft, Scope};
 
 /// Most proposals one answer may hold.
@@ -77,6 +78,10 @@ pub struct ProposalProject {
 pub struct Proposal {
     pub id: String,
     pub session_id: String,
+    /// Where the session came from (`claude`, `codex`, `ambry`): the `source:` names it.
+    /// Absent in proposals stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_source: Option<SessionSource>,
     /// Which agent CLI proposed it.
     pub agent: DistillAgent,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -97,19 +102,24 @@ pub struct Proposal {
 }
 
 impl Proposal {
-    /// The `source:` an accepted proposal records: the agent's session and the turns.
+    /// The `source:` an accepted proposal records: the session, named by its own source (a
+    /// Claude Code session distilled with Codex is a `claude-session:`), and the turns. A
+    /// proposal stored before the session's source was recorded names the proposing agent,
+    /// as it did then.
     pub fn source_value(&self) -> String {
+        let source = self
+            .session_source
+            .map_or(self.agent.as_str(), SessionSource::as_str);
         let turns: Vec<String> = self
             .source_turns
             .iter()
             .map(|t| t.turn.to_string())
             .collect();
         if turns.is_empty() {
-            format!("{}-session:{}", self.agent.as_str(), self.session_id)
+            format!("{source}-session:{}", self.session_id)
         } else {
             format!(
-                "{}-session:{} turns {}",
-                self.agent.as_str(),
+                "{source}-session:{} turns {}",
                 self.session_id,
                 turns.join(",")
             )
@@ -169,6 +179,8 @@ pub struct Refusal {
 pub struct CallContext<'a> {
     pub agent: DistillAgent,
     pub session_id: &'a str,
+    /// Where the session came from.
+    pub session_source: SessionSource,
     /// The turns sent, by number: role and text.
     pub turns: &'a [(usize, String, String)],
     /// Existing memories of the view, as `(scope, name)`.
@@ -210,10 +222,11 @@ pub fn check_answer(
         let name = p.name.clone();
         match check_one(p, call, now) {
             Ok(proposal) => checked.proposals.push(proposal),
+            // Both quote the agent's answer: shown on a terminal, as text only.
             Err(reason) => checked.refused.push(Refusal {
                 session_id: call.session_id.to_string(),
-                name,
-                reason,
+                name: quoted(&name, 200),
+                reason: quoted(&reason, 600),
             }),
         }
     }
@@ -318,6 +331,7 @@ fn check_one(
     let mut proposal = Proposal {
         id: String::new(),
         session_id: call.session_id.to_string(),
+        session_source: Some(call.session_source),
         agent: call.agent,
         project: if p.scope == Scope::Project {
             call.project.clone()
@@ -333,7 +347,7 @@ fn check_one(
         body: draft.body,
         target,
         source_turns,
-        reason: p.reason.trim().to_string(),
+        reason: quoted(&p.reason, MAX_ANSWER_BYTES),
     };
     proposal.id = proposal_id(&proposal);
     Ok(proposal)
@@ -380,6 +394,7 @@ mod tests {
         CallContext {
             agent: DistillAgent::Claude,
             session_id: "s1",
+            session_source: SessionSource::Claude,
             turns,
             existing,
             project: None,
@@ -471,6 +486,43 @@ mod tests {
         assert_eq!(checked.proposals.len(), 1);
         let checked = check_answer(&one(update), &call(&t, &[]), Utc::now()).unwrap();
         assert!(checked.proposals.is_empty());
+    }
+
+    #[test]
+    fn the_source_names_the_sessions_own_origin_not_the_proposing_agent() {
+        let t = turns();
+        let mut c = call(&t, &[]);
+        c.agent = DistillAgent::Codex;
+        let checked = check_answer(&one(new_memory()), &c, Utc::now()).unwrap();
+        assert_eq!(
+            checked.proposals[0].source_value(),
+            "claude-session:s1 turns 1"
+        );
+        c.session_source = SessionSource::Ambry;
+        let checked = check_answer(&one(new_memory()), &c, Utc::now()).unwrap();
+        assert_eq!(
+            checked.proposals[0].source_value(),
+            "ambry-session:s1 turns 1"
+        );
+    }
+
+    #[test]
+    fn what_the_agent_wrote_reaches_a_refusal_or_a_reason_as_text_only() {
+        let t = turns();
+        let mut bad = new_memory();
+        bad["name"] = json!("x\u{1b}]0;owned\u{7}y");
+        let mut ok = new_memory();
+        ok["reason"] = json!("stated \u{1b}[2Jby\rthe person");
+        let answer = json!({"proposals": [bad, ok]}).to_string();
+        let checked = check_answer(&answer, &call(&t, &[]), Utc::now()).unwrap();
+        let refusal = &checked.refused[0];
+        assert_eq!(refusal.name, "xy");
+        assert!(
+            !refusal.reason.chars().any(char::is_control),
+            "{:?}",
+            refusal.reason
+        );
+        assert_eq!(checked.proposals[0].reason, "stated bythe person");
     }
 
     #[test]

@@ -12,13 +12,13 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::child::{AgentCall, AgentRunner};
-use super::error::DistillError;
+use super::error::{quoted, DistillError};
 use super::inbox::{turns_hash, Distilled, Inbox};
 use super::prompt::{self, NumberedTurn};
 use super::proposal::{
     answer_schema, check_answer, AnswerProblem, CallContext, Proposal, ProposalProject, Refusal,
 };
-use crate::config::{DistillAgent, DistillConfig};
+use crate::config::{DistillAgent, DistillConfig, SessionSource};
 use crate::memory::{Memory, Scope, ScopeFilter, Store};
 use crate::sessions::Transcript;
 
@@ -30,6 +30,9 @@ pub struct PlannedCall {
     pub last_turn: usize,
     pub prompt_bytes: usize,
     pub estimated_tokens: u64,
+    /// Where the session came from: the proposals' `source:` names it.
+    #[serde(skip)]
+    session_source: SessionSource,
     #[serde(skip)]
     prompt: String,
     #[serde(skip)]
@@ -182,6 +185,7 @@ pub fn distill(
                 last_turn: chunk.last().map_or(0, |c| c.0),
                 prompt_bytes: text.len(),
                 estimated_tokens: estimated,
+                session_source: t.meta.source,
                 prompt: text,
                 turns: chunk,
                 record_turns,
@@ -218,6 +222,7 @@ pub fn distill(
         let context = CallContext {
             agent: setup.agent,
             session_id: &call.session_id,
+            session_source: call.session_source,
             turns: &call.turns,
             existing: &existing,
             project: project.clone(),
@@ -230,10 +235,11 @@ pub fn distill(
                 bytes,
                 limit: super::proposal::MAX_ANSWER_BYTES,
             },
+            // The reason may quote the answer (a parse error names the value it met).
             AnswerProblem::Malformed(reason) => DistillError::MalformedAnswer {
                 agent: setup.agent.as_str().into(),
                 session: call.session_id.clone(),
-                reason,
+                reason: quoted(&reason, 600),
             },
         })?;
         setup.inbox.commit_call(

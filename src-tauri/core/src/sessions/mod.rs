@@ -35,6 +35,7 @@ pub use store::health::session_checks;
 pub use store::index::SessionIndex;
 pub use store::transcript::IndexStats;
 pub use store::vault::{VaultPruneReport, VaultedFile};
+pub(crate) use sources::boilerplate::scrub;
 pub(crate) use store::writer_turn::WriterTurn;
 pub use types::{
     FileProblem, IndexProgress, IndexSummary, RecallHit, RecallQuery, RecallTurn, SessionChange,

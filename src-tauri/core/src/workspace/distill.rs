@@ -2,9 +2,10 @@
 //! session index, running it for one view, the proposals of that view, and accepting or
 //! rejecting one (an accepted memory gets its vector and the caches hear of it at once).
 //!
-//! Owns: the selection rule (`--session ID`; else the view's project sessions, from `--since`
-//! on when given; a view without a project needs a session or a date) and which store a
-//! session belongs to.
+//! Owns: the selection rule (`--session ID`; `--since DATE` alone: every session active from
+//! that day on, each distilled for the project it ran in; else the view's project sessions,
+//! from `--since` on when given with `project`; a view without a project needs a session or a
+//! date), which store a session belongs to, and one budget across the projects of a run.
 //! Deliberately does not: plan, prompt, judge answers or spawn (all in `crate::distill`), or
 //! read the clock (callers pass `now`).
 
@@ -14,8 +15,10 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::Deserialize;
 
 use super::{Workspace, WorkspaceError};
-use crate::config::DistillAgent;
-use crate::distill::{self, AgentRunner, DistillError, DistillReport, Edits, Inbox, Proposal};
+use crate::config::{DistillAgent, DistillConfig};
+use crate::distill::{
+    self, AgentRunner, DistillError, DistillReport, Edits, Inbox, Proposal, StopHandle,
+};
 use crate::embed::{self, SavedWithVector};
 use crate::memory::Store;
 use crate::sessions::{SessionMeta, Transcript};
@@ -25,9 +28,10 @@ use crate::sessions::{SessionMeta, Transcript};
 pub struct Selection {
     /// One session by id.
     pub session: Option<String>,
-    /// Sessions active on or after this day.
+    /// Sessions active on or after this day: of every project, unless `project` is set.
     pub since: Option<NaiveDate>,
-    /// Only the sessions of the view's project (the default when the view has one).
+    /// Only the sessions of the view's project (the default when the view has one and no
+    /// `since` is given).
     #[serde(default)]
     pub project: bool,
 }
@@ -39,11 +43,14 @@ impl Workspace {
     /// The store a session's proposals belong to: the project of the folder it ran in when
     /// that folder still exists, else the user scope alone.
     pub fn store_for_session(&self, session_id: &str) -> Result<Store, WorkspaceError> {
-        let t = self.transcript(session_id)?;
-        Ok(match t.meta.cwd.as_deref().map(Path::new) {
-            Some(cwd) if cwd.is_dir() => self.store_at(cwd),
-            _ => Store::new(self.home().clone(), None),
-        })
+        Ok(self.store_of_transcript(&self.transcript(session_id)?))
+    }
+
+    /// Whether `selection` reaches past the view's project: `--since` without `--project`
+    /// means every session active from that day on, whichever project it ran in, as its help
+    /// says; each is then distilled for its own project (see `distill_with`).
+    fn across_projects(selection: &Selection) -> bool {
+        selection.session.is_none() && selection.since.is_some() && !selection.project
     }
 
     fn selected(
@@ -54,7 +61,10 @@ impl Workspace {
         if let Some(id) = &selection.session {
             return Ok(vec![self.transcript(id)?]);
         }
-        let root = store.project().map(|p| p.root.clone());
+        let root = match Self::across_projects(selection) {
+            true => None,
+            false => store.project().map(|p| p.root.clone()),
+        };
         if root.is_none() && selection.since.is_none() {
             return Err(DistillError::NoSessions {
                 what: "this folder (no project here): pass --session ID or --since DATE".into(),
@@ -97,6 +107,31 @@ impl Workspace {
             .collect()
     }
 
+    /// The store a transcript's proposals belong to (see `store_for_session`).
+    fn store_of_transcript(&self, t: &Transcript) -> Store {
+        match t.meta.cwd.as_deref().map(Path::new) {
+            Some(cwd) if cwd.is_dir() => self.store_at(cwd),
+            _ => Store::new(self.home().clone(), None),
+        }
+    }
+
+    /// `sessions` by the store each belongs to, in the order each store first appears.
+    fn by_store(&self, sessions: Vec<Transcript>) -> Vec<(Store, Vec<Transcript>)> {
+        let mut groups: Vec<(Store, Vec<Transcript>)> = Vec::new();
+        for t in sessions {
+            let store = self.store_of_transcript(&t);
+            let slug = store.project().map(|p| p.slug.clone());
+            match groups
+                .iter_mut()
+                .find(|(s, _)| s.project().map(|p| &p.slug) == slug.as_ref())
+            {
+                Some((_, ts)) => ts.push(t),
+                None => groups.push((store, vec![t])),
+            }
+        }
+        groups
+    }
+
     /// A distill run over `selection` for `store`'s view with `runner` (the real one is
     /// `distill_with_agent`); a dry run counts calls and tokens and calls nothing.
     pub fn distill_with(
@@ -112,17 +147,6 @@ impl Workspace {
         if !config.enabled {
             return Err(DistillError::Disabled.into());
         }
-        let inbox = Inbox::new(self.home());
-        let key = store
-            .project()
-            .map(|p| p.slug.clone())
-            .unwrap_or_else(|| "user".into());
-        let _running = if dry_run {
-            None
-        } else {
-            Some(inbox.run_lock(&key)?)
-        };
-        let sessions = self.selected(store, selection)?;
         let agent = agent.unwrap_or(config.agent);
         let extra_args = match (agent, self.agent_env()) {
             (DistillAgent::Codex, Ok(env)) => std::fs::read_to_string(env.codex_config())
@@ -130,16 +154,55 @@ impl Workspace {
                 .unwrap_or_default(),
             _ => Vec::new(),
         };
-        let setup = distill::RunSetup {
-            config: &config,
-            agent,
-            extra_args,
-            store,
-            inbox: &inbox,
-            dry_run,
-            now,
+        let inbox = Inbox::new(self.home());
+        let run = |store: &Store, sessions: &[Transcript], config: &DistillConfig| {
+            let key = store
+                .project()
+                .map(|p| p.slug.clone())
+                .unwrap_or_else(|| "user".into());
+            let _running = if dry_run {
+                None
+            } else {
+                Some(inbox.run_lock(&key)?)
+            };
+            let setup = distill::RunSetup {
+                config,
+                agent,
+                extra_args: extra_args.clone(),
+                store,
+                inbox: &inbox,
+                dry_run,
+                now,
+            };
+            Ok::<_, WorkspaceError>(distill::distill(&setup, sessions, runner)?)
         };
-        Ok(distill::distill(&setup, &sessions, runner)?)
+        if !Self::across_projects(selection) {
+            let sessions = self.selected(store, selection)?;
+            return run(store, &sessions, &config);
+        }
+        // Sessions of several projects: each with its own project's memories and inbox
+        // entries (as `--session` does), one budget for them all.
+        let mut report: Option<DistillReport> = None;
+        for (store, sessions) in self.by_store(self.selected(store, selection)?) {
+            let mut left = config.clone();
+            if let Some(r) = &report {
+                left.max_calls = left.max_calls.saturating_sub(r.calls.len());
+                left.max_tokens = left.max_tokens.saturating_sub(r.estimated_tokens);
+            }
+            let part = run(&store, &sessions, &left)?;
+            match &mut report {
+                None => report = Some(part),
+                Some(r) => {
+                    r.calls.extend(part.calls);
+                    r.estimated_tokens += part.estimated_tokens;
+                    r.unchanged.extend(part.unchanged);
+                    r.over_budget.extend(part.over_budget);
+                    r.proposals.extend(part.proposals);
+                    r.refused.extend(part.refused);
+                }
+            }
+        }
+        Ok(report.expect("a selection holds at least one session"))
     }
 
     /// `distill_with` the person's own agent CLI as a child process.
@@ -151,7 +214,22 @@ impl Workspace {
         dry_run: bool,
         now: DateTime<Utc>,
     ) -> Result<DistillReport, WorkspaceError> {
-        self.distill_with(store, selection, agent, dry_run, now, &distill::ChildRunner)
+        self.distill_stoppable(store, selection, agent, dry_run, now, &StopHandle::default())
+    }
+
+    /// `distill`, with a handle a front end's signal handler can stop it with: the running
+    /// agent's process group is killed and the run ends with `stopped`.
+    pub fn distill_stoppable(
+        &self,
+        store: &Store,
+        selection: &Selection,
+        agent: Option<DistillAgent>,
+        dry_run: bool,
+        now: DateTime<Utc>,
+        stop: &StopHandle,
+    ) -> Result<DistillReport, WorkspaceError> {
+        let runner = distill::ChildRunner { stop: stop.clone() };
+        self.distill_with(store, selection, agent, dry_run, now, &runner)
     }
 
     /// The pending proposals of `store`'s view: user-scope ones and its project's.

@@ -210,8 +210,8 @@ fn accepting_saves_with_source_and_keeps_the_prior_version_of_an_update() {
     );
     let text = fs::read_to_string(&saved.outcome.memory.path).unwrap();
     assert!(
-        text.contains("source: \"claude-session:s-grow turns 1\"")
-            || text.contains("source: claude-session:s-grow turns 1"),
+        text.contains("source: \"ambry-session:s-grow turns 1\"")
+            || text.contains("source: ambry-session:s-grow turns 1"),
         "{text}"
     );
     assert!(text.contains("pnpm"));
