@@ -548,11 +548,35 @@ fn compose_without_a_service_answers_itself_and_starts_one_that_serves_the_next_
         .output()
         .unwrap();
     assert!(forced.status.success());
-    std::thread::sleep(Duration::from_millis(500));
+    // A start is a spawn, which returns once the service's process runs: had the compose started
+    // one, it would be there now, however long it then took to answer.
+    let started: Vec<u32> = services_of(sb.home.path())
+        .into_iter()
+        .filter(|p| u64::from(*p) != pid)
+        .collect();
     assert!(
-        status(&sb).is_none(),
-        "AMBRY_NO_SERVICE=1 never starts a service"
+        started.is_empty(),
+        "AMBRY_NO_SERVICE=1 never starts a service; started {started:?}"
     );
+    assert!(status(&sb).is_none());
+}
+
+/// The `ambry serve` processes of `home` (named on their command line) that run now, by pid.
+fn services_of(home: &Path) -> Vec<u32> {
+    let home = home.as_os_str().as_encoded_bytes();
+    std::fs::read_dir("/proc")
+        .expect("/proc lists the processes")
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|line| {
+                let args: Vec<&[u8]> = line.split(|b| *b == 0).collect();
+                args.contains(&home)
+                    && args.contains(&b"serve".as_slice())
+                    && !args.contains(&b"--status".as_slice())
+            })
+        })
+        .collect()
 }
 
 #[test]

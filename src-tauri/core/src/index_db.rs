@@ -1,7 +1,7 @@
 //! `index.sqlite`: the one database of indexes and caches under the home (DESIGN §2), shared by its
 //! tenants — the session index and the ranker's corpus snapshots.
 //!
-//! Owns: opening it (WAL, a busy timeout, the pragmas), the shared `meta` table where each
+//! Owns: opening it (WAL, the caller's busy timeout, the pragmas), the shared `meta` table where each
 //! tenant records its schema version under its own key, and starting over from an empty file
 //! when the file is corrupt or not a database at all. Most of it can be rebuilt, but not the
 //! session vault (transcripts whose source file is gone), so a damaged file is set aside as
@@ -14,8 +14,9 @@ use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode};
 
-/// Long enough to wait out another indexer's batch (a few MB of transcripts per commit, which on
-/// a busy 2-core machine took over 5 s), short enough to report a stuck lock.
+/// The busy timeout to `open` with: long enough to wait out another indexer's batch (a few MB of
+/// transcripts per commit, which on a busy 2-core machine took over 5 s), short enough to report
+/// a stuck lock.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// Creates `path` empty with mode 0600 if it is missing (an empty file is an empty database).
@@ -27,9 +28,10 @@ fn create_private(path: &Path) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Opens (creating the file and its directory if needed) with the shared pragmas and `meta`.
-/// A file that is corrupt or not a database is set aside and created anew.
-pub(crate) fn open(path: &Path) -> rusqlite::Result<Connection> {
+/// Opens (creating the file and its directory if needed) with the shared pragmas and `meta`,
+/// every statement waiting at most `busy_timeout` (normally [`BUSY_TIMEOUT`]) for another
+/// connection's lock. A file that is corrupt or not a database is set aside and created anew.
+pub(crate) fn open(path: &Path, busy_timeout: Duration) -> rusqlite::Result<Connection> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         crate::storage::create_private_dir_all(dir)
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
@@ -39,7 +41,7 @@ pub(crate) fn open(path: &Path) -> rusqlite::Result<Connection> {
     // made private too.
     create_private(path)?;
     crate::storage::make_private(path);
-    match open_once(path) {
+    match open_once(path, busy_timeout) {
         Err(e) if is_corrupt(&e) => {
             let kept = set_aside(path)
                 .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
@@ -49,15 +51,15 @@ pub(crate) fn open(path: &Path) -> rusqlite::Result<Connection> {
                 kept.display()
             );
             create_private(path)?;
-            open_once(path)
+            open_once(path, busy_timeout)
         }
         other => other,
     }
 }
 
-fn open_once(path: &Path) -> rusqlite::Result<Connection> {
+fn open_once(path: &Path, busy_timeout: Duration) -> rusqlite::Result<Connection> {
     let conn = Connection::open(path)?;
-    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.busy_timeout(busy_timeout)?;
     // Reading the journal mode touches the file header: a non-database fails here.
     conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))?;
     // No mmap, though a recall reads megabytes of vectors through a fresh connection: a file
@@ -164,12 +166,12 @@ mod tests {
             b"not a database at all, just text that is long enough",
         )
         .unwrap();
-        let conn = open(&path).unwrap();
+        let conn = open(&path, BUSY_TIMEOUT).unwrap();
         assert_eq!(schema_version(&conn, "a.schema"), None);
         set_schema_version(&conn, "a.schema", "3").unwrap();
         set_schema_version(&conn, "b.schema", "1").unwrap();
         drop(conn);
-        let conn = open(&path).unwrap();
+        let conn = open(&path, BUSY_TIMEOUT).unwrap();
         assert_eq!(schema_version(&conn, "a.schema").as_deref(), Some("3"));
         assert_eq!(schema_version(&conn, "b.schema").as_deref(), Some("1"));
     }
@@ -183,7 +185,7 @@ mod tests {
             b"first damaged file, long enough to be read as a header",
         )
         .unwrap();
-        drop(open(&path).unwrap());
+        drop(open(&path, BUSY_TIMEOUT).unwrap());
         let first = dir.path().join("index.sqlite.corrupt-1");
         assert_eq!(
             std::fs::read(&first).unwrap(),
@@ -191,7 +193,7 @@ mod tests {
         );
 
         std::fs::write(&path, b"second damaged file, also long enough for a header").unwrap();
-        drop(open(&path).unwrap());
+        drop(open(&path, BUSY_TIMEOUT).unwrap());
         assert_eq!(
             std::fs::read(&first).unwrap(),
             b"first damaged file, long enough to be read as a header"
@@ -203,6 +205,6 @@ mod tests {
         );
         assert_eq!(set_aside_copies(&path), vec![first, second]);
         // The live file is a working database again.
-        assert!(schema_version(&open(&path).unwrap(), "a.schema").is_none());
+        assert!(schema_version(&open(&path, BUSY_TIMEOUT).unwrap(), "a.schema").is_none());
     }
 }

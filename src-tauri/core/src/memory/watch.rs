@@ -288,6 +288,41 @@ mod tests {
         false
     }
 
+    /// Waits until every event that came before this call has been reported, and returns what was
+    /// reported since `seen` was last cleared, less the two sidecars written to know that
+    /// (`settled-by-<tag>-1`, then `-2`, each waited for). One thread reports each burst of
+    /// events whole, in the order they came: the first sentinel's burst holds or follows every
+    /// event still pending, and the second is written once that burst has ended, so when it is
+    /// seen all of that burst has been reported. No sleep: a change reported late still counts.
+    fn settled(
+        home: &AmbryHome,
+        seen: &Arc<Mutex<Vec<MemoryChange>>>,
+        tag: &str,
+    ) -> Vec<MemoryChange> {
+        let sentinel = |n: u32| MemoryChange::SidecarChanged {
+            scope: Scope::User,
+            project: None,
+            name: format!("settled-by-{tag}-{n}"),
+        };
+        for n in [1, 2] {
+            let path = home
+                .user_memory_dir()
+                .join(format!("settled-by-{tag}-{n}.vec"));
+            std::fs::write(path, b"x").unwrap();
+            assert!(
+                wait_for(seen, &sentinel(n)),
+                "saw {:?}",
+                seen.lock().unwrap()
+            );
+        }
+        seen.lock()
+            .unwrap()
+            .iter()
+            .filter(|c| ![sentinel(1), sentinel(2)].contains(c))
+            .cloned()
+            .collect()
+    }
+
     #[test]
     fn saves_removals_and_new_projects_are_reported_and_noise_is_not() {
         let dir = tempfile::tempdir().unwrap();
@@ -370,16 +405,14 @@ mod tests {
             seen.lock().unwrap()
         );
 
-        // Reading memories (as every listing does) reports nothing.
+        // Reading memories (as every listing does) reports nothing. (The writes above are all
+        // reported first, so that none of them is taken for a read's.)
+        settled(&home, &seen, "writes");
         seen.lock().unwrap().clear();
         user.list(crate::memory::ScopeFilter::All).unwrap();
         in_project.list(crate::memory::ScopeFilter::All).unwrap();
-        std::thread::sleep(Duration::from_millis(400));
-        assert!(
-            seen.lock().unwrap().is_empty(),
-            "a read was reported: {:?}",
-            seen.lock().unwrap()
-        );
+        let after_reads = settled(&home, &seen, "reads");
+        assert!(after_reads.is_empty(), "a read was reported: {after_reads:?}");
 
         // A sidecar is reported as one; nothing reported names the index, a temp file or an
         // archived version.
@@ -393,9 +426,12 @@ mod tests {
         std::fs::write(home.user_memory_dir().join(".tmp-other.md.0001"), b"x").unwrap();
         std::fs::write(home.root().join("index.sqlite"), b"x").unwrap();
         std::fs::write(home.user_anchor(), "# me again\n").unwrap();
-        assert!(wait_for(&seen, &MemoryChange::UserAnchorChanged));
-        std::thread::sleep(Duration::from_millis(300));
-        for change in seen.lock().unwrap().iter() {
+        let after_noise = settled(&home, &seen, "noise");
+        assert!(
+            after_noise.contains(&MemoryChange::UserAnchorChanged),
+            "saw {after_noise:?}"
+        );
+        for change in &after_noise {
             if let MemoryChange::Saved { name, .. } | MemoryChange::Removed { name, .. } = change {
                 assert!(
                     ["jwt-refresh", "deploy-steps"].contains(&name.as_str()),

@@ -353,6 +353,7 @@ fn a_slow_client_holds_neither_the_service_nor_its_own_connection_past_the_deadl
     .unwrap();
     // Trickles a byte every 300 ms: each read is quick, the request as a whole never completes.
     let socket = handle.socket().to_path_buf();
+    let (trickling, wait_for_trickling) = std::sync::mpsc::channel();
     let trickler = std::thread::spawn(move || {
         let started = std::time::Instant::now();
         let mut stream = UnixStream::connect(&socket).unwrap();
@@ -360,11 +361,13 @@ fn a_slow_client_holds_neither_the_service_nor_its_own_connection_past_the_deadl
             if stream.write_all(b" ").is_err() {
                 return Some(started.elapsed());
             }
+            let _ = trickling.send(());
             std::thread::sleep(Duration::from_millis(300));
         }
         None
     });
-    std::thread::sleep(Duration::from_millis(500));
+    // Its connection is in, ahead of every other one, and has sent its first byte.
+    wait_for_trickling.recv_timeout(TIMEOUT).unwrap();
     // Meanwhile others are answered at once (bounded by a short timeout, not the 30 s one).
     for _ in 0..3 {
         match call(&f.home, &Request::new(Call::Status), Duration::from_secs(2)).unwrap() {

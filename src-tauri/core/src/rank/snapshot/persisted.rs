@@ -35,7 +35,7 @@ impl PersistentCache {
         if !db_path.parent().is_some_and(Path::is_dir) {
             return None;
         }
-        let conn = crate::index_db::open(db_path).ok()?;
+        let conn = crate::index_db::open(db_path, crate::index_db::BUSY_TIMEOUT).ok()?;
         // A cache: a compose never waits out the session indexer's batch to read or save it
         // (it ranks from the files instead, and the next call saves).
         conn.busy_timeout(SNAPSHOT_BUSY_TIMEOUT).ok()?;

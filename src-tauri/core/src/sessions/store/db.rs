@@ -9,6 +9,7 @@
 
 use rusqlite::Connection;
 use std::path::Path;
+use std::time::Duration;
 
 use crate::sessions::error::{is_busy, is_corrupt, SessionError};
 use super::writer_turn::WriterTurn;
@@ -91,23 +92,24 @@ CREATE TABLE IF NOT EXISTS session_vectors(
 CREATE INDEX IF NOT EXISTS session_vectors_file ON session_vectors(file_id);
 ";
 
-/// Opens (creating if needed) the database with current session tables.
-pub(crate) fn open(path: &Path) -> Result<Connection, SessionError> {
-    match open_or_repair(path) {
+/// Opens (creating if needed) the database with current session tables, waiting at most
+/// `busy_timeout` for another connection's lock (see `index_db::open`).
+pub(crate) fn open(path: &Path, busy_timeout: Duration) -> Result<Connection, SessionError> {
+    match open_or_repair(path, busy_timeout) {
         // Making a new file WAL, or creating the shared `meta` table, writes before any turn is
         // taken: behind another indexer's run, which holds the write lock for minutes at a time,
         // that can outlast the busy timeout (SQLite's handler polls and misses the gaps between
         // the run's batches). In the writers' turn no run is going on.
         Err(SessionError::Busy { .. }) => {
             let _turn = WriterTurn::queue(path)?;
-            open_or_repair(path)
+            open_or_repair(path, busy_timeout)
         }
         other => other,
     }
 }
 
-fn open_or_repair(path: &Path) -> Result<Connection, SessionError> {
-    match open_once(path) {
+fn open_or_repair(path: &Path, busy_timeout: Duration) -> Result<Connection, SessionError> {
+    match open_once(path, busy_timeout) {
         Err(Failure::Corrupt(reason)) => {
             // The file opened but the session tables are damaged: only they are rebuilt from
             // nothing, through the owner, which starts the file over.
@@ -117,7 +119,7 @@ fn open_or_repair(path: &Path) -> Result<Connection, SessionError> {
             );
             let _turn = WriterTurn::queue(path)?;
             remove_database(path)?;
-            open_once(path).map_err(|f| f.into_error(path))
+            open_once(path, busy_timeout).map_err(|f| f.into_error(path))
         }
         other => other.map_err(|f| f.into_error(path)),
     }
@@ -166,8 +168,8 @@ impl From<rusqlite::Error> for Failure {
     }
 }
 
-fn open_once(path: &Path) -> Result<Connection, Failure> {
-    let conn = index_db::open(path)?;
+fn open_once(path: &Path, busy_timeout: Duration) -> Result<Connection, Failure> {
+    let conn = index_db::open(path, busy_timeout)?;
     // The current layout needs no write to open: a second indexer opening during the first's
     // run must not wait for its turn just to learn the tables exist.
     if index_db::schema_version(&conn, SCHEMA_KEY).as_deref() != Some(SCHEMA_VERSION) {
@@ -282,7 +284,7 @@ mod tests {
             b"this is not a database, just bytes that happen to be here".repeat(100),
         )
         .unwrap();
-        let conn = open(&db).unwrap();
+        let conn = open(&db, index_db::BUSY_TIMEOUT).unwrap();
         let n: i64 = conn
             .query_row("SELECT count(*) FROM session_files", [], |r| r.get(0))
             .unwrap();
@@ -304,7 +306,7 @@ mod tests {
             )
             .unwrap();
         }
-        let conn = open(&db).unwrap();
+        let conn = open(&db, index_db::BUSY_TIMEOUT).unwrap();
         let cols: i64 = conn
             .query_row(
                 "SELECT count(*) FROM pragma_table_info('session_files')",

@@ -8,6 +8,7 @@
 //! (see `recall`).
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use rusqlite::Connection;
 
@@ -32,8 +33,16 @@ impl SessionIndex {
     /// Opens the index at `db`, creating it, and rebuilding it when it is corrupt or from an
     /// older version. A locked database is `SessionError::Busy`.
     pub fn open(db: &Path) -> Result<SessionIndex, SessionError> {
+        SessionIndex::open_waiting(db, crate::index_db::BUSY_TIMEOUT)
+    }
+
+    /// `open`, every statement waiting at most `busy_timeout` for another connection's lock.
+    pub(crate) fn open_waiting(
+        db: &Path,
+        busy_timeout: Duration,
+    ) -> Result<SessionIndex, SessionError> {
         Ok(SessionIndex {
-            conn: db::open(db)?,
+            conn: db::open(db, busy_timeout)?,
             path: db.to_path_buf(),
             pending_fts: PendingFts::default(),
             turn: None,

@@ -159,8 +159,12 @@ mod tests {
         assert!(elsewhere.join().unwrap(), "free once the outer turn ends");
     }
 
+    /// The busy timeout the tests below open the index with, short so that outlasting it is quick
+    /// (the behaviour is the same as with `index_db::BUSY_TIMEOUT`).
+    const BUSY_TIMEOUT: Duration = Duration::from_millis(200);
+
     /// Another indexer's run as it looks from outside: holds the turn and, on its own connection
-    /// (`open` it, then run `begin`), the write lock for longer than SQLite's busy timeout.
+    /// (`open` it, then run `begin`), the write lock for longer than [`BUSY_TIMEOUT`].
     /// Returns once the run holds both; the handle yields the moment the run began to end.
     fn a_run_longer_than_the_busy_timeout(
         db: &Path,
@@ -174,7 +178,7 @@ mod tests {
             let conn = open(&db);
             conn.execute_batch(begin).unwrap();
             holding.send(()).unwrap();
-            std::thread::sleep(crate::index_db::BUSY_TIMEOUT + Duration::from_secs(1));
+            std::thread::sleep(BUSY_TIMEOUT + Duration::from_millis(300));
             let ending = Instant::now();
             conn.execute_batch("COMMIT").unwrap();
             drop(turn);
@@ -200,14 +204,14 @@ mod tests {
         let line =
             serde_json::json!({"ts": "2026-06-01T10:00:00Z", "role": "user", "text": "tango"});
         std::fs::write(roots.ambry.join("a.jsonl"), format!("{line}\n")).unwrap();
-        drop(SessionIndex::open(&db).unwrap());
+        drop(SessionIndex::open_waiting(&db, BUSY_TIMEOUT).unwrap());
 
         let run = a_run_longer_than_the_busy_timeout(
             &db,
-            |db| crate::index_db::open(db).unwrap(),
+            |db| crate::index_db::open(db, BUSY_TIMEOUT).unwrap(),
             "BEGIN IMMEDIATE",
         );
-        let mut index = SessionIndex::open(&db).unwrap();
+        let mut index = SessionIndex::open_waiting(&db, BUSY_TIMEOUT).unwrap();
         let summary = index
             .index(&roots, &SessionsConfig::default(), None, 0, &mut |_| {})
             .expect("waited, not refused");
@@ -239,7 +243,7 @@ mod tests {
             open_bare,
             "CREATE TABLE other_tenant(x); BEGIN IMMEDIATE; INSERT INTO other_tenant VALUES (1);",
         );
-        let opened = SessionIndex::open(&db).map(drop);
+        let opened = SessionIndex::open_waiting(&db, BUSY_TIMEOUT).map(drop);
         let done = Instant::now();
         opened.expect("waited, not refused");
         assert!(
