@@ -296,7 +296,6 @@ fn accept_with_edits_is_logged_as_edited_and_an_unknown_id_is_a_clear_error() {
         .stderr(predicate::str::contains("not_found"));
 }
 
-<<<<<<< HEAD
 /// `ambry` on the sandbox under umask 022, the common default.
 fn ambry_umask_022(sb: &Sandbox) -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::new("sh");
@@ -322,7 +321,35 @@ fn the_distill_folder_and_its_files_are_private_under_umask_022() {
         .assert()
         .success();
     let review = ambry_umask_022(&sb)
-=======
+        .args(["--json", "memory", "review"])
+        .output()
+        .unwrap();
+    let findings: Vec<Value> = serde_json::from_slice(&review.stdout).unwrap();
+    let id = findings
+        .iter()
+        .find(|f| f["kind"] == "proposal")
+        .expect("a proposal in the inbox")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    ambry_umask_022(&sb)
+        .args(["memory", "review", "reject", &id])
+        .assert()
+        .success();
+    let distill = sb.home.path().join("distill");
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&distill), 0o700, "distill/");
+    let running = distill.join("running");
+    assert_eq!(mode(&running), 0o700, "distill/running/");
+    for view in fs::read_dir(&running).unwrap() {
+        let view = view.unwrap().path();
+        assert_eq!(mode(&view), 0o700, "{}", view.display());
+    }
+    for file in ["proposals.json", "distilled.json", "decisions.jsonl"] {
+        assert_eq!(mode(&distill.join(file)), 0o600, "{file}");
+    }
+}
+
 #[test]
 fn an_agent_printing_without_end_is_stopped_at_the_cap() {
     let bin = tempfile::tempdir().unwrap();
@@ -584,7 +611,6 @@ fn an_accepted_proposal_names_the_sessions_own_source() {
         .success();
     let review = sb
         .ambry()
->>>>>>> distill-guard
         .args(["--json", "memory", "review"])
         .output()
         .unwrap();
@@ -596,24 +622,6 @@ fn an_accepted_proposal_names_the_sessions_own_source() {
         .as_str()
         .unwrap()
         .to_string();
-<<<<<<< HEAD
-    ambry_umask_022(&sb)
-        .args(["memory", "review", "reject", &id])
-        .assert()
-        .success();
-    let distill = sb.home.path().join("distill");
-    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode(&distill), 0o700, "distill/");
-    let running = distill.join("running");
-    assert_eq!(mode(&running), 0o700, "distill/running/");
-    for view in fs::read_dir(&running).unwrap() {
-        let view = view.unwrap().path();
-        assert_eq!(mode(&view), 0o700, "{}", view.display());
-    }
-    for file in ["proposals.json", "distilled.json", "decisions.jsonl"] {
-        assert_eq!(mode(&distill.join(file)), 0o600, "{file}");
-    }
-=======
     sb.ambry()
         .args(["memory", "review", "accept", &id])
         .assert()
@@ -626,5 +634,4 @@ fn an_accepted_proposal_names_the_sessions_own_source() {
     let text = String::from_utf8_lossy(&saved.stdout);
     assert!(text.contains("ambry-session:s-one turns 1"), "{text}");
     assert!(!text.contains("claude-session:"), "{text}");
->>>>>>> distill-guard
 }
