@@ -124,7 +124,7 @@ fn from_service(
         now,
     }));
     match call(ctx.home(), &request, wait)? {
-        Reply::Composed(composition) => Ok(composition),
+        Reply::Composed(composition) => Ok(*composition),
         other => Err(ServiceError::Protocol {
             reason: format!("expected a composition, got {other:?}"),
         }),

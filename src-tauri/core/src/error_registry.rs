@@ -87,7 +87,8 @@ mod tests {
     #[test]
     fn every_coded_error_type_is_registered() {
         let registry = include_str!("error_registry.rs");
-        let listed = &registry[registry.find("macro_rules! core_errors").unwrap()..registry.find("/// The first core error type").unwrap()];
+        let listed = &registry[registry.find("macro_rules! core_errors").unwrap()
+            ..registry.find("/// The first core error type").unwrap()];
         let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut missing = Vec::new();
         let mut stack = vec![src];
@@ -99,7 +100,11 @@ mod tests {
                 } else if path.extension().is_some_and(|e| e == "rs") {
                     let text = std::fs::read_to_string(&path).unwrap();
                     for line in text.lines() {
-                        let Some(rest) = line.split("ErrorCode for ").nth(1).filter(|_| line.starts_with("impl ")) else {
+                        let Some(rest) = line
+                            .split("ErrorCode for ")
+                            .nth(1)
+                            .filter(|_| line.starts_with("impl "))
+                        else {
                             continue;
                         };
                         let ty = rest.trim_end_matches(" {").trim();
@@ -110,7 +115,10 @@ mod tests {
                 }
             }
         }
-        assert!(missing.is_empty(), "coded errors missing from core_errors!: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "coded errors missing from core_errors!: {missing:?}"
+        );
     }
 
     /// `Code` and the list in docs/errors.md are the same codes, in the same order.

@@ -62,7 +62,8 @@ pub struct Response {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reply {
-    Composed(Composition),
+    // Boxed: a composition is far larger than the other replies.
+    Composed(Box<Composition>),
     Status(ServiceStatus),
     Recalled(RecallAnswer),
     Error(ErrorReply),

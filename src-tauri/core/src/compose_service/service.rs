@@ -102,7 +102,7 @@ impl ComposeService {
             return Response::refused(&Refusal::RelativeCwd { cwd: call.cwd });
         }
         match self.compose(&call.cwd, &call.request, call.now) {
-            Ok(composition) => Response::new(Reply::Composed(composition)),
+            Ok(composition) => Response::new(Reply::Composed(Box::new(composition))),
             Err(e) => Response::new(Reply::Error(ErrorReply::of(&e))),
         }
     }

@@ -211,7 +211,9 @@ pub fn review_with(
 /// project memory restating either — the same name in both scopes is shadowing, not
 /// duplication — and not once a person kept both as they read now.
 fn worth_judging(a: &Memory, b: &Memory) -> bool {
-    !(a.name == b.name && a.scope != b.scope) && !(a.reviewed_as_is() && b.reviewed_as_is())
+    let shadowing = a.name == b.name && a.scope != b.scope;
+    let kept_both = a.reviewed_as_is() && b.reviewed_as_is();
+    !shadowing && !kept_both
 }
 
 /// The claims on which `a` and `b` disagree, when the review inbox lists them as a conflict

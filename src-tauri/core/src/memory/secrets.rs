@@ -653,11 +653,9 @@ mod tests {
             flagged.len(),
             benign.len()
         );
-        assert!(missed.len() <= MISSED_INDEPENDENT, "missed {}: {missed:#?}", missed.len());
+        assert!(missed.is_empty(), "missed {}: {missed:#?}", missed.len());
         assert!(flagged.is_empty(), "{} false positive(s):\n{}", flagged.len(), flagged.join("\n"));
     }
-
-    const MISSED_INDEPENDENT: usize = 0;
 
     /// The frozen set: 60 secrets and 120 ordinary lines written by someone who saw neither the
     /// rules nor the corpora above, after the rules were fitted, and never fitted to. Measured

@@ -78,7 +78,7 @@ impl Fixture {
 
     fn served(&self, query: &str, top_k: Option<usize>) -> Composition {
         match call(&self.home, &self.request(query, top_k), TIMEOUT).unwrap() {
-            Reply::Composed(c) => c,
+            Reply::Composed(c) => *c,
             other => panic!("expected a composition, got {other:?}"),
         }
     }
