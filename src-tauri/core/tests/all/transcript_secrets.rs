@@ -62,6 +62,26 @@ fn everything_shown(ws: &Workspace, query: &str) -> String {
     shown
 }
 
+/// Message `id`, stored masked, rewritten `verbatim` (with its full-text row), as an index of an
+/// older version or older rules holds it.
+fn store_verbatim(conn: &rusqlite::Connection, id: i64, masked: &str, verbatim: &str) {
+    conn.execute(
+        "INSERT INTO session_fts(session_fts, rowid, text) VALUES ('delete', ?1, ?2)",
+        rusqlite::params![id, masked],
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE session_messages SET text = ?2 WHERE id = ?1",
+        rusqlite::params![id, verbatim],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO session_fts(rowid, text) VALUES (?1, ?2)",
+        rusqlite::params![id, verbatim],
+    )
+    .unwrap();
+}
+
 fn assert_masked(shown: &str) {
     for secret in [AWS_KEY, GH_TAIL, "Xk9mP2qL7wZ4"] {
         assert!(!shown.contains(secret), "{secret} shown verbatim: {shown}");
@@ -125,21 +145,7 @@ fn an_index_an_older_version_wrote_is_masked_when_opened() {
             let verbatim = masked
                 .replace("[secret masked: GitHub token]", GH_TOKEN)
                 .replace("[secret masked: AWS access key id]", AWS_KEY);
-            conn.execute(
-                "INSERT INTO session_fts(session_fts, rowid, text) VALUES ('delete', ?1, ?2)",
-                rusqlite::params![id, masked],
-            )
-            .unwrap();
-            conn.execute(
-                "UPDATE session_messages SET text = ?2 WHERE id = ?1",
-                rusqlite::params![id, verbatim],
-            )
-            .unwrap();
-            conn.execute(
-                "INSERT INTO session_fts(rowid, text) VALUES (?1, ?2)",
-                rusqlite::params![id, verbatim],
-            )
-            .unwrap();
+            store_verbatim(&conn, id, &masked, &verbatim);
         }
         conn.execute(
             "UPDATE session_files SET first_prompt = ?1",
@@ -221,22 +227,7 @@ fn passwords_on_command_lines_and_one_line_keys_are_masked_in_new_and_old_indexe
             .unwrap();
         assert_eq!(rows.len(), FORMS.len());
         for ((id, masked), (form, _)) in rows.into_iter().zip(FORMS) {
-            let verbatim = format!("walrus step: {form}");
-            conn.execute(
-                "INSERT INTO session_fts(session_fts, rowid, text) VALUES ('delete', ?1, ?2)",
-                rusqlite::params![id, masked],
-            )
-            .unwrap();
-            conn.execute(
-                "UPDATE session_messages SET text = ?2 WHERE id = ?1",
-                rusqlite::params![id, verbatim],
-            )
-            .unwrap();
-            conn.execute(
-                "INSERT INTO session_fts(rowid, text) VALUES (?1, ?2)",
-                rusqlite::params![id, verbatim],
-            )
-            .unwrap();
+            store_verbatim(&conn, id, &masked, &format!("walrus step: {form}"));
         }
         conn.execute(
             "UPDATE meta SET value = '6' WHERE key = 'sessions.schema'",
