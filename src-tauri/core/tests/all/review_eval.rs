@@ -294,8 +294,15 @@ fn the_independent_set_is_measured_per_kind() {
         );
     }
     println!("conflicts offered as a merge (with embeddings): {merged_conflicts:?}");
-    // Measured before any tuning on this set (the rules of the set above), with embeddings:
-    // dev duplicates P 0.xxx R 0.xxx, conflicts P 0.xxx R 0.xxx; test likewise — see FLOORS.
+    // Measured before any tuning on this set (the rules as tuned on the set above):
+    //                    duplicates P / R    conflicts P / R    conflicts offered as a merge
+    // with model, dev    0.630 / 0.680       0.075 / 0.060      16 of 50
+    // with model, test   0.322 / 0.560       0.213 / 0.200      27 of 50
+    // words only, dev    0.446 / 0.500       0.122 / 0.120
+    // words only, test   0.231 / 0.420       0.167 / 0.160
+    // Per kind (with the model, test): conflicts migration 0/9, polarity 1/10, tools 2/15,
+    // values 7/16; near misses on another subject judged neither 13/50; duplicates numbers
+    // 2/12, units 6/11, length 7/12, paraphrase 13/15. The floors sit just under these.
     for ((mode, half), [dp, dr, cp, cr]) in INDEPENDENT_FLOORS {
         let s = scores[&(*mode, *half)];
         for (what, value, floor) in [
@@ -315,8 +322,8 @@ fn the_independent_set_is_measured_per_kind() {
 /// Floors at what was measured on the independent set before tuning (duplicates P, R;
 /// conflicts P, R), per mode and half.
 const INDEPENDENT_FLOORS: &[((&str, Half), [f64; 4])] = &[
-    (("with embeddings", Half::Dev), [0.0, 0.0, 0.0, 0.0]),
-    (("with embeddings", Half::Test), [0.0, 0.0, 0.0, 0.0]),
-    (("words only", Half::Dev), [0.0, 0.0, 0.0, 0.0]),
-    (("words only", Half::Test), [0.0, 0.0, 0.0, 0.0]),
+    (("with embeddings", Half::Dev), [0.62, 0.67, 0.07, 0.05]),
+    (("with embeddings", Half::Test), [0.31, 0.55, 0.20, 0.19]),
+    (("words only", Half::Dev), [0.44, 0.49, 0.12, 0.11]),
+    (("words only", Half::Test), [0.23, 0.41, 0.16, 0.15]),
 ];
