@@ -6,27 +6,36 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export AMBRY_TEST_MODELS="${AMBRY_TEST_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/ambry/models}"
 export AMBRY_AGENT_CLIENTS="${AMBRY_AGENT_CLIENTS:-${XDG_CACHE_HOME:-$HOME/.cache}/ambry/agent-clients}"
+# Each phase says how long the one before it took (the suite's time, by phase, in every run;
+# the last, the app's, is timed by its own test runner).
+phase_started=$SECONDS
+phase() {
+    echo "    (took $((SECONDS - phase_started)) s)"
+    phase_started=$SECONDS
+    echo "==> $*"
+}
+echo "==> setup (scripts/setup.sh --for test)"
 scripts/setup.sh --for test
 export AMBRY_TEST_CODEX="${AMBRY_TEST_CODEX:-$AMBRY_AGENT_CLIENTS/node_modules/.bin/codex}"
 export PATH="$HOME/.cargo/bin:$PATH"
 
-echo "==> format and lints (cargo fmt --check, clippy -D warnings)"
+phase "format and lints (cargo fmt --check, clippy -D warnings)"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-echo "==> core's shape: no import cycle between core files; front ends use only core's public surface"
+phase "core's shape: no import cycle between core files; front ends use only core's public surface"
 python3 scripts/check-core-imports.py
 # The façade compiles: the app and the CLI build against core without its `internals` feature
 # (the line above checks it by reading; this checks it with the compiler).
 cargo check --workspace --locked
 
-echo "==> cargo test (workspace)"
+phase "cargo test (workspace)"
 cargo test --workspace --locked
 
-echo "==> fuzz smoke: every target for a few seconds (scripts/fuzz.sh runs them longer)"
+phase "fuzz smoke: every target for a few seconds (scripts/fuzz.sh runs them longer)"
 # On every machine: a missing nightly toolchain or cargo-fuzz fails the suite, naming it
 # (scripts/fuzz.sh says which and how to install it), rather than pass without the smoke.
 FUZZ_CORPUS_DIR="${FUZZ_CORPUS_DIR:-fuzz/corpus}" scripts/fuzz.sh 10
 
-echo "==> end-to-end: the real app under Xvfb"
+phase "end-to-end: the real app under Xvfb"
 scripts/e2e.sh
