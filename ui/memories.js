@@ -120,7 +120,7 @@ export function createMemoriesView(app) {
         updated: (a, b) => time(b.updated || b.created) - time(a.updated || a.created) || a.name.localeCompare(b.name),
         last_used: (a, b) => time(b.last_used) - time(a.last_used) || (b.uses_30d || 0) - (a.uses_30d || 0) || a.name.localeCompare(b.name),
       }[sort.value];
-      return { items: [...matching].sort(by).map((r) => ({ row: r })), matching: matching.length };
+      return { items: [...matching].sort(by).map((r, i) => ({ row: r, pos: i + 1 })), matching: matching.length };
     }
     const groups = new Map();
     for (const r of matching) {
@@ -129,19 +129,24 @@ export function createMemoriesView(app) {
       groups.get(key).push(r);
     }
     const items = [];
+    let pos = 0;
     for (const type of [...groups.keys()].sort(compareTypes)) {
       const members = groups.get(type);
       items.push({ header: true, type, count: members.length });
-      for (const r of members) items.push({ row: r });
+      for (const r of members) items.push({ row: r, pos: ++pos });
     }
     return { items, matching: matching.length };
   }
 
   let items = [];
+  // Rows in the list, for screen readers: only the rows in view exist in the page, so each says
+  // where it stands (aria-posinset) among how many (aria-setsize).
+  let setSize = 0;
   const picked = createSelection(() => items.filter((it) => it.row).map((it) => it.row.name));
   function refreshList() {
     const visible = visibleItems();
     items = visible.items;
+    setSize = visible.matching;
     list.setItems(items);
     const total = rows.length;
     count.textContent = filter.value.trim()
@@ -211,6 +216,7 @@ export function createMemoriesView(app) {
     return h('div', {
       class: `memory-row${isSelected ? ' selected' : ''}${r.error ? ' broken' : ''}`,
       role: 'option', 'aria-selected': isSelected ? 'true' : 'false', id: optionId(r.name),
+      'aria-setsize': String(setSize), 'aria-posinset': String(item.pos),
       testid: 'memory-row', dataset: { name: r.name, scope: r.scope, selected: isSelected ? 'true' : 'false' },
       // Focus stays on the list for the arrow keys; a mouse click draws no ring around it.
       // Ctrl/Cmd+click adds or removes one, Shift+click takes the range.

@@ -32,6 +32,7 @@ import { confirmDialog, toast, errorToast, trapFocus } from './dialog.js';
 const KIND_TITLES = {
   duplicate: 'Duplicate',
   conflict: 'Conflict',
+  same_subject: 'Duplicate or conflict?',
   stale: 'Stale against the code',
   expired: 'Expired',
   unused: 'Unused',
@@ -162,6 +163,18 @@ export function createReviewView(app) {
       return {
         title: `${a.name} and ${b.name} disagree`,
         note: claims.length ? claims.map(([x, y]) => `${x} ≠ ${y}`).join(' · ') : 'the same subject with different claims',
+        evidence: h('div', { class: 'review-pair' }, side(a, marked(a.body, claims.map((c) => c[0]))), side(b, marked(b.body, claims.map((c) => c[1])))),
+        actions: pairActions(f),
+      };
+    },
+    // Read as one statement, but something holds them apart (a rival value, one moved away):
+    // asked, never offered as "the same thing" — merge and supersede are both there.
+    same_subject: (f) => {
+      const [a, b] = f.memories;
+      const claims = f.claims || [];
+      return {
+        title: `${a.name} and ${b.name}: the same subject — duplicate or conflict?`,
+        note: `they read alike but differ: ${claims.map(([x, y]) => `${x} ≠ ${y}`).join(' · ')}. Merge if they say the same thing; supersede the outdated one if not`,
         evidence: h('div', { class: 'review-pair' }, side(a, marked(a.body, claims.map((c) => c[0]))), side(b, marked(b.body, claims.map((c) => c[1])))),
         actions: pairActions(f),
       };

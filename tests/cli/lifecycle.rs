@@ -172,3 +172,36 @@ fn a_fetch_is_a_use_that_the_list_shows_and_search_marks_a_superseded_memory() {
         .unwrap();
     assert!(new.get("retired").is_none(), "{new}");
 }
+
+/// A pair that reads alike but where one moved on is asked about in the text and in `--json`
+/// (`same_subject`, with the claim), with both the merge and the supersede command shown.
+#[test]
+fn review_asks_duplicate_or_conflict_for_a_pair_that_reads_alike_but_moved_on() {
+    let sb = Sandbox::new();
+    save(
+        &sb,
+        "pkg-install",
+        "How dependencies are installed",
+        "Dependencies are installed with the workspace install at the repository root.",
+    );
+    save(
+        &sb,
+        "pkg-install-now",
+        "How dependencies are installed now",
+        "Dependencies are no longer installed per package; they are installed with the workspace install at the repository root.",
+    );
+    let inbox = json(&sb, &["memory", "review"]);
+    assert_eq!(inbox[0]["kind"], "same_subject", "{inbox}");
+    assert_eq!(inbox[0]["claims"][0][1], "longer", "{inbox}");
+    let out = sb.ambry().args(["memory", "review"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("duplicate or conflict?"), "{text}");
+    assert!(
+        text.contains("ambry memory review merge pkg-install pkg-install-now"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ambry memory review supersede pkg-install --by pkg-install-now"),
+        "{text}"
+    );
+}

@@ -66,6 +66,20 @@ async fn user_and_project_memories_are_browsed_separately() -> TestResult {
                     "groups are {groups:?}"
                 );
                 text_contains(&driver, "memories-count", "3 memories").await?;
+                // The list shows only the rows in view, so each tells a screen reader where it
+                // stands among how many (group headers are not counted).
+                let positions = driver
+                    .execute(
+                        r#"return [...document.querySelectorAll('[data-testid="memory-row"]')]
+                             .map((r) => `${r.getAttribute('aria-posinset')}/${r.getAttribute('aria-setsize')}`);"#,
+                        vec![],
+                    )
+                    .await?;
+                let positions: Vec<String> = serde_json::from_value(positions.json().clone())?;
+                ensure!(
+                    positions == ["1/3", "2/3", "3/3"],
+                    "rows' aria-posinset/aria-setsize are {positions:?}"
+                );
                 open_memory(&driver, "commit-style").await?;
                 text_contains(
                     &driver,

@@ -360,3 +360,69 @@ async fn review_forgets_with_undo_and_edits_in_the_memory_form_by_keyboard() -> 
     );
     Ok(())
 }
+
+/// Two memories that read as one statement but where one says it moved away from the other are
+/// asked about — "duplicate or conflict?" — with the word that holds them apart marked, and
+/// both Merge and Supersede offered by their keys, never shown as "the same thing".
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn review_asks_about_a_pair_that_reads_alike_but_moved_on() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    sandbox.save_user(
+        "pkg-install",
+        "project",
+        "How dependencies are installed",
+        "Dependencies are installed with the workspace install at the repository root.\n",
+    )?;
+    sandbox.save_user(
+        "pkg-install-now",
+        "project",
+        "How dependencies are installed now",
+        "Dependencies are no longer installed per package; they are installed with the workspace install at the repository root.\n",
+    )?;
+    sandbox
+        .run(
+            "review_asks_about_a_pair_that_reads_alike_but_moved_on",
+            |driver| async move {
+                ui::ready(&driver).await?;
+                count_is(&driver, 1).await?;
+                focus_on(&driver, "nav-review").await?;
+                press(&driver, Key::Enter).await?;
+                let names = go_to(&driver, "same_subject").await?;
+                ensure!(names.len() == 2, "the finding names {names:?}");
+                let title =
+                    ui::texts(&driver, css("[data-kind=\"same_subject\"] .review-title")).await?;
+                ensure!(
+                    title.iter().any(|t| t.contains("duplicate or conflict?")),
+                    "the title is {title:?}"
+                );
+                let claims = ui::texts(
+                    &driver,
+                    css("[data-kind=\"same_subject\"] [data-testid=\"review-claim\"]"),
+                )
+                .await?;
+                ensure!(
+                    claims.iter().any(|c| c == "longer"),
+                    "the marked words are {claims:?}"
+                );
+                let duplicates = ui::texts(&driver, css("[data-kind=\"duplicate\"]")).await?;
+                ensure!(
+                    duplicates.is_empty(),
+                    "also listed as a duplicate: {duplicates:?}"
+                );
+                shoot(&driver, "review-same-subject").await?;
+                // Supersede by its key, then Esc: the question is answered either way.
+                letter(&driver, "s").await?;
+                testid(&driver, "review-supersede-dialog").await?;
+                press(&driver, Key::Escape).await?;
+                ui::gone(
+                    &driver,
+                    ui::tid("review-supersede-dialog"),
+                    "the supersede dialog to close",
+                )
+                .await?;
+                Ok(())
+            },
+        )
+        .await
+}

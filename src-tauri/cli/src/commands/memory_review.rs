@@ -177,6 +177,30 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
                     b.body.trim()
                 )
             }
+            Finding::SameSubject {
+                memories: [a, b],
+                claims,
+                ..
+            } => {
+                let claims: Vec<String> =
+                    claims.iter().map(|(x, y)| format!("{x} vs {y}")).collect();
+                println!(
+                    "same subject  {}/{} and {}/{} read alike but differ: {} — duplicate or conflict?\n  the same: ambry memory review merge {} {}\n  one replaces the other: ambry memory review supersede {} --by {}\n  {}: {}\n  {}: {}",
+                    a.scope,
+                    a.name,
+                    b.scope,
+                    b.name,
+                    claims.join(", "),
+                    a.name,
+                    b.name,
+                    a.name,
+                    b.name,
+                    a.name,
+                    a.body.trim(),
+                    b.name,
+                    b.body.trim()
+                )
+            }
             Finding::Stale { memory, missing } => {
                 println!(
                     "stale      {}/{} names paths no longer in the repository:",

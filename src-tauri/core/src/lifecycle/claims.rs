@@ -133,6 +133,90 @@ pub fn swapped_words(a: &str, b: &str) -> Option<(String, String)> {
         .then(|| (da.join(" "), db.join(" ")))
 }
 
+/// Words that say one side moved away from what the other states ("we moved to npm
+/// workspaces", "no longer", "replaced by"): one side saying so and the other not makes two
+/// memories that read alike two answers, not one. Plain negations and "instead" are left out:
+/// a rule is often said both ways ("run the tests before pushing" / "never push untested",
+/// "use X instead of Y").
+const MOVED_ON: &[&str] = &[
+    "longer", "migrated", "moved", "switched", "replaced", "deprecated", "dropped", "retired",
+    "abandoned", "superseded",
+];
+
+/// What keeps two memories that read alike from being merged into one (DESIGN §14: a pair with
+/// any rival claim is never offered as a merge): a value each has and the other lacks, of one
+/// kind (numbers — counts written as words and durations in any unit made comparable —
+/// versions, places, settings), or one side saying it moved away from something the other does
+/// not. `None` when nothing tells them apart and a merge loses nothing.
+pub fn unmergeable(a: &str, b: &str) -> Option<(String, String)> {
+    let (va, vb) = (values(a), values(b));
+    for (x, kind) in &va {
+        if vb.iter().any(|(y, _)| y == x) {
+            continue;
+        }
+        if let Some((y, _)) = vb
+            .iter()
+            .find(|(y, k)| k == kind && !va.iter().any(|(z, _)| z == y))
+        {
+            return Some((x.clone(), y.clone()));
+        }
+    }
+    let moved = |t: &[String]| t.iter().find(|w| MOVED_ON.contains(&w.as_str())).cloned();
+    let (ta, tb) = (tokens(a), tokens(b));
+    match (moved(&ta), moved(&tb)) {
+        (Some(x), None) => Some((x, "(as it was)".to_string())),
+        (None, Some(y)) => Some(("(as it was)".to_string(), y)),
+        _ => None,
+    }
+}
+
+/// Seconds in a unit of time, by the words that name it.
+fn seconds_in(unit: &str) -> Option<u64> {
+    let unit = unit.strip_suffix('s').unwrap_or(unit);
+    Some(match unit {
+        "second" | "sec" => 1,
+        "minute" | "min" => 60,
+        "hour" | "hr" => 3_600,
+        "day" => 86_400,
+        "week" | "wk" => 604_800,
+        "month" => 2_592_000,
+        "year" | "yr" => 31_536_000,
+        _ => return None,
+    })
+}
+
+/// The values of `text` as compared for a merge: numbers written as words become digits, a
+/// number followed by a unit of time becomes its duration in seconds (`14 days` and
+/// `two weeks` are one value), every other value as `value_kind` sees it.
+fn values(text: &str) -> Vec<(String, ValueKind)> {
+    let words: Vec<String> = tokens(text)
+        .into_iter()
+        .map(|t| match NUMBER_WORDS.iter().position(|w| *w == t) {
+            Some(i) => NUMBER_VALUES[i].to_string(),
+            None => t,
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = &words[i];
+        let duration = w
+            .parse::<u64>()
+            .ok()
+            .zip(words.get(i + 1).and_then(|u| seconds_in(u)));
+        if let Some((n, unit)) = duration {
+            out.push((format!("{}s", n * unit), ValueKind::Number));
+            i += 2;
+            continue;
+        }
+        if let Some(kind) = value_kind(w) {
+            out.push((canonical(w), kind));
+        }
+        i += 1;
+    }
+    out
+}
+
 /// A value as compared: placeholder brackets dropped (`<item>` and `item` are one path).
 fn canonical(token: &str) -> String {
     token.replace(['<', '>', '{', '}', '*'], "")
@@ -171,6 +255,10 @@ enum ValueKind {
 const NUMBER_WORDS: &[&str] = &[
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
     "twelve", "twenty", "thirty", "hundred",
+];
+/// The digits of each of `NUMBER_WORDS`.
+const NUMBER_VALUES: &[&str] = &[
+    "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "12", "20", "30", "100",
 ];
 
 fn value_kind(token: &str) -> Option<ValueKind> {
@@ -324,5 +412,25 @@ mod tests {
         assert!(
             differing_claims("Keys expire after 3600 seconds", "Keys live in Redis").is_empty()
         );
+    }
+
+    /// A pair that reads as one statement is merged only when nothing holds it apart: numbers
+    /// written as words and durations in other units are the same value; a rival value, or one
+    /// side saying it moved away, is not.
+    #[test]
+    fn what_reads_alike_is_merged_only_when_no_value_or_move_holds_it_apart() {
+        assert_eq!(unmergeable("Retry three times", "Retry 3 times"), None);
+        assert_eq!(unmergeable("Logs are kept 14 days", "Logs are kept two weeks"), None);
+        assert_eq!(
+            unmergeable("The dev server listens on 5173", "Start the dev server; it serves 3000")
+                .map(|c| c.0),
+            Some("5173".to_string())
+        );
+        assert_eq!(
+            unmergeable("Install with yarn", "We moved to npm workspaces"),
+            Some(("(as it was)".to_string(), "moved".to_string()))
+        );
+        assert_eq!(unmergeable("Use X instead of Y", "Prefer X over Y"), None);
+        assert_eq!(unmergeable("Tests run with pytest", "pytest runs the tests"), None);
     }
 }

@@ -56,6 +56,14 @@ pub enum Finding {
         similarity: f64,
         claims: Vec<(String, String)>,
     },
+    /// They read as one statement but hold something apart (`claims`, as `(first's,
+    /// second's)`): a duplicate or a conflict, which the words cannot tell — the person is
+    /// asked, and offered merge and supersede alike.
+    SameSubject {
+        memories: [Subject; 2],
+        similarity: f64,
+        claims: Vec<(String, String)>,
+    },
     /// A project memory naming paths no longer in its repository.
     Stale {
         memory: Subject,
@@ -77,7 +85,9 @@ impl Finding {
     /// The memories the finding is about.
     pub fn names(&self) -> Vec<(Scope, &str)> {
         match self {
-            Finding::Duplicate { memories, .. } | Finding::Conflict { memories, .. } => memories
+            Finding::Duplicate { memories, .. }
+            | Finding::Conflict { memories, .. }
+            | Finding::SameSubject { memories, .. } => memories
                 .iter()
                 .map(|m| (m.scope, m.name.as_str()))
                 .collect(),
@@ -180,6 +190,11 @@ pub fn review_with(
             Some(Verdict::Duplicate) => Finding::Duplicate {
                 memories: [Subject::of(a), Subject::of(b)],
                 similarity,
+            },
+            Some(Verdict::Uncertain(claims)) => Finding::SameSubject {
+                memories: [Subject::of(a), Subject::of(b)],
+                similarity,
+                claims,
             },
             None => continue,
         };

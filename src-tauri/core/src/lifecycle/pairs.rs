@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 use crate::memory::Memory;
 use crate::rank::tokenize::terms;
 
-use super::claims::{rival_alternatives, rival_values, swapped_words};
+use super::claims::{rival_alternatives, rival_values, swapped_words, unmergeable};
 
 /// Words only: two memories at least this similar (Jaccard) say the same thing.
 pub const DUPLICATE_AT_TOKENS: f64 = 0.3;
@@ -68,6 +68,10 @@ pub enum Verdict {
     Duplicate,
     /// The claims on which they disagree, as `(first's, second's)`.
     Conflict(Vec<(String, String)>),
+    /// They read as one statement but hold something apart (a rival value, one moved away
+    /// from what the other says): the same subject, and the words cannot tell a duplicate from
+    /// a conflict — asked, never offered as a merge.
+    Uncertain(Vec<(String, String)>),
 }
 
 /// A pair's similarity and verdict.
@@ -115,7 +119,11 @@ pub fn judge(a: &Side, b: &Side, cosine: Option<f64>) -> Judgement {
         if !claims.is_empty() {
             Some(Verdict::Conflict(claims))
         } else if similarity >= duplicate_at {
-            Some(Verdict::Duplicate)
+            // Never offer a merge across a rival claim (DESIGN §14).
+            match unmergeable(&a.text, &b.text) {
+                Some(claim) => Some(Verdict::Uncertain(vec![claim])),
+                None => Some(Verdict::Duplicate),
+            }
         } else {
             None
         }

@@ -371,3 +371,33 @@ fn an_inbox_of_near_identical_memories_lists_the_closest_pairs_up_to_its_limit()
     sorted.sort();
     assert_eq!(pairs, sorted, "listed in the order of every pair");
 }
+
+/// A pair that reads as one statement but where one says it moved away from what the other
+/// states is asked about — "same subject: duplicate or conflict?" — never listed as a duplicate
+/// (a merge would keep both answers as one).
+#[test]
+fn a_pair_that_reads_alike_but_moved_on_is_asked_about_not_offered_as_a_merge() {
+    let (_tmp, store) = setup();
+    save(
+        &store,
+        Scope::User,
+        "pkg-install",
+        "How dependencies are installed",
+        "Dependencies are installed with the workspace install at the repository root.",
+    );
+    save(
+        &store,
+        Scope::User,
+        "pkg-install-now",
+        "How dependencies are installed now",
+        "Dependencies are no longer installed per package; they are installed with the workspace install at the repository root.",
+    );
+    let findings = review(&store, at("2026-06-01T00:00:00Z").date_naive()).unwrap();
+    assert_eq!(
+        kinds(&findings),
+        vec![("same_subject".to_string(), vec!["pkg-install".to_string(), "pkg-install-now".to_string()])],
+        "{findings:#?}"
+    );
+    let Finding::SameSubject { claims, .. } = &findings[0] else { unreachable!() };
+    assert_eq!(claims, &vec![("(as it was)".to_string(), "longer".to_string())]);
+}

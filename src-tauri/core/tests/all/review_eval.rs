@@ -168,6 +168,7 @@ fn duplicates_and_conflicts_are_found_at_the_shipped_thresholds_on_both_halves()
             let got = match &judged.verdict {
                 Some(Verdict::Duplicate) => Some("duplicate"),
                 Some(Verdict::Conflict(_)) => Some("conflict"),
+                Some(Verdict::Uncertain(_)) => Some("asked"),
                 None => None,
             };
             // Only the dev half's mistakes are ever printed: the test half stays unseen.
@@ -253,6 +254,8 @@ fn the_independent_set_is_measured_per_kind() {
     // (half, label, kind) → (pairs, judged as labelled)
     let mut per_kind: BTreeMap<(Half, &str, String), (u32, u32)> = BTreeMap::new();
     let mut merged_conflicts: BTreeMap<Half, u32> = BTreeMap::new();
+    // (half, label) → pairs asked about ("same subject — duplicate or conflict?").
+    let mut asked: BTreeMap<(Half, &str), u32> = BTreeMap::new();
     for (i, (label, half, p)) in set.iter().enumerate() {
         let (a, b) = (Side::new(&p.a[1], &p.a[2]), Side::new(&p.b[1], &p.b[2]));
         let c = f64::from(cosine(&vectors[2 * i], &vectors[2 * i + 1]));
@@ -276,6 +279,9 @@ fn the_independent_set_is_measured_per_kind() {
                 if *label == "conflicts" && dup {
                     *merged_conflicts.entry(*half).or_default() += 1;
                 }
+                if matches!(verdict, Some(Verdict::Uncertain(_))) {
+                    *asked.entry((*half, label)).or_default() += 1;
+                }
             }
         }
     }
@@ -294,6 +300,14 @@ fn the_independent_set_is_measured_per_kind() {
         );
     }
     println!("conflicts offered as a merge (with embeddings): {merged_conflicts:?}");
+    println!("asked, duplicate or conflict? (with embeddings): {asked:?}");
+    for (half, most) in [(Half::Dev, 11), (Half::Test, 18)] {
+        let merged = merged_conflicts.get(&half).copied().unwrap_or(0);
+        assert!(
+            merged <= most,
+            "{half:?}: {merged} conflicts offered as a merge (at most {most})"
+        );
+    }
     // Measured before any tuning on this set (the rules as tuned on the set above):
     //                    duplicates P / R    conflicts P / R    conflicts offered as a merge
     // with model, dev    0.630 / 0.680       0.075 / 0.060      16 of 50
@@ -302,7 +316,12 @@ fn the_independent_set_is_measured_per_kind() {
     // words only, test   0.231 / 0.420       0.167 / 0.160
     // Per kind (with the model, test): conflicts migration 0/9, polarity 1/10, tools 2/15,
     // values 7/16; near misses on another subject judged neither 13/50; duplicates numbers
-    // 2/12, units 6/11, length 7/12, paraphrase 13/15. The floors sit just under these.
+    // 2/12, units 6/11, length 7/12, paraphrase 13/15.
+    // Then a pair that reads as one statement but holds a rival value or says it moved away
+    // from the other is asked about ("same subject — duplicate or conflict?"), never offered as
+    // a merge: with the model, test half, conflicts offered as a merge 27 → 18 of 50 (9 asked),
+    // duplicates P 0.322 → 0.338, R 0.560 → 0.500 (3 asked); dev 16 → 11, P 0.630 → 0.727,
+    // R 0.680 → 0.640. The set above is unchanged. The floors sit just under these.
     for ((mode, half), [dp, dr, cp, cr]) in INDEPENDENT_FLOORS {
         let s = scores[&(*mode, *half)];
         for (what, value, floor) in [
@@ -322,8 +341,8 @@ fn the_independent_set_is_measured_per_kind() {
 /// Floors at what was measured on the independent set before tuning (duplicates P, R;
 /// conflicts P, R), per mode and half.
 const INDEPENDENT_FLOORS: &[((&str, Half), [f64; 4])] = &[
-    (("with embeddings", Half::Dev), [0.62, 0.67, 0.07, 0.05]),
-    (("with embeddings", Half::Test), [0.31, 0.55, 0.20, 0.19]),
-    (("words only", Half::Dev), [0.44, 0.49, 0.12, 0.11]),
-    (("words only", Half::Test), [0.23, 0.41, 0.16, 0.15]),
+    (("with embeddings", Half::Dev), [0.72, 0.63, 0.07, 0.05]),
+    (("with embeddings", Half::Test), [0.33, 0.49, 0.20, 0.19]),
+    (("words only", Half::Dev), [0.53, 0.45, 0.12, 0.11]),
+    (("words only", Half::Test), [0.22, 0.35, 0.16, 0.15]),
 ];
