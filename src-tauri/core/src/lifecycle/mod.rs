@@ -231,8 +231,8 @@ fn worth_judging(a: &Memory, b: &Memory) -> bool {
     !shadowing && !kept_both
 }
 
-/// The claims on which `a` and `b` disagree, when the review inbox lists them as a conflict
-/// (the same judgement and the same quiet rules): what compose needs to never put two silent
+/// The claims on which `a` and `b` disagree, when the review inbox lists them as a conflict or
+/// asks whether they are one (the same judgement and the same quiet rules): what compose needs to never put two silent
 /// contradictions into one context (DESIGN §5). `cosine`: of their vectors, when both have one
 /// of the configured model.
 pub fn known_conflict(
@@ -245,7 +245,8 @@ pub fn known_conflict(
         return None;
     }
     match judge(&Side::of(a), &Side::of(b), cosine).verdict {
-        Some(Verdict::Conflict(claims)) => Some(claims),
+        // Asked about ("duplicate or conflict?") is not settled either: the agent is told too.
+        Some(Verdict::Conflict(claims)) | Some(Verdict::Uncertain(claims)) => Some(claims),
         _ => None,
     }
 }
