@@ -55,7 +55,7 @@ pub use home::AmbryHome;
 pub use import::{ImportOutcome, ImportReport};
 pub use instructions::{InstructionFile, InstructionKind};
 pub use ledger::{Form, Injection};
-pub use lifecycle::Finding;
+pub use lifecycle::{Finding, Subject};
 pub use memory::bounded_read::{
     read_named_input, read_regular, read_regular_unlinked, read_stream, ReadRefusal,
 };

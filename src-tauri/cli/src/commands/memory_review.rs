@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use ambry_core::Finding;
+use ambry_core::{Finding, Subject};
 use anyhow::Result;
 
 use crate::context::Context;
@@ -140,6 +140,23 @@ fn read_body(file: Option<PathBuf>) -> Result<Option<String>> {
     file.map(|f| super::memory::body_file_text(&f)).transpose()
 }
 
+/// `x vs y, …` for a pair's claims.
+fn claims_text(claims: &[(String, String)]) -> String {
+    let claims: Vec<String> = claims.iter().map(|(x, y)| format!("{x} vs {y}")).collect();
+    claims.join(", ")
+}
+
+/// Both memories of a pair, one line each: `  name: body`.
+fn both_texts(a: &Subject, b: &Subject) -> String {
+    format!(
+        "  {}: {}\n  {}: {}",
+        a.name,
+        a.body.trim(),
+        b.name,
+        b.body.trim()
+    )
+}
+
 fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
     if ctx.json {
         return ctx.print_json(&findings);
@@ -161,46 +178,34 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
                 memories: [a, b],
                 claims,
                 ..
-            } => {
-                let claims: Vec<String> =
-                    claims.iter().map(|(x, y)| format!("{x} vs {y}")).collect();
-                println!(
-                    "conflict   {}/{} and {}/{} disagree: {}\n  {}: {}\n  {}: {}",
-                    a.scope,
-                    a.name,
-                    b.scope,
-                    b.name,
-                    claims.join(", "),
-                    a.name,
-                    a.body.trim(),
-                    b.name,
-                    b.body.trim()
-                )
-            }
+            } => println!(
+                "conflict   {}/{} and {}/{} disagree: {}\n{}",
+                a.scope,
+                a.name,
+                b.scope,
+                b.name,
+                claims_text(claims),
+                both_texts(a, b)
+            ),
             Finding::SameSubject {
                 memories: [a, b],
                 claims,
                 ..
-            } => {
-                let claims: Vec<String> =
-                    claims.iter().map(|(x, y)| format!("{x} vs {y}")).collect();
-                println!(
-                    "same subject  {}/{} and {}/{} read alike but differ: {} — duplicate or conflict?\n  the same: ambry memory review merge {} {}\n  one replaces the other: ambry memory review supersede {} --by {}\n  {}: {}\n  {}: {}",
-                    a.scope,
-                    a.name,
-                    b.scope,
-                    b.name,
-                    claims.join(", "),
-                    a.name,
-                    b.name,
-                    a.name,
-                    b.name,
-                    a.name,
-                    a.body.trim(),
-                    b.name,
-                    b.body.trim()
-                )
-            }
+            } => println!(
+                "same subject  {}/{} and {}/{} read alike but differ: {} — duplicate or conflict?\n  \
+                 the same: ambry memory review merge {} {}\n  \
+                 one replaces the other: ambry memory review supersede {} --by {}\n{}",
+                a.scope,
+                a.name,
+                b.scope,
+                b.name,
+                claims_text(claims),
+                a.name,
+                b.name,
+                a.name,
+                b.name,
+                both_texts(a, b)
+            ),
             Finding::Stale { memory, missing } => {
                 println!(
                     "stale      {}/{} names paths no longer in the repository:",
