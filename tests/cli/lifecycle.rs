@@ -192,7 +192,7 @@ fn review_asks_duplicate_or_conflict_for_a_pair_that_reads_alike_but_moved_on() 
     );
     let inbox = json(&sb, &["memory", "review"]);
     assert_eq!(inbox[0]["kind"], "same_subject", "{inbox}");
-    assert_eq!(inbox[0]["claims"][0][1], "longer", "{inbox}");
+    assert_eq!(inbox[0]["claims"][0][1], "no longer", "{inbox}");
     let out = sb.ambry().args(["memory", "review"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("duplicate or conflict?"), "{text}");

@@ -143,6 +143,9 @@ const MOVED_ON: &[&str] = &[
     "abandoned", "superseded",
 ];
 
+/// How a claim reads for the side that did not move on.
+const STILL_SO: &str = "still so";
+
 /// What keeps two memories that read alike from being merged into one (DESIGN §14: a pair with
 /// any rival claim is never offered as a merge): a value each has and the other lacks, of one
 /// kind (numbers — counts written as words and durations in any unit made comparable —
@@ -161,11 +164,18 @@ pub fn unmergeable(a: &str, b: &str) -> Option<(String, String)> {
             return Some((x.clone(), y.clone()));
         }
     }
-    let moved = |t: &[String]| t.iter().find(|w| MOVED_ON.contains(&w.as_str())).cloned();
+    // The words as the text says them ("no longer", "migrated"), against "still so".
+    let moved = |t: &[String]| {
+        let i = t.iter().position(|w| MOVED_ON.contains(&w.as_str()))?;
+        Some(match (t[i].as_str(), i.checked_sub(1).map(|p| t[p].as_str())) {
+            ("longer", Some(before @ ("no" | "not"))) => format!("{before} longer"),
+            (word, _) => word.to_string(),
+        })
+    };
     let (ta, tb) = (tokens(a), tokens(b));
     match (moved(&ta), moved(&tb)) {
-        (Some(x), None) => Some((x, "(as it was)".to_string())),
-        (None, Some(y)) => Some(("(as it was)".to_string(), y)),
+        (Some(x), None) => Some((x, STILL_SO.to_string())),
+        (None, Some(y)) => Some((STILL_SO.to_string(), y)),
         _ => None,
     }
 }
@@ -428,7 +438,7 @@ mod tests {
         );
         assert_eq!(
             unmergeable("Install with yarn", "We moved to npm workspaces"),
-            Some(("(as it was)".to_string(), "moved".to_string()))
+            Some(("still so".to_string(), "moved".to_string()))
         );
         assert_eq!(unmergeable("Use X instead of Y", "Prefer X over Y"), None);
         assert_eq!(unmergeable("Tests run with pytest", "pytest runs the tests"), None);

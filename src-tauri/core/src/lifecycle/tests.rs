@@ -399,5 +399,5 @@ fn a_pair_that_reads_alike_but_moved_on_is_asked_about_not_offered_as_a_merge() 
         "{findings:#?}"
     );
     let Finding::SameSubject { claims, .. } = &findings[0] else { unreachable!() };
-    assert_eq!(claims, &vec![("(as it was)".to_string(), "longer".to_string())]);
+    assert_eq!(claims, &vec![("still so".to_string(), "no longer".to_string())]);
 }
