@@ -402,7 +402,7 @@ async fn review_asks_about_a_pair_that_reads_alike_but_moved_on() -> TestResult 
                 )
                 .await?;
                 ensure!(
-                    claims.iter().any(|c| c == "longer"),
+                    claims.iter().any(|c| c == "no longer"),
                     "the marked words are {claims:?}"
                 );
                 let duplicates = ui::texts(&driver, css("[data-kind=\"duplicate\"]")).await?;
