@@ -259,23 +259,7 @@ fn a_proposal_holding_a_secret_is_refused_and_never_stored() {
 #[test]
 fn accept_with_edits_is_logged_as_edited_and_an_unknown_id_is_a_clear_error() {
     let (sb, _bin) = setup("", &squash());
-    sb.ambry()
-        .args(["memory", "distill", "--session", "s-one"])
-        .assert()
-        .success();
-    let review = sb
-        .ambry()
-        .args(["--json", "memory", "review"])
-        .output()
-        .unwrap();
-    let findings: Vec<Value> = serde_json::from_slice(&review.stdout).unwrap();
-    let id = findings
-        .iter()
-        .find(|f| f["kind"] == "proposal")
-        .expect("a proposal in the inbox")["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = distilled_proposal(|| sb.ambry());
     sb.ambry()
         .args([
             "memory",
@@ -294,6 +278,27 @@ fn accept_with_edits_is_logged_as_edited_and_an_unknown_id_is_a_clear_error() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("not_found"));
+}
+
+/// Distills session `s-one` with the commands `ambry` makes and returns the id of the proposal
+/// it filed in the inbox.
+fn distilled_proposal(ambry: impl Fn() -> assert_cmd::Command) -> String {
+    ambry()
+        .args(["memory", "distill", "--session", "s-one"])
+        .assert()
+        .success();
+    let review = ambry()
+        .args(["--json", "memory", "review"])
+        .output()
+        .unwrap();
+    let findings: Vec<Value> = serde_json::from_slice(&review.stdout).unwrap();
+    findings
+        .iter()
+        .find(|f| f["kind"] == "proposal")
+        .expect("a proposal in the inbox")["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 /// `ambry` on the sandbox under umask 022, the common default.
@@ -316,22 +321,7 @@ fn ambry_umask_022(sb: &Sandbox) -> assert_cmd::Command {
 #[test]
 fn the_distill_folder_and_its_files_are_private_under_umask_022() {
     let (sb, _bin) = setup("", &squash());
-    ambry_umask_022(&sb)
-        .args(["memory", "distill", "--session", "s-one"])
-        .assert()
-        .success();
-    let review = ambry_umask_022(&sb)
-        .args(["--json", "memory", "review"])
-        .output()
-        .unwrap();
-    let findings: Vec<Value> = serde_json::from_slice(&review.stdout).unwrap();
-    let id = findings
-        .iter()
-        .find(|f| f["kind"] == "proposal")
-        .expect("a proposal in the inbox")["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = distilled_proposal(|| ambry_umask_022(&sb));
     ambry_umask_022(&sb)
         .args(["memory", "review", "reject", &id])
         .assert()
@@ -605,23 +595,7 @@ fn since_alone_reads_every_project_and_each_session_keeps_its_own() {
 fn an_accepted_proposal_names_the_sessions_own_source() {
     // The sessions are Ambry-native transcripts, distilled with (a stand-in for) Claude Code.
     let (sb, _bin) = setup("", &squash());
-    sb.ambry()
-        .args(["memory", "distill", "--session", "s-one"])
-        .assert()
-        .success();
-    let review = sb
-        .ambry()
-        .args(["--json", "memory", "review"])
-        .output()
-        .unwrap();
-    let findings: Vec<Value> = serde_json::from_slice(&review.stdout).unwrap();
-    let id = findings
-        .iter()
-        .find(|f| f["kind"] == "proposal")
-        .expect("a proposal in the inbox")["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = distilled_proposal(|| sb.ambry());
     sb.ambry()
         .args(["memory", "review", "accept", &id])
         .assert()
