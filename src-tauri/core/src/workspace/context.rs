@@ -170,6 +170,7 @@ impl Workspace {
             today: now.date_naive(),
             model_id: matches!(retrieval.strategy, Strategy::Auto | Strategy::Semantic)
                 .then(|| self.model_paths(&config).model_id().to_string()),
+            read: Default::default(),
         };
         let input = ComposeInput {
             start,
@@ -259,17 +260,29 @@ impl Workspace {
 /// The review inbox's conflict judgement, for compose (DESIGN §5 "Known disagreements"): the
 /// same rules and quiet rules as the inbox, with the vectors of current sidecars — read, never
 /// embedded on an agent's turn (a pair without both is judged on words, as the inbox does).
+/// Each memory's sidecar is read once per composition, however many pairs it is in.
 #[derive(Debug)]
 struct KnownConflicts {
     today: chrono::NaiveDate,
     /// The configured model, when the strategy uses one.
     model_id: Option<String>,
+    /// The vectors read so far, by memory file.
+    read: std::sync::Mutex<HashMap<std::path::PathBuf, Option<std::sync::Arc<Vec<f32>>>>>,
+}
+
+impl KnownConflicts {
+    fn vector(&self, memory: &Memory, model_id: &str) -> Option<std::sync::Arc<Vec<f32>>> {
+        let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
+        read.entry(memory.path.clone())
+            .or_insert_with(|| current_vector(memory, model_id).map(std::sync::Arc::new))
+            .clone()
+    }
 }
 
 impl Disagreements for KnownConflicts {
     fn between(&self, a: &Memory, b: &Memory) -> Option<Vec<(String, String)>> {
         let cosine = self.model_id.as_deref().and_then(|id| {
-            let (x, y) = (current_vector(a, id)?, current_vector(b, id)?);
+            let (x, y) = (self.vector(a, id)?, self.vector(b, id)?);
             Some(f64::from(crate::embed::cosine(&x, &y)))
         });
         crate::lifecycle::known_conflict(a, b, cosine, self.today)
