@@ -100,6 +100,7 @@ pub fn run() {
             commands::reindex::reindex_running,
             commands::review::review_findings,
             commands::review::review_keep,
+            commands::review::review_rule,
             commands::review::review_supersede,
             commands::review::review_merge,
             commands::sessions::sessions_overview,

@@ -17,6 +17,8 @@
 //   review-missing        a missing path of a stale finding (data-path), with its commit
 //   review-expired-on     the expiry day           review-last-used  the last use by an agent
 //   review-merge  review-supersede  review-keep  review-edit  review-forget   the actions
+//   review-rule           a proposed rule (review-rule-match its pattern); review-rule-on (O),
+//                         review-rule-off (K) its actions
 //   review-proposal       a distill proposal's text (data-id, data-session), review-source-turn its
 //                         turns; review-accept (A), review-reject (R) its actions
 //   review-side-edit  review-side-forget   edit or forget one memory of a pair
@@ -37,6 +39,7 @@ const KIND_TITLES = {
   expired: 'Expired',
   unused: 'Unused',
   proposal: 'Proposal',
+  rule_proposed: 'Rule proposed',
 };
 
 // What a distill proposal would do, in words.
@@ -204,6 +207,19 @@ export function createReviewView(app) {
       actions: [
         button('review-accept', 'Accept', 'A', () => act(`Saved ${f.name}`, () => call('accept_proposal', { project, id: f.id }))),
         button('review-reject', 'Reject', 'R', () => act(`Rejected the proposal for ${f.name}`, () => call('reject_proposal', { id: f.id })), { class: 'btn-ghost-danger' }),
+      ],
+    }),
+    // An agent proposed a rule (DESIGN §16): off until the person turns it on here.
+    rule_proposed: (f) => ({
+      title: `A rule for ${f.memory.name}, proposed by an agent`,
+      note: 'It is off until you turn it on. `ambry memory enforce test` shows the past calls it would have caught.',
+      evidence: single(f.memory, h('div', { class: 'review-evidence', testid: 'review-rule' },
+        `${f.rule.action === 'deny' ? 'Refuse' : 'Remind before'} ${(f.rule.tools || []).join(', ')} calls matching `,
+        h('code', { testid: 'review-rule-match' }, f.rule.match))),
+      actions: [
+        button('review-rule-on', 'Turn on', 'O', () => act(`The rule of ${f.memory.name} is on`, () => call('review_rule', { project, memory: ref(f.memory), on: true }))),
+        button('review-rule-off', 'Keep off', 'K', () => act(`The rule of ${f.memory.name} stays off`, () => call('review_rule', { project, memory: ref(f.memory), on: false }))),
+        ...singleActions(f.memory).filter((b) => b.dataset.key !== 'K'),
       ],
     }),
     unused: (f) => ({

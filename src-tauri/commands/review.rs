@@ -45,6 +45,30 @@ pub async fn review_keep(
     .await
 }
 
+/// A proposed rule answered (DESIGN §16): `on` turns it on; otherwise it is turned off (kept in
+/// the file, checking nothing, and out of the inbox).
+#[tauri::command]
+pub async fn review_rule(
+    app: AppHandle,
+    project: Option<String>,
+    memory: ReviewRef,
+    on: bool,
+) -> IpcResult<Memory> {
+    off_main(app, move |ws| {
+        let store = ws.store_of(project.as_deref())?;
+        let status = if on {
+            ambry_core::RuleStatus::On
+        } else {
+            ambry_core::RuleStatus::Off
+        };
+        Ok(ws
+            .set_rule_status(&store, Some(memory.scope), &memory.name, status, Utc::now())?
+            .outcome
+            .memory)
+    })
+    .await
+}
+
 /// `memory` is replaced by `by` (a memory of the same view, either scope).
 #[tauri::command]
 pub async fn review_supersede(

@@ -369,12 +369,16 @@ fn codex_trust_keys_use_the_real_path_of_a_linked_or_relative_codex_home() {
             .unwrap()
             .iter()
             .filter_map(|c| c["detail"].as_str())
-            .filter(|d| d.contains("SessionStart hook") || d.contains("UserPromptSubmit hook"))
+            .filter(|d| {
+                ["SessionStart hook", "UserPromptSubmit hook", "PreToolUse hook"]
+                    .iter()
+                    .any(|event| d.contains(event))
+            })
             .map(str::to_string)
             .collect()
     };
     let all_trusted =
-        |lines: &[String]| lines.len() == 2 && lines.iter().all(|l| l.ends_with("hook: trusted"));
+        |lines: &[String]| lines.len() == 3 && lines.iter().all(|l| l.ends_with("hook: trusted"));
 
     with_codex_home(&home.join("codex-link").display().to_string())
         .args(["connect", "codex", "--trust"])
@@ -407,7 +411,7 @@ fn codex_trust_keys_use_the_real_path_of_a_linked_or_relative_codex_home() {
     .unwrap();
     let lines = verdicts(&home.join("codex-link").display().to_string());
     assert!(
-        lines.len() == 2 && lines.iter().all(|l| l.contains("not trusted yet")),
+        lines.len() == 3 && lines.iter().all(|l| l.contains("not trusted yet")),
         "{lines:?}"
     );
 }
@@ -489,11 +493,13 @@ fn live_codex_agrees(home: &Path, program: &str) {
     assert_eq!(
         theirs,
         [
+            ("preToolUse".to_string(), "modified".to_string()),
             ("sessionStart".to_string(), "trusted".to_string()),
             ("userPromptSubmit".to_string(), "modified".to_string())
         ]
     );
-    assert_eq!(ours, ["trusted", "changed"]);
+    // The same three verdicts (the file re-pointed from UserPromptSubmit on, so PreToolUse too).
+    assert_eq!(ours, ["trusted", "changed", "changed"]);
 }
 
 fn doctor_verdicts(home: &Path) -> Vec<String> {
@@ -512,7 +518,9 @@ fn doctor_verdicts(home: &Path) -> Vec<String> {
         .iter()
         .filter_map(|c| c["detail"].as_str())
         .filter(|d| {
-            d.starts_with("SessionStart hook: ") || d.starts_with("UserPromptSubmit hook: ")
+            d.starts_with("SessionStart hook: ")
+                || d.starts_with("UserPromptSubmit hook: ")
+                || d.starts_with("PreToolUse hook: ")
         })
         .map(|d| {
             if d.contains("changed since") {

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use ambry_core::Composition;
 use ambry_core::ContextRequest;
 use ambry_core::{call, Call, ComposeCall, ComposeService, Reply, Request, ServiceError};
+use ambry_core::{ToolCheck, ToolCheckCall, ToolVerdict};
 use anyhow::Result;
 
 use crate::context::Context;
@@ -68,6 +69,50 @@ pub fn composition(
         tracing::debug!("served by: this process ({NO_SERVICE_ENV} is set)");
     }
     Ok(ComposeService::new(ctx.workspace.clone()).compose(cwd, request, now)?)
+}
+
+/// How long a tool call waits for a service's answer: a served check takes milliseconds; an
+/// in-process one reads the rules from the corpus snapshot in `index.sqlite`.
+const TOOL_CHECK_WAIT: Duration = Duration::from_millis(500);
+
+/// The verdict on a tool call: from the service when one answers, else from this process.
+/// Never fails (a problem is a note on the verdict and the call goes on).
+pub fn tool_verdict(
+    ctx: &Context,
+    cwd: &Path,
+    check: &ToolCheck,
+    deadline: Instant,
+) -> ToolVerdict {
+    let now = chrono::Utc::now();
+    if !ctx.workspace.env().no_service {
+        let wait = TOOL_CHECK_WAIT.min(deadline.saturating_duration_since(Instant::now()));
+        let served = (|| -> Result<ToolVerdict, ServiceError> {
+            let absolute = |p: &Path| {
+                std::path::absolute(p).map_err(|source| ServiceError::Io {
+                    action: "resolve",
+                    path: p.into(),
+                    source,
+                })
+            };
+            let request = Request::new(Call::CheckTool(ToolCheckCall {
+                home: absolute(ctx.home().root())?,
+                cwd: absolute(cwd)?,
+                check: check.clone(),
+                now,
+            }));
+            match call(ctx.home(), &request, wait)? {
+                Reply::Checked(verdict) => Ok(verdict),
+                other => Err(ServiceError::Protocol {
+                    reason: format!("expected a verdict, got {other:?}"),
+                }),
+            }
+        })();
+        match served {
+            Ok(verdict) => return verdict,
+            Err(e) => tracing::debug!("checked by: this process ({e})"),
+        }
+    }
+    ctx.workspace.check_tool_call(cwd, check, now)
 }
 
 /// How long a self-started service waits without a request before it exits.

@@ -23,7 +23,7 @@ macro_rules! internal {
 
 internal! {
     agents, anchors, compose, compose_service, config, config_edit, desktop, distill, doctor, editor,
-    embed, home, import, instructions, ledger, lifecycle, memory, project, project_lookup, rank,
+    embed, enforce, home, import, instructions, ledger, lifecycle, memory, project, project_lookup, rank,
     render, sessions, storage, usage, workspace,
 }
 pub mod error;
@@ -40,7 +40,7 @@ pub use compose::hook::{self, ContextEvent, ContextRequest};
 pub use compose::Composition;
 pub use compose_service::{
     call, spawn_compose_service, Call, ComposeCall, ComposeService, RecallAnswer, RecallCall,
-    Reply, Request, ServiceError, ServiceHandle,
+    Reply, Request, ServiceError, ServiceHandle, ToolCheckCall,
 };
 pub use config::{Config, DistillAgent, Strategy};
 pub use config_edit::{settings_of, SettingView};
@@ -49,12 +49,13 @@ pub use distill::{DistillReport, Edits, Proposal, StopHandle};
 pub use doctor::{overall as overall_status, Check, Status};
 pub use editor::{in_terminal_if_needed, EditorLaunch};
 pub use embed::{release_idle_model_in_background, ReindexProgress, SavedWithVector, VectorStatus};
+pub use enforce::{Backtest, Decision, PastCall, ToolCall, ToolVerdict};
 pub use error::{quoted, Code, ErrorCode, ErrorReport, FrontEndCode, InvalidRequest};
 pub use error_registry::report;
 pub use home::AmbryHome;
 pub use import::{ImportOutcome, ImportReport};
 pub use instructions::{InstructionFile, InstructionKind};
-pub use ledger::{Form, Injection};
+pub use ledger::{Form, Injection, ToolCheckRecord};
 pub use lifecycle::{Finding, Subject};
 pub use memory::bounded_read::{
     read_named_input, read_regular, read_regular_unlinked, read_stream, ReadRefusal,
@@ -62,8 +63,9 @@ pub use memory::bounded_read::{
 pub use memory::frontmatter::rfc3339;
 pub use memory::validate::{escape_controls, BODY_MAX, MEMORY_FILE_MAX};
 pub use memory::{
-    ForgetOutcome, LeakedSecret, Memory, MemoryChange, MemoryDraft, MemoryWatcher, PruneReport,
-    Retirement, Scope, ScopeFilter, Store, VersionDiff,
+    Enforce, ForgetOutcome, LeakedSecret, Memory, MemoryChange, MemoryDraft, MemoryWatcher,
+    PruneReport, Retirement, RuleAction, RuleEdit, RuleStatus, Scope, ScopeFilter, Store,
+    VersionDiff,
 };
 pub use project::{KnownProject, Project};
 pub use rank::Relevance;
@@ -77,6 +79,6 @@ pub use usage::UseKind;
 pub use workspace::{
     AgentStatus, AnchorOf, AnchorText, Coverage, ForgottenVersion, HomeError, IndexRequest,
     InstructionView, JudgedHit, LaunchEnv, MemoryRow, ModelUnavailable, ReaderRecall, ReindexPhase,
-    ReindexSummary, RenamedWithVector, SearchHit, SearchOptions, Selection, SessionFolder,
-    VersionRow, Workspace, WorkspaceError,
+    ReindexSummary, RenamedWithVector, RuleRow, SearchHit, SearchOptions, Selection, SessionFolder,
+    ToolCheck, VersionRow, Workspace, WorkspaceError,
 };

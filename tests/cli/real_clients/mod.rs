@@ -11,4 +11,5 @@ mod journey;
 mod mock_api;
 mod process;
 mod seed;
+mod teeth;
 pub(crate) mod world;

@@ -1,7 +1,8 @@
 //! `ambry compose` (DESIGN §5): what an agent's context gets of memory. `--hook claude|codex`
 //! reads the agent's hook payload and answers the event it names (SessionStart: anchors and
 //! the memory map; UserPromptSubmit: what this context does not hold yet; PreCompact: the
-//! ledger starts over) in that agent's format; `--query TEXT [--session ID]` shows the same for a
+//! ledger starts over; PreToolUse: the call checked against the memories' rules, DESIGN §16) in
+//! that agent's format; `--query TEXT [--session ID]` shows the same for a
 //! person or a script (no session: a fresh context) and records nothing.
 //!
 //! A hook must never break the agent's turn: in hook mode every problem is reported on stderr
@@ -79,7 +80,18 @@ fn run_hook(ctx: &Context, agent: Agent) -> Result<()> {
     // Bounded in size and time: an agent may leave the pipe open after the payload.
     let raw = crate::hook_stdin::read_payload(std::io::stdin(), crate::hook_stdin::PAYLOAD_WAIT)
         .map_err(|e| anyhow::anyhow!("reading the hook payload from stdin: {e}"))?;
-    let (request, cwd) = hook::parse(agent, &raw)?;
+    let (request, cwd) = match hook::parse_call(agent, &raw)? {
+        (hook::HookCall::Context(request), cwd) => (request, cwd),
+        (hook::HookCall::Tool(check), cwd) => {
+            let cwd = cwd.unwrap_or_else(|| ctx.cwd.clone());
+            let verdict = crate::compose_client::tool_verdict(ctx, &cwd, &check, deadline);
+            for note in &verdict.notes {
+                eprintln!("ambry: {note}");
+            }
+            print!("{}", hook::render_tool(&verdict));
+            return Ok(());
+        }
+    };
     let cwd = cwd.unwrap_or_else(|| ctx.cwd.clone());
     let composition = crate::compose_client::composition(ctx, &cwd, &request, Some(deadline))?;
     let context_starts = composition.moment == "new_context";

@@ -51,6 +51,9 @@ pub enum MemoryCommand {
     Reindex(super::reindex::ReindexArgs),
     /// Run your retrieval cases (memory/tests.toml per scope); exit 1 with the ranks found on failure
     Test,
+    /// Memories' rules, checked at agents' tool calls: list, test over past sessions, on, off
+    #[command(subcommand)]
+    Enforce(super::memory_enforce::EnforceCommand),
 }
 
 #[derive(Debug, clap::Args)]
@@ -74,6 +77,20 @@ pub struct SaveArgs {
     /// Comma-separated tags
     #[arg(long, value_delimiter = ',')]
     pub tags: Vec<String>,
+    /// A rule checked at agents' tool calls (DESIGN §16): the tools it covers as the agent names
+    /// them (Bash, Edit, Write…; comma-separated; `*` for any)
+    #[arg(long, value_name = "TOOL", value_delimiter = ',', requires_all = ["enforce_match", "enforce_action"])]
+    pub enforce_tool: Vec<String>,
+    /// The rule's regex over the tool input as text (a shell call's command line)
+    #[arg(long, value_name = "REGEX", requires = "enforce_tool")]
+    pub enforce_match: Option<String>,
+    /// What happens to a matching call: deny (refused, the memory is the reason) or remind
+    /// (it runs, the memory is added to the context)
+    #[arg(long, value_name = "ACTION", requires = "enforce_tool")]
+    pub enforce_action: Option<String>,
+    /// Remove the memory's rule
+    #[arg(long, conflicts_with = "enforce_tool")]
+    pub no_enforce: bool,
 }
 
 pub fn run(ctx: &Context, cmd: MemoryCommand) -> Result<()> {
@@ -89,6 +106,7 @@ pub fn run(ctx: &Context, cmd: MemoryCommand) -> Result<()> {
         MemoryCommand::Archive(cmd) => archive::run(ctx, cmd),
         MemoryCommand::Reindex(args) => super::reindex::run(ctx, args),
         MemoryCommand::Test => super::memory_test::run(ctx),
+        MemoryCommand::Enforce(cmd) => super::memory_enforce::run(ctx, cmd),
     }
 }
 
@@ -258,7 +276,19 @@ fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
         body,
         tags: args.tags,
     };
-    let saved = ctx.workspace.save(&ctx.store(), scope, draft, ctx.now())?;
+    let rule = match (args.no_enforce, args.enforce_tool.is_empty()) {
+        (true, _) => ambry_core::RuleEdit::Remove,
+        (false, true) => ambry_core::RuleEdit::Keep,
+        (false, false) => ambry_core::RuleEdit::Set(ambry_core::Enforce {
+            tools: args.enforce_tool,
+            pattern: args.enforce_match.unwrap_or_default(),
+            action: args.enforce_action.unwrap_or_default(),
+            status: ambry_core::RuleStatus::On,
+        }),
+    };
+    let saved = ctx
+        .workspace
+        .save_ruled(&ctx.store(), scope, draft, &rule, ctx.now())?;
     let outcome = saved.outcome;
     if ctx.json {
         return ctx.print_json(&serde_json::json!({
@@ -270,6 +300,7 @@ fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
             "changed": outcome.changed,
             "archived": outcome.archived,
             "vector": saved.vector,
+            "enforce": outcome.memory.lifecycle.enforce,
         }));
     }
     let what = match (outcome.created, outcome.changed) {

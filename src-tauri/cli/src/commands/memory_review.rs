@@ -219,6 +219,17 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
                 "expired    {}/{} expired on {on}",
                 memory.scope, memory.name
             ),
+            Finding::RuleProposed { memory, rule } => println!(
+                "rule       {}/{}: an agent proposed a rule — {} {} calls matching `{}`; it is off until you turn it on\n  see what it would have caught: ambry memory enforce test {}\n  turn it on: ambry memory enforce on {}   (or remove it: ambry memory save {} … --no-enforce)",
+                memory.scope,
+                memory.name,
+                rule.action,
+                rule.tools.join(","),
+                ambry_core::escape_controls(&rule.pattern),
+                memory.name,
+                memory.name,
+                memory.name
+            ),
             Finding::Unused {
                 memory,
                 last_used,

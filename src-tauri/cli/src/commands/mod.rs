@@ -8,6 +8,7 @@ pub mod import;
 pub mod init;
 pub mod memory;
 pub mod memory_distill;
+pub mod memory_enforce;
 pub mod memory_rename;
 pub mod memory_review;
 pub mod memory_search;

@@ -31,7 +31,11 @@ scope 'user' (default) for what applies everywhere; 'project' for facts about th
 only. name: lowercase letters, digits and hyphens (e.g. 'testing-preferences'). type: user (about the \
 person), feedback (a correction or preference about how to work), project (a fact about a repository), \
 reference (where to find something). description: one line saying what the memory is for; it is what \
-agents see in the memory index. body: the memory itself in markdown, short and specific.";
+agents see in the memory index. body: the memory itself in markdown, short and specific. \
+enforce (optional): when the person corrected a command you ran ('never npm install here, use pnpm'), \
+propose a rule that catches the mistake at the tool call: {tool: [\"Bash\"], match: a regex over the \
+command line, action: deny or remind}. It is stored OFF and waits in Ambry's review inbox until the \
+person turns it on; you cannot turn it on or change a rule the person set.";
 
 pub const SEARCH: &str = "\
 Search the person's memories with the same ranker that picks memories for each turn (keywords, word \

@@ -142,6 +142,21 @@ pub struct SaveArgs {
     /// The repository directory this is about (default: the client's root, else the server's directory).
     #[serde(default)]
     pub cwd: Option<String>,
+    /// A rule to propose for this memory, checked at tool calls once the person turns it on.
+    #[serde(default)]
+    pub enforce: Option<ProposedRule>,
+}
+
+/// A rule an agent proposes: stored off until the person turns it on in Ambry.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ProposedRule {
+    /// The tool names the rule covers, as you call them (e.g. ["Bash"]).
+    pub tool: Vec<String>,
+    /// A regex over the tool input as text (for Bash, the command line), e.g. `\bnpm (i|install)\b`.
+    #[serde(rename = "match")]
+    pub pattern: String,
+    /// `deny` (the call is refused, the memory is the reason) or `remind` (the memory is shown before the call runs).
+    pub action: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -330,13 +345,23 @@ impl AmbryTools {
             body: args.body,
             tags: args.tags,
         };
+        let proposed = args.enforce.map(|r| ambry_core::Enforce {
+            tools: r.tool,
+            pattern: r.pattern,
+            action: r.action,
+            status: ambry_core::RuleStatus::Proposed,
+        });
         Ok(answer(
             self.blocking(move |ws| {
-                let saved = ws.save(&ws.store_at(&dir), scope, draft, Utc::now())?;
+                let store = ws.store_at(&dir);
+                // An agent's rule waits for the person (DESIGN §16).
+                let rule = ws.agent_rule_edit(&store, scope, &draft.name, proposed)?;
+                let saved = ws.save_ruled(&store, scope, draft, &rule, Utc::now())?;
                 let o = &saved.outcome;
                 Ok(serde_json::json!({
                     "scope": scope, "name": o.memory.name, "type": o.memory.kind, "path": o.memory.path,
                     "created": o.created, "changed": o.changed, "archived": o.archived, "vector": saved.vector,
+                    "enforce": o.memory.lifecycle.enforce,
                 }))
             })
             .await,

@@ -2,8 +2,9 @@
 //! `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "…", "timeout": 10}]}],
 //! "UserPromptSubmit": [ …the same… ]}}`.
 //!
-//! Owns: adding Ambry's two command hooks (`SessionStart` for the once-per-context block,
-//! `UserPromptSubmit` for each turn; one command, compose tells them apart by
+//! Owns: adding Ambry's three command hooks (`SessionStart` for the once-per-context block,
+//! `UserPromptSubmit` for each turn, `PreToolUse` for the memories' rules; one command, compose
+//! tells them apart by
 //! `hook_event_name`), each with a timeout both agents honour; recognizing them (also when they
 //! point at an older path of the binary or another home); removing exactly them, plus the
 //! containers a connect created for them.
@@ -15,8 +16,9 @@ use super::ambry_command::is_ambry_hook;
 use super::json_edit::{kind_of, Edited, JsonText, Step};
 use super::{Agent, AgentError};
 
-/// The events Ambry's hook answers, in the order they are added.
-pub const EVENTS: [&str; 2] = ["SessionStart", "UserPromptSubmit"];
+/// The events Ambry's hook answers, in the order they are added (`PreToolUse`: every tool call
+/// is checked against the memories' rules, DESIGN §16).
+pub const EVENTS: [&str; 3] = ["SessionStart", "UserPromptSubmit", "PreToolUse"];
 
 /// Seconds an agent waits for the hook before giving up on it. Compose answers within 2 s by
 /// design; the margin covers a cold start of the binary on a busy machine.
@@ -265,19 +267,20 @@ mod tests {
     }
 
     #[test]
-    fn adds_both_events_with_a_timeout_and_removes_exactly_them() {
+    fn adds_every_event_with_a_timeout_and_removes_exactly_them() {
         let original = "{\n  \"theme\": \"dark\",\n  \"hooks\": {\n    \"UserPromptSubmit\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"other\"}]}\n    ],\n    \"Stop\": []\n  }\n}\n";
         let added = install_text(original, CMD);
-        assert_eq!(added.summary.len(), 2, "{:?}", added.summary);
-        assert_eq!(added.created, ["hooks/SessionStart"]);
+        assert_eq!(added.summary.len(), 3, "{:?}", added.summary);
+        assert_eq!(added.created, ["hooks/SessionStart", "hooks/PreToolUse"]);
         let doc = JsonText::parse(Path::new("s.json"), Some(&added.text)).unwrap();
         let found = find(&doc, Agent::Claude);
-        assert_eq!(found.len(), 2);
+        assert_eq!(found.len(), 3);
         assert_eq!(
             (found[0].event, found[0].group, found[0].timeout),
             ("SessionStart", 0, Some(TIMEOUT_SECS))
         );
         assert_eq!((found[1].event, found[1].group), ("UserPromptSubmit", 1));
+        assert_eq!((found[2].event, found[2].group), ("PreToolUse", 0));
         let again = install_text(&added.text, CMD);
         assert!(again.summary.is_empty() && again.text == added.text);
         let removed = remove(
@@ -309,7 +312,12 @@ mod tests {
         let created = install(Path::new("s.json"), None, Agent::Claude, CMD).unwrap();
         assert_eq!(
             created.created,
-            ["hooks", "hooks/SessionStart", "hooks/UserPromptSubmit"]
+            [
+                "hooks",
+                "hooks/SessionStart",
+                "hooks/UserPromptSubmit",
+                "hooks/PreToolUse"
+            ]
         );
         let removed = remove(
             Path::new("s.json"),

@@ -1,6 +1,8 @@
 //! What agents send to `ambry compose --hook …` and what they expect back, per hook event
-//! (DESIGN §5, §13): `SessionStart` (source startup | resume | clear | compact),
-//! `UserPromptSubmit` and `PreCompact`.
+//! (DESIGN §5, §13, §16): `SessionStart` (source startup | resume | clear | compact),
+//! `UserPromptSubmit`, `PreCompact`, and `PreToolUse` (a tool call checked against the rules of
+//! the memories in scope: both agents read the same `hookSpecificOutput` — `permissionDecision:
+//! deny` with the reason the model reads, or `additionalContext` added before the call runs).
 //!
 //! Owns: reading the payload (JSON on stdin: `hook_event_name`, `session_id`, `cwd`, `prompt`,
 //! `source`; unknown fields ignored; no event name means `UserPromptSubmit`, as older hooks
@@ -84,6 +86,17 @@ struct Payload {
     session_id: Option<String>,
     #[serde(default)]
     source: Option<String>,
+    #[serde(default)]
+    tool_name: Option<String>,
+    #[serde(default)]
+    tool_input: Option<serde_json::Value>,
+}
+
+/// What a hook payload asks for: a moment of the context, or a tool call checked.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HookCall {
+    Context(ContextRequest),
+    Tool(crate::workspace::ToolCheck),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -99,38 +112,83 @@ impl crate::ErrorCode for PayloadError {
     }
 }
 
-/// The request a hook payload makes, and the cwd it names.
+/// The context request a hook payload makes, and the cwd it names (a `PreToolUse` payload is
+/// refused here: see [`parse_call`]).
 pub fn parse(agent: Agent, raw: &str) -> Result<(ContextRequest, Option<PathBuf>), PayloadError> {
+    match parse_call(agent, raw)? {
+        (HookCall::Context(request), cwd) => Ok((request, cwd)),
+        (HookCall::Tool(_), _) => Err(PayloadError {
+            agent: agent.display_name(),
+            reason: "a PreToolUse payload asks for a tool check, not a context".into(),
+        }),
+    }
+}
+
+/// What a hook payload asks for, and the cwd it names.
+pub fn parse_call(agent: Agent, raw: &str) -> Result<(HookCall, Option<PathBuf>), PayloadError> {
     let fail = |reason: String| PayloadError {
         agent: agent.display_name(),
         reason,
     };
     let p: Payload = serde_json::from_str(raw).map_err(|e| fail(e.to_string()))?;
-    let event = match p.hook_event_name.as_deref() {
-        None | Some("UserPromptSubmit") => ContextEvent::Turn,
-        Some("SessionStart") => ContextEvent::SessionStart,
-        Some("PreCompact") => ContextEvent::PreCompact,
-        Some(other) => {
-            return Err(fail(format!(
-                "hook_event_name `{other}` is not one Ambry answers (SessionStart, UserPromptSubmit, PreCompact)"
-            )))
-        }
-    };
     let agent_name = match agent {
         Agent::Claude => "claude",
         Agent::Codex => "codex",
     };
+    let event = match p.hook_event_name.as_deref() {
+        None | Some("UserPromptSubmit") => ContextEvent::Turn,
+        Some("SessionStart") => ContextEvent::SessionStart,
+        Some("PreCompact") => ContextEvent::PreCompact,
+        Some("PreToolUse") => {
+            let tool = p
+                .tool_name
+                .filter(|t| !t.trim().is_empty())
+                .ok_or_else(|| fail("a PreToolUse payload without `tool_name`".into()))?;
+            let input = p.tool_input.unwrap_or(serde_json::Value::Null);
+            let check = crate::workspace::ToolCheck {
+                call: crate::enforce::ToolCall::from_hook(&tool, &input),
+                session_id: p.session_id.filter(|s| !s.trim().is_empty()),
+                agent: Some(agent_name.to_string()),
+                record: true,
+            };
+            return Ok((HookCall::Tool(check), p.cwd));
+        }
+        Some(other) => {
+            return Err(fail(format!(
+                "hook_event_name `{other}` is not one Ambry answers (SessionStart, UserPromptSubmit, PreCompact, PreToolUse)"
+            )))
+        }
+    };
     Ok((
-        ContextRequest {
+        HookCall::Context(ContextRequest {
             event,
             prompt: p.prompt.unwrap_or_default(),
             source: p.source,
             session_id: p.session_id.filter(|s| !s.trim().is_empty()),
             agent: Some(agent_name.to_string()),
             record: true,
-        },
+        }),
         p.cwd,
     ))
+}
+
+/// A `PreToolUse` hook's stdout for a verdict, the same for both agents: nothing when no rule
+/// caught the call (it goes on untouched).
+pub fn render_tool(verdict: &crate::enforce::ToolVerdict) -> String {
+    use crate::enforce::Decision;
+    let out = match verdict.decision {
+        Decision::None => return String::new(),
+        Decision::Deny => serde_json::json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": verdict.text,
+        }}),
+        Decision::Remind => serde_json::json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "additionalContext": verdict.text,
+        }}),
+    };
+    format!("{out}\n")
 }
 
 /// The hook's stdout for a composed block; empty when there is nothing to add.
@@ -191,6 +249,17 @@ mod tests {
         let (old, _) = parse(Agent::Claude, r#"{"prompt":"hi"}"#).unwrap();
         assert_eq!(old.event, ContextEvent::Turn);
         assert!(parse(Agent::Claude, r#"{"hook_event_name":"Stop"}"#).is_err());
+
+        // A tool call, as both agents send it.
+        let raw = r#"{"session_id":"s","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"npm i","description":"x"},"tool_use_id":"t"}"#;
+        let (HookCall::Tool(check), cwd) = parse_call(Agent::Codex, raw).unwrap() else {
+            panic!("a PreToolUse payload is a tool check")
+        };
+        assert_eq!((check.call.tool.as_str(), check.call.input.as_str()), ("Bash", "npm i"));
+        assert_eq!(check.session_id.as_deref(), Some("s"));
+        assert_eq!(cwd, Some(PathBuf::from("/repo")));
+        assert!(parse(Agent::Claude, raw).is_err());
+        assert!(parse_call(Agent::Claude, r#"{"hook_event_name":"PreToolUse"}"#).is_err());
 
         let out: serde_json::Value = serde_json::from_str(&render(
             Agent::Codex,

@@ -237,6 +237,7 @@ mod tests {
                     path: format!("/nonexistent/{name}.md").into(),
                     body_bytes: 500,
                     retiring: Default::default(),
+                    rule: None,
                     length: 0.0,
                     terms: Vec::new(),
                 })

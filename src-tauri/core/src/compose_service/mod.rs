@@ -17,7 +17,9 @@ mod serving;
 mod socket;
 
 pub use error::{Refusal, ServiceError};
-pub use protocol::{Call, ComposeCall, ErrorReply, Reply, Request, Response, ServiceStatus};
+pub use protocol::{
+    Call, ComposeCall, ErrorReply, Reply, Request, Response, ServiceStatus, ToolCheckCall,
+};
 pub use recall_call::{RecallAnswer, RecallCall};
 pub use service::ComposeService;
 pub use serving::{serve, spawn_compose_service, ServiceHandle};

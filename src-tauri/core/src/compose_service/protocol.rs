@@ -16,7 +16,7 @@ use crate::compose::Composition;
 use crate::ErrorCode;
 
 /// Bumped on any incompatible change to the types below.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 /// A service answers only clients of its own build version, so both print the same block.
 pub const AMBRY_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Longer request lines are refused (a prompt is large, but not this large).
@@ -36,6 +36,18 @@ pub enum Call {
     Status,
     /// `ambry recall` answered by the service (see `recall_call`).
     Recall(RecallCall),
+    /// A `PreToolUse` hook's call checked against the rules in scope (DESIGN §16).
+    CheckTool(ToolCheckCall),
+}
+
+/// A tool call to check, with what decides the answer besides the home's files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCheckCall {
+    pub home: PathBuf,
+    /// Absolute; the project is resolved from it.
+    pub cwd: PathBuf,
+    pub check: crate::workspace::ToolCheck,
+    pub now: chrono::DateTime<chrono::Utc>,
 }
 
 /// Everything that decides the block besides the home's files: the service refuses a call
@@ -66,6 +78,7 @@ pub enum Reply {
     Composed(Box<Composition>),
     Status(ServiceStatus),
     Recalled(RecallAnswer),
+    Checked(crate::enforce::ToolVerdict),
     Error(ErrorReply),
 }
 

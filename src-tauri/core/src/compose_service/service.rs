@@ -71,6 +71,7 @@ impl ComposeService {
             Call::Status => Response::new(Reply::Status(self.status())),
             Call::Compose(call) => self.handle_compose(call),
             Call::Recall(call) => self.handle_recall(call),
+            Call::CheckTool(call) => self.handle_check(call),
         }
     }
 
@@ -83,6 +84,20 @@ impl ComposeService {
             composed,
             model_loaded,
         }
+    }
+
+    fn handle_check(&self, call: super::protocol::ToolCheckCall) -> Response {
+        if call.home != self.home {
+            return Response::refused(&Refusal::HomeMismatch {
+                ours: self.home.clone(),
+                theirs: call.home,
+            });
+        }
+        if !call.cwd.is_absolute() {
+            return Response::refused(&Refusal::RelativeCwd { cwd: call.cwd });
+        }
+        let verdict = self.workspace.check_tool_call(&call.cwd, &call.check, call.now);
+        Response::new(Reply::Checked(verdict))
     }
 
     fn handle_compose(&self, call: ComposeCall) -> Response {

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::{shared_embedder, write_vector, ModelPaths};
-use crate::memory::{MemoryDraft, SaveOutcome, Scope, Store, StoreError};
+use crate::memory::{MemoryDraft, RuleEdit, SaveOutcome, Scope, Store, StoreError};
 
 /// What happened to the memory's vector.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -40,6 +40,21 @@ pub fn save_with_vector(
     models: &ModelPaths,
 ) -> Result<SavedWithVector, StoreError> {
     Ok(with_vector(store.save(scope, draft, now)?, models))
+}
+
+/// `Store::save_ruled` (the memory's rule set, removed or kept), then the sidecar.
+pub fn save_ruled_with_vector(
+    store: &Store,
+    scope: Scope,
+    draft: MemoryDraft,
+    rule: &RuleEdit,
+    now: DateTime<Utc>,
+    models: &ModelPaths,
+) -> Result<SavedWithVector, StoreError> {
+    Ok(with_vector(
+        store.save_ruled(scope, draft, &[], rule, now)?,
+        models,
+    ))
 }
 
 /// `Store::create` (refused when the name exists), then the sidecar.

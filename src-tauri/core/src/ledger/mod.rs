@@ -18,8 +18,10 @@
 
 mod health;
 mod schema;
+mod tool_checks;
 
 pub use health::ledger_checks;
+pub use tool_checks::ToolCheckRecord;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};

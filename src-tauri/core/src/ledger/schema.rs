@@ -36,6 +36,20 @@ CREATE TABLE IF NOT EXISTS injections(
 );
 CREATE INDEX IF NOT EXISTS injections_by_session ON injections(session_id, generation);
 CREATE INDEX IF NOT EXISTS injections_by_time ON injections(at);
+CREATE TABLE IF NOT EXISTS tool_checks(
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    agent TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    project TEXT NOT NULL DEFAULT '',
+    name TEXT NOT NULL,
+    action TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    input TEXT NOT NULL,
+    at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tool_checks_by_session ON tool_checks(session_id, generation);
 ";
 
 pub(super) fn open(path: &Path, busy_wait: Duration) -> Result<Connection, LedgerError> {

@@ -79,6 +79,11 @@ pub enum Finding {
     },
     /// A distill proposal waiting for a person's accept or reject (DESIGN §14).
     Proposal(Box<crate::distill::Proposal>),
+    /// An agent proposed a rule for the memory (DESIGN §16): off until a person turns it on.
+    RuleProposed {
+        memory: Subject,
+        rule: crate::memory::Enforce,
+    },
 }
 
 impl Finding {
@@ -93,7 +98,8 @@ impl Finding {
                 .collect(),
             Finding::Stale { memory, .. }
             | Finding::Expired { memory, .. }
-            | Finding::Unused { memory, .. } => {
+            | Finding::Unused { memory, .. }
+            | Finding::RuleProposed { memory, .. } => {
                 vec![(memory.scope, memory.name.as_str())]
             }
             Finding::Proposal(p) => {
@@ -149,6 +155,19 @@ pub fn review_with(
             findings.push(Finding::Expired {
                 memory: Subject::of(m),
                 on,
+            });
+        }
+    }
+    for m in &memories {
+        if let Some(rule) = m
+            .lifecycle
+            .enforce
+            .as_ref()
+            .filter(|r| r.status == crate::memory::RuleStatus::Proposed)
+        {
+            findings.push(Finding::RuleProposed {
+                memory: Subject::of(m),
+                rule: rule.clone(),
             });
         }
     }

@@ -11,6 +11,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 
 pub use super::error::FormatError;
 use super::model::{Lifecycle, Reviewed};
+pub(crate) use super::scalar::{quote_if_needed, unquote};
 
 /// A parsed memory file. `extra` holds unknown keys as their original lines, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -192,6 +193,7 @@ pub fn lifecycle(extra: &[String]) -> Result<Lifecycle, FormatError> {
             _ => {}
         }
     }
+    out.enforce = super::rule::read(extra);
     Ok(out)
 }
 
@@ -306,57 +308,6 @@ fn split_flow_list(inner: &str) -> Vec<String> {
     }
     parts.push(current);
     parts
-}
-
-pub(crate) fn unquote(value: &str) -> Result<String, String> {
-    let v = value.trim();
-    if let Some(inner) = v.strip_prefix('"') {
-        let inner = inner.strip_suffix('"').ok_or("unterminated double quote")?;
-        let mut out = String::with_capacity(inner.len());
-        let mut chars = inner.chars();
-        while let Some(c) = chars.next() {
-            if c == '\\' {
-                match chars.next() {
-                    Some('n') => out.push('\n'),
-                    Some('t') => out.push('\t'),
-                    Some(other) => out.push(other),
-                    None => return Err("dangling backslash".into()),
-                }
-            } else {
-                out.push(c);
-            }
-        }
-        Ok(out)
-    } else if let Some(inner) = v.strip_prefix('\'') {
-        let inner = inner
-            .strip_suffix('\'')
-            .ok_or("unterminated single quote")?;
-        Ok(inner.replace("''", "'"))
-    } else {
-        // Plain scalars end at a ` #` comment, as in YAML.
-        Ok(v.split(" #").next().unwrap_or("").trim_end().to_string())
-    }
-}
-
-pub(crate) fn quote_if_needed(value: &str) -> String {
-    let needs = value.is_empty()
-        || value != value.trim()
-        || value.contains(": ")
-        || value.contains(" #")
-        || value.ends_with(':')
-        || value.contains(['\n', '\r', '\t', '"', ','])
-        || value.starts_with([
-            '[', ']', '{', '}', '\'', '#', '&', '*', '!', '|', '>', '%', '@', '`', '-', '?',
-        ]);
-    if !needs {
-        return value.to_string();
-    }
-    let escaped = value
-        .replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
-        .replace('\t', "\\t");
-    format!("\"{escaped}\"")
 }
 
 #[cfg(test)]

@@ -14,6 +14,8 @@ pub mod leaks;
 mod model;
 pub mod naming;
 mod rename;
+pub mod rule;
+mod scalar;
 mod scope_files;
 mod scope_write;
 pub mod secrets;
@@ -31,6 +33,7 @@ pub use model::{
     ScopeFilter,
 };
 pub use rename::{EarlierHistory, Relinked, Renamed};
+pub use rule::{Enforce, Rule, RuleAction, RuleEdit, RuleError, RuleStatus};
 pub use scope_files::read_memory_file;
 pub use scope_write::SaveOutcome;
 pub use store::{ForgetOutcome, Store};

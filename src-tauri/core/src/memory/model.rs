@@ -113,6 +113,9 @@ pub struct Lifecycle {
     /// Where the memory came from (an import, a distilled session).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The memory's rule, checked at agents' tool calls (DESIGN §16), as the file says it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enforce: Option<super::rule::Enforce>,
 }
 
 /// `reviewed: <time> sha:<fingerprint>`: when a person kept the memory, and of which text.

@@ -20,7 +20,7 @@ use super::frontmatter::{self, Document};
 use super::index::{render_index, INDEX_FILE};
 use super::scope_files::{list_dir, read_bytes, read_text, to_memory};
 use super::validate::MEMORY_FILE_MAX;
-use super::{Memory, MemoryDraft, NotAMemory, Scope, StoreError};
+use super::{Memory, MemoryDraft, NotAMemory, RuleEdit, Scope, StoreError};
 use crate::storage::{
     refuse_symlink, sweep_stale_temps, sync_dir, write_atomic, write_atomic_with_mode, LockFailure,
     ScopeLock, LOCK_WAIT,
@@ -46,6 +46,7 @@ pub(super) fn write_locked(
     previous: Option<&str>,
     draft: MemoryDraft,
     keys: &[(&str, &str)],
+    rule: &RuleEdit,
     now: DateTime<Utc>,
 ) -> Result<SaveOutcome, StoreError> {
     let path = dir.join(format!("{}.md", draft.name));
@@ -87,6 +88,11 @@ pub(super) fn write_locked(
             .unwrap_or_default(),
         keys,
     );
+    let extra = match rule {
+        RuleEdit::Keep => extra,
+        RuleEdit::Set(rule) => super::rule::with_rule(extra, Some(rule)),
+        RuleEdit::Remove => super::rule::with_rule(extra, None),
+    };
     let unchanged = previous.is_none()
         && existing.as_ref().is_some_and(|old| {
             old.kind == draft.kind

@@ -25,7 +25,7 @@ use super::scope_write::{
     SaveOutcome,
 };
 use super::validate::{validate_draft, INDEX_FILE_MAX};
-use super::{Memory, MemoryDraft, MemoryFile, Scope, ScopeFilter, StoreError};
+use super::{Memory, MemoryDraft, MemoryFile, RuleEdit, Scope, ScopeFilter, StoreError};
 use crate::project::{self, Project};
 use crate::storage::{refuse_symlink, write_atomic};
 use crate::AmbryHome;
@@ -209,9 +209,25 @@ impl Store {
         keys: &[(&str, &str)],
         now: DateTime<Utc>,
     ) -> Result<SaveOutcome, StoreError> {
+        self.save_ruled(scope, draft, keys, &RuleEdit::Keep, now)
+    }
+
+    /// `save_with_keys`, also setting or removing the memory's rule (DESIGN §16): a rule that
+    /// does not compile is refused, naming its field.
+    pub fn save_ruled(
+        &self,
+        scope: Scope,
+        draft: MemoryDraft,
+        keys: &[(&str, &str)],
+        rule: &RuleEdit,
+        now: DateTime<Utc>,
+    ) -> Result<SaveOutcome, StoreError> {
         let draft = validate_draft(draft)?;
+        if let RuleEdit::Set(rule) = rule {
+            validate_rule(rule)?;
+        }
         for (key, value) in keys {
-            let known = ["name", "type", "description", "created", "updated", "tags"].contains(key);
+            let known = ["name", "type", "description", "created", "updated", "tags", super::rule::RULE_KEY].contains(key);
             if known || key.is_empty() || !key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
             {
                 return Err(StoreError::InvalidField {
@@ -234,7 +250,7 @@ impl Store {
         }
         let dir = self.prepare_dir(scope)?;
         let _lock = lock_and_tidy(&dir, now)?;
-        let outcome = write_locked(scope, &dir, None, draft, keys, now)?;
+        let outcome = write_locked(scope, &dir, None, draft, keys, rule, now)?;
         // Even an unchanged save repairs an index a killed writer left behind. Its failure is
         // told as what it is: the memory was written (a "refused" would have the person save
         // it again, or think it lost).
@@ -269,7 +285,7 @@ impl Store {
                 name: draft.name,
             });
         }
-        let outcome = write_locked(scope, &dir, None, draft, &[], now)?;
+        let outcome = write_locked(scope, &dir, None, draft, &[], &RuleEdit::Keep, now)?;
         regenerate_index(scope, &dir)?;
         Ok(outcome)
     }
@@ -362,3 +378,19 @@ impl Store {
 #[cfg(test)]
 #[path = "store_tests.rs"]
 mod tests;
+
+/// A rule about to be saved: it compiles, and its pattern is no secret (it is written in the file
+/// and shown to the model as the reason of a refusal).
+fn validate_rule(rule: &super::Enforce) -> Result<(), StoreError> {
+    rule.compile().map_err(|e| StoreError::InvalidField {
+        field: e.field,
+        reason: e.reason,
+    })?;
+    if let Some(found) = super::secrets::find_secret(&rule.pattern) {
+        return Err(StoreError::SecretDetected {
+            kind: found.kind,
+            excerpt: found.excerpt,
+        });
+    }
+    Ok(())
+}

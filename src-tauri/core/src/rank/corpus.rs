@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::tokenize::terms;
-use crate::memory::{Memory, Retiring, Scope};
+use crate::memory::{Enforce, Memory, Retiring, Scope};
 
 /// How much a headline occurrence (name parts, type, description, tags) counts against a body
 /// occurrence (DESIGN §4; the eval sweep in the `rank` module notes found 2–4 equivalent).
@@ -28,6 +28,9 @@ pub struct DocTerms {
     /// Whether the memory is retired, as its file said when it was read: a search marks its
     /// hits from here instead of reading their files again.
     pub retiring: Retiring,
+    /// The memory's rule (DESIGN §16), so a tool call is checked against every rule in scope
+    /// without reading a memory file.
+    pub rule: Option<Arc<Enforce>>,
     /// Weighted length: headline terms × HEADLINE_WEIGHT + body terms.
     pub length: f32,
     /// (term, weighted frequency), one entry per distinct term. Terms are shared strings so a
@@ -69,6 +72,7 @@ impl DocTerms {
             path: memory.path.clone(),
             body_bytes: memory.body.len() as u64,
             retiring: memory.retiring(),
+            rule: memory.lifecycle.enforce.clone().map(Arc::new),
             length,
             terms,
         }
@@ -84,6 +88,7 @@ impl DocTerms {
             path: self.path.clone(),
             body_bytes: self.body_bytes,
             retiring: self.retiring.clone(),
+            rule: self.rule.clone(),
             length: self.length,
             terms: Vec::new(),
         }

@@ -15,6 +15,7 @@ mod anchors;
 mod bulk;
 mod context;
 mod distill;
+mod enforce;
 mod errors;
 mod instructions;
 mod launch;
@@ -47,6 +48,7 @@ pub use agents::AgentStatus;
 pub use anchors::{AnchorOf, AnchorText};
 pub use bulk::ForgottenVersion;
 pub use distill::Selection;
+pub use enforce::{RuleRow, ToolCheck};
 pub use errors::{ModelUnavailable, WorkspaceError};
 pub use instructions::InstructionView;
 pub use launch::{HomeError, LaunchEnv, DEFAULT_MODEL_IDLE};
@@ -80,6 +82,8 @@ pub struct Workspace {
     review_vectors: Mutex<review::ReviewVectors>,
     /// Whether this process loads the model only while no other hook of the home does.
     model_loader: Mutex<retrieval::LoaderRule>,
+    /// Memories' rules, compiled once (DESIGN §16).
+    rules: Mutex<crate::enforce::RuleBook>,
 }
 
 impl Workspace {
@@ -101,6 +105,7 @@ impl Workspace {
             projects: ProjectLookup::default(),
             review_vectors: Mutex::default(),
             model_loader: Mutex::default(),
+            rules: Mutex::default(),
         }
     }
 

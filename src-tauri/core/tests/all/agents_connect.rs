@@ -246,8 +246,8 @@ fn a_moved_binary_is_reported_and_reconnect_repoints_it() {
     let settings = fs::read_to_string(env.claude_settings()).unwrap();
     assert_eq!(
         settings.matches("compose --hook claude").count(),
-        2,
-        "one SessionStart and one UserPromptSubmit hook, re-pointed, not duplicated: {settings}"
+        3,
+        "one SessionStart, one UserPromptSubmit and one PreToolUse hook, re-pointed, not duplicated: {settings}"
     );
 }
 

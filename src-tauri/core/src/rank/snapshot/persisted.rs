@@ -15,12 +15,13 @@ use std::sync::Arc;
 use super::scope::{Entry, ScopePostings, ScopeSnapshot};
 use chrono::{Datelike, NaiveDate};
 
-use crate::memory::{Retiring, Scope};
+use crate::memory::{Enforce, Retiring, RuleStatus, Scope};
 use crate::rank::corpus::DocTerms;
 
 pub(super) const SCHEMA_KEY: &str = "rank.schema";
 /// 2: postings per scope instead of terms per document; 3: each document's retirement keys.
-pub(super) const SCHEMA_VERSION: &str = "3";
+/// 4: each document's rule.
+pub(super) const SCHEMA_VERSION: &str = "4";
 
 /// Snapshots in `index.sqlite`; every failure degrades to "no cache".
 pub(super) struct PersistentCache {
@@ -111,6 +112,7 @@ fn encode(snapshot: &ScopeSnapshot) -> Vec<u8> {
                 out.extend_from_slice(&d.body_bytes.to_le_bytes());
                 out.extend_from_slice(&d.length.to_le_bytes());
                 put_retiring(&mut out, &d.retiring);
+                put_rule(&mut out, d.rule.as_deref());
             }
         }
     }
@@ -154,6 +156,7 @@ pub(super) fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
                 let body_bytes = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
                 let length = f32::from_le_bytes(r.take(4)?.try_into().ok()?);
                 let retiring = r.retiring()?;
+                let rule = r.rule()?.map(Arc::new);
                 let path = dir.join(&file_name);
                 Some(Arc::new(DocTerms {
                     scope,
@@ -163,6 +166,7 @@ pub(super) fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
                     path,
                     body_bytes,
                     retiring,
+                    rule,
                     length,
                     terms: Vec::new(),
                 }))
@@ -228,6 +232,27 @@ fn put_retiring(out: &mut Vec<u8>, retiring: &Retiring) {
     }
 }
 
+/// A byte (0: no rule, 1: a rule), then its tools (a count and each), pattern, action and
+/// status (0 on, 1 off, 2 proposed).
+fn put_rule(out: &mut Vec<u8>, rule: Option<&Enforce>) {
+    let Some(rule) = rule else {
+        out.push(0);
+        return;
+    };
+    out.push(1);
+    put_u32(out, rule.tools.len() as u32);
+    for tool in &rule.tools {
+        put_str(out, tool);
+    }
+    put_str(out, &rule.pattern);
+    put_str(out, &rule.action);
+    out.push(match rule.status {
+        RuleStatus::On => 0,
+        RuleStatus::Off => 1,
+        RuleStatus::Proposed => 2,
+    });
+}
+
 struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
@@ -263,6 +288,28 @@ impl<'a> Reader<'a> {
             superseded_by,
             expires,
         })
+    }
+    /// `Some(None)`: no rule; `None`: the bytes do not read.
+    fn rule(&mut self) -> Option<Option<Enforce>> {
+        if self.take(1)?[0] == 0 {
+            return Some(None);
+        }
+        let n = self.count(4)?;
+        let tools = (0..n).map(|_| self.str()).collect::<Option<Vec<_>>>()?;
+        let pattern = self.str()?;
+        let action = self.str()?;
+        let status = match self.take(1)?[0] {
+            0 => RuleStatus::On,
+            1 => RuleStatus::Off,
+            2 => RuleStatus::Proposed,
+            _ => return None,
+        };
+        Some(Some(Enforce {
+            tools,
+            pattern,
+            action,
+            status,
+        }))
     }
     fn str(&mut self) -> Option<String> {
         let n = self.u32()? as usize;

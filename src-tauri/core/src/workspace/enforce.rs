@@ -1,0 +1,338 @@
+//! Memories with teeth through the workspace (DESIGN §16): a tool call checked against the
+//! rules in scope, a rule set, turned on or off, proposed by an agent, and run over the past.
+//!
+//! Owns: where the rules come from (the ranker's corpus, which carries each memory's rule, so a
+//! check reads no memory file unless a rule caught the call), compiling them once per process,
+//! the ledger's part (a reminder once per context; every caught call recorded), and who may turn
+//! a rule on (a person: an agent's rule is stored `proposed`, and never replaces the person's).
+//! Deliberately does not: speak a hook format, read the clock (callers pass `now`), or fail a
+//! call: whatever goes wrong is a note and an empty answer.
+
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::{Workspace, WorkspaceError};
+use crate::embed::{self, SavedWithVector};
+use crate::enforce::{self, Backtest, ToolCall, ToolVerdict};
+use crate::ledger::{Ledger, MemoryVersion, ToolCheckRecord};
+use crate::memory::{
+    Enforce, Memory, MemoryDraft, RuleEdit, RuleStatus, Scope, ScopeFilter, Store, StoreError,
+};
+
+/// A `PreToolUse` call as a hook passes it on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCheck {
+    pub call: ToolCall,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// claude | codex
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Record caught calls in the ledger (hooks do; a dry check does not).
+    #[serde(default)]
+    pub record: bool,
+}
+
+/// One memory's rule, for `doctor`, the agents card and `memory enforce list`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RuleRow {
+    pub scope: Scope,
+    pub name: String,
+    #[serde(flatten)]
+    pub rule: Enforce,
+    /// Why it does not compile, when it does not (it is skipped at every call).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Workspace {
+    /// The answer to a tool call in the project `cwd` belongs to. Never fails: a problem is a
+    /// note, and the call goes on untouched.
+    pub fn check_tool_call(
+        &self,
+        cwd: &Path,
+        check: &ToolCheck,
+        now: DateTime<Utc>,
+    ) -> ToolVerdict {
+        let store = self.store_at(cwd);
+        let corpus = match self.corpus_cache().corpus(&store, ScopeFilter::All) {
+            Ok(corpus) => corpus,
+            Err(e) => {
+                return ToolVerdict {
+                    notes: vec![format!("rules not checked: {e}")],
+                    ..ToolVerdict::default()
+                }
+            }
+        };
+        let (caught, broken) = {
+            let mut book = super::lock(&self.rules);
+            enforce::caught(&corpus.docs, &check.call, &mut book, now.date_naive())
+        };
+        let mut notes: Vec<String> = broken
+            .iter()
+            .map(|b| format!("the rule of {}/{} is skipped: {}", b.scope, b.name, b.error))
+            .collect();
+        if caught.is_empty() {
+            return ToolVerdict {
+                notes,
+                ..ToolVerdict::default()
+            };
+        }
+        let project = store.project().map(|p| p.slug.clone());
+        let version = |m: &Memory| MemoryVersion {
+            scope: m.scope,
+            project: (m.scope == Scope::Project).then(|| project.clone()).flatten(),
+            name: m.name.clone(),
+            content_hash: crate::compose::content_hash(m),
+        };
+        let mut ledger = match (&check.session_id, check.record) {
+            (Some(_), true) => {
+                match Ledger::open_at(&crate::ledger::ledger_path(&self.home), crate::ledger::TURN_WAIT)
+                {
+                    Ok(l) => Some(l),
+                    Err(e) => {
+                        notes.push(format!("not tracked: {e}"));
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
+        let session = check.session_id.as_deref().unwrap_or("");
+        let generation = ledger
+            .as_mut()
+            .and_then(|l| l.generation(session).ok().flatten())
+            .unwrap_or(0);
+        let mut denied = Vec::new();
+        let mut reminded = Vec::new();
+        for c in &caught {
+            let memory = match crate::memory::read_memory_file(c.scope, &c.path) {
+                Ok(Some(m)) => m,
+                Ok(None) => continue,
+                Err(e) => {
+                    notes.push(format!("the rule of {}/{} is skipped: {e}", c.scope, c.name));
+                    continue;
+                }
+            };
+            match c.action {
+                crate::memory::RuleAction::Deny => denied.push(memory),
+                crate::memory::RuleAction::Remind => {
+                    let before = match ledger.as_mut() {
+                        Some(l) if generation > 0 => {
+                            l.reminded(session, generation, &version(&memory)).unwrap_or(false)
+                        }
+                        _ => false,
+                    };
+                    if !before {
+                        reminded.push(memory);
+                    }
+                }
+            }
+        }
+        let mut verdict = enforce::verdict(&check.call, &denied, &reminded);
+        if let Some(l) = ledger.as_mut() {
+            let agent = check.agent.as_deref().unwrap_or("ambry");
+            let acted = if denied.is_empty() { &reminded } else { &denied };
+            for m in acted {
+                let v = version(m);
+                let action = if denied.is_empty() { "remind" } else { "deny" };
+                let recorded = l
+                    .record_tool_check(session, agent, generation, &v, action, &check.call.tool, &check.call.input, now)
+                    .and_then(|()| {
+                        // A reminded body is in the context now: later turns need not give it again.
+                        if action == "remind" && generation > 0 {
+                            l.record(session, agent, generation, &[(v.clone(), crate::ledger::Form::Body)], now)
+                        } else {
+                            Ok(())
+                        }
+                    });
+                if let Err(e) = recorded {
+                    notes.push(format!("not tracked: {e}"));
+                    break;
+                }
+            }
+        }
+        verdict.notes.splice(0..0, notes);
+        verdict
+    }
+
+    /// Saves a memory and sets, removes or keeps its rule (a person's save: a rule set here is on
+    /// unless it says otherwise).
+    pub fn save_ruled(
+        &self,
+        store: &Store,
+        scope: Scope,
+        draft: MemoryDraft,
+        rule: &RuleEdit,
+        now: DateTime<Utc>,
+    ) -> Result<SavedWithVector, WorkspaceError> {
+        let models = self.model_paths(&self.config_or_retrieval_defaults()?);
+        let saved = embed::save_ruled_with_vector(store, scope, draft, rule, now, &models)?;
+        self.memories_written();
+        Ok(saved)
+    }
+
+    /// What an agent's save does to a memory's rule: a rule it proposes is stored `proposed`
+    /// (checked only once the person turns it on), and it never replaces a rule the person set.
+    pub fn agent_rule_edit(
+        &self,
+        store: &Store,
+        scope: Scope,
+        name: &str,
+        proposed: Option<Enforce>,
+    ) -> Result<RuleEdit, WorkspaceError> {
+        let Some(proposed) = proposed else {
+            return Ok(RuleEdit::Keep);
+        };
+        let current = match store.get(Some(scope), name) {
+            Ok(m) => m.lifecycle.enforce,
+            Err(StoreError::NotFound { .. }) => None,
+            Err(e) => return Err(e.into()),
+        };
+        let proposed = Enforce {
+            status: RuleStatus::Proposed,
+            ..proposed
+        };
+        match current {
+            Some(current)
+                if current.status != RuleStatus::Proposed
+                    && (&current.tools, &current.pattern, &current.action)
+                        != (&proposed.tools, &proposed.pattern, &proposed.action) =>
+            {
+                Err(StoreError::InvalidField {
+                    field: "enforce",
+                    reason: format!(
+                        "`{name}` has a rule the person set; an agent may propose a rule only for a memory without one (leave `enforce` out to keep it)"
+                    ),
+                }
+                .into())
+            }
+            // The person's rule, proposed again as it is: nothing to change.
+            Some(current) if current.status != RuleStatus::Proposed => Ok(RuleEdit::Keep),
+            _ => Ok(RuleEdit::Set(proposed)),
+        }
+    }
+
+    /// Turns a memory's rule on or off (a person's decision; the review inbox's "rule proposed"
+    /// is answered with this).
+    pub fn set_rule_status(
+        &self,
+        store: &Store,
+        scope: Option<Scope>,
+        name: &str,
+        status: RuleStatus,
+        now: DateTime<Utc>,
+    ) -> Result<SavedWithVector, WorkspaceError> {
+        let memory = store.get(scope, name)?;
+        let Some(rule) = memory.lifecycle.enforce.clone() else {
+            return Err(StoreError::InvalidField {
+                field: "enforce",
+                reason: format!(
+                    "`{name}` has no rule; set one with `ambry memory save {name} --enforce-tool … --enforce-match … --enforce-action …`"
+                ),
+            }
+            .into());
+        };
+        let rule = Enforce { status, ..rule };
+        self.save_ruled(store, memory.scope, draft_of(&memory), &RuleEdit::Set(rule), now)
+    }
+
+    /// Every rule of `filter`'s scopes (shadowed memories' too), and whether each compiles.
+    pub fn rules(&self, store: &Store, filter: ScopeFilter) -> Result<Vec<RuleRow>, WorkspaceError> {
+        let mut rows = Vec::new();
+        for file in store.list(filter)? {
+            let Ok(memory) = file.parsed else { continue };
+            if let Some(rule) = memory.lifecycle.enforce {
+                rows.push(RuleRow {
+                    scope: memory.scope,
+                    name: memory.name,
+                    error: rule.compile().err().map(|e| e.to_string()),
+                    rule,
+                });
+            }
+        }
+        Ok(rows)
+    }
+
+    /// `memory`'s rule (or `rule`, a draft not yet saved) run over the indexed sessions of its
+    /// scope: a project memory's over that project's sessions, a user memory's over all.
+    pub fn rule_backtest(
+        &self,
+        store: &Store,
+        scope: Option<Scope>,
+        name: &str,
+        rule: Option<&Enforce>,
+    ) -> Result<Backtest, WorkspaceError> {
+        let memory = store.get(scope, name)?;
+        let enforce = match rule.or(memory.lifecycle.enforce.as_ref()) {
+            Some(e) => e.clone(),
+            None => {
+                return Err(StoreError::InvalidField {
+                    field: "enforce",
+                    reason: format!("`{name}` has no rule to test"),
+                }
+                .into())
+            }
+        };
+        let compiled = enforce.compile().map_err(|e| StoreError::InvalidField {
+            field: e.field,
+            reason: e.reason,
+        })?;
+        let roots: Vec<std::path::PathBuf> = match (memory.scope, store.project()) {
+            (Scope::Project, Some(p)) => {
+                let mut roots = vec![p.root.clone()];
+                if let Ok(known) = self.project(&p.slug) {
+                    roots.extend(known.roots);
+                }
+                roots
+            }
+            _ => Vec::new(),
+        };
+        let index = self.session_index()?;
+        let mut out = Backtest {
+            name: memory.name.clone(),
+            scope: memory.scope,
+            sessions: 0,
+            calls: 0,
+            caught: Vec::new(),
+            notes: Vec::new(),
+        };
+        for meta in index.sessions(None, usize::MAX >> 1)? {
+            let in_scope = roots.is_empty()
+                || meta
+                    .cwd
+                    .as_deref()
+                    .is_some_and(|cwd| roots.iter().any(|r| Path::new(cwd).starts_with(r)));
+            if !in_scope {
+                continue;
+            }
+            match index.transcript(&meta.session_id) {
+                Ok(transcript) => {
+                    out.sessions += 1;
+                    out.caught
+                        .extend(enforce::backtest(&compiled, &transcript, &mut out.calls));
+                }
+                Err(e) => out.notes.push(format!("session {} not read: {e}", meta.session_id)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The calls rules caught: one session's, or all.
+    pub fn tool_checks(&self, session: Option<&str>) -> Result<Vec<ToolCheckRecord>, WorkspaceError> {
+        let mut ledger = Ledger::open(&self.home)?;
+        Ok(ledger.tool_checks(session)?)
+    }
+}
+
+fn draft_of(m: &Memory) -> MemoryDraft {
+    MemoryDraft {
+        name: m.name.clone(),
+        kind: m.kind.clone(),
+        description: m.description.clone(),
+        body: m.body.clone(),
+        tags: m.tags.clone(),
+    }
+}
