@@ -370,9 +370,13 @@ fn codex_trust_keys_use_the_real_path_of_a_linked_or_relative_codex_home() {
             .iter()
             .filter_map(|c| c["detail"].as_str())
             .filter(|d| {
-                ["SessionStart hook", "UserPromptSubmit hook", "PreToolUse hook"]
-                    .iter()
-                    .any(|event| d.contains(event))
+                [
+                    "SessionStart hook",
+                    "UserPromptSubmit hook",
+                    "PreToolUse hook",
+                ]
+                .iter()
+                .any(|event| d.contains(event))
             })
             .map(str::to_string)
             .collect()

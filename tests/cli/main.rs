@@ -17,6 +17,7 @@ mod memory_test;
 mod real_clients;
 mod recall_service;
 mod robustness;
+mod rules;
 mod service;
 mod sessions;
 mod support;

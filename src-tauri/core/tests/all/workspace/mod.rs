@@ -12,6 +12,7 @@ use ambry_core::{AmbryHome, ErrorCode, LaunchEnv, Workspace};
 use chrono::{DateTime, TimeZone, Utc};
 
 mod memories;
+mod rules;
 mod search;
 mod sessions;
 mod setup;
