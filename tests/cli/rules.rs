@@ -99,6 +99,13 @@ fn a_rule_saved_from_the_cli_denies_the_call_in_both_agents_formats_and_lets_oth
     assert_eq!(out, "");
     assert!(err.contains("tool_name"), "{err}");
 
+    let doctor = sb.ambry().arg("doctor").output().unwrap();
+    let doctor = String::from_utf8(doctor.stdout).unwrap();
+    assert!(
+        doctor.contains("user scope: 1 rule(s) on: use-pnpm (deny Bash)"),
+        "{doctor}"
+    );
+
     // Off: the rule stays in the file and checks nothing; on again: it denies again.
     sb.ambry()
         .args(["memory", "enforce", "off", "use-pnpm"])

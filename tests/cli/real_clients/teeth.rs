@@ -113,14 +113,21 @@ fn claude_code_denies_a_call_a_rule_forbids_and_reminds_before_another() {
         "the unmatched call succeeded: {ran:?}"
     );
     assert_outcomes(&markers, &turns, denial, &turns[3].all_text());
-    // The ledger says what the rules did, for `sessions show` and the review inbox.
-    let checks = world
-        .ambry(&["--json", "memory", "enforce", "list"])
-        .ok("enforce list");
+    // The session's transcript, as `sessions show` prints it, marks what the rules did.
+    world.ambry(&["sessions", "index"]).ok("sessions index");
+    let listed = world
+        .ambry(&["--json", "sessions", "list"])
+        .ok("sessions list");
+    let sessions: serde_json::Value = serde_json::from_str(&listed.stdout).unwrap();
+    let id = sessions[0]["session_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the session is indexed: {sessions}"));
+    let shown = world.ambry(&["sessions", "show", id]).ok("sessions show");
     assert!(
-        checks.stdout.contains("no-denied-markers"),
+        shown.stdout.contains("DENIED by user/no-denied-markers")
+            && shown.stdout.contains("reminded by user/reminded-markers"),
         "{}",
-        checks.stdout
+        shown.stdout
     );
 }
 

@@ -111,10 +111,13 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
             let t = ctx.workspace.transcript(&id)?;
             // What Ambry's hooks gave this session (the injection ledger).
             let given = ctx.workspace.injections(Some(&id), None)?;
+            // The tool calls memories' rules denied or reminded (DESIGN §16).
+            let checked = ctx.workspace.tool_checks(Some(&id))?;
             if ctx.json {
                 let mut value = serde_json::to_value(&t)?;
                 if let Some(map) = value.as_object_mut() {
                     map.insert("injections".into(), serde_json::to_value(&given)?);
+                    map.insert("tool_checks".into(), serde_json::to_value(&checked)?);
                 }
                 return ctx.print_json(&value);
             }
@@ -150,6 +153,24 @@ pub fn run(ctx: &Context, cmd: SessionsCommand) -> Result<()> {
                         } else {
                             ", compacted away since"
                         }
+                    );
+                }
+            }
+            if !checked.is_empty() {
+                println!("\nTool calls memories' rules acted on ({}):", checked.len());
+                for c in &checked {
+                    let verb = if c.action == "deny" {
+                        "DENIED"
+                    } else {
+                        "reminded"
+                    };
+                    println!(
+                        "  {} {verb} by {}/{}: {} $ {}",
+                        short_ts(&c.at.to_rfc3339()),
+                        c.scope,
+                        c.name,
+                        c.tool,
+                        ambry_core::escape_controls(c.input.lines().next().unwrap_or(""))
                     );
                 }
             }

@@ -320,6 +320,54 @@ impl Workspace {
         Ok(out)
     }
 
+    /// `doctor`'s lines on rules: per scope, the rules that are on (and what they catch), those
+    /// waiting for the person, and any that do not compile (skipped at every call, named).
+    pub fn rule_checks(&self, store: &Store) -> Vec<crate::doctor::Check> {
+        use crate::doctor::Check;
+        let rows = match self.rules(store, ScopeFilter::All) {
+            Ok(rows) => rows,
+            Err(e) => return vec![Check::warn("rules", format!("rules not read: {e}"))],
+        };
+        let mut checks = Vec::new();
+        for scope in [Scope::User, Scope::Project] {
+            let of_scope: Vec<&RuleRow> = rows.iter().filter(|r| r.scope == scope).collect();
+            if of_scope.is_empty() {
+                continue;
+            }
+            let on: Vec<String> = of_scope
+                .iter()
+                .filter(|r| r.rule.status == RuleStatus::On && r.error.is_none())
+                .map(|r| format!("{} ({} {})", r.name, r.rule.action, r.rule.tools.join(",")))
+                .collect();
+            let proposed = of_scope
+                .iter()
+                .filter(|r| r.rule.status == RuleStatus::Proposed)
+                .count();
+            let mut detail = format!(
+                "{scope} scope: {} rule(s) on{}",
+                on.len(),
+                if on.is_empty() { String::new() } else { format!(": {}", on.join(", ")) }
+            );
+            if proposed > 0 {
+                detail.push_str(&format!(
+                    "; {proposed} proposed by an agent, off until you turn them on (`ambry memory review`)"
+                ));
+            }
+            checks.push(Check::ok("rules", detail));
+            for broken in of_scope.iter().filter(|r| r.error.is_some()) {
+                checks.push(Check::warn(
+                    "rules",
+                    format!(
+                        "{scope}/{}: its rule is skipped at every call: {}",
+                        broken.name,
+                        broken.error.as_deref().unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+        checks
+    }
+
     /// The calls rules caught: one session's, or all.
     pub fn tool_checks(&self, session: Option<&str>) -> Result<Vec<ToolCheckRecord>, WorkspaceError> {
         let mut ledger = Ledger::open(&self.home)?;

@@ -153,6 +153,11 @@ impl Workspace {
             ))),
         }
         checks.extend(doctor::project_checks(&self.home));
+        let rule_store = match cwd {
+            Some(cwd) => self.store_at(cwd),
+            None => Store::new(self.home.clone(), None),
+        };
+        checks.extend(self.rule_checks(&rule_store));
         if let Ok(config) = &config {
             checks.extend(
                 crate::embed::embed_checks(&self.model_paths(config), config.retrieval.strategy)
