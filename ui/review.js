@@ -18,7 +18,8 @@
 //   review-expired-on     the expiry day           review-last-used  the last use by an agent
 //   review-merge  review-supersede  review-keep  review-edit  review-forget   the actions
 //   review-rule           a proposed rule (review-rule-match its pattern); review-rule-on (O),
-//                         review-rule-off (K) its actions
+//                         review-rule-off (K) its actions; an ignored memory's calls are
+//                         review-ignored-call, its offered rule review-rule, turned on with O
 //   review-proposal       a distill proposal's text (data-id, data-session), review-source-turn its
 //                         turns; review-accept (A), review-reject (R) its actions
 //   review-side-edit  review-side-forget   edit or forget one memory of a pair
@@ -40,6 +41,7 @@ const KIND_TITLES = {
   unused: 'Unused',
   proposal: 'Proposal',
   rule_proposed: 'Rule proposed',
+  ignored: 'Ignored',
 };
 
 // What a distill proposal would do, in words.
@@ -220,6 +222,24 @@ export function createReviewView(app) {
         button('review-rule-on', 'Turn on', 'O', () => act(`The rule of ${f.memory.name} is on`, () => call('review_rule', { project, memory: ref(f.memory), on: true }))),
         button('review-rule-off', 'Keep off', 'K', () => act(`The rule of ${f.memory.name} stays off`, () => call('review_rule', { project, memory: ref(f.memory), on: false }))),
         ...singleActions(f.memory).filter((b) => b.dataset.key !== 'K'),
+      ],
+    }),
+    // A session held the memory, then did what it says not to (DESIGN §16): the calls as
+    // evidence, and the rule that would have stopped them, turned on with one key.
+    ignored: (f) => ({
+      title: `${f.memory.name} was ignored`,
+      note: `${f.agent} session ${f.session_id} had it in context, then ran what it says not to${f.other_sessions ? ` (and ${f.other_sessions} other session${f.other_sessions === 1 ? '' : 's'})` : ''}.`,
+      evidence: single(f.memory,
+        h('ul', { class: 'review-missing' }, (f.calls || []).map((c) =>
+          h('li', { testid: 'review-ignored-call' }, c.ts ? h('span', { class: 'muted' }, `${absoluteTime(c.ts)} `) : null, h('code', {}, `${c.tool} $ ${c.input.split('\n')[0]}`)))),
+        h('div', { class: 'review-evidence', testid: 'review-rule' },
+          `Rule: ${f.rule.action === 'deny' ? 'refuse' : 'remind before'} ${(f.rule.tools || []).join(', ')} calls matching `,
+          h('code', { testid: 'review-rule-match' }, f.rule.match))),
+      actions: [
+        button('review-rule-on', 'Turn rule on', 'O', () => act(`The rule of ${f.memory.name} is on`, () => (f.own_rule
+          ? call('review_rule', { project, memory: ref(f.memory), on: true })
+          : call('review_set_rule', { project, memory: ref(f.memory), rule: f.rule })))),
+        ...singleActions(f.memory),
       ],
     }),
     unused: (f) => ({

@@ -69,6 +69,31 @@ pub async fn review_rule(
     .await
 }
 
+/// An "ignored" finding's offer taken: `rule` (read from the memory's text, or its own) is
+/// saved with the memory and turned on.
+#[tauri::command]
+pub async fn review_set_rule(
+    app: AppHandle,
+    project: Option<String>,
+    memory: ReviewRef,
+    rule: ambry_core::Enforce,
+) -> IpcResult<Memory> {
+    off_main(app, move |ws| {
+        let store = ws.store_of(project.as_deref())?;
+        Ok(ws
+            .set_rule(
+                &store,
+                Some(memory.scope),
+                &memory.name,
+                Some(rule),
+                Utc::now(),
+            )?
+            .outcome
+            .memory)
+    })
+    .await
+}
+
 /// `memory` is replaced by `by` (a memory of the same view, either scope).
 #[tauri::command]
 pub async fn review_supersede(

@@ -219,6 +219,44 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
                 "expired    {}/{} expired on {on}",
                 memory.scope, memory.name
             ),
+            Finding::Ignored {
+                memory,
+                session_id,
+                agent,
+                calls,
+                other_sessions,
+                rule,
+                own_rule,
+            } => {
+                let more = if *other_sessions > 0 {
+                    format!(" (and in {other_sessions} other session(s))")
+                } else {
+                    String::new()
+                };
+                println!(
+                    "ignored    {}/{}: {agent} session {session_id} held it, then did what it says not to{more}:",
+                    memory.scope, memory.name
+                );
+                for call in calls {
+                    println!(
+                        "  {} {} $ {}",
+                        call.ts.as_deref().unwrap_or("(no time)"),
+                        call.tool,
+                        ambry_core::escape_controls(call.input.lines().next().unwrap_or(""))
+                    );
+                }
+                let how = if !own_rule {
+                    format!(
+                        "ambry memory save {} … --enforce-tool {} --enforce-match '{}' --enforce-action deny",
+                        memory.name,
+                        rule.tools.join(","),
+                        rule.pattern
+                    )
+                } else {
+                    format!("ambry memory enforce on {}", memory.name)
+                };
+                println!("  make it stick: {how}");
+            }
             Finding::RuleProposed { memory, rule } => println!(
                 "rule       {}/{}: an agent proposed a rule — {} {} calls matching `{}`; it is off until you turn it on\n  see what it would have caught: ambry memory enforce test {}\n  turn it on: ambry memory enforce on {}   (or remove it: ambry memory save {} … --no-enforce)",
                 memory.scope,

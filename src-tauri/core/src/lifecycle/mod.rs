@@ -31,7 +31,7 @@ pub struct Subject {
 }
 
 impl Subject {
-    fn of(m: &Memory) -> Subject {
+    pub(crate) fn of(m: &Memory) -> Subject {
         Subject {
             scope: m.scope,
             name: m.name.clone(),
@@ -84,6 +84,21 @@ pub enum Finding {
         memory: Subject,
         rule: crate::memory::Enforce,
     },
+    /// A session held the memory and a later tool call did what it says not to (DESIGN §16):
+    /// the calls as evidence, and the rule to turn on (the memory's own, or one read from it).
+    Ignored {
+        memory: Subject,
+        session_id: String,
+        agent: String,
+        calls: Vec<crate::enforce::IgnoredCall>,
+        /// Sessions besides this one where the same happened.
+        #[serde(default)]
+        other_sessions: usize,
+        rule: crate::memory::Enforce,
+        /// Whether `rule` is the memory's own (turned on as it is) or read from its text (saved
+        /// with it once the person says so).
+        own_rule: bool,
+    },
 }
 
 impl Finding {
@@ -99,7 +114,8 @@ impl Finding {
             Finding::Stale { memory, .. }
             | Finding::Expired { memory, .. }
             | Finding::Unused { memory, .. }
-            | Finding::RuleProposed { memory, .. } => {
+            | Finding::RuleProposed { memory, .. }
+            | Finding::Ignored { memory, .. } => {
                 vec![(memory.scope, memory.name.as_str())]
             }
             Finding::Proposal(p) => {

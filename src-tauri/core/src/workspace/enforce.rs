@@ -8,6 +8,7 @@
 //! Deliberately does not: speak a hook format, read the clock (callers pass `now`), or fail a
 //! call: whatever goes wrong is a note and an empty answer.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
@@ -17,9 +18,21 @@ use super::{Workspace, WorkspaceError};
 use crate::embed::{self, SavedWithVector};
 use crate::enforce::{self, Backtest, ToolCall, ToolVerdict};
 use crate::ledger::{Ledger, MemoryVersion, ToolCheckRecord};
+use crate::lifecycle::Finding;
 use crate::memory::{
     Enforce, Memory, MemoryDraft, RuleEdit, RuleStatus, Scope, ScopeFilter, Store, StoreError,
 };
+
+/// How far back the review looks for memories a session held and ignored.
+const IGNORED_WITHIN_DAYS: i64 = 30;
+/// Sessions read for it at most, newest first (each is a transcript read on every review).
+const IGNORED_SESSIONS_READ: usize = 20;
+/// Calls shown as evidence per finding.
+const IGNORED_CALLS_SHOWN: usize = 5;
+
+/// What the ledger says one session held: its agent, its latest injection, and when each
+/// memory (scope, name) entered its context first.
+type HeldBySession = (String, DateTime<Utc>, HashMap<(Scope, String), DateTime<Utc>>);
 
 /// A `PreToolUse` call as a hook passes it on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -239,6 +252,27 @@ impl Workspace {
         self.save_ruled(store, memory.scope, draft_of(&memory), &RuleEdit::Set(rule), now)
     }
 
+    /// Sets a memory's rule, on (the person's decision: the app's memory form, an "ignored"
+    /// finding's offer); the rest of the memory as it is.
+    pub fn set_rule(
+        &self,
+        store: &Store,
+        scope: Option<Scope>,
+        name: &str,
+        rule: Option<Enforce>,
+        now: DateTime<Utc>,
+    ) -> Result<SavedWithVector, WorkspaceError> {
+        let memory = store.get(scope, name)?;
+        let edit = match rule {
+            Some(rule) => RuleEdit::Set(Enforce {
+                status: RuleStatus::On,
+                ..rule
+            }),
+            None => RuleEdit::Remove,
+        };
+        self.save_ruled(store, memory.scope, draft_of(&memory), &edit, now)
+    }
+
     /// Every rule of `filter`'s scopes (shadowed memories' too), and whether each compiles.
     pub fn rules(&self, store: &Store, filter: ScopeFilter) -> Result<Vec<RuleRow>, WorkspaceError> {
         let mut rows = Vec::new();
@@ -366,6 +400,76 @@ impl Workspace {
             }
         }
         checks
+    }
+
+    /// The review inbox's "ignored" findings of `store`'s view: memories a recent session held
+    /// (their bodies, per the ledger) that a later tool call of that session contradicted, read
+    /// from the indexed transcripts. What cannot be read is left out: the inbox is advice.
+    pub(super) fn ignored_findings(&self, store: &Store, now: DateTime<Utc>) -> Vec<Finding> {
+        let since = now - chrono::Duration::days(IGNORED_WITHIN_DAYS);
+        let Ok(injections) = self.injections(None, Some(since)) else {
+            return Vec::new();
+        };
+        let slug = store.project().map(|p| p.slug.as_str());
+        // Per session, when each memory of this view entered its context first.
+        let mut held: HashMap<String, HeldBySession> = HashMap::new();
+        for i in injections.iter().filter(|i| i.form == crate::ledger::Form::Body) {
+            let in_view = match i.memory.scope {
+                Scope::User => true,
+                Scope::Project => i.memory.project.as_deref() == slug && slug.is_some(),
+            };
+            if !in_view {
+                continue;
+            }
+            let entry = held
+                .entry(i.session_id.clone())
+                .or_insert_with(|| (i.agent.clone(), i.at, HashMap::new()));
+            entry.1 = entry.1.max(i.at);
+            let first = entry.2.entry((i.memory.scope, i.memory.name.clone())).or_insert(i.at);
+            *first = (*first).min(i.at);
+        }
+        let mut sessions: Vec<_> = held.into_iter().collect();
+        sessions.sort_by_key(|(_, (_, latest, _))| std::cmp::Reverse(*latest));
+        sessions.truncate(IGNORED_SESSIONS_READ);
+        let Ok(index) = self.session_index() else {
+            return Vec::new();
+        };
+        let mut found: Vec<Finding> = Vec::new();
+        for (session_id, (agent, _, memories)) in sessions {
+            let Ok(transcript) = index.transcript(&session_id) else {
+                continue;
+            };
+            let mut memories: Vec<_> = memories.into_iter().collect();
+            memories.sort();
+            for ((scope, name), since) in memories {
+                let Ok(memory) = store.get(Some(scope), &name) else {
+                    continue;
+                };
+                if memory.reviewed_as_is() || memory.is_retired(Some(now.date_naive())) {
+                    continue;
+                }
+                let Some((mut calls, rule)) = enforce::ignored_calls(&memory, &transcript, since) else {
+                    continue;
+                };
+                if let Some(Finding::Ignored { other_sessions, .. }) = found.iter_mut().find(|f| {
+                    matches!(f, Finding::Ignored { memory: m, .. } if m.scope == scope && m.name == name)
+                }) {
+                    *other_sessions += 1;
+                    continue;
+                }
+                calls.truncate(IGNORED_CALLS_SHOWN);
+                found.push(Finding::Ignored {
+                    own_rule: memory.lifecycle.enforce.is_some(),
+                    memory: crate::lifecycle::Subject::of(&memory),
+                    session_id: session_id.clone(),
+                    agent: agent.clone(),
+                    calls,
+                    other_sessions: 0,
+                    rule,
+                });
+            }
+        }
+        found
     }
 
     /// The calls rules caught: one session's, or all.

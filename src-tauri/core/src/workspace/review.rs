@@ -93,6 +93,7 @@ impl Workspace {
                 .into_iter()
                 .map(|p| Finding::Proposal(Box::new(p))),
         );
+        findings.extend(self.ignored_findings(store, now));
         Ok(findings)
     }
 

@@ -340,3 +340,98 @@ fn a_backtest_finds_exactly_the_past_calls_a_rule_matches() {
         .unwrap();
     assert_eq!(tried.caught.len(), 1);
 }
+
+/// A replayed session: the memory's body entered the context, then the agent ran what it says
+/// not to. The review lists it as ignored, with the call and a rule to turn on; a session that
+/// followed the memory is not listed.
+#[test]
+fn a_memory_the_session_held_and_then_contradicted_is_listed_as_ignored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let me = tmp.path().join("me");
+    let env = LaunchEnv::from_lookup(|_| None, Some(me.clone()));
+    let ws = Arc::new(Workspace::new(AmbryHome::new(tmp.path().join("home")), env));
+    let project = repo(&tmp.path().join("repo"));
+    let store = ws.store_at(&project);
+    ws.save(
+        &store,
+        Scope::Project,
+        draft(
+            "use-pnpm",
+            "Installing dependencies in this repo",
+            "Never run `npm install` here; use `pnpm install` (the lockfile is pnpm's).",
+        ),
+        at(0),
+    )
+    .unwrap();
+    let cwd = project.display().to_string();
+    for (session, command) in [
+        ("ignored-1", "npm install left-pad"),
+        ("followed-1", "pnpm install left-pad"),
+    ] {
+        let turn = ContextRequest {
+            event: ContextEvent::Turn,
+            prompt: "install the left-pad dependency".into(),
+            source: None,
+            session_id: Some(session.into()),
+            agent: Some("claude".into()),
+            record: true,
+        };
+        let composed = ws.compose_at(&project, &turn, at(1)).unwrap();
+        assert!(
+            composed.selected.iter().any(|s| s.name == "use-pnpm"),
+            "the body entered the context"
+        );
+        let lines = [
+            serde_json::json!({"type": "user", "sessionId": session, "cwd": cwd, "timestamp": "2026-11-01T09:00:01Z",
+                               "message": {"role": "user", "content": "install the left-pad dependency"}}),
+            serde_json::json!({"type": "assistant", "sessionId": session, "cwd": cwd, "timestamp": "2026-11-01T09:00:30Z",
+                               "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": command}}]}}),
+        ];
+        let dir = me.join(".claude/projects/-repo");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join(format!("{session}.jsonl")),
+            lines.map(|l| l.to_string()).join("\n") + "\n",
+        )
+        .unwrap();
+    }
+    ws.index_sessions(&Default::default(), at(40), &mut |_| {})
+        .unwrap();
+
+    let ignored: Vec<_> = ws
+        .review(&store, at(50))
+        .unwrap()
+        .into_iter()
+        .filter_map(|f| match f {
+            ambry_core::Finding::Ignored {
+                memory,
+                session_id,
+                calls,
+                rule,
+                own_rule,
+                ..
+            } => Some((memory.name, session_id, calls, rule, own_rule)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ignored.len(), 1, "{ignored:?}");
+    let (name, session, calls, rule, own_rule) = &ignored[0];
+    assert_eq!((name.as_str(), session.as_str()), ("use-pnpm", "ignored-1"));
+    assert_eq!(calls[0].input, "npm install left-pad");
+    assert!(!own_rule);
+    // The rule offered catches what was ignored, and not what the memory recommends.
+    let compiled = rule.compile().unwrap();
+    assert!(
+        compiled.pattern.is_match("npm install left-pad")
+            && !compiled.pattern.is_match("pnpm install left-pad")
+    );
+
+    // Kept as it is: quiet until its text changes.
+    ws.review_keep(&store, Scope::Project, "use-pnpm", at(51))
+        .unwrap();
+    assert!(!ws
+        .review(&store, at(52))
+        .unwrap()
+        .iter()
+        .any(|f| matches!(f, ambry_core::Finding::Ignored { .. })));
+}
