@@ -58,6 +58,8 @@ pub fn run() {
             commands::memories::list_memories,
             commands::memories::get_memory,
             commands::memories::save_memory,
+            commands::memories::test_rule,
+            commands::memories::backtest_rule,
             commands::memories::forget_memory,
             commands::memories::forget_memories,
             commands::memories::restore_memories,

@@ -22,6 +22,7 @@ import { confirmDialog, toast, errorToast, editorErrorToast } from './dialog.js'
 import { VirtualList } from './virtual-list.js';
 import { renameMemory } from './rename.js';
 import { typePicker } from './type-picker.js';
+import { ruleField } from './rule-field.js';
 import { createSelection, bulkPanel, deleteMany } from './memory-selection.js';
 
 const TYPE_ORDER = ['user', 'feedback', 'project', 'reference'];
@@ -397,6 +398,7 @@ export function createMemoriesView(app) {
             d.scope === 'user' ? 'user memory · every project' : `only in ${app.projectName(location.project)}`)),
         h('h2', { class: 'detail-name', testid: 'detail-name' }, d.name),
         h('p', { class: 'detail-description', testid: 'detail-description' }, d.description),
+        d.lifecycle && d.lifecycle.enforce ? ruleLine(d.lifecycle.enforce) : null,
         h('div', { class: 'detail-meta' },
           d.created ? h('span', { title: absoluteTime(d.created) }, `Created ${relativeTime(d.created)}`) : null,
           d.updated ? h('span', { testid: 'detail-updated', title: absoluteTime(d.updated) }, `Updated ${relativeTime(d.updated)}`) : null,
@@ -404,6 +406,14 @@ export function createMemoriesView(app) {
         actions()),
       body,
       h('div', { class: 'detail-path', title: d.path }, d.path));
+  }
+
+  // The memory's rule in one line: what it does to which calls, and whether it is on.
+  function ruleLine(r) {
+    const verb = r.action === 'deny' ? 'Refuses' : r.action === 'remind' ? 'Reminds before' : `${r.action}:`;
+    const state = r.status === 'on' ? '' : r.status === 'proposed' ? ' — proposed by an agent, off until you turn it on (Review)' : ' — off';
+    return h('p', { class: 'detail-rule', testid: 'detail-rule', dataset: { status: r.status } },
+      `${verb} ${r.tools.join(', ')} calls matching `, h('code', {}, r.match), state);
   }
 
   function renderDetailError(row, e) {
@@ -439,7 +449,7 @@ export function createMemoriesView(app) {
   function startEdit() {
     if (!detail) return;
     editing = { original: detail.name, isNew: false };
-    renderForm({ name: detail.name, type: detail.type, description: detail.description, body: detail.body, tags: detail.tags });
+    renderForm({ name: detail.name, type: detail.type, description: detail.description, body: detail.body, tags: detail.tags, rule: detail.lifecycle && detail.lifecycle.enforce });
   }
 
   function renderForm(values) {
@@ -449,8 +459,9 @@ export function createMemoriesView(app) {
     const description = h('input', { class: 'input', testid: 'form-description', value: values.description, placeholder: 'One line: what this memory is for', 'aria-label': 'Description' });
     const body = h('textarea', { class: 'input mono body-input', testid: 'form-body', 'aria-label': 'Body', spellcheck: 'false' });
     body.value = values.body;
+    const ruleInput = ruleField(values.rule, () => ({ location, name: name.value.trim() || values.name }));
     editing.isDirty = () => name.value !== values.name || type.value !== values.type
-      || description.value !== values.description || body.value !== values.body;
+      || description.value !== values.description || body.value !== values.body || ruleInput.isDirty();
     const error = h('div', { class: 'form-error', testid: 'form-error', role: 'alert', hidden: true });
     const save = h('button', { class: 'btn btn-primary', testid: 'form-save', type: 'submit' }, editing.isNew ? 'Create memory' : 'Save');
     const cancel = h('button', { class: 'btn', testid: 'form-cancel', type: 'button', onClick: () => cancelEdit() }, 'Cancel');
@@ -466,6 +477,7 @@ export function createMemoriesView(app) {
           field('Type', typeField.el, 'Pick one (↓ lists them) or type your own label.')),
         field('Description', description),
         h('label', { class: 'field field-grow' }, h('span', { class: 'field-label' }, 'Body (markdown)'), body),
+        ruleInput.el,
         error),
       h('div', { class: 'form-actions' }, h('span', { class: 'muted hint' }, h('kbd', {}, 'Ctrl'), ' ', h('kbd', {}, 'S'), ' to save · ', h('kbd', {}, 'Esc'), ' to cancel'), cancel, save));
     form.addEventListener('submit', async (e) => {
@@ -474,7 +486,7 @@ export function createMemoriesView(app) {
       for (const input of [name, type, description, body]) input.classList.remove('invalid');
       const draft = { name: name.value.trim(), type: type.value, description: description.value, body: body.value, tags: values.tags || [] };
       try {
-        const result = await call('save_memory', { location, original: editing.original, draft });
+        const result = await call('save_memory', { location, original: editing.original, draft, rule: ruleInput.edit() });
         const vector = result.vector;
         const note = vector.status === 'skipped' ? ' (semantic vector skipped; bm25 still finds it)' : '';
         toast(`Saved ${result.memory.name}${note}`, 'success');
@@ -493,7 +505,9 @@ export function createMemoriesView(app) {
         error.dataset.code = err.code;
         error.textContent = err.message;
         const culprit = { invalid_name: name, already_exists: name, invalid_type: type, secret_detected: body }[err.code]
-          || (err.code === 'invalid_field' && /description/.test(err.message) ? description : null);
+          || (err.code === 'invalid_field' && /description/.test(err.message) ? description : null)
+          || (err.code === 'invalid_field' ? ruleInput.culprit(err.message) : null);
+        if (culprit && ruleInput.el.contains(culprit)) ruleInput.open();
         if (culprit) { culprit.classList.add('invalid'); culprit.focus(); }
         // The reason stays in sight in a short window, where the fields scroll.
         error.scrollIntoView({ block: 'nearest' });

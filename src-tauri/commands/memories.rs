@@ -5,6 +5,7 @@ use ambry_core::markdown_to_safe_html;
 use ambry_core::FrontEndCode;
 use ambry_core::SavedWithVector;
 use ambry_core::UseKind;
+use ambry_core::{Backtest, Enforce, RuleEdit};
 use ambry_core::{ForgetOutcome, ForgottenVersion, Memory, MemoryDraft, Scope, ScopeFilter};
 use ambry_core::{MemoryRow, RenamedWithVector};
 use chrono::Utc;
@@ -54,21 +55,39 @@ pub async fn get_memory(app: AppHandle, memory: MemoryRef) -> IpcResult<MemoryDe
 }
 
 /// Saves through the same path as `ambry memory save` (vector included when the model loads).
-/// `original` is the name being edited (`None` for a new memory, which must not exist yet).
+/// `original` is the name being edited (`None` for a new memory, which must not exist yet);
+/// `rule` sets or removes the memory's rule (DESIGN §16; the person's, so on), or keeps it.
 #[tauri::command]
 pub async fn save_memory(
     app: AppHandle,
     location: Location,
     original: Option<String>,
     draft: MemoryDraft,
+    rule: Option<RuleEdit>,
 ) -> IpcResult<SavedWithVector> {
     off_main(app, move |ws| {
         let store = ws.store_of(location.project_slug())?;
         let (scope, now) = (location.scope, Utc::now());
+        let rule = rule.unwrap_or_default();
         let saved = match original.as_deref() {
-            None => ws.create(&store, scope, draft, now)?,
-            Some(old) if old != draft.name => ws.rename(&store, scope, old, draft, now)?,
-            Some(_) => ws.save(&store, scope, draft, now)?,
+            None => ws.create_ruled(&store, scope, draft, &rule, now)?,
+            Some(old) if old != draft.name => {
+                let renamed = ws.rename(&store, scope, old, draft, now)?;
+                match &rule {
+                    RuleEdit::Keep => renamed,
+                    RuleEdit::Set(r) => ws.set_rule(
+                        &store,
+                        Some(scope),
+                        &renamed.outcome.memory.name,
+                        Some(r.clone()),
+                        now,
+                    )?,
+                    RuleEdit::Remove => {
+                        ws.set_rule(&store, Some(scope), &renamed.outcome.memory.name, None, now)?
+                    }
+                }
+            }
+            Some(_) => ws.save_ruled(&store, scope, draft, &rule, now)?,
         };
         ws.record_use(
             &store,
@@ -208,6 +227,36 @@ pub async fn reveal_in_folder(app: AppHandle, memory: MemoryRef) -> IpcResult<()
                 format!("cannot open {}: {e}", folder.display()),
             )
         })
+    })
+    .await
+}
+
+/// The memory form's live test: whether `rule` catches a `tool` call with `sample` as its input.
+#[tauri::command]
+pub async fn test_rule(
+    app: AppHandle,
+    rule: Enforce,
+    tool: String,
+    sample: String,
+) -> IpcResult<bool> {
+    off_main(app, move |ws| Ok(ws.rule_catches(&rule, &tool, &sample)?)).await
+}
+
+/// The past tool calls `rule` (or the memory's own) would have caught (DESIGN §16).
+#[tauri::command]
+pub async fn backtest_rule(
+    app: AppHandle,
+    memory: MemoryRef,
+    rule: Option<Enforce>,
+) -> IpcResult<Backtest> {
+    off_main(app, move |ws| {
+        let store = ws.store_of(memory.location.project_slug())?;
+        Ok(ws.rule_backtest(
+            &store,
+            Some(memory.location.scope),
+            &memory.name,
+            rule.as_ref(),
+        )?)
     })
     .await
 }

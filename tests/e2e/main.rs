@@ -31,6 +31,7 @@ mod reindex;
 mod relevance;
 mod rename;
 mod review;
+mod rules;
 mod search;
 mod session_actions;
 mod session_runs;

@@ -30,7 +30,7 @@ pub use reindex::{
     reindex, reindex_files, write_vector, ReindexOutcome, ReindexProgress, ReindexReport,
 };
 pub use save::{
-    create_with_vector, restore_with_vector, save_ruled_with_vector, save_with_vector, with_vector,
+    create_ruled_with_vector, create_with_vector, restore_with_vector, save_ruled_with_vector, save_with_vector, with_vector,
     SavedWithVector, VectorStatus,
 };
 pub use scorer::{semantic_arg, ModelScorer};

@@ -65,7 +65,19 @@ pub fn create_with_vector(
     now: DateTime<Utc>,
     models: &ModelPaths,
 ) -> Result<SavedWithVector, StoreError> {
-    Ok(with_vector(store.create(scope, draft, now)?, models))
+    create_ruled_with_vector(store, scope, draft, &RuleEdit::Keep, now, models)
+}
+
+/// `Store::create_ruled` (the memory and its rule in one write), then the sidecar.
+pub fn create_ruled_with_vector(
+    store: &Store,
+    scope: Scope,
+    draft: MemoryDraft,
+    rule: &RuleEdit,
+    now: DateTime<Utc>,
+    models: &ModelPaths,
+) -> Result<SavedWithVector, StoreError> {
+    Ok(with_vector(store.create_ruled(scope, draft, rule, now)?, models))
 }
 
 /// `Store::restore` (the current file, if any, is archived first), then the sidecar: a restored

@@ -394,3 +394,23 @@ mod tests {
         assert_eq!(read(&doc("enforcement: x\n").extra), None);
     }
 }
+
+#[cfg(test)]
+mod wire_tests {
+    use super::*;
+
+    /// What the app's memory form sends with a save.
+    #[test]
+    fn a_rule_edit_reads_as_the_app_sends_it() {
+        let set: RuleEdit = serde_json::from_str(
+            r#"{"op":"set","rule":{"tools":["Bash"],"match":"\\bnpm\\b","action":"deny","status":"on"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            set,
+            RuleEdit::Set(Enforce::new(vec!["Bash".into()], r"\bnpm\b", RuleAction::Deny))
+        );
+        assert_eq!(serde_json::from_str::<RuleEdit>(r#"{"op":"keep"}"#).unwrap(), RuleEdit::Keep);
+        assert_eq!(serde_json::from_str::<RuleEdit>(r#"{"op":"remove"}"#).unwrap(), RuleEdit::Remove);
+    }
+}

@@ -276,7 +276,21 @@ impl Store {
         draft: MemoryDraft,
         now: DateTime<Utc>,
     ) -> Result<SaveOutcome, StoreError> {
+        self.create_ruled(scope, draft, &RuleEdit::Keep, now)
+    }
+
+    /// `create`, with the memory's rule (DESIGN §16) written in the same file write.
+    pub fn create_ruled(
+        &self,
+        scope: Scope,
+        draft: MemoryDraft,
+        rule: &RuleEdit,
+        now: DateTime<Utc>,
+    ) -> Result<SaveOutcome, StoreError> {
         let draft = validate_draft(draft)?;
+        if let RuleEdit::Set(rule) = rule {
+            validate_rule(rule)?;
+        }
         let dir = self.prepare_dir(scope)?;
         let _lock = lock_and_tidy(&dir, now)?;
         if dir.join(format!("{}.md", draft.name)).exists() {
@@ -285,7 +299,7 @@ impl Store {
                 name: draft.name,
             });
         }
-        let outcome = write_locked(scope, &dir, None, draft, &[], &RuleEdit::Keep, now)?;
+        let outcome = write_locked(scope, &dir, None, draft, &[], rule, now)?;
         regenerate_index(scope, &dir)?;
         Ok(outcome)
     }

@@ -187,6 +187,31 @@ impl Workspace {
         Ok(saved)
     }
 
+    /// A new memory with its rule, in one write (the app's memory form).
+    pub fn create_ruled(
+        &self,
+        store: &Store,
+        scope: Scope,
+        draft: MemoryDraft,
+        rule: &RuleEdit,
+        now: DateTime<Utc>,
+    ) -> Result<SavedWithVector, WorkspaceError> {
+        let models = self.model_paths(&self.config_or_retrieval_defaults()?);
+        let saved = embed::create_ruled_with_vector(store, scope, draft, rule, now, &models)?;
+        self.memories_written();
+        Ok(saved)
+    }
+
+    /// Whether `rule` catches a call of `tool` with `input` (the memory form's live test); a rule
+    /// that does not compile is the error, naming its field.
+    pub fn rule_catches(&self, rule: &Enforce, tool: &str, input: &str) -> Result<bool, WorkspaceError> {
+        let compiled = rule.compile().map_err(|e| StoreError::InvalidField {
+            field: e.field,
+            reason: e.reason,
+        })?;
+        Ok(compiled.covers(tool) && compiled.pattern.is_match(input))
+    }
+
     /// What an agent's save does to a memory's rule: a rule it proposes is stored `proposed`
     /// (checked only once the person turns it on), and it never replaces a rule the person set.
     pub fn agent_rule_edit(
@@ -299,7 +324,23 @@ impl Workspace {
         name: &str,
         rule: Option<&Enforce>,
     ) -> Result<Backtest, WorkspaceError> {
-        let memory = store.get(scope, name)?;
+        // A memory being written (the form of a new one) is tested with its draft rule alone.
+        let memory = match (store.get(scope, name), rule, scope) {
+            (Ok(memory), _, _) => memory,
+            (Err(StoreError::NotFound { .. }), Some(_), Some(scope)) => Memory {
+                scope,
+                name: name.to_string(),
+                kind: String::new(),
+                description: String::new(),
+                created: None,
+                updated: None,
+                tags: Vec::new(),
+                body: String::new(),
+                path: Default::default(),
+                lifecycle: Default::default(),
+            },
+            (Err(e), _, _) => return Err(e.into()),
+        };
         let enforce = match rule.or(memory.lifecycle.enforce.as_ref()) {
             Some(e) => e.clone(),
             None => {
