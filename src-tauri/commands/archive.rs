@@ -3,7 +3,7 @@
 
 use ambry_core::SavedWithVector;
 use ambry_core::VersionRow;
-use ambry_core::{LeakedSecret, PruneReport, Scope, ScopeFilter, VersionDiff};
+use ambry_core::{LeakedSecret, PruneReport, ScopeFilter, VersionDiff};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use tauri::AppHandle;
@@ -87,10 +87,7 @@ pub async fn prune_archive(
 ) -> IpcResult<PruneView> {
     off_main(app, move |ws| {
         let store = ws.store_of(location.project_slug())?;
-        let filter = match location.scope {
-            Scope::User => ScopeFilter::User,
-            Scope::Project => ScopeFilter::Project,
-        };
+        let filter = ScopeFilter::from(location.scope);
         let as_of = as_of.unwrap_or_else(Utc::now);
         let report = ws.prune(
             &store,

@@ -6,7 +6,7 @@ use ambry_core::FrontEndCode;
 use ambry_core::SavedWithVector;
 use ambry_core::UseKind;
 use ambry_core::{Backtest, Enforce, RuleEdit};
-use ambry_core::{ForgetOutcome, ForgottenVersion, Memory, MemoryDraft, Scope, ScopeFilter};
+use ambry_core::{ForgetOutcome, ForgottenVersion, Memory, MemoryDraft, ScopeFilter};
 use ambry_core::{MemoryRow, RenamedWithVector};
 use chrono::Utc;
 use serde::Serialize;
@@ -29,10 +29,7 @@ pub struct MemoryDetail {
 #[tauri::command]
 pub async fn list_memories(app: AppHandle, location: Location) -> IpcResult<Vec<MemoryRow>> {
     off_main(app, move |ws| {
-        let filter = match location.scope {
-            Scope::User => ScopeFilter::User,
-            Scope::Project => ScopeFilter::Project,
-        };
+        let filter = ScopeFilter::from(location.scope);
         Ok(ws.list_with_usage(&ws.store_of(location.project_slug())?, filter, Utc::now())?)
     })
     .await

@@ -30,11 +30,11 @@ pub struct Location {
 }
 
 impl Location {
-    /// The project slug the store needs (only project scope has one).
+    /// The project slug the store needs (project and team scope have one).
     pub fn project_slug(&self) -> Option<&str> {
         match self.scope {
             Scope::User => None,
-            Scope::Project => self.project.as_deref(),
+            Scope::Team | Scope::Project => self.project.as_deref(),
         }
     }
 }

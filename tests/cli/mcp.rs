@@ -781,3 +781,28 @@ async fn an_agents_rule_is_stored_off_and_waits_for_the_person() {
     assert_eq!(again["enforce"]["status"], "on", "{again}");
     client.cancel().await.unwrap();
 }
+
+/// An agent writes team memory only where the person trusts the repository's team memory.
+#[tokio::test]
+async fn an_agent_saves_to_team_only_in_a_trusted_repository() {
+    let s = Sandbox::new();
+    git_repo(s.cwd.path());
+    let client = connect(&s, s.cwd.path(), None).await;
+    let memory = json!({
+        "name": "release-train", "type": "project", "scope": "team",
+        "description": "When releases leave", "body": "Releases leave every other Tuesday."
+    });
+    let refused = call(&client, "memory_save", memory.clone()).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(text(&refused).contains("ambry trust"), "{}", text(&refused));
+    assert!(!s.cwd.path().join(".ambry/memory/release-train.md").exists());
+    s.ambry().arg("trust").assert().success();
+    let saved = ok_json(&call(&client, "memory_save", memory).await);
+    assert_eq!(saved["scope"], "team", "{saved}");
+    assert!(s
+        .cwd
+        .path()
+        .join(".ambry/memory/release-train.md")
+        .is_file());
+    client.cancel().await.unwrap();
+}

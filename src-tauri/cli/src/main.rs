@@ -76,6 +76,8 @@ enum Command {
     Serve(commands::serve::ServeArgs),
     /// Serve memory tools to an MCP client (Claude Code, Codex, …) over stdio
     Mcp,
+    /// Trust this repository's team memory (.ambry/memory/), so agents are given it
+    Trust(commands::trust::TrustArgs),
 }
 
 fn main() -> ExitCode {
@@ -113,6 +115,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => commands::serve::run(&ctx, args),
         Command::Mcp => ambry_cli::mcp::run(ctx.workspace.clone(), ctx.cwd.clone()),
         Command::Import(cmd) => commands::import::run(&ctx, cmd),
+        Command::Trust(args) => commands::trust::run(&ctx, args),
         Command::Connect(args) => commands::connect::run(&ctx, args, ambry_core::Action::Connect),
         Command::Disconnect(args) => {
             commands::connect::run(&ctx, args, ambry_core::Action::Disconnect)

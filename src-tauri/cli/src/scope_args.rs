@@ -21,6 +21,8 @@ pub fn positive_count(text: &str) -> Result<usize, String> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ScopeArg {
     User,
+    /// The repository's shared memory, `.ambry/memory/` in its working tree (you commit it)
+    Team,
     Project,
 }
 
@@ -28,6 +30,7 @@ impl From<ScopeArg> for Scope {
     fn from(s: ScopeArg) -> Scope {
         match s {
             ScopeArg::User => Scope::User,
+            ScopeArg::Team => Scope::Team,
             ScopeArg::Project => Scope::Project,
         }
     }
@@ -36,6 +39,7 @@ impl From<ScopeArg> for Scope {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ScopeFilterArg {
     User,
+    Team,
     Project,
     #[default]
     All,
@@ -45,6 +49,7 @@ impl From<ScopeFilterArg> for ScopeFilter {
     fn from(s: ScopeFilterArg) -> ScopeFilter {
         match s {
             ScopeFilterArg::User => ScopeFilter::User,
+            ScopeFilterArg::Team => ScopeFilter::Team,
             ScopeFilterArg::Project => ScopeFilter::Project,
             ScopeFilterArg::All => ScopeFilter::All,
         }

@@ -354,7 +354,15 @@ pub fn compose(
         match cache.corpus(store, ScopeFilter::All) {
             Ok(corpus) => {
                 let newest = cache.newest_first(&corpus, map::newest_first);
-                let body = map::render(&corpus, slug.as_deref(), input.uses, room, &newest);
+                let mut body = map::render(&corpus, slug.as_deref(), input.uses, room, &newest);
+                // Said once per context, in the map: the team memory this repository holds and
+                // this person has not trusted yet (DESIGN §15).
+                if let Some(waiting) = map::team_waiting(store) {
+                    if body.len() + waiting.len() < room {
+                        body.push('\n');
+                        body.push_str(&waiting);
+                    }
+                }
                 if !body.is_empty() {
                     sections.push(section(
                         SectionKind::MemoryMap,
@@ -482,7 +490,9 @@ fn admit(
     let mut used = 0usize;
     let mut unfit: Vec<(Cut, String)> = Vec::new();
     for (hit, evidence) in ranked.ranking.hits.iter().zip(&ranked.evidence) {
-        let project = (hit.scope == Scope::Project)
+        let project = hit
+            .scope
+            .of_a_project()
             .then(|| slug.map(str::to_string))
             .flatten();
         let cut_of = |reason, bytes, hash: Option<String>| Cut {

@@ -115,7 +115,7 @@ pub fn home_checks(home: &AmbryHome, config: &Result<Config, ConfigError>) -> Ve
 
 /// Each scope's memories: counts, files that do not parse, and MEMORY.md drift.
 pub fn store_checks(store: &Store) -> Vec<Check> {
-    scope_checks(store, &[Scope::User, Scope::Project])
+    scope_checks(store, &[Scope::User, Scope::Team, Scope::Project])
 }
 
 /// The user scope's checks alone (a front end without a working directory has no project).
@@ -128,14 +128,25 @@ fn scope_checks(store: &Store, scopes: &[Scope]) -> Vec<Check> {
     for &scope in scopes {
         let area = match scope {
             Scope::User => "user memory",
+            Scope::Team => "team memory",
             Scope::Project => "project memory",
         };
-        let Ok(dir) = store.dir(scope) else {
-            checks.push(Check::warn(
-                area,
-                "no project resolved from the working directory",
-            ));
-            continue;
+        let dir = match store.dir(scope) {
+            // A repository without team memory: nothing to say.
+            Ok(dir) if scope == Scope::Team && !dir.is_dir() => continue,
+            Ok(dir) => dir,
+            Err(crate::memory::StoreError::NoProject) if scope == Scope::Team => continue,
+            Err(crate::memory::StoreError::NoProject) => {
+                checks.push(Check::warn(
+                    area,
+                    "no project resolved from the working directory",
+                ));
+                continue;
+            }
+            Err(e) => {
+                checks.push(Check::warn(area, e.to_string()));
+                continue;
+            }
         };
         let files = match store.list(scope_filter(scope)) {
             Ok(files) => files,
@@ -148,11 +159,12 @@ fn scope_checks(store: &Store, scopes: &[Scope]) -> Vec<Check> {
             .iter()
             .filter_map(|f| f.parsed.as_ref().err().map(|e| format!("{}: {e}", f.name)))
             .collect();
-        let project_note = store
-            .project()
-            .filter(|_| scope == Scope::Project)
-            .map(|p| format!(" [{}]", p.slug))
-            .unwrap_or_default();
+        let project_note = match (scope, store.project()) {
+            (Scope::Project, Some(p)) => format!(" [{}]", p.slug),
+            (Scope::Team, _) if store.team_trusted() => " (trusted: given to agents)".to_string(),
+            (Scope::Team, _) => " (not trusted: agents are not given them; `ambry trust` in the repository)".to_string(),
+            _ => String::new(),
+        };
         checks.push(Check::ok(
             area,
             format!(
@@ -198,6 +210,8 @@ fn scope_checks(store: &Store, scopes: &[Scope]) -> Vec<Check> {
             Err(e) => checks.push(Check::error(area, e.to_string())),
         }
         match store.index_drift(scope) {
+            // The team's MEMORY.md is each machine's own (never committed): a clone has none yet.
+            _ if scope == Scope::Team => {}
             Ok(drift) if drift.is_empty() => {}
             Ok(drift) => checks.push(Check::warn(
                 area,
@@ -231,10 +245,7 @@ pub fn project_checks(home: &AmbryHome) -> Vec<Check> {
 }
 
 fn scope_filter(scope: Scope) -> crate::memory::ScopeFilter {
-    match scope {
-        Scope::User => crate::memory::ScopeFilter::User,
-        Scope::Project => crate::memory::ScopeFilter::Project,
-    }
+    scope.into()
 }
 
 #[cfg(test)]

@@ -80,5 +80,5 @@ pub use workspace::{
     AgentStatus, AnchorOf, AnchorText, Coverage, ForgottenVersion, HomeError, IndexRequest,
     InstructionView, JudgedHit, LaunchEnv, MemoryRow, ModelUnavailable, ReaderRecall, ReindexPhase,
     ReindexSummary, RenamedWithVector, RuleRow, SearchHit, SearchOptions, Selection, SessionFolder,
-    ToolCheck, VersionRow, Workspace, WorkspaceError,
+    TeamTrust, ToolCheck, VersionRow, Workspace, WorkspaceError,
 };

@@ -11,5 +11,6 @@ mod journey;
 mod mock_api;
 mod process;
 mod seed;
+mod team;
 mod teeth;
 pub(crate) mod world;

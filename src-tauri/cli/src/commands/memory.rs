@@ -54,6 +54,10 @@ pub enum MemoryCommand {
     /// Memories' rules, checked at agents' tool calls: list, test over past sessions, on, off
     #[command(subcommand)]
     Enforce(super::memory_enforce::EnforceCommand),
+    /// Move a project memory to the team's (.ambry/memory/ in the repository), with its history
+    Promote { name: String },
+    /// Move a team memory back to your own project scope, with its history
+    Demote { name: String },
 }
 
 #[derive(Debug, clap::Args)]
@@ -107,6 +111,8 @@ pub fn run(ctx: &Context, cmd: MemoryCommand) -> Result<()> {
         MemoryCommand::Reindex(args) => super::reindex::run(ctx, args),
         MemoryCommand::Test => super::memory_test::run(ctx),
         MemoryCommand::Enforce(cmd) => super::memory_enforce::run(ctx, cmd),
+        MemoryCommand::Promote { name } => super::trust::moved(ctx, &name, Scope::Team),
+        MemoryCommand::Demote { name } => super::trust::moved(ctx, &name, Scope::Project),
     }
 }
 

@@ -17,3 +17,4 @@ pub mod reindex;
 pub mod serve;
 pub mod sessions;
 pub mod sessions_prune;
+pub mod trust;

@@ -71,8 +71,11 @@ const MAX_LIMIT: usize = 50;
 pub enum ScopeName {
     /// Holds across every repository (the default).
     User,
-    /// Holds only in the current repository.
+    /// Holds only in the current repository, for this person.
     Project,
+    /// Shared with everyone on the current repository (in its working tree, committed by the
+    /// person); only where the person trusts the repository's team memory.
+    Team,
 }
 
 impl From<ScopeName> for Scope {
@@ -80,6 +83,7 @@ impl From<ScopeName> for Scope {
         match s {
             ScopeName::User => Scope::User,
             ScopeName::Project => Scope::Project,
+            ScopeName::Team => Scope::Team,
         }
     }
 }
@@ -92,6 +96,7 @@ pub enum ScopeChoice {
     All,
     User,
     Project,
+    Team,
 }
 
 impl From<ScopeChoice> for ScopeFilter {
@@ -100,6 +105,7 @@ impl From<ScopeChoice> for ScopeFilter {
             ScopeChoice::All => ScopeFilter::All,
             ScopeChoice::User => ScopeFilter::User,
             ScopeChoice::Project => ScopeFilter::Project,
+            ScopeChoice::Team => ScopeFilter::Team,
         }
     }
 }
@@ -354,6 +360,7 @@ impl AmbryTools {
         Ok(answer(
             self.blocking(move |ws| {
                 let store = ws.store_at(&dir);
+                ws.agent_may_write(&store, scope)?;
                 // An agent's rule waits for the person (DESIGN §16).
                 let rule = ws.agent_rule_edit(&store, scope, &draft.name, proposed)?;
                 let saved = ws.save_ruled(&store, scope, draft, &rule, Utc::now())?;

@@ -24,6 +24,27 @@ const MAX_LINE: usize = 160;
 
 pub const HOW_TO_FETCH: &str = "Bodies come in when a prompt needs them, once per context. For anything else, search with the MCP tool `memory_search` and read one with `memory_get` (name and scope).";
 
+/// The line saying how many team memories the repository holds that the person has not trusted
+/// (so none was given), and how to trust them; `None` when there are none or they are trusted.
+pub fn team_waiting(store: &crate::memory::Store) -> Option<String> {
+    if store.team_trusted() {
+        return None;
+    }
+    let waiting = store
+        .list(crate::memory::ScopeFilter::Team)
+        .ok()?
+        .iter()
+        .filter(|f| f.parsed.is_ok())
+        .count();
+    (waiting > 0).then(|| {
+        format!(
+            "{waiting} team {} of this repository (.ambry/memory/) {} not given: the person has not trusted them yet. To trust them, the person runs `ambry trust` in the repository.",
+            if waiting == 1 { "memory" } else { "memories" },
+            if waiting == 1 { "is" } else { "are" },
+        )
+    })
+}
+
 /// The map's body (without its heading) in at most `budget` bytes of section (heading included);
 /// empty when not even the counts fit.
 pub fn render(
@@ -67,7 +88,7 @@ pub fn render(
     let key = |scope: Scope, name: &str| {
         let slug = match scope {
             Scope::User => String::new(),
-            Scope::Project => project.unwrap_or("").to_string(),
+            Scope::Team | Scope::Project => project.unwrap_or("").to_string(),
         };
         (scope, slug, name.to_string())
     };
@@ -194,6 +215,7 @@ fn counts(corpus: &Corpus, project: Option<&str>) -> String {
             }
             let label = match (scope, project) {
                 (Scope::Project, Some(slug)) => format!("project {slug}"),
+                (Scope::Team, Some(slug)) => format!("team {slug}"),
                 (scope, _) => scope.to_string(),
             };
             format!("{label} {total} ({})", named.join(", "))

@@ -293,7 +293,7 @@ fn unused(store: &Store, open: &[&Memory], usage: &AgentUse<'_>) -> Vec<Finding>
     let slug = store.project().map(|p| p.slug.clone()).unwrap_or_default();
     let key = |m: &Memory| {
         let project = match m.scope {
-            Scope::Project => slug.clone(),
+            Scope::Team | Scope::Project => slug.clone(),
             Scope::User => String::new(),
         };
         (m.scope, project, m.name.clone())
@@ -303,9 +303,14 @@ fn unused(store: &Store, open: &[&Memory], usage: &AgentUse<'_>) -> Vec<Finding>
             .filter(|m| m.scope == scope)
             .any(|m| usage.last.get(&key(m)).is_some_and(|at| *at >= since))
     };
-    let in_use = [Scope::User, Scope::Project].map(scope_in_use);
+    let in_use = [Scope::User, Scope::Team, Scope::Project].map(scope_in_use);
+    let index = |scope: Scope| match scope {
+        Scope::User => 0,
+        Scope::Team => 1,
+        Scope::Project => 2,
+    };
     open.iter()
-        .filter(|m| in_use[usize::from(m.scope == Scope::Project)])
+        .filter(|m| in_use[index(m.scope)])
         .filter(|m| !m.reviewed_as_is())
         // A memory younger than the window has not had its chance yet.
         .filter(|m| m.created.is_some_and(|c| c <= since))

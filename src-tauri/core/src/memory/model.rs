@@ -12,10 +12,14 @@ use std::time::SystemTime;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
+/// Where a memory lives and whom it is for. Ordered by precedence: a project memory shadows a
+/// team memory of the same name, which shadows a user one (DESIGN §15).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     User,
+    /// Shared through a repository: `<repo>/.ambry/memory/`, committed by the person.
+    Team,
     Project,
 }
 
@@ -23,8 +27,15 @@ impl Scope {
     pub fn as_str(self) -> &'static str {
         match self {
             Scope::User => "user",
+            Scope::Team => "team",
             Scope::Project => "project",
         }
+    }
+
+    /// Whether memories of this scope belong to one repository (their ledger and usage keys
+    /// carry its project slug).
+    pub fn of_a_project(self) -> bool {
+        matches!(self, Scope::Team | Scope::Project)
     }
 }
 
@@ -39,9 +50,10 @@ impl std::str::FromStr for Scope {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "user" => Ok(Scope::User),
+            "team" => Ok(Scope::Team),
             "project" => Ok(Scope::Project),
             other => Err(format!(
-                "unknown scope `{other}` (expected user or project)"
+                "unknown scope `{other}` (expected user, team or project)"
             )),
         }
     }
@@ -51,7 +63,9 @@ impl std::str::FromStr for Scope {
 #[serde(rename_all = "lowercase")]
 pub enum ScopeFilter {
     User,
+    Team,
     Project,
+    /// Every scope agents are given: user, project, and team once the repository is trusted.
     #[default]
     All,
 }
@@ -60,6 +74,7 @@ impl From<Scope> for ScopeFilter {
     fn from(scope: Scope) -> ScopeFilter {
         match scope {
             Scope::User => ScopeFilter::User,
+            Scope::Team => ScopeFilter::Team,
             Scope::Project => ScopeFilter::Project,
         }
     }
@@ -71,6 +86,7 @@ impl ScopeFilter {
             (self, scope),
             (ScopeFilter::All, _)
                 | (ScopeFilter::User, Scope::User)
+                | (ScopeFilter::Team, Scope::Team)
                 | (ScopeFilter::Project, Scope::Project)
         )
     }

@@ -58,7 +58,8 @@ impl Store {
         self.project.as_ref()
     }
 
-    /// The directory of a scope; project scope needs a project.
+    /// The directory of a scope; project and team scope need a project (team: inside its
+    /// working tree, `<repo>/.ambry/memory`).
     pub fn dir(&self, scope: Scope) -> Result<PathBuf, StoreError> {
         match scope {
             Scope::User => Ok(self.home.user_memory_dir()),
@@ -67,15 +68,39 @@ impl Store {
                 .as_ref()
                 .map(|p| self.home.project_memory_dir(&p.slug))
                 .ok_or(StoreError::NoProject),
+            Scope::Team => {
+                let root = self
+                    .project
+                    .as_ref()
+                    .filter(|p| !p.root.as_os_str().is_empty())
+                    .map(|p| p.root.as_path())
+                    .ok_or(StoreError::NoProject)?;
+                super::team::refuse_links(root)?;
+                Ok(super::team::team_dir(root))
+            }
         }
     }
 
-    /// The scopes a filter covers here (project only when there is one).
+    /// The scopes a filter covers here: project and team only when there is a project, and
+    /// team within `All` only once the person trusts the repository's team memory (DESIGN §15:
+    /// other people's text reaches this person's agent only then). Asked for by name, team is
+    /// always covered (to list and review it).
     pub fn scopes(&self, filter: ScopeFilter) -> Vec<Scope> {
-        [Scope::User, Scope::Project]
+        [Scope::User, Scope::Team, Scope::Project]
             .into_iter()
-            .filter(|s| filter.includes(*s) && (*s == Scope::User || self.project.is_some()))
+            .filter(|s| filter.includes(*s))
+            .filter(|s| *s == Scope::User || self.project.is_some())
+            .filter(|s| *s != Scope::Team || filter == ScopeFilter::Team || self.team_trusted())
+            // A repository whose `.ambry` is a link has no team memory Ambry reads.
+            .filter(|s| *s != Scope::Team || self.dir(*s).is_ok())
             .collect()
+    }
+
+    /// Whether the person trusts this repository's team memory (`ambry trust`).
+    pub fn team_trusted(&self) -> bool {
+        self.project
+            .as_ref()
+            .is_some_and(|p| super::team::is_trusted(&self.home, &p.slug))
     }
 
     /// Every memory file of the covered scopes, parsed or with the reason it did not parse.
@@ -375,6 +400,11 @@ impl Store {
     /// Creates the scope directory if needed, refusing a symlinked one, and records the project.
     pub(super) fn prepare_dir(&self, scope: Scope) -> Result<PathBuf, StoreError> {
         let dir = self.dir(scope)?;
+        if scope == Scope::Team {
+            let root = self.project.as_ref().map(|p| p.root.clone()).unwrap_or_default();
+            super::team::prepare(&root)?;
+            return Ok(dir);
+        }
         crate::storage::create_private_dir_all(&dir)
             .map_err(|e| StoreError::io("create", &dir, e))?;
         refuse_symlink(&dir).map_err(|e| StoreError::io("write", &dir, e))?;

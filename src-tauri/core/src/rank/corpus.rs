@@ -220,15 +220,15 @@ impl Corpus {
     }
 }
 
-/// Drops every user document a project document of the same name shadows.
+/// Drops every document a document of the same name in a scope of higher precedence shadows:
+/// project over team over user (`Scope`'s order).
 pub(crate) fn shadowed<D: std::borrow::Borrow<DocTerms>>(mut all: Vec<D>) -> Vec<D> {
-    let project_names: std::collections::HashSet<String> = all
-        .iter()
-        .map(|d| d.borrow())
-        .filter(|d| d.scope == Scope::Project)
-        .map(|d| d.name.clone())
-        .collect();
-    all.retain(|d| d.borrow().scope == Scope::Project || !project_names.contains(&d.borrow().name));
+    let mut top: HashMap<String, Scope> = HashMap::new();
+    for d in all.iter().map(|d| d.borrow()) {
+        let best = top.entry(d.name.clone()).or_insert(d.scope);
+        *best = (*best).max(d.scope);
+    }
+    all.retain(|d| top.get(&d.borrow().name) == Some(&d.borrow().scope));
     all
 }
 

@@ -96,7 +96,7 @@ impl Workspace {
         let project = store.project().map(|p| p.slug.clone());
         let version = |m: &Memory| MemoryVersion {
             scope: m.scope,
-            project: (m.scope == Scope::Project).then(|| project.clone()).flatten(),
+            project: m.scope.of_a_project().then(|| project.clone()).flatten(),
             name: m.name.clone(),
             content_hash: crate::compose::content_hash(m),
         };
@@ -356,7 +356,7 @@ impl Workspace {
             reason: e.reason,
         })?;
         let roots: Vec<std::path::PathBuf> = match (memory.scope, store.project()) {
-            (Scope::Project, Some(p)) => {
+            (Scope::Project | Scope::Team, Some(p)) => {
                 let mut roots = vec![p.root.clone()];
                 if let Ok(known) = self.project(&p.slug) {
                     roots.extend(known.roots);
@@ -404,7 +404,7 @@ impl Workspace {
             Err(e) => return vec![Check::warn("rules", format!("rules not read: {e}"))],
         };
         let mut checks = Vec::new();
-        for scope in [Scope::User, Scope::Project] {
+        for scope in [Scope::User, Scope::Team, Scope::Project] {
             let of_scope: Vec<&RuleRow> = rows.iter().filter(|r| r.scope == scope).collect();
             if of_scope.is_empty() {
                 continue;
@@ -457,7 +457,9 @@ impl Workspace {
         for i in injections.iter().filter(|i| i.form == crate::ledger::Form::Body) {
             let in_view = match i.memory.scope {
                 Scope::User => true,
-                Scope::Project => i.memory.project.as_deref() == slug && slug.is_some(),
+                Scope::Team | Scope::Project => {
+                    i.memory.project.as_deref() == slug && slug.is_some()
+                }
             };
             if !in_view {
                 continue;

@@ -56,7 +56,7 @@ impl MemoryRow {
         let memory = file.parsed.as_ref().ok();
         MemoryRow {
             scope: file.scope,
-            project: if file.scope == Scope::Project {
+            project: if file.scope.of_a_project() {
                 project.map(str::to_string)
             } else {
                 None

@@ -25,6 +25,7 @@ mod retrieval;
 mod review;
 mod session_actions;
 mod sessions;
+mod team;
 mod upkeep;
 mod usage;
 mod watch;
@@ -57,6 +58,7 @@ pub use recall_bound::{bounded_recall_text, MAX_QUERY_BYTES, MAX_QUERY_TERMS};
 pub use retrieval::{Coverage, JudgedHit, SearchHit, SearchOptions, SearchResults};
 pub use session_actions::ReaderRecall;
 pub use sessions::{IndexRequest, SessionFolder};
+pub use team::TeamTrust;
 pub use upkeep::{ReindexPhase, ReindexSummary};
 
 /// Identity of the config file as last read: `None` when it does not exist.

@@ -360,7 +360,7 @@ impl Workspace {
             Coverage::Agent(store, filter) => {
                 for scope in store.scopes(filter) {
                     let dir = store.dir(scope)?;
-                    if let (Scope::Project, Some(project)) = (scope, store.project()) {
+                    if let (true, Some(project)) = (scope.of_a_project(), store.project()) {
                         slugs.push((dir.clone(), project.slug.clone()));
                     }
                     dirs.push((scope, dir));

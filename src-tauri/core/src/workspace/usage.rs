@@ -32,7 +32,7 @@ impl Workspace {
         now: DateTime<Utc>,
     ) {
         let project = match scope {
-            Scope::Project => store.project().map(|p| p.slug.as_str()),
+            Scope::Team | Scope::Project => store.project().map(|p| p.slug.as_str()),
             Scope::User => None,
         };
         let recorded = UsageLog::open(self.home.root()).and_then(|log| {
@@ -57,7 +57,7 @@ impl Workspace {
             return;
         }
         let project = match scope {
-            Scope::Project => store.project().map(|p| p.slug.as_str()),
+            Scope::Team | Scope::Project => store.project().map(|p| p.slug.as_str()),
             Scope::User => None,
         };
         if let Err(e) =

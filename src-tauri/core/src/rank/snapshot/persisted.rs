@@ -105,7 +105,11 @@ fn encode(snapshot: &ScopeSnapshot) -> Vec<u8> {
         match &e.doc {
             None => out.push(0),
             Some(d) => {
-                out.push(if d.scope == Scope::User { 1 } else { 2 });
+                out.push(match d.scope {
+                    Scope::User => 1,
+                    Scope::Project => 2,
+                    Scope::Team => 3,
+                });
                 put_str(&mut out, &d.name);
                 put_str(&mut out, &d.kind);
                 put_str(&mut out, &d.description);
@@ -144,11 +148,11 @@ pub(super) fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
         let mtime_ns = i64::from_le_bytes(r.take(8)?.try_into().ok()?);
         let doc = match r.take(1)?[0] {
             0 => None,
-            tag @ (1 | 2) => {
-                let scope = if tag == 1 {
-                    Scope::User
-                } else {
-                    Scope::Project
+            tag @ (1..=3) => {
+                let scope = match tag {
+                    1 => Scope::User,
+                    2 => Scope::Project,
+                    _ => Scope::Team,
                 };
                 let name = r.str()?;
                 let kind = r.str()?;

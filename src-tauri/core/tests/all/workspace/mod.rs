@@ -16,6 +16,7 @@ mod rules;
 mod search;
 mod sessions;
 mod setup;
+mod team;
 mod turns;
 
 /// A fixed clock: the store's timestamps come from here, never from sleeping.

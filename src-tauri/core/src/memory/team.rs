@@ -1,0 +1,112 @@
+//! Team memory (DESIGN §15): a repository's shared memories in its working tree,
+//! `<repo>/.ambry/memory/<name>.md`, committed and reviewed with the code by the people who work
+//! on it; and whether this person trusts them.
+//!
+//! Owns: where the team directory is, making it safe to write (inside the repository, never
+//! through a link — a cloned repository is someone else's files), the `.gitignore` that keeps
+//! what Ambry writes beside the memories (MEMORY.md, sidecars, the archive, locks) out of
+//! commits, and the trust record (`AMBRY_HOME/projects/<slug>/team-trusted`).
+//! Deliberately does not: commit, push or run git; decide what is injected (the store's scopes
+//! and the composer do, from `is_trusted`).
+
+use std::path::{Path, PathBuf};
+
+use super::StoreError;
+use crate::AmbryHome;
+
+/// Where a repository's team memories live, relative to its root.
+pub const TEAM_DIR: &str = ".ambry/memory";
+
+/// What Ambry writes beside team memories that is this machine's, never the team's.
+const GITIGNORE: &str = "# Written by Ambry on each machine; only the memories (*.md) are shared.\nMEMORY.md\n*.vec\n.archive/\n.lock\n.tmp-*\n.ambry-*\n";
+
+/// The team memory directory of the repository at `root`.
+pub fn team_dir(root: &Path) -> PathBuf {
+    root.join(TEAM_DIR)
+}
+
+/// The trust record of a project: its presence means the person trusts its team memory.
+pub fn trust_file(home: &AmbryHome, slug: &str) -> PathBuf {
+    home.project_dir(slug).join("team-trusted")
+}
+
+pub fn is_trusted(home: &AmbryHome, slug: &str) -> bool {
+    std::fs::symlink_metadata(trust_file(home, slug)).is_ok_and(|m| m.is_file())
+}
+
+/// Records (or with `trusted == false`, removes) the person's trust in `slug`'s team memory.
+pub fn set_trusted(
+    home: &AmbryHome,
+    slug: &str,
+    root: &Path,
+    trusted: bool,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(), StoreError> {
+    let file = trust_file(home, slug);
+    if !trusted {
+        return match std::fs::remove_file(&file) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(StoreError::io("remove", &file, e)),
+            _ => Ok(()),
+        };
+    }
+    let dir = home.project_dir(slug);
+    crate::storage::create_private_dir_all(&dir).map_err(|e| StoreError::io("create", &dir, e))?;
+    let text = format!(
+        "trusted = \"{}\"\nroot = {:?}\n",
+        crate::memory::frontmatter::rfc3339(now),
+        root.display().to_string()
+    );
+    crate::storage::write_atomic(&dir, "team-trusted", text.as_bytes())
+        .map_err(|e| StoreError::io("write", &file, e))
+}
+
+/// Refuses a team directory reached through a link: `.ambry` or `.ambry/memory` pointing out of
+/// the repository (a cloned repository could point it at any folder of this machine).
+pub fn refuse_links(root: &Path) -> Result<(), StoreError> {
+    let mut dir = root.to_path_buf();
+    for part in [".ambry", "memory"] {
+        dir.push(part);
+        if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(StoreError::Unreadable {
+                path: dir.display().to_string(),
+                reason: "it is a link; team memory is read only from a directory inside the repository".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Makes `<root>/.ambry/memory` ready for a write: each of `.ambry` and `.ambry/memory` a real
+/// directory inside the repository (created if missing, never a link), and the `.gitignore`
+/// in place.
+pub fn prepare(root: &Path) -> Result<(), StoreError> {
+    if root.as_os_str().is_empty() {
+        return Err(StoreError::NoProject);
+    }
+    let mut dir = root.to_path_buf();
+    for part in [".ambry", "memory"] {
+        dir.push(part);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(meta) if meta.file_type().is_symlink() || !meta.is_dir() => {
+                return Err(StoreError::io(
+                    "write",
+                    &dir,
+                    std::io::Error::other(
+                        "not a directory of the repository (a link or a file); Ambry writes team memory only inside the repository",
+                    ),
+                ))
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::create_dir(&dir).map_err(|e| StoreError::io("create", &dir, e))?
+            }
+            Err(e) => return Err(StoreError::io("read", &dir, e)),
+        }
+    }
+    let ignore = dir.join(".gitignore");
+    match std::fs::symlink_metadata(&ignore) {
+        Ok(_) => Ok(()),
+        Err(_) => crate::storage::write_atomic(&dir, ".gitignore", GITIGNORE.as_bytes())
+            .map_err(|e| StoreError::io("write", &ignore, e)),
+    }
+}

@@ -1,0 +1,102 @@
+//! Team memory through the workspace (DESIGN §15): trusting a repository's team memory,
+//! moving a memory between the person's project scope and the team's, and the rule that an
+//! agent writes team memory only where the person trusts it.
+//!
+//! Owns: those operations and what they report. The scope itself (where, links, what git
+//! ignores, the trust record) is `memory::team`'s; what is injected follows from
+//! `Store::scopes`.
+//! Deliberately does not: run git — the person commits team memory with their code.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::{Workspace, WorkspaceError};
+use crate::embed::{self, SavedWithVector};
+use crate::memory::{team, Scope, ScopeFilter, Store, StoreError};
+
+/// A repository's team memory and whether this person trusts it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TeamTrust {
+    pub project: String,
+    pub root: PathBuf,
+    pub dir: PathBuf,
+    pub trusted: bool,
+    /// Team memories in the working tree now.
+    pub memories: usize,
+}
+
+impl Workspace {
+    /// The team memory of the repository `cwd` belongs to, and whether it is trusted.
+    pub fn team_trust(&self, cwd: &Path) -> Result<TeamTrust, WorkspaceError> {
+        let store = self.store_at(cwd);
+        let project = store.project().cloned().ok_or(StoreError::NoProject)?;
+        let dir = store.dir(Scope::Team)?;
+        let memories = store
+            .list(ScopeFilter::Team)?
+            .iter()
+            .filter(|f| f.parsed.is_ok())
+            .count();
+        Ok(TeamTrust {
+            trusted: store.team_trusted(),
+            project: project.slug,
+            root: project.root,
+            dir,
+            memories,
+        })
+    }
+
+    /// Trusts (or with `trusted == false`, stops trusting) the team memory of the repository
+    /// `cwd` belongs to: from the next turn on, agents are given it (or no longer are).
+    pub fn set_team_trust(
+        &self,
+        cwd: &Path,
+        trusted: bool,
+        now: DateTime<Utc>,
+    ) -> Result<TeamTrust, WorkspaceError> {
+        let store = self.store_at(cwd);
+        let project = store.project().cloned().ok_or(StoreError::NoProject)?;
+        team::set_trusted(&self.home, &project.slug, &project.root, trusted, now)?;
+        self.memories_written();
+        self.team_trust(cwd)
+    }
+
+    /// `memory promote`: the person's project memory becomes the team's (in the working tree,
+    /// for them to commit), with its history; `demote` the other way.
+    pub fn move_to_scope(
+        &self,
+        store: &Store,
+        name: &str,
+        to: Scope,
+        now: DateTime<Utc>,
+    ) -> Result<SavedWithVector, WorkspaceError> {
+        let from = match to {
+            Scope::Team => Scope::Project,
+            Scope::Project => Scope::Team,
+            Scope::User => {
+                return Err(StoreError::InvalidField {
+                    field: "scope",
+                    reason: "promote moves a project memory to the team, demote a team memory to the project".into(),
+                }
+                .into())
+            }
+        };
+        let models = self.model_paths(&self.config_or_retrieval_defaults()?);
+        let moved = store.move_scope(name, from, to, now)?;
+        self.memories_written();
+        Ok(embed::with_vector(moved, &models))
+    }
+
+    /// An agent (MCP) may write team memory only in a repository the person trusts.
+    pub fn agent_may_write(&self, store: &Store, scope: Scope) -> Result<(), WorkspaceError> {
+        if scope == Scope::Team && !store.team_trusted() {
+            return Err(StoreError::InvalidField {
+                field: "scope",
+                reason: "this repository's team memory is not trusted here; the person runs `ambry trust` in it first (saving to `project` needs no trust)".into(),
+            }
+            .into());
+        }
+        Ok(())
+    }
+}
