@@ -104,6 +104,7 @@ pub fn run() {
             commands::review::review_keep,
             commands::review::review_rule,
             commands::review::review_set_rule,
+            commands::review::review_team_seen,
             commands::review::review_supersede,
             commands::review::review_merge,
             commands::sessions::sessions_overview,

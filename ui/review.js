@@ -42,6 +42,7 @@ const KIND_TITLES = {
   proposal: 'Proposal',
   rule_proposed: 'Rule proposed',
   ignored: 'Ignored',
+  changed_by_team: 'Changed by the team',
 };
 
 // What a distill proposal would do, in words.
@@ -100,9 +101,9 @@ export function createReviewView(app) {
     picker.value = project || '';
   }
 
-  const loc = (m) => ({ scope: m.scope, project: m.scope === 'project' ? project : null });
+  const loc = (m) => ({ scope: m.scope, project: m.scope === 'user' ? null : project });
   const ref = (m) => ({ scope: m.scope, name: m.name });
-  const scopeWords = (m) => (m.scope === 'user' ? 'User' : app.projectName(project));
+  const scopeWords = (m) => (m.scope === 'user' ? 'User' : m.scope === 'team' ? `Team · ${app.projectName(project)}` : app.projectName(project));
 
   function memoryHead(m) {
     return h('div', { class: 'review-memory-head' },
@@ -240,6 +241,19 @@ export function createReviewView(app) {
           ? call('review_rule', { project, memory: ref(f.memory), on: true })
           : call('review_set_rule', { project, memory: ref(f.memory), rule: f.rule })))),
         ...singleActions(f.memory),
+      ],
+    }),
+    // A team memory that arrived or changed through git (DESIGN §15): agents are given it; the
+    // person reads what changed and marks it seen.
+    changed_by_team: (f) => ({
+      title: f.before ? `${f.memory.name} was changed by the team` : `${f.memory.name} arrived from the team`,
+      note: 'It came through git; agents are given it.',
+      evidence: f.before
+        ? h('div', { class: 'review-pair' }, side({ ...f.memory, body: f.before, description: 'As you last saw it' }, markedAgainst(f.before, f.memory.body)), side(f.memory, markedAgainst(f.memory.body, f.before)))
+        : single(f.memory),
+      actions: [
+        button('review-team-seen', 'Seen', 'K', () => act(`${f.memory.name} seen`, () => call('review_team_seen', { project, name: f.memory.name }))),
+        button('review-edit', 'Edit', 'E', () => app.editMemory(loc(f.memory), f.memory.name)),
       ],
     }),
     unused: (f) => ({

@@ -94,6 +94,20 @@ pub async fn review_set_rule(
     .await
 }
 
+/// A team memory changed through git, read as it is now: out of the inbox.
+#[tauri::command]
+pub async fn review_team_seen(
+    app: AppHandle,
+    project: Option<String>,
+    name: String,
+) -> IpcResult<()> {
+    off_main(app, move |ws| {
+        let store = ws.store_of(project.as_deref())?;
+        Ok(ws.team_seen(&store, &name)?)
+    })
+    .await
+}
+
 /// `memory` is replaced by `by` (a memory of the same view, either scope).
 #[tauri::command]
 pub async fn review_supersede(

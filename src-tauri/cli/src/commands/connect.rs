@@ -64,10 +64,29 @@ pub fn run(ctx: &Context, args: ConnectArgs, action: Action) -> Result<()> {
         args.dry_run,
         ctx.now(),
     )?;
+    // Connecting inside a repository that holds team memory is the person saying they work
+    // in it: its team memory is trusted (DESIGN §15), and said so.
+    let trusted_team = match (action, args.dry_run) {
+        (Action::Connect, false) => ctx
+            .workspace
+            .team_trust(&ctx.cwd)
+            .ok()
+            .filter(|t| t.memories > 0 && !t.trusted)
+            .and_then(|_| ctx.workspace.set_team_trust(&ctx.cwd, true, ctx.now()).ok()),
+        _ => None,
+    };
     if ctx.json {
         return ctx.print_json(&report);
     }
     print!("{}", report.describe());
+    if let Some(team) = trusted_team {
+        println!(
+            "trusted the team memory of {} ({} memories in {}); `ambry trust --revoke` undoes it",
+            team.root.display(),
+            team.memories,
+            team.dir.display()
+        );
+    }
     if report.changed {
         let verb = if action == Action::Connect {
             "connected"

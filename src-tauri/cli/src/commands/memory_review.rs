@@ -64,6 +64,8 @@ pub enum ReviewAction {
     },
     /// Reject a distill proposal: it leaves the inbox, no memory is touched
     Reject { id: String },
+    /// A team memory that changed through git: you have read it as it is now
+    Seen { name: String },
 }
 
 pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
@@ -91,6 +93,13 @@ pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
             }
             let m = &saved.outcome.memory;
             println!("accepted {id}: saved {}/{}", m.scope, m.name);
+            return Ok(());
+        }
+        Some(ReviewAction::Seen { name }) => {
+            ws.team_seen(&store, &name)?;
+            if !ctx.json {
+                println!("team/{name}: seen as it reads now");
+            }
             return Ok(());
         }
         Some(ReviewAction::Reject { id }) => {
@@ -257,6 +266,18 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
                 };
                 println!("  make it stick: {how}");
             }
+            Finding::ChangedByTeam { memory, before } => {
+                let what = if before.is_empty() { "arrived" } else { "changed" };
+                println!(
+                    "team       {}/{} {what} through git (agents are given it: it came through the team's review)",
+                    memory.scope, memory.name
+                );
+                if !before.is_empty() {
+                    println!("  before: {}", one_line(before));
+                }
+                println!("  now:    {}", one_line(&memory.body));
+                println!("  seen it: ambry memory review seen {}", memory.name);
+            }
             Finding::RuleProposed { memory, rule } => println!(
                 "rule       {}/{}: an agent proposed a rule — {} {} calls matching `{}`; it is off until you turn it on\n  see what it would have caught: ambry memory enforce test {}\n  turn it on: ambry memory enforce on {}   (or remove it: ambry memory save {} … --no-enforce)",
                 memory.scope,
@@ -305,4 +326,14 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A text on one line, cut to a screen's width (the full text is `memory get`'s).
+fn one_line(text: &str) -> String {
+    let flat = ambry_core::escape_controls(&text.split_whitespace().collect::<Vec<_>>().join(" "))
+        .into_owned();
+    match flat.char_indices().nth(160) {
+        Some((cut, _)) => format!("{}…", &flat[..cut]),
+        None => flat,
+    }
 }

@@ -84,6 +84,10 @@ pub enum Finding {
         memory: Subject,
         rule: crate::memory::Enforce,
     },
+    /// A team memory that arrived or changed through git since this person last looked at it
+    /// (DESIGN §15): it is given to agents (it came through the team's review); `before` is the
+    /// text they saw, empty for a new one.
+    ChangedByTeam { memory: Subject, before: String },
     /// A session held the memory and a later tool call did what it says not to (DESIGN §16):
     /// the calls as evidence, and the rule to turn on (the memory's own, or one read from it).
     Ignored {
@@ -115,6 +119,7 @@ impl Finding {
             | Finding::Expired { memory, .. }
             | Finding::Unused { memory, .. }
             | Finding::RuleProposed { memory, .. }
+            | Finding::ChangedByTeam { memory, .. }
             | Finding::Ignored { memory, .. } => {
                 vec![(memory.scope, memory.name.as_str())]
             }

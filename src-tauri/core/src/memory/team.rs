@@ -6,6 +6,9 @@
 //! through a link — a cloned repository is someone else's files), the `.gitignore` that keeps
 //! what Ambry writes beside the memories (MEMORY.md, sidecars, the archive, locks) out of
 //! commits, and the trust record (`AMBRY_HOME/projects/<slug>/team-trusted`).
+//! It also keeps, per project, the text of each team memory as this person last saw it
+//! (`AMBRY_HOME/projects/<slug>/team-seen/<name>.md`), so what arrives later through git is
+//! listed in the review inbox as "changed by the team" until they have looked at it.
 //! Deliberately does not: commit, push or run git; decide what is injected (the store's scopes
 //! and the composer do, from `is_trusted`).
 
@@ -109,4 +112,25 @@ pub fn prepare(root: &Path) -> Result<(), StoreError> {
         Err(_) => crate::storage::write_atomic(&dir, ".gitignore", GITIGNORE.as_bytes())
             .map_err(|e| StoreError::io("write", &ignore, e)),
     }
+}
+
+/// Where the text of `name` as this person last saw it is kept.
+fn seen_dir(home: &AmbryHome, slug: &str) -> PathBuf {
+    home.project_dir(slug).join("team-seen")
+}
+
+/// The body of team memory `name` as this person last saw it; `None` if never.
+pub fn seen(home: &AmbryHome, slug: &str, name: &str) -> Option<String> {
+    let path = seen_dir(home, slug).join(format!("{name}.md"));
+    crate::memory::bounded_read::read_regular_unlinked(&path, crate::memory::validate::MEMORY_FILE_MAX)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+}
+
+/// Records `body` as what this person has seen of team memory `name`.
+pub fn mark_seen(home: &AmbryHome, slug: &str, name: &str, body: &str) -> Result<(), StoreError> {
+    let dir = seen_dir(home, slug);
+    crate::storage::create_private_dir_all(&dir).map_err(|e| StoreError::io("create", &dir, e))?;
+    crate::storage::write_atomic(&dir, &format!("{name}.md"), body.as_bytes())
+        .map_err(|e| StoreError::io("write", &dir.join(format!("{name}.md")), e))
 }

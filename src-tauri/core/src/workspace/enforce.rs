@@ -184,6 +184,7 @@ impl Workspace {
         let models = self.model_paths(&self.config_or_retrieval_defaults()?);
         let saved = embed::save_ruled_with_vector(store, scope, draft, rule, now, &models)?;
         self.memories_written();
+        self.own_team_write(store, &saved);
         Ok(saved)
     }
 
@@ -199,6 +200,7 @@ impl Workspace {
         let models = self.model_paths(&self.config_or_retrieval_defaults()?);
         let saved = embed::create_ruled_with_vector(store, scope, draft, rule, now, &models)?;
         self.memories_written();
+        self.own_team_write(store, &saved);
         Ok(saved)
     }
 

@@ -144,6 +144,7 @@ impl Workspace {
         let models = self.model_paths(&self.config_or_retrieval_defaults()?);
         let saved = embed::create_with_vector(store, scope, draft, now, &models)?;
         self.memories_written();
+        self.own_team_write(store, &saved);
         Ok(saved)
     }
 
@@ -158,6 +159,7 @@ impl Workspace {
         let models = self.model_paths(&self.config_or_retrieval_defaults()?);
         let saved = embed::save_with_vector(store, scope, draft, now, &models)?;
         self.memories_written();
+        self.own_team_write(store, &saved);
         Ok(saved)
     }
 

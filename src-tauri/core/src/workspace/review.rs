@@ -94,6 +94,7 @@ impl Workspace {
                 .map(|p| Finding::Proposal(Box::new(p))),
         );
         findings.extend(self.ignored_findings(store, now));
+        findings.extend(self.team_changes(store));
         Ok(findings)
     }
 

@@ -58,6 +58,9 @@ impl Workspace {
         let store = self.store_at(cwd);
         let project = store.project().cloned().ok_or(StoreError::NoProject)?;
         team::set_trusted(&self.home, &project.slug, &project.root, trusted, now)?;
+        if trusted {
+            self.all_team_seen(&store)?;
+        }
         self.memories_written();
         self.team_trust(cwd)
     }
@@ -83,9 +86,63 @@ impl Workspace {
             }
         };
         let models = self.model_paths(&self.config_or_retrieval_defaults()?);
-        let moved = store.move_scope(name, from, to, now)?;
+        let moved = embed::with_vector(store.move_scope(name, from, to, now)?, &models);
         self.memories_written();
-        Ok(embed::with_vector(moved, &models))
+        self.own_team_write(store, &moved);
+        Ok(moved)
+    }
+
+    /// The review inbox's "changed by the team" findings: team memories (of a trusted
+    /// repository) whose text differs from what this person last saw.
+    pub(super) fn team_changes(&self, store: &Store) -> Vec<crate::lifecycle::Finding> {
+        let Some(project) = store.project().filter(|_| store.team_trusted()) else {
+            return Vec::new();
+        };
+        let Ok(files) = store.list(ScopeFilter::Team) else {
+            return Vec::new();
+        };
+        files
+            .into_iter()
+            .filter_map(|f| f.parsed.ok())
+            .filter_map(|m| {
+                let before = team::seen(&self.home, &project.slug, &m.name);
+                (before.as_deref() != Some(m.body.as_str())).then(|| {
+                    crate::lifecycle::Finding::ChangedByTeam {
+                        memory: crate::lifecycle::Subject::of(&m),
+                        before: before.unwrap_or_default(),
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// This person has looked at team memory `name` as it reads now (the inbox's "seen").
+    pub fn team_seen(&self, store: &Store, name: &str) -> Result<(), WorkspaceError> {
+        let project = store.project().ok_or(StoreError::NoProject)?;
+        let memory = store.get(Some(Scope::Team), name)?;
+        team::mark_seen(&self.home, &project.slug, name, &memory.body)?;
+        Ok(())
+    }
+
+    /// What this person writes to team memory through Ambry they have seen: it is no
+    /// "changed by the team" finding. Best effort: the write itself succeeded.
+    pub(super) fn own_team_write(&self, store: &Store, saved: &SavedWithVector) {
+        let memory = &saved.outcome.memory;
+        if memory.scope == Scope::Team {
+            if let Some(project) = store.project() {
+                let _ = team::mark_seen(&self.home, &project.slug, &memory.name, &memory.body);
+            }
+        }
+    }
+
+    /// Marks every team memory of the repository as seen (trusting it is looking at it).
+    fn all_team_seen(&self, store: &Store) -> Result<(), WorkspaceError> {
+        for file in store.list(ScopeFilter::Team)? {
+            if let Ok(m) = file.parsed {
+                self.team_seen(store, &m.name)?;
+            }
+        }
+        Ok(())
     }
 
     /// An agent (MCP) may write team memory only in a repository the person trusts.

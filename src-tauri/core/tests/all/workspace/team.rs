@@ -253,3 +253,64 @@ fn a_team_directory_reached_through_a_link_is_never_read_or_written() {
     assert!(err.to_string().contains("link"), "{err}");
     assert!(!elsewhere.join("x.md").exists());
 }
+
+#[test]
+fn what_arrives_through_git_is_listed_as_changed_by_the_team_until_seen() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
+    let project = repo(&tmp.path().join("repo"));
+    let store = ws.store_at(&project);
+    ws.save(
+        &store,
+        Scope::Team,
+        draft("on-call", "Who is on call", "Ana this week."),
+        at(0),
+    )
+    .unwrap();
+    ws.set_team_trust(&project, true, at(1)).unwrap();
+    let changed = |ws: &Workspace| -> Vec<(String, String)> {
+        ws.review(&store, at(9))
+            .unwrap()
+            .into_iter()
+            .filter_map(|f| match f {
+                ambry_core::Finding::ChangedByTeam { memory, before } => {
+                    Some((memory.name, before))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    assert!(
+        changed(&ws).is_empty(),
+        "what the person trusted and wrote is seen"
+    );
+    // A pull: one memory changed, one new.
+    let dir = project.join(".ambry/memory");
+    let text = std::fs::read_to_string(dir.join("on-call.md"))
+        .unwrap()
+        .replace("Ana this week.", "Bo this week.");
+    std::fs::write(dir.join("on-call.md"), text).unwrap();
+    std::fs::write(dir.join("freeze.md"), "---\nname: freeze\ntype: project\ndescription: Deploy freeze\n---\nNo deploys on Friday.\n").unwrap();
+    ws.memories_written();
+    let mut found = changed(&ws);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("freeze".to_string(), String::new()),
+            ("on-call".to_string(), "Ana this week.\n".to_string())
+        ]
+    );
+    ws.team_seen(&store, "on-call").unwrap();
+    ws.team_seen(&store, "freeze").unwrap();
+    assert!(changed(&ws).is_empty());
+    // The person's own edit through Ambry is theirs, not the team's.
+    ws.save(
+        &store,
+        Scope::Team,
+        draft("on-call", "Who is on call", "Cy this week."),
+        at(10),
+    )
+    .unwrap();
+    assert!(changed(&ws).is_empty());
+}
