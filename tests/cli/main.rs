@@ -21,3 +21,4 @@ mod rules;
 mod service;
 mod sessions;
 mod support;
+mod team;
