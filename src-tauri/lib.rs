@@ -88,6 +88,7 @@ pub fn run() {
             commands::instructions::save_instruction,
             commands::instructions::open_instruction_in_editor,
             commands::projects::list_projects,
+            commands::projects::trust_team,
             commands::projects::add_project,
             commands::settings::get_settings,
             commands::settings::first_paint_done,

@@ -29,7 +29,7 @@ export function on(event, handler) {
 
 // Memory references as the shell names them: scope + project slug + name, never a path.
 export function locationKey(loc) {
-  return loc.scope === 'user' ? 'user' : `project:${loc.project}`;
+  return loc.scope === 'user' ? 'user' : `${loc.scope}:${loc.project}`;
 }
 
 export function sameLocation(a, b) {

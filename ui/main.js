@@ -228,7 +228,7 @@ async function loadProjects() {
   }
   const r = app.route;
   const gone = (slug) => slug && !app.projects.some((p) => p.slug === slug);
-  if ((r.view === 'memories' && r.location.scope === 'project' && gone(r.location.project)) || ((r.view === 'anchor' || r.view === 'instructions') && gone(r.project))) {
+  if ((r.view === 'memories' && r.location.scope !== 'user' && gone(r.location.project)) || ((r.view === 'anchor' || r.view === 'instructions') && gone(r.project))) {
     app.route = { view: 'memories', location: { scope: 'user', project: null } };
     show(app.route);
   }

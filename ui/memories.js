@@ -41,6 +41,13 @@ function compareTypes(a, b) {
   return typeRank(a) - typeRank(b) || a.localeCompare(b);
 }
 
+// What a team memory's git state means (DESIGN §15: the person commits team memory).
+const GIT_STATES = {
+  new: 'Not committed yet: commit it to share it with the team',
+  modified: 'Changed since the last commit',
+  committed: 'As committed',
+};
+
 export function createMemoriesView(app) {
   let location = null;
   let rows = [];
@@ -58,6 +65,11 @@ export function createMemoriesView(app) {
     onClick: () => app.navigate({ view: 'anchor', project: location.project }),
   }, 'Add AMBRY.md');
   const newButton = h('button', { class: 'btn btn-primary', testid: 'memory-new', onClick: () => startNew() }, '+ New memory');
+  // Team memory (DESIGN §15): agents are given it only once the person trusts the repository.
+  const trustButton = h('button', { class: 'btn btn-primary btn-small', testid: 'team-trust-button', onClick: () => trustTeam() }, 'Trust');
+  const trustBanner = h('div', { class: 'banner', testid: 'team-trust', hidden: true },
+    h('span', {}, 'Shared through the repository (.ambry/memory/): commit them with your code. Agents are not given them until you trust this repository. '),
+    trustButton);
   const filter = h('input', {
     class: 'input filter', type: 'search', testid: 'memory-filter', placeholder: 'Filter by name, type or description',
     'aria-label': 'Filter memories', spellcheck: 'false',
@@ -83,6 +95,7 @@ export function createMemoriesView(app) {
     h('header', { class: 'view-header' },
       h('div', { class: 'view-titles' }, title, count),
       h('div', { class: 'view-actions' }, anchorButton, newButton)),
+    trustBanner,
     h('div', { class: 'split' },
       h('div', { class: 'list-pane' }, h('div', { class: 'list-tools' }, filter, sort), list.el, empty),
       pane));
@@ -230,6 +243,7 @@ export function createMemoriesView(app) {
     },
       h('div', { class: 'row-top' },
         h('span', { class: 'row-name', title: r.name }, r.name),
+        r.git ? h('span', { class: `badge row-git git-${r.git}`, testid: 'row-git', dataset: { state: r.git }, title: GIT_STATES[r.git] }, r.git) : null,
         sort.value === 'last_used'
           ? h('span', { class: 'row-time', title: 'Last used' }, r.last_used ? `used ${relativeTime(r.last_used)}` : 'never used')
           : h('span', { class: 'row-time' }, (r.updated || r.created) ? relativeTime(r.updated || r.created) : '')),
@@ -395,7 +409,8 @@ export function createMemoriesView(app) {
           // Where it applies, in words that do not repeat the type (a `project` memory of a
           // project read "project · project scope" before).
           h('span', { class: 'badge badge-scope', testid: 'detail-scope', title: 'Where agents get it' },
-            d.scope === 'user' ? 'user memory · every project' : `only in ${app.projectName(location.project)}`)),
+            d.scope === 'user' ? 'user memory · every project'
+              : d.scope === 'team' ? `team memory · everyone on ${app.projectName(location.project)}` : `only in ${app.projectName(location.project)}`)),
         h('h2', { class: 'detail-name', testid: 'detail-name' }, d.name),
         h('p', { class: 'detail-description', testid: 'detail-description' }, d.description),
         d.lifecycle && d.lifecycle.enforce ? ruleLine(d.lifecycle.enforce) : null,
@@ -468,7 +483,8 @@ export function createMemoriesView(app) {
     const field = (label, input, hint) => h('label', { class: 'field' }, h('span', { class: 'field-label' }, label), input, hint ? h('span', { class: 'field-hint' }, hint) : null);
     const form = h('form', { class: 'memory-form', testid: 'memory-form' },
       h('div', { class: 'form-head' }, h('h2', {}, editing.isNew ? 'New memory' : `Edit ${values.name}`),
-        h('span', { class: 'muted' }, location.scope === 'user' ? 'User scope' : `Project scope · ${app.projectName(location.project)}`)),
+        h('span', { class: 'muted' }, location.scope === 'user' ? 'User scope'
+          : location.scope === 'team' ? `Team scope · ${app.projectName(location.project)} (in the repository; you commit it)` : `Project scope · ${app.projectName(location.project)}`)),
       // The fields scroll between a title and a Save bar that both stay: in a small window the
       // bar never lies over the body and the person still sees what they are editing.
       h('div', { class: 'form-fields', testid: 'form-fields' },
@@ -521,6 +537,17 @@ export function createMemoriesView(app) {
     });
     clear(pane, form);
     (editing.isNew ? name : body).focus();
+  }
+
+  async function trustTeam() {
+    try {
+      await call('trust_team', { project: location.project, trusted: true });
+      toast('Trusted: agents are given this repository\'s team memory from their next turn', 'success', 4000);
+      await app.reloadProjects();
+      trustBanner.hidden = true;
+    } catch (e) {
+      errorToast('Could not trust it', e);
+    }
   }
 
   async function cancelEdit() {
@@ -597,8 +624,11 @@ export function createMemoriesView(app) {
 
   async function show(loc, { select: name = null } = {}) {
     const changed = !sameLocation(loc, location);
-    location = { scope: loc.scope, project: loc.scope === 'project' ? loc.project : null };
-    title.textContent = location.scope === 'user' ? 'User memories' : app.projectName(location.project);
+    location = { scope: loc.scope, project: loc.scope === 'user' ? null : loc.project };
+    title.textContent = location.scope === 'user' ? 'User memories'
+      : location.scope === 'team' ? `${app.projectName(location.project)} · team` : app.projectName(location.project);
+    const team = location.scope === 'team' ? app.projects.find((p) => p.slug === location.project) : null;
+    trustBanner.hidden = !team || team.team_trusted;
     const known = location.scope === 'project' ? app.projects.find((p) => p.slug === location.project) : null;
     anchorButton.hidden = !known || !known.roots.length || known.has_anchor;
     if (changed) {

@@ -5,6 +5,7 @@
 //   nav-anchor-user      USER.md               nav-anchor-project   a project's AMBRY.md (data-project)
 //   nav-instructions     the agents' own instruction files (CLAUDE.md, AGENTS.md…) of the current project
 //   nav-user             User memories         nav-project          a project's memories (data-project)
+//   nav-team             a project's team memories (data-project, data-trusted), when it has any
 //   nav-add-project      add a project by picking its folder
 //   nav-review           Review (data-project: whose inbox), with nav-review-count (data-count)
 //   nav-compose  nav-sessions  nav-archive  nav-settings            the tools
@@ -55,7 +56,11 @@ export function createSidebar(app) {
       item('nav-instructions', 'Agents’ files', { view: 'instructions', project: app.instructionsProject() }));
     clear(memories,
       item('nav-user', 'User memories', { view: 'memories', location: { scope: 'user', project: null } }),
-      app.projects.map((p) => item('nav-project', p.name, { view: 'memories', location: { scope: 'project', project: p.slug } }, { project: p.slug })),
+      app.projects.map((p) => [
+        item('nav-project', p.name, { view: 'memories', location: { scope: 'project', project: p.slug } }, { project: p.slug }),
+        // The repository's shared memory (DESIGN §15), when it has any.
+        p.team_memories ? item('nav-team', `${p.name} · team`, { view: 'memories', location: { scope: 'team', project: p.slug } }, { project: p.slug, trusted: p.team_trusted ? 'true' : 'false' }) : null,
+      ]),
       app.projects.length ? null : h('div', { class: 'nav-hint' }, 'Projects appear when an agent saves project memory, or add one with +.'));
     const reviewProject = app.reviewTarget();
     clear(tools,

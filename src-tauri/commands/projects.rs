@@ -18,6 +18,10 @@ pub struct ProjectView {
     /// Whether the repository has its trust anchor (`.ambry/AMBRY.md`): the sidebar lists only
     /// anchors that exist; the project's view offers to create a missing one.
     pub has_anchor: bool,
+    /// Team memories in the repository's working tree (`.ambry/memory/`, DESIGN §15), and
+    /// whether this person trusts them (only then are agents given them).
+    pub team_memories: usize,
+    pub team_trusted: bool,
 }
 
 impl From<KnownProject> for ProjectView {
@@ -29,8 +33,42 @@ impl From<KnownProject> for ProjectView {
             roots: p.roots.iter().map(|r| r.display().to_string()).collect(),
             slug: p.slug,
             remote: p.remote,
+            team_memories: 0,
+            team_trusted: false,
         }
     }
+}
+
+/// The view of `p`, with its team memory as the workspace finds it.
+fn view_of(ws: &ambry_core::Workspace, p: KnownProject) -> ProjectView {
+    let team = ws.team_of(&p.slug).ok().flatten();
+    let mut view = ProjectView::from(p);
+    if let Some(team) = team {
+        view.team_memories = team.memories;
+        view.team_trusted = team.trusted;
+    }
+    view
+}
+
+/// Trusts (or stops trusting) a known project's team memory: agents are given it from their
+/// next turn (DESIGN §15).
+#[tauri::command]
+pub async fn trust_team(
+    app: AppHandle,
+    project: String,
+    trusted: bool,
+) -> IpcResult<ambry_core::TeamTrust> {
+    off_main(app, move |ws| {
+        let known = ws.project(&project)?;
+        let root = known.roots.first().cloned().ok_or_else(|| {
+            front_end(
+                FrontEndCode::NotFound,
+                format!("{} has no folder on this machine", known.display_name()),
+            )
+        })?;
+        Ok(ws.set_team_trust(&root, trusted, chrono::Utc::now())?)
+    })
+    .await
 }
 
 #[tauri::command]
@@ -39,7 +77,7 @@ pub async fn list_projects(app: AppHandle) -> IpcResult<Vec<ProjectView>> {
         Ok(ws
             .known_projects()?
             .into_iter()
-            .map(ProjectView::from)
+            .map(|p| view_of(ws, p))
             .collect())
     })
     .await

@@ -176,3 +176,90 @@ async fn a_rule_an_agent_proposed_is_turned_on_from_review_by_keyboard() -> Test
     );
     Ok(())
 }
+
+/// Team memory in the app (DESIGN §15): a project's team memories have their own entry, each
+/// row says its state in git, and the repository is trusted from the view by keyboard.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn team_memories_show_their_git_state_and_are_trusted_from_the_view() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    let shop = sandbox.add_project("shop")?;
+    let committed = shop.root.join(".ambry/memory");
+    std::fs::create_dir_all(&committed)?;
+    std::fs::write(committed.join("deploy-freeze.md"), "---\nname: deploy-freeze\ntype: project\ndescription: When deploys may run\n---\nNo deploys on Friday afternoon.\n")?;
+    sandbox.git(&shop.root, &["add", "-A"])?;
+    sandbox.git(
+        &shop.root,
+        &[
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-qm",
+            "Team memory",
+        ],
+    )?;
+    std::fs::write(
+        committed.join("on-call.md"),
+        "---\nname: on-call\ntype: project\ndescription: Who is on call\n---\nAna this week.\n",
+    )?;
+    let slug = shop.slug.clone();
+    sandbox
+        .run(
+            "team_memories_show_their_git_state_and_are_trusted_from_the_view",
+            |driver| async move {
+                ui::ready(&driver).await?;
+                let entry = shown(
+                    &driver,
+                    css(&format!(
+                        "[data-testid=\"nav-team\"][data-project=\"{slug}\"]"
+                    )),
+                    "the team entry",
+                )
+                .await?;
+                ensure!(
+                    entry.attr("data-trusted").await?.as_deref() == Some("false"),
+                    "not trusted yet"
+                );
+                focus_on(&driver, "nav-team").await?;
+                press(&driver, Key::Enter).await?;
+                text_contains(&driver, "memories-title", "shop · team").await?;
+                shown(&driver, ui::tid("team-trust"), "the trust banner").await?;
+                let states = ui::texts_until(&driver, ui::tid("row-git"), "the git states", |t| {
+                    t.len() == 2
+                })
+                .await?;
+                ensure!(
+                    states.contains(&"committed".to_string())
+                        && states.contains(&"new".to_string()),
+                    "states: {states:?}"
+                );
+                crate::harness::capture(&driver, "team-memories").await?;
+                focus_on(&driver, "team-trust-button").await?;
+                press(&driver, Key::Enter).await?;
+                ui::gone(
+                    &driver,
+                    css("[data-testid=\"team-trust\"]:not([hidden])"),
+                    "the banner, once trusted",
+                )
+                .await?;
+                shown(
+                    &driver,
+                    css("[data-testid=\"nav-team\"][data-trusted=\"true\"]"),
+                    "the entry, trusted",
+                )
+                .await?;
+                Ok(())
+            },
+        )
+        .await?;
+    ensure!(
+        sandbox
+            .home
+            .join(format!("projects/{}/team-trusted", shop.slug))
+            .is_file(),
+        "the trust is recorded in the home"
+    );
+    Ok(())
+}

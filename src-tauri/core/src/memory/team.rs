@@ -134,3 +134,49 @@ pub fn mark_seen(home: &AmbryHome, slug: &str, name: &str, body: &str) -> Result
     crate::storage::write_atomic(&dir, &format!("{name}.md"), body.as_bytes())
         .map_err(|e| StoreError::io("write", &dir.join(format!("{name}.md")), e))
 }
+
+/// Each team memory's state in git, as the app shows it: `new` (not committed yet), `modified`
+/// (changed since the last commit) or `committed`. Empty when git cannot say (no git, not a
+/// repository): the state is then unknown, never guessed.
+pub fn git_states(root: &Path) -> std::collections::HashMap<String, &'static str> {
+    let mut states = std::collections::HashMap::new();
+    let Ok(out) = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", TEAM_DIR])
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+    else {
+        return states;
+    };
+    if !out.status.success() {
+        return states;
+    }
+    for entry in out.stdout.split(|b| *b == 0) {
+        let Ok(line) = std::str::from_utf8(entry) else { continue };
+        if line.len() < 4 {
+            continue;
+        }
+        let (code, path) = line.split_at(3);
+        let Some(name) = path.strip_prefix(&format!("{TEAM_DIR}/")).and_then(|f| f.strip_suffix(".md")) else {
+            continue;
+        };
+        let state = match code.trim() {
+            "??" | "A" | "AM" => "new",
+            _ => "modified",
+        };
+        states.insert(name.to_string(), state);
+    }
+    // Every other memory file there is as last committed.
+    if let Ok(entries) = std::fs::read_dir(team_dir(root)) {
+        for entry in entries.flatten() {
+            let file = entry.file_name().to_string_lossy().into_owned();
+            if let Some(name) = file.strip_suffix(".md").filter(|n| *n != "MEMORY" && !n.starts_with('.')) {
+                states.entry(name.to_string()).or_insert("committed");
+            }
+        }
+    }
+    states
+}

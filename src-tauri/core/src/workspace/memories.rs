@@ -49,6 +49,10 @@ pub struct MemoryRow {
     pub last_used: Option<DateTime<Utc>>,
     /// Uses in the 30 days before the list was made (filled by `list_with_usage`).
     pub uses_30d: u64,
+    /// A team memory's state in git: `new`, `modified` or `committed` (filled by
+    /// `list_with_usage`; absent when git cannot say, and for the other scopes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git: Option<&'static str>,
 }
 
 impl MemoryRow {
@@ -70,6 +74,7 @@ impl MemoryRow {
             retired: memory.is_some_and(|m| m.is_retired(today)),
             last_used: None,
             uses_30d: 0,
+            git: None,
             error: file.parsed.as_ref().err().map(ToString::to_string),
             name: file.name,
             path: file.path,

@@ -47,6 +47,16 @@ impl Workspace {
         })
     }
 
+    /// A known project's team memory for the app's sidebar: how many, and whether trusted
+    /// (nothing when the project has no folder on this machine).
+    pub fn team_of(&self, slug: &str) -> Result<Option<TeamTrust>, WorkspaceError> {
+        let known = self.project(slug)?;
+        match known.roots.first() {
+            Some(root) if root.is_dir() => Ok(self.team_trust(root).ok()),
+            _ => Ok(None),
+        }
+    }
+
     /// Trusts (or with `trusted == false`, stops trusting) the team memory of the repository
     /// `cwd` belongs to: from the next turn on, agents are given it (or no longer are).
     pub fn set_team_trust(

@@ -95,6 +95,12 @@ impl Workspace {
         now: DateTime<Utc>,
     ) -> Result<Vec<MemoryRow>, WorkspaceError> {
         let mut rows = self.list_on(store, filter, Some(now.date_naive()))?;
+        if let Some(project) = store.project().filter(|_| rows.iter().any(|r| r.scope == Scope::Team)) {
+            let states = crate::memory::team::git_states(&project.root);
+            for row in rows.iter_mut().filter(|r| r.scope == Scope::Team) {
+                row.git = states.get(&row.name).copied();
+            }
+        }
         let usage = self.usage(now)?;
         for row in &mut rows {
             let key = (
