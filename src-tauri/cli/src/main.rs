@@ -76,6 +76,8 @@ enum Command {
     Serve(commands::serve::ServeArgs),
     /// Serve memory tools to an MCP client (Claude Code, Codex, …) over stdio
     Mcp,
+    /// Sync your memories across your machines through a git remote you own
+    Sync(commands::sync::SyncArgs),
 }
 
 fn main() -> ExitCode {
@@ -113,6 +115,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => commands::serve::run(&ctx, args),
         Command::Mcp => ambry_cli::mcp::run(ctx.workspace.clone(), ctx.cwd.clone()),
         Command::Import(cmd) => commands::import::run(&ctx, cmd),
+        Command::Sync(args) => commands::sync::run(&ctx, args),
         Command::Connect(args) => commands::connect::run(&ctx, args, ambry_core::Action::Connect),
         Command::Disconnect(args) => {
             commands::connect::run(&ctx, args, ambry_core::Action::Disconnect)

@@ -24,7 +24,7 @@ macro_rules! internal {
 internal! {
     agents, anchors, compose, compose_service, config, config_edit, desktop, distill, doctor, editor,
     embed, home, import, instructions, ledger, lifecycle, memory, project, project_lookup, rank,
-    render, sessions, storage, usage, workspace,
+    render, sessions, storage, sync, usage, workspace,
 }
 pub mod error;
 mod error_registry;
@@ -73,6 +73,7 @@ pub use sessions::{
     SourceKind, Transcript, VaultedFile,
 };
 pub use storage::{create_private_dir_all, open_private};
+pub use sync::{LastError, Refused, Side, SyncConflict, SyncReport, SyncState, SyncStatus};
 pub use usage::UseKind;
 pub use workspace::{
     AgentStatus, AnchorOf, AnchorText, Coverage, ForgottenVersion, HomeError, IndexRequest,

@@ -16,3 +16,4 @@ pub mod reindex;
 pub mod serve;
 pub mod sessions;
 pub mod sessions_prune;
+pub mod sync;

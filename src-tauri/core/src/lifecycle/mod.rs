@@ -79,6 +79,9 @@ pub enum Finding {
     },
     /// A distill proposal waiting for a person's accept or reject (DESIGN §14).
     Proposal(Box<crate::distill::Proposal>),
+    /// Changed on two machines (personal sync, DESIGN §15): the version kept in the file and
+    /// the other one, archived; merge them or keep one.
+    ChangedOnTwoMachines(Box<crate::sync::SyncConflict>),
 }
 
 impl Finding {
@@ -101,6 +104,7 @@ impl Finding {
                 names.extend(p.target.as_deref().map(|t| (p.scope, t)));
                 names
             }
+            Finding::ChangedOnTwoMachines(c) => c.scope.zip(c.name.as_deref()).into_iter().collect(),
         }
     }
 }

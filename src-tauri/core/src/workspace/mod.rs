@@ -24,6 +24,7 @@ mod retrieval;
 mod review;
 mod session_actions;
 mod sessions;
+mod sync;
 mod upkeep;
 mod usage;
 mod watch;

@@ -93,6 +93,11 @@ impl Workspace {
                 .into_iter()
                 .map(|p| Finding::Proposal(Box::new(p))),
         );
+        findings.extend(
+            self.sync_conflicts_of(store)
+                .into_iter()
+                .map(|c| Finding::ChangedOnTwoMachines(Box::new(c))),
+        );
         Ok(findings)
     }
 
