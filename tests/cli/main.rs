@@ -20,3 +20,4 @@ mod robustness;
 mod service;
 mod sessions;
 mod support;
+mod sync;
