@@ -286,3 +286,80 @@ fn killed_syncs_leave_the_store_whole_and_the_next_sync_finishes() {
     assert_eq!(status["last_error"], Value::Null);
     assert!(!b.home.path().join("sync/applying.json").exists());
 }
+
+#[test]
+fn a_memory_changed_on_both_machines_is_in_the_review_inbox_until_dismissed() {
+    let (a, b) = (Sandbox::new(), Sandbox::new());
+    let remote_dir = tempfile::tempdir().unwrap();
+    let remote = bare_remote(remote_dir.path());
+    save(&a, "deploy-steps", "Tag, build, roll out.");
+    a.ambry()
+        .args(["sync", "init"])
+        .arg(&remote)
+        .assert()
+        .success();
+    b.ambry()
+        .args(["sync", "init"])
+        .arg(&remote)
+        .assert()
+        .success();
+    save(&a, "deploy-steps", "Tag, build, roll out to eu first.");
+    save(&b, "deploy-steps", "Tag, build, canary, roll out.");
+    a.ambry().arg("sync").assert().success();
+    let merged = json(
+        &b.ambry()
+            .args(["sync", "--json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    );
+    assert_eq!(merged["conflicts"].as_array().unwrap().len(), 1, "{merged}");
+    a.ambry().arg("sync").assert().success();
+    assert_eq!(files(a.home.path()), files(b.home.path()));
+    let kept = &files(b.home.path())[0].1;
+    assert!(!kept.contains("<<<<<<<") && !kept.contains(">>>>>>>"));
+
+    let review = json(
+        &b.ambry()
+            .args(["memory", "review", "--json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    );
+    let finding = review
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "changed_on_two_machines")
+        .unwrap_or_else(|| panic!("no two-machine finding in {review}"))
+        .clone();
+    let both = format!("{}{}", finding["kept"]["text"], finding["other"]["text"]);
+    assert!(
+        both.contains("roll out to eu first.") && both.contains("canary"),
+        "{finding}"
+    );
+    let text = b
+        .ambry()
+        .args(["memory", "review"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8_lossy(&text).contains("changed on two machines"));
+
+    let id = finding["id"].as_str().unwrap();
+    b.ambry().args(["sync", "dismiss", id]).assert().success();
+    let review = json(
+        &b.ambry()
+            .args(["memory", "review", "--json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    );
+    assert!(!review.to_string().contains("changed_on_two_machines"));
+    b.ambry().args(["sync", "dismiss", id]).assert().failure();
+}

@@ -33,6 +33,9 @@ pub struct SyncedFile {
     pub new: Option<Vec<u8>>,
 }
 
+/// Each file's name and outcome, or why the store refused it.
+pub type SyncedOutcomes = Vec<(String, Result<SyncedOutcome, StoreError>)>;
+
 /// What became of one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -55,7 +58,7 @@ impl Store {
         files: Vec<SyncedFile>,
         losers: Vec<(String, Vec<u8>)>,
         now: DateTime<Utc>,
-    ) -> Result<Vec<(String, Result<SyncedOutcome, StoreError>)>, StoreError> {
+    ) -> Result<SyncedOutcomes, StoreError> {
         let dir = self.prepare_dir(scope)?;
         let _lock = lock_and_tidy(&dir, now)?;
         let mut outcomes = Vec::with_capacity(files.len());

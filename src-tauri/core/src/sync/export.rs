@@ -59,6 +59,34 @@ pub fn export(home: &AmbryHome, repo: &Repo, head: &Tree) -> Result<Exported, Sy
         );
     }
 
+    // A project synced before whose record lost its remote (a damaged or hand-edited
+    // `project.toml`) still has its memories here: without this its files would read as deleted
+    // and be forgotten on every other machine.
+    let synced_remotes: Vec<(String, String)> = head
+        .iter()
+        .filter_map(|(path, e)| match Kind::of(path) {
+            Ok(Kind::ProjectRemote { slug }) => Some((slug, e.hash.clone())),
+            _ => None,
+        })
+        .filter(|(slug, _)| !remotes.iter().any(|(known, _)| known == slug))
+        .filter(|(slug, _)| home.project_memory_dir(slug).is_dir())
+        .collect();
+    if !synced_remotes.is_empty() {
+        let blobs = repo.read_blobs(synced_remotes.iter().map(|(_, h)| h))?;
+        for (slug, hash) in synced_remotes {
+            let remote = blobs
+                .get(&hash)
+                .map(|b| String::from_utf8_lossy(b).trim().to_string())
+                .unwrap_or_default();
+            if slug_matches_remote(&slug, &remote) {
+                scope_files(&home.project_memory_dir(&slug), Some(&slug), &mut |k, p| {
+                    consider(k, p, &mut withheld)
+                });
+                remotes.push((slug, remote));
+            }
+        }
+    }
+
     let paths: Vec<PathBuf> = files.iter().map(|(_, p)| p.clone()).collect();
     let hashes = repo.hash_files(&paths)?;
     let mut tree = Tree::new();

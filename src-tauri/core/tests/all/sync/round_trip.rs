@@ -113,6 +113,19 @@ fn memories_the_anchor_tests_and_remote_projects_arrive_on_the_other_machine() {
     assert_eq!(status.state.last_error, None);
     assert_eq!((status.state.ahead, status.state.behind), (0, 0));
     assert!(status.state.last_sync.is_some());
+
+    // A project record that lost its remote does not turn into deletes on the other machines.
+    std::fs::remove_file(b.home.join(format!("projects/{slug}/project.toml"))).unwrap();
+    b.save("another-note", "Still here.", 8);
+    b.sync(9);
+    a.sync(10);
+    assert!(remote_paths(&remote).contains(&format!("projects/{slug}/memory/ledger-rounding.md")));
+    assert!(a
+        .ws
+        .store_of(Some(&slug))
+        .unwrap()
+        .get(Some(Scope::Project), "ledger-rounding")
+        .is_ok());
 }
 
 #[test]
