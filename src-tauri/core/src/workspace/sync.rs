@@ -62,8 +62,11 @@ impl Workspace {
     /// Where sync stands: last sync, ahead/behind, last error, refused files, conflicts.
     pub fn sync_status(&self) -> Result<SyncStatus, WorkspaceError> {
         let mut status = sync::status(self.home());
+        let configured = self.config()?.sync.remote().map(str::to_string);
+        // Set up means configured: a first sync that failed leaves a repository but no remote.
+        status.initialized = status.initialized && configured.is_some();
         if status.state.remote.is_none() {
-            status.state.remote = self.config()?.sync.remote().map(str::to_string);
+            status.state.remote = configured;
         }
         Ok(status)
     }
