@@ -363,3 +363,20 @@ fn a_memory_changed_on_both_machines_is_in_the_review_inbox_until_dismissed() {
     assert!(!review.to_string().contains("changed_on_two_machines"));
     b.ambry().args(["sync", "dismiss", id]).assert().failure();
 }
+
+#[test]
+fn without_git_sync_says_to_install_it() {
+    let a = Sandbox::new();
+    let empty = tempfile::tempdir().unwrap();
+    let out = a
+        .ambry()
+        .env("PATH", empty.path())
+        .args(["sync", "init", "/tmp/anywhere.git", "--json"])
+        .assert()
+        .failure()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("\"code\":\"git_missing\""), "{stderr}");
+    assert!(stderr.contains("install git"), "{stderr}");
+}

@@ -35,7 +35,10 @@ fn change_all(ws: &Workspace, version: u64) {
         )
         .unwrap();
     }
-    ws.store_of(None).unwrap().reindex_scope(Scope::User).unwrap();
+    ws.store_of(None)
+        .unwrap()
+        .reindex_scope(Scope::User)
+        .unwrap();
 }
 
 fn bench_sync(c: &mut Criterion) {
@@ -55,7 +58,9 @@ fn bench_sync(c: &mut Criterion) {
     b.sync_init(&remote, tmp.path(), now).unwrap();
 
     let mut group = c.benchmark_group("sync");
-    group.sample_size(10).measurement_time(Duration::from_secs(20));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20));
     group.bench_function("nothing to do (1000 memories)", |bench| {
         bench.iter(|| b.sync_now(now, false).unwrap())
     });

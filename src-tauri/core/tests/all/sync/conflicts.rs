@@ -129,3 +129,42 @@ fn a_rename_on_one_machine_and_an_edit_on_the_other_keep_the_new_name_and_the_ed
         }
     }
 }
+
+#[test]
+fn the_anchor_changed_on_both_machines_keeps_one_text_and_files_the_other() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_remote, a, b) = two_synced(tmp.path());
+    std::fs::write(a.home.join("USER.md"), "I like short answers.\n").unwrap();
+    std::fs::write(b.home.join("USER.md"), "I like long answers.\n").unwrap();
+    a.sync(10);
+    let merged = b.sync(11);
+    assert_eq!(merged.conflicts.len(), 1, "{merged:?}");
+    a.sync(12);
+    let read = |m: &Machine| std::fs::read_to_string(m.home.join("USER.md")).unwrap();
+    assert_eq!(read(&a), read(&b));
+    let f = &b.two_machine_findings()[0];
+    assert_eq!(f.path, "USER.md");
+    let both = format!("{}{}", f.kept.text, f.other.text);
+    assert!(
+        both.contains("short answers") && both.contains("long answers"),
+        "{f:?}"
+    );
+    // The text the other machine replaced is kept there.
+    let replaced: String = std::fs::read_dir(a.home.join("sync/replaced"))
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(replaced.contains("short answers"), "{replaced}");
+}
+
+#[test]
+fn two_syncs_of_one_home_never_run_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_remote, a, _b) = two_synced(tmp.path());
+    let held = ambry_core::storage::ScopeLock::acquire(&a.home.join("sync")).unwrap();
+    let err = a.ws.sync_now(at(10), false).unwrap_err();
+    assert_eq!(ambry_core::report(&err).code, "busy");
+    drop(held);
+    a.sync(11);
+}
