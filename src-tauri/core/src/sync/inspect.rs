@@ -63,6 +63,13 @@ pub fn inspect(path: &str, entry: &Entry, bytes: Option<&[u8]>) -> Result<Kind, 
                 .map_err(|e| format!("is not valid TOML: {}", e.message()))?;
         }
         Kind::UserAnchor => {
+            if entry.size > crate::anchors::ANCHOR_MAX {
+                return Err(format!(
+                    "is {} bytes, over the {}-byte limit of USER.md",
+                    entry.size,
+                    crate::anchors::ANCHOR_MAX
+                ));
+            }
             if let Some(c) = crate::memory::validate::control_character(text, true) {
                 return Err(format!(
                     "contains the control character U+{:04X}",
