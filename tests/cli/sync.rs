@@ -232,6 +232,12 @@ fn killed_syncs_leave_the_store_whole_and_the_next_sync_finishes() {
     let (mut finished, mut mid_apply) = (0, 0);
     for kill in 0..KILLS {
         change_all(&a, kill);
+        // This machine's own work between kills must survive them too.
+        save(
+            &b,
+            &format!("b-note-{kill:02}"),
+            &format!("Written on b before kill {kill}."),
+        );
         let mut child = Command::new(&bin)
             .env_remove("AMBRY_HOME")
             .arg("--home")
@@ -253,6 +259,9 @@ fn killed_syncs_leave_the_store_whole_and_the_next_sync_finishes() {
         }
         // Whatever the moment, every memory file is one of the versions written, whole.
         for (name, text) in files(b.home.path()) {
+            if name.starts_with("b-note-") {
+                continue;
+            }
             let i: usize = name[5..8].parse().unwrap();
             assert!(
                 (0..=kill).any(|v| text == note(i, v)),
@@ -271,10 +280,19 @@ fn killed_syncs_leave_the_store_whole_and_the_next_sync_finishes() {
         .clone();
     let report = json(&out.stdout);
     assert_eq!(report["refused"], serde_json::json!([]));
+    a.ambry().arg("sync").assert().success();
     assert_eq!(files(a.home.path()), files(b.home.path()));
-    assert_eq!(files(b.home.path()).len(), NOTES);
+    assert_eq!(files(b.home.path()).len(), NOTES + KILLS as usize);
+    for kill in 0..KILLS {
+        let name = format!("b-note-{kill:02}.md");
+        assert!(
+            files(a.home.path()).iter().any(|(n, _)| *n == name),
+            "{name} was lost"
+        );
+    }
     let index = fs::read_to_string(b.home.path().join("memory/MEMORY.md")).unwrap();
     assert_eq!(index.matches("- [note-").count(), NOTES);
+    assert_eq!(index.matches("- [b-note-").count(), KILLS as usize);
     let status = json(
         &b.ambry()
             .args(["sync", "status", "--json"])
