@@ -398,3 +398,53 @@ fn without_git_sync_says_to_install_it() {
     assert!(stderr.contains("\"code\":\"git_missing\""), "{stderr}");
     assert!(stderr.contains("install git"), "{stderr}");
 }
+
+/// Whether any process runs with `needle` in its command line.
+fn running(needle: &str) -> bool {
+    fs::read_dir("/proc").unwrap().flatten().any(|p| {
+        fs::read(p.path().join("cmdline"))
+            .map(|c| String::from_utf8_lossy(&c).contains(needle))
+            .unwrap_or(false)
+    })
+}
+
+#[test]
+fn a_remote_that_never_answers_is_given_up_within_ten_seconds_and_its_transport_killed() {
+    let a = Sandbox::new();
+    save(&a, "deploy-steps", "Tag, build, roll out.");
+    // An SSH transport that connects and then never says a word.
+    let hang = a.cwd.path().join("hanging-ssh.sh");
+    fs::write(&hang, "#!/bin/sh\nsleep 120\ntrue\n").unwrap();
+    let mut perms = fs::metadata(&hang).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    fs::set_permissions(&hang, perms).unwrap();
+    let started = Instant::now();
+    let out = a
+        .ambry()
+        .env("GIT_SSH_COMMAND", &hang)
+        .args([
+            "sync",
+            "init",
+            "ssh://git.example.invalid/me/memory.git",
+            "--json",
+        ])
+        .assert()
+        .failure()
+        .get_output()
+        .clone();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("\"code\":\"remote_unreachable\""),
+        "{stderr}"
+    );
+    assert!(stderr.contains("git.example.invalid"), "{stderr}");
+    assert!(
+        !running(&hang.display().to_string()),
+        "the hanging transport was left running"
+    );
+}

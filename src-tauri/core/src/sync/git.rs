@@ -2,7 +2,8 @@
 //!
 //! Owns: how one git command runs — its own process group, killed whole (by its id) when it
 //! outlives its deadline; no prompt for a password (`GIT_TERMINAL_PROMPT=0`, SSH in batch mode
-//! with a connect timeout, a stalled HTTP transfer dropped), an identity passed on the command
+//! with a connect timeout unless the person set how git runs SSH, a stalled HTTP transfer
+//! dropped), an identity passed on the command
 //! line so the person's global config is not needed for one, no hooks, no signing, no
 //! automatic gc — and the version check.
 //! Deliberately does not: know what the commands mean for memories (see `repo` and `engine`).
@@ -23,14 +24,17 @@ const MIN_GIT_TEXT: &str = "2.20";
 
 /// A local command (plumbing on the sync repository).
 pub const LOCAL_TIMEOUT: Duration = Duration::from_secs(120);
-/// A fetch or push: an unreachable host fails on its own within the SSH connect timeout or the
-/// HTTP low-speed window; this bounds everything else.
+/// A fetch or push, once the probe found the remote: an SSH host that stops answering is
+/// dropped by its keep-alive, a stalled HTTP transfer by the low-speed window; this bounds
+/// everything else.
 pub const NETWORK_TIMEOUT: Duration = Duration::from_secs(120);
-/// What a `git ls-remote` probe of a remote gets before it counts as unreachable.
-pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+/// What the `git ls-remote` that starts every sync gets before the remote counts as
+/// unreachable: a sync never waits longer than this on a remote that does not answer.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(9);
 
 /// SSH gives up on a host that does not answer; never asks for a password on a terminal.
-const SSH_COMMAND: &str = "ssh -o ConnectTimeout=5 -o BatchMode=yes";
+const SSH_COMMAND: &str =
+    "ssh -o ConnectTimeout=5 -o ServerAliveInterval=5 -o ServerAliveCountMax=2 -o BatchMode=yes";
 
 /// One git repository driven by sync.
 #[derive(Debug, Clone)]
@@ -88,6 +92,28 @@ impl Git {
         }
     }
 
+    /// The environment a fetch or push gets: SSH in batch mode with a connect timeout — unless
+    /// the person chose how git runs SSH (`GIT_SSH_COMMAND`, `GIT_SSH`, `core.sshCommand`, read
+    /// as git reads them), which is kept as it is.
+    pub fn network_env(&self) -> Vec<(&'static str, &'static Path)> {
+        let chosen_in_env = ["GIT_SSH_COMMAND", "GIT_SSH"]
+            .iter()
+            .any(|key| std::env::var_os(key).is_some_and(|v| !v.is_empty()));
+        let chosen_in_config = self
+            .run(
+                &["config", "--get", "core.sshCommand"],
+                None,
+                &[],
+                LOCAL_TIMEOUT,
+            )
+            .is_ok_and(|out| out.success && !out.text().is_empty());
+        if chosen_in_env || chosen_in_config {
+            Vec::new()
+        } else {
+            vec![("GIT_SSH_COMMAND", Path::new(SSH_COMMAND))]
+        }
+    }
+
     /// Runs `git <args>`; a non-zero exit is an error naming the command and what git said.
     pub fn ok(&self, args: &[&str]) -> Result<Output, SyncError> {
         let out = self.run(args, None, &[], LOCAL_TIMEOUT)?;
@@ -130,7 +156,6 @@ impl Git {
             ])
             .args(args)
             .env("GIT_TERMINAL_PROMPT", "0")
-            .env("GIT_SSH_COMMAND", SSH_COMMAND)
             .env_remove("GIT_DIR")
             .env_remove("GIT_WORK_TREE")
             .env_remove("GIT_INDEX_FILE")

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use super::git::{failed, last_lines, Git, NETWORK_TIMEOUT};
+use super::git::{failed, last_lines, Git, NETWORK_TIMEOUT, PROBE_TIMEOUT};
 use super::SyncError;
 
 /// The one branch personal sync keeps, here and on the remote.
@@ -308,40 +308,56 @@ impl Repo {
         Ok(())
     }
 
-    /// Fetches the remote's branch; an empty remote leaves no tracking ref. Any failure to
-    /// talk to the remote is `RemoteUnreachable`, with git's own words.
+    /// The remote's branch, fetched when this repository does not have it yet; `None` for an
+    /// empty remote. A probe (`ls-remote`) asks first, so an unreachable remote fails within
+    /// [`PROBE_TIMEOUT`] and a sync with nothing new fetches nothing. Any failure to talk to
+    /// the remote is `RemoteUnreachable`, with git's own words.
     pub fn fetch(&self, remote: &str) -> Result<Option<String>, SyncError> {
-        let args = [
-            "fetch",
-            "--quiet",
-            "--prune",
-            "--no-tags",
-            "origin",
-            "+refs/heads/main:refs/remotes/origin/main",
-        ];
         let unreachable = |reason: String| SyncError::RemoteUnreachable {
             remote: remote.to_string(),
             reason,
         };
-        match self.git.run(&args, None, &[], NETWORK_TIMEOUT) {
-            Ok(out) if out.success => Ok(self.resolve(TRACKING)),
-            Ok(out) if out.stderr.contains("couldn't find remote ref") => {
-                let _ = self.git.ok(&["update-ref", "-d", TRACKING]);
-                Ok(None)
-            }
+        let env = self.git.network_env();
+        let talk = |args: &[&str], timeout| match self.git.run(args, None, &env, timeout) {
+            Ok(out) if out.success => Ok(out),
             Ok(out) => Err(unreachable(last_lines(&out.stderr))),
             Err(SyncError::TimedOut { seconds, .. }) => {
                 Err(unreachable(format!("no answer within {seconds} s")))
             }
             Err(e) => Err(e),
+        };
+        let probe = talk(&["ls-remote", "origin", BRANCH], PROBE_TIMEOUT)?;
+        let Some(head) = probe.text().split_whitespace().next().map(str::to_string) else {
+            let _ = self.git.ok(&["update-ref", "-d", TRACKING]);
+            return Ok(None);
+        };
+        if self.resolve(&head).as_deref() != Some(head.as_str()) {
+            talk(
+                &[
+                    "fetch",
+                    "--quiet",
+                    "--no-tags",
+                    "origin",
+                    "+refs/heads/main:refs/remotes/origin/main",
+                ],
+                NETWORK_TIMEOUT,
+            )?;
         }
+        if self.resolve(&head).is_none() {
+            return Err(unreachable(format!(
+                "its branch moved to {head} but the fetch did not bring that commit"
+            )));
+        }
+        self.git.ok(&["update-ref", TRACKING, &head])?;
+        Ok(Some(head))
     }
 
     /// Pushes `commit` as the remote's branch (never forced).
     pub fn push(&self, remote: &str, commit: &str) -> Result<Pushed, SyncError> {
         let spec = format!("{commit}:{BRANCH}");
         let args = ["push", "--quiet", "--porcelain", "origin", &spec];
-        match self.git.run(&args, None, &[], NETWORK_TIMEOUT) {
+        let env = self.git.network_env();
+        match self.git.run(&args, None, &env, NETWORK_TIMEOUT) {
             Ok(out) if out.success => {
                 let _ = self.git.ok(&["update-ref", TRACKING, commit]);
                 Ok(Pushed::Done)
