@@ -9,6 +9,7 @@
 //! Deliberately does not: decide what to write (sync's merge does) or talk to git.
 
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
@@ -18,11 +19,11 @@ use super::archive;
 use super::frontmatter;
 use super::naming::validate_name;
 use super::scope_files::read_bytes;
-use super::scope_write::{archive_current, lock_and_tidy, regenerate_index, remove_memory_files};
+use super::scope_write::{lock_and_tidy, regenerate_index};
 use super::secrets::find_secret;
 use super::validate::{validate_draft, MEMORY_FILE_MAX};
 use super::{MemoryDraft, Scope, Store, StoreError};
-use crate::storage::{refuse_symlink, write_atomic, write_atomic_with_mode};
+use crate::storage::{refuse_symlink, sync_dir, write_atomic, write_atomic_with_mode};
 
 /// One memory file as sync wants it: `expected` is what the store held when the sync read it
 /// (`None`: no file), `new` what it should hold (`None`: removed).
@@ -102,8 +103,8 @@ fn apply_one(
     match &file.new {
         Some(text) => {
             check_synced_text(&file.name, text)?;
-            if current.is_some() {
-                archive_current(dir, &file.name, now)?;
+            if let Some(prior) = &current {
+                archive_prior(dir, &path, &file.name, prior, now)?;
             }
             write_atomic(dir, &file_name, text).map_err(|e| StoreError::io("write", &path, e))?;
             // The sidecar embedded the old text: removed, the next reindex embeds the new one.
@@ -111,10 +112,31 @@ fn apply_one(
             Ok(SyncedOutcome::Written)
         }
         None => {
-            remove_memory_files(dir, &file.name, now)?;
+            if let Some(prior) = &current {
+                archive_prior(dir, &path, &file.name, prior, now)?;
+            }
+            fs::remove_file(&path).map_err(|e| StoreError::io("remove", &path, e))?;
+            let _ = fs::remove_file(dir.join(format!("{}.vec", file.name)));
+            sync_dir(dir).map_err(|e| StoreError::io("sync", dir, e))?;
             Ok(SyncedOutcome::Removed)
         }
     }
+}
+
+/// Archives the bytes just compared, without scanning the archive for a copy to reuse (a batch
+/// of thousands would read the whole archive that many times).
+fn archive_prior(
+    dir: &std::path::Path,
+    path: &std::path::Path,
+    name: &str,
+    prior: &[u8],
+    now: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    let archive_dir = archive::writable_archive_dir(dir)?;
+    let version = archive::version_file_name(name, &archive::new_version_id(now));
+    let mode = fs::metadata(path).ok().map(|m| m.permissions().mode());
+    write_atomic_with_mode(&archive_dir, &version, prior, mode)
+        .map_err(|e| StoreError::io("archive", &archive_dir, e))
 }
 
 /// The checks of a save, on a whole file another machine wrote: bounded, UTF-8, a memory of

@@ -55,9 +55,18 @@ fn a_thousand_changed_memories_and_a_sync_with_nothing_to_do() {
     b.assert_index_matches();
     let (idle, idle_time) = timed(|| b.sync(8));
     assert!(idle.received.is_empty() && idle.sent.is_empty());
+    for i in 0..CHANGED {
+        std::fs::remove_file(a.home.join(format!("memory/note-{i:04}.md"))).unwrap();
+    }
+    a.sync(9);
+    let (removed, remove_time) = timed(|| b.sync(10));
+    assert_eq!(removed.received.len(), CHANGED);
+    assert_eq!(b.files().len(), 1);
+    b.assert_index_matches();
     eprintln!(
-        "sync speed: {CHANGED} new sent {send_time:?}, received {receive_time:?}; {CHANGED} changed received {update_time:?}; nothing to do {idle_time:?}"
+        "sync speed: {CHANGED} new sent {send_time:?}, received {receive_time:?}; {CHANGED} changed received {update_time:?}; {CHANGED} deleted received {remove_time:?}; nothing to do {idle_time:?}"
     );
+    assert!(remove_time < Duration::from_secs(60), "{remove_time:?}");
     assert!(idle_time < Duration::from_secs(3), "{idle_time:?}");
     assert!(update_time < Duration::from_secs(60), "{update_time:?}");
 }
