@@ -1,40 +1,35 @@
 //! One sync, start to end (DESIGN §15): export the home into the sync repository and commit
 //! it, fetch, merge file by file, record the conflicts and archive what lost, apply the merged
-//! tree to the home through the store, push — and `sync init`, `sync status`.
+//! tree to the home through the store, push.
 //!
 //! Owns: the order of those steps, which is what makes an interrupted sync harmless: nothing
 //! in the home changes before the merge commit exists and `applying.json` names it; the
 //! branch moves to the merge only after that; applying is idempotent and is finished first
-//! by the next sync; a push that finds the remote moved on merges again. One sync per home at
-//! a time (a lock on `sync/`).
+//! by the next sync; a push that finds the remote moved on merges again; what a sync did (or
+//! why it failed) is recorded for `sync status`. One sync per home at a time.
 //! Deliberately does not: read the configuration or the clock (the façade passes the remote
-//! and `now`), or know the rules of a merge (see `merge`).
+//! and `now`), know the rules of a merge (see `merge`) or keep the conflicts (see `conflicts`).
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::allowlist::Kind;
 use super::apply::{apply, archive_losers, changed_paths};
+use super::conflicts::{conflict_record, record_conflicts};
 use super::export::export;
 use super::inspect::Refused;
 use super::merge::{merge, Sides};
 use super::repo::{Pushed, Repo, Tree, BRANCH, TRACKING};
 use super::state::{
-    read_applying, read_conflicts, read_state, write_applying, write_conflicts, write_state,
-    Applying, LastError, SyncConflict, SyncState,
+    lock_sync_dir, read_applying, read_state, write_applying, write_state, Applying, LastError,
+    SyncConflict,
 };
 use super::SyncError;
-use crate::memory::Scope;
-use crate::storage::{LockFailure, ScopeLock};
 use crate::AmbryHome;
 
 /// How many times a sync merges again when the remote moved on during it.
 const PUSH_ATTEMPTS: usize = 3;
-/// How long a sync waits for another one of the same home.
-const LOCK_WAIT: Duration = Duration::from_secs(2);
 
 /// What one sync did (or, in a dry run, would do).
 #[derive(Debug, Clone, Serialize)]
@@ -53,15 +48,6 @@ pub struct SyncReport {
     /// Changed here while the sync ran: they go out next time.
     pub changed_here: Vec<String>,
     pub pushed: bool,
-}
-
-/// `sync status`.
-#[derive(Debug, Clone, Serialize)]
-pub struct SyncStatus {
-    pub initialized: bool,
-    #[serde(flatten)]
-    pub state: SyncState,
-    pub conflicts: Vec<SyncConflict>,
 }
 
 /// The remote as given, refused when git would read it as an option or it cannot be one line
@@ -83,21 +69,6 @@ pub fn check_remote(remote: &str) -> Result<(), SyncError> {
     Ok(())
 }
 
-/// Whether sync was set up in this home.
-pub fn is_initialized(home: &AmbryHome) -> bool {
-    home.sync_dir().join("repo").join("HEAD").is_file()
-}
-
-/// The state `sync status` shows, with the conflicts still waiting.
-pub fn status(home: &AmbryHome) -> SyncStatus {
-    let dir = home.sync_dir();
-    SyncStatus {
-        initialized: is_initialized(home),
-        state: read_state(&dir),
-        conflicts: read_conflicts(&dir),
-    }
-}
-
 /// Syncs the home with `remote`; the outcome (or the error) is recorded for `sync status`
 /// unless it is a dry run.
 pub fn sync(
@@ -109,12 +80,7 @@ pub fn sync(
     check_remote(remote)?;
     let dir = home.sync_dir();
     crate::storage::create_private_dir_all(&dir).map_err(|e| SyncError::io("create", &dir, e))?;
-    let _lock = ScopeLock::acquire_within(&dir, LOCK_WAIT).map_err(|failure| match failure {
-        LockFailure::TimedOut { holder } => SyncError::Busy {
-            holder: holder.unwrap_or_else(|| "another process".into()),
-        },
-        LockFailure::Io(e) => SyncError::io("lock", &dir, e),
-    })?;
+    let _lock = lock_sync_dir(&dir)?;
     let result = run(home, remote, now, dry_run);
     if !dry_run {
         let mut state = read_state(&dir);
@@ -342,99 +308,4 @@ fn finish_interrupted(
     report.received.extend(applied.written);
     report.received.extend(applied.removed);
     write_applying(&dir, None)
-}
-
-fn conflict_record(c: &super::merge::Conflict, now: DateTime<Utc>) -> SyncConflict {
-    use sha2::{Digest, Sha256};
-    let path = c.kind.tree_path();
-    let mut hasher = Sha256::new();
-    hasher.update(path.as_bytes());
-    hasher.update([0]);
-    hasher.update(c.kept.text.as_bytes());
-    hasher.update([0]);
-    hasher.update(c.other.text.as_bytes());
-    let id: String = hasher.finalize()[..6]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let (scope, project, name) = match &c.kind {
-        Kind::Memory { project, name } => (
-            Some(if project.is_some() {
-                Scope::Project
-            } else {
-                Scope::User
-            }),
-            project.clone(),
-            Some(name.clone()),
-        ),
-        other => (None, other.project().map(str::to_string), None),
-    };
-    SyncConflict {
-        id,
-        at: now,
-        path,
-        scope,
-        project,
-        name,
-        kept: c.kept.clone(),
-        other: c.other.clone(),
-    }
-}
-
-fn record_conflicts(home: &AmbryHome, new: &[SyncConflict]) -> Result<(), SyncError> {
-    if new.is_empty() {
-        return Ok(());
-    }
-    let dir = home.sync_dir();
-    let mut all = read_conflicts(&dir);
-    for c in new {
-        if !all.iter().any(|known| known.id == c.id) {
-            all.push(c.clone());
-        }
-    }
-    write_conflicts(&dir, &all)
-}
-
-/// Removes a settled conflict from the inbox; false when no conflict has that id.
-pub fn dismiss_conflict(home: &AmbryHome, id: &str) -> Result<bool, SyncError> {
-    let dir = home.sync_dir();
-    let _lock = ScopeLock::acquire_within(&dir, LOCK_WAIT).map_err(|failure| match failure {
-        LockFailure::TimedOut { holder } => SyncError::Busy {
-            holder: holder.unwrap_or_else(|| "another process".into()),
-        },
-        LockFailure::Io(e) => SyncError::io("lock", &dir, e),
-    })?;
-    let mut all = read_conflicts(&dir);
-    let before = all.len();
-    all.retain(|c| c.id != id);
-    if all.len() == before {
-        return Ok(false);
-    }
-    write_conflicts(&dir, &all)?;
-    Ok(true)
-}
-
-/// The `doctor` line for sync: off until set up; then the last sync, or why the last attempt
-/// failed (a warning: local work goes on, the next sync retries).
-pub fn doctor_check(home: &AmbryHome, remote: Option<&str>) -> crate::doctor::Check {
-    use crate::doctor::Check;
-    let Some(remote) = remote else {
-        return Check::off("sync", "not set up (ambry sync init REMOTE to use several machines)");
-    };
-    let status = status(home);
-    let conflicts = match status.conflicts.len() {
-        0 => String::new(),
-        n => format!("; {n} conflict(s) waiting in ambry memory review"),
-    };
-    match (&status.state.last_error, status.state.last_sync) {
-        (Some(e), _) => Check::warn(
-            "sync",
-            format!("the last sync with {remote} failed ({}): {}{conflicts}", e.code, e.message),
-        ),
-        (None, Some(at)) => Check::ok(
-            "sync",
-            format!("{remote}, last synced {}{conflicts}", crate::memory::frontmatter::rfc3339(at)),
-        ),
-        (None, None) => Check::warn("sync", format!("{remote}: never synced yet; run ambry sync")),
-    }
 }

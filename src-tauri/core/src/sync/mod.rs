@@ -11,6 +11,7 @@
 
 pub mod allowlist;
 mod apply;
+mod conflicts;
 pub mod engine;
 mod error;
 mod export;
@@ -19,8 +20,11 @@ pub mod inspect;
 pub mod merge;
 pub mod repo;
 pub mod state;
+mod status;
 
-pub use engine::{check_remote, dismiss_conflict, doctor_check, is_initialized, status, sync, SyncReport, SyncStatus};
+pub use conflicts::dismiss_conflict;
+pub use engine::{check_remote, sync, SyncReport};
+pub use status::{doctor_check, is_initialized, status, SyncStatus};
 pub use error::SyncError;
 pub use inspect::Refused;
 pub use merge::Side;

@@ -4,7 +4,7 @@
 //! "changed on two machines" conflicts a person has not settled yet) and `sync/applying.json`
 //! (the merge being applied to the store, so an interrupted sync is finished by the next).
 //!
-//! Owns: those files' shapes, reading them leniently (a damaged file reads as empty: it only
+//! Owns: those files' shapes, the lock that lets one sync of a home run at a time, reading them leniently (a damaged file reads as empty: it only
 //! describes; the repository and the store hold the truth) and writing them atomically.
 //! Deliberately does not: decide any of what they say.
 
@@ -17,11 +17,13 @@ use super::inspect::Refused;
 use super::merge::Side;
 use super::SyncError;
 use crate::memory::Scope;
-use crate::storage::write_atomic;
+use crate::storage::{write_atomic, LockFailure, ScopeLock};
 
 pub const STATE_FILE: &str = "state.json";
 pub const CONFLICTS_FILE: &str = "conflicts.json";
 pub const APPLYING_FILE: &str = "applying.json";
+/// How long a sync waits for another one of the same home.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// An error as `sync status` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -123,4 +125,14 @@ fn write_json<T: Serialize>(dir: &Path, file: &str, value: &T) -> Result<(), Syn
     })?;
     crate::storage::create_private_dir_all(dir).map_err(|e| SyncError::io("create", dir, e))?;
     write_atomic(dir, file, &text).map_err(|e| SyncError::io("write", &dir.join(file), e))
+}
+
+/// The lock that lets one sync of a home run at a time (and a dismissal wait for it).
+pub fn lock_sync_dir(dir: &Path) -> Result<ScopeLock, SyncError> {
+    ScopeLock::acquire_within(dir, LOCK_WAIT).map_err(|failure| match failure {
+        LockFailure::TimedOut { holder } => SyncError::Busy {
+            holder: holder.unwrap_or_else(|| "another process".into()),
+        },
+        LockFailure::Io(e) => SyncError::io("lock", dir, e),
+    })
 }
