@@ -397,3 +397,106 @@ fn same_content(a: &Document, b: &Document) -> bool {
         && a.tags == b.tags
         && a.extra == b.extra
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A memory file's text, with its `updated` second.
+    fn memory(name: &str, body: &str, updated: u32) -> Vec<u8> {
+        format!(
+            "---\nname: {name}\ntype: project\ndescription: About {name}\ncreated: 2026-06-01T00:00:00Z\nupdated: 2026-06-02T00:00:{updated:02}Z\n---\n{body}\n"
+        )
+        .into_bytes()
+    }
+
+    /// Trees and blobs from `(path, text)` lists; a blob's id is its index.
+    struct World {
+        blobs: HashMap<String, Vec<u8>>,
+    }
+
+    impl World {
+        fn tree(&mut self, files: &[(&str, &[u8])]) -> Tree {
+            files
+                .iter()
+                .map(|(path, bytes)| {
+                    let hash = format!("{:040x}", self.blobs.len() + 1);
+                    let found = self
+                        .blobs
+                        .iter()
+                        .find(|(_, b)| b.as_slice() == *bytes)
+                        .map(|(h, _)| h.clone());
+                    let hash = found.unwrap_or_else(|| {
+                        self.blobs.insert(hash.clone(), bytes.to_vec());
+                        hash
+                    });
+                    (path.to_string(), Entry::file(hash, bytes.len() as u64))
+                })
+                .collect()
+        }
+    }
+
+    fn run(base: &Tree, ours: &Tree, theirs: &Tree, world: &World) -> Merged {
+        let sides = Sides {
+            base,
+            ours,
+            theirs,
+            blobs: &world.blobs,
+        };
+        merge(&sides, &mut |_| Ok("f".repeat(40))).unwrap()
+    }
+
+    #[test]
+    fn whichever_machine_merges_the_same_version_stays() {
+        let mut w = World {
+            blobs: HashMap::new(),
+        };
+        let base = w.tree(&[("memory/x.md", &memory("x", "one", 1))]);
+        // Equal stamps: the tie is broken by the text, the same on both machines.
+        let a = w.tree(&[("memory/x.md", &memory("x", "two", 5))]);
+        let b = w.tree(&[("memory/x.md", &memory("x", "three", 5))]);
+        let here = run(&base, &a, &b, &w);
+        let there = run(&base, &b, &a, &w);
+        assert_eq!(here.tree, there.tree);
+        assert_eq!(here.conflicts.len(), 1);
+        assert_eq!(here.conflicts[0].kept.text, there.conflicts[0].kept.text);
+    }
+
+    #[test]
+    fn a_refused_file_keeps_this_machines_version_and_the_rest_arrives() {
+        let mut w = World {
+            blobs: HashMap::new(),
+        };
+        let base = w.tree(&[("memory/x.md", &memory("x", "one", 1))]);
+        let ours = base.clone();
+        let theirs = w.tree(&[
+            (
+                "memory/x.md",
+                &memory("x", "token ghp_4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R", 2),
+            ),
+            ("memory/y.md", &memory("y", "fine", 2)),
+            ("projects/ledger-1a2b3c4d/memory/z.md", &memory("z", "no remote", 2)),
+        ]);
+        let merged = run(&base, &ours, &theirs, &w);
+        assert_eq!(merged.tree.get("memory/x.md"), ours.get("memory/x.md"));
+        assert!(merged.tree.contains_key("memory/y.md"));
+        let refused: Vec<&str> = merged.refused.iter().map(|r| r.path.as_str()).collect();
+        assert_eq!(refused, ["memory/x.md", "projects/ledger-1a2b3c4d/memory/z.md"]);
+        assert!(!merged.tree.contains_key("projects/ledger-1a2b3c4d/memory/z.md"));
+    }
+
+    #[test]
+    fn a_delete_never_wins_over_an_edit() {
+        let mut w = World {
+            blobs: HashMap::new(),
+        };
+        let base = w.tree(&[("memory/x.md", &memory("x", "one", 1))]);
+        let deleted = w.tree(&[]);
+        let edited = w.tree(&[("memory/x.md", &memory("x", "two", 2))]);
+        for (ours, theirs) in [(&deleted, &edited), (&edited, &deleted)] {
+            let merged = run(&base, ours, theirs, &w);
+            assert_eq!(merged.tree.get("memory/x.md"), edited.get("memory/x.md"));
+            assert!(merged.conflicts[0].other.deleted);
+        }
+    }
+}
