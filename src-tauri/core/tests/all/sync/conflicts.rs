@@ -168,3 +168,29 @@ fn two_syncs_of_one_home_never_run_at_once() {
     drop(held);
     a.sync(11);
 }
+
+#[test]
+fn adopting_a_remote_merges_a_memory_both_machines_already_had() {
+    let tmp = tempfile::tempdir().unwrap();
+    let remote = bare_remote(tmp.path());
+    let a = Machine::new(tmp.path(), "a");
+    let b = Machine::new(tmp.path(), "b");
+    a.save("deploy-steps", "Tag, build, roll out.", 1);
+    b.save("deploy-steps", "Tag, build, canary, roll out.", 5);
+    a.init(&remote, 10);
+    let adopted = b.init(&remote, 11);
+    assert_eq!(adopted.conflicts.len(), 1, "{adopted:?}");
+    converged(&a, &b, 20);
+    assert_eq!(
+        a.body("deploy-steps").as_deref(),
+        Some("Tag, build, canary, roll out.")
+    );
+    assert!(b
+        .archived_texts()
+        .iter()
+        .any(|t| t.contains("Tag, build, roll out.")));
+    assert!(a
+        .archived_texts()
+        .iter()
+        .any(|t| t.contains("Tag, build, roll out.")));
+}
