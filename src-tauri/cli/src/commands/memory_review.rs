@@ -240,13 +240,14 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
                 };
                 println!(
                     "two machines  {} changed on two machines [{}]: kept {} in the file, the other ({}) archived\n  \
-                     kept:\n  {}\n  other:\n  {}\n  settle: edit or restore a version, then ambry sync dismiss {}",
+                     kept:\n  {}\n  other:\n  {}\n  keep it: ambry sync dismiss {}   the other: ambry sync use-other {}   (or edit it, then dismiss)",
                     c.path,
                     c.id,
                     machine(&c.kept),
                     machine(&c.other),
                     c.kept.text.trim().replace('\n', "\n  "),
                     c.other.text.trim().replace('\n', "\n  "),
+                    c.id,
                     c.id
                 );
             }

@@ -1,5 +1,5 @@
-//! `ambry sync init REMOTE | sync [--dry-run] | sync status | sync dismiss ID`: personal sync
-//! on git (DESIGN §15).
+//! `ambry sync init REMOTE | sync [--dry-run] | sync status | sync dismiss ID | sync use-other
+//! ID`: personal sync on git (DESIGN §15).
 //!
 //! Thin: calls the workspace and prints its report; `--json` prints the report (or status) as
 //! is. A failed sync exits 1 with the error (and `sync status` keeps it).
@@ -29,6 +29,8 @@ pub enum SyncAction {
     Status,
     /// Settle a "changed on two machines" conflict: it leaves the review inbox, files stay as they are
     Dismiss { id: String },
+    /// Settle a "changed on two machines" conflict with the other version: it replaces the memory (the current one is archived)
+    UseOther { id: String },
 }
 
 pub fn run(ctx: &Context, args: SyncArgs) -> Result<()> {
@@ -52,6 +54,19 @@ pub fn run(ctx: &Context, args: SyncArgs) -> Result<()> {
             }
             println!(
                 "Dismissed conflict {id}; the memory and its archived versions stay as they are."
+            );
+            Ok(())
+        }
+        Some(SyncAction::UseOther { id }) => {
+            let Some(settled) = ws.sync_use_other(&id, ctx.now())? else {
+                anyhow::bail!("no conflict `{id}` is waiting (see ambry sync status)");
+            };
+            if ctx.json {
+                return ctx.print_json(&settled);
+            }
+            println!(
+                "{} now holds the other machine's version (the one it replaces is archived); the next sync sends it.",
+                settled.path
             );
             Ok(())
         }
@@ -150,11 +165,12 @@ fn print_conflict(c: &SyncConflict) {
         }
     };
     println!(
-        "conflict      {} [{}] changed on two machines: kept {}; the other ({}) is archived — ambry memory review, then ambry sync dismiss {}",
+        "conflict      {} [{}] changed on two machines: kept {}; the other ({}) is archived — ambry memory review; keep it: ambry sync dismiss {}, or the other: ambry sync use-other {}",
         c.path,
         c.id,
         side(&c.kept),
         side(&c.other),
+        c.id,
         c.id
     );
 }

@@ -2,8 +2,11 @@
 //!
 //! Owns: a conflict's record and its id (a hash of the path and both texts, so a sync that
 //! merges the same conflict again after an interruption files it once), adding the new ones
-//! to `sync/conflicts.json`, and dismissing one a person settled.
+//! to `sync/conflicts.json`, and settling one: dismissed (the file stays as it is) or the other
+//! version used instead.
 //! Deliberately does not: decide what conflicts (see `merge`) or show them.
+
+use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 
@@ -11,7 +14,8 @@ use super::allowlist::Kind;
 use super::merge::Conflict;
 use super::state::{lock_sync_dir, read_conflicts, write_conflicts, SyncConflict};
 use super::SyncError;
-use crate::memory::Scope;
+use crate::memory::{Scope, Store, SyncedFile};
+use crate::project::Project;
 use crate::AmbryHome;
 
 /// The record a merge's conflict is filed as.
@@ -79,4 +83,53 @@ pub fn dismiss_conflict(home: &AmbryHome, id: &str) -> Result<bool, SyncError> {
     }
     write_conflicts(&dir, &all)?;
     Ok(true)
+}
+
+/// Settles a conflict the other way: the version that lost (archived) becomes the memory again
+/// — written through the store, the current one archived — or, when the other side deleted
+/// it, the memory is forgotten. The next sync sends it. Only memory conflicts; `None` when no
+/// conflict has that id.
+pub fn use_other(
+    home: &AmbryHome,
+    id: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<SyncConflict>, SyncError> {
+    let dir = home.sync_dir();
+    let _lock = lock_sync_dir(&dir)?;
+    let mut all = read_conflicts(&dir);
+    let Some(at) = all.iter().position(|c| c.id == id) else {
+        return Ok(None);
+    };
+    let conflict = all[at].clone();
+    let (Some(scope), Some(name)) = (conflict.scope, conflict.name.clone()) else {
+        return Err(SyncError::NotAMemory {
+            path: conflict.path.clone(),
+        });
+    };
+    let store = Store::new(
+        home.clone(),
+        conflict.project.clone().map(|slug| Project {
+            slug,
+            root: PathBuf::new(),
+            remote: None,
+        }),
+    );
+    let path = store.dir(scope)?.join(format!("{name}.md"));
+    let current = match std::fs::read(&path) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(SyncError::io("read", &path, e)),
+    };
+    let new = (!conflict.other.deleted).then(|| conflict.other.text.clone().into_bytes());
+    let file = SyncedFile {
+        name,
+        expected: current,
+        new,
+    };
+    for (_, outcome) in store.apply_synced(scope, vec![file], Vec::new(), now)? {
+        outcome?;
+    }
+    all.remove(at);
+    write_conflicts(&dir, &all)?;
+    Ok(Some(conflict))
 }

@@ -26,6 +26,8 @@ pub enum SyncError {
     Git { command: String, reason: String },
     #[error("`git {command}` took longer than {seconds} s and was stopped")]
     TimedOut { command: String, seconds: u64 },
+    #[error("{path} is not a memory: edit it by hand to settle the conflict, then dismiss it")]
+    NotAMemory { path: String },
     #[error("cannot {action} {path}: {source}")]
     Io {
         action: &'static str,
@@ -57,6 +59,7 @@ impl ErrorCode for SyncError {
             SyncError::RemoteRejected { .. } => Code::RemoteRejected,
             SyncError::Busy { .. } => Code::Busy,
             SyncError::Git { .. } | SyncError::TimedOut { .. } => Code::SyncFailed,
+            SyncError::NotAMemory { .. } => Code::NotApplicable,
             SyncError::Io { source, .. } if source.raw_os_error() == Some(libc::ENOSPC) => {
                 Code::DiskFull
             }

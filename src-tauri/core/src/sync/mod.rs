@@ -22,7 +22,7 @@ pub mod repo;
 pub mod state;
 mod status;
 
-pub use conflicts::dismiss_conflict;
+pub use conflicts::{dismiss_conflict, use_other};
 pub use engine::{check_remote, sync, SyncReport};
 pub use status::{doctor_check, is_initialized, status, SyncStatus};
 pub use error::SyncError;

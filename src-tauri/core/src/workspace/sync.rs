@@ -94,4 +94,17 @@ impl Workspace {
     pub fn sync_dismiss(&self, id: &str) -> Result<bool, WorkspaceError> {
         Ok(sync::dismiss_conflict(self.home(), id)?)
     }
+
+    /// Settles a "changed on two machines" conflict the other way: the archived version
+    /// becomes the memory again (or, deleted on the other side, the memory is forgotten), the
+    /// current one archived; the next sync sends it. `None` when no conflict has that id.
+    pub fn sync_use_other(
+        &self,
+        id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<SyncConflict>, WorkspaceError> {
+        let settled = sync::use_other(self.home(), id, now)?;
+        self.memories_written();
+        Ok(settled)
+    }
 }

@@ -194,3 +194,30 @@ fn adopting_a_remote_merges_a_memory_both_machines_already_had() {
         .iter()
         .any(|t| t.contains("Tag, build, roll out.")));
 }
+
+#[test]
+fn a_conflict_settled_with_the_other_version_brings_it_back_on_both_machines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_remote, a, b) = two_synced(tmp.path());
+    b.save("deploy-steps", "Tag, build, canary, roll out.", 10);
+    a.save("deploy-steps", "Tag, build, roll out to eu first.", 20);
+    a.sync(30);
+    b.sync(31);
+    let f = b.two_machine_findings().remove(0);
+    assert!(f.kept.text.contains("eu first"), "{f:?}");
+    let settled = b.ws.sync_use_other(&f.id, at(40)).unwrap().unwrap();
+    assert_eq!(settled.id, f.id);
+    assert_eq!(
+        b.body("deploy-steps").as_deref(),
+        Some("Tag, build, canary, roll out.")
+    );
+    assert!(b.two_machine_findings().is_empty());
+    assert!(b.ws.sync_use_other(&f.id, at(41)).unwrap().is_none());
+    converged(&a, &b, 50);
+    assert_eq!(
+        a.body("deploy-steps").as_deref(),
+        Some("Tag, build, canary, roll out.")
+    );
+    // The version it replaced is archived.
+    assert!(b.archived_texts().iter().any(|t| t.contains("eu first")));
+}
