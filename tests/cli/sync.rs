@@ -129,6 +129,7 @@ fn two_machines_sync_through_a_bare_remote_and_status_says_so() {
         (status["ahead"].as_u64(), status["behind"].as_u64()),
         (Some(0), Some(0))
     );
+    assert_eq!(status["unsent"], 0);
     let text = b
         .ambry()
         .args(["sync", "status"])

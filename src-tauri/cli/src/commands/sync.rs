@@ -127,6 +127,9 @@ fn print_status(ctx: &Context, status: &SyncStatus) -> Result<()> {
         state.last_sync.map_or("never".into(), ambry_core::rfc3339)
     );
     println!("ahead/behind  {}/{}", state.ahead, state.behind);
+    if let Some(unsent) = status.unsent {
+        println!("not sent yet  {unsent} file(s) changed here since the last sync");
+    }
     match &state.last_error {
         Some(e) => println!(
             "last error    {} at {}: {}",

@@ -24,7 +24,7 @@ mod status;
 
 pub use conflicts::{dismiss_conflict, use_other};
 pub use engine::{check_remote, sync, SyncReport};
-pub use status::{doctor_check, is_initialized, status, SyncStatus};
+pub use status::{conflicts, doctor_check, is_initialized, status, unsent, SyncStatus};
 pub use error::SyncError;
 pub use inspect::Refused;
 pub use merge::Side;

@@ -1,11 +1,14 @@
-//! Where sync stands, for `sync status`, `doctor` and the app: read from what the last sync
-//! left in the home, without running git or reaching the remote.
+//! Where sync stands, for `sync status`, `doctor` and the app: what the last sync left in the
+//! home, and what changed here since — never reaching the remote.
 //!
 //! Owns: `SyncStatus` and the `doctor` line for sync.
 //! Deliberately does not: sync, or decide what a sync records (see `engine`).
 
 use serde::Serialize;
 
+use super::apply::changed_paths;
+use super::export::export;
+use super::repo::{Repo, BRANCH};
 use super::state::{read_conflicts, read_state, SyncConflict, SyncState};
 use crate::AmbryHome;
 
@@ -15,7 +18,15 @@ pub struct SyncStatus {
     pub initialized: bool,
     #[serde(flatten)]
     pub state: SyncState,
+    /// Files of this home changed since the last sync (not sent yet); `None` when it cannot be
+    /// told (not set up, git missing).
+    pub unsent: Option<usize>,
     pub conflicts: Vec<SyncConflict>,
+}
+
+/// The "changed on two machines" conflicts still waiting.
+pub fn conflicts(home: &AmbryHome) -> Vec<SyncConflict> {
+    read_conflicts(&home.sync_dir())
 }
 
 /// Whether sync was set up in this home.
@@ -23,14 +34,25 @@ pub fn is_initialized(home: &AmbryHome) -> bool {
     home.sync_dir().join("repo").join("HEAD").is_file()
 }
 
-/// The state `sync status` shows, with the conflicts still waiting.
+/// The state `sync status` shows, with the conflicts still waiting (without `unsent`).
 pub fn status(home: &AmbryHome) -> SyncStatus {
     let dir = home.sync_dir();
     SyncStatus {
         initialized: is_initialized(home),
         state: read_state(&dir),
+        unsent: None,
         conflicts: read_conflicts(&dir),
     }
+}
+
+/// How many travelling files of the home differ from what the sync branch holds (local git
+/// only: the remote is not asked; it hashes every such file, so `status` leaves it out).
+pub fn unsent(home: &AmbryHome) -> Option<usize> {
+    let repo = Repo::existing(&home.sync_dir().join("repo"))?;
+    let head = repo.resolve(BRANCH);
+    let last = repo.tree_of(head.as_deref()).ok()?;
+    let now = export(home, &repo, &last).ok()?;
+    Some(changed_paths(&last, &now.tree).len())
 }
 
 /// The `doctor` line for sync: off until set up; then the last sync, or why the last attempt

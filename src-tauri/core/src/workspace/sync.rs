@@ -65,6 +65,9 @@ impl Workspace {
         let configured = self.config()?.sync.remote().map(str::to_string);
         // Set up means configured: a first sync that failed leaves a repository but no remote.
         status.initialized = status.initialized && configured.is_some();
+        if status.initialized {
+            status.unsent = sync::unsent(self.home());
+        }
         if status.state.remote.is_none() {
             status.state.remote = configured;
         }
@@ -79,8 +82,7 @@ impl Workspace {
     /// The conflicts of `store`'s view: the user scope, its project, and the person's anchor.
     pub(super) fn sync_conflicts_of(&self, store: &Store) -> Vec<SyncConflict> {
         let slug = store.project().map(|p| p.slug.as_str());
-        sync::status(self.home())
-            .conflicts
+        sync::conflicts(self.home())
             .into_iter()
             .filter(|c| match (c.scope, c.project.as_deref()) {
                 (Some(Scope::User), _) | (None, None) => true,

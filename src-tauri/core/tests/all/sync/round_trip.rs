@@ -144,6 +144,15 @@ fn a_sync_with_nothing_new_changes_nothing_and_a_dry_run_writes_nothing() {
         "{again:?}"
     );
     assert_eq!(git(&remote, &["rev-parse", "main"]), head);
+    assert_eq!(b.ws.sync_status().unwrap().unsent, Some(0));
+    b.save("code-style", "rustfmt.", 4);
+    assert_eq!(
+        b.ws.sync_status().unwrap().unsent,
+        Some(1),
+        "a local change not sent yet"
+    );
+    b.sync(4);
+    assert_eq!(b.ws.sync_status().unwrap().unsent, Some(0));
 
     a.save("deploy-steps", "Tag, build, canary, roll out.", 5);
     a.sync(6);
