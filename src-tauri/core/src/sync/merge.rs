@@ -7,8 +7,9 @@
 //! machines" conflict with both texts; deleted on one side and edited on the other, the edit
 //! stays. A rename on one side (a new file with the same `created`, in the same scope) with an
 //! edit on the other keeps the new name and the edit. The person's anchor and retrieval tests
-//! changed on both sides keep this machine's text, the other filed as a conflict. An incoming
-//! file that fails `inspect` is refused: this machine's version of that path stays.
+//! (no `updated`) changed on both sides keep this machine's text (an edit over a delete), the
+//! other filed as a conflict. An incoming file that fails `inspect` is refused: this
+//! machine's version of that path stays.
 //! Deliberately does not: run git, read the home or write anything (the caller stores the
 //! blobs the merge makes through `write_blob`).
 
@@ -158,13 +159,24 @@ pub fn merge(
             }
         }
         if !matches!(kind, Kind::Memory { .. }) {
-            keep_ours(&mut out);
+            // No `updated` to compare: this machine's text stays, unless it deleted the file
+            // the other edited (a delete never wins over an edit).
+            let theirs_stays = o.is_none() && t.is_some();
+            match (theirs_stays, t) {
+                (true, Some(te)) => {
+                    out.tree.insert(path.clone(), te.clone());
+                }
+                _ => keep_ours(&mut out),
+            }
             if matches!(kind, Kind::UserAnchor | Kind::Tests { .. }) {
-                out.conflicts.push(Conflict {
-                    kind,
-                    kept: side(sides, o.or(b), true, o.is_none()),
-                    other: side(sides, t.or(b), false, t.is_none()),
-                });
+                let here = side(sides, o.or(b), true, o.is_none());
+                let there = side(sides, t.or(b), false, t.is_none());
+                let (kept, other) = if theirs_stays {
+                    (there, here)
+                } else {
+                    (here, there)
+                };
+                out.conflicts.push(Conflict { kind, kept, other });
             }
             continue;
         }
@@ -483,6 +495,21 @@ mod tests {
         let refused: Vec<&str> = merged.refused.iter().map(|r| r.path.as_str()).collect();
         assert_eq!(refused, ["memory/x.md", "projects/ledger-1a2b3c4d/memory/z.md"]);
         assert!(!merged.tree.contains_key("projects/ledger-1a2b3c4d/memory/z.md"));
+    }
+
+    #[test]
+    fn the_anchor_deleted_here_and_edited_there_keeps_the_edit() {
+        let mut w = World {
+            blobs: HashMap::new(),
+        };
+        let base = w.tree(&[("USER.md", b"short answers\n")]);
+        let deleted = w.tree(&[]);
+        let edited = w.tree(&[("USER.md", b"long answers\n")]);
+        for (ours, theirs) in [(&deleted, &edited), (&edited, &deleted)] {
+            let merged = run(&base, ours, theirs, &w);
+            assert_eq!(merged.tree.get("USER.md"), edited.get("USER.md"));
+            assert_eq!(merged.conflicts[0].kept.text, "long answers\n");
+        }
     }
 
     #[test]
