@@ -83,43 +83,53 @@ pub fn sync(
     let _lock = lock_sync_dir(&dir)?;
     let result = run(home, remote, now, dry_run);
     if !dry_run {
-        let mut state = read_state(&dir);
-        state.remote = Some(remote.to_string());
-        state.last_attempt = Some(now);
-        match &result {
-            Ok(report) => {
-                state.last_sync = Some(now);
-                state.last_error = None;
-                state.withheld = report.withheld.clone();
-                // A refusal stays listed until that path arrives clean or a newer one replaces it.
-                let received: std::collections::BTreeSet<&String> =
-                    report.received.iter().collect();
-                state
-                    .refused
-                    .retain(|r| !received.contains(&r.path) && !report.refused.iter().any(|n| n.path == r.path));
-                state.refused.extend(report.refused.iter().cloned());
-            }
-            Err(e) => {
-                let report = crate::error::ErrorReport::of(e);
-                state.last_error = Some(LastError {
-                    code: report.code,
-                    message: report.message,
-                    at: now,
-                });
-            }
-        }
-        if let Some(repo) = Repo::existing(&dir.join("repo")) {
-            if let (Some(head), Some(tracking)) = (repo.resolve(BRANCH), repo.resolve(TRACKING)) {
-                if let Ok((ahead, behind)) = repo.ahead_behind(&head, &tracking) {
-                    state.ahead = ahead;
-                    state.behind = behind;
-                }
-            }
-        }
-        // The state only describes; failing to write it must not turn a sync into a failure.
-        let _ = write_state(&dir, &state);
+        record_outcome(home, remote, now, &result);
     }
     result
+}
+
+/// What `sync status` shows of this sync: when, its error, the files refused and held back,
+/// ahead/behind. The state only describes: failing to write it does not fail the sync.
+fn record_outcome(
+    home: &AmbryHome,
+    remote: &str,
+    now: DateTime<Utc>,
+    result: &Result<SyncReport, SyncError>,
+) {
+    let dir = home.sync_dir();
+    let mut state = read_state(&dir);
+    state.remote = Some(remote.to_string());
+    state.last_attempt = Some(now);
+    match result {
+        Ok(report) => {
+            state.last_sync = Some(now);
+            state.last_error = None;
+            state.withheld = report.withheld.clone();
+            // A refusal stays listed until that path arrives clean or a newer one replaces it.
+            let settled = |path: &String| {
+                report.received.contains(path) || report.refused.iter().any(|n| n.path == *path)
+            };
+            state.refused.retain(|r| !settled(&r.path));
+            state.refused.extend(report.refused.iter().cloned());
+        }
+        Err(e) => {
+            let report = crate::error::ErrorReport::of(e);
+            state.last_error = Some(LastError {
+                code: report.code,
+                message: report.message,
+                at: now,
+            });
+        }
+    }
+    if let Some(repo) = Repo::existing(&dir.join("repo")) {
+        if let (Some(head), Some(tracking)) = (repo.resolve(BRANCH), repo.resolve(TRACKING)) {
+            if let Ok((ahead, behind)) = repo.ahead_behind(&head, &tracking) {
+                state.ahead = ahead;
+                state.behind = behind;
+            }
+        }
+    }
+    let _ = write_state(&dir, &state);
 }
 
 fn run(
