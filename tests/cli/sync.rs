@@ -449,3 +449,47 @@ fn a_remote_that_never_answers_is_given_up_within_ten_seconds_and_its_transport_
         "the hanging transport was left running"
     );
 }
+
+#[test]
+fn a_sending_machine_killed_mid_sync_sends_everything_next_time() {
+    let (a, b) = (Sandbox::new(), Sandbox::new());
+    let remote_dir = tempfile::tempdir().unwrap();
+    let remote = bare_remote(remote_dir.path());
+    a.ambry()
+        .args(["sync", "init"])
+        .arg(&remote)
+        .assert()
+        .success();
+    b.ambry()
+        .args(["sync", "init"])
+        .arg(&remote)
+        .assert()
+        .success();
+    let bin = assert_cmd::cargo::cargo_bin("ambry");
+    let dir = a.home.path().join("memory");
+    fs::create_dir_all(&dir).unwrap();
+    for kill in 0..10u64 {
+        for i in 0..NOTES {
+            fs::write(dir.join(format!("note-{i:03}.md")), note(i, kill)).unwrap();
+        }
+        let mut child = Command::new(&bin)
+            .env_remove("AMBRY_HOME")
+            .arg("--home")
+            .arg(a.home.path())
+            .arg("sync")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(kill * 53 % 400));
+        let _ = child.kill();
+        child.wait().unwrap();
+    }
+    a.ambry().arg("sync").assert().success();
+    b.ambry().arg("sync").assert().success();
+    assert_eq!(files(a.home.path()), files(b.home.path()));
+    assert_eq!(files(b.home.path()).len(), NOTES);
+    assert!(files(b.home.path())
+        .iter()
+        .all(|(n, t)| *t == note(n[5..8].parse().unwrap(), 9)));
+}
