@@ -21,4 +21,5 @@ mod rules;
 mod service;
 mod sessions;
 mod support;
+mod sync;
 mod team;

@@ -78,6 +78,8 @@ enum Command {
     Mcp,
     /// Trust this repository's team memory (.ambry/memory/), so agents are given it
     Trust(commands::trust::TrustArgs),
+    /// Sync your memories across your machines through a git remote you own
+    Sync(commands::sync::SyncArgs),
 }
 
 fn main() -> ExitCode {
@@ -116,6 +118,7 @@ fn main() -> ExitCode {
         Command::Mcp => ambry_cli::mcp::run(ctx.workspace.clone(), ctx.cwd.clone()),
         Command::Import(cmd) => commands::import::run(&ctx, cmd),
         Command::Trust(args) => commands::trust::run(&ctx, args),
+        Command::Sync(args) => commands::sync::run(&ctx, args),
         Command::Connect(args) => commands::connect::run(&ctx, args, ambry_core::Action::Connect),
         Command::Disconnect(args) => {
             commands::connect::run(&ctx, args, ambry_core::Action::Disconnect)

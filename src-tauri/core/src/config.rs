@@ -26,6 +26,7 @@ pub struct Config {
     pub editor: EditorConfig,
     pub lifecycle: LifecycleConfig,
     pub distill: DistillConfig,
+    pub sync: SyncConfig,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -248,6 +249,35 @@ impl Default for DistillConfig {
     }
 }
 
+/// `[sync]`: personal sync on git (DESIGN §15).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SyncConfig {
+    /// The git remote this home syncs with; empty: sync is not set up (`ambry sync init`).
+    pub remote: String,
+    /// Sync shortly after local changes and every `interval_minutes` (front ends that run long).
+    pub auto: bool,
+    /// Minutes between automatic pulls.
+    pub interval_minutes: u64,
+}
+
+impl Default for SyncConfig {
+    fn default() -> Self {
+        Self {
+            remote: String::new(),
+            auto: true,
+            interval_minutes: 10,
+        }
+    }
+}
+
+impl SyncConfig {
+    /// The remote, when sync is set up.
+    pub fn remote(&self) -> Option<&str> {
+        Some(self.remote.trim()).filter(|r| !r.is_empty())
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read {path}: {source}")]
@@ -440,6 +470,9 @@ impl Config {
             if value.trim().is_empty() {
                 return Err(fail("distill", key, "must name a command".into()));
             }
+        }
+        if self.sync.interval_minutes == 0 {
+            return Err(fail("sync", "interval_minutes", "must be at least 1".into()));
         }
         Ok(())
     }

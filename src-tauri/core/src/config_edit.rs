@@ -175,6 +175,15 @@ pub const SETTINGS: &[SettingSpec] = &[
     spec("distill", "timeout_secs", "Distill", "Seconds one call may take",
         "A call still running after this is stopped.",
         whole(1.0, None)),
+    spec("sync", "remote", "Sync", "Sync remote",
+        "The git remote your memories sync with across your machines (set by `ambry sync init REMOTE`). Empty: no sync.",
+        SettingKind::Text { placeholder: "git@github.com:you/ambry-memory.git" }),
+    spec("sync", "auto", "Sync", "Sync automatically",
+        "On: the app syncs shortly after a change and pulls every few minutes, once a remote is set.",
+        SettingKind::Toggle),
+    spec("sync", "interval_minutes", "Sync", "Pull every (minutes)",
+        "How often an automatic sync pulls what your other machines changed.",
+        whole(1.0, None)),
 ];
 
 /// A key with its current (effective) and default values, as JSON the form shows.

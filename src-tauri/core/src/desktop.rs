@@ -144,6 +144,11 @@ pub const STARTER_CONFIG: &str = "\
 
 [editor]
 # command = \"\"              # e.g. \"code -g {path}\"; empty: $VISUAL, $EDITOR, then the system default
+
+[sync]
+# remote = \"\"               # personal sync's git remote; set by `ambry sync init REMOTE`
+# auto = true
+# interval_minutes = 10
 ";
 
 /// Creates `path` with `STARTER_CONFIG` when it does not exist; returns whether it did. An

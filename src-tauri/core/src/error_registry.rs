@@ -48,6 +48,7 @@ macro_rules! core_errors {
             crate::distill::DistillError,
             crate::compose::hook::PayloadError,
             crate::error::InvalidRequest,
+            crate::sync::SyncError,
         }
     };
 }

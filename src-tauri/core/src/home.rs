@@ -82,6 +82,10 @@ impl AmbryHome {
     pub fn compose_service_lock(&self) -> PathBuf {
         self.root.join("compose.lock")
     }
+    /// Personal sync's own directory: its git repository, state and pending conflicts.
+    pub fn sync_dir(&self) -> PathBuf {
+        self.root.join("sync")
+    }
     /// Held (advisory lock) by the one agent's hook of this home that may load the embedding
     /// model in its own process while no service answers (the others rank with words).
     pub fn hook_model_lock(&self) -> PathBuf {

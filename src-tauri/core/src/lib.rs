@@ -23,8 +23,8 @@ macro_rules! internal {
 
 internal! {
     agents, anchors, compose, compose_service, config, config_edit, desktop, distill, doctor, editor,
-    embed, enforce, home, import, instructions, ledger, lifecycle, memory, project, project_lookup, rank,
-    render, sessions, storage, usage, workspace,
+    embed, enforce, home, import, instructions, ledger, lifecycle, memory, project, project_lookup,
+    rank, render, sessions, storage, sync, usage, workspace,
 }
 pub mod error;
 mod error_registry;
@@ -75,6 +75,7 @@ pub use sessions::{
     SourceKind, Transcript, VaultedFile,
 };
 pub use storage::{create_private_dir_all, open_private};
+pub use sync::{LastError, Refused, Side, SyncConflict, SyncReport, SyncState, SyncStatus};
 pub use usage::UseKind;
 pub use workspace::{
     AgentStatus, AnchorOf, AnchorText, Coverage, ForgottenVersion, HomeError, IndexRequest,

@@ -299,6 +299,28 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
                 memory.name,
                 last_used.map_or("never".to_string(), |at| at.date_naive().to_string())
             ),
+            Finding::ChangedOnTwoMachines(c) => {
+                let machine = |s: &ambry_core::Side| {
+                    let on = if s.here { "this machine" } else { "another machine" };
+                    if s.deleted {
+                        format!("deleted on {on}")
+                    } else {
+                        format!("from {on}")
+                    }
+                };
+                println!(
+                    "two machines  {} changed on two machines [{}]: kept {} in the file, the other ({}) archived\n  \
+                     kept:\n  {}\n  other:\n  {}\n  keep it: ambry sync dismiss {}   the other: ambry sync use-other {}   (or edit it, then dismiss)",
+                    c.path,
+                    c.id,
+                    machine(&c.kept),
+                    machine(&c.other),
+                    c.kept.text.trim().replace('\n', "\n  "),
+                    c.other.text.trim().replace('\n', "\n  "),
+                    c.id,
+                    c.id
+                );
+            }
             Finding::Proposal(p) => {
                 let turns: Vec<String> =
                     p.source_turns.iter().map(|t| t.turn.to_string()).collect();

@@ -17,4 +17,5 @@ pub mod reindex;
 pub mod serve;
 pub mod sessions;
 pub mod sessions_prune;
+pub mod sync;
 pub mod trust;

@@ -103,6 +103,9 @@ pub enum Finding {
         /// with it once the person says so).
         own_rule: bool,
     },
+    /// Changed on two machines (personal sync, DESIGN §15): the version kept in the file and
+    /// the other one, archived; merge them or keep one.
+    ChangedOnTwoMachines(Box<crate::sync::SyncConflict>),
 }
 
 impl Finding {
@@ -128,6 +131,7 @@ impl Finding {
                 names.extend(p.target.as_deref().map(|t| (p.scope, t)));
                 names
             }
+            Finding::ChangedOnTwoMachines(c) => c.scope.zip(c.name.as_deref()).into_iter().collect(),
         }
     }
 }

@@ -42,6 +42,10 @@ pub enum WorkspaceError {
     NoModel(#[from] ModelUnavailable),
     #[error(transparent)]
     Watch(#[from] crate::memory::WatchError),
+    #[error(transparent)]
+    Sync(#[from] crate::sync::SyncError),
+    #[error(transparent)]
+    ConfigEdit(#[from] crate::config_edit::ConfigEditError),
     #[error("cannot find your home directory, where the agents keep their files (set HOME)")]
     NoUserHome,
     #[error("Ambry does not know where {project} lives on disk; add it by picking its folder")]
@@ -72,6 +76,8 @@ impl ErrorCode for WorkspaceError {
             WorkspaceError::Agent(e) => e.code(),
             WorkspaceError::NoModel(e) => e.code(),
             WorkspaceError::Watch(e) => e.code(),
+            WorkspaceError::Sync(e) => e.code(),
+            WorkspaceError::ConfigEdit(e) => e.code(),
             WorkspaceError::NoUserHome => crate::error::Code::NoHome,
             WorkspaceError::NoProjectRoot { .. } => crate::error::Code::NoProjectRoot,
             WorkspaceError::ModelCrashed => crate::error::Code::ModelCrashed,
@@ -82,6 +88,7 @@ impl ErrorCode for WorkspaceError {
     fn field(&self) -> Option<&'static str> {
         match self {
             WorkspaceError::Store(e) => e.field(),
+            WorkspaceError::Sync(e) => e.field(),
             _ => None,
         }
     }

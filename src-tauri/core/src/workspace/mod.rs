@@ -26,6 +26,7 @@ mod review;
 mod session_actions;
 mod sessions;
 mod team;
+mod sync;
 mod upkeep;
 mod usage;
 mod watch;

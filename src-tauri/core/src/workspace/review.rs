@@ -95,6 +95,11 @@ impl Workspace {
         );
         findings.extend(self.ignored_findings(store, now));
         findings.extend(self.team_changes(store));
+        findings.extend(
+            self.sync_conflicts_of(store)
+                .into_iter()
+                .map(|c| Finding::ChangedOnTwoMachines(Box::new(c))),
+        );
         Ok(findings)
     }
 

@@ -163,6 +163,7 @@ impl Workspace {
                 crate::embed::embed_checks(&self.model_paths(config), config.retrieval.strategy)
                     .to_checks(),
             );
+            checks.push(crate::sync::doctor_check(&self.home, config.sync.remote()));
         }
         checks.extend(crate::sessions::session_checks(&self.home.index_db()));
         checks.extend(crate::ledger::ledger_checks(&self.home));

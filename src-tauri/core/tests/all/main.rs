@@ -20,6 +20,7 @@ mod review_eval;
 mod session_recall_eval;
 mod session_vectors;
 mod sessions;
+mod sync;
 mod transcript_lines;
 mod transcript_secrets;
 mod usage;
