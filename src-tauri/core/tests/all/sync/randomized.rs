@@ -1,5 +1,6 @@
 //! Thirty randomized rounds on two machines (fixed seed): edits, deletes and renames on both
-//! sides, synced in random order. The machines converge, every body ever written is reachable
+//! sides, in the user scope and a project's (known on the second machine only by sync), synced
+//! in random order. The machines converge, every body ever written is reachable
 //! (a file, the archive, or a finding), MEMORY.md always matches, no conflict marker is ever
 //! written, and the remote holds only what travels.
 
@@ -7,6 +8,43 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use super::*;
+
+/// The store and scope of one side of a machine: the user scope, or the project's once the
+/// machine knows it.
+fn target(m: &Machine, project: Option<&str>) -> (Store, Scope) {
+    match project.and_then(|slug| m.ws.store_of(Some(slug)).ok()) {
+        Some(store) => (store, Scope::Project),
+        None => (m.store(), Scope::User),
+    }
+}
+
+/// Every memory file of both scopes, `scope/name` to bytes.
+fn all_files(m: &Machine, slug: &str) -> BTreeMap<String, String> {
+    let mut files: BTreeMap<String, String> = m
+        .files()
+        .into_iter()
+        .map(|(n, t)| (format!("user/{n}"), t))
+        .collect();
+    if let Ok(store) = m.ws.store_of(Some(slug)) {
+        for f in store.list(ScopeFilter::Project).unwrap() {
+            files.insert(
+                format!("project/{}", f.name),
+                std::fs::read_to_string(&f.path).unwrap(),
+            );
+        }
+        assert!(store.index_drift(Scope::Project).unwrap().is_empty());
+    }
+    files
+}
+
+fn archived(m: &Machine, slug: &str) -> String {
+    let mut texts = m.archived_texts().concat();
+    let dir = m.home.join(format!("projects/{slug}/memory/.archive"));
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        texts.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
+    }
+    texts
+}
 
 const ROUNDS: usize = 30;
 const SEED: u64 = 0x5EED_0035;
@@ -31,30 +69,66 @@ fn two_machines_converge_and_lose_nothing_over_thirty_random_rounds() {
     };
     machines[0].save("seed-note", "body-seed", tick());
     written.push("body-seed".into());
+    let checkout = tmp.path().join("src/ledger");
+    std::fs::create_dir_all(&checkout).unwrap();
+    git(&checkout, &["init", "--quiet"]);
+    git(
+        &checkout,
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://github.com/acme/ledger.git",
+        ],
+    );
+    let project_store = machines[0].ws.store_at(&checkout);
+    let slug = project_store.project().unwrap().slug.clone();
+    machines[0]
+        .ws
+        .save(
+            &project_store,
+            Scope::Project,
+            draft("ledger-seed", "body-project-seed"),
+            at(tick()),
+        )
+        .unwrap();
+    written.push("body-project-seed".into());
     machines[0].init(&remote, tick());
     machines[1].init(&remote, tick());
 
     for round in 0..ROUNDS {
         for (m, machine) in machines.iter().enumerate() {
             for op in 0..rng.random_range(0..4) {
-                let names: Vec<String> = machine.files().into_keys().collect();
+                let project = rng.random_bool(0.4).then_some(slug.as_str());
+                let (store, scope) = target(machine, project);
+                let ws = &machine.ws;
+                let names: Vec<String> = store
+                    .list(ScopeFilter::from(scope))
+                    .unwrap()
+                    .into_iter()
+                    .map(|f| f.name)
+                    .collect();
                 let pick = |rng: &mut StdRng| names[rng.random_range(0..names.len())].clone();
                 let body = format!("body-{round}-{m}-{op}");
                 match rng.random_range(0..10) {
                     0..=2 => {
-                        machine.save(&fresh_name(), &body, tick());
+                        ws.save(&store, scope, draft(&fresh_name(), &body), at(tick()))
+                            .unwrap();
                         written.push(body);
                     }
                     3..=5 if !names.is_empty() => {
-                        machine.save(&pick(&mut rng), &body, tick());
+                        ws.save(&store, scope, draft(&pick(&mut rng), &body), at(tick()))
+                            .unwrap();
                         written.push(body);
                     }
                     6..=7 if !names.is_empty() => {
-                        machine.forget(&pick(&mut rng), tick());
+                        ws.forget(&store, scope, &pick(&mut rng), at(tick()))
+                            .unwrap();
                         deletes += 1;
                     }
                     8..=9 if !names.is_empty() => {
-                        machine.rename(&pick(&mut rng), &fresh_name(), tick());
+                        ws.rename_memory(&store, scope, &pick(&mut rng), &fresh_name(), at(tick()))
+                            .unwrap();
                         renames += 1;
                     }
                     _ => {}
@@ -91,14 +165,26 @@ fn two_machines_converge_and_lose_nothing_over_thirty_random_rounds() {
     );
 
     let [a, b] = &machines;
-    assert_eq!(a.files(), b.files(), "the machines did not converge");
-    assert!(!a.files().is_empty());
+    assert_eq!(
+        all_files(a, &slug),
+        all_files(b, &slug),
+        "the machines did not converge"
+    );
+    assert!(all_files(b, &slug)
+        .keys()
+        .any(|k| k.starts_with("project/")));
     let mut reachable = String::new();
     for machine in &machines {
         machine.assert_index_matches();
         machine.assert_no_conflict_markers();
-        reachable.extend(machine.files().into_values());
-        reachable.extend(machine.archived_texts());
+        for (path, text) in all_files(machine, &slug) {
+            assert!(
+                !text.contains("<<<<<<<") && !text.contains(">>>>>>>"),
+                "{path}"
+            );
+            reachable.push_str(&text);
+        }
+        reachable.push_str(&archived(machine, &slug));
         for c in machine.ws.sync_status().unwrap().conflicts {
             reachable.push_str(&c.kept.text);
             reachable.push_str(&c.other.text);
