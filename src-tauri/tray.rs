@@ -28,9 +28,11 @@ fn try_install(app: &AppHandle) -> tauri::Result<()> {
     let open = MenuItem::with_id(app, "open", "Open Ambry", true, None::<&str>)?;
     let search = MenuItem::with_id(app, "search", "Search memories…", true, None::<&str>)?;
     let reindex = MenuItem::with_id(app, "reindex", "Reindex", true, None::<&str>)?;
+    // Personal sync (DESIGN §15): the window's Sync now, so its status line says how it went.
+    let sync = MenuItem::with_id(app, "sync", "Sync now", true, None::<&str>)?;
     let quit = MenuItem::with_id(app, "quit", "Quit", true, None::<&str>)?;
     let separator = PredefinedMenuItem::separator(app)?;
-    let menu = Menu::with_items(app, &[&open, &search, &reindex, &separator, &quit])?;
+    let menu = Menu::with_items(app, &[&open, &search, &reindex, &sync, &separator, &quit])?;
     let icon = Image::from_bytes(include_bytes!("../icons/tray.png"))?;
     TrayIconBuilder::with_id("ambry")
         .icon(icon)
@@ -45,6 +47,10 @@ fn try_install(app: &AppHandle) -> tauri::Result<()> {
             "reindex" => {
                 show_window(app);
                 crate::commands::reindex::start_reindex(app.clone());
+            }
+            "sync" => {
+                show_window(app);
+                events::tray_action(app, "sync");
             }
             "quit" => app.exit(0),
             _ => {}

@@ -106,6 +106,9 @@ const app = {
     if (await this.navigate({ view: 'sessions' })) views.sessions.openSession(sessionId, ts);
   },
   reloadProjects: () => loadProjects(),
+  reviewChanged: () => reviewChanged(),
+  // Sync's line counts the conflicts Review settles.
+  syncChanged: () => sidebar.refreshSync(),
   // Whether any agent is connected (`null` until known): the first-run panel stays until one is.
   agentsConnected: null,
   async agentsChanged() {
@@ -316,7 +319,10 @@ on('reindex-finished', (summary) => {
 });
 on('tray-action', (action) => {
   if (action === 'search') app.openSearch();
+  if (action === 'sync') sidebar.syncNow();
 });
+// Where sync stands is read again when the window comes back (a sync ran in a terminal).
+window.addEventListener('focus', () => sidebar.refreshSync());
 
 async function boot() {
   const root = document.getElementById('app');
@@ -326,6 +332,7 @@ async function boot() {
   await app.agentsChanged();
   await show(app.route);
   app.refreshReviewCount();
+  sidebar.refreshSync();
   document.body.dataset.ready = 'true';
   requestAnimationFrame(async () => {
     try {

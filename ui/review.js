@@ -43,6 +43,7 @@ const KIND_TITLES = {
   rule_proposed: 'Rule proposed',
   ignored: 'Ignored',
   changed_by_team: 'Changed by the team',
+  changed_on_two_machines: 'Changed on two machines',
 };
 
 // What a distill proposal would do, in words.
@@ -59,6 +60,12 @@ function marked(text, needles) {
   if (!wanted.length) return [text];
   const pattern = new RegExp(`(${wanted.sort((a, b) => b.length - a.length).join('|')})`, 'gi');
   return text.split(pattern).map((part, i) => (i % 2 ? h('mark', { testid: 'review-claim' }, part) : part));
+}
+
+// A memory file's body: what follows its frontmatter (the whole text when it has none).
+function bodyOf(text) {
+  const m = /^---\r?\n[\s\S]*?\r?\n---\r?\n/.exec(text || '');
+  return m ? text.slice(m[0].length) : (text || '');
 }
 
 const WORD = /([\p{L}\p{N}_\-/@]+(?:\.[\p{L}\p{N}_\-/@]+)*)/u;
@@ -256,6 +263,25 @@ export function createReviewView(app) {
         button('review-edit', 'Edit', 'E', () => app.editMemory(loc(f.memory), f.memory.name)),
       ],
     }),
+    // Personal sync (DESIGN §15): both machines changed it; the later edit is in the file, the
+    // other archived. Keep the file's, take the other, or edit the file to merge them.
+    changed_on_two_machines: (f) => {
+      const label = (s) => `${s.here ? 'This machine' : 'The other machine'}${s.deleted ? ' deleted it' : ''}${s.updated ? ` · ${absoluteTime(s.updated)}` : ''}`;
+      const pane = (s, testid, title) => h('div', { class: 'review-side', testid, dataset: { here: String(!!s.here) } },
+        h('div', { class: 'review-side-head' }, h('strong', {}, title), ' ', h('span', { class: 'muted' }, label(s))),
+        h('pre', { class: 'review-body' }, s.deleted ? '(deleted)' : markedAgainst(bodyOf(s.text), bodyOf(f.other === s ? f.kept.text : f.other.text))));
+      const memory = f.name ? { scope: f.scope, name: f.name } : null;
+      return {
+        title: `${f.name || f.path} was changed on two machines`,
+        note: 'The later edit is in the file; the other is archived. Keep the file\'s, use the other, or edit the file to merge them.',
+        evidence: h('div', { class: 'review-pair' }, pane(f.kept, 'review-sync-kept', 'In the file'), pane(f.other, 'review-sync-other', 'The other version')),
+        actions: [
+          button('review-sync-keep', 'Keep the file\'s', 'K', () => act('Kept the version in the file', async () => { await call('sync_keep', { id: f.id }); app.syncChanged(); })),
+          button('review-sync-other', 'Use the other', 'U', () => act('The other version is back in the file', async () => { await call('sync_use_other', { id: f.id }); app.syncChanged(); })),
+          memory ? button('review-edit', 'Edit', 'E', () => app.editMemory(loc(memory), memory.name)) : null,
+        ].filter(Boolean),
+      };
+    },
     unused: (f) => ({
       title: `${f.memory.name} is not used`,
       evidence: single(f.memory, h('div', { class: 'review-evidence', testid: 'review-last-used' },
@@ -264,7 +290,7 @@ export function createReviewView(app) {
     }),
   };
 
-  const namesOf = (f) => (f.memories || [f.memory]).filter(Boolean).map((m) => m.name);
+  const namesOf = (f) => (f.memories || [f.memory || (f.name ? { name: f.name } : null)]).filter(Boolean).map((m) => m.name);
 
   function card(f, index) {
     const render = RENDERERS[f.kind];

@@ -12,8 +12,10 @@
 //   (every nav item carries data-active="true" when its view is shown)
 //   reindex-button       reindex embeddings (and sessions)
 //   reindex-progress     progress bar (data-done, data-total)       reindex-status   result line
+//   sync-status          personal sync's line and Sync now (see sync-status.js), once sync is set up
 
 import { h, clear } from './dom.js';
+import { createSyncStatus } from './sync-status.js';
 
 export function createSidebar(app) {
   const anchors = h('div', { class: 'nav-group' });
@@ -22,6 +24,7 @@ export function createSidebar(app) {
   const progressBar = h('div', { class: 'progress-bar' });
   const progress = h('div', { class: 'progress', testid: 'reindex-progress', hidden: true, role: 'progressbar', 'aria-label': 'Reindex progress' }, progressBar);
   const status = h('div', { class: 'reindex-status', testid: 'reindex-status', 'aria-live': 'polite' });
+  const sync = createSyncStatus(app);
   const reindex = h('button', { class: 'btn btn-block', testid: 'reindex-button', onClick: () => app.reindex(), title: 'Bring embedding vectors and the session index up to date' }, '↻ Reindex');
 
   // How many findings the Review entry's inbox has (hidden while unknown or zero).
@@ -37,7 +40,7 @@ export function createSidebar(app) {
         h('button', { class: 'icon-btn add-project', testid: 'nav-add-project', title: 'Add a project by picking its folder', 'aria-label': 'Add a project', onClick: () => app.addProject() }, h('span', { 'aria-hidden': 'true' }, '+'), h('span', { class: 'add-label' }, 'Add project'))),
       memories,
       h('div', { class: 'nav-section' }, 'Tools'), tools),
-    h('div', { class: 'sidebar-footer' }, reindex, progress, status));
+    h('div', { class: 'sidebar-footer' }, sync.el, reindex, progress, status));
 
   function item(testid, label, route, extra = {}, trailing = null) {
     const active = app.isActive(route);
@@ -116,5 +119,5 @@ export function createSidebar(app) {
     labelReview();
   }
 
-  return { el, render, setProgress, setStatus, setReviewCount };
+  return { el, render, setProgress, setStatus, setReviewCount, refreshSync: () => sync.refresh(), syncNow: () => sync.syncNow() };
 }

@@ -17,6 +17,7 @@ pub mod review;
 pub mod search;
 pub mod sessions;
 pub mod settings;
+pub mod sync;
 
 use ambry_core::Scope;
 use serde::Deserialize;

@@ -41,6 +41,7 @@ mod shutdown;
 mod small_form;
 mod small_transcript;
 mod smoke;
+mod sync;
 mod toasts;
 mod tray;
 mod type_picker;
