@@ -17,6 +17,7 @@ pub const SESSION_CHANGED: &str = "session-changed";
 pub const REINDEX_PROGRESS: &str = "reindex-progress";
 pub const REINDEX_FINISHED: &str = "reindex-finished";
 pub const TRAY_ACTION: &str = "tray-action";
+pub const SYNC_FINISHED: &str = "sync-finished";
 
 /// A burst of file events (an agent saving several memories, a reindex writing vectors) within
 /// this window is one redraw.
@@ -29,6 +30,17 @@ pub fn watch_memories(app: &AppHandle) {
     // Sidecars too: an open search re-ranks when a saved memory's vector lands (it is
     // written just after the .md), so the refreshed ranking is the one a retyped query gets.
     let forward = move |change: MemoryChange| {
+        // A memory written here is sent by the automatic sync once changes settle.
+        if matches!(
+            change,
+            MemoryChange::Saved { .. } | MemoryChange::Removed { .. }
+        ) {
+            if let Ok(auto) = emitter.state::<AppState>().auto_sync.lock() {
+                if let Some(auto) = auto.as_ref() {
+                    auto.changed();
+                }
+            }
+        }
         let _ = emitter.emit(MEMORY_CHANGED, &change);
     };
     match state.workspace.watch_memories(REDRAW_DEBOUNCE, forward) {
@@ -83,4 +95,21 @@ pub fn reindex_finished<T: Serialize + Clone>(app: &AppHandle, summary: &T) {
 
 pub fn tray_action(app: &AppHandle, action: &str) {
     let _ = app.emit(TRAY_ACTION, action);
+}
+
+/// Starts personal sync's automatic runs; each outcome reaches the window as `sync-finished`
+/// (the status line reads where sync stands again).
+pub fn start_auto_sync(app: &AppHandle) {
+    let state = app.state::<AppState>();
+    let emitter = app.clone();
+    let auto = state
+        .workspace
+        .start_auto_sync(ambry_core::AUTO_SYNC_SETTLE, move |outcome| {
+            if let Err(e) = &outcome {
+                tracing::info!("automatic sync: {e}");
+            }
+            let _ = emitter.emit(SYNC_FINISHED, outcome.is_ok());
+        });
+    let mut slot = state.auto_sync.lock().unwrap_or_else(|p| p.into_inner());
+    *slot = Some(auto);
 }

@@ -143,6 +143,7 @@ fn after_first_paint(app: tauri::AppHandle) {
         let state = app.state::<AppState>();
         state.wait_for_first_paint(std::time::Duration::from_secs(5));
         serve_compose(&app);
+        events::start_auto_sync(&app);
         ambry_core::release_idle_model_in_background(state.workspace.env().model_idle);
     });
 }

@@ -24,6 +24,8 @@ pub struct AppState {
     pub workspace: Arc<Workspace>,
     pub watcher: Mutex<Option<MemoryWatcher>>,
     pub session_watcher: Mutex<Option<SessionWatcher>>,
+    /// Personal sync's automatic runs while the app is open (DESIGN §15 `[sync] auto`).
+    pub auto_sync: Mutex<Option<ambry_core::AutoSync>>,
 }
 
 impl AppState {
@@ -34,6 +36,7 @@ impl AppState {
             workspace,
             watcher: Mutex::new(None),
             session_watcher: Mutex::new(None),
+            auto_sync: Mutex::new(None),
         }
     }
 

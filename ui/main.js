@@ -317,6 +317,7 @@ on('reindex-finished', (summary) => {
   toast(lines.join(' · '), failed ? 'error' : 'success', 8000, { action: toSessions });
   if (app.route.view === 'sessions') views.sessions.onChange();
 });
+on('sync-finished', () => { sidebar.refreshSync(); reviewChanged(); });
 on('tray-action', (action) => {
   if (action === 'search') app.openSearch();
   if (action === 'sync') sidebar.syncNow();

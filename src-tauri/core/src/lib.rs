@@ -75,11 +75,12 @@ pub use sessions::{
     SourceKind, Transcript, VaultedFile,
 };
 pub use storage::{create_private_dir_all, open_private};
+pub use sync::auto::SETTLE as AUTO_SYNC_SETTLE;
 pub use sync::{LastError, Refused, Side, SyncConflict, SyncReport, SyncState, SyncStatus};
 pub use usage::UseKind;
 pub use workspace::{
-    AgentStatus, AnchorOf, AnchorText, Coverage, ForgottenVersion, HomeError, IndexRequest,
-    InstructionView, JudgedHit, LaunchEnv, MemoryRow, ModelUnavailable, ReaderRecall, ReindexPhase,
-    ReindexSummary, RenamedWithVector, RuleRow, SearchHit, SearchOptions, Selection, SessionFolder,
-    TeamTrust, ToolCheck, VersionRow, Workspace, WorkspaceError,
+    AgentStatus, AnchorOf, AnchorText, AutoSync, Coverage, ForgottenVersion, HomeError,
+    IndexRequest, InstructionView, JudgedHit, LaunchEnv, MemoryRow, ModelUnavailable, ReaderRecall,
+    ReindexPhase, ReindexSummary, RenamedWithVector, RuleRow, SearchHit, SearchOptions, Selection,
+    SessionFolder, TeamTrust, ToolCheck, VersionRow, Workspace, WorkspaceError,
 };

@@ -5,12 +5,13 @@
 //! Owns: the sync repository in `AMBRY_HOME/sync/repo`, the allowlist of what travels, the
 //! file-by-file merge, the checks on what a remote sends, applying the result through the
 //! store, and the state `sync status` reads.
-//! Deliberately does not: schedule syncs (the automatic, debounced sync belongs to a
-//! long-lived front end), read the configuration or the clock (the workspace passes the remote
+//! `auto` decides when an automatic sync is due; the workspace's runner acts on it.
+//! Deliberately does not: run syncs on a timer itself, read the configuration or the clock (the workspace passes the remote
 //! and `now`), or touch the team scope.
 
 pub mod allowlist;
 mod apply;
+pub mod auto;
 mod conflicts;
 pub mod engine;
 mod error;

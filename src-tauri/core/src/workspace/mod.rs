@@ -27,6 +27,7 @@ mod session_actions;
 mod sessions;
 mod team;
 mod sync;
+mod sync_auto;
 mod upkeep;
 mod usage;
 mod watch;
@@ -59,6 +60,7 @@ pub use recall_bound::{bounded_recall_text, MAX_QUERY_BYTES, MAX_QUERY_TERMS};
 pub use retrieval::{Coverage, JudgedHit, SearchHit, SearchOptions, SearchResults};
 pub use session_actions::ReaderRecall;
 pub use sessions::{IndexRequest, SessionFolder};
+pub use sync_auto::AutoSync;
 pub use team::TeamTrust;
 pub use upkeep::{ReindexPhase, ReindexSummary};
 

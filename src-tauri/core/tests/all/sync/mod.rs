@@ -11,6 +11,7 @@ use ambry_core::memory::{MemoryDraft, Scope, ScopeFilter, Store};
 use ambry_core::{AmbryHome, Finding, LaunchEnv, SyncReport, Workspace};
 use chrono::{DateTime, TimeZone, Utc};
 
+mod auto;
 mod conflicts;
 mod hostile;
 mod randomized;
