@@ -5,7 +5,7 @@
 // Deliberately does not: save (the form does, with the rest of the memory).
 //
 // data-testid:
-//   form-rule            the section (a <details>; open when the memory has a rule)
+//   form-rule            the section (data-open; open when the memory has a rule), form-rule-toggle folds it
 //   form-rule-action     none | deny | remind      form-rule-tool   the tools, comma-separated
 //   form-rule-match      the regex                 form-rule-sample a command to try
 //   form-rule-result     what the live test says (data-state = match | no-match | error)
@@ -87,14 +87,25 @@ export function ruleField(existing, whereAndName) {
   }
 
   const label = (text, input) => h('label', { class: 'field' }, h('span', { class: 'field-label' }, text), input);
-  const el = h('details', { class: 'field rule-field', testid: 'form-rule', open: had ? true : undefined },
-    h('summary', { class: 'field-label', testid: 'form-rule-toggle' }, 'Rule — checked at the agent\'s tool calls'),
+  // Folded unless the memory has a rule: its fields are not laid out at all while folded.
+  const body = h('div', { class: 'rule-body', id: 'form-rule-body', hidden: !had },
     status,
     h('div', { class: 'form-row' }, label('Action', action), label('Tools', tool)),
     label('Pattern (regex over the command)', match),
     h('div', { class: 'form-row' }, label('Try a command', sample), h('div', { class: 'field' }, h('span', { class: 'field-label' }, '\u00a0'), backtest)),
     result,
     caught);
+  const toggle = h('button', {
+    type: 'button', class: 'rule-toggle field-label', testid: 'form-rule-toggle',
+    'aria-expanded': had ? 'true' : 'false', 'aria-controls': 'form-rule-body',
+    onClick: () => setOpen(body.hidden),
+  }, 'Rule — checked at the agent\'s tool calls');
+  const el = h('div', { class: 'field rule-field', testid: 'form-rule', dataset: { open: had ? 'true' : 'false' } }, toggle, body);
+  function setOpen(open) {
+    body.hidden = !open;
+    toggle.setAttribute('aria-expanded', open ? 'true' : 'false');
+    el.dataset.open = open ? 'true' : 'false';
+  }
 
   return {
     el,
@@ -114,6 +125,6 @@ export function ruleField(existing, whereAndName) {
       if (/enforce\.action|enforce\b/.test(message)) return action;
       return null;
     },
-    open() { el.open = true; },
+    open() { setOpen(true); },
   };
 }

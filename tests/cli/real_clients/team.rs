@@ -1,4 +1,4 @@
-//! Team memory (DESIGN §15) through the real Claude Code client: a teammate saves a team memory
+//! Team memory (DESIGN §15) through the real Claude Code and Codex clients: a teammate saves a team memory
 //! in their clone and pushes it with git; this person's clone gets it; until they trust the
 //! repository the model is only told that team memory waits, and after `ambry trust` the
 //! memory itself reaches the model's request.
@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use super::codex::{developer_texts, TRUST};
 use super::mock_api::Step;
 use super::world::World;
 
@@ -34,9 +35,9 @@ fn git(dir: &Path, home: &Path, args: &[&str]) {
     );
 }
 
-#[test]
-fn a_team_memory_pulled_from_a_teammate_reaches_the_model_only_after_trust() {
-    let world = World::new();
+/// A teammate's clone saves a team memory and pushes it; `world.project()` becomes this
+/// person's clone of the same repository.
+fn clone_with_team_memory(world: &World) {
     let root = world.home().parent().unwrap().to_path_buf();
     let remote = root.join("remote.git");
     let teammate = root.join("teammate");
@@ -88,7 +89,6 @@ fn a_team_memory_pulled_from_a_teammate_reaches_the_model_only_after_trust() {
         &["commit", "-qm", "Team memory: the deploy freeze"],
     );
     git(&teammate, &root, &["push", "-q", "origin", "main"]);
-    // This person's clone.
     git(
         &root,
         &root,
@@ -105,26 +105,14 @@ fn a_team_memory_pulled_from_a_teammate_reaches_the_model_only_after_trust() {
         .project()
         .join(".ambry/memory/deploy-freeze.md")
         .is_file());
-    world
-        .ambry(&["connect", "claude"])
-        .ok("ambry connect claude");
+}
 
-    world.api.script([Step::text("ok")]);
-    world
-        .claude_prompt(PROMPT, &[])
-        .ok("claude -p before trust");
-    let before = world.api.turns().remove(0).all_text();
+fn assert_waits_then_arrives(before: &str, after: &str) {
     assert!(!before.contains("TEAM-FACT-5c1"), "not given before trust");
     assert!(
         before.contains("1 team memory of this repository") && before.contains("ambry trust"),
         "the model is told team memory waits and how to trust it"
     );
-
-    world.ambry(&["trust"]).ok("ambry trust");
-    world.api.clear();
-    world.api.script([Step::text("ok")]);
-    world.claude_prompt(PROMPT, &[]).ok("claude -p after trust");
-    let after = world.api.turns().remove(0).all_text();
     assert!(
         after.contains(FACT),
         "after trust the team memory reaches the model"
@@ -133,4 +121,54 @@ fn a_team_memory_pulled_from_a_teammate_reaches_the_model_only_after_trust() {
         !after.contains("team memory of this repository"),
         "nothing waits any more"
     );
+}
+
+#[test]
+fn a_team_memory_pulled_from_a_teammate_reaches_claude_code_only_after_trust() {
+    let world = World::new();
+    // Connected before the clone exists: connect inside a repository holding team memory
+    // trusts it, which the second half checks.
+    world
+        .ambry(&["connect", "claude"])
+        .ok("ambry connect claude");
+    clone_with_team_memory(&world);
+    world.api.script([Step::text("ok")]);
+    world
+        .claude_prompt(PROMPT, &[])
+        .ok("claude -p before trust");
+    let before = world.api.turns().remove(0).all_text();
+    // Connecting again inside the repository is the person saying they work in it: trusted.
+    let connected = world
+        .ambry(&["connect", "claude"])
+        .ok("ambry connect claude in the repository");
+    assert!(
+        connected.stdout.contains("trusted the team memory"),
+        "{}",
+        connected.stdout
+    );
+    world.api.clear();
+    world.api.script([Step::text("ok")]);
+    world.claude_prompt(PROMPT, &[]).ok("claude -p after trust");
+    let after = world.api.turns().remove(0).all_text();
+    assert_waits_then_arrives(&before, &after);
+}
+
+#[test]
+fn a_team_memory_pulled_from_a_teammate_reaches_codex_only_after_trust() {
+    let world = World::new();
+    world.ambry(&["connect", "codex"]).ok("ambry connect codex");
+    clone_with_team_memory(&world);
+    world.api.script([Step::text("ok")]);
+    world
+        .codex_exec(PROMPT, &[TRUST])
+        .ok("codex exec before trust");
+    let before = developer_texts(&world.api.turns().remove(0)).join("\n");
+    world.ambry(&["trust"]).ok("ambry trust");
+    world.api.clear();
+    world.api.script([Step::text("ok")]);
+    world
+        .codex_exec(PROMPT, &[TRUST])
+        .ok("codex exec after trust");
+    let after = developer_texts(&world.api.turns().remove(0)).join("\n");
+    assert_waits_then_arrives(&before, &after);
 }
