@@ -5,9 +5,9 @@
 //! Deliberately does not: know about Tauri, clap or a terminal; read the clock or the process
 //! environment deep inside logic (callers pass paths, config and `now` in); print or exit.
 
-// Without `internals` (every front-end build), what only tests, benches and fuzz targets reach
-// looks unused from inside the crate; those builds see it used.
-#![cfg_attr(not(feature = "internals"), allow(dead_code, unused_imports))]
+// Dead code is reported in every build. What only the tests, benches and fuzz targets reach
+// (through the `internals` build) says so where it is declared: its re-export is
+// `#[cfg(feature = "internals")]`, an item `expect(dead_code)` outside that build.
 
 // Every module is crate-internal: a front end sees only the surface re-exported below. Builds
 // with the `internals` feature (this crate's own integration tests, benches and fuzz targets,

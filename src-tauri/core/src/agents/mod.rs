@@ -22,11 +22,14 @@ mod record;
 mod status;
 
 pub use ambry_command::AmbryCommand;
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
 pub use codex_trust::{HookTrust, Trust};
-pub use connect::{
-    apply, plan, Action, ConnectOptions, ConnectReport, FileChange, Plan, PlannedEdit,
-};
+pub use connect::{apply, plan, Action, ConnectOptions, ConnectReport};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use connect::{FileChange, Plan, PlannedEdit};
 pub use env::{Agent, AgentEnv};
 pub use error::AgentError;
 pub use record::{ConnectRecord, FILE_NAME as RECORD_FILE};
-pub use status::{agent_checks, connection, AgentConnection, PartState};
+pub use status::{agent_checks, connection, AgentConnection};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use status::{PartState};

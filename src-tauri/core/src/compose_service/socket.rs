@@ -186,15 +186,6 @@ pub fn call(home: &AmbryHome, request: &Request, timeout: Duration) -> Result<Re
     })
 }
 
-/// One request line out, one response line back, on a connected stream, all within `timeout`.
-pub fn exchange(
-    stream: UnixStream,
-    request: &Request,
-    timeout: Duration,
-) -> Result<Reply, ServiceError> {
-    exchange_by(stream, request, Instant::now() + timeout)
-}
-
 fn timed_out() -> ServiceError {
     ServiceError::Timeout {
         source: std::io::Error::new(

@@ -78,6 +78,7 @@ impl Inbox {
         }
     }
 
+    #[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -183,19 +184,6 @@ impl Inbox {
         writeln!(file, "{line}").map_err(|e| DistillError::io("append to", &path, e))
     }
 
-    /// Every decision logged so far.
-    pub fn decisions(&self) -> Result<Vec<Decision>, DistillError> {
-        let path = self.dir.join(DECISIONS);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(DistillError::io("read", &path, e)),
-        };
-        Ok(text
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect())
-    }
 }
 
 fn lock_error(dir: &Path, e: LockFailure) -> DistillError {

@@ -18,8 +18,16 @@ pub mod proposal;
 pub mod run;
 
 pub use actions::{accept, reject, AcceptError, Edits};
-pub use child::{AgentCall, AgentRunner, ChildRunner, StopHandle, CHILD_MARKER};
+pub use child::{AgentRunner, ChildRunner, StopHandle, CHILD_MARKER};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use child::{AgentCall};
 pub use error::DistillError;
-pub use inbox::{Decision, Distilled, Inbox};
-pub use proposal::{answer_schema, Action, Proposal, SourceTurn};
-pub use run::{distill, DistillReport, PlannedCall, RunSetup};
+pub use inbox::{Inbox};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use inbox::{Decision, Distilled};
+pub use proposal::{Proposal};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use proposal::{answer_schema, Action, SourceTurn};
+pub use run::{distill, DistillReport, RunSetup};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use run::{PlannedCall};

@@ -128,6 +128,7 @@ fn load_model(paths: &ModelPaths) -> Result<TextEmbedding, EmbedError> {
 
 impl Embedder {
     /// Overrides [`BATCH_SIZE`]; for measuring memory use against throughput.
+    #[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
     pub fn with_batch_size(mut self, batch_size: usize) -> Self {
         self.batch_size = batch_size.max(1);
         self

@@ -19,27 +19,31 @@ mod semantic;
 mod sidecar;
 mod strategy;
 
-pub use assets::{ModelPaths, MODEL_DIMENSION, MODEL_FILES, RUNTIME_FILE};
-pub use embedder::{
-    release_idle_model_in_background, release_idle_shared_model, shared_embedder, Embedder,
-    TextEmbedder, BATCH_SIZE,
-};
+pub use assets::{ModelPaths, MODEL_DIMENSION, MODEL_FILES};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use assets::{RUNTIME_FILE};
+pub use embedder::{release_idle_model_in_background, shared_embedder, Embedder, TextEmbedder};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use embedder::{release_idle_shared_model, BATCH_SIZE};
 pub use error::EmbedError;
 pub use per_batch::ModelPerBatch;
-pub use reindex::{
-    reindex, reindex_files, write_vector, ReindexOutcome, ReindexProgress, ReindexReport,
-};
+pub use reindex::{reindex_files, write_vector, ReindexProgress, ReindexReport};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use reindex::{reindex, ReindexOutcome};
 pub use save::{
     create_ruled_with_vector, create_with_vector, restore_with_vector, save_ruled_with_vector, save_with_vector, with_vector,
     SavedWithVector, VectorStatus,
 };
-pub use scorer::{semantic_arg, ModelScorer};
-pub use semantic::{cosine, semantic_scores, VectorCache};
+pub use scorer::{ModelScorer};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use scorer::{semantic_arg};
+pub use semantic::{cosine, VectorCache};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use semantic::{semantic_scores};
 use semantic::{dot, normalized};
-pub use sidecar::{
-    embedded_text, read_header, read_sidecar, sidecar_path, text_hash, write_sidecar, Sidecar,
-    SidecarHeader, TextHash, SIDECAR_MAGIC, SIDECAR_VERSION,
-};
-pub use strategy::{
-    embed_checks, resolve_strategy, EffectiveStrategy, EmbedChecks, StrategyChoice,
-};
+pub use sidecar::{embedded_text, read_sidecar, sidecar_path, text_hash, TextHash};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use sidecar::{read_header, write_sidecar, Sidecar, SidecarHeader, SIDECAR_MAGIC, SIDECAR_VERSION};
+pub use strategy::{embed_checks};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use strategy::{resolve_strategy, EffectiveStrategy, EmbedChecks, StrategyChoice};

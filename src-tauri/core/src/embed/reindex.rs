@@ -24,6 +24,7 @@ pub struct ReindexProgress {
 /// What happened to one memory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
 pub enum ReindexOutcome {
     Created,
     Updated,

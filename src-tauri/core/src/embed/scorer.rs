@@ -85,6 +85,7 @@ impl SemanticScorer for ModelScorer {
 }
 
 /// The ranker's `Semantic` argument for a loaded scorer or the reason there is none.
+#[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
 pub fn semantic_arg<'a>(scorer: &'a Result<ModelScorer, EmbedError>) -> Semantic<'a> {
     match scorer {
         Ok(s) => Semantic::Available(s),

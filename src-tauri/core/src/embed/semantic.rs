@@ -187,9 +187,11 @@ impl VectorCache {
         }
     }
 
+    #[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
     pub fn len(&self) -> usize {
         self.entries.len()
     }
+    #[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -249,6 +251,7 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 
 /// One score per memory, in order: the cosine of the query with the memory's vector, clamped
 /// to ≥ 0, or `None` when the memory has no sidecar of this model (it contributes nothing).
+#[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
 pub fn semantic_scores(
     query: &str,
     docs: &[Memory],

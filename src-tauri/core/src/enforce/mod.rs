@@ -14,5 +14,7 @@ pub mod ignored;
 
 pub use backtest::{backtest, Backtest, PastCall};
 pub use call::ToolCall;
-pub use check::{caught, verdict, Caught, Decision, RuleBook, ToolVerdict};
+pub use check::{caught, verdict, Decision, RuleBook, ToolVerdict};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use check::{Caught};
 pub use ignored::{ignored_calls, IgnoredCall};

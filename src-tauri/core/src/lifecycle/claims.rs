@@ -47,6 +47,7 @@ const ALTERNATIVES: &[&[&str]] = &[
 
 /// Every claim on which two texts disagree, as `(this one's, that one's)`: rival
 /// alternatives first, then rival values.
+#[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
 pub fn differing_claims(a: &str, b: &str) -> Vec<(String, String)> {
     let mut claims = rival_alternatives(a, b);
     for claim in rival_values(a, b) {

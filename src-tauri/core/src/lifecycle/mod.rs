@@ -154,6 +154,7 @@ pub struct AgentUse<'a> {
 pub const PAIR_FINDINGS_MAX: usize = 500;
 
 /// The review inbox of `store`'s view on `today`, judged on words only, without usage.
+#[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
 pub fn review(store: &Store, today: NaiveDate) -> Result<Vec<Finding>, StoreError> {
     review_with(store, today, &|_| None, None)
 }

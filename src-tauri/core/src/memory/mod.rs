@@ -27,15 +27,20 @@ pub mod validate;
 mod versions;
 pub mod watch;
 
-pub use archive::{ArchivedVersion, PrunePolicy};
-pub use diff::{line_diff, version_against_current, LineDiff, VersionDiff};
+pub use archive::{PrunePolicy};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use archive::{ArchivedVersion};
+pub use diff::{version_against_current, VersionDiff};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use diff::{line_diff, LineDiff};
 pub use error::{NotAMemory, StoreError};
 pub use leaks::{leaked_secrets, LeakedSecret};
-pub use model::{
-    Lifecycle, Memory, MemoryDraft, MemoryFile, Retirement, Retiring, Reviewed, Scope,
-    ScopeFilter,
-};
-pub use rename::{EarlierHistory, Relinked, Renamed};
+pub use model::{Memory, MemoryDraft, MemoryFile, Retirement, Retiring, Scope, ScopeFilter};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use model::{Lifecycle, Reviewed};
+pub use rename::{Renamed};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use rename::{EarlierHistory, Relinked};
 pub use rule::{Enforce, Rule, RuleAction, RuleEdit, RuleError, RuleStatus};
 pub use scope_files::read_memory_file;
 pub use scope_write::SaveOutcome;

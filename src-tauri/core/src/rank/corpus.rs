@@ -184,6 +184,7 @@ impl Corpus {
         self.docs.len()
     }
 
+    #[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
     pub fn is_empty(&self) -> bool {
         self.docs.is_empty()
     }

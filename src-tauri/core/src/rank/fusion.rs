@@ -21,6 +21,7 @@ pub fn normalize(scores: &mut [f32]) {
 
 /// Both sides normalized to a best of 1.0; cosine clamped at 0 (a negative similarity is no
 /// evidence) and a missing vector counts as 0.
+#[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
 pub fn blend(lexical: &[f32], cosine: &[Option<f32>], semantic_weight: f32) -> Vec<f32> {
     let mut lex = lexical.to_vec();
     normalize(&mut lex);

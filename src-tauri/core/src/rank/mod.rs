@@ -25,10 +25,9 @@ use std::sync::Arc;
 use serde::Serialize;
 
 pub use corpus::{Corpus, DocTerms};
-pub use relevance::{
-    rank_for_gate, rank_with_gate, rank_with_relevance, Evidence, Gate, GatedRanking, Relevance,
-    RelevantRanking,
-};
+pub use relevance::{rank_for_gate, rank_with_relevance, Evidence, Gate, Relevance, RelevantRanking};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use relevance::{rank_with_gate, GatedRanking};
 pub use snapshot::{CorpusCache, Shadowing};
 pub use synonyms::Synonyms;
 

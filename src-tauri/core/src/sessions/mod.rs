@@ -24,13 +24,15 @@ mod words_first;
 pub use crate::config::SessionSource as SourceKind;
 pub use crate::config::SessionsConfig;
 pub use error::SessionError;
-pub use session_ranking::{QueryVector, SessionWeights, DEFAULT_WEIGHTS};
+pub use session_ranking::{QueryVector};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use session_ranking::{SessionWeights, DEFAULT_WEIGHTS};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
 pub use sources::parse::{parse_transcript_lines, LineCounts};
 pub use sources::roots::SourceRoots;
-pub use sources::runs::{
-    group_recall_runs, group_runs, parent_of, RecallGroup, RecallRun, RunKind, RunOf, SessionGroup,
-    SessionRun,
-};
+pub use sources::runs::{group_recall_runs, group_runs, RecallGroup, SessionGroup};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use sources::runs::{parent_of, RecallRun, RunKind, RunOf, SessionRun};
 pub use store::health::session_checks;
 pub use store::index::SessionIndex;
 pub use store::transcript::IndexStats;
@@ -41,6 +43,11 @@ pub use types::{
     FileProblem, IndexProgress, IndexSummary, RecallHit, RecallQuery, RecallTurn, SessionChange,
     SessionMeta, SnippetPart, Transcript, Turn,
 };
-pub use vectors::{chunks_of, FillError, VectorFill};
-pub use watcher::{SessionWatcher, UnixClock};
+pub use vectors::{FillError, VectorFill};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use vectors::{chunks_of};
+pub use watcher::{SessionWatcher};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use watcher::{UnixClock};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
 pub use words_first::{WordsFirst, WordsSuffice};

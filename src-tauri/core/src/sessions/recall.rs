@@ -50,6 +50,7 @@ pub const RECALL_LIMIT_MAX: usize = 10_000;
 impl SessionIndex {
     /// Matching messages, best first, one hit each (several may come from one session); `limit`
     /// counts messages. [`SessionIndex::recall`] ranks whole sessions instead.
+    #[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
     pub fn recall_messages(&self, q: &RecallQuery) -> Result<Vec<RecallHit>, SessionError> {
         self.matching_messages(q)?
             .into_iter()

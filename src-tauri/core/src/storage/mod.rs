@@ -19,6 +19,6 @@ pub use atomic::{
 pub use dir_stamp::DirStamp;
 pub(crate) use lock::{read_holder, record_holder};
 pub use lock::{LockFailure, ScopeLock, LOCK_FILE, LOCK_WAIT};
-pub use private::{
-    create_private_dir_all, make_private, open_private, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE,
-};
+pub use private::{create_private_dir_all, make_private, open_private, PRIVATE_FILE_MODE};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use private::{PRIVATE_DIR_MODE};

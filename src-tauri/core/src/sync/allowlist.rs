@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use crate::compose::cases::CASES_FILE;
 use crate::memory::naming::validate_name;
 use crate::project;
-use crate::AmbryHome;
+
 
 /// The tree path of a project's identity: its normalized git remote, one line. It is what
 /// makes a slug the same on every machine, and how a machine that never opened the project
@@ -67,20 +67,6 @@ impl Kind {
             Kind::ProjectRemote { slug } => format!("projects/{slug}/{REMOTE_FILE}"),
             Kind::Memory { project, name } => format!("{}/{name}.md", scope_dir(project)),
             Kind::Tests { project } => format!("{}/{CASES_FILE}", scope_dir(project)),
-        }
-    }
-
-    /// Where it lives in the home (a project's remote is in its `project.toml`: no file).
-    pub fn home_path(&self, home: &AmbryHome) -> Option<PathBuf> {
-        let scope_dir = |project: &Option<String>| match project {
-            Some(slug) => home.project_memory_dir(slug),
-            None => home.user_memory_dir(),
-        };
-        match self {
-            Kind::UserAnchor => Some(home.user_anchor()),
-            Kind::ProjectRemote { .. } => None,
-            Kind::Memory { project, name } => Some(scope_dir(project).join(format!("{name}.md"))),
-            Kind::Tests { project } => Some(scope_dir(project).join(CASES_FILE)),
         }
     }
 

@@ -62,6 +62,7 @@ impl Schedule {
         }
     }
 
+    #[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
     pub fn due(&self, now: Instant) -> bool {
         now >= self.next_due()
     }

@@ -25,7 +25,9 @@ mod status;
 
 pub use conflicts::{dismiss_conflict, use_other};
 pub use engine::{check_remote, sync, SyncReport};
-pub use status::{conflicts, doctor_check, is_initialized, status, unsent, SyncStatus};
+pub use status::{conflicts, doctor_check, status, unsent, SyncStatus};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use status::{is_initialized};
 pub use error::SyncError;
 pub use inspect::Refused;
 pub use merge::Side;

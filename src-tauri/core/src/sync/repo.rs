@@ -174,17 +174,6 @@ impl Repo {
         Ok((out.success && !out.text().is_empty()).then(|| out.text()))
     }
 
-    /// Whether `ancestor` is `descendant` or in its history.
-    pub fn is_ancestor(&self, ancestor: &str, descendant: &str) -> Result<bool, SyncError> {
-        let out = self.git.run(
-            &["merge-base", "--is-ancestor", ancestor, descendant],
-            None,
-            &[],
-            super::git::LOCAL_TIMEOUT,
-        )?;
-        Ok(out.success)
-    }
-
     /// The contents of `hashes`, read in one `cat-file --batch`.
     pub fn read_blobs<'a>(
         &self,
@@ -285,11 +274,6 @@ impl Repo {
             return Err(failed(&["write-tree"], &out));
         }
         Ok(out.text())
-    }
-
-    /// The tree id of a commit.
-    pub fn tree_id(&self, commit: &str) -> Result<String, SyncError> {
-        Ok(self.git.ok(&["rev-parse", &format!("{commit}^{{tree}}")])?.text())
     }
 
     /// A new commit of `tree` on `parents`.

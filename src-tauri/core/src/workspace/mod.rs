@@ -54,10 +54,15 @@ pub use distill::Selection;
 pub use enforce::{RuleRow, ToolCheck};
 pub use errors::{ModelUnavailable, WorkspaceError};
 pub use instructions::InstructionView;
-pub use launch::{HomeError, LaunchEnv, DEFAULT_MODEL_IDLE};
+pub use launch::{HomeError, LaunchEnv};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use launch::{DEFAULT_MODEL_IDLE};
 pub use memories::{MemoryRow, RenamedWithVector, VersionRow};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
 pub use recall_bound::{bounded_recall_text, MAX_QUERY_BYTES, MAX_QUERY_TERMS};
-pub use retrieval::{Coverage, JudgedHit, SearchHit, SearchOptions, SearchResults};
+pub use retrieval::{Coverage, JudgedHit, SearchHit, SearchOptions};
+#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
+pub use retrieval::{SearchResults};
 pub use session_actions::ReaderRecall;
 pub use sessions::{IndexRequest, SessionFolder};
 pub use sync_auto::AutoSync;

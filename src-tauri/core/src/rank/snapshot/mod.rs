@@ -111,6 +111,7 @@ pub enum Shadowing {
 
 impl CorpusCache {
     /// A cache that lives as long as this value (the app keeps one).
+    #[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
     pub fn in_memory() -> Self {
         CorpusCache::default()
     }

@@ -21,6 +21,7 @@ pub struct LineCounts {
 }
 
 /// Parses every newline-separated line of `bytes` as `source` would, in order, like an index run.
+#[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
 pub fn parse_transcript_lines(source: SourceKind, bytes: &[u8], include_tools: bool) -> LineCounts {
     let mut state = SessionState::default();
     let mut counts = LineCounts::default();
