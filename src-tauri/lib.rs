@@ -117,6 +117,7 @@ pub fn run() {
             commands::sessions::list_sessions,
             commands::sessions::session_transcript,
             commands::sessions::session_injections,
+            commands::sessions::session_tool_checks,
             commands::sessions::save_passage,
             commands::sessions::prune_session,
             commands::distill::distill_session,

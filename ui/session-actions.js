@@ -183,3 +183,22 @@ export async function injectionsSection(sessionId) {
       h('span', { class: 'muted small', title: absoluteTime(g.at) },
         `${g.form === 'line' ? 'as one line' : 'whole body'} · ${relativeTime(g.at)}${g.in_context ? '' : ' · since compacted away'}`)))));
 }
+
+// The tool calls of the session that memories' rules acted on (DESIGN §16): each call refused
+// or reminded, with the memory whose rule it was. Null when there were none.
+export async function ruleChecksSection(sessionId) {
+  let checks;
+  try {
+    checks = await call('session_tool_checks', { sessionId });
+  } catch {
+    return null;
+  }
+  if (!checks.length) return null;
+  const denied = checks.filter((c) => c.action === 'deny').length;
+  return h('details', { class: 'transcript-injections', testid: 'transcript-rule-checks', open: true, dataset: { count: String(checks.length) } },
+    h('summary', {}, `Memories' rules acted on ${checks.length} tool call${checks.length === 1 ? '' : 's'}${denied ? ` (${denied} refused)` : ''}`),
+    h('ul', { class: 'injection-list' }, checks.map((c) => h('li', { class: 'injection-row', testid: 'rule-check-row', dataset: { action: c.action, name: c.name } },
+      h('span', { class: `badge ${c.action === 'deny' ? 'badge-danger' : ''}` }, c.action === 'deny' ? 'Refused' : 'Reminded'), ' ',
+      h('code', {}, `${c.tool} $ ${c.input.split('\n')[0]}`), ' ',
+      h('span', { class: 'muted small', title: absoluteTime(c.at) }, `by ${c.name} (${c.scope}) · ${relativeTime(c.at)}`)))));
+}

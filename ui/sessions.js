@@ -22,7 +22,7 @@
 
 import { call } from './api.js';
 import { h, clear, relativeTime, absoluteTime, debounce } from './dom.js';
-import { transcriptActions, injectionsSection } from './session-actions.js';
+import { transcriptActions, injectionsSection, ruleChecksSection } from './session-actions.js';
 
 const SOURCES = [['', 'All sources'], ['claude', 'Claude Code'], ['codex', 'Codex'], ['ambry', 'Ambry']];
 const SOURCE_LABEL = { claude: 'Claude Code', codex: 'Codex', ambry: 'Ambry' };
@@ -410,6 +410,7 @@ export function createSessionsView(app) {
     const hitTurn = ts ? t.turns.find((x) => x.ts === ts && x.role !== 'context') : null;
     const passage = () => (hitTurn || said.find((x) => x.role === 'user') || { text: '' }).text;
     const given = await injectionsSection(sessionId);
+    const checked = await ruleChecksSection(sessionId);
     if (openId !== sessionId) return;
     clear(pane,
       h('div', { class: 'detail-head' },
@@ -424,6 +425,7 @@ export function createSessionsView(app) {
             t.turns.some((x) => x.role === 'tool') ? ` · ${t.turns.filter((x) => x.role === 'tool').length} tool calls` : '')),
         transcriptActions(app, t, pane, { passage, onPruned: pruned })),
       given,
+      checked,
       m.source_removed_at ? h('div', { class: 'banner transcript-vaulted', testid: 'transcript-vaulted' },
         `The transcript file was deleted (found missing ${absoluteTime(m.source_removed_at)}). These are the turns Ambry had indexed, the only copy left; `,
         h('em', {}, 'Remove from index'), ' deletes them.') : null,

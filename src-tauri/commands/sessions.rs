@@ -91,6 +91,15 @@ pub async fn session_injections(app: AppHandle, session_id: String) -> IpcResult
     off_main(app, move |ws| Ok(ws.session_injections(&session_id)?)).await
 }
 
+/// The tool calls of a session that memories' rules denied or reminded (DESIGN §16).
+#[tauri::command]
+pub async fn session_tool_checks(
+    app: AppHandle,
+    session_id: String,
+) -> IpcResult<Vec<ambry_core::ToolCheckRecord>> {
+    off_main(app, move |ws| Ok(ws.tool_checks(Some(&session_id))?)).await
+}
+
 /// A passage of a session kept as a new memory whose `source:` names the session.
 #[tauri::command]
 pub async fn save_passage(

@@ -263,3 +263,72 @@ async fn team_memories_show_their_git_state_and_are_trusted_from_the_view() -> T
     );
     Ok(())
 }
+
+/// The transcript of a session whose call a rule refused says so, with the memory's name.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn a_transcript_marks_the_calls_a_rule_refused() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    past_session(&sandbox)?;
+    sandbox.run_ambry(
+        &sandbox.user_home,
+        &[
+            "memory",
+            "save",
+            "use-pnpm",
+            "--type",
+            "feedback",
+            "--description",
+            "pnpm here",
+            "--body",
+            "Use pnpm.",
+            "--enforce-tool",
+            "Bash",
+            "--enforce-match",
+            r"\bnpm install\b",
+            "--enforce-action",
+            "deny",
+        ],
+    )?;
+    // The agent's hook, as connect installs it, for a call of that session.
+    let mut hook = sandbox.ambry(&sandbox.user_home)?;
+    hook.args(["compose", "--hook", "claude"])
+        .env("AMBRY_NO_SERVICE", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = hook.spawn()?;
+    {
+        use std::io::Write;
+        let payload = serde_json::json!({"session_id": "past-install", "cwd": "/work", "hook_event_name": "PreToolUse",
+                                         "tool_name": "Bash", "tool_input": {"command": "npm install left-pad"}});
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.to_string().as_bytes())?;
+    }
+    let out = child.wait_with_output()?;
+    ensure!(
+        String::from_utf8_lossy(&out.stdout).contains("\"deny\""),
+        "the hook refused the call"
+    );
+    sandbox
+        .run(
+            "a_transcript_marks_the_calls_a_rule_refused",
+            |driver| async move {
+                ui::ready(&driver).await?;
+                focus_on(&driver, "nav-sessions").await?;
+                press(&driver, Key::Enter).await?;
+                ui::click_on(&driver, css("[data-testid=\"session-row\"]"), "the session").await?;
+                let marked =
+                    text_contains(&driver, "transcript-rule-checks", "1 tool call (1 refused)")
+                        .await?;
+                ensure!(
+                    marked.contains("npm install left-pad") && marked.contains("use-pnpm"),
+                    "{marked}"
+                );
+                Ok(())
+            },
+        )
+        .await
+}

@@ -519,6 +519,10 @@ impl Workspace {
 
     /// The calls rules caught: one session's, or all.
     pub fn tool_checks(&self, session: Option<&str>) -> Result<Vec<ToolCheckRecord>, WorkspaceError> {
+        // Reading never creates the ledger: a home no hook ran in has none.
+        if !crate::ledger::ledger_path(&self.home).exists() {
+            return Ok(Vec::new());
+        }
         let mut ledger = Ledger::open(&self.home)?;
         Ok(ledger.tool_checks(session)?)
     }
