@@ -105,6 +105,16 @@ const app = {
   async showSession(sessionId, ts = null) {
     if (await this.navigate({ view: 'sessions' })) views.sessions.openSession(sessionId, ts);
   },
+  // From the palette: config.toml in the person's editor (created first when missing), and the
+  // archive's prune with its preview (the user scope's, or the project in view's).
+  async openConfig() {
+    if (await this.navigate({ view: 'settings' })) views.settings.openConfig();
+  },
+  async pruneArchive() {
+    const project = this.currentProject();
+    const location = project ? { scope: 'project', project } : { scope: 'user', project: null };
+    if (await this.navigate({ view: 'archive' }, { location })) views.archive.startPrune();
+  },
   reloadProjects: () => loadProjects(),
   reviewChanged: () => reviewChanged(),
   // Sync's line counts the conflicts Review settles.

@@ -26,6 +26,7 @@ mod live;
 mod memory_sort;
 mod multi_select;
 mod palette;
+mod palette_places;
 mod purge;
 mod reindex;
 mod relevance;
