@@ -264,6 +264,13 @@ document.addEventListener('keydown', (e) => {
 });
 
 on('memory-changed', (change) => {
+  if (change.kind === 'config_changed') {
+    // Settings and the archive's prune policy show config.toml's values; rankings use them too.
+    search.refresh();
+    if (app.route.view === 'settings') views.settings.refreshFromDisk();
+    if (app.route.view === 'archive') views.archive.onChange(change);
+    return;
+  }
   search.refresh();
   if (change.kind === 'sidecar_changed') return; // only rankings depend on vectors
   if (change.kind === 'projects_changed') { loadProjects(); return; }

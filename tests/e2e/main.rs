@@ -38,6 +38,7 @@ mod session_actions;
 mod session_runs;
 mod sessions;
 mod settings;
+mod settings_file;
 mod shutdown;
 mod small_form;
 mod small_transcript;
