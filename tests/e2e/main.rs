@@ -45,6 +45,7 @@ mod small_transcript;
 mod smoke;
 mod sync;
 mod toasts;
+mod transcript_fidelity;
 mod tray;
 mod type_picker;
 mod unsaved;
