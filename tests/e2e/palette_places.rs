@@ -3,7 +3,8 @@
 //! below the relevance gate come last under a heading of their own (never above a place, an
 //! action or a session), the added commands (*Connect Codex*, *Prune archive…*) run; and
 //! Enter on a memory with no editor set up and no desktop application for it opens the
-//! memory in the app's own editor and says so, instead of an error over a palette left open.
+//! memory in the app's own editor and says so, instead of an error over a palette left open
+//! (and *Open config.toml* creates the file and says where an editor is chosen).
 
 use std::path::{Path, PathBuf};
 
@@ -173,6 +174,7 @@ async fn enter_with_no_editor_and_no_default_application_edits_the_memory_in_the
     ));
     let asked = bin.join("xdg-open.args");
     let file = sandbox.user_memory_file("db-migrations");
+    let config = sandbox.home.join("config.toml");
     sandbox
         .run_with_env(
             "enter_with_no_editor_and_no_default_application_edits_the_memory_in_the_app",
@@ -245,6 +247,32 @@ async fn enter_with_no_editor_and_no_default_application_edits_the_memory_in_the
                     focused(&driver).await?
                 );
                 capture(&driver, "palette-no-editor").await?;
+
+                // "Open config.toml" from the palette: Settings, the file created from the
+                // starter, and, with nothing to open it in, where to choose an editor.
+                press_ctrl(&driver, "k").await?;
+                ask(&driver, "> config", "open-config").await?;
+                press(&driver, Key::Enter).await?;
+                ui::eventually("the note on choosing an editor", || async {
+                    let texts =
+                        ui::texts(&driver, ui::css("[data-testid=\"toast\"] .toast-message"))
+                            .await?;
+                    Ok(texts
+                        .iter()
+                        .any(|t| t.contains("config.toml") && t.contains("Editor command"))
+                        .then_some(()))
+                })
+                .await?;
+                ensure!(config.is_file(), "config.toml was not created");
+                ui::eventually("the header's Open config.toml", || async {
+                    Ok((testid(&driver, "settings-open-config")
+                        .await?
+                        .text()
+                        .await?
+                        == "Open config.toml")
+                        .then_some(()))
+                })
+                .await?;
                 Ok(())
             },
         )
