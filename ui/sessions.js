@@ -73,6 +73,15 @@ function snippetParts(hit) {
     .map((part) => (part.hit ? h('mark', {}, part.text) : part.text));
 }
 
+// " · 3 tool calls": calls, not their results (a call is recorded as `name {arguments}`; a
+// transcript whose tool turns are all free text counts each).
+function toolCountLabel(turns) {
+  const tools = turns.filter((x) => x.role === 'tool');
+  if (!tools.length) return '';
+  const calls = tools.filter((x) => /^[\w.:-]+ \{/.test(x.text)).length || tools.length;
+  return ` · ${calls} tool call${calls === 1 ? '' : 's'}`;
+}
+
 // Consecutive tool turns (calls and their results) as one fold: "4 tool calls · Read, Bash",
 // open when the turn a search pointed at is inside. A lone tool turn stays as it is.
 function groupToolTurns(turns, nodes, isTarget) {
@@ -454,8 +463,7 @@ export function createSessionsView(app) {
           m.cwd ? h('span', { class: 'mono' }, m.cwd) : null,
           m.first_ts ? h('span', {}, `${absoluteTime(m.first_ts)} → ${absoluteTime(m.last_ts)}`) : null,
           // Same unit as the list (messages: what the person and the agent said), tool calls apart.
-          h('span', { testid: 'transcript-count' }, messagesLabel(said.length),
-            t.turns.some((x) => x.role === 'tool') ? ` · ${t.turns.filter((x) => x.role === 'tool').length} tool calls` : '')),
+          h('span', { testid: 'transcript-count' }, messagesLabel(said.length), toolCountLabel(t.turns))),
         transcriptActions(app, t, pane, { passage, onPruned: pruned })),
       given,
       m.source_removed_at ? h('div', { class: 'banner transcript-vaulted', testid: 'transcript-vaulted' },

@@ -153,6 +153,8 @@ async fn transcripts_keep_the_request_the_compaction_point_and_whole_titles() ->
             let turns = timeline(&driver).await?;
             let first = turns.iter().find(|t| t.0 == "transcript-turn").ok_or("no turn")?;
             ensure!(first.1 == "user" && first.3.contains("/review-pr 123"), "the transcript opens with {first:?}");
+            let count = testid(&driver, "transcript-count").await?.text().await?;
+            ensure!(count == "5 messages · 3 tool calls", "the transcript counts {count:?}");
             // Three calls and their results: one fold, closed, named by its tools.
             let group = turns.iter().position(|t| t.0 == "tool-group").ok_or_else(|| format!("no tool group: {turns:?}"))?;
             ensure!(turns[group].1 == "6" && turns[group].2 == "false", "the group: {:?}", turns[group]);
