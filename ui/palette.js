@@ -9,7 +9,7 @@
 // data-testid:
 //   palette-item     a place, an action or a session (data-kind = action | place | session, data-key,
 //                    data-exact = "true" when the query is its name)
-//   palette-section  a section's heading (data-kind)
+//   palette-section  a section's heading (data-kind; "exact" over what the query names exactly)
 
 import { call } from './api.js';
 import { h } from './dom.js';
@@ -96,7 +96,7 @@ export async function matchingSessions(app, query, limit = 5) {
   }
 }
 
-const SECTION = { action: 'Actions', place: 'Go to', session: 'Sessions' };
+const SECTION = { exact: 'Best match', action: 'Actions', place: 'Go to', session: 'Sessions' };
 
 // The rows for `items`, with a heading before each kind; `isActive(i)` marks the highlighted
 // one, `choose(i)` runs it.
@@ -105,8 +105,9 @@ export function paletteRows(items, offset, { isActive, choose, hover }) {
   let kind = null;
   items.forEach((item, j) => {
     const i = offset + j;
-    if (item.kind !== kind) {
-      kind = item.kind;
+    // What the query names exactly is headed as such, whatever its kind.
+    if ((item.exact ? 'exact' : item.kind) !== kind) {
+      kind = item.exact ? 'exact' : item.kind;
       out.push(h('div', { class: 'palette-section', testid: 'palette-section', dataset: { kind } }, SECTION[kind]));
     }
     out.push(h('div', {

@@ -92,6 +92,9 @@ async fn named_places_and_actions_come_first_and_weak_matches_last_under_their_h
             // weak mentions last, under their heading, after every place, action and session.
             let rows = ask(&driver, "codex", "connect-codex").await?;
             capture(&driver, "palette-codex").await?;
+            resize(&driver, 720, 480).await?;
+            capture(&driver, "palette-codex-small").await?;
+            resize(&driver, 1280, 800).await?;
             ensure!(ui::palette_active(&driver).await?.1 == "connect-codex", "the highlight is not on Connect Codex: {rows:?}");
             let weak_heading = rows.iter().position(|r| r.0 == "search-weak");
             let weak: Vec<usize> = rows.iter().enumerate().filter(|(_, r)| r.0 == "search-result" && r.2 == "false").map(|(i, _)| i).collect();
