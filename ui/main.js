@@ -110,6 +110,9 @@ const app = {
   async openConfig() {
     if (await this.navigate({ view: 'settings' })) views.settings.openConfig();
   },
+  syncNow() {
+    sidebar.syncNow();
+  },
   async pruneArchive() {
     const project = this.currentProject();
     const location = project ? { scope: 'project', project } : { scope: 'user', project: null };

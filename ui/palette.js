@@ -1,6 +1,6 @@
 // What Ctrl+K reaches besides memories: places (trust anchors, agents' files, each project,
-// the tools) and actions (reindex, connect Claude Code or Codex, open config.toml, prune the
-// archive, new memory, add a project, distill a project's sessions), matched by their words;
+// the tools) and actions (reindex, connect Claude Code or Codex, open config.toml, sync now,
+// prune the archive, new memory, add a project, distill a project's sessions), matched by their words;
 // and past sessions, by recall. Each entry runs when chosen. A query that names a place or
 // action exactly (`USER.md`, `CLAUDE.md`, `Settings`, `Sessions`, `config.toml`) marks it
 // `exact`, so the overlay lists it first.
@@ -24,6 +24,7 @@ function entries(app) {
     { kind: 'action', key: 'connect-claude', label: 'Connect Claude Code', hint: 'its hook and MCP server; shows what changes first', names: ['claude', 'claude code'], run: () => focusInAgents(app, '[data-agent="claude"] [data-testid="agent-toggle"]') },
     { kind: 'action', key: 'connect-codex', label: 'Connect Codex', hint: 'its hook and MCP server; shows what changes first', names: ['codex'], run: () => focusInAgents(app, '[data-agent="codex"] [data-testid="agent-toggle"]') },
     { kind: 'action', key: 'open-config', label: 'Open config.toml', hint: 'in your editor; created with every default when missing', names: ['config.toml', 'config'], run: () => app.openConfig() },
+    { kind: 'action', key: 'sync-now', label: 'Sync now', hint: 'send and pull your memories through personal sync (git)', names: ['sync'], run: () => app.syncNow() },
     { kind: 'action', key: 'prune-archive', label: 'Prune archive…', hint: 'old versions by the policy, with a preview of what goes', names: ['prune'], run: () => app.pruneArchive() },
     { kind: 'action', key: 'add-project', label: 'Add a project…', hint: 'pick its folder', run: () => app.addProject() },
     { kind: 'place', key: 'user-md', label: 'USER.md', hint: 'trust anchor', names: ['user.md'], run: go({ view: 'anchor', project: null }) },

@@ -113,6 +113,7 @@ async fn named_places_and_actions_come_first_and_weak_matches_last_under_their_h
             let rows = ask(&driver, "Settings", "settings").await?;
             ensure!(rows.iter().any(|r| r.1 == "user-settings"), "the memory about settings is gone: {rows:?}");
             ask(&driver, "Sessions", "sessions").await?;
+            ask(&driver, "sync", "sync-now").await?;
 
             // Enter on "Connect Codex": Settings, focus on Codex's own Connect button.
             ask(&driver, "codex", "connect-codex").await?;

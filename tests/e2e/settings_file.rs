@@ -96,7 +96,7 @@ async fn settings_create_the_file_follow_it_on_disk_and_keep_its_commented_lines
             })
             .await?;
             let text = config_text(&home);
-            for table in ["[retrieval]", "[compose]", "[archive]", "[sessions]", "[lifecycle]", "[distill]", "[editor]"] {
+            for table in ["[retrieval]", "[compose]", "[archive]", "[sessions]", "[lifecycle]", "[distill]", "[sync]", "[editor]"] {
                 ensure!(text.matches(table).count() == 1, "{table} is not in the created file once:\n{text}");
             }
             ensure!(text.contains("[archive]\nkeep_versions = 5\n"), "keep_versions is not under [archive]:\n{text}");
