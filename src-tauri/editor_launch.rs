@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use ambry_core::FrontEndCode;
 use ambry_core::Workspace;
-use ambry_core::{in_terminal_if_needed, EditorLaunch};
+use ambry_core::{in_terminal_if_needed, system_openers, EditorLaunch};
 
 use crate::ipc_error::{front_end, IpcResult};
 
@@ -55,19 +55,34 @@ pub fn open_file(ws: &Workspace, path: &Path) -> IpcResult<String> {
                 short_name(&terminal)
             ))
         }
-        EditorLaunch::SystemDefault { path } => {
-            open::that_detached(&path).map_err(|e| {
-                front_end(
-                    FrontEndCode::LaunchFailed,
-                    format!(
-                        "no application opens {}: {e}; set editor.command in Settings",
-                        path.display()
-                    ),
-                )
-            })?;
-            Ok("the system default application".into())
+        EditorLaunch::SystemDefault { path } => open_with_system_default(&path),
+    }
+}
+
+/// Hands `path` to the first desktop opener that really opens it (watched like an editor: an
+/// opener that knows no application for the file exits non-zero). With none on PATH, or none
+/// that succeeded, the error is `no_default_application` and says what was tried, so the app
+/// can open the file in its own editor instead of claiming it opened.
+fn open_with_system_default(path: &Path) -> IpcResult<String> {
+    let mut tried = Vec::new();
+    for (program, args) in system_openers(path) {
+        if !on_path(&program) {
+            tried.push(format!("{program}: not installed"));
+            continue;
+        }
+        match start_and_watch(&program, &args, "the system default application") {
+            Ok(()) => return Ok("the system default application".into()),
+            Err(e) => tried.push(e.message),
         }
     }
+    Err(front_end(
+        FrontEndCode::NoDefaultApplication,
+        format!(
+            "no editor is set up (editor.command, $VISUAL, $EDITOR) and no application opens {} ({})",
+            path.display(),
+            tried.join("; ")
+        ),
+    ))
 }
 
 /// A program as the person knows it: `vim`, not `/usr/bin/vim`.

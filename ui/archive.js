@@ -322,6 +322,7 @@ export function createArchiveView(app) {
       load();
     },
     onChange: () => { if (el.isConnected) load(); },
+    startPrune,
     focusMain: () => listEl.focus(),
   };
 }

@@ -154,6 +154,7 @@ export function editorErrorToast(what, error) {
   if (error && error.code === 'editor_needs_terminal') return toast(`${what}: ${message}`, 'error', 15000);
   return errorToast(what, error, {
     launch_failed: 'it did not start (Details say why). Choose the editor in Settings, or set $VISUAL.',
+    no_default_application: 'no editor is set up and no application here opens it. Choose your editor in Settings → Editor command.',
   });
 }
 

@@ -105,6 +105,19 @@ const app = {
   async showSession(sessionId, ts = null) {
     if (await this.navigate({ view: 'sessions' })) views.sessions.openSession(sessionId, ts);
   },
+  // From the palette: config.toml in the person's editor (created first when missing), and the
+  // archive's prune with its preview (the user scope's, or the project in view's).
+  async openConfig() {
+    if (await this.navigate({ view: 'settings' })) views.settings.openConfig();
+  },
+  syncNow() {
+    sidebar.syncNow();
+  },
+  async pruneArchive() {
+    const project = this.currentProject();
+    const location = project ? { scope: 'project', project } : { scope: 'user', project: null };
+    if (await this.navigate({ view: 'archive' }, { location })) views.archive.startPrune();
+  },
   reloadProjects: () => loadProjects(),
   reviewChanged: () => reviewChanged(),
   // Sync's line counts the conflicts Review settles.
@@ -254,6 +267,13 @@ document.addEventListener('keydown', (e) => {
 });
 
 on('memory-changed', (change) => {
+  if (change.kind === 'config_changed') {
+    // Settings and the archive's prune policy show config.toml's values; rankings use them too.
+    search.refresh();
+    if (app.route.view === 'settings') views.settings.refreshFromDisk();
+    if (app.route.view === 'archive') views.archive.onChange(change);
+    return;
+  }
   search.refresh();
   if (change.kind === 'sidecar_changed') return; // only rankings depend on vectors
   if (change.kind === 'projects_changed') { loadProjects(); return; }

@@ -18,7 +18,8 @@
 import { call, sameLocation } from './api.js';
 import { firstRunPanel } from './first-run.js';
 import { h, clear, setSafeHtml, relativeTime, absoluteTime, debounce, focusShown } from './dom.js';
-import { confirmDialog, toast, errorToast, editorErrorToast } from './dialog.js';
+import { confirmDialog, toast, errorToast } from './dialog.js';
+import { openMemoryInEditor } from './open-editor.js';
 import { VirtualList } from './virtual-list.js';
 import { renameMemory } from './rename.js';
 import { typePicker } from './type-picker.js';
@@ -713,13 +714,8 @@ export function createMemoriesView(app) {
     }
   }
 
-  async function openInEditor(memoryRef) {
-    try {
-      const what = await call('open_in_editor', { memory: memoryRef });
-      toast(`Opened in ${what}`, 'info', 2500);
-    } catch (e) {
-      editorErrorToast('Could not open the editor', e);
-    }
+  function openInEditor(memoryRef) {
+    return openMemoryInEditor(app, memoryRef, { opened: (what) => `Opened in ${what}` });
   }
 
   async function reveal(memoryRef) {

@@ -1,12 +1,15 @@
 // What Ctrl+K reaches besides memories: places (trust anchors, agents' files, each project,
-// the tools) and actions (reindex, connect an agent, new memory, add a project, distill a
-// project's sessions), matched by
-// their words; and past sessions, by recall. Each entry runs when chosen.
+// the tools) and actions (reindex, connect Claude Code or Codex, open config.toml, sync now,
+// prune the archive, new memory, add a project, distill a project's sessions), matched by their words;
+// and past sessions, by recall. Each entry runs when chosen. A query that names a place or
+// action exactly (`USER.md`, `CLAUDE.md`, `Settings`, `Sessions`, `config.toml`) marks it
+// `exact`, so the overlay lists it first.
 // Deliberately does not: rank memories or draw the overlay (see search.js).
 //
 // data-testid:
-//   palette-item     a place, an action or a session (data-kind = action | place | session, data-key)
-//   palette-section  a section's heading (data-kind)
+//   palette-item     a place, an action or a session (data-kind = action | place | session, data-key,
+//                    data-exact = "true" when the query is its name)
+//   palette-section  a section's heading (data-kind; "exact" over what the query names exactly)
 
 import { call } from './api.js';
 import { h } from './dom.js';
@@ -17,21 +20,15 @@ function entries(app) {
   const out = [
     { kind: 'action', key: 'reindex', label: 'Reindex', hint: 'bring vectors and the session index up to date', run: () => app.reindex() },
     { kind: 'action', key: 'new-memory', label: 'New memory', hint: 'in your user memories', run: () => app.newMemory({ scope: 'user', project: null }) },
-    { kind: 'action', key: 'connect', label: 'Connect an agent', hint: 'Claude Code or Codex, in Settings', run: async () => {
-      if (!await app.navigate({ view: 'settings' })) return;
-      const card = document.querySelector('[data-testid="agents-card"]');
-      if (!card) return;
-      card.scrollIntoView({ block: 'start' });
-      // The card lists the agents once it has asked the shell: focus its first button then.
-      const focusFirst = () => { const b = card.querySelector('button'); if (b) b.focus(); return !!b; };
-      if (focusFirst()) return;
-      const watch = new MutationObserver(() => { if (focusFirst()) watch.disconnect(); });
-      watch.observe(card, { childList: true, subtree: true });
-      setTimeout(() => watch.disconnect(), 5000);
-    } },
+    { kind: 'action', key: 'connect', label: 'Connect an agent', hint: 'Claude Code or Codex, in Settings', run: () => focusInAgents(app, 'button') },
+    { kind: 'action', key: 'connect-claude', label: 'Connect Claude Code', hint: 'its hook and MCP server; shows what changes first', names: ['claude', 'claude code'], run: () => focusInAgents(app, '[data-agent="claude"] [data-testid="agent-toggle"]') },
+    { kind: 'action', key: 'connect-codex', label: 'Connect Codex', hint: 'its hook and MCP server; shows what changes first', names: ['codex'], run: () => focusInAgents(app, '[data-agent="codex"] [data-testid="agent-toggle"]') },
+    { kind: 'action', key: 'open-config', label: 'Open config.toml', hint: 'in your editor; created with every default when missing', names: ['config.toml', 'config'], run: () => app.openConfig() },
+    { kind: 'action', key: 'sync-now', label: 'Sync now', hint: 'send and pull your memories through personal sync (git)', names: ['sync'], run: () => app.syncNow() },
+    { kind: 'action', key: 'prune-archive', label: 'Prune archive…', hint: 'old versions by the policy, with a preview of what goes', names: ['prune'], run: () => app.pruneArchive() },
     { kind: 'action', key: 'add-project', label: 'Add a project…', hint: 'pick its folder', run: () => app.addProject() },
-    { kind: 'place', key: 'user-md', label: 'USER.md', hint: 'trust anchor', run: go({ view: 'anchor', project: null }) },
-    { kind: 'place', key: 'agents-files', label: 'Agents’ files', hint: 'CLAUDE.md, AGENTS.md', run: go({ view: 'instructions', project: app.instructionsProject(), kind: null }) },
+    { kind: 'place', key: 'user-md', label: 'USER.md', hint: 'trust anchor', names: ['user.md'], run: go({ view: 'anchor', project: null }) },
+    { kind: 'place', key: 'agents-files', label: 'Agents’ files', hint: 'CLAUDE.md, AGENTS.md', names: ['claude.md', 'agents.md', 'agents files'], run: go({ view: 'instructions', project: app.instructionsProject(), kind: null }) },
     { kind: 'place', key: 'user-memories', label: 'User memories', hint: 'memories', run: go({ view: 'memories', location: { scope: 'user', project: null } }) },
     { kind: 'place', key: 'sessions', label: 'Sessions', hint: 'search past transcripts', run: go({ view: 'sessions' }) },
     { kind: 'place', key: 'compose', label: 'Compose preview', hint: 'what an agent would get', run: go({ view: 'compose' }) },
@@ -40,7 +37,7 @@ function entries(app) {
   ];
   for (const p of app.projects) {
     out.push({ kind: 'place', key: `project:${p.slug}`, label: p.name, hint: 'project memories', run: go({ view: 'memories', location: { scope: 'project', project: p.slug } }) });
-    out.push({ kind: 'place', key: `anchor:${p.slug}`, label: `${p.name} · AMBRY.md`, hint: 'trust anchor', run: go({ view: 'anchor', project: p.slug }) });
+    out.push({ kind: 'place', key: `anchor:${p.slug}`, label: `${p.name} · AMBRY.md`, hint: 'trust anchor', names: ['ambry.md'], run: go({ view: 'anchor', project: p.slug }) });
     out.push({ kind: 'place', key: `agents-files:${p.slug}`, label: `${p.name} · agents’ files`, hint: 'CLAUDE.md, AGENTS.md', run: go({ view: 'instructions', project: p.slug, kind: null }) });
     out.push({ kind: 'action', key: `new-memory:${p.slug}`, label: `New memory in ${p.name}`, hint: 'project memory', run: () => app.newMemory({ scope: 'project', project: p.slug }) });
     // A dry run first (calls, tokens, which agent); nothing is sent before the person confirms.
@@ -49,18 +46,39 @@ function entries(app) {
   return out;
 }
 
-// Places and actions whose words all start words of the query, in their order of importance;
-// `>` alone (as in VS Code) lists them all.
+// The agents card in Settings, with focus on `selector` inside it (the card lists the agents
+// once it has asked the shell: focus it then).
+async function focusInAgents(app, selector) {
+  if (!await app.navigate({ view: 'settings' })) return;
+  const card = document.querySelector('[data-testid="agents-card"]');
+  if (!card) return;
+  card.scrollIntoView({ block: 'start' });
+  const focusIt = () => { const b = card.querySelector(selector); if (b) b.focus(); return !!b; };
+  if (focusIt()) return;
+  const watch = new MutationObserver(() => { if (focusIt()) watch.disconnect(); });
+  watch.observe(card, { childList: true, subtree: true });
+  setTimeout(() => watch.disconnect(), 5000);
+}
+
+// How a name compares: case, curly apostrophes and the spaces around a `·` do not matter.
+function plain(text) {
+  return text.toLowerCase().replace(/[’']/g, '').replace(/\s+/g, ' ').trim();
+}
+
+// Places and actions whose words all start words of the query, in their order of importance,
+// those the query names exactly first (marked `exact`); `>` alone (as in VS Code) lists them all.
 export function matchingEntries(app, query) {
   const q = query.trim().replace(/^>\s*/, '').toLowerCase();
   const all = entries(app);
   if (!q) return query.trim().startsWith('>') ? all : [];
   const words = q.split(/\s+/);
-  return all.filter((e) => {
+  const wanted = plain(q);
+  const found = all.filter((e) => {
     const text = `${e.label} ${e.hint}`.toLowerCase();
     const have = text.match(/[\p{L}\p{N}]+/gu) || [];
-    return words.every((w) => have.some((x) => x.startsWith(w)));
-  });
+    return words.every((w) => have.some((x) => x.startsWith(w))) || (e.names || []).includes(wanted);
+  }).map((e) => ({ ...e, exact: plain(e.label) === wanted || (e.names || []).includes(wanted) }));
+  return [...found.filter((e) => e.exact), ...found.filter((e) => !e.exact)];
 }
 
 // Past sessions matching `query` (recall by words, at once: it never waits for the model).
@@ -79,7 +97,7 @@ export async function matchingSessions(app, query, limit = 5) {
   }
 }
 
-const SECTION = { action: 'Actions', place: 'Go to', session: 'Sessions' };
+const SECTION = { exact: 'Best match', action: 'Actions', place: 'Go to', session: 'Sessions' };
 
 // The rows for `items`, with a heading before each kind; `isActive(i)` marks the highlighted
 // one, `choose(i)` runs it.
@@ -88,13 +106,14 @@ export function paletteRows(items, offset, { isActive, choose, hover }) {
   let kind = null;
   items.forEach((item, j) => {
     const i = offset + j;
-    if (item.kind !== kind) {
-      kind = item.kind;
+    // What the query names exactly is headed as such, whatever its kind.
+    if ((item.exact ? 'exact' : item.kind) !== kind) {
+      kind = item.exact ? 'exact' : item.kind;
       out.push(h('div', { class: 'palette-section', testid: 'palette-section', dataset: { kind } }, SECTION[kind]));
     }
     out.push(h('div', {
       class: `search-result palette-item${isActive(i) ? ' active' : ''}`, role: 'option', id: `search-option-${i}`,
-      testid: 'palette-item', dataset: { kind: item.kind, key: item.key, active: isActive(i) ? 'true' : 'false' },
+      testid: 'palette-item', dataset: { kind: item.kind, key: item.key, exact: item.exact ? 'true' : 'false', active: isActive(i) ? 'true' : 'false' },
       'aria-selected': isActive(i) ? 'true' : 'false',
       onMousemove: () => hover(i), onClick: () => choose(i),
     },

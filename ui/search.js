@@ -18,11 +18,16 @@
 //   search-error        a failed search
 //   search-note         why the ranker fell back (e.g. no model), on its own line
 //   search-more         "Show more": the next 50 memories (data-shown = how many are shown)
+//   search-weak         the heading over memories below the relevance gate (data-count)
+// The list's order: places and actions the query names exactly, memories that pass the
+// relevance gate, places and actions found by their words, sessions, then the memories below
+// the gate under their own heading (never above a place, an action or a session).
 //   (places, actions and sessions: see palette.js; a query starting with > lists only those)
 
 import { call } from './api.js';
 import { h, clear } from './dom.js';
-import { toast, editorErrorToast, trapFocus } from './dialog.js';
+import { trapFocus } from './dialog.js';
+import { openMemoryInEditor } from './open-editor.js';
 import { matchingEntries, matchingSessions, paletteRows } from './palette.js';
 
 const RELEVANCE_LABEL = { strong: 'Strong match', good: 'Good match', weak: 'Weak match' };
@@ -49,7 +54,7 @@ function setData(node, values) {
 // One memory row of the list, made once per position and refilled for each answer (`fill`):
 // typing replaces the words in the rows on screen instead of rebuilding 50 rows and their
 // relevance widgets per keystroke.
-function memoryRow(i, { projectName, hover, pick }) {
+function memoryRow({ projectName, hover, pick }) {
   const name = h('span', { class: 'result-name' });
   const type = h('span', {});
   const scope = h('span', { class: 'badge badge-scope' });
@@ -58,13 +63,15 @@ function memoryRow(i, { projectName, hover, pick }) {
   const label = h('span', { class: 'relevance-label' });
   const score = h('span', { testid: 'search-result-score' }, h('span', { class: 'relevance-bars', 'aria-hidden': 'true' }, bars), label);
   const el = h('div', {
-    class: 'search-result', role: 'option', 'aria-selected': 'false', id: `search-option-${i}`, testid: 'search-result',
-    onMousemove: () => hover(i), onClick: () => pick(i),
+    class: 'search-result', role: 'option', 'aria-selected': 'false', testid: 'search-result',
+    onMousemove: () => hover(el.index), onClick: () => pick(el.index),
   },
   h('div', { class: 'result-main' }, h('div', { class: 'result-top' }, name, type, scope), description),
   score);
-  el.fill = (r) => {
+  el.fill = (r, index) => {
     const e = r.evidence;
+    el.index = index;
+    setAttr(el, 'id', `search-option-${index}`);
     setData(el, { name: r.name, scope: r.scope, project: r.project || '' });
     setText(name, r.name);
     setAttr(type, 'class', `badge badge-type type-${r.type}`);
@@ -100,13 +107,27 @@ export function createSearch(app) {
   let rows = [];
   let active = 0;
   let open = false;
-  // Beyond the memories: "Show more" when there are more, then sessions, places and actions.
-  let extras = [];
+  // Beyond the memories: "Show more" when there are more, sessions, places and actions.
+  let entries = [];
+  let sessions = [];
   let more = false;
   const PAGE = 50;
   let page = PAGE;
   let pagedQuery = null;
-  const total = () => rows.length + (more ? 1 : 0) + extras.length;
+  // What the list shows, in order (see the header): a memory ({kind: 'memory', row}), "Show
+  // more" ({kind: 'more'}), or a place, action or session (palette.js). `active` indexes it.
+  let items = [];
+  const total = () => items.length;
+  function arrange() {
+    const memory = (row) => ({ kind: 'memory', row });
+    const gated = rows.filter((r) => r.evidence.gated).map(memory);
+    const weak = rows.filter((r) => !r.evidence.gated).map(memory);
+    const moreItem = more ? [{ kind: 'more' }] : [];
+    items = [
+      ...entries.filter((e) => e.exact), ...gated, ...(weak.length ? [] : moreItem),
+      ...entries.filter((e) => !e.exact), ...sessions, ...weak, ...(weak.length ? moreItem : []),
+    ];
+  }
 
   const input = h('input', { class: 'search-input', testid: 'search-input', type: 'text', placeholder: 'Search memories…', spellcheck: 'false', autocomplete: 'off', 'aria-label': 'Search memories', role: 'combobox', 'aria-expanded': 'true', 'aria-controls': 'search-results' });
   const project = h('select', { class: 'select search-project', testid: 'search-project', 'aria-label': 'Project whose memories are searched with yours' });
@@ -131,7 +152,8 @@ export function createSearch(app) {
     else if (e.key === 'ArrowUp') { e.preventDefault(); move(-1); }
     else if (e.key === 'Enter' && active < total() && e.target.tagName !== 'BUTTON') {
       e.preventDefault();
-      if (rows[active]) { if (e.ctrlKey || e.metaKey) showInApp(rows[active]); else openInEditor(rows[active]); }
+      const item = items[active];
+      if (item.kind === 'memory') { if (e.ctrlKey || e.metaKey) showInApp(item.row); else openInEditor(item.row); }
       else choose(active);
     }
   });
@@ -189,7 +211,9 @@ export function createSearch(app) {
     if (!query.trim() || query.trim().startsWith('>')) {
       rows = [];
       more = false;
-      extras = matchingEntries(app, query);
+      sessions = [];
+      entries = matchingEntries(app, query);
+      arrange();
       shownSeq = mine;
       active = 0;
       render(query.trim() ? { rows: [], strategy: 'commands', note: null, micros: 0 } : null);
@@ -205,7 +229,9 @@ export function createSearch(app) {
       shownSeq = result.seq;
       rows = result.rows;
       more = result.more;
-      extras = matchingEntries(app, query);
+      entries = matchingEntries(app, query);
+      if (pagedQuery !== sessionsQuery) sessions = [];
+      arrange();
       if (!keepActive) active = 0;
       lastRoundTrip = performance.now() - started;
       const drawing = performance.now();
@@ -213,9 +239,14 @@ export function createSearch(app) {
       status.dataset.renderMs = (performance.now() - drawing).toFixed(1);
       showAnswered(query);
       // Sessions come after (recall by words, a few milliseconds), without holding memories back.
-      matchingSessions(app, query).then((sessions) => {
-        if (mine !== seq || !sessions.length) return;
-        extras = [...sessions, ...matchingEntries(app, query)];
+      matchingSessions(app, query).then((found) => {
+        if (mine !== seq || !found.length) return;
+        // The highlight stays on what it was on when sessions arrive above it.
+        const was = items[active];
+        sessions = found;
+        sessionsQuery = query;
+        arrange();
+        if (was) active = Math.max(0, items.findIndex((it) => (was.kind === 'memory' ? it.row === was.row : it.kind === was.kind && it.key === was.key)));
         render(result);
       });
       // Keystroke to results on screen, for the query the box shows now (the next frame is
@@ -235,13 +266,14 @@ export function createSearch(app) {
     }
   }
   let lastRoundTrip = 0;
+  let sessionsQuery = null;
 
   // The memory rows made so far, by position (see `memoryRow`).
   const rowEls = [];
   const rowActions = {
     projectName: (slug) => app.projectName(slug),
     hover: (i) => { if (active !== i) { active = i; paintActive(); } },
-    pick: (i) => { if (rows[i]) showInApp(rows[i]); },
+    pick: (i) => { if (items[i] && items[i].kind === 'memory') showInApp(items[i].row); },
   };
 
   function render(result) {
@@ -253,25 +285,46 @@ export function createSearch(app) {
       note.hidden = true;
       return;
     }
-    const tail = [
-      more ? h('div', {
-        class: `search-result search-more${active === rows.length ? ' active' : ''}`, role: 'option', id: `search-option-${rows.length}`,
-        testid: 'search-more', dataset: { shown: String(rows.length) }, onClick: () => choose(rows.length),
-        onMousemove: () => rowActions.hover(rows.length),
-      }, `Show more memories (${rows.length} shown)`) : null,
-      ...paletteRows(extras, rows.length + (more ? 1 : 0), {
-        isActive: (i) => i === active,
-        choose,
-        hover: rowActions.hover,
-      }),
-    ];
+    const nodes = [];
+    let memoriesShown = 0;
+    let weakHeading = false;
+    let run = null; // consecutive places, actions and sessions, drawn with their headings
+    const flush = () => {
+      if (!run) return;
+      nodes.push(...paletteRows(run.entries, run.offset, { isActive: (i) => i === active, choose, hover: rowActions.hover }));
+      run = null;
+    };
+    items.forEach((item, i) => {
+      if (item.kind === 'memory') {
+        flush();
+        if (!item.row.evidence.gated && !weakHeading) {
+          weakHeading = true;
+          const count = rows.filter((r) => !r.evidence.gated).length;
+          nodes.push(h('div', { class: 'palette-section palette-weak', testid: 'search-weak', dataset: { count: String(count) } },
+            `Weak matches · below the relevance gate, not given to an agent (${count}${more ? '+' : ''})`));
+        }
+        if (rowEls.length <= memoriesShown) rowEls.push(memoryRow(rowActions));
+        const row = rowEls[memoriesShown++];
+        row.fill(item.row, i);
+        nodes.push(row);
+      } else if (item.kind === 'more') {
+        flush();
+        nodes.push(h('div', {
+          class: 'search-result search-more', role: 'option', id: `search-option-${i}`,
+          testid: 'search-more', dataset: { shown: String(rows.length) }, onClick: () => choose(i),
+          onMousemove: () => rowActions.hover(i),
+        }, `Show more memories (${rows.length} shown)`));
+      } else {
+        if (!run) run = { entries: [], offset: i };
+        run.entries.push(item);
+      }
+    });
+    flush();
     const top = rows.length || input.value.trim().startsWith('>') ? null
       : h('div', { class: 'search-empty', testid: 'search-empty' }, `No memory matches “${input.value.trim()}”.`);
-    while (rowEls.length < rows.length) rowEls.push(memoryRow(rowEls.length, rowActions));
-    rows.forEach((r, i) => rowEls[i].fill(r));
-    placeChildren(results, [top, ...rowEls.slice(0, rows.length), ...tail].filter(Boolean));
+    placeChildren(results, [top, ...nodes].filter(Boolean));
     status.textContent = result.strategy === 'commands'
-      ? `${extras.length} place${extras.length === 1 ? '' : 's'} and actions`
+      ? `${entries.length} place${entries.length === 1 ? '' : 's'} and actions`
       : `${rows.length}${more ? '+' : ''} result${rows.length === 1 ? '' : 's'} · ${result.strategy} · ${lastRoundTrip.toFixed(0)} ms`;
     status.title = `Ranked in ${(result.micros / 1000).toFixed(1)} ms; ${lastRoundTrip.toFixed(1)} ms from asking to the answer`;
     note.textContent = result.note || '';
@@ -301,26 +354,26 @@ export function createSearch(app) {
   // place or action.
   let extending = false;
   function choose(i) {
-    if (i < rows.length) { showInApp(rows[i]); return; }
-    if (more && i === rows.length) {
+    const item = items[i];
+    if (!item) return;
+    if (item.kind === 'memory') { showInApp(item.row); return; }
+    if (item.kind === 'more') {
       page += PAGE;
       extending = true;
       coalesced();
       return;
     }
-    const item = extras[i - rows.length - (more ? 1 : 0)];
-    if (!item) return;
     close();
     item.run();
   }
 
-  async function openInEditor(r) {
-    try {
-      const what = await call('open_in_editor', { memory: { scope: r.scope, project: r.project, name: r.name } });
-      toast(`Opened ${r.name} in ${what}`, 'info', 2500);
-    } catch (e) {
-      editorErrorToast('Could not open the editor', e);
-    }
+  // With no editor and no desktop application for the file, the memory opens in the app's own
+  // editor (the palette closes; a notification says so): see open-editor.js.
+  function openInEditor(r) {
+    return openMemoryInEditor(app, { scope: r.scope, project: r.project, name: r.name }, {
+      opened: (what) => `Opened ${r.name} in ${what}`,
+      leaving: () => close(),
+    });
   }
 
   function showInApp(r) {

@@ -18,6 +18,9 @@
 //   recall-run-of       a run shown for a conversation that did not match itself (data-parent)
 //   transcript-context  agent context in a transcript (data-label): reminders, notifications,
 //                       command echoes the person did not type; folded, never shown as theirs
+//                       (a compacted conversation's summary marks where it was compacted)
+//   tool-group          consecutive tool calls and results, folded as one (data-count); each
+//                       call and result inside is folded too
 //   (actions on a transcript and what Ambry gave it: see session-actions.js)
 
 import { call } from './api.js';
@@ -62,6 +65,44 @@ function readableTool(text) {
     summary: headline ? `${m[1]} · ${headline[1].split('\n')[0]}` : m[1],
     body: entries.map(([k, v]) => `${k}: ${show(v)}`).join('\n'),
   };
+}
+
+// A snippet with its matched words marked (never the terminal's [brackets]).
+function snippetParts(hit) {
+  return (hit.snippet_parts && hit.snippet_parts.length ? hit.snippet_parts : [{ text: hit.snippet, hit: false }])
+    .map((part) => (part.hit ? h('mark', {}, part.text) : part.text));
+}
+
+// " · 3 tool calls": calls, not their results (a call is recorded as `name {arguments}`; a
+// transcript whose tool turns are all free text counts each).
+function toolCountLabel(turns) {
+  const tools = turns.filter((x) => x.role === 'tool');
+  if (!tools.length) return '';
+  const calls = tools.filter((x) => /^[\w.:-]+ \{/.test(x.text)).length || tools.length;
+  return ` · ${calls} tool call${calls === 1 ? '' : 's'}`;
+}
+
+// Consecutive tool turns (calls and their results) as one fold: "4 tool calls · Read, Bash",
+// open when the turn a search pointed at is inside. A lone tool turn stays as it is.
+function groupToolTurns(turns, nodes, isTarget) {
+  const out = [];
+  for (let i = 0; i < turns.length;) {
+    if (turns[i].role !== 'tool') { out.push(nodes[i]); i += 1; continue; }
+    let end = i;
+    while (end < turns.length && turns[end].role === 'tool') end += 1;
+    if (end - i < 2) { out.push(nodes[i]); i = end; continue; }
+    const calls = turns.slice(i, end).map((t) => readableTool(t.text)).filter(Boolean);
+    const names = [...new Set(turns.slice(i, end).map((t) => /^([\w.:-]+) \{/.exec(t.text)).filter(Boolean).map((m) => m[1]))];
+    const count = calls.length || end - i;
+    const results = end - i - calls.length;
+    out.push(h('details', { class: 'turn-group', testid: 'tool-group', dataset: { count: String(end - i) }, open: nodes.slice(i, end).some(isTarget) || undefined },
+      h('summary', { tabindex: '-1' }, `${count} tool call${count === 1 ? '' : 's'}`,
+        results > 0 ? h('span', { class: 'muted small' }, ` and ${results} result${results === 1 ? '' : 's'}`) : null,
+        names.length ? h('span', { class: 'muted small' }, ` · ${names.slice(0, 4).join(', ')}${names.length > 4 ? ', …' : ''}`) : null),
+      nodes.slice(i, end)));
+    i = end;
+  }
+  return out;
 }
 
 // Text with the query's words marked, so the reason a turn matched is visible in it.
@@ -111,10 +152,13 @@ function toolTurnBody(turn, isHit, words) {
 // Makes the folded tool calls of a transcript one Tab stop: Tab reaches the first (or the one
 // last used), ↑/↓ (and Home/End) move between them, Enter/Space unfold as usual.
 function rovingTools(container) {
-  const summaries = [...container.querySelectorAll('.turn-fold > summary')];
-  if (!summaries.length) return;
-  summaries[0].tabIndex = 0;
+  // The folds on screen: a call inside a closed group is not reachable until it opens.
+  const shown = () => [...container.querySelectorAll('.turn-fold > summary, .turn-group > summary')].filter((s) => s.getClientRects().length);
+  const first = shown()[0];
+  if (!first) return;
+  first.tabIndex = 0;
   container.addEventListener('keydown', (e) => {
+    const summaries = shown();
     const at = summaries.indexOf(e.target);
     if (at === -1) return;
     let next = null;
@@ -328,8 +372,7 @@ export function createSessionsView(app) {
       class: 'snippet', testid: 'recall-snippet', dataset: { ts: turn.ts || '' },
       onClick: (e) => { e.stopPropagation(); open(hit.session_id, turn.ts); },
     }, h('span', { class: `role role-${turn.role}` }, turn.role), ' ',
-      (turn.snippet_parts && turn.snippet_parts.length ? turn.snippet_parts : [{ text: turn.snippet, hit: false }])
-        .map((part) => (part.hit ? h('mark', {}, part.text) : part.text)));
+      snippetParts(turn));
     clear(list, hits.map((hit) => {
       const turns = turnsOf(hit);
       const matching = hit.matching_turns ?? turns.length;
@@ -362,7 +405,7 @@ export function createSessionsView(app) {
       onClick: (e) => { e.stopPropagation(); open(r.session_id, r.ts); },
     }, h('span', { class: `badge run-${r.kind}` }, r.kind === 'compaction' ? 'compaction' : 'subagent'), ' ',
     h('span', { class: 'run-title' }, r.kind === 'compaction' ? 'Conversation summary' : (r.title || 'Subagent run')),
-    h('span', { class: 'muted small' }, ` · ${r.matching_turns > 1 ? `${r.matching_turns} matching turns` : r.snippet}`))));
+    h('span', { class: 'muted small run-snippet' }, ' · ', r.matching_turns > 1 ? `${r.matching_turns} matching turns` : snippetParts(r)))));
   }
 
   function renderNothingOpen() {
@@ -421,15 +464,14 @@ export function createSessionsView(app) {
           m.cwd ? h('span', { class: 'mono' }, m.cwd) : null,
           m.first_ts ? h('span', {}, `${absoluteTime(m.first_ts)} → ${absoluteTime(m.last_ts)}`) : null,
           // Same unit as the list (messages: what the person and the agent said), tool calls apart.
-          h('span', { testid: 'transcript-count' }, messagesLabel(said.length),
-            t.turns.some((x) => x.role === 'tool') ? ` · ${t.turns.filter((x) => x.role === 'tool').length} tool calls` : '')),
+          h('span', { testid: 'transcript-count' }, messagesLabel(said.length), toolCountLabel(t.turns))),
         transcriptActions(app, t, pane, { passage, onPruned: pruned })),
       given,
       checked,
       m.source_removed_at ? h('div', { class: 'banner transcript-vaulted', testid: 'transcript-vaulted' },
         `The transcript file was deleted (found missing ${absoluteTime(m.source_removed_at)}). These are the turns Ambry had indexed, the only copy left; `,
         h('em', {}, 'Remove from index'), ' deletes them.') : null,
-      h('div', { class: 'turns', testid: 'transcript-turns' }, turns.length ? turns : h('p', { class: 'muted' }, 'This session has no readable turns.')));
+      h('div', { class: 'turns', testid: 'transcript-turns' }, turns.length ? groupToolTurns(t.turns, turns, (node) => node === target) : h('p', { class: 'muted' }, 'This session has no readable turns.')));
     rovingTools(pane);
     import('./distill.js').then((d) => d.attachDistill(pane, m)).catch(() => {});
     pane.dataset.turns = String(t.turns.length);

@@ -7,6 +7,8 @@
 //   setting-input     its control (input, select, textarea; for sources: setting-source checkboxes)
 //   setting-error     why a value was refused     setting-reset   back to the default
 //   setting-default   the default, in words
+// A number field is as wide as the longest of its value, default and bounds (never clipped);
+// `row.showFromDisk(setting)` shows a value config.toml now has, unless the person is typing in it.
 
 import { call } from './api.js';
 import { h } from './dom.js';
@@ -21,6 +23,12 @@ function show(value) {
 const SOURCES = [['claude', 'Claude Code'], ['codex', 'Codex'], ['ambry', 'Ambry']];
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+// The widest of `values` in characters, as a CSS variable the number field's width uses.
+function fitDigits(control, values) {
+  const digits = Math.max(4, ...values.filter((v) => v !== null && v !== undefined).map((v) => String(v).length));
+  control.style.setProperty('--digits', String(digits));
+}
 
 // `setting` is one entry of get_settings().settings; `onSaved(all)` gets every setting after a
 // write. `compact`: label and control only (where the value is used, e.g. the Archive).
@@ -49,6 +57,8 @@ export function settingField(setting, { onSaved = () => {}, compact = false } = 
     if (kind.max != null) control.max = String(kind.max);
     control.value = String(setting.value);
     read = () => control.value;
+    fitDigits(control, [setting.default, kind.max, setting.value]);
+    control.addEventListener('input', () => fitDigits(control, [setting.default, kind.max, control.value]));
   } else if (kind.type === 'sources') {
     const boxes = SOURCES.map(([v, words]) => {
       const box = h('input', { type: 'checkbox', value: v, testid: 'setting-source' });
@@ -101,11 +111,22 @@ export function settingField(setting, { onSaved = () => {}, compact = false } = 
     }
   }
 
+  // A change on disk (by hand, by the CLI): the field shows it, unless the person is typing a
+  // value of their own into it (written when they leave it).
+  row.showFromDisk = (now) => {
+    const typing = row.contains(document.activeElement) && !same(read(), setting.value) && String(read()) !== String(setting.value);
+    if (!now || typing) return;
+    setting.value = now.value;
+    if (!same(read(), now.value)) setValue(now.value);
+    reset.hidden = same(now.value, now.default);
+  };
+
   function setValue(v) {
     if (kind.type === 'toggle') control.checked = !!v;
     else if (kind.type === 'sources') control.querySelectorAll('input').forEach((b) => { b.checked = v.includes(b.value); });
     else if (kind.type === 'word_groups') control.value = v.map((g) => g.join(', ')).join('\n');
     else control.value = String(v);
+    if (kind.type === 'number') fitDigits(control, [setting.default, kind.max, control.value]);
   }
 
   // Numbers and text are written when left or confirmed with Enter; the rest on each change.

@@ -1,12 +1,16 @@
 // Settings: where things are (home, config.toml, the transcript folders read), every key of
 // config.toml as a labelled control that writes the file back (comments kept; the change
 // applies at once), a way to open (or create) config.toml in the editor, start at login, and
-// the `ambry doctor` checks with the Reindex they may call for.
+// the `ambry doctor` checks with the Reindex they may call for. A change of config.toml on disk
+// (a setting saved here, an edit by hand or by the CLI) shows at once (`refreshFromDisk`): the
+// header's Create/Open, the fields (except the one being typed in), a file that stopped or
+// started loading.
 //
 // data-testid:
 //   settings-view     the view          settings-home      AMBRY_HOME path
 //   settings-open-config  open config.toml in the editor (creates it, all defaults, when missing)
 //   settings-config   the configuration form (see setting-field.js)  settings-config-error  config.toml does not load
+//   settings-config-card  the card holding either     settings-config-missing  "(not created: all defaults)"
 //   settings-autostart    start at login (tray only) checkbox
 //   settings-session-folder  a transcript folder read (data-source, data-exists)
 //   settings-reindex  Reindex button    settings-status   overall doctor status (data-status = ok | warn | error)
@@ -77,7 +81,7 @@ export function createSettingsView(app) {
     try {
       const [what, created] = await call('open_config');
       toast(created ? `Created config.toml (all defaults) and opened it in ${what}` : `Opened config.toml in ${what}`, 'info', 3500);
-      if (created) load();
+      if (created) refreshFromDisk();
     } catch (e) {
       editorErrorToast('Could not open config.toml', e);
     }
@@ -139,7 +143,6 @@ export function createSettingsView(app) {
       el.append(h('div', { class: 'view-body' }, h('div', { class: 'error-box' }, e.message)));
       return;
     }
-    const configError = 'Err' in s.config ? s.config.Err.message : null;
     clear(el,
       h('header', { class: 'view-header' },
         h('div', { class: 'view-titles' }, h('h1', {}, 'Settings'), h('span', { class: 'subtitle' }, `Ambry ${s.version} · changes to config.toml apply right away`)),
@@ -150,7 +153,7 @@ export function createSettingsView(app) {
           h('h2', {}, 'Locations'),
           h('dl', { class: 'kv' },
             h('dt', {}, 'Home'), h('dd', { class: 'mono', testid: 'settings-home' }, s.home),
-            h('dt', {}, 'Config file'), h('dd', { class: 'mono' }, s.config_file, s.config_exists ? '' : h('span', { class: 'muted' }, '  (not created: all defaults)')),
+            h('dt', {}, 'Config file'), h('dd', { class: 'mono' }, s.config_file, h('span', { class: 'muted', testid: 'settings-config-missing', hidden: s.config_exists }, '  (not created: all defaults)')),
             (s.session_folders || []).map((f) => [
               h('dt', {}, `${SOURCE_LABEL[f.source] || f.source} transcripts`),
               h('dd', { class: 'mono', testid: 'settings-session-folder', dataset: { source: f.source, exists: f.exists ? 'true' : 'false' } },
@@ -161,15 +164,52 @@ export function createSettingsView(app) {
           h('h2', {}, 'Desktop'),
           autostartToggle(autostart)),
         healthCard(s),
-        h('div', { class: 'card' },
-          h('h2', {}, 'Configuration'),
-          h('p', { class: 'muted' }, 'Changes are written to config.toml (your comments stay) and apply right away.'),
-          configError ? h('div', { class: 'error-box', testid: 'settings-config-error' }, configError) : configForm(s.settings || []))));
+        configCard(s)));
+  }
+
+  function configCard(s) {
+    const configError = 'Err' in s.config ? s.config.Err.message : null;
+    return h('div', { class: 'card', testid: 'settings-config-card', dataset: { error: configError || '' } },
+      h('h2', {}, 'Configuration'),
+      h('p', { class: 'muted' }, 'Changes are written to config.toml (your comments stay) and apply right away.'),
+      configError ? h('div', { class: 'error-box', testid: 'settings-config-error' }, configError) : configForm(s.settings || []));
+  }
+
+  // config.toml changed on disk: what the view shows of it follows, without a reload that
+  // would move focus or drop what the person is typing.
+  let refreshing = null;
+  async function refreshFromDisk() {
+    if (!el.isConnected || !el.querySelector('[data-testid="settings-config-card"]')) return;
+    const seq = refreshing = {};
+    let s;
+    try {
+      s = await call('get_settings');
+    } catch {
+      return;
+    }
+    if (seq !== refreshing || !el.isConnected) return;
+    const open = el.querySelector('[data-testid="settings-open-config"]');
+    if (open) open.textContent = s.config_exists ? 'Open config.toml' : 'Create config.toml';
+    const missing = el.querySelector('[data-testid="settings-config-missing"]');
+    if (missing) missing.hidden = s.config_exists;
+    const card = el.querySelector('[data-testid="settings-config-card"]');
+    const configError = 'Err' in s.config ? s.config.Err.message : '';
+    if (card && (card.dataset.error || '') !== configError) {
+      if (!card.contains(document.activeElement)) card.replaceWith(configCard(s));
+    } else if (card) {
+      for (const row of card.querySelectorAll('[data-testid="setting"]')) {
+        if (row.showFromDisk) row.showFromDisk((s.settings || []).find((x) => `${x.section}.${x.key}` === row.dataset.key));
+      }
+    }
+    const health = el.querySelector('[data-testid="settings-health"]');
+    if (health && !health.contains(document.activeElement)) health.replaceWith(healthCard(s));
   }
 
   return {
     el,
     show: load,
+    openConfig,
+    refreshFromDisk,
     focusMain: () => { const b = el.querySelector('[data-testid="settings-open-config"]'); if (b) b.focus(); },
   };
 }

@@ -232,14 +232,15 @@ async fn folded_tool_calls_are_one_tab_stop_moved_with_arrows() -> TestResult {
                 )
                 .await?;
                 ui::text_contains(&driver, "transcript-title", "Reading the config").await?;
+                // The three consecutive calls are one fold, itself the one Tab stop.
                 let summaries = driver
                     .find_all(ui::css(
                         "[data-testid=\"transcript-view\"] details > summary",
                     ))
                     .await?;
                 ensure!(
-                    summaries.len() == 3,
-                    "{} folded tool turns",
+                    summaries.len() == 4,
+                    "{} folds (the group and its 3 tool turns)",
                     summaries.len()
                 );
                 let mut stops = 0;
@@ -252,17 +253,27 @@ async fn folded_tool_calls_are_one_tab_stop_moved_with_arrows() -> TestResult {
                     stops == 1,
                     "{stops} of the folded tool turns are Tab stops; one is"
                 );
+                let group = summaries[0].text().await?;
+                ensure!(
+                    group.starts_with("3 tool calls") && group.contains("Bash, Read, Grep"),
+                    "the group's summary: {group:?}"
+                );
+                summaries[0].focus().await?;
+                press(&driver, Key::Enter).await?;
+                press(&driver, Key::Down).await?;
                 // Readable, not JSON: the tool's name and its arguments.
-                let first = summaries[0].text().await?;
+                let first = driver
+                    .execute("return document.activeElement.textContent;", vec![])
+                    .await?;
+                let first = first.json().as_str().unwrap_or_default().to_string();
                 ensure!(
                     first.starts_with("Bash · ls -la"),
-                    "first tool summary: {first:?}"
+                    "↓ into the opened group: {first:?}"
                 );
                 ensure!(
                     !first.contains('{'),
                     "the summary shows raw JSON: {first:?}"
                 );
-                summaries[0].focus().await?;
                 press(&driver, Key::Down).await?;
                 let f = focused(&driver).await?;
                 ensure!(

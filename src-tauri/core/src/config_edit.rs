@@ -368,7 +368,8 @@ pub fn edit_text(
         Some(value) => {
             let new = to_toml(spec, value)?;
             if doc.get(section).is_none() {
-                doc.insert(section, Item::Table(Table::new()));
+                let table = new_table_after_trailing_lines(&mut doc);
+                doc.insert(section, Item::Table(table));
             }
             let table = doc[section]
                 .as_table_like_mut()
@@ -398,6 +399,23 @@ pub fn edit_text(
             source,
         })?;
     Ok((new_text, config))
+}
+
+/// A table to append to `doc`. Lines after the last table's last key (such as `[editor]`'s
+/// `# command = ""`) are the document's trailing text, which is written after every table: a
+/// table appended as is would land between `[editor]` and its commented line, and uncommenting
+/// that line would then set a key of the new table. Those lines move into the new table's
+/// prefix, so they stay under the table they belong to.
+fn new_table_after_trailing_lines(doc: &mut DocumentMut) -> Table {
+    let mut table = Table::new();
+    let trailing = doc.trailing().as_str().unwrap_or("").to_string();
+    if !trailing.trim().is_empty() {
+        table
+            .decor_mut()
+            .set_prefix(format!("{}\n\n", trailing.trim_end()));
+        doc.set_trailing("");
+    }
+    table
 }
 
 /// The file's text: the commented starter when there is none; a link or a huge file is refused.
@@ -500,6 +518,61 @@ max_age_days = 365
             "{text}"
         );
         assert_eq!(config.editor.command, "code -g {path}");
+    }
+
+    #[test]
+    fn a_new_table_never_lands_between_a_table_and_its_commented_lines() {
+        let file = "[archive]\nkeep_versions = 5\n\n[editor]\n# command = \"\"   # e.g. code -g {path}\n";
+        let (text, config) =
+            edit_text(file, "distill", "max_calls", Some(&json!(3))).unwrap();
+        assert_eq!(
+            text,
+            format!("{file}\n[distill]\nmax_calls = 3\n"),
+            "the commented line left [editor]"
+        );
+        assert_eq!(config.distill.max_calls, 3);
+        // Uncommenting the line later sets the editor, not the new table.
+        let uncommented = text.replace("# command = \"\"", "command = \"vim\"");
+        let config = Config::parse(&uncommented, "config.toml").unwrap();
+        assert_eq!(config.editor.command, "vim");
+        assert_eq!(config.distill.max_calls, 3);
+    }
+
+    #[test]
+    fn every_section_of_the_starter_takes_its_keys_under_its_own_header() {
+        for spec in SETTINGS {
+            let (text, _) = edit_text(STARTER_CONFIG, spec.section, spec.key, Some(&sample(spec)))
+                .unwrap_or_else(|e| panic!("{}.{}: {e}", spec.section, spec.key));
+            assert_eq!(
+                text.matches(&format!("[{}]", spec.section)).count(),
+                1,
+                "{}.{} added a second table:\n{text}",
+                spec.section,
+                spec.key
+            );
+            // Every commented line of the starter is still where it was, under its own table.
+            let kept: Vec<&str> = text.lines().filter(|l| l.starts_with('#')).collect();
+            let starter: Vec<&str> = STARTER_CONFIG.lines().filter(|l| l.starts_with('#')).collect();
+            assert_eq!(kept, starter, "{}.{}", spec.section, spec.key);
+        }
+    }
+
+    /// A value `spec` accepts, other than its default where that is easy.
+    fn sample(spec: &SettingSpec) -> Json {
+        match spec.kind {
+            SettingKind::Toggle => json!(false),
+            SettingKind::Number { min, integer, .. } => {
+                if integer {
+                    json!((min as u64).max(1) + 1)
+                } else {
+                    json!(0.5)
+                }
+            }
+            SettingKind::Choice { options } => json!(options[options.len() - 1].0),
+            SettingKind::Text { .. } => json!("x"),
+            SettingKind::Sources => json!(["claude"]),
+            SettingKind::WordGroups => json!([["gql", "graphql"]]),
+        }
     }
 
     #[test]

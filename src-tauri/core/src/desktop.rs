@@ -124,7 +124,7 @@ pub const STARTER_CONFIG: &str = "\
 # Uncomment a line to change it; the app and the CLI pick changes up right away.
 
 [retrieval]
-# enabled = true            # false: inject every body (no filter)
+# enabled = true            # false: agents get only the trust anchors and the memory map, no bodies
 # strategy = \"auto\"         # keyword | bm25 | semantic | auto
 # fusion = \"blend\"          # blend | rrf
 # semantic_weight = 0.6
@@ -134,6 +134,10 @@ pub const STARTER_CONFIG: &str = "\
 # embedding_model = \"all-MiniLM-L6-v2\"
 # synonyms = [[\"gql\", \"graphql\"]]   # extra groups
 
+[compose]
+# turn_bytes = 4000         # most bytes of memory bodies one prompt adds (hard limit 8000 per output)
+# map_bytes = 3000          # the memory map given once per context
+
 [archive]
 # keep_versions = 20        # per memory; prune keeps the newest N
 # max_age_days = 365        # prune drops older versions (0 = no age limit)
@@ -141,6 +145,19 @@ pub const STARTER_CONFIG: &str = "\
 [sessions]
 # sources = [\"claude\", \"codex\", \"ambry\"]
 # include_tools = false
+
+[lifecycle]
+# unused_days = 90          # review flags a memory no agent was given or fetched for this long
+
+[distill]
+# enabled = true            # false: distill refuses to run
+# agent = \"claude\"          # claude | codex: the agent CLI that proposes memories
+# claude_command = \"claude\"
+# codex_command = \"codex\"
+# max_calls = 10            # agent calls per run
+# max_tokens = 200000       # estimated tokens per run
+# chunk_bytes = 48000       # transcript bytes per call
+# timeout_secs = 600        # seconds one call may take
 
 [editor]
 # command = \"\"              # e.g. \"code -g {path}\"; empty: $VISUAL, $EDITOR, then the system default

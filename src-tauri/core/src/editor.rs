@@ -229,6 +229,18 @@ pub fn resolve_editor(
     })
 }
 
+/// The desktop's openers for the system default application, in the order they are tried:
+/// the freedesktop one, then GLib's. Each is `(program, args)` with `path` last. On a desktop
+/// with neither (or where neither knows the file type) the caller opens the file some other
+/// way; it never reports a file as opened that nothing opened.
+pub fn system_openers(path: &Path) -> Vec<(String, Vec<String>)> {
+    let file = path.to_string_lossy().into_owned();
+    vec![
+        ("xdg-open".to_string(), vec![file.clone()]),
+        ("gio".to_string(), vec!["open".to_string(), file]),
+    ]
+}
+
 fn command_launch(
     command: &str,
     source: EditorSource,

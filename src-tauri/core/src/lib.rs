@@ -47,7 +47,7 @@ pub use config_edit::{settings_of, SettingView};
 pub use desktop::{autostart_enabled, create_starter_config, set_autostart, TRAY_FLAG};
 pub use distill::{DistillReport, Edits, Proposal, StopHandle};
 pub use doctor::{overall as overall_status, Check, Status};
-pub use editor::{in_terminal_if_needed, EditorLaunch};
+pub use editor::{in_terminal_if_needed, system_openers, EditorLaunch};
 pub use embed::{release_idle_model_in_background, ReindexProgress, SavedWithVector, VectorStatus};
 pub use enforce::{Backtest, Decision, PastCall, ToolCall, ToolVerdict};
 pub use error::{quoted, Code, ErrorCode, ErrorReport, FrontEndCode, InvalidRequest};

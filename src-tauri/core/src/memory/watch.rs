@@ -1,9 +1,9 @@
 //! Live changes under `AMBRY_HOME` for the app (DESIGN §10 "Live").
 //!
 //! Owns: a notify watcher on the home directory (user memories, every project's memories, the
-//! projects directory and USER.md), debouncing bursts of file events, and turning them into
-//! domain changes: a memory saved or removed, its `.vec` sidecar written or removed, the set of
-//! projects changed, the user anchor changed. Archive entries, temp files and MEMORY.md are
+//! projects directory, USER.md and config.toml), debouncing bursts of file events, and turning
+//! them into domain changes: a memory saved or removed, its `.vec` sidecar written or removed,
+//! the set of projects changed, the user anchor changed, the configuration file changed. Archive entries, temp files and MEMORY.md are
 //! ignored.
 //! Deliberately does not: read or parse memories (listeners re-read through the store), or know
 //! event names (the shell maps `MemoryChange` to its own events).
@@ -48,6 +48,9 @@ pub enum MemoryChange {
     },
     /// USER.md was written or removed.
     UserAnchorChanged,
+    /// `config.toml` was written or removed (by hand, by the CLI, by another window): a
+    /// settings screen shows it again.
+    ConfigChanged,
     /// A whole memory directory appeared or vanished: re-read everything.
     Rescan,
 }
@@ -150,6 +153,7 @@ enum Touched {
     },
     Projects,
     UserAnchor,
+    Config,
     Rescan,
 }
 
@@ -190,6 +194,7 @@ impl Touched {
             },
             Touched::Projects => MemoryChange::ProjectsChanged,
             Touched::UserAnchor => MemoryChange::UserAnchorChanged,
+            Touched::Config => MemoryChange::ConfigChanged,
             Touched::Rescan => MemoryChange::Rescan,
         }
     }
@@ -206,6 +211,7 @@ fn classify(root: &Path, path: &Path) -> Option<Touched> {
         .collect::<Option<_>>()?;
     match parts.as_slice() {
         ["USER.md"] => Some(Touched::UserAnchor),
+        ["config.toml"] => Some(Touched::Config),
         ["memory"] => Some(Touched::Rescan),
         ["memory", file] => match sidecar_name(file) {
             Some(name) => Some(Touched::Sidecar {
@@ -401,6 +407,12 @@ mod tests {
         std::fs::write(home.user_anchor(), "# me\n").unwrap();
         assert!(
             wait_for(&seen, &MemoryChange::UserAnchorChanged),
+            "saw {:?}",
+            seen.lock().unwrap()
+        );
+        std::fs::write(home.config_file(), "[retrieval]\ntop_k = 3\n").unwrap();
+        assert!(
+            wait_for(&seen, &MemoryChange::ConfigChanged),
             "saw {:?}",
             seen.lock().unwrap()
         );

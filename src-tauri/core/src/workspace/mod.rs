@@ -281,7 +281,7 @@ impl Workspace {
                 self.projects_written();
                 self.memories_written();
             }
-            MemoryChange::UserAnchorChanged => {}
+            MemoryChange::UserAnchorChanged | MemoryChange::ConfigChanged => {}
         }
     }
 

@@ -160,6 +160,9 @@ pub(crate) fn parse_fast(
         return Some(LineOutcome::Skipped("meta".into()));
     }
     if line.is_compact_summary == Some(true) {
+        if state.keep_context {
+            return None; // shown where the compaction happened: the general path builds it
+        }
         return Some(LineOutcome::Skipped("compact_summary".into()));
     }
     if kind == "assistant" {
@@ -203,7 +206,19 @@ pub(crate) fn parse(state: &mut SessionState, v: &Value, include_tools: bool) ->
                 return LineOutcome::Skipped("meta".into());
             }
             if v.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
-                return LineOutcome::Skipped("compact_summary".into());
+                // The summary that continues a compacted conversation marks where it was
+                // compacted: folded in a transcript, never indexed as the person's words.
+                let text = v
+                    .get("message")
+                    .and_then(|m| m.get("content"))
+                    .map(block_text)
+                    .unwrap_or_default();
+                let mut out = LineBuilder::default();
+                out.context(state, &text, ts);
+                return match out.finish() {
+                    LineOutcome::Skipped(_) => LineOutcome::Skipped("compact_summary".into()),
+                    kept => kept,
+                };
             }
             let Some(message) = v.get("message") else {
                 return LineOutcome::Skipped(format!("{kind}:no_message"));

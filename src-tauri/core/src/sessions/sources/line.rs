@@ -13,7 +13,9 @@ use super::boilerplate;
 
 /// Tool calls and results are long (whole files, command output); beyond this they are cut.
 const MAX_TOOL_TEXT: usize = 16 * 1024;
-const MAX_TITLE_CHARS: usize = 100;
+/// A title is the prompt whole, on one line; only a prompt longer than this (a pasted log, a
+/// spec) is cut, at a word, with an ellipsis.
+const MAX_TITLE_CHARS: usize = 500;
 const MAX_KIND_CHARS: usize = 48;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,6 +130,15 @@ pub(crate) struct LineBuilder {
 impl LineBuilder {
     pub(crate) fn user(&mut self, state: &mut SessionState, text: &str, ts: Option<&str>) {
         let (own, injected) = boilerplate::split_user_text(text);
+        if injected
+            .first()
+            .is_some_and(|i| boilerplate::is_compaction_request(i))
+        {
+            // Not the person's words: the run is titled by what it is.
+            state
+                .agent_title
+                .get_or_insert_with(|| super::runs::COMPACTION_TITLE.to_string());
+        }
         if state.keep_context && !injected.is_empty() {
             self.push(Role::Context, injected.join("\n"), ts);
         }
@@ -138,6 +149,18 @@ impl LineBuilder {
                 self.push(Role::User, clean, ts);
             }
             None => self.drop_because("boilerplate"),
+        }
+    }
+
+    /// Text the agent put on the person's side as a whole (Claude Code's summary that continues
+    /// a compacted conversation): shown folded in a transcript, where the compaction happened;
+    /// never indexed.
+    pub(crate) fn context(&mut self, state: &SessionState, text: &str, ts: Option<&str>) {
+        let text = shown(boilerplate::scrub(text));
+        if state.keep_context && !text.trim().is_empty() {
+            self.push(Role::Context, text, ts);
+        } else {
+            self.drop_because("context");
         }
     }
 
@@ -278,6 +301,10 @@ fn one_line(text: &str, max_chars: usize) -> String {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if flat.chars().count() > max_chars {
         let mut s: String = flat.chars().take(max_chars - 1).collect();
+        // At a word, unless the first word alone is that long.
+        if let Some(space) = s.rfind(' ').filter(|&at| at > 0) {
+            s.truncate(space);
+        }
         s.push('…');
         s
     } else {
@@ -298,8 +325,13 @@ mod tests {
         s.agent_title = Some("Login bug fixed".into());
         assert_eq!(s.title(), Some("Login bug fixed"));
         let mut s = SessionState::default();
-        s.saw_prompt(&"word ".repeat(100));
-        assert_eq!(s.title().unwrap().chars().count(), MAX_TITLE_CHARS);
+        let long = "a prompt of many words that reads on ".repeat(8);
+        s.saw_prompt(&long);
+        assert_eq!(s.title(), Some(long.trim()), "a prompt of ~300 characters is not cut");
+        let mut s = SessionState::default();
+        s.saw_prompt(&"word ".repeat(200));
+        let title = s.title().unwrap();
+        assert!(title.chars().count() <= MAX_TITLE_CHARS && title.ends_with("word…"), "{title}");
     }
 
     #[test]

@@ -14,7 +14,12 @@ use crate::sessions::{RecallHit, SessionMeta};
 
 /// The opening of the prompt Claude Code sends to the run that compacts a conversation (seen in
 /// real transcripts of Claude Code 2.x; a run whose title starts with it is a compaction).
-const COMPACTION_PROMPT: &str = "Your task is to create a detailed summary of the conversation";
+pub(crate) const COMPACTION_PROMPT: &str =
+    "Your task is to create a detailed summary of the conversation";
+
+/// The title a compaction run is indexed under (its prompt is not the person's words, so it
+/// never titles anything).
+pub(crate) const COMPACTION_TITLE: &str = "Conversation summary";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -52,7 +57,8 @@ pub fn run_kind(session: &SessionMeta) -> RunKind {
 }
 
 fn kind_of_title(title: Option<&str>) -> RunKind {
-    if title.is_some_and(|t| t.trim_start().starts_with(COMPACTION_PROMPT)) {
+    // Indexes written before compaction runs had their own title still hold the prompt.
+    if title.is_some_and(|t| t == COMPACTION_TITLE || t.trim_start().starts_with(COMPACTION_PROMPT)) {
         RunKind::Compaction
     } else {
         RunKind::Subagent

@@ -29,9 +29,10 @@ fn every_line_of_the_real_samples_is_indexed_or_deliberately_skipped() {
     assert_eq!(s.lines, 15 + 39 + 13 + 25);
     assert_eq!(s.malformed_lines, 0);
     let skipped: u64 = s.lines_skipped.values().sum();
-    // short: 1 user prompt + 1 assistant text; tool_heavy: 2 user prompts + 1 assistant text;
-    // codex: one user and one assistant message per turn (1 + 2 turns).
-    let indexed_lines = 2 + 3 + 2 + 4;
+    // short: 1 user prompt + 1 assistant text; tool_heavy: 2 user prompts, the `/mcp` the
+    // person typed (kept as typed from its command echo) + 1 assistant text; codex: one user
+    // and one assistant message per turn (1 + 2 turns).
+    let indexed_lines = 2 + 4 + 2 + 4;
     assert_eq!(s.messages_indexed, indexed_lines);
     assert_eq!(
         skipped + indexed_lines,
@@ -49,8 +50,8 @@ fn every_line_of_the_real_samples_is_indexed_or_deliberately_skipped() {
     assert_eq!(k("thinking"), 1 + 1);
     assert_eq!(
         k("boilerplate"),
-        1 + 2 + 2 + 3,
-        "interruptions, command echoes, environment context"
+        1 + 1 + 2 + 3,
+        "interruptions, command output, environment context"
     );
     assert_eq!(
         k("event_msg:token_count") + k("event_msg:task_started") + k("event_msg:task_complete"),
