@@ -13,7 +13,7 @@ use super::error::DistillError;
 use super::inbox::{Decision, Inbox};
 use super::proposal::{Action, Proposal};
 use crate::lifecycle;
-use crate::memory::{MemoryDraft, SaveOutcome, Store, StoreError};
+use crate::memory::{Enforce, MemoryDraft, RuleEdit, RuleStatus, SaveOutcome, Store, StoreError};
 
 /// What a person changed before accepting; `None` keeps the proposal's text.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -87,6 +87,21 @@ pub fn accept(
         tags,
     };
     let target = p.target.clone().unwrap_or_default();
+    // A proposed rule is saved off (`proposed`); a rule the person set on that memory stands.
+    let rule = match &p.enforce {
+        None => RuleEdit::Keep,
+        Some(proposed) => match store
+            .get(Some(p.scope), &p.name)
+            .ok()
+            .and_then(|m| m.lifecycle.enforce)
+        {
+            Some(current) if current.status != RuleStatus::Proposed => RuleEdit::Keep,
+            _ => RuleEdit::Set(Enforce {
+                status: RuleStatus::Proposed,
+                ..proposed.clone()
+            }),
+        },
+    };
     let outcome = match p.action {
         Action::New => {
             if store.get(Some(p.scope), &p.name).is_ok() {
@@ -96,7 +111,7 @@ pub fn accept(
                 }
                 .into());
             }
-            store.save_with_keys(p.scope, draft(&p.name, Vec::new()), &keys, now)?
+            store.save_ruled(p.scope, draft(&p.name, Vec::new()), &keys, &rule, now)?
         }
         Action::Update => {
             let current = store.get(Some(p.scope), &target)?;
@@ -109,11 +124,11 @@ pub fn accept(
                 }
                 .into());
             }
-            store.save_with_keys(p.scope, draft(&target, current.tags), &keys, now)?
+            store.save_ruled(p.scope, draft(&target, current.tags), &keys, &rule, now)?
         }
         Action::Supersede => {
             store.get(Some(p.scope), &target)?;
-            let saved = store.save_with_keys(p.scope, draft(&p.name, Vec::new()), &keys, now)?;
+            let saved = store.save_ruled(p.scope, draft(&p.name, Vec::new()), &keys, &rule, now)?;
             lifecycle::supersede(store, p.scope, &target, &p.name, now)?;
             saved
         }
@@ -125,7 +140,7 @@ pub fn accept(
                 Some(p.body.clone()),
                 now,
             )?;
-            store.save_with_keys(p.scope, draft(&p.name, merged.tags), &keys, now)?
+            store.save_ruled(p.scope, draft(&p.name, merged.tags), &keys, &rule, now)?
         }
     };
     inbox.decide(Decision {

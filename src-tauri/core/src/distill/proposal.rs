@@ -50,6 +50,19 @@ struct RawProposal {
     target: Option<String>,
     source_turns: Vec<i64>,
     reason: String,
+    /// A rule for the memory (DESIGN §16), when the session shows a correction of a tool call.
+    #[serde(default)]
+    enforce: Option<RawRule>,
+}
+
+/// A rule as the agent proposes it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    tool: Vec<String>,
+    #[serde(rename = "match")]
+    pattern: String,
+    action: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -99,6 +112,10 @@ pub struct Proposal {
     pub target: Option<String>,
     pub source_turns: Vec<SourceTurn>,
     pub reason: String,
+    /// A rule proposed with the memory: saved `proposed` on accept, off until the person turns
+    /// it on (DESIGN §16).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enforce: Option<crate::memory::Enforce>,
 }
 
 impl Proposal {
@@ -142,7 +159,7 @@ pub fn answer_schema() -> Value {
                 "items": {
                     "type": "object",
                     "additionalProperties": false,
-                    "required": ["action", "scope", "name", "type", "description", "body", "target", "source_turns", "reason"],
+                    "required": ["action", "scope", "name", "type", "description", "body", "target", "source_turns", "reason", "enforce"],
                     "properties": {
                         "action": {"type": "string", "enum": ["new", "update", "supersede", "duplicate"]},
                         "scope": {"type": "string", "enum": ["user", "project"]},
@@ -153,6 +170,16 @@ pub fn answer_schema() -> Value {
                         "target": {"type": ["string", "null"]},
                         "source_turns": {"type": "array", "items": {"type": "integer"}},
                         "reason": string,
+                        "enforce": {
+                            "type": ["object", "null"],
+                            "additionalProperties": false,
+                            "required": ["tool", "match", "action"],
+                            "properties": {
+                                "tool": {"type": "array", "items": {"type": "string"}},
+                                "match": string,
+                                "action": {"type": "string", "enum": ["deny", "remind"]},
+                            }
+                        },
                     }
                 }
             }
@@ -257,6 +284,27 @@ fn check_one(
             return Err(format!("its {field} looks like a secret ({})", found.kind));
         }
     }
+    // Team memory is the team's text, reviewed in the repository: never proposed from a session.
+    if p.scope == Scope::Team {
+        return Err("team scope: team memory is written by a person, never proposed".into());
+    }
+    let enforce = match &p.enforce {
+        None => None,
+        Some(r) => {
+            let rule = crate::memory::Enforce {
+                tools: r.tool.clone(),
+                pattern: r.pattern.clone(),
+                action: r.action.clone(),
+                status: crate::memory::RuleStatus::Proposed,
+            };
+            rule.compile()
+                .map_err(|e| format!("its rule does not hold: {e}"))?;
+            if let Some(found) = find_secret(&rule.pattern) {
+                return Err(format!("its rule looks like a secret ({})", found.kind));
+            }
+            Some(rule)
+        }
+    };
     if p.scope == Scope::Project && !call.has_project {
         return Err("project scope, but the session belongs to no project".into());
     }
@@ -348,6 +396,7 @@ fn check_one(
         target,
         source_turns,
         reason: quoted(&p.reason, MAX_ANSWER_BYTES),
+        enforce,
     };
     proposal.id = proposal_id(&proposal);
     Ok(proposal)
@@ -523,6 +572,33 @@ mod tests {
             refusal.reason
         );
         assert_eq!(checked.proposals[0].reason, "stated bythe person");
+    }
+
+    /// A rule comes with the memory, proposed (off); one that does not hold, or a proposal
+    /// for the team's scope, is refused on its own.
+    #[test]
+    fn a_rule_is_proposed_off_and_team_scope_is_never_proposed() {
+        let t = turns();
+        let mut ruled = new_memory();
+        ruled["enforce"] = json!({"tool": ["Bash"], "match": "\\bnpm install\\b", "action": "deny"});
+        let mut broken = new_memory();
+        broken["name"] = json!("broken-rule");
+        broken["enforce"] = json!({"tool": ["Bash"], "match": "(", "action": "deny"});
+        let mut team = new_memory();
+        team["name"] = json!("team-note");
+        team["scope"] = json!("team");
+        let answer = json!({"proposals": [ruled, broken, team]}).to_string();
+        let checked = check_answer(&answer, &call(&t, &[]), Utc::now()).unwrap();
+        assert_eq!(checked.proposals.len(), 1, "{:?}", checked.refused);
+        let rule = checked.proposals[0].enforce.as_ref().unwrap();
+        assert_eq!(rule.status, crate::memory::RuleStatus::Proposed);
+        assert_eq!(rule.pattern, r"\bnpm install\b");
+        let reasons: Vec<&str> = checked.refused.iter().map(|r| r.reason.as_str()).collect();
+        assert!(reasons[0].contains("enforce.match") && reasons[1].contains("team"), "{reasons:?}");
+        // The schema asks for it, so a strict agent CLI sends it (null when there is none).
+        let schema = answer_schema();
+        let required = schema["properties"]["proposals"]["items"]["required"].as_array().unwrap();
+        assert!(required.iter().any(|r| r == "enforce"));
     }
 
     #[test]

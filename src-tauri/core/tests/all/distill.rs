@@ -217,3 +217,41 @@ fn accepting_saves_with_source_and_keeps_the_prior_version_of_an_update() {
     assert!(text.contains("pnpm"));
     assert!(ws.proposals(&store).unwrap().is_empty());
 }
+
+/// A rule distilled from a session is saved with its memory, off (`proposed`), and waits in the
+/// review inbox for the person (DESIGN §16).
+#[test]
+fn an_accepted_proposal_carries_its_rule_off_until_the_person_turns_it_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = AmbryHome::new(dir.path());
+    let ws = Workspace::new(home.clone(), LaunchEnv::default());
+    let store = Store::new(home, None);
+    write_session(
+        dir.path(),
+        &[
+            ("user", "never npm install here, we use pnpm"),
+            ("assistant", "ok"),
+        ],
+    );
+    index(&ws);
+    let now = Utc::now();
+    let answer = json!({"proposals": [{"action": "new", "scope": "user", "name": "use-pnpm", "type": "feedback",
+        "description": "pnpm, not npm", "body": "Use pnpm; never npm install.", "target": null,
+        "source_turns": [1], "reason": "corrected",
+        "enforce": {"tool": ["Bash"], "match": "\\bnpm install\\b", "action": "deny"}}]})
+    .to_string();
+    let runner = Scripted::new(&[answer]);
+    let report = ws
+        .distill_with(&store, &selection(), None, false, now, &runner)
+        .unwrap();
+    let id = report.proposals[0].id.clone();
+    let saved = ws
+        .accept_proposal(&store, &id, &Edits::default(), now)
+        .unwrap();
+    let rule = saved.outcome.memory.lifecycle.enforce.clone().unwrap();
+    assert_eq!(rule.status, ambry_core::memory::RuleStatus::Proposed);
+    let findings = ws.review(&store, now).unwrap();
+    assert!(findings
+        .iter()
+        .any(|f| matches!(f, ambry_core::Finding::RuleProposed { memory, .. } if memory.name == "use-pnpm")));
+}
