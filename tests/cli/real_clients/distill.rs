@@ -51,10 +51,11 @@ fn answer() -> Value {
     json!({"proposals": [
         {"action": "new", "scope": "project", "name": "release-schedule", "type": "project",
          "description": "When this team releases", "body": format!("The {TRANSCRIPT_FACT}. Never on Fridays."),
-         "target": null, "source_turns": [1, 2], "reason": "the person stated it"},
+         "target": null, "source_turns": [1, 2], "reason": "the person stated it", "enforce": null},
         {"action": "new", "scope": "user", "name": "commit-style", "type": "feedback",
          "description": "Commit message preference", "body": "Short commit messages.",
-         "target": null, "source_turns": [3], "reason": "the person's preference"}
+         "target": null, "source_turns": [3], "reason": "the person's preference",
+         "enforce": {"tool": ["Bash"], "match": "\\bgit commit\\b", "action": "remind"}}
     ]})
 }
 
@@ -211,6 +212,12 @@ fn journey(world: World, agent: &str, reply: Step) {
         .as_str()
         .unwrap()
         .contains("Thursdays"));
+    // A rule distilled with the memory travels through the agent's schema, off until turned on.
+    let style = pending
+        .iter()
+        .find(|p| p["name"] == "commit-style")
+        .unwrap();
+    assert_eq!(style["enforce"]["status"], "proposed", "{style}");
 
     // Reject: the store is byte-identical.
     let before = store_bytes(&world);
