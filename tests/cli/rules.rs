@@ -130,38 +130,19 @@ fn a_rule_saved_from_the_cli_denies_the_call_in_both_agents_formats_and_lets_oth
         .0
         .contains("\"deny\""));
     // Saving the memory again without rule flags keeps its rule; --no-enforce removes it.
-    sb.ambry()
-        .args([
-            "memory",
-            "save",
-            "use-pnpm",
-            "--type",
-            "feedback",
-            "--description",
-            "pnpm here",
-            "--body",
-            "pnpm, always.",
-        ])
-        .assert()
-        .success();
+    let resave = |extra: &[&str]| {
+        sb.ambry()
+            .args(["memory", "save", "use-pnpm", "--type", "feedback"])
+            .args(["--description", "pnpm here", "--body", "pnpm, always."])
+            .args(extra)
+            .assert()
+            .success();
+    };
+    resave(&[]);
     assert!(hook(&sb, "claude", tool_call(&sb, "npm i"))
         .0
         .contains("pnpm, always."));
-    sb.ambry()
-        .args([
-            "memory",
-            "save",
-            "use-pnpm",
-            "--type",
-            "feedback",
-            "--description",
-            "pnpm here",
-            "--body",
-            "pnpm, always.",
-            "--no-enforce",
-        ])
-        .assert()
-        .success();
+    resave(&["--no-enforce"]);
     assert_eq!(hook(&sb, "claude", tool_call(&sb, "npm i")).0, "");
 }
 

@@ -181,11 +181,9 @@ impl Workspace {
         rule: &RuleEdit,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
-        let models = self.model_paths(&self.config_or_retrieval_defaults()?);
-        let saved = embed::save_ruled_with_vector(store, scope, draft, rule, now, &models)?;
-        self.memories_written();
-        self.own_team_write(store, &saved);
-        Ok(saved)
+        self.write_memory(store, |models| {
+            embed::save_ruled_with_vector(store, scope, draft, rule, now, models)
+        })
     }
 
     /// A new memory with its rule, in one write (the app's memory form).
@@ -197,11 +195,9 @@ impl Workspace {
         rule: &RuleEdit,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
-        let models = self.model_paths(&self.config_or_retrieval_defaults()?);
-        let saved = embed::create_ruled_with_vector(store, scope, draft, rule, now, &models)?;
-        self.memories_written();
-        self.own_team_write(store, &saved);
-        Ok(saved)
+        self.write_memory(store, |models| {
+            embed::create_ruled_with_vector(store, scope, draft, rule, now, models)
+        })
     }
 
     /// Whether `rule` catches a call of `tool` with `input` (the memory form's live test); a rule

@@ -104,6 +104,20 @@ pub struct VersionRow {
 }
 
 impl Workspace {
+    /// One write of a memory and its vector, and what every write is followed by: the caches
+    /// told, and a team memory the person wrote marked as seen by them.
+    pub(super) fn write_memory(
+        &self,
+        store: &Store,
+        write: impl FnOnce(&crate::embed::ModelPaths) -> Result<SavedWithVector, crate::memory::StoreError>,
+    ) -> Result<SavedWithVector, WorkspaceError> {
+        let models = self.model_paths(&self.config_or_retrieval_defaults()?);
+        let saved = write(&models)?;
+        self.memories_written();
+        self.own_team_write(store, &saved);
+        Ok(saved)
+    }
+
     /// The memories of `filter`'s scopes; `retired` says superseded (a list without a day
     /// cannot say expired: `list_with_usage` can).
     pub fn list(
@@ -146,11 +160,9 @@ impl Workspace {
         draft: MemoryDraft,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
-        let models = self.model_paths(&self.config_or_retrieval_defaults()?);
-        let saved = embed::create_with_vector(store, scope, draft, now, &models)?;
-        self.memories_written();
-        self.own_team_write(store, &saved);
-        Ok(saved)
+        self.write_memory(store, |models| {
+            embed::create_with_vector(store, scope, draft, now, models)
+        })
     }
 
     /// Creates or overwrites (the prior version archived), with its vector.
@@ -161,11 +173,9 @@ impl Workspace {
         draft: MemoryDraft,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
-        let models = self.model_paths(&self.config_or_retrieval_defaults()?);
-        let saved = embed::save_with_vector(store, scope, draft, now, &models)?;
-        self.memories_written();
-        self.own_team_write(store, &saved);
-        Ok(saved)
+        self.write_memory(store, |models| {
+            embed::save_with_vector(store, scope, draft, now, models)
+        })
     }
 
     /// The detail pane's in-place edit when the name changed: renames `old` to the draft's name

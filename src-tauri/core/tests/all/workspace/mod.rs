@@ -46,6 +46,21 @@ fn repo(dir: &Path) -> std::path::PathBuf {
     dir.to_path_buf()
 }
 
+/// A workspace with no model and a fresh git repository: the temporary directory (kept alive
+/// by the caller), the workspace, the repository and the store an agent there gets.
+fn in_a_repository() -> (
+    tempfile::TempDir,
+    Arc<Workspace>,
+    std::path::PathBuf,
+    ambry_core::memory::Store,
+) {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
+    let project = repo(&tmp.path().join("repo"));
+    let store = ws.store_at(&project);
+    (tmp, ws, project, store)
+}
+
 fn workspace(home: &Path, models: &Path) -> Arc<Workspace> {
     Workspace::with_models(AmbryHome::new(home), models)
 }

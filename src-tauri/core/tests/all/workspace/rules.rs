@@ -34,10 +34,7 @@ fn start(ws: &Workspace, cwd: &Path, session: &str, source: &str, second: u32) {
 
 #[test]
 fn deny_refuses_with_the_memory_remind_speaks_once_per_context_and_unmatched_calls_pass() {
-    let tmp = tempfile::tempdir().unwrap();
-    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let project = repo(&tmp.path().join("repo"));
-    let store = ws.store_at(&project);
+    let (_tmp, ws, project, store) = in_a_repository();
     ws.save_ruled(
         &store,
         Scope::Project,
@@ -120,10 +117,7 @@ fn deny_refuses_with_the_memory_remind_speaks_once_per_context_and_unmatched_cal
 
 #[test]
 fn rules_that_are_off_proposed_retired_shadowed_or_broken_never_act() {
-    let tmp = tempfile::tempdir().unwrap();
-    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let project = repo(&tmp.path().join("repo"));
-    let store = ws.store_at(&project);
+    let (_tmp, ws, project, store) = in_a_repository();
     let save = |name: &str, scope, edit: &RuleEdit, second| {
         ws.save_ruled(
             &store,
@@ -199,10 +193,7 @@ fn rules_that_are_off_proposed_retired_shadowed_or_broken_never_act() {
 
 #[test]
 fn an_agents_rule_waits_for_the_person_and_never_replaces_theirs() {
-    let tmp = tempfile::tempdir().unwrap();
-    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let project = repo(&tmp.path().join("repo"));
-    let store = ws.store_at(&project);
+    let (_tmp, ws, project, store) = in_a_repository();
     let proposal = Enforce::new(vec!["Bash".into()], r"\byarn\b", RuleAction::Deny);
     let edit = ws
         .agent_rule_edit(&store, Scope::User, "no-yarn", Some(proposal.clone()))

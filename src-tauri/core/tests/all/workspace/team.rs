@@ -26,10 +26,7 @@ fn start(session: &str) -> ContextRequest {
 
 #[test]
 fn team_memory_is_written_in_the_repository_and_given_only_once_trusted() {
-    let tmp = tempfile::tempdir().unwrap();
-    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let project = repo(&tmp.path().join("repo"));
-    let store = ws.store_at(&project);
+    let (_tmp, ws, project, store) = in_a_repository();
     ws.save(
         &store,
         Scope::Team,
@@ -147,10 +144,7 @@ fn team_memory_is_written_in_the_repository_and_given_only_once_trusted() {
 
 #[test]
 fn promote_and_demote_move_a_memory_with_its_history() {
-    let tmp = tempfile::tempdir().unwrap();
-    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let project = repo(&tmp.path().join("repo"));
-    let store = ws.store_at(&project);
+    let (_tmp, ws, project, store) = in_a_repository();
     ws.save(
         &store,
         Scope::Project,
@@ -256,10 +250,7 @@ fn a_team_directory_reached_through_a_link_is_never_read_or_written() {
 
 #[test]
 fn what_arrives_through_git_is_listed_as_changed_by_the_team_until_seen() {
-    let tmp = tempfile::tempdir().unwrap();
-    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let project = repo(&tmp.path().join("repo"));
-    let store = ws.store_at(&project);
+    let (_tmp, ws, project, store) = in_a_repository();
     ws.save(
         &store,
         Scope::Team,
