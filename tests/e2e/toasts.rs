@@ -20,11 +20,26 @@ async fn button_and_toast_rects(
             r#"const rect = (e) => { const r = e.getBoundingClientRect();
                  return { left: r.left, top: r.top, right: r.right, bottom: r.bottom,
                           width: r.width, height: r.height, vw: innerWidth, vh: innerHeight }; };
+               // The part of a button a person can see: clipped by every scrolling ancestor (a
+               // button scrolled out of a form's fields is not under anything).
+               const visible = (b) => {
+                 const r = rect(b);
+                 for (let p = b.parentElement; p; p = p.parentElement) {
+                   const s = getComputedStyle(p);
+                   if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+                   const c = p.getBoundingClientRect();
+                   r.left = Math.max(r.left, c.left); r.top = Math.max(r.top, c.top);
+                   r.right = Math.min(r.right, c.right); r.bottom = Math.min(r.bottom, c.bottom);
+                 }
+                 r.width = r.right - r.left; r.height = r.bottom - r.top;
+                 return r;
+               };
                const shown = (e) => e.getClientRects().length > 0;
                return [
                  [...document.querySelectorAll('button')]
                    .filter((b) => shown(b) && !b.closest('.toasts'))
-                   .map((b) => [b.dataset.testid || b.textContent.trim(), rect(b)]),
+                   .map((b) => [b.dataset.testid || b.textContent.trim(), visible(b)])
+                   .filter(([, r]) => r.width > 0 && r.height > 0),
                  [...document.querySelectorAll('[data-testid="toast"]')].filter(shown).map(rect),
                ];"#,
             vec![],
@@ -224,6 +239,19 @@ async fn toasts_over_controls(driver: &WebDriver) -> TestResult<(usize, Vec<Stri
         .execute(
             r#"const shown = (e) => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden';
                const box = (e) => e.getBoundingClientRect();
+               // What a person can see of a control: clipped by every scrolling ancestor.
+               const seen = (e) => {
+                 const r = box(e);
+                 let [left, top, right, bottom] = [r.left, r.top, r.right, r.bottom];
+                 for (let p = e.parentElement; p; p = p.parentElement) {
+                   const s = getComputedStyle(p);
+                   if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+                   const c = p.getBoundingClientRect();
+                   left = Math.max(left, c.left); top = Math.max(top, c.top);
+                   right = Math.min(right, c.right); bottom = Math.min(bottom, c.bottom);
+                 }
+                 return { left, top, right, bottom, width: Math.max(0, right - left), height: Math.max(0, bottom - top) };
+               };
                const name = (e) => e.dataset.testid || e.getAttribute('aria-label') || e.tagName + ':' + (e.textContent || '').trim().slice(0, 30);
                const toasts = [...document.querySelectorAll('[data-testid="toast"]:not(.leaving)')].filter(shown);
                const things = [...document.querySelectorAll(
@@ -233,7 +261,7 @@ async fn toasts_over_controls(driver: &WebDriver) -> TestResult<(usize, Vec<Stri
                for (const t of toasts) {
                  const a = box(t);
                  for (const e of things) {
-                   const b = box(e);
+                   const b = seen(e);
                    if (b.width && b.height && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
                      over.push(`${name(e)} [${Math.round(b.left)},${Math.round(b.top)} ${Math.round(b.width)}x${Math.round(b.height)}] under a toast [${Math.round(a.left)},${Math.round(a.top)} ${Math.round(a.width)}x${Math.round(a.height)}]`);
                  }
