@@ -12,6 +12,7 @@ mod hostile;
 mod lifecycle;
 mod links_and_modes;
 mod mcp;
+mod mcp_writes;
 mod memory;
 mod memory_test;
 mod real_clients;

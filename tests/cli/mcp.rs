@@ -17,7 +17,7 @@ use crate::support::Sandbox;
 
 /// A client that works in `root` and says so when the server asks for its roots.
 #[derive(Clone)]
-struct Agent {
+pub(crate) struct Agent {
     root: Option<PathBuf>,
 }
 
@@ -44,7 +44,7 @@ impl ClientHandler for Agent {
     }
 }
 
-async fn connect(
+pub(crate) async fn connect(
     sandbox: &Sandbox,
     cwd: &Path,
     root: Option<PathBuf>,
@@ -68,7 +68,7 @@ async fn connect(
         .expect("MCP handshake")
 }
 
-async fn call(
+pub(crate) async fn call(
     client: &RunningService<RoleClient, Agent>,
     tool: &'static str,
     args: Value,
@@ -82,7 +82,7 @@ async fn call(
         .expect("the server answers")
 }
 
-fn text(result: &CallToolResult) -> String {
+pub(crate) fn text(result: &CallToolResult) -> String {
     result
         .content
         .iter()
@@ -91,12 +91,12 @@ fn text(result: &CallToolResult) -> String {
         .join("\n")
 }
 
-fn ok_json(result: &CallToolResult) -> Value {
+pub(crate) fn ok_json(result: &CallToolResult) -> Value {
     assert_ne!(result.is_error, Some(true), "tool error: {}", text(result));
     serde_json::from_str(&text(result)).expect("tools answer JSON")
 }
 
-fn git_repo(dir: &Path) {
+pub(crate) fn git_repo(dir: &Path) {
     let status = std::process::Command::new("git")
         .arg("init")
         .arg("-q")
@@ -713,96 +713,4 @@ fn errors_quote_an_excerpt_of_oversized_input_and_a_call_without_params_is_inval
     assert!(!s.home.path().join("memory/probe.md").exists());
     drop(stdin);
     assert!(child.wait().unwrap().success());
-}
-
-/// An agent may propose a rule (DESIGN §16): stored off, listed in the review inbox, checked
-/// only once the person turns it on, and never a replacement for a rule the person set.
-#[tokio::test]
-async fn an_agents_rule_is_stored_off_and_waits_for_the_person() {
-    let s = Sandbox::new();
-    let client = connect(&s, s.cwd.path(), None).await;
-    let proposal = json!({
-        "name": "no-yarn", "type": "feedback", "description": "npm workspaces, not yarn",
-        "body": "We moved from yarn to npm workspaces.",
-        "enforce": {"tool": ["Bash"], "match": "\\byarn\\b", "action": "deny"}
-    });
-    let saved = ok_json(&call(&client, "memory_save", proposal.clone()).await);
-    assert_eq!(saved["enforce"]["status"], "proposed", "{saved}");
-    let review = s
-        .ambry()
-        .args(["--json", "memory", "review"])
-        .output()
-        .unwrap();
-    let review: Value = serde_json::from_slice(&review.stdout).unwrap();
-    let findings = review["findings"]
-        .as_array()
-        .or(review.as_array())
-        .unwrap()
-        .clone();
-    assert!(
-        findings
-            .iter()
-            .any(|f| f["kind"] == "rule_proposed" && f["memory"]["name"] == "no-yarn"),
-        "{review}"
-    );
-    let payload = json!({"session_id": "s", "cwd": s.cwd.path(), "hook_event_name": "PreToolUse",
-                         "tool_name": "Bash", "tool_input": {"command": "yarn add x"}});
-    let answer = |s: &Sandbox| {
-        let out = s
-            .ambry()
-            .env("AMBRY_NO_SERVICE", "1")
-            .args(["compose", "--hook", "claude"])
-            .write_stdin(payload.to_string())
-            .output()
-            .unwrap();
-        String::from_utf8(out.stdout).unwrap()
-    };
-    assert_eq!(answer(&s), "", "a proposed rule checks nothing");
-    s.ambry()
-        .args(["memory", "enforce", "on", "no-yarn"])
-        .assert()
-        .success();
-    assert!(
-        answer(&s).contains("\"deny\""),
-        "on once the person says so"
-    );
-
-    // The person's rule stands: another rule from the agent is refused, the same one is a no-op.
-    let mut other = proposal.clone();
-    other["enforce"]["match"] = json!("\\bnpm\\b");
-    let refused = call(&client, "memory_save", other).await;
-    assert_eq!(refused.is_error, Some(true));
-    assert!(
-        text(&refused).contains("the person set"),
-        "{}",
-        text(&refused)
-    );
-    let again = ok_json(&call(&client, "memory_save", proposal).await);
-    assert_eq!(again["enforce"]["status"], "on", "{again}");
-    client.cancel().await.unwrap();
-}
-
-/// An agent writes team memory only where the person trusts the repository's team memory.
-#[tokio::test]
-async fn an_agent_saves_to_team_only_in_a_trusted_repository() {
-    let s = Sandbox::new();
-    git_repo(s.cwd.path());
-    let client = connect(&s, s.cwd.path(), None).await;
-    let memory = json!({
-        "name": "release-train", "type": "project", "scope": "team",
-        "description": "When releases leave", "body": "Releases leave every other Tuesday."
-    });
-    let refused = call(&client, "memory_save", memory.clone()).await;
-    assert_eq!(refused.is_error, Some(true));
-    assert!(text(&refused).contains("ambry trust"), "{}", text(&refused));
-    assert!(!s.cwd.path().join(".ambry/memory/release-train.md").exists());
-    s.ambry().arg("trust").assert().success();
-    let saved = ok_json(&call(&client, "memory_save", memory).await);
-    assert_eq!(saved["scope"], "team", "{saved}");
-    assert!(s
-        .cwd
-        .path()
-        .join(".ambry/memory/release-train.md")
-        .is_file());
-    client.cancel().await.unwrap();
 }
