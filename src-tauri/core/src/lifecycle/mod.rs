@@ -335,15 +335,6 @@ fn unused(store: &Store, open: &[&Memory], usage: &AgentUse<'_>) -> Vec<Finding>
         .collect()
 }
 
-fn draft_of(m: &Memory) -> MemoryDraft {
-    MemoryDraft {
-        name: m.name.clone(),
-        kind: m.kind.clone(),
-        description: m.description.clone(),
-        body: m.body.clone(),
-        tags: m.tags.clone(),
-    }
-}
 
 /// Keep: the memory stays as it is and is not flagged again until its text changes.
 pub fn keep(
@@ -355,7 +346,7 @@ pub fn keep(
     let m = store.get(Some(scope), name)?;
     let value = frontmatter::reviewed_value(now, &m.content_fingerprint());
     Ok(store
-        .save_with_keys(scope, draft_of(&m), &[("reviewed", &value)], now)?
+        .save_with_keys(scope, MemoryDraft::from(&m), &[("reviewed", &value)], now)?
         .memory)
 }
 
@@ -376,7 +367,7 @@ pub fn supersede(
     store.get(None, by)?;
     let m = store.get(Some(scope), name)?;
     Ok(store
-        .save_with_keys(scope, draft_of(&m), &[("superseded_by", by)], now)?
+        .save_with_keys(scope, MemoryDraft::from(&m), &[("superseded_by", by)], now)?
         .memory)
 }
 
@@ -401,7 +392,7 @@ pub fn merge(
     let mut merged_from = target.lifecycle.merged_from.clone();
     merged_from.push(source.name.clone());
     merged_from.dedup();
-    let mut draft = draft_of(&target);
+    let mut draft = MemoryDraft::from(&target);
     draft.body =
         body.unwrap_or_else(|| format!("{}\n\n{}", target.body.trim_end(), source.body.trim_end()));
     let list = format!("[{}]", merged_from.join(", "));

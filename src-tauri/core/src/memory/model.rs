@@ -242,3 +242,16 @@ pub struct MemoryDraft {
     #[serde(default)]
     pub tags: Vec<String>,
 }
+
+impl From<&Memory> for MemoryDraft {
+    /// The memory as it reads, to save again with only its keys changed (a rule, a review mark).
+    fn from(m: &Memory) -> MemoryDraft {
+        MemoryDraft {
+            name: m.name.clone(),
+            kind: m.kind.clone(),
+            description: m.description.clone(),
+            body: m.body.clone(),
+            tags: m.tags.clone(),
+        }
+    }
+}

@@ -43,13 +43,7 @@ impl Store {
             crate::storage::write_atomic(&archive_to, &file, &bytes)
                 .map_err(|e| StoreError::io("write", &destination, e))?;
         }
-        let draft = MemoryDraft {
-            name: memory.name.clone(),
-            kind: memory.kind.clone(),
-            description: memory.description.clone(),
-            body: memory.body.clone(),
-            tags: memory.tags.clone(),
-        };
+        let draft = MemoryDraft::from(&memory);
         let rule = match &memory.lifecycle.enforce {
             Some(rule) => RuleEdit::Set(rule.clone()),
             None => RuleEdit::Keep,

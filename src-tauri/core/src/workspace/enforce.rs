@@ -272,7 +272,7 @@ impl Workspace {
             .into());
         };
         let rule = Enforce { status, ..rule };
-        self.save_ruled(store, memory.scope, draft_of(&memory), &RuleEdit::Set(rule), now)
+        self.save_ruled(store, memory.scope, MemoryDraft::from(&memory), &RuleEdit::Set(rule), now)
     }
 
     /// Sets a memory's rule, on (the person's decision: the app's memory form, an "ignored"
@@ -293,7 +293,7 @@ impl Workspace {
             }),
             None => RuleEdit::Remove,
         };
-        self.save_ruled(store, memory.scope, draft_of(&memory), &edit, now)
+        self.save_ruled(store, memory.scope, MemoryDraft::from(&memory), &edit, now)
     }
 
     /// Every rule of `filter`'s scopes (shadowed memories' too), and whether each compiles.
@@ -323,23 +323,12 @@ impl Workspace {
         rule: Option<&Enforce>,
     ) -> Result<Backtest, WorkspaceError> {
         // A memory being written (the form of a new one) is tested with its draft rule alone.
-        let memory = match (store.get(scope, name), rule, scope) {
-            (Ok(memory), _, _) => memory,
-            (Err(StoreError::NotFound { .. }), Some(_), Some(scope)) => Memory {
-                scope,
-                name: name.to_string(),
-                kind: String::new(),
-                description: String::new(),
-                created: None,
-                updated: None,
-                tags: Vec::new(),
-                body: String::new(),
-                path: Default::default(),
-                lifecycle: Default::default(),
-            },
+        let (scope, own) = match (store.get(scope, name), rule, scope) {
+            (Ok(memory), _, _) => (memory.scope, memory.lifecycle.enforce),
+            (Err(StoreError::NotFound { .. }), Some(_), Some(scope)) => (scope, None),
             (Err(e), _, _) => return Err(e.into()),
         };
-        let enforce = match rule.or(memory.lifecycle.enforce.as_ref()) {
+        let enforce = match rule.or(own.as_ref()) {
             Some(e) => e.clone(),
             None => {
                 return Err(StoreError::InvalidField {
@@ -353,7 +342,7 @@ impl Workspace {
             field: e.field,
             reason: e.reason,
         })?;
-        let roots: Vec<std::path::PathBuf> = match (memory.scope, store.project()) {
+        let roots: Vec<std::path::PathBuf> = match (scope, store.project()) {
             (Scope::Project | Scope::Team, Some(p)) => {
                 let mut roots = vec![p.root.clone()];
                 if let Ok(known) = self.project(&p.slug) {
@@ -365,8 +354,8 @@ impl Workspace {
         };
         let index = self.session_index()?;
         let mut out = Backtest {
-            name: memory.name.clone(),
-            scope: memory.scope,
+            name: name.to_string(),
+            scope,
             sessions: 0,
             calls: 0,
             caught: Vec::new(),
@@ -521,15 +510,5 @@ impl Workspace {
         }
         let mut ledger = Ledger::open(&self.home)?;
         Ok(ledger.tool_checks(session)?)
-    }
-}
-
-fn draft_of(m: &Memory) -> MemoryDraft {
-    MemoryDraft {
-        name: m.name.clone(),
-        kind: m.kind.clone(),
-        description: m.description.clone(),
-        body: m.body.clone(),
-        tags: m.tags.clone(),
     }
 }

@@ -46,6 +46,18 @@ fn repo(dir: &Path) -> std::path::PathBuf {
     dir.to_path_buf()
 }
 
+/// A prompt of `session` as Claude Code's hook sends it (recorded in the ledger).
+fn turn(session: &str, prompt: &str) -> ambry_core::ContextRequest {
+    ambry_core::ContextRequest {
+        event: ambry_core::ContextEvent::Turn,
+        prompt: prompt.into(),
+        source: None,
+        session_id: Some(session.into()),
+        agent: Some("claude".into()),
+        record: true,
+    }
+}
+
 /// A workspace with no model and a fresh git repository: the temporary directory (kept alive
 /// by the caller), the workspace, the repository and the store an agent there gets.
 fn in_a_repository() -> (

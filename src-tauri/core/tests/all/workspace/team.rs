@@ -5,22 +5,11 @@
 use super::*;
 use ambry_core::{ContextEvent, ContextRequest};
 
-fn turn(prompt: &str, session: &str) -> ContextRequest {
-    ContextRequest {
-        event: ContextEvent::Turn,
-        prompt: prompt.into(),
-        source: None,
-        session_id: Some(session.into()),
-        agent: Some("claude".into()),
-        record: false,
-    }
-}
-
 fn start(session: &str) -> ContextRequest {
     ContextRequest {
         event: ContextEvent::SessionStart,
         source: Some("startup".into()),
-        ..turn("", session)
+        ..turn(session, "")
     }
 }
 
@@ -66,7 +55,7 @@ fn team_memory_is_written_in_the_repository_and_given_only_once_trusted() {
     let composed = ws
         .compose_at(
             &project,
-            &turn("can we deploy on friday afternoon?", "s1"),
+            &turn("s1", "can we deploy on friday afternoon?"),
             at(1),
         )
         .unwrap();
@@ -87,7 +76,7 @@ fn team_memory_is_written_in_the_repository_and_given_only_once_trusted() {
     let composed = ws
         .compose_at(
             &project,
-            &turn("can we deploy on friday afternoon?", "s2"),
+            &turn("s2", "can we deploy on friday afternoon?"),
             at(4),
         )
         .unwrap();
@@ -118,7 +107,7 @@ fn team_memory_is_written_in_the_repository_and_given_only_once_trusted() {
     let composed = ws
         .compose_at(
             &project,
-            &turn("can we deploy on friday afternoon?", "s4"),
+            &turn("s4", "can we deploy on friday afternoon?"),
             at(7),
         )
         .unwrap();
@@ -135,7 +124,7 @@ fn team_memory_is_written_in_the_repository_and_given_only_once_trusted() {
     let composed = ws
         .compose_at(
             &project,
-            &turn("can we deploy on friday afternoon?", "s5"),
+            &turn("s5", "can we deploy on friday afternoon?"),
             at(10),
         )
         .unwrap();
@@ -238,7 +227,7 @@ fn a_team_directory_reached_through_a_link_is_never_read_or_written() {
     )
     .unwrap();
     let composed = ws
-        .compose_at(&project, &turn("private text", "s"), at(1))
+        .compose_at(&project, &turn("s", "private text"), at(1))
         .unwrap();
     assert!(!composed.text.contains("PRIVATE-TEXT"));
     let err = ws

@@ -3,19 +3,7 @@
 
 use super::*;
 
-use ambry_core::compose::hook::{ContextEvent, ContextRequest};
 use ambry_core::rank::Gate;
-
-fn turn(session: &str, prompt: &str) -> ContextRequest {
-    ContextRequest {
-        event: ContextEvent::Turn,
-        prompt: prompt.into(),
-        source: None,
-        session_id: Some(session.into()),
-        agent: Some("claude".into()),
-        record: true,
-    }
-}
 
 fn home_with_a_memory(tmp: &Path) -> (Arc<Workspace>, ambry_core::memory::Store) {
     let ws = workspace(&tmp.join("home"), &tmp.join("no-models"));
