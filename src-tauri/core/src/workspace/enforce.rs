@@ -30,6 +30,12 @@ const IGNORED_SESSIONS_READ: usize = 20;
 /// Calls shown as evidence per finding.
 const IGNORED_CALLS_SHOWN: usize = 5;
 
+/// What the session index says of a transcript's growth: its message count and last time.
+type TranscriptStamp = (u64, Option<String>);
+
+/// Transcripts the review read for "ignored" findings, with the stamp they were read at.
+pub(super) type ReviewTranscripts = HashMap<String, (TranscriptStamp, std::sync::Arc<crate::sessions::Transcript>)>;
+
 /// What the ledger says one session held: its agent, its latest injection, and when each
 /// memory (scope, name) entered its context first.
 type HeldBySession = (String, DateTime<Utc>, HashMap<(Scope, String), DateTime<Utc>>);
@@ -464,10 +470,34 @@ impl Workspace {
         let Ok(index) = self.session_index() else {
             return Vec::new();
         };
+        // The review is counted after every memory change: a transcript is read again only when
+        // the index says it grew (its message count or last time changed).
+        let stamps: HashMap<String, TranscriptStamp> = index
+            .sessions(None, usize::MAX >> 1)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|m| (m.session_id, (m.messages, m.last_ts)))
+            .collect();
+        let mut read = super::lock(&self.review_transcripts);
+        // Kept: only this review's sessions, as they were read.
+        read.retain(|id, (stamp, _)| {
+            stamps.get(id) == Some(stamp) && sessions.iter().any(|(s, _)| s == id)
+        });
         let mut found: Vec<Finding> = Vec::new();
         for (session_id, (agent, _, memories)) in sessions {
-            let Ok(transcript) = index.transcript(&session_id) else {
+            let Some(stamp) = stamps.get(&session_id) else {
                 continue;
+            };
+            let transcript = match read.get(&session_id) {
+                Some((_, transcript)) => transcript.clone(),
+                None => {
+                    let Ok(transcript) = index.transcript(&session_id) else {
+                        continue;
+                    };
+                    let transcript = std::sync::Arc::new(transcript);
+                    read.insert(session_id.clone(), (stamp.clone(), transcript.clone()));
+                    transcript
+                }
             };
             let mut memories: Vec<_> = memories.into_iter().collect();
             memories.sort();

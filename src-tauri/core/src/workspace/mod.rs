@@ -94,6 +94,8 @@ pub struct Workspace {
     model_loader: Mutex<retrieval::LoaderRule>,
     /// Memories' rules, compiled once (DESIGN §16).
     rules: Mutex<crate::enforce::RuleBook>,
+    /// The transcripts the review read for "ignored" findings (see `enforce.rs`).
+    review_transcripts: Mutex<enforce::ReviewTranscripts>,
 }
 
 impl Workspace {
@@ -116,6 +118,7 @@ impl Workspace {
             review_vectors: Mutex::default(),
             model_loader: Mutex::default(),
             rules: Mutex::default(),
+            review_transcripts: Mutex::default(),
         }
     }
 
