@@ -1,22 +1,43 @@
 #!/usr/bin/env python3
-"""Checks two rules of the core crate's shape (issue #22, DESIGN §1):
+"""Checks the shape of the logic's crates (DESIGN §1):
 
-1. No import cycle between core files. Every `crate::…`, `super::…`, `self::…` path in a core
-   file's non-test code is resolved to the file that defines the item (a `pub use` re-export in
-   a `mod.rs` or `lib.rs` is followed to its source), and the file graph must be acyclic.
-2. No front end imports a core module other than the public surface: in the CLI, the app and
+1. The layers go one way. The crates, lowest first, are LAYERS below; each one's
+   `[dependencies]` names only Ambry crates before it, and the front ends (the CLI and the app)
+   name only `ambry-core`, the façade. (Cargo refuses a cycle between crates; this refuses a
+   layer reaching up or a front end reaching past the façade, which Cargo would allow.)
+2. No import cycle between the files of one crate. Every `crate::…`, `super::…`, `self::…` path
+   in a file's non-test code is resolved to the file that defines the item (a `pub use`
+   re-export in a `mod.rs` or `lib.rs` is followed to its source), and the file graph of each
+   crate must be acyclic.
+3. No front end imports a core module other than the public surface: in the CLI, the app and
    the CLI's MCP server, every `ambry_core::` path names an item `lib.rs` re-exports
-   (`ambry_core::Workspace`, never `ambry_core::memory::Store`).
+   (`ambry_core::Workspace`, never `ambry_core::workspace::…`), and no layer crate is named.
 
-Usage: scripts/check-core-imports.py [--cycles] [--facade]   (both when neither is given)
-Exit status 1 and a list of the offending cycles or paths when a rule is broken.
+Usage: scripts/check-core-imports.py [--layers] [--cycles] [--facade]   (all when none is given)
+Exit status 1 and a list of the offending dependencies, cycles or paths when a rule is broken.
 """
 import os
 import re
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-CORE = os.path.join(ROOT, "src-tauri", "core", "src")
+CORE_ROOT = os.path.join(ROOT, "src-tauri", "core", "src")
+# The crates of the logic, lowest layer first: (package, source directory).
+LAYERS = [
+    ("ambry-store", os.path.join(ROOT, "src-tauri", "crates", "store", "src")),
+    ("ambry-rank", os.path.join(ROOT, "src-tauri", "crates", "rank", "src")),
+    ("ambry-sessions", os.path.join(ROOT, "src-tauri", "crates", "sessions", "src")),
+    ("ambry-compose", os.path.join(ROOT, "src-tauri", "crates", "compose", "src")),
+    ("ambry-sync", os.path.join(ROOT, "src-tauri", "crates", "sync", "src")),
+    ("ambry-lifecycle", os.path.join(ROOT, "src-tauri", "crates", "lifecycle", "src")),
+    ("ambry-core", CORE_ROOT),
+]
+FRONT_END_MANIFESTS = [
+    os.path.join(ROOT, "src-tauri", "cli", "Cargo.toml"),
+    os.path.join(ROOT, "Cargo.toml"),
+]
+# The crate whose files the resolution functions below read (set per crate by `main`).
+CORE = CORE_ROOT
 FRONT_ENDS = [
     os.path.join(ROOT, "src-tauri", "cli", "src"),
     os.path.join(ROOT, "src-tauri", "commands"),
@@ -277,10 +298,45 @@ def cycles(graph):
     return out
 
 
+def ambry_dependencies(manifest):
+    """The Ambry crates `manifest`'s `[dependencies]` table names (not dev or build ones)."""
+    deps, table = [], None
+    for line in open(manifest):
+        line = line.strip()
+        if line.startswith("["):
+            table = line.strip("[]")
+            continue
+        m = re.match(r"(ambry-[a-z]+)\s*=", line)
+        if m and table == "dependencies":
+            deps.append(m.group(1))
+    return deps
+
+
+def layer_violations():
+    bad = []
+    order = [name for name, _ in LAYERS]
+    for i, (name, src) in enumerate(LAYERS):
+        for dep in ambry_dependencies(os.path.join(os.path.dirname(src), "Cargo.toml")):
+            if dep not in order[:i]:
+                bad.append(f"{name} depends on {dep}, which is not a layer below it")
+    for manifest in FRONT_END_MANIFESTS:
+        for dep in ambry_dependencies(manifest):
+            if dep != "ambry-core":
+                bad.append(f"{os.path.relpath(manifest, ROOT)} depends on {dep}: front ends use ambry-core only")
+    return bad
+
+
 def public_surface():
     """Names `lib.rs` offers a front end: its `pub use` items and its `pub mod`s."""
-    text = strip_tests(open(os.path.join(CORE, "lib.rs")).read())
+    text = strip_tests(open(os.path.join(CORE_ROOT, "lib.rs")).read())
     names = set(reexports([]).keys())
+    # and what it re-exports from the layers below
+    for m in USE_RE.finditer(text):
+        if m.group(1):
+            for path in expand_use_tree(m.group(2)):
+                if path[0].startswith("ambry_"):
+                    name = alias_of(path[-1])
+                    names.add(path[-2] if name == "self" else name)
     names |= set(re.findall(r"^\s*pub mod (\w+)", text, re.M))
     return names, set(re.findall(r"^\s*pub mod (\w+)", text, re.M))
 
@@ -298,6 +354,8 @@ def facade_violations():
     for f in sorted(files):
         text = re.sub(r"//[^\n]*", "", open(f).read())
         paths = []
+        for m in re.finditer(r"\bambry_(store|rank|sessions|compose|sync|lifecycle)::", text):
+            bad.append((os.path.relpath(f, ROOT), m.group(0) + "… (a layer below the façade)"))
         for m in re.finditer(r"\buse\s+ambry_core\s*::\s*([^;]+);", text):
             paths += expand_use_tree(m.group(1))
         body = re.sub(r"\buse\s+ambry_core[^;]*;", "", text)
@@ -321,15 +379,28 @@ ALLOWED_MODULES = set()
 
 
 def main():
-    args = set(sys.argv[1:]) or {"--cycles", "--facade"}
+    global CORE
+    args = set(sys.argv[1:]) or {"--layers", "--cycles", "--facade"}
     failed = False
+    if "--layers" in args:
+        bad = layer_violations()
+        for line in bad:
+            print(line)
+        print(f"dependencies reaching up or past the façade: {len(bad)}")
+        failed |= bool(bad)
     if "--cycles" in args:
-        found = [sorted(os.path.relpath(f, CORE) for f in comp) for comp in cycles(core_graph())]
+        found = []
+        for _, src in LAYERS:
+            CORE = src
+            REEXPORTS.clear()
+            found += [sorted(os.path.relpath(f, ROOT) for f in comp) for comp in cycles(core_graph())]
+        CORE = CORE_ROOT
+        REEXPORTS.clear()
         new = [comp for comp in found if set(comp) not in KNOWN_CYCLES]
         for comp in found:
             known = "" if comp in new else " (known, listed in KNOWN_CYCLES)"
             print("import cycle:", " ".join(comp) + known)
-        print(f"core import cycles: {len(found)}, new: {len(new)}")
+        print(f"import cycles between the files of a crate: {len(found)}, new: {len(new)}")
         failed |= bool(new)
     if "--facade" in args:
         bad = facade_violations()

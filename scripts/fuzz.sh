@@ -40,7 +40,7 @@ seed() {
         # The first byte picks what stands where the file belongs (0 a regular file, 1 a link out,
         # 2 /dev/zero, 3 a FIFO, 4 a directory, 5 a link inside, 6 an oversized file).
         anchor_files) for k in 0 1 2 3 4 5 6; do printf "\\$(printf %03o "$k")# Team notes\nUse tabs.\n" > "$dir/kind-$k"; done ;;
-        secret_mask) cp -t "$dir" src-tauri/core/src/memory/secrets_corpus/*.txt fuzz/seeds/secret_mask/* ;;
+        secret_mask) cp -t "$dir" src-tauri/crates/store/src/memory/secrets_corpus/*.txt fuzz/seeds/secret_mask/* ;;
     esac
 }
 

@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
-use ambry_core::anchors::{read_for_agent, ANCHOR_MAX};
-use ambry_core::config::Config;
+use ambry_store::anchors::{read_for_agent, ANCHOR_MAX};
+use ambry_store::config::Config;
 use libfuzzer_sys::fuzz_target;
 
 /// Planted outside the repository and the home: it must never come back.
@@ -60,7 +60,7 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(Some(text)) = read_for_agent(path) {
             assert!(!text.contains("OUTSIDE-MARKER"), "{path:?} read from outside its root");
             assert!(text.len() as u64 <= ANCHOR_MAX, "{path:?} over the bound");
-            assert!(ambry_core::memory::secrets::find_secret(&text).is_none());
+            assert!(ambry_store::memory::secrets::find_secret(&text).is_none());
         }
     }
     let _ = Config::load(&config);

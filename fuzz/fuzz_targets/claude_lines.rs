@@ -2,7 +2,7 @@
 //! odd shapes) are a message, a deliberate skip or a malformed line, never a panic.
 #![no_main]
 
-use ambry_core::sessions::{parse_transcript_lines, SourceKind};
+use ambry_sessions::sessions::{parse_transcript_lines, SourceKind};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,7 +2,7 @@
 //! inside the file, never a panic.
 #![no_main]
 
-use ambry_core::config::{Config, ConfigError};
+use ambry_store::config::{Config, ConfigError};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,7 +2,7 @@
 //! to text that parses to the same document (unknown keys and awkward values survive a rewrite).
 #![no_main]
 
-use ambry_core::memory::frontmatter::{parse, render};
+use ambry_store::memory::frontmatter::{parse, render};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -17,8 +17,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use ambry_core::memory::{MemoryDraft, Scope, Store};
-use ambry_core::project::{self, Project};
+use ambry_store::memory::{MemoryDraft, Scope, Store};
+use ambry_store::project::{self, Project};
 use ambry_core::{AmbryHome, Workspace};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
@@ -87,7 +87,7 @@ fn sandbox() -> &'static Sandbox {
         store.save(Scope::User, draft("pnpm", "feedback", "Use pnpm, never npm", "Always `pnpm install --frozen-lockfile`.\n"), later).unwrap();
         store.save(Scope::User, draft("db-notes", "reference", "Where the schema lives", "See `db/schema.sql`.\n"), now).unwrap();
         store.save(Scope::Project, draft("build-trap", "project", "The build needs the lockfile", "Run `cargo build --locked`.\n"), now).unwrap();
-        std::fs::write(ambry_core::anchors::user_anchor_path(&home), "# About me\nI prefer small commits.\n").unwrap();
+        std::fs::write(ambry_store::anchors::user_anchor_path(&home), "# About me\nI prefer small commits.\n").unwrap();
         let sessions = home.sessions_dir();
         std::fs::create_dir_all(&sessions).unwrap();
         std::fs::write(

@@ -3,7 +3,7 @@
 //! character, overlapping matches).
 #![no_main]
 
-use ambry_core::memory::secrets::{find_secret, mask_secrets};
+use ambry_store::memory::secrets::{find_secret, mask_secrets};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

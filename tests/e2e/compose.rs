@@ -11,7 +11,7 @@ use crate::seed::Sandbox;
 use crate::ui::{self, testid, text_contains};
 
 /// A project whose auth memory the token-refresh prompt finds, and one it does not.
-fn ledger_with_two_memories(sandbox: &Sandbox) -> TestResult<ambry_core::project::Project> {
+fn ledger_with_two_memories(sandbox: &Sandbox) -> TestResult<ambry_store::project::Project> {
     let ledger = sandbox.add_project("ledger")?;
     sandbox.save_project(
         &ledger,

@@ -68,15 +68,15 @@ async fn the_layout_holds_at_the_minimum_window_and_the_form_fits_at_900x600() -
 
             // Another process changes the memory while the form is open: the banner appears
             // and Save is still in view.
-            let store = ambry_core::memory::Store::new(ambry_core::AmbryHome::new(&store_home), None);
-            let draft = ambry_core::memory::MemoryDraft {
+            let store = ambry_store::memory::Store::new(ambry_core::AmbryHome::new(&store_home), None);
+            let draft = ambry_store::memory::MemoryDraft {
                 name: "release-checklist-for-the-payments-service".into(),
                 kind: "project".into(),
                 description: "Changed by an agent".into(),
                 body: "Changed.\n".into(),
                 tags: vec![],
             };
-            store.save(ambry_core::memory::Scope::User, draft, chrono::Utc::now())?;
+            store.save(ambry_store::memory::Scope::User, draft, chrono::Utc::now())?;
             testid(&driver, "detail-stale").await?;
             let save = rect(&driver, "[data-testid=\"form-save\"]").await?;
             ensure!(save.bottom <= save.vh && save.top >= 0.0, "Save left the window after the banner: {save:?}");

@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ambry_core::memory::{MemoryDraft, Scope, Store};
-use ambry_core::project::{self, Project};
 use ambry_core::AmbryHome;
+use ambry_store::memory::{MemoryDraft, Scope, Store};
+use ambry_store::project::{self, Project};
 use tempfile::TempDir;
 use thirtyfour::WebDriver;
 

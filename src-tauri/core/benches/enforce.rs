@@ -7,12 +7,12 @@
 use std::hint::black_box;
 use std::time::Duration;
 
+use ambry_compose::enforce::ToolCall;
 use ambry_core::compose_service::{
     call, spawn_compose_service, Call, Reply, Request, ToolCheckCall,
 };
-use ambry_core::enforce::ToolCall;
-use ambry_core::memory::Scope;
 use ambry_core::workspace::{ToolCheck, Workspace};
+use ambry_store::memory::Scope;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
 mod synthetic;
@@ -54,7 +54,7 @@ fn benches(c: &mut Criterion) {
     let denied = check("tool-42 install left-pad");
     assert_eq!(
         ws.check_tool_call(&repo, &denied, now).decision,
-        ambry_core::enforce::Decision::Deny
+        ambry_compose::enforce::Decision::Deny
     );
 
     let mut group = c.benchmark_group(format!("pre_tool_use_{MEMORIES}"));

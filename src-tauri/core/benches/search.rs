@@ -7,11 +7,11 @@
 
 use std::hint::black_box;
 
-use ambry_core::compose::{compose, Budgets, ComposeInput};
-use ambry_core::config::{RetrievalConfig, Strategy};
-use ambry_core::memory::ScopeFilter;
-use ambry_core::rank::{self, CorpusCache, SearchParams, Semantic, Synonyms};
+use ambry_compose::compose::{compose, Budgets, ComposeInput};
 use ambry_core::workspace::{Coverage, SearchOptions, Workspace};
+use ambry_rank::rank::{self, CorpusCache, SearchParams, Semantic, Synonyms};
+use ambry_store::config::{RetrievalConfig, Strategy};
+use ambry_store::memory::ScopeFilter;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
 mod synthetic;
@@ -96,7 +96,7 @@ fn benches(c: &mut Criterion) {
                     budgets: Budgets::from_config(&Default::default()),
                     uses: &uses,
                     today: None,
-                    disagreements: &ambry_core::compose::NoDisagreements,
+                    disagreements: &ambry_compose::compose::NoDisagreements,
                 };
                 black_box(compose(
                     &store,

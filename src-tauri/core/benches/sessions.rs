@@ -12,10 +12,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use ambry_core::sessions::{
+use ambry_core::AmbryHome;
+use ambry_sessions::sessions::{
     RecallQuery, SessionIndex, SessionWatcher, SessionsConfig, SourceRoots,
 };
-use ambry_core::AmbryHome;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 #[path = "../tests/all/session_fixture.rs"]

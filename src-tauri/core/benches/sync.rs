@@ -7,8 +7,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use ambry_core::memory::Scope;
 use ambry_core::{AmbryHome, LaunchEnv, Workspace};
+use ambry_store::memory::Scope;
 use chrono::{TimeZone, Utc};
 use criterion::{criterion_group, criterion_main, Criterion};
 

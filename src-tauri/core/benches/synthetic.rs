@@ -4,10 +4,10 @@
 use std::fs;
 use std::path::Path;
 
-use ambry_core::embed::{embedded_text, text_hash, write_sidecar};
-use ambry_core::memory::{Scope, ScopeFilter, Store};
-use ambry_core::project::Project;
 use ambry_core::AmbryHome;
+use ambry_rank::embed::{embedded_text, text_hash, write_sidecar};
+use ambry_store::memory::{Scope, ScopeFilter, Store};
+use ambry_store::project::Project;
 
 const WORDS: &[&str] = &[
     "auth",
@@ -99,7 +99,7 @@ impl Lcg {
 /// Writes `n` memories (a tenth in project scope) straight to disk and regenerates the indexes.
 pub fn build_store(root: &Path, n: usize) -> Store {
     fs::create_dir_all(root.join("repo")).unwrap();
-    let project: Project = ambry_core::project::resolve(&root.join("repo")).unwrap();
+    let project: Project = ambry_store::project::resolve(&root.join("repo")).unwrap();
     let home = AmbryHome::new(root.join("home"));
     let store = Store::new(home.clone(), Some(project));
     let mut rng = Lcg(42);

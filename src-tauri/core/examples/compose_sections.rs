@@ -5,12 +5,12 @@
 //!
 //! `cargo run -p ambry-core --example compose_sections -- [TURN_BYTES]`
 
-use ambry_core::compose::{compose, Budgets, ComposeInput};
-use ambry_core::config::{RetrievalConfig, Strategy};
-use ambry_core::memory::{MemoryDraft, Scope, Store};
-use ambry_core::project::Project;
-use ambry_core::rank::{CorpusCache, Semantic};
+use ambry_compose::compose::{compose, Budgets, ComposeInput};
 use ambry_core::AmbryHome;
+use ambry_rank::rank::{CorpusCache, Semantic};
+use ambry_store::config::{RetrievalConfig, Strategy};
+use ambry_store::memory::{MemoryDraft, Scope, Store};
+use ambry_store::project::Project;
 
 #[derive(serde::Deserialize)]
 struct Set {
@@ -63,11 +63,11 @@ fn main() {
             start: true,
             query: Some("CI fails with no cached data for this query after I changed a sqlx query"),
             held: &held,
-            gate: ambry_core::rank::Gate::CALIBRATED,
+            gate: ambry_rank::rank::Gate::CALIBRATED,
             budgets,
             uses: &uses,
             today: None,
-            disagreements: &ambry_core::compose::NoDisagreements,
+            disagreements: &ambry_compose::compose::NoDisagreements,
         },
         Semantic::Unavailable(&ambry_core::ModelUnavailable::NotRequested),
     );

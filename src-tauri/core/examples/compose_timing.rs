@@ -7,14 +7,14 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use ambry_core::compose::hook::ContextRequest;
-use ambry_core::compose::{compose, Budgets, ComposeInput};
+use ambry_compose::compose::hook::ContextRequest;
+use ambry_compose::compose::{compose, Budgets, ComposeInput};
 use ambry_core::compose_service::ComposeService;
-use ambry_core::config::{Config, Strategy};
-use ambry_core::embed::{shared_embedder, ModelPaths, ModelScorer, TextEmbedder, VectorCache};
-use ambry_core::memory::{ScopeFilter, Store};
-use ambry_core::rank::{CorpusCache, Semantic};
 use ambry_core::AmbryHome;
+use ambry_rank::embed::{shared_embedder, ModelPaths, ModelScorer, TextEmbedder, VectorCache};
+use ambry_rank::rank::{CorpusCache, Semantic};
+use ambry_store::config::{Config, Strategy};
+use ambry_store::memory::{ScopeFilter, Store};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,7 +34,7 @@ fn main() {
     println!("fresh process:");
     let config = Config::load(&home.config_file()).expect("config");
     step.print("config load");
-    let project = ambry_core::project::resolve(&cwd).ok();
+    let project = ambry_store::project::resolve(&cwd).ok();
     step.print("project resolve (git)");
     let store = Store::new(home.clone(), project);
     let mut cache = CorpusCache::persistent(&home.index_db());
@@ -81,11 +81,11 @@ fn main() {
         start: false,
         query: Some(&query),
         held: &held,
-        gate: ambry_core::rank::Gate::CALIBRATED,
+        gate: ambry_rank::rank::Gate::CALIBRATED,
         budgets: Budgets::from_config(&config.compose),
         uses: &uses,
         today: None,
-        disagreements: &ambry_core::compose::NoDisagreements,
+        disagreements: &ambry_compose::compose::NoDisagreements,
     };
     let c = compose(
         &store,

@@ -8,11 +8,11 @@
 use std::path::Path;
 use std::time::Instant;
 
-use ambry_core::embed::{
+use ambry_rank::embed::{
     embedded_text, reindex, semantic_scores, sidecar_path, text_hash, write_sidecar, EmbedError,
     Embedder, ModelPaths, TextEmbedder, VectorCache,
 };
-use ambry_core::memory::{Memory, Scope};
+use ambry_store::memory::{Memory, Scope};
 
 const WORDS: &[&str] = &[
     "deploy",
@@ -106,7 +106,7 @@ fn main() {
     let batch: usize = args
         .get(2)
         .and_then(|a| a.parse().ok())
-        .unwrap_or(ambry_core::embed::BATCH_SIZE);
+        .unwrap_or(ambry_rank::embed::BATCH_SIZE);
     let n: usize = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(256);
     let noop_docs: usize = args.get(4).and_then(|a| a.parse().ok()).unwrap_or(10_000);
     let paths = ModelPaths::new(models, "all-MiniLM-L6-v2");

@@ -1,10 +1,10 @@
 //! Where a warm semantic search spends its time at N memories (the embedding of the query vs.
 //! scoring every sidecar): `semantic_timing AMBRY_HOME MODELS_DIR`, e.g. on a home from
 //! `gen_memories DIR N all-MiniLM-L6-v2`.
-use ambry_core::embed::{ModelPaths, ModelScorer, TextEmbedder};
-use ambry_core::memory::{ScopeFilter, Store};
-use ambry_core::rank::{CorpusCache, SemanticScorer};
 use ambry_core::AmbryHome;
+use ambry_rank::embed::{ModelPaths, ModelScorer, TextEmbedder};
+use ambry_rank::rank::{CorpusCache, SemanticScorer};
+use ambry_store::memory::{ScopeFilter, Store};
 use std::time::Instant;
 
 fn main() {
@@ -29,7 +29,7 @@ fn main() {
             t.elapsed().as_secs_f64() * 1e3
         );
     }
-    let shared = ambry_core::embed::shared_embedder(&paths).unwrap();
+    let shared = ambry_rank::embed::shared_embedder(&paths).unwrap();
     for q in ["refresh token cache after a canary deploy", "flaky"] {
         let t = Instant::now();
         shared.lock().unwrap().embed(&[q.to_string()]).unwrap();

@@ -13,10 +13,10 @@ use serde::Serialize;
 use serde_json::Value as Json;
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
-use crate::config::{Config, ConfigError, SessionSource};
+use ambry_store::config::{Config, ConfigError, SessionSource};
 use crate::desktop::STARTER_CONFIG;
-use crate::error::ErrorCode;
-use crate::storage::write_atomic;
+use ambry_store::error::ErrorCode;
+use ambry_store::storage::write_atomic;
 use crate::workspace::Workspace;
 
 /// The most of config.toml read (it is a few hundred bytes; anything near this is not it).
@@ -239,14 +239,14 @@ pub enum ConfigEditError {
 }
 
 impl ErrorCode for ConfigEditError {
-    fn code(&self) -> crate::error::Code {
+    fn code(&self) -> ambry_store::error::Code {
         match self {
-            ConfigEditError::Unknown { .. } => crate::error::Code::UnknownSetting,
+            ConfigEditError::Unknown { .. } => ambry_store::error::Code::UnknownSetting,
             ConfigEditError::InvalidValue { .. } | ConfigEditError::Refused { .. } => {
-                crate::error::Code::InvalidSetting
+                ambry_store::error::Code::InvalidSetting
             }
-            ConfigEditError::Broken(_) => crate::error::Code::ConfigInvalid,
-            ConfigEditError::Io { .. } => crate::error::Code::ConfigWriteFailed,
+            ConfigEditError::Broken(_) => ambry_store::error::Code::ConfigInvalid,
+            ConfigEditError::Io { .. } => ambry_store::error::Code::ConfigWriteFailed,
         }
     }
 }
@@ -466,7 +466,7 @@ impl Workspace {
             path: path.display().to_string(),
             reason,
         };
-        crate::storage::create_private_dir_all(dir).map_err(|e| io(e.to_string()))?;
+        ambry_store::storage::create_private_dir_all(dir).map_err(|e| io(e.to_string()))?;
         write_atomic(dir, "config.toml", new_text.as_bytes()).map_err(|e| io(e.to_string()))?;
         Ok(config)
     }

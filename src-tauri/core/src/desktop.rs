@@ -8,8 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::storage::write_atomic;
-use crate::ErrorCode;
+use ambry_store::storage::write_atomic;
+use ambry_store::error::ErrorCode;
 
 /// The file name of the entry in `applications/` and in `autostart/` (the app's identifier,
 /// so desktops match windows to it).
@@ -35,10 +35,10 @@ pub enum DesktopError {
 }
 
 impl ErrorCode for DesktopError {
-    fn code(&self) -> crate::error::Code {
+    fn code(&self) -> ambry_store::error::Code {
         match self {
-            DesktopError::Write { .. } | DesktopError::Remove { .. } => crate::error::Code::Io,
-            DesktopError::UnsafeExec(_) => crate::error::Code::InvalidPath,
+            DesktopError::Write { .. } | DesktopError::Remove { .. } => ambry_store::error::Code::Io,
+            DesktopError::UnsafeExec(_) => ambry_store::error::Code::InvalidPath,
         }
     }
 }
@@ -191,7 +191,7 @@ pub fn create_starter_config(path: &Path) -> Result<bool, DesktopError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use ambry_store::config::Config;
 
     #[test]
     fn the_starter_config_is_the_defaults_commented_or_not() {

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::ErrorCode;
+use ambry_store::error::ErrorCode;
 
 /// How to open a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,10 +66,10 @@ pub enum EditorError {
 }
 
 impl ErrorCode for EditorError {
-    fn code(&self) -> crate::error::Code {
+    fn code(&self) -> ambry_store::error::Code {
         match self {
-            EditorError::Unparseable { .. } => crate::error::Code::InvalidEditorCommand,
-            EditorError::NeedsTerminal { .. } => crate::error::Code::EditorNeedsTerminal,
+            EditorError::Unparseable { .. } => ambry_store::error::Code::InvalidEditorCommand,
+            EditorError::NeedsTerminal { .. } => ambry_store::error::Code::EditorNeedsTerminal,
         }
     }
 }

@@ -2,14 +2,14 @@
 //! an error chain, so its code is found wherever it sits in the chain.
 //!
 //! Owns: `report` (any error chain as an `ErrorReport`, with the code of the first core error in
-//! it) and `From<core error> for ErrorReport` (`?` in the app's commands).
+//! it). (`?` on a coded error in the app's commands is `ErrorReport`'s own `From`.)
 //! Its tests keep it whole: every type in the crate that implements `ErrorCode` is listed here,
 //! and `Code` matches the list in `docs/errors.md`.
 //! Deliberately does not: define the vocabulary (`error.rs`) or any error. No core module
 //! imports this file (a module reports its own error with `ErrorReport::of`), so listing every
 //! error type here closes no import cycle.
 
-use crate::error::{chain_report, Coded, ErrorCode, ErrorReport};
+use ambry_store::error::{chain_report, Coded, ErrorCode, ErrorReport};
 
 /// The code and field of the first core error in `error`'s chain; `failed` otherwise. The
 /// message is the whole chain, each cause once.
@@ -23,32 +23,32 @@ macro_rules! core_errors {
         $apply! {
             crate::workspace::WorkspaceError,
             crate::workspace::HomeError,
-            crate::memory::StoreError,
-            crate::config::ConfigError,
+            ambry_store::memory::StoreError,
+            ambry_store::config::ConfigError,
             crate::config_edit::ConfigEditError,
-            crate::project::ProjectError,
-            crate::embed::EmbedError,
-            crate::sessions::SessionError,
-            crate::rank::RankError,
-            crate::anchors::AnchorError,
+            ambry_store::project::ProjectError,
+            ambry_rank::embed::EmbedError,
+            ambry_sessions::sessions::SessionError,
+            ambry_rank::rank::RankError,
+            ambry_store::anchors::AnchorError,
             crate::editor::EditorError,
             crate::compose_service::ServiceError,
-            crate::agents::AgentError,
+            ambry_compose::agents::AgentError,
             crate::desktop::DesktopError,
-            crate::compose::cases::CasesError,
-            crate::instructions::InstructionError,
+            ambry_compose::compose::cases::CasesError,
+            ambry_compose::instructions::InstructionError,
             crate::import::ImportError,
             crate::compose_service::Refusal,
-            crate::workspace::ModelUnavailable,
-            crate::memory::NotAMemory,
-            crate::memory::WatchError,
-            crate::memory::bounded_read::ReadRefusal,
-            crate::usage::UsageError,
-            crate::ledger::LedgerError,
-            crate::distill::DistillError,
-            crate::compose::hook::PayloadError,
-            crate::error::InvalidRequest,
-            crate::sync::SyncError,
+            ambry_rank::embed::ModelUnavailable,
+            ambry_store::memory::NotAMemory,
+            ambry_store::memory::WatchError,
+            ambry_store::memory::bounded_read::ReadRefusal,
+            ambry_compose::usage::UsageError,
+            ambry_compose::ledger::LedgerError,
+            ambry_lifecycle::distill::DistillError,
+            ambry_compose::compose::hook::PayloadError,
+            ambry_store::error::InvalidRequest,
+            ambry_sync::sync::SyncError,
         }
     };
 }
@@ -66,19 +66,6 @@ fn coded(e: &(dyn std::error::Error + 'static)) -> Coded {
     None
 }
 
-/// `?` on any core error in a function that returns an `ErrorReport` (the app's commands).
-macro_rules! into_report {
-    ($($ty:ty),* $(,)?) => {$(
-        impl From<$ty> for ErrorReport {
-            fn from(e: $ty) -> Self {
-                report(&e)
-            }
-        }
-    )*};
-}
-
-core_errors!(into_report);
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,9 +77,16 @@ mod tests {
         let registry = include_str!("error_registry.rs");
         let listed = &registry[registry.find("macro_rules! core_errors").unwrap()
             ..registry.find("/// The first core error type").unwrap()];
-        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        // This crate's sources and every layer's below it.
+        let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut stack = vec![manifest.join("src")];
+        for layer in std::fs::read_dir(manifest.join("../crates"))
+            .unwrap()
+            .flatten()
+        {
+            stack.push(layer.path().join("src"));
+        }
         let mut missing = Vec::new();
-        let mut stack = vec![src];
         while let Some(dir) = stack.pop() {
             for entry in std::fs::read_dir(dir).unwrap().flatten() {
                 let path = entry.path();
@@ -131,11 +125,14 @@ mod tests {
             .filter_map(|l| l.strip_prefix("| `"))
             .filter_map(|l| l.split('`').next())
             .collect();
-        let codes: Vec<&str> = crate::error::Code::ALL.iter().map(|c| c.as_str()).collect();
+        let codes: Vec<&str> = ambry_store::error::Code::ALL
+            .iter()
+            .map(|c| c.as_str())
+            .collect();
         assert_eq!(documented, codes, "docs/errors.md and Code differ");
     }
-    use crate::error::FrontEndCode;
-    use crate::memory::StoreError;
+    use ambry_store::error::FrontEndCode;
+    use ambry_store::memory::StoreError;
 
     #[derive(Debug, thiserror::Error)]
     #[error("saving failed")]

@@ -7,9 +7,9 @@ mod support;
 
 use std::path::Path;
 
-use ambry_core::memory::{MemoryDraft, Scope};
 use ambry_core::workspace::{Coverage, SearchOptions};
 use ambry_core::{AmbryHome, Workspace};
+use ambry_store::memory::{MemoryDraft, Scope};
 use chrono::{TimeZone, Utc};
 
 #[test]
@@ -35,7 +35,7 @@ fn a_missing_model_is_looked_for_again_on_the_next_call_without_a_restart() {
     let before = ws
         .search("cat", Coverage::Everything, &SearchOptions::default())
         .unwrap();
-    assert_eq!(before.strategy, ambry_core::config::Strategy::Bm25);
+    assert_eq!(before.strategy, ambry_store::config::Strategy::Bm25);
     assert!(before.note.is_some());
 
     // The assets arrive (as scripts/fetch-models.sh would put them): the next call uses them.
@@ -45,7 +45,7 @@ fn a_missing_model_is_looked_for_again_on_the_next_call_without_a_restart() {
         .unwrap();
     assert_eq!(
         after.strategy,
-        ambry_core::config::Strategy::Semantic,
+        ambry_store::config::Strategy::Semantic,
         "{:?}",
         after.note
     );

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use crate::ErrorCode;
+use ambry_store::error::ErrorCode;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {
@@ -48,17 +48,17 @@ pub enum ServiceError {
 }
 
 impl ErrorCode for ServiceError {
-    fn code(&self) -> crate::error::Code {
+    fn code(&self) -> ambry_store::error::Code {
         match self {
-            ServiceError::AlreadyRunning { .. } => crate::error::Code::ServiceAlreadyRunning,
-            ServiceError::HomeNotOwned { .. } => crate::error::Code::HomeNotOwned,
-            ServiceError::NotASocket { .. } => crate::error::Code::SocketPathTaken,
-            ServiceError::Io { .. } => crate::error::Code::Io,
-            ServiceError::Unreachable { .. } => crate::error::Code::ServiceUnreachable,
-            ServiceError::Timeout { .. } => crate::error::Code::ServiceTimeout,
-            ServiceError::Protocol { .. } => crate::error::Code::ProtocolError,
-            ServiceError::VersionMismatch { .. } => crate::error::Code::VersionMismatch,
-            ServiceError::Refused { .. } => crate::error::Code::ServiceRefused,
+            ServiceError::AlreadyRunning { .. } => ambry_store::error::Code::ServiceAlreadyRunning,
+            ServiceError::HomeNotOwned { .. } => ambry_store::error::Code::HomeNotOwned,
+            ServiceError::NotASocket { .. } => ambry_store::error::Code::SocketPathTaken,
+            ServiceError::Io { .. } => ambry_store::error::Code::Io,
+            ServiceError::Unreachable { .. } => ambry_store::error::Code::ServiceUnreachable,
+            ServiceError::Timeout { .. } => ambry_store::error::Code::ServiceTimeout,
+            ServiceError::Protocol { .. } => ambry_store::error::Code::ProtocolError,
+            ServiceError::VersionMismatch { .. } => ambry_store::error::Code::VersionMismatch,
+            ServiceError::Refused { .. } => ambry_store::error::Code::ServiceRefused,
         }
     }
 }
@@ -89,15 +89,15 @@ pub enum Refusal {
 }
 
 impl ErrorCode for Refusal {
-    fn code(&self) -> crate::error::Code {
+    fn code(&self) -> ambry_store::error::Code {
         match self {
-            Refusal::HomeMismatch { .. } => crate::error::Code::HomeMismatch,
-            Refusal::ModelsDirMismatch { .. } => crate::error::Code::ModelsDirMismatch,
-            Refusal::RelativeCwd { .. } => crate::error::Code::RelativeCwd,
-            Refusal::SessionRootsMismatch { .. } => crate::error::Code::SessionRootsMismatch,
-            Refusal::MalformedRequest { .. } => crate::error::Code::MalformedRequest,
-            Refusal::VersionMismatch { .. } => crate::error::Code::VersionMismatch,
-            Refusal::Internal => crate::error::Code::Internal,
+            Refusal::HomeMismatch { .. } => ambry_store::error::Code::HomeMismatch,
+            Refusal::ModelsDirMismatch { .. } => ambry_store::error::Code::ModelsDirMismatch,
+            Refusal::RelativeCwd { .. } => ambry_store::error::Code::RelativeCwd,
+            Refusal::SessionRootsMismatch { .. } => ambry_store::error::Code::SessionRootsMismatch,
+            Refusal::MalformedRequest { .. } => ambry_store::error::Code::MalformedRequest,
+            Refusal::VersionMismatch { .. } => ambry_store::error::Code::VersionMismatch,
+            Refusal::Internal => ambry_store::error::Code::Internal,
         }
     }
 }

@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use super::recall_call::{RecallAnswer, RecallCall};
 use super::{Refusal, ServiceError};
-use crate::compose::hook::ContextRequest;
-use crate::compose::Composition;
-use crate::ErrorCode;
+use ambry_compose::compose::hook::ContextRequest;
+use ambry_compose::compose::Composition;
+use ambry_store::error::ErrorCode;
 
 /// Bumped on any incompatible change to the types below.
 pub const PROTOCOL_VERSION: u32 = 3;
@@ -78,7 +78,7 @@ pub enum Reply {
     Composed(Box<Composition>),
     Status(ServiceStatus),
     Recalled(RecallAnswer),
-    Checked(crate::enforce::ToolVerdict),
+    Checked(ambry_compose::enforce::ToolVerdict),
     Error(ErrorReply),
 }
 
@@ -222,8 +222,8 @@ mod tests {
             home: "/h".into(),
             models_dir: "/h/models".into(),
             cwd: "/repo".into(),
-            request: crate::compose::hook::ContextRequest {
-                event: crate::compose::hook::ContextEvent::SessionStart,
+            request: ambry_compose::compose::hook::ContextRequest {
+                event: ambry_compose::compose::hook::ContextEvent::SessionStart,
                 prompt: "deploy \"canary\"\nnow".into(),
                 source: Some("compact".into()),
                 session_id: Some("s-1".into()),

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::sessions::{RecallHit, RecallQuery, SourceKind, SourceRoots};
+use ambry_sessions::sessions::{RecallHit, RecallQuery, SourceKind, SourceRoots};
 
 /// One recall, as `ambry recall` would run it in-process.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

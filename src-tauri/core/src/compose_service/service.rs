@@ -12,10 +12,10 @@ use std::sync::Arc;
 
 use super::protocol::{Call, ComposeCall, ErrorReply, Reply, Request, Response, ServiceStatus};
 use super::Refusal;
-use crate::compose::hook::ContextRequest;
-use crate::compose::Composition;
+use ambry_compose::compose::hook::ContextRequest;
+use ambry_compose::compose::Composition;
 use crate::workspace::WorkspaceError;
-use crate::Workspace;
+use crate::workspace::Workspace;
 
 /// Answers compose calls for one workspace; in the app, the same workspace its window uses
 /// (one corpus, one vector cache, one model).

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use super::protocol::{parse_response, Reply, Request, MAX_REQUEST_BYTES};
 use super::ServiceError;
-use crate::AmbryHome;
+use ambry_store::home::AmbryHome;
 
 /// A bound, exclusively owned socket. Dropping it removes the socket file (if it is still the
 /// one bound here) and releases the lock.
@@ -51,7 +51,7 @@ impl Drop for ServiceSocket {
 /// Claims `home`'s compose socket: fails if another server holds it, replaces a dead one's.
 pub fn bind(home: &AmbryHome) -> Result<ServiceSocket, ServiceError> {
     let root = home.root();
-    crate::storage::create_private_dir_all(root).map_err(|source| ServiceError::Io {
+    ambry_store::storage::create_private_dir_all(root).map_err(|source| ServiceError::Io {
         action: "create",
         path: root.into(),
         source,
@@ -70,7 +70,7 @@ pub fn bind(home: &AmbryHome) -> Result<ServiceSocket, ServiceError> {
 
     let lock_path = home.compose_service_lock();
     let mut lock =
-        crate::storage::open_private(&lock_path, false).map_err(|source| ServiceError::Io {
+        ambry_store::storage::open_private(&lock_path, false).map_err(|source| ServiceError::Io {
             action: "open",
             path: lock_path.clone(),
             source,

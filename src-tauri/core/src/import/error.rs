@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::ErrorCode;
+use ambry_store::error::ErrorCode;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
@@ -27,9 +27,9 @@ impl ImportError {
 }
 
 impl ErrorCode for ImportError {
-    fn code(&self) -> crate::error::Code {
+    fn code(&self) -> ambry_store::error::Code {
         match self {
-            ImportError::Read { .. } => crate::error::Code::Io,
+            ImportError::Read { .. } => ambry_store::error::Code::Io,
         }
     }
 }

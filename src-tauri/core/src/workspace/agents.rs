@@ -15,11 +15,11 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::{Workspace, WorkspaceError};
-use crate::agents::{
+use ambry_compose::agents::{
     self, Action, Agent, AgentConnection, AgentEnv, AmbryCommand, ConnectOptions, ConnectReport,
 };
 use crate::import::{self, ImportReport};
-use crate::sessions::SourceKind;
+use ambry_sessions::sessions::SourceKind;
 
 /// One agent as Settings and the first-run screen show it.
 #[derive(Debug, Serialize)]

@@ -3,13 +3,13 @@
 //!
 //! Owns: `AnchorOf` and reading, creating and saving an anchor through the workspace.
 //! Deliberately does not: define the files' rules (bounded, link-safe reads, the secret check,
-//! the skeleton): `crate::anchors` does, and every method here goes through it.
+//! the skeleton): `ambry_store::anchors` does, and every method here goes through it.
 
 use std::path::PathBuf;
 
 use super::{Workspace, WorkspaceError};
-use crate::anchors::{self, AnchorKind, InitOutcome};
-use crate::project::Project;
+use ambry_store::anchors::{self, AnchorKind, InitOutcome};
+use ambry_store::project::Project;
 
 /// Whose anchor: the person's USER.md, a known project's (by slug), or a resolved project's.
 #[derive(Debug, Clone, Copy)]

@@ -10,8 +10,8 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
 use super::{Workspace, WorkspaceError};
-use crate::embed::SavedWithVector;
-use crate::memory::{ForgetOutcome, Scope, Store};
+use ambry_rank::embed::SavedWithVector;
+use ambry_store::memory::{ForgetOutcome, Scope, Store};
 
 /// One memory a bulk forget archived: what a bulk restore brings back.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -79,8 +79,8 @@ impl Workspace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::home::AmbryHome;
-    use crate::memory::MemoryDraft;
+    use ambry_store::home::AmbryHome;
+    use ambry_store::memory::MemoryDraft;
     use crate::workspace::LaunchEnv;
 
     fn draft(name: &str) -> MemoryDraft {
@@ -95,7 +95,7 @@ mod tests {
 
     fn names(ws: &Workspace, store: &Store) -> Vec<String> {
         let mut names: Vec<String> = ws
-            .list(store, crate::memory::ScopeFilter::User)
+            .list(store, ambry_store::memory::ScopeFilter::User)
             .unwrap()
             .into_iter()
             .map(|r| r.name)
@@ -136,7 +136,7 @@ mod tests {
         // One of the selection is gone already: nothing is forgotten.
         let stale = vec!["alpha".to_string(), "deleted-meanwhile".to_string(), "gamma".to_string()];
         let err = ws.forget_many(&store, Scope::User, &stale, now).unwrap_err();
-        assert_eq!(crate::error::ErrorCode::code(&err), "not_found", "{err}");
+        assert_eq!(ambry_store::error::ErrorCode::code(&err), "not_found", "{err}");
         assert_eq!(names(&ws, &store), ["alpha", "beta", "gamma"]);
     }
 }

@@ -14,12 +14,12 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 
 use super::{ModelUnavailable, Workspace, WorkspaceError};
-use crate::compose::hook::{ContextEvent, ContextRequest};
-use crate::compose::{compose, Budgets, ComposeInput, Composition, Disagreements, SessionContext};
-use crate::config::{Config, Strategy};
-use crate::ledger::{Held, Injection, Ledger};
-use crate::memory::{Memory, Store};
-use crate::rank::{Gate, Semantic};
+use ambry_compose::compose::hook::{ContextEvent, ContextRequest};
+use ambry_compose::compose::{compose, Budgets, ComposeInput, Composition, Disagreements, SessionContext};
+use ambry_store::config::{Config, Strategy};
+use ambry_compose::ledger::{Held, Injection, Ledger};
+use ambry_store::memory::{Memory, Store};
+use ambry_rank::rank::{Gate, Semantic};
 
 impl Workspace {
     /// Composes for `request` in the project `cwd` belongs to; see [`Workspace::compose_context`].
@@ -72,11 +72,11 @@ impl Workspace {
         // An agent's turn waits a fraction of a second for another writer; a busy ledger costs
         // the turn its tracking, never the turn itself.
         let ledger_wait = if request.record {
-            crate::ledger::TURN_WAIT
+            ambry_compose::ledger::TURN_WAIT
         } else {
-            crate::ledger::COMMAND_WAIT
+            ambry_compose::ledger::COMMAND_WAIT
         };
-        let ledger_path = crate::ledger::ledger_path(&self.home);
+        let ledger_path = ambry_compose::ledger::ledger_path(&self.home);
         let mut ledger = match session.map(|_| Ledger::open_at(&ledger_path, ledger_wait)) {
             Some(Ok(ledger)) => Some(ledger),
             Some(Err(e)) => {
@@ -86,7 +86,7 @@ impl Workspace {
             None => None,
         };
         let ledger_note =
-            |e: crate::ledger::LedgerError, notes: &mut Vec<String>| notes.push(untracked(&e));
+            |e: ambry_compose::ledger::LedgerError, notes: &mut Vec<String>| notes.push(untracked(&e));
 
         // Which moment, and which generation of the session's context.
         let mut generation = 0;
@@ -155,7 +155,7 @@ impl Workspace {
             (true, Some(l)) => l.use_counts().unwrap_or_default(),
             _ => HashMap::new(),
         };
-        let ranked = crate::compose::ranked_prompt(&request.prompt);
+        let ranked = ambry_compose::compose::ranked_prompt(&request.prompt);
         let query = (request.event == ContextEvent::Turn).then_some(ranked.as_ref());
         let retrieval = &config.retrieval;
         let scorer = match query {
@@ -249,11 +249,11 @@ impl Workspace {
         session: Option<&str>,
         since: Option<DateTime<Utc>>,
     ) -> Result<Vec<Injection>, WorkspaceError> {
-        let path = crate::ledger::ledger_path(&self.home);
+        let path = ambry_compose::ledger::ledger_path(&self.home);
         if !path.exists() {
             return Ok(Vec::new());
         }
-        Ok(Ledger::open_at(&path, crate::ledger::COMMAND_WAIT)?.injections(session, since)?)
+        Ok(Ledger::open_at(&path, ambry_compose::ledger::COMMAND_WAIT)?.injections(session, since)?)
     }
 }
 
@@ -283,15 +283,15 @@ impl Disagreements for KnownConflicts {
     fn between(&self, a: &Memory, b: &Memory) -> Option<Vec<(String, String)>> {
         let cosine = self.model_id.as_deref().and_then(|id| {
             let (x, y) = (self.vector(a, id)?, self.vector(b, id)?);
-            Some(f64::from(crate::embed::cosine(&x, &y)))
+            Some(f64::from(ambry_rank::embed::cosine(&x, &y)))
         });
-        crate::lifecycle::known_conflict(a, b, cosine, self.today)
+        ambry_lifecycle::lifecycle::known_conflict(a, b, cosine, self.today)
     }
 }
 
 /// `memory`'s vector from its sidecar, when the sidecar is of `model_id` and of its current text.
 fn current_vector(memory: &Memory, model_id: &str) -> Option<Vec<f32>> {
-    use crate::embed::{embedded_text, read_sidecar, sidecar_path, text_hash};
+    use ambry_rank::embed::{embedded_text, read_sidecar, sidecar_path, text_hash};
     let sidecar = read_sidecar(&sidecar_path(&memory.path))?;
     let text = embedded_text(&memory.name, &memory.description, &memory.body);
     (sidecar.header.model_id == model_id && sidecar.header.text_hash == text_hash(&text))
@@ -299,9 +299,9 @@ fn current_vector(memory: &Memory, model_id: &str) -> Option<Vec<f32>> {
 }
 
 /// The note for a turn whose ledger could not be used: what it costs.
-fn untracked(e: &crate::ledger::LedgerError) -> String {
+fn untracked(e: &ambry_compose::ledger::LedgerError) -> String {
     match e {
-        crate::ledger::LedgerError::Busy { .. } => {
+        ambry_compose::ledger::LedgerError::Busy { .. } => {
             format!("{e}; skipped for this turn, so what it gives may be given again later")
         }
         _ => format!("{e}; this context's memory is not tracked"),

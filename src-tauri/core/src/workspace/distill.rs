@@ -6,7 +6,7 @@
 //! that day on, each distilled for the project it ran in; else the view's project sessions,
 //! from `--since` on when given with `project`; a view without a project needs a session or a
 //! date), which store a session belongs to, and one budget across the projects of a run.
-//! Deliberately does not: plan, prompt, judge answers or spawn (all in `crate::distill`), or
+//! Deliberately does not: plan, prompt, judge answers or spawn (all in `ambry_lifecycle::distill`), or
 //! read the clock (callers pass `now`).
 
 use std::path::Path;
@@ -15,13 +15,13 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::Deserialize;
 
 use super::{Workspace, WorkspaceError};
-use crate::config::{DistillAgent, DistillConfig};
-use crate::distill::{
+use ambry_store::config::{DistillAgent, DistillConfig};
+use ambry_lifecycle::distill::{
     self, AgentRunner, DistillError, DistillReport, Edits, Inbox, Proposal, StopHandle,
 };
-use crate::embed::{self, SavedWithVector};
-use crate::memory::Store;
-use crate::sessions::{SessionMeta, Transcript};
+use ambry_rank::embed::{self, SavedWithVector};
+use ambry_store::memory::Store;
+use ambry_sessions::sessions::{SessionMeta, Transcript};
 
 /// Which transcripts a run reads.
 #[derive(Debug, Clone, Default, Deserialize)]

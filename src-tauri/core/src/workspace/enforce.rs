@@ -12,14 +12,15 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::{Workspace, WorkspaceError};
-use crate::embed::{self, SavedWithVector};
-use crate::enforce::{self, Backtest, ToolCall, ToolVerdict};
-use crate::ledger::{Ledger, MemoryVersion, ToolCheckRecord};
-use crate::lifecycle::Finding;
-use crate::memory::{
+use ambry_rank::embed::{self, SavedWithVector};
+use ambry_compose::enforce::{self, Backtest, ToolVerdict};
+use ambry_compose::enforce::ToolCheck;
+use ambry_compose::ledger::{Ledger, MemoryVersion, ToolCheckRecord};
+use ambry_lifecycle::lifecycle::Finding;
+use ambry_store::memory::{
     Enforce, Memory, MemoryDraft, RuleEdit, RuleStatus, Scope, ScopeFilter, Store, StoreError,
 };
 
@@ -34,25 +35,12 @@ const IGNORED_CALLS_SHOWN: usize = 5;
 type TranscriptStamp = (u64, Option<String>);
 
 /// Transcripts the review read for "ignored" findings, with the stamp they were read at.
-pub(super) type ReviewTranscripts = HashMap<String, (TranscriptStamp, std::sync::Arc<crate::sessions::Transcript>)>;
+pub(super) type ReviewTranscripts = HashMap<String, (TranscriptStamp, std::sync::Arc<ambry_sessions::sessions::Transcript>)>;
 
 /// What the ledger says one session held: its agent, its latest injection, and when each
 /// memory (scope, name) entered its context first.
 type HeldBySession = (String, DateTime<Utc>, HashMap<(Scope, String), DateTime<Utc>>);
 
-/// A `PreToolUse` call as a hook passes it on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ToolCheck {
-    pub call: ToolCall,
-    #[serde(default)]
-    pub session_id: Option<String>,
-    /// claude | codex
-    #[serde(default)]
-    pub agent: Option<String>,
-    /// Record caught calls in the ledger (hooks do; a dry check does not).
-    #[serde(default)]
-    pub record: bool,
-}
 
 /// One memory's rule, for `doctor`, the agents card and `memory enforce list`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -104,11 +92,11 @@ impl Workspace {
             scope: m.scope,
             project: m.scope.of_a_project().then(|| project.clone()).flatten(),
             name: m.name.clone(),
-            content_hash: crate::compose::content_hash(m),
+            content_hash: ambry_compose::compose::content_hash(m),
         };
         let mut ledger = match (&check.session_id, check.record) {
             (Some(_), true) => {
-                match Ledger::open_at(&crate::ledger::ledger_path(&self.home), crate::ledger::TURN_WAIT)
+                match Ledger::open_at(&ambry_compose::ledger::ledger_path(&self.home), ambry_compose::ledger::TURN_WAIT)
                 {
                     Ok(l) => Some(l),
                     Err(e) => {
@@ -127,7 +115,7 @@ impl Workspace {
         let mut denied = Vec::new();
         let mut reminded = Vec::new();
         for c in &caught {
-            let memory = match crate::memory::read_memory_file(c.scope, &c.path) {
+            let memory = match ambry_store::memory::read_memory_file(c.scope, &c.path) {
                 Ok(Some(m)) => m,
                 Ok(None) => continue,
                 Err(e) => {
@@ -136,8 +124,8 @@ impl Workspace {
                 }
             };
             match c.action {
-                crate::memory::RuleAction::Deny => denied.push(memory),
-                crate::memory::RuleAction::Remind => {
+                ambry_store::memory::RuleAction::Deny => denied.push(memory),
+                ambry_store::memory::RuleAction::Remind => {
                     let before = match ledger.as_mut() {
                         Some(l) if generation > 0 => {
                             l.reminded(session, generation, &version(&memory)).unwrap_or(false)
@@ -162,7 +150,7 @@ impl Workspace {
                     .and_then(|()| {
                         // A reminded body is in the context now: later turns need not give it again.
                         if action == "remind" && generation > 0 {
-                            l.record(session, agent, generation, &[(v.clone(), crate::ledger::Form::Body)], now)
+                            l.record(session, agent, generation, &[(v.clone(), ambry_compose::ledger::Form::Body)], now)
                         } else {
                             Ok(())
                         }
@@ -390,8 +378,8 @@ impl Workspace {
 
     /// `doctor`'s lines on rules: per scope, the rules that are on (and what they catch), those
     /// waiting for the person, and any that do not compile (skipped at every call, named).
-    pub fn rule_checks(&self, store: &Store) -> Vec<crate::doctor::Check> {
-        use crate::doctor::Check;
+    pub fn rule_checks(&self, store: &Store) -> Vec<ambry_store::doctor::Check> {
+        use ambry_store::doctor::Check;
         let rows = match self.rules(store, ScopeFilter::All) {
             Ok(rows) => rows,
             Err(e) => return vec![Check::warn("rules", format!("rules not read: {e}"))],
@@ -447,7 +435,7 @@ impl Workspace {
         let slug = store.project().map(|p| p.slug.as_str());
         // Per session, when each memory of this view entered its context first.
         let mut held: HashMap<String, HeldBySession> = HashMap::new();
-        for i in injections.iter().filter(|i| i.form == crate::ledger::Form::Body) {
+        for i in injections.iter().filter(|i| i.form == ambry_compose::ledger::Form::Body) {
             let in_view = match i.memory.scope {
                 Scope::User => true,
                 Scope::Team | Scope::Project => {
@@ -520,7 +508,7 @@ impl Workspace {
                 calls.truncate(IGNORED_CALLS_SHOWN);
                 found.push(Finding::Ignored {
                     own_rule: memory.lifecycle.enforce.is_some(),
-                    memory: crate::lifecycle::Subject::of(&memory),
+                    memory: ambry_lifecycle::lifecycle::Subject::of(&memory),
                     session_id: session_id.clone(),
                     agent: agent.clone(),
                     calls,
@@ -535,7 +523,7 @@ impl Workspace {
     /// The calls rules caught: one session's, or all.
     pub fn tool_checks(&self, session: Option<&str>) -> Result<Vec<ToolCheckRecord>, WorkspaceError> {
         // Reading never creates the ledger: a home no hook ran in has none.
-        if !crate::ledger::ledger_path(&self.home).exists() {
+        if !ambry_compose::ledger::ledger_path(&self.home).exists() {
             return Ok(Vec::new());
         }
         let mut ledger = Ledger::open(&self.home)?;

@@ -2,48 +2,50 @@
 //! that exist only at this level.
 //!
 //! Owns: `WorkspaceError`, its stable codes (delegated to the module errors) and fields.
-//! Deliberately does not: format for a front end; `crate::error::ErrorReport` does that.
+//! Deliberately does not: format for a front end; `ambry_store::error::ErrorReport` does that.
 
-use crate::error::ErrorCode;
+use ambry_store::error::ErrorCode;
+
+pub use ambry_rank::embed::ModelUnavailable;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WorkspaceError {
     #[error(transparent)]
-    Store(#[from] crate::memory::StoreError),
+    Store(#[from] ambry_store::memory::StoreError),
     #[error(transparent)]
-    Config(#[from] crate::config::ConfigError),
+    Config(#[from] ambry_store::config::ConfigError),
     #[error(transparent)]
-    Project(#[from] crate::project::ProjectError),
+    Project(#[from] ambry_store::project::ProjectError),
     #[error(transparent)]
-    Embed(#[from] crate::embed::EmbedError),
+    Embed(#[from] ambry_rank::embed::EmbedError),
     #[error(transparent)]
-    Sessions(#[from] crate::sessions::SessionError),
+    Sessions(#[from] ambry_sessions::sessions::SessionError),
     #[error(transparent)]
-    Rank(#[from] crate::rank::RankError),
+    Rank(#[from] ambry_rank::rank::RankError),
     #[error(transparent)]
-    Anchor(#[from] crate::anchors::AnchorError),
+    Anchor(#[from] ambry_store::anchors::AnchorError),
     #[error(transparent)]
     Editor(#[from] crate::editor::EditorError),
     #[error(transparent)]
-    Cases(#[from] crate::compose::cases::CasesError),
+    Cases(#[from] ambry_compose::compose::cases::CasesError),
     #[error(transparent)]
-    Instruction(#[from] crate::instructions::InstructionError),
+    Instruction(#[from] ambry_compose::instructions::InstructionError),
     #[error(transparent)]
-    Ledger(#[from] crate::ledger::LedgerError),
+    Ledger(#[from] ambry_compose::ledger::LedgerError),
     #[error(transparent)]
-    Usage(#[from] crate::usage::UsageError),
+    Usage(#[from] ambry_compose::usage::UsageError),
     #[error(transparent)]
-    Distill(#[from] crate::distill::DistillError),
+    Distill(#[from] ambry_lifecycle::distill::DistillError),
     #[error(transparent)]
     Import(#[from] crate::import::ImportError),
     #[error(transparent)]
-    Agent(#[from] crate::agents::AgentError),
+    Agent(#[from] ambry_compose::agents::AgentError),
     #[error(transparent)]
     NoModel(#[from] ModelUnavailable),
     #[error(transparent)]
-    Watch(#[from] crate::memory::WatchError),
+    Watch(#[from] ambry_store::memory::WatchError),
     #[error(transparent)]
-    Sync(#[from] crate::sync::SyncError),
+    Sync(#[from] ambry_sync::sync::SyncError),
     #[error(transparent)]
     ConfigEdit(#[from] crate::config_edit::ConfigEditError),
     #[error("cannot find your home directory, where the agents keep their files (set HOME)")]
@@ -57,7 +59,7 @@ pub enum WorkspaceError {
 }
 
 impl ErrorCode for WorkspaceError {
-    fn code(&self) -> crate::error::Code {
+    fn code(&self) -> ambry_store::error::Code {
         match self {
             WorkspaceError::Store(e) => e.code(),
             WorkspaceError::Config(e) => e.code(),
@@ -78,10 +80,10 @@ impl ErrorCode for WorkspaceError {
             WorkspaceError::Watch(e) => e.code(),
             WorkspaceError::Sync(e) => e.code(),
             WorkspaceError::ConfigEdit(e) => e.code(),
-            WorkspaceError::NoUserHome => crate::error::Code::NoHome,
-            WorkspaceError::NoProjectRoot { .. } => crate::error::Code::NoProjectRoot,
-            WorkspaceError::ModelCrashed => crate::error::Code::ModelCrashed,
-            WorkspaceError::ReindexRunning => crate::error::Code::Busy,
+            WorkspaceError::NoUserHome => ambry_store::error::Code::NoHome,
+            WorkspaceError::NoProjectRoot { .. } => ambry_store::error::Code::NoProjectRoot,
+            WorkspaceError::ModelCrashed => ambry_store::error::Code::ModelCrashed,
+            WorkspaceError::ReindexRunning => ambry_store::error::Code::Busy,
         }
     }
 
@@ -94,46 +96,12 @@ impl ErrorCode for WorkspaceError {
     }
 }
 
-impl From<crate::distill::AcceptError> for WorkspaceError {
-    fn from(e: crate::distill::AcceptError) -> Self {
+impl From<ambry_lifecycle::distill::AcceptError> for WorkspaceError {
+    fn from(e: ambry_lifecycle::distill::AcceptError) -> Self {
         match e {
-            crate::distill::AcceptError::Distill(e) => WorkspaceError::Distill(e),
-            crate::distill::AcceptError::Store(e) => WorkspaceError::Store(e),
+            ambry_lifecycle::distill::AcceptError::Distill(e) => WorkspaceError::Distill(e),
+            ambry_lifecycle::distill::AcceptError::Store(e) => WorkspaceError::Store(e),
         }
     }
 }
 
-/// Why the embedding model is not used for a search, a composition or session vectors (the
-/// lexical ranking then stands alone). Its message is the note a front end shows.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum ModelUnavailable {
-    /// The configured strategy is lexical (`keyword`, `bm25`).
-    #[error("not requested")]
-    NotRequested,
-    /// Nothing to rank by meaning: a context's start has no prompt.
-    #[error("no prompt")]
-    NoPrompt,
-    /// The model's files are missing or it failed to load (a failure is kept for a while, so
-    /// every search does not pay for another attempt).
-    #[error(transparent)]
-    Load(std::sync::Arc<crate::embed::EmbedError>),
-    /// The model loaded but cannot be lent to an embedding job.
-    #[error("the model is not available")]
-    NotLent,
-    /// Another hook of this home is loading the model in its own process: one copy of ONNX
-    /// Runtime (~250 MB and seconds of CPU) per home is the most hooks may add.
-    #[error("another process of this home is loading the embedding model")]
-    LoadingElsewhere,
-}
-
-impl ErrorCode for ModelUnavailable {
-    fn code(&self) -> crate::error::Code {
-        match self {
-            ModelUnavailable::NotRequested => crate::error::Code::ModelNotRequested,
-            ModelUnavailable::NoPrompt => crate::error::Code::NoPrompt,
-            ModelUnavailable::Load(e) => e.code(),
-            ModelUnavailable::NotLent => crate::error::Code::ModelUnavailable,
-            ModelUnavailable::LoadingElsewhere => crate::error::Code::ModelBusy,
-        }
-    }
-}

@@ -12,8 +12,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::{Workspace, WorkspaceError};
-use crate::agents::AgentEnv;
-use crate::instructions::{
+use ambry_compose::agents::AgentEnv;
+use ambry_compose::instructions::{
     self, InstructionFile, InstructionKind, InstructionScope, SavedInstruction,
 };
 

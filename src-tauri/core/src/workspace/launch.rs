@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::AmbryHome;
+use ambry_store::home::AmbryHome;
 
 /// Every process-environment value Ambry reads, already resolved by the one rule.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -70,7 +70,7 @@ impl LaunchEnv {
                 .unwrap_or(DEFAULT_MODEL_IDLE),
             no_service: value("AMBRY_NO_SERVICE").is_some_and(|v| v.trim() != "0"),
             autostart_service: value("AMBRY_SERVICE_AUTOSTART").is_none_or(|v| v.trim() != "0"),
-            distill_child: value(crate::distill::CHILD_MARKER).is_some_and(|v| v.trim() != "0"),
+            distill_child: value(ambry_lifecycle::distill::CHILD_MARKER).is_some_and(|v| v.trim() != "0"),
         }
     }
 
@@ -111,11 +111,11 @@ pub enum HomeError {
     NotADirectory { path: String },
 }
 
-impl crate::ErrorCode for HomeError {
-    fn code(&self) -> crate::error::Code {
+impl ambry_store::error::ErrorCode for HomeError {
+    fn code(&self) -> ambry_store::error::Code {
         match self {
-            HomeError::Unknown => crate::error::Code::NoHome,
-            HomeError::NotADirectory { .. } => crate::error::Code::HomeNotADirectory,
+            HomeError::Unknown => ambry_store::error::Code::NoHome,
+            HomeError::NotADirectory { .. } => ambry_store::error::Code::HomeNotADirectory,
         }
     }
 }

@@ -14,8 +14,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::{Workspace, WorkspaceError};
-use crate::embed::{self, SavedWithVector, VectorStatus};
-use crate::memory::{
+use ambry_rank::embed::{self, SavedWithVector, VectorStatus};
+use ambry_store::memory::{
     leaked_secrets, version_against_current, ForgetOutcome, LeakedSecret, Memory, MemoryDraft,
     MemoryFile, PrunePolicy, PruneReport, Renamed, Scope, ScopeFilter, Store, StoreError,
     VersionDiff,
@@ -109,7 +109,7 @@ impl Workspace {
     pub(super) fn write_memory(
         &self,
         store: &Store,
-        write: impl FnOnce(&crate::embed::ModelPaths) -> Result<SavedWithVector, crate::memory::StoreError>,
+        write: impl FnOnce(&ambry_rank::embed::ModelPaths) -> Result<SavedWithVector, ambry_store::memory::StoreError>,
     ) -> Result<SavedWithVector, WorkspaceError> {
         let models = self.model_paths(&self.config_or_retrieval_defaults()?);
         let saved = write(&models)?;
@@ -191,7 +191,7 @@ impl Workspace {
     ) -> Result<SavedWithVector, WorkspaceError> {
         // A draft the save would refuse (a secret, a bad field) refuses the rename too, so a
         // refused edit leaves the memory as it was.
-        let draft = crate::memory::validate::validate_draft(draft)?;
+        let draft = ambry_store::memory::validate::validate_draft(draft)?;
         self.rename_memory(store, scope, old, &draft.name, now)?;
         self.save(store, scope, draft, now)
     }

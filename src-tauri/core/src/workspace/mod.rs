@@ -37,21 +37,22 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::config::{Config, ConfigError};
-use crate::embed::ModelPaths;
-use crate::memory::{MemoryChange, Store};
-use crate::project::{self, KnownProject, Project};
-use crate::project_lookup::ProjectLookup;
-use crate::rank::CorpusCache;
-use crate::sessions::SourceRoots;
-use crate::AmbryHome;
+use ambry_store::config::{Config, ConfigError};
+use ambry_rank::embed::ModelPaths;
+use ambry_store::memory::{MemoryChange, Store};
+use ambry_store::project::{self, KnownProject, Project};
+use ambry_store::project_lookup::ProjectLookup;
+use ambry_rank::rank::CorpusCache;
+use ambry_sessions::sessions::SourceRoots;
+use ambry_store::home::AmbryHome;
 
 
 pub use agents::AgentStatus;
 pub use anchors::{AnchorOf, AnchorText};
 pub use bulk::ForgottenVersion;
 pub use distill::Selection;
-pub use enforce::{RuleRow, ToolCheck};
+pub use ambry_compose::enforce::ToolCheck;
+pub use enforce::RuleRow;
 pub use errors::{ModelUnavailable, WorkspaceError};
 pub use instructions::InstructionView;
 pub use launch::{HomeError, LaunchEnv};
@@ -93,7 +94,7 @@ pub struct Workspace {
     /// Whether this process loads the model only while no other hook of the home does.
     model_loader: Mutex<retrieval::LoaderRule>,
     /// Memories' rules, compiled once (DESIGN §16).
-    rules: Mutex<crate::enforce::RuleBook>,
+    rules: Mutex<ambry_compose::enforce::RuleBook>,
     /// The transcripts the review read for "ignored" findings (see `enforce.rs`).
     review_transcripts: Mutex<enforce::ReviewTranscripts>,
 }

@@ -18,15 +18,15 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::{lock, ModelUnavailable, Workspace, WorkspaceError};
-use crate::compose::cases::{
+use ambry_compose::compose::cases::{
     load_cases, run_cases, with_case_added, with_case_removed, with_case_replaced, CaseSpec,
     CasesReport, CASES_FILE,
 };
-use crate::compose::Budgets;
-use crate::config::{Config, Strategy};
-use crate::embed::{EmbedError, ModelPaths, ModelScorer};
-use crate::memory::{Retirement, Scope, ScopeFilter, Store};
-use crate::rank::{self, Evidence, Hit, SearchParams, Semantic, Shadowing, Synonyms};
+use ambry_compose::compose::Budgets;
+use ambry_store::config::{Config, Strategy};
+use ambry_rank::embed::{EmbedError, ModelPaths, ModelScorer};
+use ambry_store::memory::{Retirement, Scope, ScopeFilter, Store};
+use ambry_rank::rank::{self, Evidence, Hit, SearchParams, Semantic, Shadowing, Synonyms};
 
 /// How long a failed load of assets that are present is remembered before the next call tries
 /// again (such a load costs up to a second). Missing assets are looked for on every call (a
@@ -254,7 +254,7 @@ impl Workspace {
             return true;
         }
         let path = self.home.hook_model_lock();
-        let file = match crate::storage::open_private(&path, false) {
+        let file = match ambry_store::storage::open_private(&path, false) {
             Ok(file) => file,
             // A home where a lock file cannot be made: loading is still better than words.
             Err(_) => return true,

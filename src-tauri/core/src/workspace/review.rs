@@ -14,9 +14,9 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 
 use super::{lock, Workspace, WorkspaceError};
-use crate::embed::{embedded_text, read_sidecar, sidecar_path, text_hash, TextEmbedder, TextHash};
-use crate::lifecycle::{self, AgentUse, Finding};
-use crate::memory::{Memory, Scope, Store};
+use ambry_rank::embed::{embedded_text, read_sidecar, sidecar_path, text_hash, TextEmbedder, TextHash};
+use ambry_lifecycle::lifecycle::{self, AgentUse, Finding};
+use ambry_store::memory::{Memory, Scope, Store};
 
 /// Past this many kept vectors (texts changed many times over) the cache starts again.
 const MAX_KEPT_VECTORS: usize = 20_000;
@@ -149,8 +149,8 @@ impl Workspace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::home::AmbryHome;
-    use crate::memory::MemoryDraft;
+    use ambry_store::home::AmbryHome;
+    use ambry_store::memory::MemoryDraft;
 
     fn draft(name: &str, body: &str) -> MemoryDraft {
         MemoryDraft {
@@ -206,7 +206,7 @@ mod tests {
             let text = embedded_text(&saved.name, &saved.description, &saved.body);
             let vector = if name == "deploy-steps" { [1.0, 0.0] } else { [0.0, 1.0] };
             let vector: Vec<f32> = vector.iter().copied().cycle().take(384).collect();
-            crate::embed::write_sidecar(&sidecar_path(&saved.path), &model_id, text_hash(&text), &vector)
+            ambry_rank::embed::write_sidecar(&sidecar_path(&saved.path), &model_id, text_hash(&text), &vector)
                 .unwrap();
         }
         let first = ws.review(&store, now).unwrap();

@@ -11,10 +11,10 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::{Workspace, WorkspaceError};
-use crate::embed::{self, SavedWithVector};
-use crate::ledger::Injection;
-use crate::memory::{MemoryDraft, Scope, Store, StoreError};
-use crate::sessions::{group_recall_runs, RecallGroup, RecallQuery, VaultedFile};
+use ambry_rank::embed::{self, SavedWithVector};
+use ambry_compose::ledger::Injection;
+use ambry_store::memory::{MemoryDraft, Scope, Store, StoreError};
+use ambry_sessions::sessions::{group_recall_runs, RecallGroup, RecallQuery, VaultedFile};
 
 /// What `recall_for_reader` found.
 #[derive(Debug, Clone, Serialize)]
@@ -73,7 +73,7 @@ impl Workspace {
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
         let meta = self.sessions_index_meta(session_id)?.ok_or_else(|| {
-            crate::sessions::SessionError::NotFound {
+            ambry_sessions::sessions::SessionError::NotFound {
                 id: session_id.to_string(),
             }
         })?;
@@ -98,10 +98,10 @@ impl Workspace {
     fn sessions_index_meta(
         &self,
         session_id: &str,
-    ) -> Result<Option<crate::sessions::SessionMeta>, WorkspaceError> {
+    ) -> Result<Option<ambry_sessions::sessions::SessionMeta>, WorkspaceError> {
         match self.transcript(session_id) {
             Ok(t) => Ok(Some(t.meta)),
-            Err(WorkspaceError::Sessions(crate::sessions::SessionError::NotFound { .. })) => {
+            Err(WorkspaceError::Sessions(ambry_sessions::sessions::SessionError::NotFound { .. })) => {
                 Ok(None)
             }
             Err(e) => Err(e),
@@ -124,7 +124,7 @@ impl Workspace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::home::AmbryHome;
+    use ambry_store::home::AmbryHome;
     use crate::workspace::{IndexRequest, LaunchEnv};
 
     fn line(role: &str, text: &str) -> String {
@@ -179,7 +179,7 @@ mod tests {
         );
 
         let refused = ws.prune_vaulted_session(&id).unwrap_err();
-        assert_eq!(crate::ErrorCode::code(&refused), "session_not_vaulted");
+        assert_eq!(ambry_store::error::ErrorCode::code(&refused), "session_not_vaulted");
         std::fs::remove_file(&transcript).unwrap();
         ws.index_sessions(&IndexRequest::default(), now, &mut |_| {})
             .unwrap();
@@ -215,7 +215,7 @@ mod tests {
         std::fs::create_dir_all(paths.runtime().parent().unwrap()).unwrap();
         std::fs::write(paths.runtime(), b"").unwrap();
         std::fs::create_dir_all(paths.model_dir()).unwrap();
-        for file in crate::embed::MODEL_FILES {
+        for file in ambry_rank::embed::MODEL_FILES {
             std::fs::write(paths.model_dir().join(file), b"").unwrap();
         }
         let answer = ws

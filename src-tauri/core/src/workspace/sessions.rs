@@ -11,8 +11,8 @@
 use std::path::PathBuf;
 
 use super::{ModelUnavailable, Workspace, WorkspaceError};
-use crate::embed::{Embedder, ModelPerBatch, TextEmbedder};
-use crate::sessions::{
+use ambry_rank::embed::{Embedder, ModelPerBatch, TextEmbedder};
+use ambry_sessions::sessions::{
     FillError, IndexProgress, IndexStats, IndexSummary, QueryVector, RecallHit, RecallQuery,
     SessionError, SessionIndex, SessionMeta, SourceKind, Transcript, VectorFill, WriterTurn,
 };
@@ -258,7 +258,7 @@ impl Workspace {
         older_than_days: Option<u32>,
         now: chrono::DateTime<chrono::Utc>,
         dry_run: bool,
-    ) -> Result<crate::sessions::VaultPruneReport, WorkspaceError> {
+    ) -> Result<ambry_sessions::sessions::VaultPruneReport, WorkspaceError> {
         Ok(self
             .session_index()?
             .prune_source_removed(older_than_days, now.timestamp(), dry_run)?)
@@ -272,7 +272,7 @@ impl Workspace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::home::AmbryHome;
+    use ambry_store::home::AmbryHome;
     use crate::workspace::LaunchEnv;
     use std::sync::mpsc::channel;
 

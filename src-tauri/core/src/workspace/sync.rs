@@ -4,7 +4,7 @@
 //! Owns: reading `[sync] remote` from the configuration and writing it at `sync init` (a local
 //! path made absolute, so the remote means the same from any working directory), and telling
 //! the caches after a sync wrote memories.
-//! Deliberately does not: hold any rule of sync (see `crate::sync`), schedule automatic syncs,
+//! Deliberately does not: hold any rule of sync (see `ambry_sync::sync`), schedule automatic syncs,
 //! or read the clock (callers pass `now`).
 
 use std::path::Path;
@@ -12,8 +12,8 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 
 use super::{Workspace, WorkspaceError};
-use crate::memory::{Scope, Store};
-use crate::sync::{self, SyncConflict, SyncError, SyncReport, SyncStatus};
+use ambry_store::memory::{Scope, Store};
+use ambry_sync::sync::{self, SyncConflict, SyncError, SyncReport, SyncStatus};
 
 impl Workspace {
     /// Sets up sync with `remote` (an empty remote gets this home's memories; one another

@@ -13,8 +13,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::{Workspace, WorkspaceError};
-use crate::sync::auto::Schedule;
-use crate::sync::SyncReport;
+use ambry_sync::sync::auto::Schedule;
+use ambry_sync::sync::SyncReport;
 
 enum Wake {
     Changed,

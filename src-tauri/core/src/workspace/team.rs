@@ -13,8 +13,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::{Workspace, WorkspaceError};
-use crate::embed::{self, SavedWithVector};
-use crate::memory::{team, Scope, ScopeFilter, Store, StoreError};
+use ambry_rank::embed::{self, SavedWithVector};
+use ambry_store::memory::{team, Scope, ScopeFilter, Store, StoreError};
 
 /// A repository's team memory and whether this person trusts it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -104,7 +104,7 @@ impl Workspace {
 
     /// The review inbox's "changed by the team" findings: team memories (of a trusted
     /// repository) whose text differs from what this person last saw.
-    pub(super) fn team_changes(&self, store: &Store) -> Vec<crate::lifecycle::Finding> {
+    pub(super) fn team_changes(&self, store: &Store) -> Vec<ambry_lifecycle::lifecycle::Finding> {
         let Some(project) = store.project().filter(|_| store.team_trusted()) else {
             return Vec::new();
         };
@@ -117,8 +117,8 @@ impl Workspace {
             .filter_map(|m| {
                 let before = team::seen(&self.home, &project.slug, &m.name);
                 (before.as_deref() != Some(m.body.as_str())).then(|| {
-                    crate::lifecycle::Finding::ChangedByTeam {
-                        memory: crate::lifecycle::Subject::of(&m),
+                    ambry_lifecycle::lifecycle::Finding::ChangedByTeam {
+                        memory: ambry_lifecycle::lifecycle::Subject::of(&m),
                         before: before.unwrap_or_default(),
                     }
                 })

@@ -13,14 +13,14 @@ use std::sync::atomic::Ordering;
 use serde::Serialize;
 
 use super::{Workspace, WorkspaceError};
-use crate::anchors::{self, AnchorKind};
-use crate::doctor::{self, Check};
+use ambry_store::anchors::{self, AnchorKind};
+use ambry_store::doctor::{self, Check};
 use crate::editor::{resolve_editor, EditorLaunch};
-use crate::embed::{reindex_files, shared_embedder, ModelPerBatch, ReindexProgress, ReindexReport};
-use crate::error::ErrorReport;
-use crate::memory::{ScopeFilter, Store};
-use crate::project::Project;
-use crate::sessions::{IndexProgress, IndexSummary, VectorFill};
+use ambry_rank::embed::{reindex_files, shared_embedder, ModelPerBatch, ReindexProgress, ReindexReport};
+use ambry_store::error::ErrorReport;
+use ambry_store::memory::{ScopeFilter, Store};
+use ambry_store::project::Project;
+use ambry_sessions::sessions::{IndexProgress, IndexSummary, VectorFill};
 
 /// Which part of a reindex a progress report is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -160,15 +160,15 @@ impl Workspace {
         checks.extend(self.rule_checks(&rule_store));
         if let Ok(config) = &config {
             checks.extend(
-                crate::embed::embed_checks(&self.model_paths(config), config.retrieval.strategy)
+                ambry_rank::embed::embed_checks(&self.model_paths(config), config.retrieval.strategy)
                     .to_checks(),
             );
-            checks.push(crate::sync::doctor_check(&self.home, config.sync.remote()));
+            checks.push(ambry_sync::sync::doctor_check(&self.home, config.sync.remote()));
         }
-        checks.extend(crate::sessions::session_checks(&self.home.index_db()));
-        checks.extend(crate::ledger::ledger_checks(&self.home));
+        checks.extend(ambry_sessions::sessions::session_checks(&self.home.index_db()));
+        checks.extend(ambry_compose::ledger::ledger_checks(&self.home));
         if let Ok(env) = self.agent_env() {
-            checks.extend(crate::agents::agent_checks(&env));
+            checks.extend(ambry_compose::agents::agent_checks(&env));
         }
         checks
     }

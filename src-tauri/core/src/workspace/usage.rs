@@ -12,9 +12,9 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 
 use super::{Workspace, WorkspaceError};
-use crate::ledger::{ledger_path, Ledger};
-use crate::memory::{Scope, ScopeFilter, Store};
-use crate::usage::{
+use ambry_compose::ledger::{ledger_path, Ledger};
+use ambry_store::memory::{Scope, ScopeFilter, Store};
+use ambry_compose::usage::{
     self, MemoryKey, UsageLog, UsageSummary, Use, UseKind, RECENT_DAYS, USAGE_FILE,
 };
 
@@ -96,7 +96,7 @@ impl Workspace {
     ) -> Result<Vec<MemoryRow>, WorkspaceError> {
         let mut rows = self.list_on(store, filter, Some(now.date_naive()))?;
         if let Some(project) = store.project().filter(|_| rows.iter().any(|r| r.scope == Scope::Team)) {
-            let states = crate::memory::team::git_states(&project.root);
+            let states = ambry_store::memory::team::git_states(&project.root);
             for row in rows.iter_mut().filter(|r| r.scope == Scope::Team) {
                 row.git = states.get(&row.name).copied();
             }

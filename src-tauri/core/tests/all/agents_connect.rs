@@ -5,7 +5,7 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use ambry_core::agents::{self, Action, Agent, AgentEnv, AmbryCommand, PartState};
+use ambry_compose::agents::{self, Action, Agent, AgentEnv, AmbryCommand, PartState};
 
 const SETTINGS: &str = r#"{
   "model": "opus",

@@ -7,17 +7,17 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ambry_core::compose::hook::ContextRequest;
-use ambry_core::compose::{compose, Budgets, ComposeInput, Composition};
+use ambry_compose::compose::hook::ContextRequest;
+use ambry_compose::compose::{compose, Budgets, ComposeInput, Composition};
 use ambry_core::compose_service::{
     call, spawn_compose_service, Call, ComposeCall, ComposeService, RecallCall, Reply, Request,
     ServiceError,
 };
-use ambry_core::config::Config;
-use ambry_core::embed::{save_with_vector, ModelPaths, ModelScorer};
-use ambry_core::memory::{MemoryDraft, Scope, Store};
-use ambry_core::rank::{CorpusCache, Semantic};
 use ambry_core::{AmbryHome, ErrorCode};
+use ambry_rank::embed::{save_with_vector, ModelPaths, ModelScorer};
+use ambry_rank::rank::{CorpusCache, Semantic};
+use ambry_store::config::Config;
+use ambry_store::memory::{MemoryDraft, Scope, Store};
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -52,7 +52,7 @@ impl Fixture {
     fn store(&self) -> Store {
         Store::new(
             self.home.clone(),
-            ambry_core::project::resolve(&self.repo).ok(),
+            ambry_store::project::resolve(&self.repo).ok(),
         )
     }
 
@@ -122,11 +122,11 @@ fn fresh_direct(
             start: true,
             query: Some(query),
             held: &held,
-            gate: ambry_core::rank::Gate::CALIBRATED,
+            gate: ambry_rank::rank::Gate::CALIBRATED,
             budgets: Budgets::from_config(&config.compose),
             uses: &uses,
             today: None,
-            disagreements: &ambry_core::compose::NoDisagreements,
+            disagreements: &ambry_compose::compose::NoDisagreements,
         },
         semantic,
     )
@@ -245,7 +245,7 @@ fn a_served_block_is_exactly_the_in_process_one_and_follows_the_disk() {
     assert!(served
         .cut
         .iter()
-        .any(|c| c.reason == ambry_core::compose::CutReason::Budget));
+        .any(|c| c.reason == ambry_compose::compose::CutReason::Budget));
     assert_same(&served, &f.in_process(query, None));
 
     // A broken config is refused (the client then reports it in-process), then picked up fixed.
@@ -486,7 +486,7 @@ fn with_the_model_the_served_semantic_block_matches_and_new_vectors_are_used() {
         let saved =
             save_with_vector(&store, scope, draft(name, description, body), now, &paths).unwrap();
         assert!(
-            matches!(saved.vector, ambry_core::embed::VectorStatus::Written),
+            matches!(saved.vector, ambry_rank::embed::VectorStatus::Written),
             "{:?}",
             saved.vector
         );
@@ -500,7 +500,7 @@ fn with_the_model_the_served_semantic_block_matches_and_new_vectors_are_used() {
     let served = f.served(query, None);
     assert_eq!(
         served.strategy,
-        ambry_core::config::Strategy::Semantic,
+        ambry_store::config::Strategy::Semantic,
         "{:?}",
         served.notes
     );
@@ -536,7 +536,7 @@ fn with_the_model_the_served_semantic_block_matches_and_new_vectors_are_used() {
         &store,
         &config,
         query,
-        ambry_core::embed::semantic_arg(&scorer),
+        ambry_rank::embed::semantic_arg(&scorer),
     );
     assert_eq!(f.served(query, None).text, direct.text);
     drop(handle);
@@ -564,7 +564,7 @@ fn a_compose_is_answered_while_a_recall_waits_for_the_session_index() {
         f.home.root().to_path_buf(),
         f.models_dir.clone(),
         workspace.session_roots(),
-        &ambry_core::sessions::RecallQuery::new("token cache"),
+        &ambry_sessions::sessions::RecallQuery::new("token cache"),
         true,
         now(),
     )));

@@ -11,8 +11,8 @@
 
 use std::sync::Arc;
 
-use ambry_core::rank::Gate;
 use ambry_core::Workspace;
+use ambry_rank::rank::Gate;
 
 use crate::eval_heldout::load_embedded;
 use crate::support;
@@ -30,7 +30,7 @@ struct Hooks<'a> {
 
 impl context_sim::Composer for Hooks<'_> {
     fn hook(&mut self, session: &str, project: &str, event: Event<'_>) -> String {
-        use ambry_core::compose::hook::{ContextEvent, ContextRequest};
+        use ambry_compose::compose::hook::{ContextEvent, ContextRequest};
         let (event, prompt, source) = match event {
             Event::Start { source } => (ContextEvent::SessionStart, "", Some(source.to_string())),
             Event::Turn { prompt } => (ContextEvent::Turn, prompt, None),
@@ -222,9 +222,9 @@ fn context_curve() {
 #[test]
 #[ignore]
 fn dump_dev_rankings() {
-    use ambry_core::compose::hook::{ContextEvent, ContextRequest};
-    use ambry_core::memory::ScopeFilter;
+    use ambry_compose::compose::hook::{ContextEvent, ContextRequest};
     use ambry_core::workspace::{Coverage, SearchOptions};
+    use ambry_store::memory::ScopeFilter;
     use std::io::Write;
     let out = std::env::var("CURVE_DUMP").expect("CURVE_DUMP=path");
     let mut out = std::io::BufWriter::new(std::fs::File::create(out).unwrap());
@@ -273,7 +273,7 @@ fn dump_dev_rankings() {
                 .hits
                 .iter()
                 .map(|h| {
-                    let body = ambry_core::memory::read_memory_file(h.hit.scope, &h.hit.path)
+                    let body = ambry_store::memory::read_memory_file(h.hit.scope, &h.hit.path)
                         .ok()
                         .flatten()
                         .map_or(h.hit.body_bytes as usize, |m| m.body.trim_end().len());

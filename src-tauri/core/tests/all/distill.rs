@@ -6,12 +6,12 @@ use std::cell::RefCell;
 use std::fs;
 use std::path::Path;
 
-use ambry_core::config::DistillAgent;
-use ambry_core::distill::{AgentCall, AgentRunner, DistillError, Edits};
-use ambry_core::memory::{Scope, Store};
-use ambry_core::sessions::SourceKind;
 use ambry_core::workspace::{IndexRequest, Selection};
 use ambry_core::{AmbryHome, LaunchEnv, Workspace};
+use ambry_lifecycle::distill::{AgentCall, AgentRunner, DistillError, Edits};
+use ambry_sessions::sessions::SourceKind;
+use ambry_store::config::DistillAgent;
+use ambry_store::memory::{Scope, Store};
 use chrono::Utc;
 use serde_json::json;
 
@@ -182,7 +182,7 @@ fn accepting_saves_with_source_and_keeps_the_prior_version_of_an_update() {
     ws.save(
         &store,
         Scope::User,
-        ambry_core::memory::MemoryDraft {
+        ambry_store::memory::MemoryDraft {
             name: "package-manager".into(),
             kind: "reference".into(),
             description: "Which package manager".into(),
@@ -249,7 +249,7 @@ fn an_accepted_proposal_carries_its_rule_off_until_the_person_turns_it_on() {
         .accept_proposal(&store, &id, &Edits::default(), now)
         .unwrap();
     let rule = saved.outcome.memory.lifecycle.enforce.clone().unwrap();
-    assert_eq!(rule.status, ambry_core::memory::RuleStatus::Proposed);
+    assert_eq!(rule.status, ambry_store::memory::RuleStatus::Proposed);
     let findings = ws.review(&store, now).unwrap();
     assert!(findings
         .iter()

@@ -3,9 +3,9 @@
 //! own terms). Runs bm25, blend and rrf through the real ranker and the real model; needs
 //! `AMBRY_TEST_MODELS` (set by `make test`) and fails saying what to run without it.
 
-use ambry_core::config::{Fusion, Strategy};
-use ambry_core::embed::{reindex, semantic_arg, shared_embedder, ModelScorer};
-use ambry_core::rank::{rank, Corpus, DocTerms, SearchParams, Semantic, Synonyms};
+use ambry_rank::embed::{reindex, semantic_arg, shared_embedder, ModelScorer};
+use ambry_rank::rank::{rank, Corpus, DocTerms, SearchParams, Semantic, Synonyms};
+use ambry_store::config::{Fusion, Strategy};
 
 use crate::support;
 use support::model_paths;
@@ -76,12 +76,12 @@ fn default_strategy_beats_bm25_on_paraphrases_and_never_loses_on_keywords() {
     let params = |strategy, fusion| SearchParams {
         strategy,
         fusion,
-        semantic_weight: ambry_core::config::RetrievalConfig::default().semantic_weight as f32,
+        semantic_weight: ambry_store::config::RetrievalConfig::default().semantic_weight as f32,
         min_score: 0.0,
         limit: None,
     };
 
-    let default = ambry_core::config::RetrievalConfig::default();
+    let default = ambry_store::config::RetrievalConfig::default();
     let mut table = Vec::new();
     for (label, strategy, fusion) in [
         ("bm25", Strategy::Bm25, Fusion::Blend),

@@ -1,12 +1,12 @@
 //! The real all-MiniLM-L6-v2 through ONNX Runtime. Needs the assets: `make test` fetches them
 //! and sets `AMBRY_TEST_MODELS`; without them these tests fail saying what to run.
 
-use ambry_core::embed::{
+use ambry_core::ErrorCode;
+use ambry_rank::embed::{
     reindex, release_idle_shared_model, shared_embedder, Embedder, ModelPaths, TextEmbedder,
     MODEL_DIMENSION,
 };
-use ambry_core::memory::{Memory, Scope};
-use ambry_core::ErrorCode;
+use ambry_store::memory::{Memory, Scope};
 
 use crate::support;
 use support::model_paths;
@@ -129,15 +129,15 @@ fn reindex_writes_vectors_the_model_agrees_with() {
         .embed(&["looking after a young cat".to_string()])
         .unwrap()
         .remove(0);
-    let cat = ambry_core::embed::read_sidecar(&dir.path().join("cat-care.vec")).unwrap();
-    let db = ambry_core::embed::read_sidecar(&dir.path().join("db-migrations.vec")).unwrap();
+    let cat = ambry_rank::embed::read_sidecar(&dir.path().join("cat-care.vec")).unwrap();
+    let db = ambry_rank::embed::read_sidecar(&dir.path().join("db-migrations.vec")).unwrap();
     assert!(cosine(&query, &cat.vector) > cosine(&query, &db.vector));
 }
 
 #[test]
 fn saving_with_the_model_writes_a_current_sidecar() {
-    use ambry_core::embed::{save_with_vector, VectorStatus};
-    use ambry_core::memory::{MemoryDraft, Store};
+    use ambry_rank::embed::{save_with_vector, VectorStatus};
+    use ambry_store::memory::{MemoryDraft, Store};
     let home = tempfile::tempdir().unwrap();
     let store = Store::new(ambry_core::AmbryHome::new(home.path()), None);
     let draft = MemoryDraft {
@@ -151,7 +151,7 @@ fn saving_with_the_model_writes_a_current_sidecar() {
     let saved = save_with_vector(&store, Scope::User, draft.clone(), now, &model_paths()).unwrap();
     assert_eq!(saved.vector, VectorStatus::Written);
     let sidecar =
-        ambry_core::embed::read_sidecar(&saved.outcome.memory.path.with_extension("vec")).unwrap();
+        ambry_rank::embed::read_sidecar(&saved.outcome.memory.path.with_extension("vec")).unwrap();
     assert_eq!(sidecar.vector.len(), MODEL_DIMENSION);
     let again = save_with_vector(&store, Scope::User, draft, now, &model_paths()).unwrap();
     assert_eq!(again.vector, VectorStatus::Current);
@@ -159,8 +159,8 @@ fn saving_with_the_model_writes_a_current_sidecar() {
 
 #[test]
 fn the_ranker_scorer_uses_the_model_and_ignores_other_models() {
-    use ambry_core::embed::{text_hash, write_sidecar, ModelScorer};
-    use ambry_core::rank::{DocTerms, SemanticScorer};
+    use ambry_rank::embed::{text_hash, write_sidecar, ModelScorer};
+    use ambry_rank::rank::{DocTerms, SemanticScorer};
     let paths = model_paths();
     let dir = tempfile::tempdir().unwrap();
     let doc = |name: &str, body: &str| Memory {

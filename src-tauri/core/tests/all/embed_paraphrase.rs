@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use ambry_core::embed::{reindex, semantic_scores, shared_embedder, VectorCache};
+use ambry_rank::embed::{reindex, semantic_scores, shared_embedder, VectorCache};
 
 use crate::support;
 use support::model_paths;

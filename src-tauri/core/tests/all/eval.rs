@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use ambry_core::config::{Fusion, Strategy};
-use ambry_core::memory::{MemoryDraft, Scope, ScopeFilter, Store};
-use ambry_core::project::Project;
-use ambry_core::rank::{self, CorpusCache, SearchParams, Semantic, Synonyms};
 use ambry_core::AmbryHome;
+use ambry_rank::rank::{self, CorpusCache, SearchParams, Semantic, Synonyms};
+use ambry_store::config::{Fusion, Strategy};
+use ambry_store::memory::{MemoryDraft, Scope, ScopeFilter, Store};
+use ambry_store::project::Project;
 use serde::Deserialize;
 
 use crate::support;
@@ -121,9 +121,9 @@ fn evaluate_with(
     queries: &[FixtureQuery],
     strategy: Strategy,
     fusion: Fusion,
-    scorer: Option<&dyn ambry_core::rank::SemanticScorer>,
+    scorer: Option<&dyn ambry_rank::rank::SemanticScorer>,
 ) -> BTreeMap<String, Tally> {
-    let defaults = ambry_core::config::RetrievalConfig::default();
+    let defaults = ambry_store::config::RetrievalConfig::default();
     let params = SearchParams {
         strategy,
         fusion,
@@ -308,13 +308,13 @@ fn the_default_strategy_meets_its_floors_and_never_loses_keywords() {
     let tmp = tempfile::tempdir().unwrap();
     let (store, queries) = load_fixture(tmp.path());
     let paths = model_paths();
-    let embedder = ambry_core::embed::shared_embedder(&paths).unwrap();
+    let embedder = ambry_rank::embed::shared_embedder(&paths).unwrap();
     let files = store.list(ScopeFilter::All).unwrap();
     let report =
-        ambry_core::embed::reindex_files(files, &mut *embedder.lock().unwrap(), &mut |_| {})
+        ambry_rank::embed::reindex_files(files, &mut *embedder.lock().unwrap(), &mut |_| {})
             .unwrap();
     assert_eq!(report.failed.len(), 0);
-    let scorer = ambry_core::embed::ModelScorer::load(&paths).unwrap();
+    let scorer = ambry_rank::embed::ModelScorer::load(&paths).unwrap();
 
     let bm25 = evaluate(&store, &queries, Strategy::Bm25);
     let blend = evaluate_with(

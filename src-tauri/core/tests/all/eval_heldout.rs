@@ -9,8 +9,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ambry_core::config::{Fusion, RetrievalConfig, Strategy};
-use ambry_core::rank::tokenize::terms;
+use ambry_rank::rank::tokenize::terms;
+use ambry_store::config::{Fusion, RetrievalConfig, Strategy};
 
 use crate::support;
 use support::eval_set::{self, Config, Half, Report, CLASSES, PROJECTS};
@@ -203,13 +203,13 @@ pub(crate) fn load_embedded(
     dir: &std::path::Path,
 ) -> (
     eval_set::LoadedSet,
-    ambry_core::embed::ModelPaths,
-    std::sync::Arc<std::sync::Mutex<ambry_core::embed::Embedder>>,
+    ambry_rank::embed::ModelPaths,
+    std::sync::Arc<std::sync::Mutex<ambry_rank::embed::Embedder>>,
 ) {
     let set = eval_set::load(dir);
     let paths = model_paths();
-    let embedder = ambry_core::embed::shared_embedder(&paths).unwrap();
-    let report = ambry_core::embed::reindex_files(
+    let embedder = ambry_rank::embed::shared_embedder(&paths).unwrap();
+    let report = ambry_rank::embed::reindex_files(
         eval_set::all_files(&set),
         &mut *embedder.lock().unwrap(),
         &mut |_| {},
@@ -223,7 +223,7 @@ pub(crate) fn load_embedded(
 fn the_default_strategy_meets_its_floors_on_both_halves() {
     let tmp = tempfile::tempdir().unwrap();
     let (set, paths, _) = load_embedded(tmp.path());
-    let scorer = ambry_core::embed::ModelScorer::load(&paths).unwrap();
+    let scorer = ambry_rank::embed::ModelScorer::load(&paths).unwrap();
     let defaults = RetrievalConfig::default();
     let config = |fusion| Config {
         strategy: Strategy::Auto,
@@ -269,7 +269,7 @@ const DEFAULT_FLOORS: &[(Half, &str, f64, f64, f64)] = &[
 /// change. `EXP_VEC`: 0 whole text (as the sidecar), 1 headline only, 2 max of headline and
 /// body chunks, 3 max of whole and headline.
 struct LayoutScorer {
-    embedder: std::sync::Arc<std::sync::Mutex<ambry_core::embed::Embedder>>,
+    embedder: std::sync::Arc<std::sync::Mutex<ambry_rank::embed::Embedder>>,
     vectors: std::collections::HashMap<std::path::PathBuf, LayoutVectors>,
 }
 
@@ -286,13 +286,13 @@ fn dotp(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-impl ambry_core::rank::SemanticScorer for LayoutScorer {
+impl ambry_rank::rank::SemanticScorer for LayoutScorer {
     fn similarities(
         &self,
         query: &str,
-        docs: &[std::sync::Arc<ambry_core::rank::DocTerms>],
+        docs: &[std::sync::Arc<ambry_rank::rank::DocTerms>],
     ) -> Result<Vec<Option<f32>>, String> {
-        use ambry_core::embed::TextEmbedder;
+        use ambry_rank::embed::TextEmbedder;
         let q = unit(
             self.embedder
                 .lock()
@@ -333,11 +333,11 @@ impl ambry_core::rank::SemanticScorer for LayoutScorer {
 #[test]
 #[ignore]
 fn tune_vector_layout_on_dev() {
-    use ambry_core::embed::TextEmbedder;
+    use ambry_rank::embed::TextEmbedder;
     let tmp = tempfile::tempdir().unwrap();
     let set = eval_set::load(tmp.path());
     let paths = model_paths();
-    let embedder = ambry_core::embed::shared_embedder(&paths).unwrap();
+    let embedder = ambry_rank::embed::shared_embedder(&paths).unwrap();
     let mut vectors = std::collections::HashMap::new();
     for f in eval_set::all_files(&set) {
         let m = f.parsed.unwrap();
@@ -402,8 +402,8 @@ fn tune_vector_layout_on_dev() {
 /// when the first ranking is unsure (its normalized top two fused scores less than g apart).
 /// Vectors are the sidecars' own, read through the same cache the app uses.
 struct FeedbackScorer {
-    embedder: std::sync::Arc<std::sync::Mutex<ambry_core::embed::Embedder>>,
-    cache: std::sync::Mutex<ambry_core::embed::VectorCache>,
+    embedder: std::sync::Arc<std::sync::Mutex<ambry_rank::embed::Embedder>>,
+    cache: std::sync::Mutex<ambry_rank::embed::VectorCache>,
 }
 
 fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
@@ -413,14 +413,14 @@ fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
-impl ambry_core::rank::SemanticScorer for FeedbackScorer {
+impl ambry_rank::rank::SemanticScorer for FeedbackScorer {
     fn similarities(
         &self,
         query: &str,
-        docs: &[std::sync::Arc<ambry_core::rank::DocTerms>],
+        docs: &[std::sync::Arc<ambry_rank::rank::DocTerms>],
     ) -> Result<Vec<Option<f32>>, String> {
-        use ambry_core::embed::TextEmbedder;
-        use ambry_core::rank::{bm25, fusion, Corpus, Synonyms};
+        use ambry_rank::embed::TextEmbedder;
+        use ambry_rank::rank::{bm25, fusion, Corpus, Synonyms};
         let (q, model_id) = {
             let mut embedder = self.embedder.lock().unwrap();
             let q = unit(
@@ -508,7 +508,7 @@ fn tune_query_feedback_on_dev() {
     let (set, _, embedder) = load_embedded(tmp.path());
     let scorer = FeedbackScorer {
         embedder: embedder.clone(),
-        cache: std::sync::Mutex::new(ambry_core::embed::VectorCache::new()),
+        cache: std::sync::Mutex::new(ambry_rank::embed::VectorCache::new()),
     };
     // `EVAL_TUNE="PRF_K=0;PRF_K=1,PRF_BETA=0.5"` runs each setting; only the dev half is printed.
     let settings = std::env::var("EVAL_TUNE").unwrap_or_default();

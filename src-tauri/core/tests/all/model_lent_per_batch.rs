@@ -6,11 +6,11 @@ use crate::support;
 use std::sync::mpsc::channel;
 use std::time::Duration;
 
-use ambry_core::config::Strategy;
-use ambry_core::embed::BATCH_SIZE;
-use ambry_core::memory::{MemoryDraft, Scope};
 use ambry_core::workspace::{Coverage, SearchOptions};
 use ambry_core::{AmbryHome, Workspace};
+use ambry_rank::embed::BATCH_SIZE;
+use ambry_store::config::Strategy;
+use ambry_store::memory::{MemoryDraft, Scope};
 use chrono::{TimeZone, Utc};
 
 /// A reindex of thousands of memories takes minutes; the app's search box and the compose

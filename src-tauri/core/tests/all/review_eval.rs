@@ -13,9 +13,9 @@
 
 use std::collections::BTreeMap;
 
-use ambry_core::embed::{cosine, embedded_text, shared_embedder, TextEmbedder};
-use ambry_core::lifecycle::pairs::{judge, Side, Verdict};
-use ambry_core::memory::naming::validate_name;
+use ambry_lifecycle::lifecycle::pairs::{judge, Side, Verdict};
+use ambry_rank::embed::{cosine, embedded_text, shared_embedder, TextEmbedder};
+use ambry_store::memory::naming::validate_name;
 use serde::Deserialize;
 
 use crate::support::model_paths;

@@ -19,12 +19,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ambry_core::embed::{shared_embedder, ModelPaths, TextEmbedder};
-use ambry_core::rank::tokenize::terms;
-use ambry_core::sessions::{
+use ambry_core::AmbryHome;
+use ambry_rank::embed::{shared_embedder, ModelPaths, TextEmbedder};
+use ambry_rank::rank::tokenize::terms;
+use ambry_sessions::sessions::{
     QueryVector, RecallQuery, SessionIndex, SessionWeights, SessionsConfig, DEFAULT_WEIGHTS,
 };
-use ambry_core::AmbryHome;
 use rusqlite::Connection;
 use session_eval::{distinct, EvalSession, Half, Question, Tally, CLASSES};
 

@@ -8,11 +8,11 @@ use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::Path;
 
-use ambry_core::embed::{EmbedError, TextEmbedder};
-use ambry_core::sessions::{
+use ambry_core::{AmbryHome, Workspace};
+use ambry_rank::embed::{EmbedError, TextEmbedder};
+use ambry_sessions::sessions::{
     QueryVector, RecallQuery, SessionIndex, SessionsConfig, SourceRoots, DEFAULT_WEIGHTS,
 };
-use ambry_core::{AmbryHome, Workspace};
 
 const NOW: i64 = 1_780_000_000;
 

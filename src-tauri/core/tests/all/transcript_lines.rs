@@ -1,8 +1,8 @@
 //! Transcript lines at the edges: a bad byte inside a string, a last line without its newline,
 //! a folder that cannot be read. What can be read is kept; nothing is dropped silently.
 
-use ambry_core::sessions::{RecallQuery, SessionIndex, SessionsConfig, SourceRoots};
 use ambry_core::AmbryHome;
+use ambry_sessions::sessions::{RecallQuery, SessionIndex, SessionsConfig, SourceRoots};
 
 fn line(role: &str, text: &str) -> String {
     format!(

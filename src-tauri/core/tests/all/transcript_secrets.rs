@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use ambry_core::doctor::Status;
-use ambry_core::sessions::RecallQuery;
 use ambry_core::workspace::IndexRequest;
 use ambry_core::{AmbryHome, LaunchEnv, Workspace};
+use ambry_sessions::sessions::RecallQuery;
+use ambry_store::doctor::Status;
 
 const AWS_KEY: &str = "AKIAZ3MXQ7V2LPRT4K9B";
 const GH_TOKEN: &str = "ghp_4f8Kq2ZrL9mXw3Tn7Yb1Vc6Hd0Js5Pa2Ge8R";

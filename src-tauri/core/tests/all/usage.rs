@@ -4,13 +4,13 @@
 
 use std::collections::HashMap;
 
-use ambry_core::compose::hook::{ContextEvent, ContextRequest};
-use ambry_core::ledger::{Form, Ledger};
-use ambry_core::lifecycle::Finding;
-use ambry_core::memory::{MemoryDraft, Scope, ScopeFilter};
-use ambry_core::rank::Gate;
-use ambry_core::usage::UseKind;
+use ambry_compose::compose::hook::{ContextEvent, ContextRequest};
+use ambry_compose::ledger::{Form, Ledger};
+use ambry_compose::usage::UseKind;
 use ambry_core::{AmbryHome, Workspace};
+use ambry_lifecycle::lifecycle::Finding;
+use ambry_rank::rank::Gate;
+use ambry_store::memory::{MemoryDraft, Scope, ScopeFilter};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 
 fn day(n: i64) -> DateTime<Utc> {

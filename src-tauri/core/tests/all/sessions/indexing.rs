@@ -392,7 +392,7 @@ fn bad_bytes_cost_only_their_line_wherever_they_are() {
         "unchanged files are not re-read"
     );
     // doctor names the files with skipped lines.
-    let checks = ambry_core::sessions::session_checks(&env.home.index_db());
+    let checks = ambry_sessions::sessions::session_checks(&env.home.index_db());
     let warning = checks
         .iter()
         .map(|c| c.detail.clone())

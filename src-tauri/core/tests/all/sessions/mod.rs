@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ambry_core::sessions::{
+use ambry_core::{AmbryHome, ErrorCode};
+use ambry_sessions::sessions::{
     IndexSummary, RecallHit, RecallQuery, SessionChange, SessionError, SessionIndex,
     SessionWatcher, SessionsConfig, SourceKind, SourceRoots,
 };
-use ambry_core::{AmbryHome, ErrorCode};
 use tempfile::TempDir;
 
 mod indexing;

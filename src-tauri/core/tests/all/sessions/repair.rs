@@ -45,7 +45,7 @@ fn a_corrupt_database_is_rebuilt_and_a_locked_one_is_reported() {
     // and named by the doctor.
     let kept = env.home.root().join("index.sqlite.corrupt-1");
     assert_eq!(fs::read(&kept).unwrap(), damaged);
-    let checks = ambry_core::sessions::session_checks(&env.home.index_db());
+    let checks = ambry_sessions::sessions::session_checks(&env.home.index_db());
     assert!(
         checks
             .iter()

@@ -8,11 +8,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ambry_core::config::{Fusion, Strategy};
-use ambry_core::memory::{MemoryDraft, Scope, ScopeFilter, Store};
-use ambry_core::project::Project;
-use ambry_core::rank::{self, CorpusCache, SearchParams, Semantic, SemanticScorer, Synonyms};
 use ambry_core::AmbryHome;
+use ambry_rank::rank::{self, CorpusCache, SearchParams, Semantic, SemanticScorer, Synonyms};
+use ambry_store::config::{Fusion, Strategy};
+use ambry_store::memory::{MemoryDraft, Scope, ScopeFilter, Store};
+use ambry_store::project::Project;
 use serde::Deserialize;
 
 pub const PROJECTS: [&str; 3] = ["ledger", "atlas", "etl"];
@@ -290,7 +290,7 @@ pub fn print_report(label: &str, report: &Report) {
 }
 
 /// Every store's files, for the reindex that writes sidecars (user files appear once).
-pub fn all_files(set: &LoadedSet) -> Vec<ambry_core::memory::MemoryFile> {
+pub fn all_files(set: &LoadedSet) -> Vec<ambry_store::memory::MemoryFile> {
     let mut files = set.stores["ledger"].list(ScopeFilter::User).unwrap();
     for store in set.stores.values() {
         files.extend(store.list(ScopeFilter::Project).unwrap());

@@ -8,10 +8,10 @@ pub mod paraphrase_set;
 
 use std::path::{Path, PathBuf};
 
-use ambry_core::embed::ModelPaths;
-use ambry_core::memory::{Memory, Scope};
-use ambry_core::sessions::SourceRoots;
 use ambry_core::AmbryHome;
+use ambry_rank::embed::ModelPaths;
+use ambry_sessions::sessions::SourceRoots;
+use ambry_store::memory::{Memory, Scope};
 
 /// A home and the user, Claude Code and Codex transcript folders, all inside `dir`: never the
 /// person's own.

@@ -162,7 +162,7 @@ fn the_anchor_changed_on_both_machines_keeps_one_text_and_files_the_other() {
 fn two_syncs_of_one_home_never_run_at_once() {
     let tmp = tempfile::tempdir().unwrap();
     let (_remote, a, _b) = two_synced(tmp.path());
-    let held = ambry_core::storage::ScopeLock::acquire(&a.home.join("sync")).unwrap();
+    let held = ambry_store::storage::ScopeLock::acquire(&a.home.join("sync")).unwrap();
     let err = a.ws.sync_now(at(10), false).unwrap_err();
     assert_eq!(ambry_core::report(&err).code, "busy");
     drop(held);

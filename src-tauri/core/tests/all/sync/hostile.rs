@@ -135,7 +135,7 @@ fn a_hostile_commit_is_refused_file_by_file_and_its_good_file_arrives() {
     // The merge this machine pushed dropped them from the remote's tip.
     for path in remote_paths(&remote) {
         assert!(
-            ambry_core::sync::allowlist::Kind::of(&path).is_ok(),
+            ambry_sync::sync::allowlist::Kind::of(&path).is_ok(),
             "{path}"
         );
     }

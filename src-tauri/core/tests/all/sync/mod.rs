@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use ambry_core::memory::{MemoryDraft, Scope, ScopeFilter, Store};
 use ambry_core::{AmbryHome, Finding, LaunchEnv, SyncReport, Workspace};
+use ambry_store::memory::{MemoryDraft, Scope, ScopeFilter, Store};
 use chrono::{DateTime, TimeZone, Utc};
 
 mod auto;

@@ -198,7 +198,7 @@ fn two_machines_converge_and_lose_nothing_over_thirty_random_rounds() {
     }
     for path in remote_paths(&remote) {
         assert!(
-            ambry_core::sync::allowlist::Kind::of(&path).is_ok(),
+            ambry_sync::sync::allowlist::Kind::of(&path).is_ok(),
             "{path} is on the remote"
         );
     }

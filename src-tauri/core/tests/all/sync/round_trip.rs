@@ -95,7 +95,7 @@ fn memories_the_anchor_tests_and_remote_projects_arrive_on_the_other_machine() {
     );
     for path in &paths {
         assert!(
-            ambry_core::sync::allowlist::Kind::of(path).is_ok(),
+            ambry_sync::sync::allowlist::Kind::of(path).is_ok(),
             "{path} is on the remote"
         );
         for never in [

@@ -192,7 +192,7 @@ fn an_in_place_name_edit_keeps_history_links_and_retrieval_cases() {
     .unwrap();
     ws.add_memory_test(
         None,
-        ambry_core::compose::cases::CaseSpec {
+        ambry_compose::compose::cases::CaseSpec {
             prompt: "how do I deploy".into(),
             expect: vec!["deploy".into()],
             reject: vec![],

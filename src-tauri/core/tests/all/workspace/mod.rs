@@ -6,9 +6,9 @@ use crate::support;
 use std::path::Path;
 use std::sync::Arc;
 
-use ambry_core::memory::{MemoryDraft, Scope, ScopeFilter};
 use ambry_core::workspace::{Coverage, SearchOptions};
 use ambry_core::{AmbryHome, ErrorCode, LaunchEnv, Workspace};
+use ambry_store::memory::{MemoryDraft, Scope, ScopeFilter};
 use chrono::{DateTime, TimeZone, Utc};
 
 mod memories;
@@ -64,7 +64,7 @@ fn in_a_repository() -> (
     tempfile::TempDir,
     Arc<Workspace>,
     std::path::PathBuf,
-    ambry_core::memory::Store,
+    ambry_store::memory::Store,
 ) {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));

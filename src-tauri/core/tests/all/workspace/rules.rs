@@ -2,10 +2,10 @@
 //! what the ledger keeps of it, who may turn a rule on, and a rule run over past sessions.
 
 use super::*;
-use ambry_core::enforce::{Decision, ToolCall};
-use ambry_core::memory::{Enforce, RuleAction, RuleEdit, RuleStatus};
+use ambry_compose::enforce::{Decision, ToolCall};
 use ambry_core::workspace::ToolCheck;
 use ambry_core::{ContextEvent, ContextRequest};
+use ambry_store::memory::{Enforce, RuleAction, RuleEdit, RuleStatus};
 
 fn rule(pattern: &str, action: RuleAction) -> RuleEdit {
     RuleEdit::Set(Enforce::new(vec!["Bash".into()], pattern, action))

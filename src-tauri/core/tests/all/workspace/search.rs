@@ -38,7 +38,7 @@ fn search_over_everything_labels_each_hit_with_its_project_and_shadows_nothing()
     .unwrap();
 
     let options = SearchOptions {
-        strategy: Some(ambry_core::config::Strategy::Bm25),
+        strategy: Some(ambry_store::config::Strategy::Bm25),
         ..Default::default()
     };
     let all = ws
@@ -97,7 +97,7 @@ fn a_workspace_trusting_its_watcher_searches_what_it_just_saved_with_that_versio
     ws.trust_watcher();
     let options = SearchOptions {
         limit: Some(50),
-        strategy: Some(ambry_core::config::Strategy::Bm25),
+        strategy: Some(ambry_store::config::Strategy::Bm25),
         only_evident: true,
         today: None,
     };
@@ -152,7 +152,11 @@ fn a_workspace_trusting_its_watcher_searches_what_it_just_saved_with_that_versio
 }
 
 /// A home without the model holding `deploy-old` and `deploy-new`, both about deploying.
-fn two_deploy_memories() -> (tempfile::TempDir, Arc<Workspace>, ambry_core::memory::Store) {
+fn two_deploy_memories() -> (
+    tempfile::TempDir,
+    Arc<Workspace>,
+    ambry_store::memory::Store,
+) {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
     let store = ws.store_of(None).unwrap();
@@ -176,7 +180,7 @@ fn search_marks_superseded_and_expired_memories() {
     ws.review_supersede(&store, Scope::User, "deploy-old", "deploy-new", at(1))
         .unwrap();
     let options = SearchOptions {
-        strategy: Some(ambry_core::config::Strategy::Bm25),
+        strategy: Some(ambry_store::config::Strategy::Bm25),
         today: Some(at(2).date_naive()),
         ..Default::default()
     };
@@ -197,7 +201,7 @@ fn search_marks_superseded_and_expired_memories() {
     };
     assert_eq!(
         retired("deploy-old"),
-        Some(ambry_core::memory::Retirement::Superseded {
+        Some(ambry_store::memory::Retirement::Superseded {
             by: "deploy-new".into()
         })
     );
@@ -217,7 +221,7 @@ fn a_warm_search_marks_retired_hits_from_the_corpus_cache_without_reading_their_
     ws.trust_watcher();
     let retired_on = |today: chrono::NaiveDate| {
         let options = SearchOptions {
-            strategy: Some(ambry_core::config::Strategy::Bm25),
+            strategy: Some(ambry_store::config::Strategy::Bm25),
             today: Some(today),
             ..Default::default()
         };
@@ -266,14 +270,14 @@ fn a_warm_search_marks_retired_hits_from_the_corpus_cache_without_reading_their_
         "a warm search read the hit's file instead of the cache"
     );
 
-    ws.memory_changed(&ambry_core::memory::MemoryChange::Saved {
+    ws.memory_changed(&ambry_store::memory::MemoryChange::Saved {
         scope: Scope::User,
         project: None,
         name: "deploy-old".into(),
     });
     assert_eq!(
         retired_on(day(2)),
-        Some(ambry_core::memory::Retirement::Superseded {
+        Some(ambry_store::memory::Retirement::Superseded {
             by: "deploy-new".into()
         })
     );
@@ -281,7 +285,7 @@ fn a_warm_search_marks_retired_hits_from_the_corpus_cache_without_reading_their_
     // Expiry alone, judged on each search's day from the cached keys.
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, text.replace("superseded_by: deploy-new\n", "")).unwrap();
-    ws.memory_changed(&ambry_core::memory::MemoryChange::Saved {
+    ws.memory_changed(&ambry_store::memory::MemoryChange::Saved {
         scope: Scope::User,
         project: None,
         name: "deploy-old".into(),
@@ -289,7 +293,7 @@ fn a_warm_search_marks_retired_hits_from_the_corpus_cache_without_reading_their_
     assert_eq!(retired_on(day(19)), None);
     assert_eq!(
         retired_on(day(20)),
-        Some(ambry_core::memory::Retirement::Expired { on: day(20) })
+        Some(ambry_store::memory::Retirement::Expired { on: day(20) })
     );
 }
 
@@ -297,7 +301,7 @@ fn a_warm_search_marks_retired_hits_from_the_corpus_cache_without_reading_their_
 /// run judges it like any hand-written one; a name that is not a memory is refused, nothing written.
 #[test]
 fn a_saved_retrieval_case_goes_where_its_memories_live_and_is_run_from_there() {
-    use ambry_core::compose::cases::CaseSpec;
+    use ambry_compose::compose::cases::CaseSpec;
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
     let root = repo(&tmp.path().join("shop"));

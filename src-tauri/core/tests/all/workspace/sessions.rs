@@ -22,11 +22,11 @@ fn each_agents_transcript_folder_is_the_one_the_session_index_reads() {
         folders,
         [
             (
-                ambry_core::agents::Agent::Claude,
+                ambry_compose::agents::Agent::Claude,
                 Some(tmp.path().join("me/.claude/projects"))
             ),
             (
-                ambry_core::agents::Agent::Codex,
+                ambry_compose::agents::Agent::Codex,
                 Some(codex_home.join("sessions"))
             ),
         ]

@@ -106,7 +106,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn instruction_files_are_found_where_the_agents_look_and_edited_through_the_workspace() {
-    use ambry_core::instructions::InstructionKind;
+    use ambry_compose::instructions::InstructionKind;
     let tmp = tempfile::tempdir().unwrap();
     let user_home = tmp.path().join("me");
     let claude_dir = tmp.path().join("claude-config");

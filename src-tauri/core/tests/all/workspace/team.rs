@@ -218,7 +218,7 @@ fn a_team_directory_reached_through_a_link_is_never_read_or_written() {
     std::os::unix::fs::symlink(tmp.path().join("elsewhere"), project.join(".ambry")).unwrap();
     let store = ws.store_at(&project);
     ws.set_team_trust(&project, true, at(0)).unwrap_err();
-    ambry_core::memory::team::set_trusted(
+    ambry_store::memory::team::set_trusted(
         store.home(),
         &store.project().unwrap().slug,
         &project,

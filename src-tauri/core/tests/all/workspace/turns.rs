@@ -3,9 +3,9 @@
 
 use super::*;
 
-use ambry_core::rank::Gate;
+use ambry_rank::rank::Gate;
 
-fn home_with_a_memory(tmp: &Path) -> (Arc<Workspace>, ambry_core::memory::Store) {
+fn home_with_a_memory(tmp: &Path) -> (Arc<Workspace>, ambry_store::memory::Store) {
     let ws = workspace(&tmp.join("home"), &tmp.join("no-models"));
     let store = ws.store_of(None).unwrap();
     ws.save(
@@ -106,7 +106,7 @@ fn after_a_damaged_ledger_the_next_turn_does_not_repeat_the_last() {
 /// machine out of memory).
 #[test]
 fn one_hook_process_per_home_loads_the_model_and_the_others_rank_with_words() {
-    use ambry_core::config::Strategy;
+    use ambry_store::config::Strategy;
     let models = support::model_paths();
     let models_dir = models.model_dir().parent().unwrap().to_path_buf();
     let tmp = tempfile::tempdir().unwrap();
@@ -202,7 +202,7 @@ fn a_known_conflict_goes_in_marked_on_both_sides() {
     assert!(
         review
             .iter()
-            .any(|f| matches!(f, ambry_core::lifecycle::Finding::Conflict { .. })),
+            .any(|f| matches!(f, ambry_lifecycle::lifecycle::Finding::Conflict { .. })),
         "the review knows the conflict: {review:#?}"
     );
 

@@ -1,0 +1,309 @@
+//! The memory map (DESIGN §5): a bounded overview of what memory exists, given once per
+//! context instead of the full MEMORY.md indexes — counts by scope and type, the most used and
+//! the newest names with their one-line descriptions, and how to get the rest.
+//!
+//! Owns: choosing and bounding those lines so the map holds `compose.map_bytes` at 10, 10k or
+//! 100k memories (the counts line names at most a few types; names are added while they fit).
+//! Deliberately does not: read memory files (the corpus has names, types and descriptions;
+//! "newest" is a file's modification time, as the corpus cache last saw it: a stat per memory
+//! cost more than the rest of a served turn at 10k memories) or count uses (the caller passes
+//! the ledger's counts).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::UNIX_EPOCH;
+
+use super::fit::bound_line;
+use ambry_rank::rank::Corpus;
+use ambry_store::memory::Scope;
+
+/// Types named in a scope's count; the rest are summed as "N more types".
+const TYPES_NAMED: usize = 5;
+/// Names listed per group, at most.
+const PER_GROUP: usize = 8;
+const MAX_LINE: usize = 160;
+
+pub const HOW_TO_FETCH: &str = "Bodies come in when a prompt needs them, once per context. For anything else, search with the MCP tool `memory_search` and read one with `memory_get` (name and scope).";
+
+/// The line saying how many team memories the repository holds that the person has not trusted
+/// (so none was given), and how to trust them; `None` when there are none or they are trusted.
+pub fn team_waiting(store: &ambry_store::memory::Store) -> Option<String> {
+    if store.team_trusted() {
+        return None;
+    }
+    let waiting = store
+        .list(ambry_store::memory::ScopeFilter::Team)
+        .ok()?
+        .iter()
+        .filter(|f| f.parsed.is_ok())
+        .count();
+    (waiting > 0).then(|| {
+        format!(
+            "{waiting} team {} of this repository (.ambry/memory/) {} not given: the person has not trusted them yet. To trust them, the person runs `ambry trust` in the repository.",
+            if waiting == 1 { "memory" } else { "memories" },
+            if waiting == 1 { "is" } else { "are" },
+        )
+    })
+}
+
+/// The map's body (without its heading) in at most `budget` bytes of section (heading included);
+/// empty when not even the counts fit.
+pub fn render(
+    corpus: &Corpus,
+    project: Option<&str>,
+    uses: &HashMap<(Scope, String, String), u64>,
+    budget: usize,
+    newest_first: &[u32],
+) -> String {
+    let heading_cost = "## Memory map\n".len() + 2;
+    let Some(mut room) = budget.checked_sub(heading_cost) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    let push = |line: &str, out: &mut String, room: &mut usize| -> bool {
+        if line.len() + 1 > *room {
+            return false;
+        }
+        out.push_str(line);
+        out.push('\n');
+        *room -= line.len() + 1;
+        true
+    };
+    if corpus.docs.is_empty() {
+        push(
+            "No memories yet. An agent saves one with the MCP tool `memory_save` when something is worth keeping.",
+            &mut out,
+            &mut room,
+        );
+        return out.trim_end().to_string();
+    }
+    if !push(
+        &bound_line(&counts(corpus, project), 400),
+        &mut out,
+        &mut room,
+    ) {
+        return String::new();
+    }
+    push(HOW_TO_FETCH, &mut out, &mut room);
+
+    let key = |scope: Scope, name: &str| {
+        let slug = match scope {
+            Scope::User => String::new(),
+            Scope::Team | Scope::Project => project.unwrap_or("").to_string(),
+        };
+        (scope, slug, name.to_string())
+    };
+    let line = |d: &ambry_rank::rank::DocTerms| {
+        bound_line(
+            &format!("- {} ({}) — {}", d.name, d.scope, d.description),
+            MAX_LINE,
+        )
+    };
+    let mut listed: HashSet<(Scope, String)> = HashSet::new();
+    // Only memories named in `uses` are looked up (a key per memory would allocate twice for
+    // each of ten thousand).
+    let used_names: HashSet<&str> = uses.keys().map(|(_, _, name)| name.as_str()).collect();
+    let mut used: Vec<(u64, &ambry_rank::rank::DocTerms)> = corpus
+        .docs
+        .iter()
+        // A fresh context of a new home (and every `compose --query`) has no uses at all.
+        .take(if uses.is_empty() { 0 } else { usize::MAX })
+        .filter(|d| used_names.contains(d.name.as_str()))
+        .filter_map(|d| uses.get(&key(d.scope, &d.name)).map(|n| (*n, d.as_ref())))
+        .collect();
+    used.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+    let mut group = |title: &str,
+                     docs: &mut dyn Iterator<Item = &ambry_rank::rank::DocTerms>,
+                     out: &mut String,
+                     room: &mut usize| {
+        let mut lines = Vec::new();
+        let mut cost = title.len() + 1;
+        for d in docs {
+            if lines.len() >= PER_GROUP {
+                break;
+            }
+            if listed.contains(&(d.scope, d.name.clone())) {
+                continue;
+            }
+            let l = line(d);
+            if cost + l.len() + 1 > *room {
+                break;
+            }
+            cost += l.len() + 1;
+            listed.insert((d.scope, d.name.clone()));
+            lines.push(l);
+        }
+        if !lines.is_empty() {
+            push(title, out, room);
+            for l in lines {
+                push(&l, out, room);
+            }
+        }
+    };
+    group(
+        "### Most used",
+        &mut used.iter().map(|(_, d)| *d),
+        &mut out,
+        &mut room,
+    );
+    group(
+        "### Newest",
+        &mut newest_first
+            .iter()
+            .filter_map(|&i| corpus.docs.get(i as usize).map(|d| d.as_ref())),
+        &mut out,
+        &mut room,
+    );
+    out.trim_end().to_string()
+}
+
+/// The corpus's documents, newest first (by `modified_ns`, else a stat; ties by name): the
+/// "Newest" group's order. The corpus cache keeps it while the corpus is unchanged.
+pub fn newest_first(
+    corpus: &Corpus,
+    modified_ns: &dyn Fn(&std::path::Path) -> Option<i64>,
+) -> Vec<u32> {
+    let mut at: Vec<(i128, u32)> = corpus
+        .docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let t = modified_ns(&d.path).map_or_else(|| modified(&d.path), i128::from);
+            (t, i as u32)
+        })
+        .collect();
+    at.sort_by(|a, b| {
+        b.0.cmp(&a.0).then_with(|| {
+            corpus.docs[a.1 as usize]
+                .name
+                .cmp(&corpus.docs[b.1 as usize].name)
+        })
+    });
+    at.into_iter().map(|(_, i)| i).collect()
+}
+
+fn modified(path: &std::path::Path) -> i128 {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// "N memories: user 12 (feedback 3, project 9), project ledger-1a2b3c4d 40 (…)."
+fn counts(corpus: &Corpus, project: Option<&str>) -> String {
+    let mut by_scope: BTreeMap<Scope, BTreeMap<&str, usize>> = BTreeMap::new();
+    for d in &corpus.docs {
+        *by_scope
+            .entry(d.scope)
+            .or_default()
+            .entry(d.kind.as_str())
+            .or_default() += 1;
+    }
+    let parts: Vec<String> = by_scope
+        .iter()
+        .map(|(scope, types)| {
+            let total: usize = types.values().sum();
+            let mut sorted: Vec<(&str, usize)> = types.iter().map(|(k, n)| (*k, *n)).collect();
+            sorted.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+            let mut named: Vec<String> = sorted
+                .iter()
+                .take(TYPES_NAMED)
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect();
+            if sorted.len() > TYPES_NAMED {
+                named.push(format!("{} more types", sorted.len() - TYPES_NAMED));
+            }
+            let label = match (scope, project) {
+                (Scope::Project, Some(slug)) => format!("project {slug}"),
+                (Scope::Team, Some(slug)) => format!("team {slug}"),
+                (scope, _) => scope.to_string(),
+            };
+            format!("{label} {total} ({})", named.join(", "))
+        })
+        .collect();
+    format!("{} memories: {}.", corpus.docs.len(), parts.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use ambry_rank::rank::DocTerms;
+
+    /// `n` memories over both scopes and 60 types, with long descriptions (documents carry no
+    /// terms: the map reads names, types and descriptions only), and uses for every tenth.
+    fn corpus(n: usize) -> (Corpus, HashMap<(Scope, String, String), u64>) {
+        let mut uses = HashMap::new();
+        let docs: Vec<Arc<DocTerms>> = (0..n)
+            .map(|i| {
+                let scope = if i % 3 == 0 {
+                    Scope::Project
+                } else {
+                    Scope::User
+                };
+                let name = format!("note-{i}");
+                if i % 10 == 0 {
+                    let slug = if scope == Scope::Project {
+                        "repo-1"
+                    } else {
+                        ""
+                    };
+                    uses.insert((scope, slug.to_string(), name.clone()), (i % 97) as u64);
+                }
+                Arc::new(DocTerms {
+                    scope,
+                    name: name.clone(),
+                    kind: format!("type-{}", i % 60),
+                    description: format!("what note {i} is about, {}", "detail ".repeat(40)),
+                    path: format!("/nonexistent/{name}.md").into(),
+                    body_bytes: 500,
+                    retiring: Default::default(),
+                    rule: None,
+                    length: 0.0,
+                    terms: Vec::new(),
+                })
+            })
+            .collect();
+        (Corpus::build_unshadowed(docs), uses)
+    }
+
+    #[test]
+    fn the_map_holds_its_budget_at_ten_ten_thousand_and_a_hundred_thousand_memories() {
+        for n in [10, 10_000, 100_000] {
+            let (corpus, uses) = corpus(n);
+            for budget in [3_000, 1_000] {
+                let body = render(
+                    &corpus,
+                    Some("repo-1"),
+                    &uses,
+                    budget,
+                    &newest_first(&corpus, &|_| None),
+                );
+                let section = "## Memory map\n".len() + body.len() + 2;
+                assert!(
+                    section <= budget,
+                    "{n} memories, budget {budget}: {section}"
+                );
+                assert!(
+                    body.starts_with(&format!("{n} memories: user ")),
+                    "{n}: {body}"
+                );
+                assert!(body.contains("memory_search"), "{n}: {body}");
+                assert!(body.contains("### Most used\n- note-"), "{n}: {body}");
+            }
+            // 60 types in a scope: a few are named, the rest counted.
+            let body = render(
+                &corpus,
+                Some("repo-1"),
+                &uses,
+                3_000,
+                &newest_first(&corpus, &|_| None),
+            );
+            if n >= 60 {
+                assert!(body.contains("more types"), "{n}: {body}");
+            }
+            assert!(body.lines().all(|l| l.len() <= 400), "{n}: a line too long");
+        }
+    }
+}

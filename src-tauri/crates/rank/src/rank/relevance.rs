@@ -1,0 +1,713 @@
+//! How much evidence backs a hit, in terms a person can read: the ranker normalizes every
+//! ranking so its top hit scores 1.0, which says nothing about whether that hit is related to
+//! the query at all. Evidence is absolute: how many of the query's words the memory contains,
+//! and how similar its embedding is to the query's.
+//!
+//! Owns: `rank_with_relevance` (the ranking plus evidence per hit, hits with no evidence
+//! dropped when asked), the thresholds that turn evidence into a `Relevance` label, and the
+//! injection gate (DESIGN §5): the one judgement of "relevant enough to hand an agent" that
+//! compose, `memory search`, the MCP `memory_search` and the app's search labels all show. A hit
+//! the gate refuses is labelled weak at most, however high its normalized score; one it admits
+//! is a good match at least.
+//! Deliberately does not: change the order or the scores `rank` gives (compose and the CLI use
+//! those unchanged); a person's search view uses this to label and to drop noise.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::tokenize::terms;
+use super::{
+    best_candidates, best_first, ranking_in_order, score, Corpus, DocTerms, Hit, Ranking, Scored,
+    SearchParams, Semantic, SemanticScorer, Synonyms,
+};
+
+/// MiniLM cosine at or above which a memory is about the same thing as the query (measured:
+/// cat/kitten 0.60, a paraphrased memory and its query 0.45–0.7, unrelated sentences 0–0.2).
+pub const STRONG_COSINE: f32 = 0.5;
+pub const GOOD_COSINE: f32 = 0.35;
+/// Below this, similarity is what any two English sentences share: no evidence.
+pub const WEAK_COSINE: f32 = 0.22;
+
+/// The relevance gate: a hit passes when its evidence `strength` clears an absolute `floor`
+/// and its ranker score (normalized, the best hit 1.0) is within `margin` of the best. It never
+/// fills up to a count: a prompt unrelated to every memory passes nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Gate {
+    pub floor: f32,
+    pub margin: f32,
+}
+
+impl Gate {
+    /// Calibrated on the eval set as whole 30-turn sessions (`tests/all/context_economy.rs`,
+    /// `context_curve`; the whole bytes–recall curve is in docs/retrieval-eval.md, "Context
+    /// economy"). Dev: recall 0.750 at 2.52× the oracle's bytes; test: 0.667 at 2.95×, the test
+    /// curve's best recall at ≤ 3×. Floor 0.25 (dev's best at ≤ 3×: 0.792 at 2.79×) costs 3.54×
+    /// on the test half, whose sessions need fewer bytes for the map (a fixed cost per
+    /// context) to hide in. No setting reaches recall 0.95 at ≤ 2×: a paraphrased prompt puts
+    /// its memory below the top few for MiniLM.
+    pub const CALIBRATED: Gate = Gate {
+        floor: 0.3,
+        margin: 0.25,
+    };
+
+    /// Lets everything through (the eval's "no gate" row).
+    pub const OPEN: Gate = Gate {
+        floor: 0.0,
+        margin: 1.0,
+    };
+
+    pub fn admits(&self, score: f64, evidence: &Evidence) -> bool {
+        evidence.strength >= self.floor && self.admits_score(score)
+    }
+
+    /// Whether a hit scoring `score` (normalized, rounded as hits are) is close enough to the
+    /// best for the gate to admit it given the evidence.
+    pub fn admits_score(&self, score: f64) -> bool {
+        score >= 1.0 - f64::from(self.margin) - 1e-9
+    }
+}
+
+impl Default for Gate {
+    fn default() -> Self {
+        Gate::CALIBRATED
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Relevance {
+    /// No word of the query and no real similarity: noise, left out.
+    None,
+    Weak,
+    Good,
+    Strong,
+}
+
+/// The evidence behind one hit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evidence {
+    /// Distinct query words (stemmed) the memory contains.
+    pub matched_terms: usize,
+    /// Distinct words in the query (stemmed, stop-words dropped).
+    pub query_terms: usize,
+    /// Whether a synonym of a query word matched (it counts as weak evidence on its own).
+    pub synonym_match: bool,
+    /// Cosine similarity to the query, when semantic scoring ran and the memory has a vector.
+    pub cosine: Option<f32>,
+    /// Absolute evidence in 0..=1: the larger of the cosine and the share of the query's words
+    /// the memory contains (a synonym alone counts as half a word).
+    pub strength: f32,
+    /// Passes the relevance gate: what compose would inject for this query.
+    pub gated: bool,
+    pub relevance: Relevance,
+}
+
+impl Evidence {
+    fn judge(
+        matched_terms: usize,
+        query_terms: usize,
+        synonym_match: bool,
+        cosine: Option<f32>,
+    ) -> Evidence {
+        let c = cosine.unwrap_or(0.0);
+        let all_words = query_terms > 0 && matched_terms == query_terms;
+        let most_words = query_terms > 0 && matched_terms * 2 >= query_terms && matched_terms > 0;
+        let relevance = if all_words || c >= STRONG_COSINE {
+            Relevance::Strong
+        } else if most_words || c >= GOOD_COSINE {
+            Relevance::Good
+        } else if matched_terms > 0 || synonym_match || c >= WEAK_COSINE {
+            Relevance::Weak
+        } else {
+            Relevance::None
+        };
+        let words = if query_terms == 0 {
+            0.0
+        } else {
+            let synonym = if synonym_match && matched_terms < query_terms {
+                0.5
+            } else {
+                0.0
+            };
+            (matched_terms as f32 + synonym) / query_terms as f32
+        };
+        Evidence {
+            matched_terms,
+            query_terms,
+            synonym_match,
+            cosine,
+            strength: words.max(c).clamp(0.0, 1.0),
+            gated: false,
+            relevance,
+        }
+    }
+}
+
+/// A ranking whose hits each carry their evidence.
+#[derive(Debug, Clone)]
+pub struct RelevantRanking {
+    pub ranking: Ranking,
+    /// One per hit of `ranking`, in the same order.
+    pub evidence: Vec<Evidence>,
+}
+
+/// Passes similarities through and keeps a copy, so the evidence uses the very cosines the
+/// ranking used (the query is embedded once).
+struct Recording<'a> {
+    inner: &'a dyn SemanticScorer,
+    seen: RefCell<Option<Vec<Option<f32>>>>,
+}
+
+impl SemanticScorer for Recording<'_> {
+    fn similarities(
+        &self,
+        query: &str,
+        docs: &[Arc<DocTerms>],
+    ) -> Result<Vec<Option<f32>>, String> {
+        let result = self.inner.similarities(query, docs);
+        if let Ok(cosines) = &result {
+            *self.seen.borrow_mut() = Some(cosines.clone());
+        }
+        result
+    }
+}
+
+/// `rank`, then evidence for each hit (judged by the calibrated gate); with `drop_unevident`,
+/// hits without evidence are left out.
+pub fn rank_with_relevance(
+    corpus: &Corpus,
+    query: &str,
+    params: &SearchParams,
+    synonyms: &Synonyms,
+    semantic: Semantic<'_>,
+    drop_unevident: bool,
+) -> RelevantRanking {
+    rank_with_gate(
+        corpus,
+        query,
+        params,
+        synonyms,
+        semantic,
+        drop_unevident,
+        Gate::CALIBRATED,
+    )
+}
+
+/// [`rank_with_relevance`] under a given gate.
+pub fn rank_with_gate(
+    corpus: &Corpus,
+    query: &str,
+    params: &SearchParams,
+    synonyms: &Synonyms,
+    semantic: Semantic<'_>,
+    drop_unevident: bool,
+    gate: Gate,
+) -> RelevantRanking {
+    let (scored, cosines) = score_recording(corpus, query, params, synonyms, semantic);
+    let (ranking, indices) = ranking_in_order(corpus, scored, params);
+    let judge = Judge::new(corpus, query, synonyms, cosines);
+    let mut hits: Vec<Hit> = Vec::with_capacity(ranking.hits.len());
+    let mut evidence = Vec::with_capacity(ranking.hits.len());
+    for (hit, doc) in ranking.hits.into_iter().zip(indices) {
+        let e = judge.evidence(doc, hit.score, gate);
+        if !drop_unevident || e.relevance > Relevance::None {
+            hits.push(hit);
+            evidence.push(e);
+        }
+    }
+    RelevantRanking {
+        ranking: Ranking {
+            hits,
+            strategy: ranking.strategy,
+            note: ranking.note,
+        },
+        evidence,
+    }
+}
+
+/// What an injection needs of a ranking: every evident hit the gate could admit and the first
+/// `refused_listed` evident hits it refuses, in rank order, with their evidence; the evident
+/// hits after those are only counted (`refused_more`). The same hits, evidence and order as
+/// [`rank_with_gate`] with `drop_unevident`, cut where compose stops reading: at ten thousand
+/// memories with the model every memory is a hit, and making each one a `Hit` (and judging it)
+/// cost more than the rest of a served turn.
+pub fn rank_for_gate(
+    corpus: &Corpus,
+    query: &str,
+    params: &SearchParams,
+    synonyms: &Synonyms,
+    semantic: Semantic<'_>,
+    gate: Gate,
+    refused_listed: usize,
+) -> GatedRanking {
+    let (scored, cosines) = score_recording(corpus, query, params, synonyms, semantic);
+    let judge = Judge::new(corpus, query, synonyms, cosines);
+    // As `rank` cuts: the best `limit` hits, whatever their evidence.
+    let mut order = best_candidates(corpus, &scored.scores, params);
+    let admissible = |i: u32| gate.admits_score(scored.rounded(i));
+    // Sorted only as far as it is read: every hit the gate could admit, and room for the refused
+    // ones listed (more is sorted below if evidence-less hits use that room up).
+    let wanted = order.iter().filter(|&&i| admissible(i)).count() + refused_listed + 16;
+    let mut sorted = sort_prefix(corpus, &scored.scores, &mut order, wanted);
+    let mut hits = Vec::new();
+    let mut evidence = Vec::new();
+    let mut refused = 0;
+    let mut refused_more = 0;
+    let mut at = 0;
+    while at < order.len() {
+        if at == sorted {
+            sorted = sort_prefix(corpus, &scored.scores, &mut order[at..], usize::MAX) + at;
+        }
+        let doc = order[at];
+        at += 1;
+        if refused >= refused_listed && !admissible(doc) {
+            // Past every hit the gate could admit (and enough refused ones listed): the rest,
+            // in any order, are only counted.
+            refused_more += order[at - 1..]
+                .iter()
+                .filter(|&&d| !admissible(d) && judge.evident(d))
+                .count();
+            // Hits the gate could admit by score are sorted above every other; none is left.
+            break;
+        }
+        let e = judge.evidence(doc, scored.rounded(doc), gate);
+        if e.relevance == Relevance::None {
+            continue;
+        }
+        if !e.gated {
+            refused += 1;
+        }
+        hits.push(scored.hit(corpus, doc));
+        evidence.push(e);
+    }
+    GatedRanking {
+        relevant: RelevantRanking {
+            ranking: Ranking {
+                hits,
+                strategy: scored.strategy,
+                note: scored.note,
+            },
+            evidence,
+        },
+        refused_more,
+    }
+}
+
+/// A ranking cut where an injection stops reading it (see [`rank_for_gate`]).
+#[derive(Debug, Clone)]
+pub struct GatedRanking {
+    pub relevant: RelevantRanking,
+    /// Evident hits the gate refuses, after the ones `relevant` lists.
+    pub refused_more: usize,
+}
+
+/// Sorts the best `wanted` of `order` to its front (the rest after them, unsorted); returns how
+/// many are sorted.
+fn sort_prefix(corpus: &Corpus, scores: &[f32], order: &mut [u32], wanted: usize) -> usize {
+    let cmp = |a: &u32, b: &u32| best_first(corpus, scores, *a, *b);
+    if wanted < order.len() {
+        if wanted > 0 {
+            order.select_nth_unstable_by(wanted - 1, cmp);
+        }
+        order[..wanted].sort_unstable_by(cmp);
+        wanted
+    } else {
+        order.sort_unstable_by(cmp);
+        order.len()
+    }
+}
+
+/// The ranking's scores, and the cosines it used (the query is embedded once).
+fn score_recording(
+    corpus: &Corpus,
+    query: &str,
+    params: &SearchParams,
+    synonyms: &Synonyms,
+    semantic: Semantic<'_>,
+) -> (Scored, Option<Vec<Option<f32>>>) {
+    match semantic {
+        Semantic::Available(scorer) => {
+            let recording = Recording {
+                inner: scorer,
+                seen: RefCell::new(None),
+            };
+            let scored = score(
+                corpus,
+                query,
+                params,
+                synonyms,
+                Semantic::Available(&recording),
+            );
+            (scored, recording.seen.into_inner())
+        }
+        unavailable => (score(corpus, query, params, synonyms, unavailable), None),
+    }
+}
+
+/// Judges documents against one query: each query word's postings looked up once, then searched
+/// per document.
+struct Judge<'a> {
+    corpus: &'a Corpus,
+    exact: Vec<&'a [(u32, f32)]>,
+    synonyms: Vec<&'a [(u32, f32)]>,
+    cosines: Option<Vec<Option<f32>>>,
+    /// Documents holding any word or synonym of the query, marked on first use (counting the
+    /// evident hits of a long tail).
+    mentioned: std::cell::OnceCell<Vec<bool>>,
+}
+
+impl<'a> Judge<'a> {
+    fn new(
+        corpus: &'a Corpus,
+        query: &str,
+        synonyms: &Synonyms,
+        cosines: Option<Vec<Option<f32>>>,
+    ) -> Judge<'a> {
+        let exact: Vec<String> = {
+            let mut t = terms(query);
+            t.sort();
+            t.dedup();
+            t
+        };
+        let synonym_postings = exact
+            .iter()
+            .flat_map(|t| {
+                synonyms
+                    .mates(t)
+                    .into_iter()
+                    .filter(|m| !exact.iter().any(|e| e == m))
+            })
+            .map(|m| corpus.postings(m))
+            .collect();
+        Judge {
+            corpus,
+            exact: exact.iter().map(|t| corpus.postings(t)).collect(),
+            synonyms: synonym_postings,
+            cosines,
+            mentioned: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn cosine(&self, doc: u32) -> Option<f32> {
+        self.cosines
+            .as_ref()
+            .and_then(|c| c.get(doc as usize).copied().flatten())
+    }
+
+    /// The evidence behind document `doc` as a hit scoring `score`, judged by `gate`.
+    fn evidence(&self, doc: u32, score: f64, gate: Gate) -> Evidence {
+        let matched = self.exact.iter().filter(|p| Corpus::posted(p, doc)).count();
+        let synonym_match = self.synonyms.iter().any(|p| Corpus::posted(p, doc));
+        let mut e = Evidence::judge(matched, self.exact.len(), synonym_match, self.cosine(doc));
+        // The label is the gate's judgement: what an agent would be given reads as a good or
+        // strong match, what it would not as weak at most, whatever the words or the cosine.
+        e.gated = gate.admits(score, &e);
+        e.relevance = if e.gated && e.relevance > Relevance::None {
+            e.relevance.max(Relevance::Good)
+        } else {
+            e.relevance.min(Relevance::Weak)
+        };
+        e
+    }
+
+    /// Whether `doc` has any evidence at all (what `evidence` labels above `None`): a query word
+    /// or a synonym of one, or a cosine of at least `WEAK_COSINE`.
+    fn evident(&self, doc: u32) -> bool {
+        if self.cosine(doc).unwrap_or(0.0) >= WEAK_COSINE {
+            return true;
+        }
+        let mentioned = self.mentioned.get_or_init(|| {
+            let mut marked = vec![false; self.corpus.len()];
+            for postings in self.exact.iter().chain(&self.synonyms) {
+                for &(d, _) in *postings {
+                    marked[d as usize] = true;
+                }
+            }
+            marked
+        });
+        mentioned[doc as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ambry_store::config::{Fusion, Strategy};
+    use ambry_store::memory::{Memory, Scope};
+
+    fn doc(name: &str, description: &str, body: &str) -> DocTerms {
+        DocTerms::from_memory(&Memory {
+            scope: Scope::User,
+            name: name.into(),
+            kind: "project".into(),
+            description: description.into(),
+            body: body.into(),
+            created: None,
+            updated: None,
+            tags: vec![],
+            path: format!("/m/{name}.md").into(),
+            lifecycle: Default::default(),
+        })
+    }
+
+    fn params(strategy: Strategy) -> SearchParams {
+        SearchParams {
+            strategy,
+            fusion: Fusion::Blend,
+            semantic_weight: 0.6,
+            min_score: 0.0,
+            limit: None,
+        }
+    }
+
+    /// Cosines by memory name (the corpus orders documents its own way).
+    struct Fixed(Vec<(&'static str, f32)>);
+    impl SemanticScorer for Fixed {
+        fn similarities(
+            &self,
+            _: &str,
+            docs: &[Arc<DocTerms>],
+        ) -> Result<Vec<Option<f32>>, String> {
+            Ok(docs
+                .iter()
+                .map(|d| self.0.iter().find(|(n, _)| *n == d.name).map(|(_, c)| *c))
+                .collect())
+        }
+    }
+
+    fn corpus() -> Corpus {
+        Corpus::build([
+            doc(
+                "jwt-refresh",
+                "How token refresh works",
+                "The auth middleware refreshes JWT tokens.",
+            ),
+            doc(
+                "kitten-food",
+                "What the kitten eats",
+                "Wet food twice a day.",
+            ),
+            doc("deploy-steps", "Shipping a release", "Run make deploy."),
+            doc(
+                "pg-backups",
+                "Nightly postgres backups",
+                "Dumps go to the bucket.",
+            ),
+        ])
+    }
+
+    #[test]
+    fn every_word_matched_is_strong_and_an_unrelated_memory_is_dropped() {
+        let r = rank_with_relevance(
+            &corpus(),
+            "token refresh",
+            &params(Strategy::Bm25),
+            &Synonyms::new(&[]),
+            Semantic::Unavailable(&crate::embed::ModelUnavailable::NotRequested),
+            true,
+        );
+        assert_eq!(r.ranking.hits.len(), 1);
+        assert_eq!(r.ranking.hits[0].name, "jwt-refresh");
+        assert_eq!(r.evidence[0].relevance, Relevance::Strong);
+        assert_eq!(
+            (r.evidence[0].matched_terms, r.evidence[0].query_terms),
+            (2, 2)
+        );
+    }
+
+    #[test]
+    fn half_the_words_is_good_and_a_synonym_alone_is_weak_unless_the_gate_admits_it() {
+        let r = rank_with_relevance(
+            &corpus(),
+            "token rotation",
+            &params(Strategy::Bm25),
+            &Synonyms::new(&[]),
+            Semantic::Unavailable(&crate::embed::ModelUnavailable::NotRequested),
+            true,
+        );
+        assert_eq!(r.evidence[0].relevance, Relevance::Good);
+        // "database" and "postgres" are one built-in synonym group (db/database/sql/postgres):
+        // half a word of evidence (0.5), which the calibrated gate admits, so compose would give
+        // it to an agent and the label says so.
+        let database = |gate| {
+            rank_with_gate(
+                &corpus(),
+                "database",
+                &params(Strategy::Bm25),
+                &Synonyms::new(&[]),
+                Semantic::Unavailable(&crate::embed::ModelUnavailable::NotRequested),
+                true,
+                gate,
+            )
+        };
+        let r = database(Gate::CALIBRATED);
+        assert_eq!(r.ranking.hits.len(), 1, "{:?}", r.ranking.hits);
+        assert_eq!(r.ranking.hits[0].name, "pg-backups");
+        assert!(r.evidence[0].synonym_match && r.evidence[0].matched_terms == 0);
+        assert!(r.evidence[0].gated);
+        assert_eq!(r.evidence[0].relevance, Relevance::Good);
+        // A stricter floor refuses it: a weak match, still shown to a person.
+        let r = database(Gate {
+            floor: 0.6,
+            margin: 0.25,
+        });
+        assert!(!r.evidence[0].gated);
+        assert_eq!(r.evidence[0].relevance, Relevance::Weak);
+    }
+
+    #[test]
+    fn the_label_is_the_gates_judgement_not_the_words_alone() {
+        // Both memories hold every word of the query, so by words alone both are strong; the
+        // second ranks far below the first (its body is long, the words are not in its
+        // headline), so the gate's margin refuses it and it reads as a weak match.
+        let long = format!(
+            "{} cache invalidation once.",
+            "unrelated filler text. ".repeat(80)
+        );
+        let corpus = Corpus::build([
+            doc(
+                "cache-invalidation",
+                "Cache invalidation rules",
+                "Invalidate the cache on every write.",
+            ),
+            doc("release-notes", "What shipped this month", &long),
+        ]);
+        let r = rank_with_relevance(
+            &corpus,
+            "cache invalidation",
+            &params(Strategy::Bm25),
+            &Synonyms::new(&[]),
+            Semantic::Unavailable(&crate::embed::ModelUnavailable::NotRequested),
+            true,
+        );
+        assert_eq!(r.ranking.hits.len(), 2, "{:?}", r.ranking.hits);
+        assert_eq!(r.ranking.hits[0].name, "cache-invalidation");
+        assert!(r.evidence[0].gated);
+        assert_eq!(r.evidence[0].relevance, Relevance::Strong);
+        assert_eq!(r.evidence[1].matched_terms, 2);
+        assert!(
+            r.ranking.hits[1].score < 0.75,
+            "{}",
+            r.ranking.hits[1].score
+        );
+        assert!(!r.evidence[1].gated);
+        assert_eq!(r.evidence[1].relevance, Relevance::Weak);
+    }
+
+    #[test]
+    fn an_unrelated_query_keeps_only_real_similarity_though_normalized_scores_say_1_0() {
+        // Semantic scoring gives every memory some similarity; the normalized top is 1.0 anyway.
+        let scorer = Fixed(vec![
+            ("jwt-refresh", 0.12),
+            ("kitten-food", 0.18),
+            ("deploy-steps", 0.05),
+            ("pg-backups", 0.1),
+        ]);
+        let r = rank_with_relevance(
+            &corpus(),
+            "stock market crash",
+            &params(Strategy::Semantic),
+            &Synonyms::new(&[]),
+            Semantic::Available(&scorer),
+            true,
+        );
+        assert!(
+            r.ranking.hits.is_empty(),
+            "noise kept: {:?}",
+            r.ranking.hits
+        );
+        let scorer = Fixed(vec![
+            ("jwt-refresh", 0.12),
+            ("kitten-food", 0.61),
+            ("deploy-steps", 0.05),
+            ("pg-backups", 0.1),
+        ]);
+        let r = rank_with_relevance(
+            &corpus(),
+            "what should my cat eat",
+            &params(Strategy::Semantic),
+            &Synonyms::new(&[]),
+            Semantic::Available(&scorer),
+            true,
+        );
+        assert_eq!(r.ranking.hits.len(), 1, "{:?}", r.ranking.hits);
+        assert_eq!(r.ranking.hits[0].name, "kitten-food");
+        assert_eq!(r.evidence[0].relevance, Relevance::Strong);
+        assert_eq!(r.evidence[0].cosine, Some(0.61));
+    }
+
+    /// Cosines computed from each memory's name.
+    struct ByName(fn(&str) -> Option<f32>);
+    impl SemanticScorer for ByName {
+        fn similarities(
+            &self,
+            _: &str,
+            docs: &[Arc<DocTerms>],
+        ) -> Result<Vec<Option<f32>>, String> {
+            Ok(docs.iter().map(|d| (self.0)(&d.name)).collect())
+        }
+    }
+
+    #[test]
+    fn the_injection_cut_is_the_full_rankings_head_and_counts_the_rest() {
+        // Three hundred memories sharing a few words, with cosines in steps of 0.05 (many ties,
+        // some memories without a vector): every way the cut could differ from the whole.
+        let words = ["token", "cache", "deploy", "canary", "refresh", "backup"];
+        let docs: Vec<DocTerms> = (0..300)
+            .map(|i| {
+                let name = format!("m{i:03}");
+                let description = format!("{} notes", words[i % words.len()]);
+                let body = format!(
+                    "{} and {}",
+                    words[(i / 7) % words.len()],
+                    "filler ".repeat(i % 5)
+                );
+                doc(&name, &description, &body)
+            })
+            .collect();
+        let corpus = Corpus::build(docs);
+        let scorer = ByName(|name| {
+            let i: u32 = name[1..].parse().unwrap();
+            (!i.is_multiple_of(11)).then(|| ((i * 37) % 15) as f32 * 0.05)
+        });
+        let strict = Gate {
+            floor: 0.6,
+            margin: 0.1,
+        };
+        for strategy in [Strategy::Semantic, Strategy::Bm25] {
+            for query in ["refresh token cache", "canary deploy", "zebra", ""] {
+                for gate in [Gate::CALIBRATED, Gate::OPEN, strict] {
+                    for limit in [None, Some(5)] {
+                        let mut p = params(strategy);
+                        p.limit = limit;
+                        let semantic = || Semantic::Available(&scorer);
+                        let syn = Synonyms::new(&[]);
+                        let full = rank_with_gate(&corpus, query, &p, &syn, semantic(), true, gate);
+                        for listed in [0, 3, 20] {
+                            let cut =
+                                rank_for_gate(&corpus, query, &p, &syn, semantic(), gate, listed);
+                            let case =
+                                format!("{strategy:?} {query:?} {gate:?} {limit:?} {listed}");
+                            let n = cut.relevant.ranking.hits.len();
+                            assert_eq!(cut.relevant.ranking.hits, full.ranking.hits[..n], "{case}");
+                            assert_eq!(cut.relevant.evidence, full.evidence[..n], "{case}");
+                            assert_eq!(cut.relevant.ranking.strategy, full.ranking.strategy);
+                            let rest = &full.evidence[n..];
+                            assert!(rest.iter().all(|e| !e.gated), "a gated hit was cut: {case}");
+                            assert_eq!(cut.refused_more, rest.len(), "{case}");
+                            let refused = full.evidence[..n].iter().filter(|e| !e.gated).count();
+                            assert!(
+                                refused
+                                    >= listed
+                                        .min(full.evidence.iter().filter(|e| !e.gated).count()),
+                                "{case}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
