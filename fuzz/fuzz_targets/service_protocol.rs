@@ -3,7 +3,7 @@
 //! survives its own serialization.
 #![no_main]
 
-use ambry_core::compose_service::protocol::{parse_request, parse_response};
+use ambry_core::{parse_request, parse_response};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -55,7 +55,7 @@ pub async fn change_agent_connection(
         Action::Disconnect
     };
     let options = ConnectOptions {
-        trust: trust.unwrap_or(false) && agent == Agent::Codex && connect,
+        trust: trust.unwrap_or(false),
     };
     off_main(app, move |ws| {
         ws.connect_agent(

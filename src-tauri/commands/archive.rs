@@ -20,7 +20,7 @@ pub async fn list_versions(
 ) -> IpcResult<Vec<VersionRow>> {
     off_main(app, move |ws| {
         Ok(ws.versions(
-            &ws.store_of(location.project_slug())?,
+            &ws.place_of(location.project_slug())?,
             location.scope,
             name.as_deref(),
         )?)
@@ -37,7 +37,7 @@ pub async fn version_diff(
 ) -> IpcResult<VersionDiff> {
     off_main(app, move |ws| {
         Ok(ws.version_diff(
-            &ws.store_of(location.project_slug())?,
+            &ws.place_of(location.project_slug())?,
             location.scope,
             &name,
             &version,
@@ -57,7 +57,7 @@ pub async fn restore_version(
 ) -> IpcResult<SavedWithVector> {
     off_main(app, move |ws| {
         Ok(ws.restore(
-            &ws.store_of(location.project_slug())?,
+            &ws.place_of(location.project_slug())?,
             location.scope,
             &name,
             &version,
@@ -86,11 +86,11 @@ pub async fn prune_archive(
     as_of: Option<DateTime<Utc>>,
 ) -> IpcResult<PruneView> {
     off_main(app, move |ws| {
-        let store = ws.store_of(location.project_slug())?;
+        let place = ws.place_of(location.project_slug())?;
         let filter = ScopeFilter::from(location.scope);
         let as_of = as_of.unwrap_or_else(Utc::now);
         let report = ws.prune(
-            &store,
+            &place,
             filter,
             &ws.prune_policy(None, None)?,
             as_of,
@@ -106,7 +106,7 @@ pub async fn prune_archive(
 #[tauri::command]
 pub async fn leaked_secrets(app: AppHandle, location: Location) -> IpcResult<Vec<LeakedSecret>> {
     off_main(app, move |ws| {
-        Ok(ws.leaked_secrets(&ws.store_of(location.project_slug())?, location.scope)?)
+        Ok(ws.leaked_secrets(&ws.place_of(location.project_slug())?, location.scope)?)
     })
     .await
 }
@@ -122,7 +122,7 @@ pub async fn purge_version(
 ) -> IpcResult<String> {
     off_main(app, move |ws| {
         let removed = ws.purge_version(
-            &ws.store_of(location.project_slug())?,
+            &ws.place_of(location.project_slug())?,
             location.scope,
             &name,
             &version,

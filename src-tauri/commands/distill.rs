@@ -32,12 +32,12 @@ pub async fn distill_session(
     dry_run: bool,
 ) -> IpcResult<DistillReport> {
     off_main(app, move |ws| {
-        let store = ws.store_for_session(&session)?;
+        let place = ws.place_of_session(&session)?;
         let selection = Selection {
             session: Some(session),
             ..Selection::default()
         };
-        Ok(ws.distill(&store, &selection, agent(with), dry_run, chrono::Utc::now())?)
+        Ok(ws.distill(&place, &selection, agent(with), dry_run, chrono::Utc::now())?)
     })
     .await
 }
@@ -52,13 +52,13 @@ pub async fn distill_project(
     dry_run: bool,
 ) -> IpcResult<DistillReport> {
     off_main(app, move |ws| {
-        let store = ws.store_of(Some(&project))?;
+        let place = ws.place_of(Some(&project))?;
         let selection = Selection {
             session: None,
             since,
             project: true,
         };
-        Ok(ws.distill(&store, &selection, agent(with), dry_run, chrono::Utc::now())?)
+        Ok(ws.distill(&place, &selection, agent(with), dry_run, chrono::Utc::now())?)
     })
     .await
 }
@@ -67,8 +67,8 @@ pub async fn distill_project(
 #[tauri::command]
 pub async fn review_proposals(app: AppHandle, project: Option<String>) -> IpcResult<Vec<Proposal>> {
     off_main(app, move |ws| {
-        let store = ws.store_of(project.as_deref())?;
-        Ok(ws.proposals(&store)?)
+        let place = ws.place_of(project.as_deref())?;
+        Ok(ws.proposals(&place)?)
     })
     .await
 }
@@ -82,8 +82,8 @@ pub async fn accept_proposal(
     edits: Option<Edits>,
 ) -> IpcResult<SavedWithVector> {
     off_main(app, move |ws| {
-        let store = ws.store_of(project.as_deref())?;
-        Ok(ws.accept_proposal(&store, &id, &edits.unwrap_or_default(), chrono::Utc::now())?)
+        let place = ws.place_of(project.as_deref())?;
+        Ok(ws.accept_proposal(&place, &id, &edits.unwrap_or_default(), chrono::Utc::now())?)
     })
     .await
 }

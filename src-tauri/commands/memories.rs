@@ -4,10 +4,10 @@
 use ambry_core::markdown_to_safe_html;
 use ambry_core::FrontEndCode;
 use ambry_core::SavedWithVector;
-use ambry_core::UseKind;
 use ambry_core::{Backtest, Enforce, RuleEdit};
 use ambry_core::{ForgetOutcome, ForgottenVersion, Memory, MemoryDraft, ScopeFilter};
 use ambry_core::{MemoryRow, RenamedWithVector};
+use ambry_core::{Reader, UseKind};
 use chrono::Utc;
 use serde::Serialize;
 use tauri::AppHandle;
@@ -30,7 +30,7 @@ pub struct MemoryDetail {
 pub async fn list_memories(app: AppHandle, location: Location) -> IpcResult<Vec<MemoryRow>> {
     off_main(app, move |ws| {
         let filter = ScopeFilter::from(location.scope);
-        Ok(ws.list_with_usage(&ws.store_of(location.project_slug())?, filter, Utc::now())?)
+        Ok(ws.list_with_usage(&ws.place_of(location.project_slug())?, filter, Utc::now())?)
     })
     .await
 }
@@ -38,10 +38,14 @@ pub async fn list_memories(app: AppHandle, location: Location) -> IpcResult<Vec<
 #[tauri::command]
 pub async fn get_memory(app: AppHandle, memory: MemoryRef) -> IpcResult<MemoryDetail> {
     off_main(app, move |ws| {
-        let store = ws.store_of(memory.location.project_slug())?;
-        let m = ws.get(&store, Some(memory.location.scope), &memory.name)?;
-        // A person opened it: a use (§14).
-        ws.record_use(&store, m.scope, &m.name, UseKind::Opened, None, Utc::now());
+        let place = ws.place_of(memory.location.project_slug())?;
+        let m = ws.read_memory(
+            &place,
+            Some(memory.location.scope),
+            &memory.name,
+            Reader::Person,
+            Utc::now(),
+        )?;
         Ok(MemoryDetail {
             project: memory.location.project_slug().map(str::to_string),
             html: markdown_to_safe_html(&m.body),
@@ -63,31 +67,31 @@ pub async fn save_memory(
     rule: Option<RuleEdit>,
 ) -> IpcResult<SavedWithVector> {
     off_main(app, move |ws| {
-        let store = ws.store_of(location.project_slug())?;
+        let place = ws.place_of(location.project_slug())?;
         let (scope, now) = (location.scope, Utc::now());
         let rule = rule.unwrap_or_default();
         let saved = match original.as_deref() {
-            None => ws.create_ruled(&store, scope, draft, &rule, now)?,
+            None => ws.create_ruled(&place, scope, draft, &rule, now)?,
             Some(old) if old != draft.name => {
-                let renamed = ws.rename(&store, scope, old, draft, now)?;
+                let renamed = ws.rename(&place, scope, old, draft, now)?;
                 match &rule {
                     RuleEdit::Keep => renamed,
                     RuleEdit::Set(r) => ws.set_rule(
-                        &store,
+                        &place,
                         Some(scope),
                         &renamed.outcome.memory.name,
                         Some(r.clone()),
                         now,
                     )?,
                     RuleEdit::Remove => {
-                        ws.set_rule(&store, Some(scope), &renamed.outcome.memory.name, None, now)?
+                        ws.set_rule(&place, Some(scope), &renamed.outcome.memory.name, None, now)?
                     }
                 }
             }
-            Some(_) => ws.save_ruled(&store, scope, draft, &rule, now)?,
+            Some(_) => ws.save_ruled(&place, scope, draft, &rule, now)?,
         };
         ws.record_use(
-            &store,
+            &place,
             scope,
             &saved.outcome.memory.name,
             UseKind::Edited,
@@ -107,9 +111,9 @@ pub async fn rename_memory(
     new: String,
 ) -> IpcResult<RenamedWithVector> {
     off_main(app, move |ws| {
-        let store = ws.store_of(memory.location.project_slug())?;
+        let place = ws.place_of(memory.location.project_slug())?;
         Ok(ws.rename_memory(
-            &store,
+            &place,
             memory.location.scope,
             &memory.name,
             &new,
@@ -123,7 +127,7 @@ pub async fn rename_memory(
 pub async fn forget_memory(app: AppHandle, memory: MemoryRef) -> IpcResult<ForgetOutcome> {
     off_main(app, move |ws| {
         Ok(ws.forget(
-            &ws.store_of(memory.location.project_slug())?,
+            &ws.place_of(memory.location.project_slug())?,
             memory.location.scope,
             &memory.name,
             Utc::now(),
@@ -141,7 +145,7 @@ pub async fn forget_memories(
 ) -> IpcResult<Vec<ForgetOutcome>> {
     off_main(app, move |ws| {
         Ok(ws.forget_many(
-            &ws.store_of(location.project_slug())?,
+            &ws.place_of(location.project_slug())?,
             location.scope,
             &names,
             Utc::now(),
@@ -159,7 +163,7 @@ pub async fn restore_memories(
 ) -> IpcResult<Vec<SavedWithVector>> {
     off_main(app, move |ws| {
         Ok(ws.restore_many(
-            &ws.store_of(location.project_slug())?,
+            &ws.place_of(location.project_slug())?,
             location.scope,
             &versions,
             Utc::now(),
@@ -197,7 +201,7 @@ pub async fn open_in_editor(app: AppHandle, memory: MemoryRef) -> IpcResult<Stri
     off_main(app, move |ws| {
         let path = ws
             .get(
-                &ws.store_of(memory.location.project_slug())?,
+                &ws.place_of(memory.location.project_slug())?,
                 Some(memory.location.scope),
                 &memory.name,
             )?
@@ -212,7 +216,7 @@ pub async fn reveal_in_folder(app: AppHandle, memory: MemoryRef) -> IpcResult<()
     off_main(app, move |ws| {
         let path = ws
             .get(
-                &ws.store_of(memory.location.project_slug())?,
+                &ws.place_of(memory.location.project_slug())?,
                 Some(memory.location.scope),
                 &memory.name,
             )?
@@ -247,9 +251,9 @@ pub async fn backtest_rule(
     rule: Option<Enforce>,
 ) -> IpcResult<Backtest> {
     off_main(app, move |ws| {
-        let store = ws.store_of(memory.location.project_slug())?;
+        let place = ws.place_of(memory.location.project_slug())?;
         Ok(ws.rule_backtest(
-            &store,
+            &place,
             Some(memory.location.scope),
             &memory.name,
             rule.as_ref(),

@@ -27,7 +27,7 @@ pub struct ReviewRef {
 pub async fn review_findings(app: AppHandle, project: Option<String>) -> IpcResult<Vec<Finding>> {
     // Asked for after every change, for the sidebar's count: it yields to typing.
     in_background(app, move |ws| {
-        Ok(ws.review(&ws.store_of(project.as_deref())?, Utc::now())?)
+        Ok(ws.review(&ws.place_of(project.as_deref())?, Utc::now())?)
     })
     .await
 }
@@ -39,8 +39,8 @@ pub async fn review_keep(
     memory: ReviewRef,
 ) -> IpcResult<Memory> {
     off_main(app, move |ws| {
-        let store = ws.store_of(project.as_deref())?;
-        Ok(ws.review_keep(&store, memory.scope, &memory.name, Utc::now())?)
+        let place = ws.place_of(project.as_deref())?;
+        Ok(ws.review_keep(&place, memory.scope, &memory.name, Utc::now())?)
     })
     .await
 }
@@ -55,14 +55,14 @@ pub async fn review_rule(
     on: bool,
 ) -> IpcResult<Memory> {
     off_main(app, move |ws| {
-        let store = ws.store_of(project.as_deref())?;
+        let place = ws.place_of(project.as_deref())?;
         let status = if on {
             ambry_core::RuleStatus::On
         } else {
             ambry_core::RuleStatus::Off
         };
         Ok(ws
-            .set_rule_status(&store, Some(memory.scope), &memory.name, status, Utc::now())?
+            .set_rule_status(&place, Some(memory.scope), &memory.name, status, Utc::now())?
             .outcome
             .memory)
     })
@@ -79,10 +79,10 @@ pub async fn review_set_rule(
     rule: ambry_core::Enforce,
 ) -> IpcResult<Memory> {
     off_main(app, move |ws| {
-        let store = ws.store_of(project.as_deref())?;
+        let place = ws.place_of(project.as_deref())?;
         Ok(ws
             .set_rule(
-                &store,
+                &place,
                 Some(memory.scope),
                 &memory.name,
                 Some(rule),
@@ -102,8 +102,8 @@ pub async fn review_team_seen(
     name: String,
 ) -> IpcResult<()> {
     off_main(app, move |ws| {
-        let store = ws.store_of(project.as_deref())?;
-        Ok(ws.team_seen(&store, &name)?)
+        let place = ws.place_of(project.as_deref())?;
+        Ok(ws.team_seen(&place, &name)?)
     })
     .await
 }
@@ -117,8 +117,8 @@ pub async fn review_supersede(
     by: String,
 ) -> IpcResult<Memory> {
     off_main(app, move |ws| {
-        let store = ws.store_of(project.as_deref())?;
-        Ok(ws.review_supersede(&store, memory.scope, &memory.name, &by, Utc::now())?)
+        let place = ws.place_of(project.as_deref())?;
+        Ok(ws.review_supersede(&place, memory.scope, &memory.name, &by, Utc::now())?)
     })
     .await
 }
@@ -133,9 +133,9 @@ pub async fn review_merge(
     body: String,
 ) -> IpcResult<Memory> {
     off_main(app, move |ws| {
-        let store = ws.store_of(project.as_deref())?;
+        let place = ws.place_of(project.as_deref())?;
         Ok(ws.review_merge(
-            &store,
+            &place,
             (into.scope, &into.name),
             (from.scope, &from.name),
             Some(body),

@@ -61,12 +61,12 @@ pub async fn search_memories(
             SearchIn::Everything => ws.search(&query, Coverage::Everything, &options)?,
             SearchIn::UserOnly => ws.search(
                 &query,
-                Coverage::Agent(&ws.store_of(None)?, ScopeFilter::User),
+                Coverage::Agent(&ws.place_of(None)?, ScopeFilter::User),
                 &options,
             )?,
             SearchIn::Project(slug) => ws.search(
                 &query,
-                Coverage::Agent(&ws.store_of(Some(slug))?, ScopeFilter::All),
+                Coverage::Agent(&ws.place_of(Some(slug))?, ScopeFilter::All),
                 &options,
             )?,
         };

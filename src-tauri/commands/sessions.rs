@@ -109,9 +109,9 @@ pub async fn save_passage(
     draft: MemoryDraft,
 ) -> IpcResult<SavedWithVector> {
     off_main(app, move |ws| {
-        let store = ws.store_of(location.project_slug())?;
+        let place = ws.place_of(location.project_slug())?;
         Ok(ws.save_passage(
-            &store,
+            &place,
             location.scope,
             draft,
             &session_id,

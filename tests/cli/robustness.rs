@@ -271,5 +271,5 @@ fn usage_errors_exit_2_with_code_usage() {
         .clone();
     let stderr = String::from_utf8_lossy(&out);
     assert!(stderr.contains(r#""code":"usage""#), "{stderr}");
-    assert!(stderr.contains("--trust is for"), "{stderr}");
+    assert!(stderr.contains("trust is for connecting Codex"), "{stderr}");
 }

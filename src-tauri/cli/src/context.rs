@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use ambry_core::Config;
-use ambry_core::Store;
+use ambry_core::Place;
 use ambry_core::{AmbryHome, LaunchEnv, Workspace};
 use anyhow::{Context as _, Result};
 
@@ -52,9 +52,9 @@ impl Context {
             .with_context(|| format!("cannot use {} as the working directory", self.cwd.display()))
     }
 
-    /// The store for the user scope and, when the cwd resolves, the cwd's project.
-    pub fn store(&self) -> Store {
-        self.workspace.store_at(&self.cwd)
+    /// The user scope and, when the cwd resolves, the cwd's project.
+    pub fn place(&self) -> Place {
+        self.workspace.place_at(&self.cwd)
     }
 
     /// The current time, read once at the edge and passed into core.

@@ -8,10 +8,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use ambry_compose::enforce::ToolCall;
-use ambry_core::compose_service::{
-    call, spawn_compose_service, Call, Reply, Request, ToolCheckCall,
-};
-use ambry_core::workspace::{ToolCheck, Workspace};
+use ambry_core::{call, spawn_compose_service, Call, Reply, Request, ToolCheckCall};
+use ambry_core::{ToolCheck, Workspace};
 use ambry_store::memory::Scope;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 

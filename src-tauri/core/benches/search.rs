@@ -8,7 +8,7 @@
 use std::hint::black_box;
 
 use ambry_compose::compose::{compose, Budgets, ComposeInput};
-use ambry_core::workspace::{Coverage, SearchOptions, Workspace};
+use ambry_core::{Coverage, SearchOptions, Workspace};
 use ambry_rank::rank::{self, CorpusCache, SearchParams, Semantic, Synonyms};
 use ambry_store::config::{RetrievalConfig, Strategy};
 use ambry_store::memory::ScopeFilter;

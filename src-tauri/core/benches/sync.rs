@@ -35,8 +35,7 @@ fn change_all(ws: &Workspace, version: u64) {
         )
         .unwrap();
     }
-    ws.store_of(None)
-        .unwrap()
+    ambry_store::memory::Store::new(ws.home().clone(), None)
         .reindex_scope(Scope::User)
         .unwrap();
 }

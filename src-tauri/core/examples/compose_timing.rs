@@ -9,8 +9,8 @@ use std::time::Instant;
 
 use ambry_compose::compose::hook::ContextRequest;
 use ambry_compose::compose::{compose, Budgets, ComposeInput};
-use ambry_core::compose_service::ComposeService;
 use ambry_core::AmbryHome;
+use ambry_core::ComposeService;
 use ambry_rank::embed::{shared_embedder, ModelPaths, ModelScorer, TextEmbedder, VectorCache};
 use ambry_rank::rank::{CorpusCache, Semantic};
 use ambry_store::config::{Config, Strategy};

@@ -13,11 +13,11 @@ use serde::Serialize;
 use serde_json::Value as Json;
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
-use ambry_store::config::{Config, ConfigError, SessionSource};
 use crate::desktop::STARTER_CONFIG;
+use crate::workspace::Workspace;
+use ambry_store::config::{Config, ConfigError, SessionSource};
 use ambry_store::error::ErrorCode;
 use ambry_store::storage::write_atomic;
-use crate::workspace::Workspace;
 
 /// The most of config.toml read (it is a few hundred bytes; anything near this is not it).
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -522,9 +522,9 @@ max_age_days = 365
 
     #[test]
     fn a_new_table_never_lands_between_a_table_and_its_commented_lines() {
-        let file = "[archive]\nkeep_versions = 5\n\n[editor]\n# command = \"\"   # e.g. code -g {path}\n";
-        let (text, config) =
-            edit_text(file, "distill", "max_calls", Some(&json!(3))).unwrap();
+        let file =
+            "[archive]\nkeep_versions = 5\n\n[editor]\n# command = \"\"   # e.g. code -g {path}\n";
+        let (text, config) = edit_text(file, "distill", "max_calls", Some(&json!(3))).unwrap();
         assert_eq!(
             text,
             format!("{file}\n[distill]\nmax_calls = 3\n"),
@@ -552,7 +552,10 @@ max_age_days = 365
             );
             // Every commented line of the starter is still where it was, under its own table.
             let kept: Vec<&str> = text.lines().filter(|l| l.starts_with('#')).collect();
-            let starter: Vec<&str> = STARTER_CONFIG.lines().filter(|l| l.starts_with('#')).collect();
+            let starter: Vec<&str> = STARTER_CONFIG
+                .lines()
+                .filter(|l| l.starts_with('#'))
+                .collect();
             assert_eq!(kept, starter, "{}.{}", spec.section, spec.key);
         }
     }

@@ -8,8 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use ambry_store::storage::write_atomic;
 use ambry_store::error::ErrorCode;
+use ambry_store::storage::write_atomic;
 
 /// The file name of the entry in `applications/` and in `autostart/` (the app's identifier,
 /// so desktops match windows to it).
@@ -37,7 +37,9 @@ pub enum DesktopError {
 impl ErrorCode for DesktopError {
     fn code(&self) -> ambry_store::error::Code {
         match self {
-            DesktopError::Write { .. } | DesktopError::Remove { .. } => ambry_store::error::Code::Io,
+            DesktopError::Write { .. } | DesktopError::Remove { .. } => {
+                ambry_store::error::Code::Io
+            }
             DesktopError::UnsafeExec(_) => ambry_store::error::Code::InvalidPath,
         }
     }

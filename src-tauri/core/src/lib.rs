@@ -8,26 +8,15 @@
 //! environment deep inside logic (callers pass paths, config and `now` in); print or exit.
 //! Front ends depend on this crate only: the layers' own types reach them re-exported below.
 
-// Dead code is reported in every build. What only the tests, benches and fuzz targets reach
-// (through the `internals` build) says so where it is declared: its re-export is
-// `#[cfg(feature = "internals")]`, an item `expect(dead_code)` outside that build.
-
-// Every module is crate-internal: a front end sees only the surface re-exported below. Builds
-// with the `internals` feature (this crate's own integration tests, benches and fuzz targets,
-// which exercise modules directly) see the modules too; the front ends never enable it.
-macro_rules! internal {
-    ($($name:ident),* $(,)?) => {$(
-        #[cfg(feature = "internals")]
-        pub mod $name;
-        #[cfg(not(feature = "internals"))]
-        pub(crate) mod $name;
-    )*};
-}
-
-internal! {
-    compose_service, config_edit, desktop, editor, import, workspace,
-}
+// Every module is crate-internal: a front end, a test, a bench or a fuzz target sees only the
+// surface re-exported below (the layers' own tests reach the layers directly).
+mod compose_service;
+mod config_edit;
+mod desktop;
+mod editor;
 mod error_registry;
+mod import;
+mod workspace;
 
 // The public surface: the workspace, its data and its errors, and the few pure helpers a front
 // end needs to show them (rendering, bounded input, the desktop entry, the compose service's
@@ -62,8 +51,7 @@ pub use ambry_store::memory::frontmatter::rfc3339;
 pub use ambry_store::memory::validate::{escape_controls, BODY_MAX, MEMORY_FILE_MAX};
 pub use ambry_store::memory::{
     Enforce, ForgetOutcome, LeakedSecret, Memory, MemoryChange, MemoryDraft, MemoryWatcher,
-    PruneReport, Retirement, RuleAction, RuleEdit, RuleStatus, Scope, ScopeFilter, Store,
-    VersionDiff,
+    PruneReport, Retirement, RuleAction, RuleEdit, RuleStatus, Scope, ScopeFilter, VersionDiff,
 };
 pub use ambry_store::project::{KnownProject, Project};
 pub use ambry_store::render::{markdown_to_safe_html, openable_link};
@@ -74,8 +62,10 @@ pub use ambry_sync::sync::{
 };
 pub use compose_service::{
     call, spawn_compose_service, Call, ComposeCall, ComposeService, RecallAnswer, RecallCall,
-    Reply, Request, ServiceError, ServiceHandle, ToolCheckCall,
+    Reply, Request, ServiceError, ServiceHandle, ServiceStatus, ToolCheckCall,
 };
+// The service's line protocol, for a client of its own (and the fuzz target, which is one).
+pub use compose_service::protocol::{parse_request, parse_response};
 pub use config_edit::{settings_of, SettingView};
 pub use desktop::{autostart_enabled, create_starter_config, set_autostart, TRAY_FLAG};
 pub use editor::{in_terminal_if_needed, system_openers, EditorLaunch};
@@ -83,7 +73,8 @@ pub use error_registry::report;
 pub use import::{ImportOutcome, ImportReport};
 pub use workspace::{
     AgentStatus, AnchorOf, AnchorText, AutoSync, Coverage, ForgottenVersion, HomeError,
-    IndexRequest, InstructionView, JudgedHit, LaunchEnv, MemoryRow, ModelUnavailable, ReaderRecall,
-    ReindexPhase, ReindexSummary, RenamedWithVector, RuleRow, SearchHit, SearchOptions, Selection,
-    SessionFolder, TeamTrust, ToolCheck, VersionRow, Workspace, WorkspaceError,
+    IndexRequest, InstructionView, JudgedHit, LaunchEnv, MemoryRow, ModelUnavailable, Place,
+    Reader, ReaderRecall, ReindexPhase, ReindexSummary, RenamedWithVector, RuleRow, SearchHit,
+    SearchOptions, Selection, SessionFolder, TeamTrust, ToolCheck, VersionRow, Workspace,
+    WorkspaceError,
 };

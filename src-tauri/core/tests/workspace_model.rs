@@ -7,8 +7,8 @@ mod support;
 
 use std::path::Path;
 
-use ambry_core::workspace::{Coverage, SearchOptions};
 use ambry_core::{AmbryHome, Workspace};
+use ambry_core::{Coverage, SearchOptions};
 use ambry_store::memory::{MemoryDraft, Scope};
 use chrono::{TimeZone, Utc};
 
@@ -20,7 +20,7 @@ fn a_missing_model_is_looked_for_again_on_the_next_call_without_a_restart() {
     let later = tmp.path().join("models");
     let ws = Workspace::with_models(AmbryHome::new(&home), &later);
     ws.save(
-        &ws.store_of(None).unwrap(),
+        &ws.place_of(None).unwrap(),
         Scope::User,
         MemoryDraft {
             name: "kitten-care".into(),

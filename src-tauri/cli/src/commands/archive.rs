@@ -71,13 +71,13 @@ pub fn run(ctx: &Context, cmd: ArchiveCommand) -> Result<()> {
 }
 
 fn list(ctx: &Context, name: Option<&str>, filter: ScopeFilter) -> Result<()> {
-    let store = ctx.store();
-    if filter == ScopeFilter::Project && store.project().is_none() {
-        store.dir(Scope::Project)?;
+    let place = ctx.place();
+    if filter == ScopeFilter::Project && place.project().is_none() {
+        place.dir(Scope::Project)?;
     }
     let mut versions = Vec::new();
-    for scope in store.scopes(filter) {
-        versions.extend(ctx.workspace.versions(&store, scope, name)?);
+    for scope in place.scopes(filter) {
+        versions.extend(ctx.workspace.versions(&place, scope, name)?);
     }
     if ctx.json {
         return ctx.print_json(&versions);
@@ -102,7 +102,7 @@ fn list(ctx: &Context, name: Option<&str>, filter: ScopeFilter) -> Result<()> {
 fn restore(ctx: &Context, name: &str, version: &str, scope: Scope) -> Result<()> {
     let saved = ctx
         .workspace
-        .restore(&ctx.store(), scope, name, version, ctx.now())?;
+        .restore(&ctx.place(), scope, name, version, ctx.now())?;
     let outcome = &saved.outcome;
     if ctx.json {
         return ctx.print_json(outcome);
@@ -120,7 +120,7 @@ fn restore(ctx: &Context, name: &str, version: &str, scope: Scope) -> Result<()>
 fn purge(ctx: &Context, name: &str, version: &str, scope: Scope) -> Result<()> {
     let path = ctx
         .workspace
-        .purge_version(&ctx.store(), scope, name, version)?;
+        .purge_version(&ctx.place(), scope, name, version)?;
     if ctx.json {
         return ctx.print_json(&serde_json::json!({ "scope": scope, "name": name, "version": version, "removed": path }));
     }
@@ -141,7 +141,7 @@ fn prune(
     let policy = ctx.workspace.prune_policy(keep, older_than)?;
     let report = ctx
         .workspace
-        .prune(&ctx.store(), filter, &policy, ctx.now(), dry_run)?;
+        .prune(&ctx.place(), filter, &policy, ctx.now(), dry_run)?;
     if ctx.json {
         return ctx.print_json(&report);
     }

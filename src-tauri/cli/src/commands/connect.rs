@@ -49,12 +49,6 @@ pub fn ambry_program() -> String {
 
 pub fn run(ctx: &Context, args: ConnectArgs, action: Action) -> Result<()> {
     let agent = Agent::from(args.agent);
-    if args.trust && (agent != Agent::Codex || action != Action::Connect) {
-        return Err(ambry_core::InvalidRequest(
-            "--trust is for `ambry connect codex` (Claude Code asks no trust for hooks)".into(),
-        )
-        .into());
-    }
     let options = ConnectOptions { trust: args.trust };
     let report = ctx.workspace.connect_agent(
         agent,

@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use ambry_core::MemoryRow;
-use ambry_core::UseKind;
+use ambry_core::Reader;
 use ambry_core::{read_named_input, read_regular_unlinked, read_stream, ReadRefusal};
 use ambry_core::{rfc3339, Memory, MemoryDraft, Scope};
 use ambry_core::{BODY_MAX, MEMORY_FILE_MAX};
@@ -140,18 +140,9 @@ struct ListRow<'a> {
     uses_30d: u64,
 }
 
-/// Why a listed memory is no longer injected, in words.
-fn retired(row: &MemoryRow, today: chrono::NaiveDate) -> Option<String> {
-    match (&row.superseded_by, row.expires) {
-        (Some(by), _) => Some(format!("superseded by {by}")),
-        (None, Some(on)) if on <= today => Some(format!("expired {on}")),
-        _ => None,
-    }
-}
-
-fn list_row(row: &MemoryRow, today: chrono::NaiveDate) -> ListRow<'_> {
+fn list_row(row: &MemoryRow) -> ListRow<'_> {
     ListRow {
-        retired: retired(row, today),
+        retired: row.retired.clone(),
         scope: row.scope,
         project: row.project.as_deref(),
         name: &row.name,
@@ -169,10 +160,9 @@ fn list_row(row: &MemoryRow, today: chrono::NaiveDate) -> ListRow<'_> {
 fn list(ctx: &Context, scope: ScopeFilterArg) -> Result<()> {
     let files = ctx
         .workspace
-        .list_with_usage(&ctx.store(), scope.into(), ctx.now())?;
+        .list_with_usage(&ctx.place(), scope.into(), ctx.now())?;
     if ctx.json {
-        let today = ctx.now().date_naive();
-        let rows: Vec<ListRow> = files.iter().map(|r| list_row(r, today)).collect();
+        let rows: Vec<ListRow> = files.iter().map(list_row).collect();
         return ctx.print_json(&rows);
     }
     if files.is_empty() {
@@ -202,7 +192,8 @@ fn list(ctx: &Context, scope: ScopeFilterArg) -> Result<()> {
                 shown(&f.name),
                 kind.as_deref().unwrap_or(""),
                 description.as_deref().unwrap_or(""),
-                retired(f, ctx.now().date_naive())
+                f.retired
+                    .as_ref()
                     .map(|why| format!(" [{why}]"))
                     .unwrap_or_default()
             ),
@@ -212,17 +203,15 @@ fn list(ctx: &Context, scope: ScopeFilterArg) -> Result<()> {
 }
 
 fn get(ctx: &Context, name: &str, scope: Option<ScopeArg>) -> Result<()> {
-    let store = ctx.store();
-    let memory: Memory = ctx.workspace.get(&store, scope.map(Into::into), name)?;
-    // Whoever runs `memory get` (mostly an agent's shell tool) fetched it: a use (§14).
-    ctx.workspace.record_use(
-        &store,
-        memory.scope,
-        &memory.name,
-        UseKind::Fetched,
-        None,
+    let place = ctx.place();
+    // Whoever runs `memory get` is mostly an agent's shell tool.
+    let memory: Memory = ctx.workspace.read_memory(
+        &place,
+        scope.map(Into::into),
+        name,
+        Reader::Agent,
         ctx.now(),
-    );
+    )?;
     if ctx.json {
         return ctx.print_json(&memory);
     }
@@ -294,7 +283,7 @@ fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
     };
     let saved = ctx
         .workspace
-        .save_ruled(&ctx.store(), scope, draft, &rule, ctx.now())?;
+        .save_ruled(&ctx.place(), scope, draft, &rule, ctx.now())?;
     let outcome = saved.outcome;
     if ctx.json {
         return ctx.print_json(&serde_json::json!({
@@ -331,7 +320,7 @@ fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
 fn forget(ctx: &Context, name: &str, scope: ScopeArg) -> Result<()> {
     let outcome = ctx
         .workspace
-        .forget(&ctx.store(), scope.into(), name, ctx.now())?;
+        .forget(&ctx.place(), scope.into(), name, ctx.now())?;
     if ctx.json {
         return ctx.print_json(&outcome);
     }

@@ -59,11 +59,11 @@ fn parse_day(s: &str) -> Result<NaiveDate, String> {
 
 pub fn run(ctx: &Context, args: DistillArgs) -> Result<()> {
     let ws = &ctx.workspace;
-    let store = match &args.session {
+    let place = match &args.session {
         Some(id) if !args.project => ws
-            .store_for_session(id)
+            .place_of_session(id)
             .with_context(|| format!("session {id}"))?,
-        _ => ctx.store(),
+        _ => ctx.place(),
     };
     let selection = Selection {
         session: args.session.clone(),
@@ -77,7 +77,7 @@ pub fn run(ctx: &Context, args: DistillArgs) -> Result<()> {
             .context("cannot install the Ctrl-C / SIGTERM handler")?;
     }
     let report = ws.distill_stoppable(
-        &store,
+        &place,
         &selection,
         args.with.map(Into::into),
         args.dry_run,

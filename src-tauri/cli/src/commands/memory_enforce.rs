@@ -45,7 +45,7 @@ pub fn run(ctx: &Context, cmd: EnforceCommand) -> Result<()> {
 }
 
 fn list(ctx: &Context, filter: ScopeFilter) -> Result<()> {
-    let rows = ctx.workspace.rules(&ctx.store(), filter)?;
+    let rows = ctx.workspace.rules(&ctx.place(), filter)?;
     if ctx.json {
         return ctx.print_json(&rows);
     }
@@ -72,7 +72,7 @@ fn list(ctx: &Context, filter: ScopeFilter) -> Result<()> {
 fn test(ctx: &Context, name: &str, scope: Option<ScopeArg>) -> Result<()> {
     let report = ctx
         .workspace
-        .rule_backtest(&ctx.store(), scope.map(Into::into), name, None)?;
+        .rule_backtest(&ctx.place(), scope.map(Into::into), name, None)?;
     if ctx.json {
         return ctx.print_json(&report);
     }
@@ -110,7 +110,7 @@ fn test(ctx: &Context, name: &str, scope: Option<ScopeArg>) -> Result<()> {
 
 fn set(ctx: &Context, name: &str, scope: Option<ScopeArg>, status: RuleStatus) -> Result<()> {
     let saved = ctx.workspace.set_rule_status(
-        &ctx.store(),
+        &ctx.place(),
         scope.map(Into::into),
         name,
         status,

@@ -20,7 +20,7 @@ pub fn run(ctx: &Context, args: RenameArgs) -> Result<()> {
     let scope = args.scope.into();
     let done = ctx
         .workspace
-        .rename_memory(&ctx.store(), scope, &args.old, &args.new, ctx.now())?;
+        .rename_memory(&ctx.place(), scope, &args.old, &args.new, ctx.now())?;
     if ctx.json {
         return ctx.print_json(&done);
     }

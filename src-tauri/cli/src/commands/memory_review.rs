@@ -69,10 +69,10 @@ pub enum ReviewAction {
 }
 
 pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
-    let store = ctx.store();
+    let place = ctx.place();
     let ws = &ctx.workspace;
     let done = match args.action {
-        None => return list(ctx, ws.review(&store, ctx.now())?),
+        None => return list(ctx, ws.review(&place, ctx.now())?),
         Some(ReviewAction::Accept {
             id,
             name,
@@ -87,7 +87,7 @@ pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
                 description,
                 body,
             };
-            let saved = ws.accept_proposal(&store, &id, &edits, ctx.now())?;
+            let saved = ws.accept_proposal(&place, &id, &edits, ctx.now())?;
             if ctx.json {
                 return ctx.print_json(&saved);
             }
@@ -96,7 +96,7 @@ pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
             return Ok(());
         }
         Some(ReviewAction::Seen { name }) => {
-            ws.team_seen(&store, &name)?;
+            ws.team_seen(&place, &name)?;
             if !ctx.json {
                 println!("team/{name}: seen as it reads now");
             }
@@ -111,10 +111,10 @@ pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
             return Ok(());
         }
         Some(ReviewAction::Keep { name, scope }) => {
-            ws.review_keep(&store, scope.into(), &name, ctx.now())?
+            ws.review_keep(&place, scope.into(), &name, ctx.now())?
         }
         Some(ReviewAction::Supersede { name, by, scope }) => {
-            ws.review_supersede(&store, scope.into(), &name, &by, ctx.now())?
+            ws.review_supersede(&place, scope.into(), &name, &by, ctx.now())?
         }
         Some(ReviewAction::Merge {
             into,
@@ -126,7 +126,7 @@ pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
             let body = read_body(body_file)?;
             let from_scope = from_scope.unwrap_or(scope).into();
             ws.review_merge(
-                &store,
+                &place,
                 (scope.into(), &into),
                 (from_scope, &from),
                 body,

@@ -47,10 +47,10 @@ pub fn run(ctx: &Context, args: SearchArgs) -> Result<()> {
         only_evident: false,
         today: Some(ctx.now().date_naive()),
     };
-    let store = ctx.store();
+    let place = ctx.place();
     let ranking = ctx.workspace.search(
         &args.query,
-        Coverage::Agent(&store, args.scope.into()),
+        Coverage::Agent(&place, args.scope.into()),
         &options,
     )?;
     if let Some(note) = &ranking.note {
@@ -83,10 +83,7 @@ pub fn run(ctx: &Context, args: SearchArgs) -> Result<()> {
 }
 
 fn retired_note(r: &Retirement) -> String {
-    match r {
-        Retirement::Superseded { by } => format!(" [superseded by {by}]"),
-        Retirement::Expired { on } => format!(" [expired {on}]"),
-    }
+    format!(" [{r}]")
 }
 
 fn relevance_label(r: Relevance) -> &'static str {

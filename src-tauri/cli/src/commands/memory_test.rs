@@ -7,12 +7,12 @@ use anyhow::{bail, Result};
 use crate::context::Context;
 
 pub fn run(ctx: &Context) -> Result<()> {
-    let store = ctx.store();
-    let Some(report) = ctx.workspace.memory_tests(&store)? else {
-        let files: Vec<String> = store
+    let place = ctx.place();
+    let Some(report) = ctx.workspace.memory_tests(&place)? else {
+        let files: Vec<String> = place
             .scopes(ambry_core::ScopeFilter::All)
             .into_iter()
-            .filter_map(|s| store.dir(s).ok())
+            .filter_map(|s| place.dir(s).ok())
             .map(|d| d.join(ambry_core::CASES_FILE).display().to_string())
             .collect();
         bail!(

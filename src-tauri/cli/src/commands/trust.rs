@@ -47,7 +47,7 @@ pub fn run(ctx: &Context, args: TrustArgs) -> Result<()> {
 pub fn moved(ctx: &Context, name: &str, to: Scope) -> Result<()> {
     let saved = ctx
         .workspace
-        .move_to_scope(&ctx.store(), name, to, ctx.now())?;
+        .move_to_scope(&ctx.place(), name, to, ctx.now())?;
     let memory = &saved.outcome.memory;
     if ctx.json {
         return ctx.print_json(&serde_json::json!({

@@ -17,18 +17,18 @@ const PROJECT_ANCHOR: &str = "ambry://anchors/project/AMBRY.md";
 
 /// What each resource is, and where it lives (None: not available from this directory).
 fn all(ws: &Workspace, cwd: &Path) -> Vec<(&'static str, &'static str, Option<PathBuf>)> {
-    let store = ws.store_at(cwd);
-    let project = store.project().cloned();
+    let place = ws.place_at(cwd);
+    let project = place.project().cloned();
     vec![
         (
             USER_INDEX,
             "The user's memory index",
-            store.dir(Scope::User).ok().map(|d| d.join("MEMORY.md")),
+            place.index_file(Scope::User).ok(),
         ),
         (
             PROJECT_INDEX,
             "This project's memory index",
-            store.dir(Scope::Project).ok().map(|d| d.join("MEMORY.md")),
+            place.index_file(Scope::Project).ok(),
         ),
         (
             USER_ANCHOR,
@@ -72,7 +72,7 @@ pub fn read(ws: &Workspace, cwd: &Path, uri: &str) -> Result<ReadResourceRespons
             } else {
                 Scope::Project
             };
-            ws.store_at(cwd)
+            ws.place_at(cwd)
                 .index_text(scope)
                 .map_err(|e| ambry_core::report(&e))
         }
@@ -80,7 +80,7 @@ pub fn read(ws: &Workspace, cwd: &Path, uri: &str) -> Result<ReadResourceRespons
         // home, and left out when they hold a secret.
         _ => {
             // `all` found a path for the project anchor only when `cwd` is in a project.
-            let project = ws.store_at(cwd).project().cloned();
+            let project = ws.place_at(cwd).project().cloned();
             let of = match &project {
                 Some(project) if uri == PROJECT_ANCHOR => AnchorOf::Project(project),
                 _ => AnchorOf::User,

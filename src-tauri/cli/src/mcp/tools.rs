@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use ambry_core::UseKind;
+use ambry_core::Reader;
 use ambry_core::Workspace;
 use ambry_core::{report, ErrorReport};
 use ambry_core::{Coverage, SearchOptions};
@@ -359,11 +359,11 @@ impl AmbryTools {
         });
         Ok(answer(
             self.blocking(move |ws| {
-                let store = ws.store_at(&dir);
-                ws.agent_may_write(&store, scope)?;
+                let place = ws.place_at(&dir);
+                ws.agent_may_write(&place, scope)?;
                 // An agent's rule waits for the person (DESIGN §16).
-                let rule = ws.agent_rule_edit(&store, scope, &draft.name, proposed)?;
-                let saved = ws.save_ruled(&store, scope, draft, &rule, Utc::now())?;
+                let rule = ws.agent_rule_edit(&place, scope, &draft.name, proposed)?;
+                let saved = ws.save_ruled(&place, scope, draft, &rule, Utc::now())?;
                 let o = &saved.outcome;
                 Ok(serde_json::json!({
                     "scope": scope, "name": o.memory.name, "type": o.memory.kind, "path": o.memory.path,
@@ -389,8 +389,8 @@ impl AmbryTools {
         Ok(answer(
             self.blocking(move |ws| {
                 let options = SearchOptions { limit: Some(limit(args.limit)?), strategy: None, only_evident: false, today: Some(Utc::now().date_naive()) };
-                let store = ws.store_at(&dir);
-                let results = ws.search(&args.query, Coverage::Agent(&store, args.scope.unwrap_or_default().into()), &options)?;
+                let place = ws.place_at(&dir);
+                let results = ws.search(&args.query, Coverage::Agent(&place, args.scope.unwrap_or_default().into()), &options)?;
                 let hits: Vec<_> = results.hits.iter().map(|h| h.judged()).collect();
                 Ok(serde_json::json!({ "hits": hits, "strategy": results.strategy, "note": results.note }))
             })
@@ -411,18 +411,14 @@ impl AmbryTools {
         let dir = self.directory(args.cwd.as_deref(), &peer).await;
         Ok(answer(
             self.blocking(move |ws| {
-                let store = ws.store_at(&dir);
-                let memory = ws.get(&store, args.scope.map(Into::into), &args.name)?;
-                // An agent fetched it: a use (§14).
-                ws.record_use(
-                    &store,
-                    memory.scope,
-                    &memory.name,
-                    UseKind::Fetched,
-                    None,
+                let place = ws.place_at(&dir);
+                Ok(ws.read_memory(
+                    &place,
+                    args.scope.map(Into::into),
+                    &args.name,
+                    Reader::Agent,
                     Utc::now(),
-                );
-                Ok(memory)
+                )?)
             })
             .await,
         ))
@@ -442,7 +438,7 @@ impl AmbryTools {
         Ok(answer(
             self.blocking(move |ws| {
                 let memories = ws.list_with_usage(
-                    &ws.store_at(&dir),
+                    &ws.place_at(&dir),
                     args.scope.unwrap_or_default().into(),
                     Utc::now(),
                 )?;
@@ -469,7 +465,7 @@ impl AmbryTools {
                     ambry_core::FrontEndCode::Usage
                         .report("say which memory to forget: scope is `user` or `project`")
                 })?;
-                Ok(ws.forget(&ws.store_at(&dir), scope.into(), &args.name, Utc::now())?)
+                Ok(ws.forget(&ws.place_at(&dir), scope.into(), &args.name, Utc::now())?)
             })
             .await,
         ))
@@ -488,9 +484,9 @@ impl AmbryTools {
         let dir = self.directory(args.cwd.as_deref(), &peer).await;
         Ok(answer(
             self.blocking(move |ws| {
-                let store = ws.store_at(&dir);
+                let place = ws.place_at(&dir);
                 let scope = args.scope.unwrap_or(ScopeName::User).into();
-                Ok(ws.rename_memory(&store, scope, &args.old, &args.new, Utc::now())?)
+                Ok(ws.rename_memory(&place, scope, &args.old, &args.new, Utc::now())?)
             })
             .await,
         ))
@@ -509,7 +505,7 @@ impl AmbryTools {
         let dir = self.directory(args.cwd.as_deref(), &peer).await;
         Ok(answer(
             self.blocking(move |ws| {
-                let findings = ws.review(&ws.store_at(&dir), Utc::now())?;
+                let findings = ws.review(&ws.place_at(&dir), Utc::now())?;
                 Ok(serde_json::json!({ "findings": findings }))
             })
             .await,

@@ -17,14 +17,8 @@ mod serving;
 mod socket;
 
 pub use error::{Refusal, ServiceError};
-pub use protocol::{Call, ComposeCall, Reply, Request, ToolCheckCall};
-#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
-pub use protocol::{ErrorReply, Response, ServiceStatus};
+pub use protocol::{Call, ComposeCall, Reply, Request, ServiceStatus, ToolCheckCall};
 pub use recall_call::{RecallAnswer, RecallCall};
 pub use service::ComposeService;
 pub use serving::{spawn_compose_service, ServiceHandle};
-#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
-pub use serving::{serve};
-pub use socket::{call};
-#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
-pub use socket::{bind, ServiceSocket};
+pub use socket::call;

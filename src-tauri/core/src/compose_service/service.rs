@@ -12,10 +12,10 @@ use std::sync::Arc;
 
 use super::protocol::{Call, ComposeCall, ErrorReply, Reply, Request, Response, ServiceStatus};
 use super::Refusal;
+use crate::workspace::Workspace;
+use crate::workspace::WorkspaceError;
 use ambry_compose::compose::hook::ContextRequest;
 use ambry_compose::compose::Composition;
-use crate::workspace::WorkspaceError;
-use crate::workspace::Workspace;
 
 /// Answers compose calls for one workspace; in the app, the same workspace its window uses
 /// (one corpus, one vector cache, one model).
@@ -96,7 +96,9 @@ impl ComposeService {
         if !call.cwd.is_absolute() {
             return Response::refused(&Refusal::RelativeCwd { cwd: call.cwd });
         }
-        let verdict = self.workspace.check_tool_call(&call.cwd, &call.check, call.now);
+        let verdict = self
+            .workspace
+            .check_tool_call(&call.cwd, &call.check, call.now);
         Response::new(Reply::Checked(verdict))
     }
 

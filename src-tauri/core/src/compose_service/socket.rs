@@ -69,12 +69,13 @@ pub fn bind(home: &AmbryHome) -> Result<ServiceSocket, ServiceError> {
     }
 
     let lock_path = home.compose_service_lock();
-    let mut lock =
-        ambry_store::storage::open_private(&lock_path, false).map_err(|source| ServiceError::Io {
+    let mut lock = ambry_store::storage::open_private(&lock_path, false).map_err(|source| {
+        ServiceError::Io {
             action: "open",
             path: lock_path.clone(),
             source,
-        })?;
+        }
+    })?;
     match lock.try_lock() {
         Ok(()) => {}
         Err(TryLockError::WouldBlock) => {

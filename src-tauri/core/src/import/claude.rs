@@ -16,14 +16,14 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::dashed_path::decode_dashed_path;
-use ambry_store::memory::bounded_read::{read_regular, ReadRefusal};
 use super::error::ImportError;
+use ambry_store::home::AmbryHome;
+use ambry_store::memory::bounded_read::{read_regular, ReadRefusal};
 use ambry_store::memory::frontmatter;
 use ambry_store::memory::naming::{canonical_type, RESERVED_NAMES};
 use ambry_store::memory::validate::MEMORY_FILE_MAX;
 use ambry_store::memory::{MemoryDraft, Scope, Store};
 use ambry_store::project;
-use ambry_store::home::AmbryHome;
 
 /// The frontmatter key recording where an imported memory came from.
 pub const SOURCE_KEY: &str = "source";

@@ -11,8 +11,4 @@ mod dashed_path;
 mod error;
 
 pub use claude::{import_claude, ImportOutcome, ImportReport};
-#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
-pub use claude::{ImportItem, Unresolved};
-#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
-pub use dashed_path::decode_dashed_path;
 pub use error::ImportError;

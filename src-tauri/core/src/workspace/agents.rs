@@ -15,10 +15,10 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::{Workspace, WorkspaceError};
+use crate::import::{self, ImportReport};
 use ambry_compose::agents::{
     self, Action, Agent, AgentConnection, AgentEnv, AmbryCommand, ConnectOptions, ConnectReport,
 };
-use crate::import::{self, ImportReport};
 use ambry_sessions::sessions::SourceKind;
 
 /// One agent as Settings and the first-run screen show it.
@@ -70,6 +70,13 @@ impl Workspace {
         dry_run: bool,
         now: DateTime<Utc>,
     ) -> Result<ConnectReport, WorkspaceError> {
+        // Only Codex asks the person to trust a hook; there is nothing to trust on disconnect.
+        if options.trust && (agent != Agent::Codex || action != Action::Connect) {
+            return Err(ambry_store::error::InvalidRequest(
+                "trust is for connecting Codex (Claude Code asks no trust for hooks)".into(),
+            )
+            .into());
+        }
         let env = self.agent_env()?;
         let record_path = self.home().root().join(agents::RECORD_FILE);
         let record = agents::ConnectRecord::read(&record_path);

@@ -48,10 +48,9 @@ impl Workspace {
         match of {
             AnchorOf::User => self.anchor_path(None),
             AnchorOf::Known(slug) => self.anchor_path(Some(slug)),
-            AnchorOf::Project(project) => Ok((
-                AnchorKind::Project,
-                anchors::project_anchor_path(project),
-            )),
+            AnchorOf::Project(project) => {
+                Ok((AnchorKind::Project, anchors::project_anchor_path(project)))
+            }
         }
     }
 

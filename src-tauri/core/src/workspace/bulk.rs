@@ -9,9 +9,10 @@
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
+use super::place::Place;
 use super::{Workspace, WorkspaceError};
 use ambry_rank::embed::SavedWithVector;
-use ambry_store::memory::{ForgetOutcome, Scope, Store};
+use ambry_store::memory::{ForgetOutcome, Scope};
 
 /// One memory a bulk forget archived: what a bulk restore brings back.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -26,7 +27,7 @@ impl Workspace {
     /// restored and the error is returned: either all of them go or none.
     pub fn forget_many(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         names: &[String],
         now: DateTime<Utc>,
@@ -36,12 +37,12 @@ impl Workspace {
             if done.iter().any(|d| &d.name == name) {
                 continue;
             }
-            match self.forget(store, scope, name, now) {
+            match self.forget(place, scope, name, now) {
                 Ok(outcome) => done.push(outcome),
                 Err(e) => {
                     for undo in done.iter().rev() {
                         // Best effort: the archived version is still there if this fails too.
-                        let _ = self.restore(store, scope, &undo.name, &undo.version, now);
+                        let _ = self.restore(place, scope, &undo.name, &undo.version, now);
                     }
                     return Err(e);
                 }
@@ -54,7 +55,7 @@ impl Workspace {
     /// version is tried; the first failure is returned after the others were restored.
     pub fn restore_many(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         versions: &[ForgottenVersion],
         now: DateTime<Utc>,
@@ -62,7 +63,7 @@ impl Workspace {
         let mut restored = Vec::with_capacity(versions.len());
         let mut first_error = None;
         for v in versions {
-            match self.restore(store, scope, &v.name, &v.version, now) {
+            match self.restore(place, scope, &v.name, &v.version, now) {
                 Ok(saved) => restored.push(saved),
                 Err(e) => {
                     first_error.get_or_insert(e);
@@ -79,9 +80,9 @@ impl Workspace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workspace::LaunchEnv;
     use ambry_store::home::AmbryHome;
     use ambry_store::memory::MemoryDraft;
-    use crate::workspace::LaunchEnv;
 
     fn draft(name: &str) -> MemoryDraft {
         MemoryDraft {
@@ -93,7 +94,7 @@ mod tests {
         }
     }
 
-    fn names(ws: &Workspace, store: &Store) -> Vec<String> {
+    fn names(ws: &Workspace, store: &Place) -> Vec<String> {
         let mut names: Vec<String> = ws
             .list(store, ambry_store::memory::ScopeFilter::User)
             .unwrap()
@@ -108,16 +109,22 @@ mod tests {
     fn a_bulk_forget_archives_all_and_one_undo_restores_all_and_a_stale_selection_forgets_none() {
         let tmp = tempfile::tempdir().unwrap();
         let home = AmbryHome::new(tmp.path().join("home"));
-        let ws = Workspace::new(home, LaunchEnv::with_models_dir(tmp.path().join("no-models")));
-        let store = ws.store_of(None).unwrap();
+        let ws = Workspace::new(
+            home,
+            LaunchEnv::with_models_dir(tmp.path().join("no-models")),
+        );
+        let store = ws.place_of(None).unwrap();
         let now = DateTime::from_timestamp(1_780_000_000, 0).unwrap();
         for name in ["alpha", "beta", "gamma"] {
             ws.save(&store, Scope::User, draft(name), now).unwrap();
         }
-        let before = std::fs::read_to_string(store.dir(Scope::User).unwrap().join("beta.md")).unwrap();
+        let before =
+            std::fs::read_to_string(store.dir(Scope::User).unwrap().join("beta.md")).unwrap();
 
         let selection = vec!["alpha".to_string(), "beta".to_string()];
-        let gone = ws.forget_many(&store, Scope::User, &selection, now).unwrap();
+        let gone = ws
+            .forget_many(&store, Scope::User, &selection, now)
+            .unwrap();
         assert_eq!(gone.len(), 2);
         assert_eq!(names(&ws, &store), ["gamma"]);
 
@@ -128,15 +135,27 @@ mod tests {
                 version: g.version.clone(),
             })
             .collect();
-        ws.restore_many(&store, Scope::User, &versions, now).unwrap();
+        ws.restore_many(&store, Scope::User, &versions, now)
+            .unwrap();
         assert_eq!(names(&ws, &store), ["alpha", "beta", "gamma"]);
-        let after = std::fs::read_to_string(store.dir(Scope::User).unwrap().join("beta.md")).unwrap();
+        let after =
+            std::fs::read_to_string(store.dir(Scope::User).unwrap().join("beta.md")).unwrap();
         assert_eq!(after, before, "the undo restored other bytes");
 
         // One of the selection is gone already: nothing is forgotten.
-        let stale = vec!["alpha".to_string(), "deleted-meanwhile".to_string(), "gamma".to_string()];
-        let err = ws.forget_many(&store, Scope::User, &stale, now).unwrap_err();
-        assert_eq!(ambry_store::error::ErrorCode::code(&err), "not_found", "{err}");
+        let stale = vec![
+            "alpha".to_string(),
+            "deleted-meanwhile".to_string(),
+            "gamma".to_string(),
+        ];
+        let err = ws
+            .forget_many(&store, Scope::User, &stale, now)
+            .unwrap_err();
+        assert_eq!(
+            ambry_store::error::ErrorCode::code(&err),
+            "not_found",
+            "{err}"
+        );
         assert_eq!(names(&ws, &store), ["alpha", "beta", "gamma"]);
     }
 }

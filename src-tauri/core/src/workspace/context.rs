@@ -13,13 +13,16 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
+use super::place::Place;
 use super::{ModelUnavailable, Workspace, WorkspaceError};
 use ambry_compose::compose::hook::{ContextEvent, ContextRequest};
-use ambry_compose::compose::{compose, Budgets, ComposeInput, Composition, Disagreements, SessionContext};
-use ambry_store::config::{Config, Strategy};
+use ambry_compose::compose::{
+    compose, Budgets, ComposeInput, Composition, Disagreements, SessionContext,
+};
 use ambry_compose::ledger::{Held, Injection, Ledger};
-use ambry_store::memory::{Memory, Store};
 use ambry_rank::rank::{Gate, Semantic};
+use ambry_store::config::{Config, Strategy};
+use ambry_store::memory::{Memory, Store};
 
 impl Workspace {
     /// Composes for `request` in the project `cwd` belongs to; see [`Workspace::compose_context`].
@@ -29,8 +32,7 @@ impl Workspace {
         request: &ContextRequest,
         now: DateTime<Utc>,
     ) -> Result<Composition, WorkspaceError> {
-        let store = self.store_at(cwd);
-        self.compose_context(&store, request, Gate::CALIBRATED, now)
+        self.compose_context(&self.place_at(cwd), request, Gate::CALIBRATED, now)
     }
 
     /// The app's compose preview for a known project (or the user scope alone): never recorded.
@@ -40,10 +42,10 @@ impl Workspace {
         request: &ContextRequest,
         now: DateTime<Utc>,
     ) -> Result<Composition, WorkspaceError> {
-        let store = self.store_of(slug)?;
+        let place = self.place_of(slug)?;
         let mut request = request.clone();
         request.record = false;
-        self.compose_context(&store, &request, Gate::CALIBRATED, now)
+        self.compose_context(&place, &request, Gate::CALIBRATED, now)
     }
 
     /// Composes one moment of a context. A hook (`request.record`) never fails: a bad config is
@@ -51,11 +53,12 @@ impl Workspace {
     /// config is the error.
     pub fn compose_context(
         &self,
-        store: &Store,
+        place: &Place,
         request: &ContextRequest,
         gate: Gate,
         now: DateTime<Utc>,
     ) -> Result<Composition, WorkspaceError> {
+        let store = place.store();
         let mut conditions = Vec::new();
         let config = match self.config() {
             Ok(config) => config,
@@ -85,8 +88,9 @@ impl Workspace {
             }
             None => None,
         };
-        let ledger_note =
-            |e: ambry_compose::ledger::LedgerError, notes: &mut Vec<String>| notes.push(untracked(&e));
+        let ledger_note = |e: ambry_compose::ledger::LedgerError, notes: &mut Vec<String>| {
+            notes.push(untracked(&e))
+        };
 
         // Which moment, and which generation of the session's context.
         let mut generation = 0;
@@ -253,7 +257,8 @@ impl Workspace {
         if !path.exists() {
             return Ok(Vec::new());
         }
-        Ok(Ledger::open_at(&path, ambry_compose::ledger::COMMAND_WAIT)?.injections(session, since)?)
+        Ok(Ledger::open_at(&path, ambry_compose::ledger::COMMAND_WAIT)?
+            .injections(session, since)?)
     }
 }
 

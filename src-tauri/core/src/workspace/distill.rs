@@ -14,14 +14,15 @@ use std::path::Path;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Deserialize;
 
+use super::place::Place;
 use super::{Workspace, WorkspaceError};
-use ambry_store::config::{DistillAgent, DistillConfig};
 use ambry_lifecycle::distill::{
     self, AgentRunner, DistillError, DistillReport, Edits, Inbox, Proposal, StopHandle,
 };
 use ambry_rank::embed::{self, SavedWithVector};
-use ambry_store::memory::Store;
 use ambry_sessions::sessions::{SessionMeta, Transcript};
+use ambry_store::config::{DistillAgent, DistillConfig};
+use ambry_store::memory::Store;
 
 /// Which transcripts a run reads.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -42,8 +43,10 @@ const SESSION_SCAN: usize = 100_000;
 impl Workspace {
     /// The store a session's proposals belong to: the project of the folder it ran in when
     /// that folder still exists, else the user scope alone.
-    pub fn store_for_session(&self, session_id: &str) -> Result<Store, WorkspaceError> {
-        Ok(self.store_of_transcript(&self.transcript(session_id)?))
+    pub fn place_of_session(&self, session_id: &str) -> Result<Place, WorkspaceError> {
+        Ok(Place::new(
+            self.store_of_transcript(&self.transcript(session_id)?),
+        ))
     }
 
     /// Whether `selection` reaches past the view's project: `--since` without `--project`
@@ -107,7 +110,7 @@ impl Workspace {
             .collect()
     }
 
-    /// The store a transcript's proposals belong to (see `store_for_session`).
+    /// The store a transcript's proposals belong to (see `place_of_session`).
     fn store_of_transcript(&self, t: &Transcript) -> Store {
         match t.meta.cwd.as_deref().map(Path::new) {
             Some(cwd) if cwd.is_dir() => self.store_at(cwd),
@@ -136,13 +139,14 @@ impl Workspace {
     /// `distill_with_agent`); a dry run counts calls and tokens and calls nothing.
     pub fn distill_with(
         &self,
-        store: &Store,
+        place: &Place,
         selection: &Selection,
         agent: Option<DistillAgent>,
         dry_run: bool,
         now: DateTime<Utc>,
         runner: &dyn AgentRunner,
     ) -> Result<DistillReport, WorkspaceError> {
+        let store = place.store();
         let config = self.config()?.distill;
         if !config.enabled {
             return Err(DistillError::Disabled.into());
@@ -208,20 +212,27 @@ impl Workspace {
     /// `distill_with` the person's own agent CLI as a child process.
     pub fn distill(
         &self,
-        store: &Store,
+        place: &Place,
         selection: &Selection,
         agent: Option<DistillAgent>,
         dry_run: bool,
         now: DateTime<Utc>,
     ) -> Result<DistillReport, WorkspaceError> {
-        self.distill_stoppable(store, selection, agent, dry_run, now, &StopHandle::default())
+        self.distill_stoppable(
+            place,
+            selection,
+            agent,
+            dry_run,
+            now,
+            &StopHandle::default(),
+        )
     }
 
     /// `distill`, with a handle a front end's signal handler can stop it with: the running
     /// agent's process group is killed and the run ends with `stopped`.
     pub fn distill_stoppable(
         &self,
-        store: &Store,
+        place: &Place,
         selection: &Selection,
         agent: Option<DistillAgent>,
         dry_run: bool,
@@ -229,11 +240,12 @@ impl Workspace {
         stop: &StopHandle,
     ) -> Result<DistillReport, WorkspaceError> {
         let runner = distill::ChildRunner { stop: stop.clone() };
-        self.distill_with(store, selection, agent, dry_run, now, &runner)
+        self.distill_with(place, selection, agent, dry_run, now, &runner)
     }
 
     /// The pending proposals of `store`'s view: user-scope ones and its project's.
-    pub fn proposals(&self, store: &Store) -> Result<Vec<Proposal>, WorkspaceError> {
+    pub fn proposals(&self, place: &Place) -> Result<Vec<Proposal>, WorkspaceError> {
+        let store = place.store();
         let slug = store.project().map(|p| p.slug.as_str());
         Ok(Inbox::new(self.home())
             .proposals()?
@@ -248,11 +260,12 @@ impl Workspace {
     /// Accepts proposal `id` into `store` (with the person's `edits`), with its vector.
     pub fn accept_proposal(
         &self,
-        store: &Store,
+        place: &Place,
         id: &str,
         edits: &Edits,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
+        let store = place.store();
         let models = self.model_paths(&self.config()?);
         let outcome = distill::accept(&Inbox::new(self.home()), store, id, edits, now)?;
         self.memories_written();

@@ -14,12 +14,13 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::place::Place;
 use super::{Workspace, WorkspaceError};
-use ambry_rank::embed::{self, SavedWithVector};
-use ambry_compose::enforce::{self, Backtest, ToolVerdict};
 use ambry_compose::enforce::ToolCheck;
+use ambry_compose::enforce::{self, Backtest, ToolVerdict};
 use ambry_compose::ledger::{Ledger, MemoryVersion, ToolCheckRecord};
 use ambry_lifecycle::lifecycle::Finding;
+use ambry_rank::embed::{self, SavedWithVector};
 use ambry_store::memory::{
     Enforce, Memory, MemoryDraft, RuleEdit, RuleStatus, Scope, ScopeFilter, Store, StoreError,
 };
@@ -35,12 +36,21 @@ const IGNORED_CALLS_SHOWN: usize = 5;
 type TranscriptStamp = (u64, Option<String>);
 
 /// Transcripts the review read for "ignored" findings, with the stamp they were read at.
-pub(super) type ReviewTranscripts = HashMap<String, (TranscriptStamp, std::sync::Arc<ambry_sessions::sessions::Transcript>)>;
+pub(super) type ReviewTranscripts = HashMap<
+    String,
+    (
+        TranscriptStamp,
+        std::sync::Arc<ambry_sessions::sessions::Transcript>,
+    ),
+>;
 
 /// What the ledger says one session held: its agent, its latest injection, and when each
 /// memory (scope, name) entered its context first.
-type HeldBySession = (String, DateTime<Utc>, HashMap<(Scope, String), DateTime<Utc>>);
-
+type HeldBySession = (
+    String,
+    DateTime<Utc>,
+    HashMap<(Scope, String), DateTime<Utc>>,
+);
 
 /// One memory's rule, for `doctor`, the agents card and `memory enforce list`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -96,8 +106,10 @@ impl Workspace {
         };
         let mut ledger = match (&check.session_id, check.record) {
             (Some(_), true) => {
-                match Ledger::open_at(&ambry_compose::ledger::ledger_path(&self.home), ambry_compose::ledger::TURN_WAIT)
-                {
+                match Ledger::open_at(
+                    &ambry_compose::ledger::ledger_path(&self.home),
+                    ambry_compose::ledger::TURN_WAIT,
+                ) {
                     Ok(l) => Some(l),
                     Err(e) => {
                         notes.push(format!("not tracked: {e}"));
@@ -119,7 +131,10 @@ impl Workspace {
                 Ok(Some(m)) => m,
                 Ok(None) => continue,
                 Err(e) => {
-                    notes.push(format!("the rule of {}/{} is skipped: {e}", c.scope, c.name));
+                    notes.push(format!(
+                        "the rule of {}/{} is skipped: {e}",
+                        c.scope, c.name
+                    ));
                     continue;
                 }
             };
@@ -127,9 +142,9 @@ impl Workspace {
                 ambry_store::memory::RuleAction::Deny => denied.push(memory),
                 ambry_store::memory::RuleAction::Remind => {
                     let before = match ledger.as_mut() {
-                        Some(l) if generation > 0 => {
-                            l.reminded(session, generation, &version(&memory)).unwrap_or(false)
-                        }
+                        Some(l) if generation > 0 => l
+                            .reminded(session, generation, &version(&memory))
+                            .unwrap_or(false),
                         _ => false,
                     };
                     if !before {
@@ -141,16 +156,35 @@ impl Workspace {
         let mut verdict = enforce::verdict(&check.call, &denied, &reminded);
         if let Some(l) = ledger.as_mut() {
             let agent = check.agent.as_deref().unwrap_or("ambry");
-            let acted = if denied.is_empty() { &reminded } else { &denied };
+            let acted = if denied.is_empty() {
+                &reminded
+            } else {
+                &denied
+            };
             for m in acted {
                 let v = version(m);
                 let action = if denied.is_empty() { "remind" } else { "deny" };
                 let recorded = l
-                    .record_tool_check(session, agent, generation, &v, action, &check.call.tool, &check.call.input, now)
+                    .record_tool_check(
+                        session,
+                        agent,
+                        generation,
+                        &v,
+                        action,
+                        &check.call.tool,
+                        &check.call.input,
+                        now,
+                    )
                     .and_then(|()| {
                         // A reminded body is in the context now: later turns need not give it again.
                         if action == "remind" && generation > 0 {
-                            l.record(session, agent, generation, &[(v.clone(), ambry_compose::ledger::Form::Body)], now)
+                            l.record(
+                                session,
+                                agent,
+                                generation,
+                                &[(v.clone(), ambry_compose::ledger::Form::Body)],
+                                now,
+                            )
                         } else {
                             Ok(())
                         }
@@ -169,12 +203,13 @@ impl Workspace {
     /// unless it says otherwise).
     pub fn save_ruled(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         draft: MemoryDraft,
         rule: &RuleEdit,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
+        let store = place.store();
         self.write_memory(store, |models| {
             embed::save_ruled_with_vector(store, scope, draft, rule, now, models)
         })
@@ -183,12 +218,13 @@ impl Workspace {
     /// A new memory with its rule, in one write (the app's memory form).
     pub fn create_ruled(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         draft: MemoryDraft,
         rule: &RuleEdit,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
+        let store = place.store();
         self.write_memory(store, |models| {
             embed::create_ruled_with_vector(store, scope, draft, rule, now, models)
         })
@@ -196,7 +232,12 @@ impl Workspace {
 
     /// Whether `rule` catches a call of `tool` with `input` (the memory form's live test); a rule
     /// that does not compile is the error, naming its field.
-    pub fn rule_catches(&self, rule: &Enforce, tool: &str, input: &str) -> Result<bool, WorkspaceError> {
+    pub fn rule_catches(
+        &self,
+        rule: &Enforce,
+        tool: &str,
+        input: &str,
+    ) -> Result<bool, WorkspaceError> {
         let compiled = rule.compile().map_err(|e| StoreError::InvalidField {
             field: e.field,
             reason: e.reason,
@@ -208,11 +249,12 @@ impl Workspace {
     /// (checked only once the person turns it on), and it never replaces a rule the person set.
     pub fn agent_rule_edit(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         name: &str,
         proposed: Option<Enforce>,
     ) -> Result<RuleEdit, WorkspaceError> {
+        let store = place.store();
         let Some(proposed) = proposed else {
             return Ok(RuleEdit::Keep);
         };
@@ -249,12 +291,13 @@ impl Workspace {
     /// is answered with this).
     pub fn set_rule_status(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Option<Scope>,
         name: &str,
         status: RuleStatus,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
+        let store = place.store();
         let memory = store.get(scope, name)?;
         let Some(rule) = memory.lifecycle.enforce.clone() else {
             return Err(StoreError::InvalidField {
@@ -266,19 +309,26 @@ impl Workspace {
             .into());
         };
         let rule = Enforce { status, ..rule };
-        self.save_ruled(store, memory.scope, MemoryDraft::from(&memory), &RuleEdit::Set(rule), now)
+        self.save_ruled(
+            place,
+            memory.scope,
+            MemoryDraft::from(&memory),
+            &RuleEdit::Set(rule),
+            now,
+        )
     }
 
     /// Sets a memory's rule, on (the person's decision: the app's memory form, an "ignored"
     /// finding's offer); the rest of the memory as it is.
     pub fn set_rule(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Option<Scope>,
         name: &str,
         rule: Option<Enforce>,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
+        let store = place.store();
         let memory = store.get(scope, name)?;
         let edit = match rule {
             Some(rule) => RuleEdit::Set(Enforce {
@@ -287,11 +337,16 @@ impl Workspace {
             }),
             None => RuleEdit::Remove,
         };
-        self.save_ruled(store, memory.scope, MemoryDraft::from(&memory), &edit, now)
+        self.save_ruled(place, memory.scope, MemoryDraft::from(&memory), &edit, now)
     }
 
     /// Every rule of `filter`'s scopes (shadowed memories' too), and whether each compiles.
-    pub fn rules(&self, store: &Store, filter: ScopeFilter) -> Result<Vec<RuleRow>, WorkspaceError> {
+    pub fn rules(
+        &self,
+        place: &Place,
+        filter: ScopeFilter,
+    ) -> Result<Vec<RuleRow>, WorkspaceError> {
+        let store = place.store();
         let mut rows = Vec::new();
         for file in store.list(filter)? {
             let Ok(memory) = file.parsed else { continue };
@@ -311,11 +366,12 @@ impl Workspace {
     /// scope: a project memory's over that project's sessions, a user memory's over all.
     pub fn rule_backtest(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Option<Scope>,
         name: &str,
         rule: Option<&Enforce>,
     ) -> Result<Backtest, WorkspaceError> {
+        let store = place.store();
         // A memory being written (the form of a new one) is tested with its draft rule alone.
         let (scope, own) = match (store.get(scope, name), rule, scope) {
             (Ok(memory), _, _) => (memory.scope, memory.lifecycle.enforce),
@@ -370,7 +426,9 @@ impl Workspace {
                     out.caught
                         .extend(enforce::backtest(&compiled, &transcript, &mut out.calls));
                 }
-                Err(e) => out.notes.push(format!("session {} not read: {e}", meta.session_id)),
+                Err(e) => out
+                    .notes
+                    .push(format!("session {} not read: {e}", meta.session_id)),
             }
         }
         Ok(out)
@@ -378,9 +436,9 @@ impl Workspace {
 
     /// `doctor`'s lines on rules: per scope, the rules that are on (and what they catch), those
     /// waiting for the person, and any that do not compile (skipped at every call, named).
-    pub fn rule_checks(&self, store: &Store) -> Vec<ambry_store::doctor::Check> {
+    pub fn rule_checks(&self, place: &Place) -> Vec<ambry_store::doctor::Check> {
         use ambry_store::doctor::Check;
-        let rows = match self.rules(store, ScopeFilter::All) {
+        let rows = match self.rules(place, ScopeFilter::All) {
             Ok(rows) => rows,
             Err(e) => return vec![Check::warn("rules", format!("rules not read: {e}"))],
         };
@@ -402,7 +460,11 @@ impl Workspace {
             let mut detail = format!(
                 "{scope} scope: {} rule(s) on{}",
                 on.len(),
-                if on.is_empty() { String::new() } else { format!(": {}", on.join(", ")) }
+                if on.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", on.join(", "))
+                }
             );
             if proposed > 0 {
                 detail.push_str(&format!(
@@ -435,7 +497,10 @@ impl Workspace {
         let slug = store.project().map(|p| p.slug.as_str());
         // Per session, when each memory of this view entered its context first.
         let mut held: HashMap<String, HeldBySession> = HashMap::new();
-        for i in injections.iter().filter(|i| i.form == ambry_compose::ledger::Form::Body) {
+        for i in injections
+            .iter()
+            .filter(|i| i.form == ambry_compose::ledger::Form::Body)
+        {
             let in_view = match i.memory.scope {
                 Scope::User => true,
                 Scope::Team | Scope::Project => {
@@ -449,7 +514,10 @@ impl Workspace {
                 .entry(i.session_id.clone())
                 .or_insert_with(|| (i.agent.clone(), i.at, HashMap::new()));
             entry.1 = entry.1.max(i.at);
-            let first = entry.2.entry((i.memory.scope, i.memory.name.clone())).or_insert(i.at);
+            let first = entry
+                .2
+                .entry((i.memory.scope, i.memory.name.clone()))
+                .or_insert(i.at);
             *first = (*first).min(i.at);
         }
         let mut sessions: Vec<_> = held.into_iter().collect();
@@ -496,7 +564,8 @@ impl Workspace {
                 if memory.reviewed_as_is() || memory.is_retired(Some(now.date_naive())) {
                     continue;
                 }
-                let Some((mut calls, rule)) = enforce::ignored_calls(&memory, &transcript, since) else {
+                let Some((mut calls, rule)) = enforce::ignored_calls(&memory, &transcript, since)
+                else {
                     continue;
                 };
                 if let Some(Finding::Ignored { other_sessions, .. }) = found.iter_mut().find(|f| {
@@ -521,7 +590,10 @@ impl Workspace {
     }
 
     /// The calls rules caught: one session's, or all.
-    pub fn tool_checks(&self, session: Option<&str>) -> Result<Vec<ToolCheckRecord>, WorkspaceError> {
+    pub fn tool_checks(
+        &self,
+        session: Option<&str>,
+    ) -> Result<Vec<ToolCheckRecord>, WorkspaceError> {
         // Reading never creates the ledger: a home no hook ran in has none.
         if !ambry_compose::ledger::ledger_path(&self.home).exists() {
             return Ok(Vec::new());

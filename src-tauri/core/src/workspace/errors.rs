@@ -48,6 +48,9 @@ pub enum WorkspaceError {
     Sync(#[from] ambry_sync::sync::SyncError),
     #[error(transparent)]
     ConfigEdit(#[from] crate::config_edit::ConfigEditError),
+    /// A request no operation can carry out as asked (`usage`).
+    #[error(transparent)]
+    Invalid(#[from] ambry_store::error::InvalidRequest),
     #[error("cannot find your home directory, where the agents keep their files (set HOME)")]
     NoUserHome,
     #[error("Ambry does not know where {project} lives on disk; add it by picking its folder")]
@@ -80,6 +83,7 @@ impl ErrorCode for WorkspaceError {
             WorkspaceError::Watch(e) => e.code(),
             WorkspaceError::Sync(e) => e.code(),
             WorkspaceError::ConfigEdit(e) => e.code(),
+            WorkspaceError::Invalid(e) => e.code(),
             WorkspaceError::NoUserHome => ambry_store::error::Code::NoHome,
             WorkspaceError::NoProjectRoot { .. } => ambry_store::error::Code::NoProjectRoot,
             WorkspaceError::ModelCrashed => ambry_store::error::Code::ModelCrashed,
@@ -104,4 +108,3 @@ impl From<ambry_lifecycle::distill::AcceptError> for WorkspaceError {
         }
     }
 }
-

@@ -70,7 +70,8 @@ impl LaunchEnv {
                 .unwrap_or(DEFAULT_MODEL_IDLE),
             no_service: value("AMBRY_NO_SERVICE").is_some_and(|v| v.trim() != "0"),
             autostart_service: value("AMBRY_SERVICE_AUTOSTART").is_none_or(|v| v.trim() != "0"),
-            distill_child: value(ambry_lifecycle::distill::CHILD_MARKER).is_some_and(|v| v.trim() != "0"),
+            distill_child: value(ambry_lifecycle::distill::CHILD_MARKER)
+                .is_some_and(|v| v.trim() != "0"),
         }
     }
 

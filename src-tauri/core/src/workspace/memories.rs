@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::place::Place;
 use super::{Workspace, WorkspaceError};
 use ambry_rank::embed::{self, SavedWithVector, VectorStatus};
 use ambry_store::memory::{
@@ -43,8 +44,10 @@ pub struct MemoryRow {
     /// From this day on it is expired and no longer injected.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expires: Option<chrono::NaiveDate>,
-    /// Superseded, or expired as of the list's day: kept, but never injected.
-    pub retired: bool,
+    /// Why it is no longer injected, in words (`superseded by NAME`, `expired DATE`), when it is
+    /// superseded or expired as of the list's day: kept, but never injected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retired: Option<String>,
     /// The last time an agent or a person used it (filled by `list_with_usage`).
     pub last_used: Option<DateTime<Utc>>,
     /// Uses in the 30 days before the list was made (filled by `list_with_usage`).
@@ -71,7 +74,9 @@ impl MemoryRow {
             updated: memory.and_then(|m| m.updated),
             superseded_by: memory.and_then(|m| m.lifecycle.superseded_by.clone()),
             expires: memory.and_then(|m| m.lifecycle.expires),
-            retired: memory.is_some_and(|m| m.is_retired(today)),
+            retired: memory
+                .and_then(|m| m.retirement(today))
+                .map(|r| r.to_string()),
             last_used: None,
             uses_30d: 0,
             git: None,
@@ -109,7 +114,9 @@ impl Workspace {
     pub(super) fn write_memory(
         &self,
         store: &Store,
-        write: impl FnOnce(&ambry_rank::embed::ModelPaths) -> Result<SavedWithVector, ambry_store::memory::StoreError>,
+        write: impl FnOnce(
+            &ambry_rank::embed::ModelPaths,
+        ) -> Result<SavedWithVector, ambry_store::memory::StoreError>,
     ) -> Result<SavedWithVector, WorkspaceError> {
         let models = self.model_paths(&self.config_or_retrieval_defaults()?);
         let saved = write(&models)?;
@@ -122,9 +129,10 @@ impl Workspace {
     /// cannot say expired: `list_with_usage` can).
     pub fn list(
         &self,
-        store: &Store,
+        place: &Place,
         filter: ScopeFilter,
     ) -> Result<Vec<MemoryRow>, WorkspaceError> {
+        let store = place.store();
         self.list_on(store, filter, None)
     }
 
@@ -145,21 +153,23 @@ impl Workspace {
     /// One memory; without a scope the project's copy shadows the user's.
     pub fn get(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Option<Scope>,
         name: &str,
     ) -> Result<Memory, WorkspaceError> {
+        let store = place.store();
         Ok(store.get(scope, name)?)
     }
 
     /// A new memory (refused when the name is taken, decided under the scope lock), with its vector.
     pub fn create(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         draft: MemoryDraft,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
+        let store = place.store();
         self.write_memory(store, |models| {
             embed::create_with_vector(store, scope, draft, now, models)
         })
@@ -168,11 +178,12 @@ impl Workspace {
     /// Creates or overwrites (the prior version archived), with its vector.
     pub fn save(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         draft: MemoryDraft,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
+        let store = place.store();
         self.write_memory(store, |models| {
             embed::save_with_vector(store, scope, draft, now, models)
         })
@@ -183,7 +194,7 @@ impl Workspace {
     /// then saves the rest of the draft over it (the renamed version archived first).
     pub fn rename(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         old: &str,
         draft: MemoryDraft,
@@ -192,20 +203,21 @@ impl Workspace {
         // A draft the save would refuse (a secret, a bad field) refuses the rename too, so a
         // refused edit leaves the memory as it was.
         let draft = ambry_store::memory::validate::validate_draft(draft)?;
-        self.rename_memory(store, scope, old, &draft.name, now)?;
-        self.save(store, scope, draft, now)
+        self.rename_memory(place, scope, old, &draft.name, now)?;
+        self.save(place, scope, draft, now)
     }
 
     /// Renames a memory keeping its history, and updates the links and retrieval-test cases
     /// that name it (DESIGN §14); the vector is written under the new name.
     pub fn rename_memory(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         old: &str,
         new: &str,
         now: DateTime<Utc>,
     ) -> Result<RenamedWithVector, WorkspaceError> {
+        let store = place.store();
         let models = self.model_paths(&self.config_or_retrieval_defaults()?);
         let mut renamed = store.rename_keeping_history(scope, old, new, now)?;
         self.usage_renamed(store, scope, old, new);
@@ -221,11 +233,12 @@ impl Workspace {
     /// Archives and removes a memory.
     pub fn forget(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         name: &str,
         now: DateTime<Utc>,
     ) -> Result<ForgetOutcome, WorkspaceError> {
+        let store = place.store();
         let outcome = store.forget(scope, name, now)?;
         self.memories_written();
         Ok(outcome)
@@ -234,10 +247,11 @@ impl Workspace {
     /// Archived versions, newest first: every memory of the scope, or one.
     pub fn versions(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         name: Option<&str>,
     ) -> Result<Vec<VersionRow>, WorkspaceError> {
+        let store = place.store();
         let dir = store.dir(scope)?;
         Ok(store
             .versions(scope, name)?
@@ -257,23 +271,25 @@ impl Workspace {
     /// An archived version against the current file.
     pub fn version_diff(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         name: &str,
         version: &str,
     ) -> Result<VersionDiff, WorkspaceError> {
+        let store = place.store();
         Ok(version_against_current(store, scope, name, version)?)
     }
 
     /// Makes an archived version current again (the current file archived first), with its vector.
     pub fn restore(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         name: &str,
         version: &str,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
+        let store = place.store();
         let models = self.model_paths(&self.config_or_retrieval_defaults()?);
         let restored = embed::restore_with_vector(store, scope, name, version, now, &models)?;
         self.memories_written();
@@ -285,9 +301,10 @@ impl Workspace {
     /// show them and offer to purge the archived ones.
     pub fn leaked_secrets(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
     ) -> Result<Vec<LeakedSecret>, WorkspaceError> {
+        let store = place.store();
         Ok(leaked_secrets(store, scope)?)
     }
 
@@ -296,11 +313,12 @@ impl Workspace {
     /// front ends ask first and say exactly what goes.
     pub fn purge_version(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         name: &str,
         version: &str,
     ) -> Result<PathBuf, WorkspaceError> {
+        let store = place.store();
         Ok(store.purge_version(scope, name, version)?)
     }
 
@@ -330,12 +348,13 @@ impl Workspace {
     /// it confirms, so exactly the previewed versions go.
     pub fn prune(
         &self,
-        store: &Store,
+        place: &Place,
         filter: ScopeFilter,
         policy: &PrunePolicy,
         now: DateTime<Utc>,
         dry_run: bool,
     ) -> Result<PruneReport, WorkspaceError> {
+        let store = place.store();
         Ok(store.prune(filter, policy, now, dry_run)?)
     }
 }

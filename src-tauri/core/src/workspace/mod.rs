@@ -20,14 +20,15 @@ mod errors;
 mod instructions;
 mod launch;
 mod memories;
+mod place;
 mod recall_bound;
 mod retrieval;
 mod review;
 mod session_actions;
 mod sessions;
-mod team;
 mod sync;
 mod sync_auto;
+mod team;
 mod upkeep;
 mod usage;
 mod watch;
@@ -37,38 +38,33 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use ambry_store::config::{Config, ConfigError};
 use ambry_rank::embed::ModelPaths;
+use ambry_rank::rank::CorpusCache;
+use ambry_sessions::sessions::SourceRoots;
+use ambry_store::config::{Config, ConfigError};
+use ambry_store::home::AmbryHome;
 use ambry_store::memory::{MemoryChange, Store};
 use ambry_store::project::{self, KnownProject, Project};
 use ambry_store::project_lookup::ProjectLookup;
-use ambry_rank::rank::CorpusCache;
-use ambry_sessions::sessions::SourceRoots;
-use ambry_store::home::AmbryHome;
-
 
 pub use agents::AgentStatus;
+pub use ambry_compose::enforce::ToolCheck;
 pub use anchors::{AnchorOf, AnchorText};
 pub use bulk::ForgottenVersion;
 pub use distill::Selection;
-pub use ambry_compose::enforce::ToolCheck;
 pub use enforce::RuleRow;
 pub use errors::{ModelUnavailable, WorkspaceError};
 pub use instructions::InstructionView;
 pub use launch::{HomeError, LaunchEnv};
-#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
-pub use launch::{DEFAULT_MODEL_IDLE};
 pub use memories::{MemoryRow, RenamedWithVector, VersionRow};
-#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
-pub use recall_bound::{bounded_recall_text, MAX_QUERY_BYTES, MAX_QUERY_TERMS};
+pub use place::Place;
 pub use retrieval::{Coverage, JudgedHit, SearchHit, SearchOptions};
-#[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
-pub use retrieval::{SearchResults};
 pub use session_actions::ReaderRecall;
 pub use sessions::{IndexRequest, SessionFolder};
 pub use sync_auto::AutoSync;
 pub use team::TeamTrust;
 pub use upkeep::{ReindexPhase, ReindexSummary};
+pub use usage::Reader;
 
 /// Identity of the config file as last read: `None` when it does not exist.
 type ConfigStamp = Option<(u64, i64, i64, u64)>;
@@ -208,9 +204,14 @@ impl Workspace {
         )
     }
 
-    /// The store for the user scope and the project `cwd` belongs to (user scope only when
-    /// `cwd` resolves to no project).
-    pub fn store_at(&self, cwd: &Path) -> Store {
+    /// The user scope and the project `cwd` belongs to (user scope only when `cwd` resolves to
+    /// no project).
+    pub fn place_at(&self, cwd: &Path) -> Place {
+        Place::new(self.store_at(cwd))
+    }
+
+    /// The store of [`Workspace::place_at`], for the workspace's own operations.
+    pub(crate) fn store_at(&self, cwd: &Path) -> Store {
         Store::new(self.home.clone(), self.projects.project_at(cwd).ok())
     }
 
@@ -219,9 +220,14 @@ impl Workspace {
         Ok(self.projects.project_at(cwd)?)
     }
 
-    /// The store for the user scope plus, when named, one known project (refuses any slug that
-    /// is not a known project).
-    pub fn store_of(&self, slug: Option<&str>) -> Result<Store, WorkspaceError> {
+    /// The user scope plus, when named, one known project (refuses any slug that is not a
+    /// known project).
+    pub fn place_of(&self, slug: Option<&str>) -> Result<Place, WorkspaceError> {
+        Ok(Place::new(self.store_of(slug)?))
+    }
+
+    /// The store of [`Workspace::place_of`], for the workspace's own operations.
+    pub(crate) fn store_of(&self, slug: Option<&str>) -> Result<Store, WorkspaceError> {
         let project = match slug {
             Some(slug) => Some(self.project(slug)?.to_project()),
             None => None,

@@ -17,16 +17,17 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::place::Place;
 use super::{lock, ModelUnavailable, Workspace, WorkspaceError};
 use ambry_compose::compose::cases::{
     load_cases, run_cases, with_case_added, with_case_removed, with_case_replaced, CaseSpec,
     CasesReport, CASES_FILE,
 };
 use ambry_compose::compose::Budgets;
-use ambry_store::config::{Config, Strategy};
 use ambry_rank::embed::{EmbedError, ModelPaths, ModelScorer};
-use ambry_store::memory::{Retirement, Scope, ScopeFilter, Store};
 use ambry_rank::rank::{self, Evidence, Hit, SearchParams, Semantic, Shadowing, Synonyms};
+use ambry_store::config::{Config, Strategy};
+use ambry_store::memory::{Retirement, Scope, ScopeFilter, Store};
 
 /// How long a failed load of assets that are present is remembered before the next call tries
 /// again (such a load costs up to a second). Missing assets are looked for on every call (a
@@ -144,7 +145,7 @@ pub enum Coverage<'a> {
     Everything,
     /// What an agent working with this store sees (a project memory shadows the user's
     /// namesake), limited to the scopes `filter` names.
-    Agent(&'a Store, ScopeFilter),
+    Agent(&'a Place, ScopeFilter),
 }
 
 #[derive(Debug, Clone, Default)]
@@ -183,10 +184,7 @@ impl SearchHit {
             hit: &self.hit,
             relevance: self.evidence.relevance,
             gated: self.evidence.gated,
-            retired: self.retired.as_ref().map(|r| match r {
-                Retirement::Superseded { by } => format!("superseded by {by}"),
-                Retirement::Expired { on } => format!("expired {on}"),
-            }),
+            retired: self.retired.as_ref().map(ToString::to_string),
         }
     }
 }
@@ -357,7 +355,8 @@ impl Workspace {
                 }
                 Shadowing::None
             }
-            Coverage::Agent(store, filter) => {
+            Coverage::Agent(place, filter) => {
+                let store = place.store();
                 for scope in store.scopes(filter) {
                     let dir = store.dir(scope)?;
                     if let (true, Some(project)) = (scope.of_a_project(), store.project()) {
@@ -383,7 +382,8 @@ impl Workspace {
 
     /// The person's own retrieval cases (`memory/tests.toml` of each scope `store` covers), each
     /// composed as an agent turn; `None` when there are none.
-    pub fn memory_tests(&self, store: &Store) -> Result<Option<CasesReport>, WorkspaceError> {
+    pub fn memory_tests(&self, place: &Place) -> Result<Option<CasesReport>, WorkspaceError> {
+        let store = place.store();
         let cases = load_cases(store)?;
         if cases.is_empty() {
             return Ok(None);
@@ -409,7 +409,7 @@ impl Workspace {
         &self,
         slug: Option<&str>,
     ) -> Result<Option<CasesReport>, WorkspaceError> {
-        self.memory_tests(&self.store_of(slug)?)
+        self.memory_tests(&self.place_of(slug)?)
     }
 
     /// Keeps `spec` as one of the person's retrieval cases: in the project's `tests.toml` when
@@ -473,12 +473,7 @@ impl Workspace {
     ) -> Result<PathBuf, WorkspaceError> {
         self.store_of(slug)?
             .edit_side_file(scope, CASES_FILE, |text: Option<&str>, path: &Path| {
-                Ok::<_, WorkspaceError>(with_case_removed(
-                    text.unwrap_or(""),
-                    index,
-                    prompt,
-                    path,
-                )?)
+                Ok::<_, WorkspaceError>(with_case_removed(text.unwrap_or(""), index, prompt, path)?)
             })
     }
 

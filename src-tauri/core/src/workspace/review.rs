@@ -13,10 +13,13 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
+use super::place::Place;
 use super::{lock, Workspace, WorkspaceError};
-use ambry_rank::embed::{embedded_text, read_sidecar, sidecar_path, text_hash, TextEmbedder, TextHash};
 use ambry_lifecycle::lifecycle::{self, AgentUse, Finding};
-use ambry_store::memory::{Memory, Scope, Store};
+use ambry_rank::embed::{
+    embedded_text, read_sidecar, sidecar_path, text_hash, TextEmbedder, TextHash,
+};
+use ambry_store::memory::{Memory, Scope};
 
 /// Past this many kept vectors (texts changed many times over) the cache starts again.
 const MAX_KEPT_VECTORS: usize = 20_000;
@@ -36,9 +39,10 @@ impl Workspace {
     /// The review inbox of `store`'s view (the user scope and its project) as of `now`.
     pub fn review(
         &self,
-        store: &Store,
+        place: &Place,
         now: DateTime<Utc>,
     ) -> Result<Vec<Finding>, WorkspaceError> {
+        let store = place.store();
         let config = self.config()?;
         let paths = self.model_paths(&config);
         // A configured lexical strategy means no model: the review then judges on words too.
@@ -89,7 +93,7 @@ impl Workspace {
         let mut findings =
             lifecycle::review_with(store, now.date_naive(), &vector_of, Some(&agent_use))?;
         findings.extend(
-            self.proposals(store)?
+            self.proposals(place)?
                 .into_iter()
                 .map(|p| Finding::Proposal(Box::new(p))),
         );
@@ -106,11 +110,12 @@ impl Workspace {
     /// Keep a memory as it is: quiet in the inbox until its text changes.
     pub fn review_keep(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         name: &str,
         now: DateTime<Utc>,
     ) -> Result<Memory, WorkspaceError> {
+        let store = place.store();
         let kept = lifecycle::keep(store, scope, name, now)?;
         self.memories_written();
         Ok(kept)
@@ -119,12 +124,13 @@ impl Workspace {
     /// Mark `name` superseded by `by`: it is no longer injected.
     pub fn review_supersede(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         name: &str,
         by: &str,
         now: DateTime<Utc>,
     ) -> Result<Memory, WorkspaceError> {
+        let store = place.store();
         let retired = lifecycle::supersede(store, scope, name, by, now)?;
         self.memories_written();
         Ok(retired)
@@ -134,12 +140,13 @@ impl Workspace {
     /// archived and forgotten.
     pub fn review_merge(
         &self,
-        store: &Store,
+        place: &Place,
         into: (Scope, &str),
         from: (Scope, &str),
         body: Option<String>,
         now: DateTime<Utc>,
     ) -> Result<Memory, WorkspaceError> {
+        let store = place.store();
         let merged = lifecycle::merge(store, into, from, body, now)?;
         self.memories_written();
         Ok(merged)
@@ -164,13 +171,18 @@ mod tests {
 
     /// A fresh home with the real model (`AMBRY_TEST_MODELS`, as scripts/test.sh sets it): a
     /// missing model fails the test saying what to run.
-    fn with_the_model() -> (tempfile::TempDir, std::sync::Arc<Workspace>, Store, DateTime<Utc>) {
+    fn with_the_model() -> (
+        tempfile::TempDir,
+        std::sync::Arc<Workspace>,
+        Place,
+        DateTime<Utc>,
+    ) {
         let models = std::env::var_os("AMBRY_TEST_MODELS").unwrap_or_else(|| {
             panic!("AMBRY_TEST_MODELS is not set: run `scripts/fetch-models.sh DIR` and set AMBRY_TEST_MODELS=DIR")
         });
         let tmp = tempfile::tempdir().unwrap();
         let ws = Workspace::with_models(AmbryHome::new(tmp.path().join("home")), models);
-        let store = ws.store_of(None).unwrap();
+        let store = ws.place_of(None).unwrap();
         let now = DateTime::from_timestamp(1_780_000_000, 0).unwrap();
         (tmp, ws, store, now)
     }
@@ -179,17 +191,42 @@ mod tests {
     fn a_second_review_embeds_nothing_and_a_change_embeds_only_the_changed_memory() {
         let (_tmp, ws, store, now) = with_the_model();
         // Saved by the store alone: no sidecar, so the review has to embed them.
-        store.save(Scope::User, draft("deploy-steps", "Tag, build, roll out."), now).unwrap();
-        store.save(Scope::User, draft("code-style", "rustfmt, no trailing whitespace."), now).unwrap();
+        store
+            .store()
+            .save(
+                Scope::User,
+                draft("deploy-steps", "Tag, build, roll out."),
+                now,
+            )
+            .unwrap();
+        store
+            .store()
+            .save(
+                Scope::User,
+                draft("code-style", "rustfmt, no trailing whitespace."),
+                now,
+            )
+            .unwrap();
         let embedded = || lock(&ws.review_vectors).embedded;
 
         let first = ws.review(&store, now).unwrap();
         assert_eq!(embedded(), 2, "the first review embeds both");
         let second = ws.review(&store, now).unwrap();
         assert_eq!(embedded(), 2, "a second review embedded again");
-        assert_eq!(format!("{first:?}"), format!("{second:?}"), "the kept vectors judged otherwise");
+        assert_eq!(
+            format!("{first:?}"),
+            format!("{second:?}"),
+            "the kept vectors judged otherwise"
+        );
 
-        store.save(Scope::User, draft("code-style", "cargo fmt; clippy clean."), now).unwrap();
+        store
+            .store()
+            .save(
+                Scope::User,
+                draft("code-style", "cargo fmt; clippy clean."),
+                now,
+            )
+            .unwrap();
         ws.review(&store, now).unwrap();
         assert_eq!(embedded(), 3, "only the changed memory is embedded again");
     }
@@ -201,30 +238,65 @@ mod tests {
     fn a_review_over_memories_with_current_sidecars_embeds_nothing() {
         let (_tmp, ws, store, now) = with_the_model();
         let model_id = ws.model_paths(&ws.config().unwrap()).model_id().to_string();
-        for (name, body) in [("deploy-steps", "Tag, build, roll out."), ("code-style", "rustfmt.")] {
-            let saved = store.save(Scope::User, draft(name, body), now).unwrap().memory;
+        for (name, body) in [
+            ("deploy-steps", "Tag, build, roll out."),
+            ("code-style", "rustfmt."),
+        ] {
+            let saved = store
+                .store()
+                .save(Scope::User, draft(name, body), now)
+                .unwrap()
+                .memory;
             let text = embedded_text(&saved.name, &saved.description, &saved.body);
-            let vector = if name == "deploy-steps" { [1.0, 0.0] } else { [0.0, 1.0] };
+            let vector = if name == "deploy-steps" {
+                [1.0, 0.0]
+            } else {
+                [0.0, 1.0]
+            };
             let vector: Vec<f32> = vector.iter().copied().cycle().take(384).collect();
-            ambry_rank::embed::write_sidecar(&sidecar_path(&saved.path), &model_id, text_hash(&text), &vector)
-                .unwrap();
+            ambry_rank::embed::write_sidecar(
+                &sidecar_path(&saved.path),
+                &model_id,
+                text_hash(&text),
+                &vector,
+            )
+            .unwrap();
         }
         let first = ws.review(&store, now).unwrap();
-        assert_eq!(lock(&ws.review_vectors).embedded, 0, "a current sidecar was embedded again");
+        assert_eq!(
+            lock(&ws.review_vectors).embedded,
+            0,
+            "a current sidecar was embedded again"
+        );
 
         // Counted again (the sidebar asks after every change): the vectors read are kept, so no
         // sidecar is read again — gone from disk, they judge the same and nothing is embedded.
         for name in ["deploy-steps", "code-style"] {
-            let path = store.get(None, name).unwrap().path;
+            let path = store.store().get(None, name).unwrap().path;
             std::fs::remove_file(sidecar_path(&path)).unwrap();
         }
         let second = ws.review(&store, now).unwrap();
-        assert_eq!(lock(&ws.review_vectors).embedded, 0, "a sidecar read before was embedded");
+        assert_eq!(
+            lock(&ws.review_vectors).embedded,
+            0,
+            "a sidecar read before was embedded"
+        );
         assert_eq!(format!("{first:?}"), format!("{second:?}"));
 
         // The same sidecar judged stale once its memory's text changes: that one is embedded.
-        store.save(Scope::User, draft("code-style", "cargo fmt; clippy clean."), now).unwrap();
+        store
+            .store()
+            .save(
+                Scope::User,
+                draft("code-style", "cargo fmt; clippy clean."),
+                now,
+            )
+            .unwrap();
         ws.review(&store, now).unwrap();
-        assert_eq!(lock(&ws.review_vectors).embedded, 1, "only the changed memory is embedded");
+        assert_eq!(
+            lock(&ws.review_vectors).embedded,
+            1,
+            "only the changed memory is embedded"
+        );
     }
 }

@@ -10,11 +10,12 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::place::Place;
 use super::{Workspace, WorkspaceError};
-use ambry_rank::embed::{self, SavedWithVector};
 use ambry_compose::ledger::Injection;
-use ambry_store::memory::{MemoryDraft, Scope, Store, StoreError};
+use ambry_rank::embed::{self, SavedWithVector};
 use ambry_sessions::sessions::{group_recall_runs, RecallGroup, RecallQuery, VaultedFile};
+use ambry_store::memory::{MemoryDraft, Scope, StoreError};
 
 /// What `recall_for_reader` found.
 #[derive(Debug, Clone, Serialize)]
@@ -66,12 +67,13 @@ impl Workspace {
     /// back to where it was said.
     pub fn save_passage(
         &self,
-        store: &Store,
+        place: &Place,
         scope: Scope,
         draft: MemoryDraft,
         session_id: &str,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
+        let store = place.store();
         let meta = self.sessions_index_meta(session_id)?.ok_or_else(|| {
             ambry_sessions::sessions::SessionError::NotFound {
                 id: session_id.to_string(),
@@ -101,9 +103,9 @@ impl Workspace {
     ) -> Result<Option<ambry_sessions::sessions::SessionMeta>, WorkspaceError> {
         match self.transcript(session_id) {
             Ok(t) => Ok(Some(t.meta)),
-            Err(WorkspaceError::Sessions(ambry_sessions::sessions::SessionError::NotFound { .. })) => {
-                Ok(None)
-            }
+            Err(WorkspaceError::Sessions(ambry_sessions::sessions::SessionError::NotFound {
+                ..
+            })) => Ok(None),
             Err(e) => Err(e),
         }
     }
@@ -124,8 +126,8 @@ impl Workspace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ambry_store::home::AmbryHome;
     use crate::workspace::{IndexRequest, LaunchEnv};
+    use ambry_store::home::AmbryHome;
 
     fn line(role: &str, text: &str) -> String {
         format!(
@@ -154,7 +156,7 @@ mod tests {
             .unwrap();
         let id = ws.sessions(None, 10).unwrap()[0].session_id.clone();
 
-        let store = ws.store_of(None).unwrap();
+        let store = ws.place_of(None).unwrap();
         let draft = MemoryDraft {
             name: "blue-pool".into(),
             kind: "project".into(),
@@ -164,7 +166,7 @@ mod tests {
         };
         ws.save_passage(&store, Scope::User, draft.clone(), &id, now)
             .unwrap();
-        let saved = store.get(Some(Scope::User), "blue-pool").unwrap();
+        let saved = store.store().get(Some(Scope::User), "blue-pool").unwrap();
         assert_eq!(
             saved.lifecycle.source.as_deref(),
             Some(format!("session ambry {id}").as_str())
@@ -179,7 +181,10 @@ mod tests {
         );
 
         let refused = ws.prune_vaulted_session(&id).unwrap_err();
-        assert_eq!(ambry_store::error::ErrorCode::code(&refused), "session_not_vaulted");
+        assert_eq!(
+            ambry_store::error::ErrorCode::code(&refused),
+            "session_not_vaulted"
+        );
         std::fs::remove_file(&transcript).unwrap();
         ws.index_sessions(&IndexRequest::default(), now, &mut |_| {})
             .unwrap();

@@ -272,8 +272,8 @@ impl Workspace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ambry_store::home::AmbryHome;
     use crate::workspace::LaunchEnv;
+    use ambry_store::home::AmbryHome;
     use std::sync::mpsc::channel;
 
     fn say(text: &str) -> String {

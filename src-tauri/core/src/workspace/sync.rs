@@ -38,7 +38,11 @@ impl Workspace {
     }
 
     /// Syncs with the configured remote now; with `dry_run`, only says what it would do.
-    pub fn sync_now(&self, now: DateTime<Utc>, dry_run: bool) -> Result<SyncReport, WorkspaceError> {
+    pub fn sync_now(
+        &self,
+        now: DateTime<Utc>,
+        dry_run: bool,
+    ) -> Result<SyncReport, WorkspaceError> {
         let config = self.config()?;
         let remote = config.sync.remote().ok_or(SyncError::NotInitialized)?;
         self.sync_with(remote, now, dry_run)

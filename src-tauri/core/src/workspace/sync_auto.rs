@@ -61,11 +61,15 @@ impl Workspace {
                     let minutes = ws.config().map(|c| c.sync.interval_minutes).unwrap_or(10);
                     Duration::from_secs(minutes.saturating_mul(60))
                 };
-                let Some(ws) = workspace.upgrade() else { return };
+                let Some(ws) = workspace.upgrade() else {
+                    return;
+                };
                 let mut schedule = Schedule::new(interval(&ws), settle, Instant::now());
                 drop(ws);
                 loop {
-                    let wait = schedule.next_due().saturating_duration_since(Instant::now());
+                    let wait = schedule
+                        .next_due()
+                        .saturating_duration_since(Instant::now());
                     match wakes.recv_timeout(wait) {
                         Ok(Wake::Stop) | Err(RecvTimeoutError::Disconnected) => return,
                         Ok(Wake::Changed) => {
@@ -74,7 +78,9 @@ impl Workspace {
                         }
                         Err(RecvTimeoutError::Timeout) => {}
                     }
-                    let Some(ws) = workspace.upgrade() else { return };
+                    let Some(ws) = workspace.upgrade() else {
+                        return;
+                    };
                     schedule.set_interval(interval(&ws));
                     let started = Instant::now();
                     let on = ws

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::place::Place;
 use super::{Workspace, WorkspaceError};
 use ambry_rank::embed::{self, SavedWithVector};
 use ambry_store::memory::{team, Scope, ScopeFilter, Store, StoreError};
@@ -65,11 +66,11 @@ impl Workspace {
         trusted: bool,
         now: DateTime<Utc>,
     ) -> Result<TeamTrust, WorkspaceError> {
-        let store = self.store_at(cwd);
-        let project = store.project().cloned().ok_or(StoreError::NoProject)?;
+        let place = self.place_at(cwd);
+        let project = place.project().cloned().ok_or(StoreError::NoProject)?;
         team::set_trusted(&self.home, &project.slug, &project.root, trusted, now)?;
         if trusted {
-            self.all_team_seen(&store)?;
+            self.all_team_seen(&place)?;
         }
         self.memories_written();
         self.team_trust(cwd)
@@ -79,11 +80,12 @@ impl Workspace {
     /// for them to commit), with its history; `demote` the other way.
     pub fn move_to_scope(
         &self,
-        store: &Store,
+        place: &Place,
         name: &str,
         to: Scope,
         now: DateTime<Utc>,
     ) -> Result<SavedWithVector, WorkspaceError> {
+        let store = place.store();
         let from = match to {
             Scope::Team => Scope::Project,
             Scope::Project => Scope::Team,
@@ -127,7 +129,8 @@ impl Workspace {
     }
 
     /// This person has looked at team memory `name` as it reads now (the inbox's "seen").
-    pub fn team_seen(&self, store: &Store, name: &str) -> Result<(), WorkspaceError> {
+    pub fn team_seen(&self, place: &Place, name: &str) -> Result<(), WorkspaceError> {
+        let store = place.store();
         let project = store.project().ok_or(StoreError::NoProject)?;
         let memory = store.get(Some(Scope::Team), name)?;
         team::mark_seen(&self.home, &project.slug, name, &memory.body)?;
@@ -146,17 +149,18 @@ impl Workspace {
     }
 
     /// Marks every team memory of the repository as seen (trusting it is looking at it).
-    fn all_team_seen(&self, store: &Store) -> Result<(), WorkspaceError> {
-        for file in store.list(ScopeFilter::Team)? {
+    fn all_team_seen(&self, place: &Place) -> Result<(), WorkspaceError> {
+        for file in place.store().list(ScopeFilter::Team)? {
             if let Ok(m) = file.parsed {
-                self.team_seen(store, &m.name)?;
+                self.team_seen(place, &m.name)?;
             }
         }
         Ok(())
     }
 
     /// An agent (MCP) may write team memory only in a repository the person trusts.
-    pub fn agent_may_write(&self, store: &Store, scope: Scope) -> Result<(), WorkspaceError> {
+    pub fn agent_may_write(&self, place: &Place, scope: Scope) -> Result<(), WorkspaceError> {
+        let store = place.store();
         if scope == Scope::Team && !store.team_trusted() {
             return Err(StoreError::InvalidField {
                 field: "scope",

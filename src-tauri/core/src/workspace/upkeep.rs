@@ -12,15 +12,18 @@ use std::sync::atomic::Ordering;
 
 use serde::Serialize;
 
+use super::place::Place;
 use super::{Workspace, WorkspaceError};
+use crate::editor::{resolve_editor, EditorLaunch};
+use ambry_rank::embed::{
+    reindex_files, shared_embedder, ModelPerBatch, ReindexProgress, ReindexReport,
+};
+use ambry_sessions::sessions::{IndexProgress, IndexSummary, VectorFill};
 use ambry_store::anchors::{self, AnchorKind};
 use ambry_store::doctor::{self, Check};
-use crate::editor::{resolve_editor, EditorLaunch};
-use ambry_rank::embed::{reindex_files, shared_embedder, ModelPerBatch, ReindexProgress, ReindexReport};
 use ambry_store::error::ErrorReport;
 use ambry_store::memory::{ScopeFilter, Store};
 use ambry_store::project::Project;
-use ambry_sessions::sessions::{IndexProgress, IndexSummary, VectorFill};
 
 /// Which part of a reindex a progress report is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -153,19 +156,27 @@ impl Workspace {
             ))),
         }
         checks.extend(doctor::project_checks(&self.home));
-        let rule_store = match cwd {
-            Some(cwd) => self.store_at(cwd),
-            None => Store::new(self.home.clone(), None),
+        let rule_place = match cwd {
+            Some(cwd) => self.place_at(cwd),
+            None => Place::new(Store::new(self.home.clone(), None)),
         };
-        checks.extend(self.rule_checks(&rule_store));
+        checks.extend(self.rule_checks(&rule_place));
         if let Ok(config) = &config {
             checks.extend(
-                ambry_rank::embed::embed_checks(&self.model_paths(config), config.retrieval.strategy)
-                    .to_checks(),
+                ambry_rank::embed::embed_checks(
+                    &self.model_paths(config),
+                    config.retrieval.strategy,
+                )
+                .to_checks(),
             );
-            checks.push(ambry_sync::sync::doctor_check(&self.home, config.sync.remote()));
+            checks.push(ambry_sync::sync::doctor_check(
+                &self.home,
+                config.sync.remote(),
+            ));
         }
-        checks.extend(ambry_sessions::sessions::session_checks(&self.home.index_db()));
+        checks.extend(ambry_sessions::sessions::session_checks(
+            &self.home.index_db(),
+        ));
         checks.extend(ambry_compose::ledger::ledger_checks(&self.home));
         if let Ok(env) = self.agent_env() {
             checks.extend(ambry_compose::agents::agent_checks(&env));

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Workspace, WorkspaceError};
-use ambry_store::memory::{MemoryChange, MemoryWatcher, StoreError};
 use ambry_sessions::sessions::{SessionChange, SessionWatcher};
+use ambry_store::memory::{MemoryChange, MemoryWatcher, StoreError};
 
 impl Workspace {
     /// Watches every memory directory of the home (created if missing). Each change is applied

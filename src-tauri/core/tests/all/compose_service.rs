@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use ambry_compose::compose::hook::ContextRequest;
 use ambry_compose::compose::{compose, Budgets, ComposeInput, Composition};
-use ambry_core::compose_service::{
+use ambry_core::{
     call, spawn_compose_service, Call, ComposeCall, ComposeService, RecallCall, Reply, Request,
     ServiceError,
 };
@@ -93,7 +93,7 @@ impl Fixture {
         .unwrap()
     }
 
-    fn status(&self) -> ambry_core::compose_service::ServiceStatus {
+    fn status(&self) -> ambry_core::ServiceStatus {
         match call(&self.home, &Request::new(Call::Status), TIMEOUT).unwrap() {
             Reply::Status(s) => s,
             other => panic!("expected a status, got {other:?}"),

@@ -9,6 +9,7 @@
 //! Deliberately does not: build or score the sessions (`support::context_sim` does) or judge
 //! single-query ranking quality (`eval_heldout` does).
 
+use ambry_core::Place;
 use std::sync::Arc;
 
 use ambry_core::Workspace;
@@ -46,7 +47,12 @@ impl context_sim::Composer for Hooks<'_> {
         self.clock += 1;
         let now = chrono::DateTime::from_timestamp(1_780_000_000 + self.clock, 0).unwrap();
         self.workspace
-            .compose_context(&self.set.stores[project], &request, self.gate, now)
+            .compose_context(
+                &Place::from(&self.set.stores[project]),
+                &request,
+                self.gate,
+                now,
+            )
             .unwrap()
             .text
     }
@@ -223,7 +229,7 @@ fn context_curve() {
 #[ignore]
 fn dump_dev_rankings() {
     use ambry_compose::compose::hook::{ContextEvent, ContextRequest};
-    use ambry_core::workspace::{Coverage, SearchOptions};
+    use ambry_core::{Coverage, SearchOptions};
     use ambry_store::memory::ScopeFilter;
     use std::io::Write;
     let out = std::env::var("CURVE_DUMP").expect("CURVE_DUMP=path");
@@ -236,7 +242,7 @@ fn dump_dev_rankings() {
         let start = bench
             .workspace
             .compose_context(
-                store,
+                &Place::from(store),
                 &ContextRequest {
                     event: ContextEvent::SessionStart,
                     prompt: String::new(),
@@ -260,7 +266,7 @@ fn dump_dev_rankings() {
                 .workspace
                 .search(
                     &q.q,
-                    Coverage::Agent(store, ScopeFilter::All),
+                    Coverage::Agent(&Place::from(store), ScopeFilter::All),
                     &SearchOptions {
                         limit: Some(40),
                         strategy: None,

@@ -2,12 +2,13 @@
 //! is sent from where it grew (earlier turns are not paid for twice), a malformed answer keeps
 //! nothing, and an accepted proposal is an ordinary archived save with its `source`.
 
+use ambry_core::Place;
 use std::cell::RefCell;
 use std::fs;
 use std::path::Path;
 
-use ambry_core::workspace::{IndexRequest, Selection};
 use ambry_core::{AmbryHome, LaunchEnv, Workspace};
+use ambry_core::{IndexRequest, Selection};
 use ambry_lifecycle::distill::{AgentCall, AgentRunner, DistillError, Edits};
 use ambry_sessions::sessions::SourceKind;
 use ambry_store::config::DistillAgent;
@@ -95,7 +96,7 @@ fn a_grown_session_is_sent_from_where_it_grew_and_an_unchanged_one_not_at_all() 
     let now = Utc::now();
     let first = ws
         .distill_with(
-            &store,
+            &Place::from(&store),
             &selection(),
             Some(DistillAgent::Claude),
             false,
@@ -107,7 +108,7 @@ fn a_grown_session_is_sent_from_where_it_grew_and_an_unchanged_one_not_at_all() 
 
     let again = ws
         .distill_with(
-            &store,
+            &Place::from(&store),
             &selection(),
             Some(DistillAgent::Claude),
             false,
@@ -128,7 +129,7 @@ fn a_grown_session_is_sent_from_where_it_grew_and_an_unchanged_one_not_at_all() 
     index(&ws);
     let grown = ws
         .distill_with(
-            &store,
+            &Place::from(&store),
             &selection(),
             Some(DistillAgent::Claude),
             false,
@@ -157,12 +158,26 @@ fn a_malformed_answer_keeps_nothing_and_the_session_is_tried_again() {
     index(&ws);
     let bad = Scripted::new(&["{\"proposals\": [{\"name\": 1}]}".to_string()]);
     let err = ws
-        .distill_with(&store, &selection(), None, false, Utc::now(), &bad)
+        .distill_with(
+            &Place::from(&store),
+            &selection(),
+            None,
+            false,
+            Utc::now(),
+            &bad,
+        )
         .unwrap_err();
     assert_eq!(ambry_core::report(&err).code, "malformed_answer");
-    assert!(ws.proposals(&store).unwrap().is_empty());
+    assert!(ws.proposals(&Place::from(&store)).unwrap().is_empty());
     let plan = ws
-        .distill_with(&store, &selection(), None, true, Utc::now(), &bad)
+        .distill_with(
+            &Place::from(&store),
+            &selection(),
+            None,
+            true,
+            Utc::now(),
+            &bad,
+        )
         .unwrap();
     assert_eq!(plan.calls.len(), 1, "not marked distilled");
 }
@@ -180,7 +195,7 @@ fn accepting_saves_with_source_and_keeps_the_prior_version_of_an_update() {
     index(&ws);
     let now = Utc::now();
     ws.save(
-        &store,
+        &Place::from(&store),
         Scope::User,
         ambry_store::memory::MemoryDraft {
             name: "package-manager".into(),
@@ -198,11 +213,18 @@ fn accepting_saves_with_source_and_keeps_the_prior_version_of_an_update() {
     .to_string();
     let runner = Scripted::new(&[update]);
     let report = ws
-        .distill_with(&store, &selection(), None, false, now, &runner)
+        .distill_with(
+            &Place::from(&store),
+            &selection(),
+            None,
+            false,
+            now,
+            &runner,
+        )
         .unwrap();
     let id = report.proposals[0].id.clone();
     let saved = ws
-        .accept_proposal(&store, &id, &Edits::default(), now)
+        .accept_proposal(&Place::from(&store), &id, &Edits::default(), now)
         .unwrap();
     assert!(
         saved.outcome.archived.is_some(),
@@ -215,7 +237,7 @@ fn accepting_saves_with_source_and_keeps_the_prior_version_of_an_update() {
         "{text}"
     );
     assert!(text.contains("pnpm"));
-    assert!(ws.proposals(&store).unwrap().is_empty());
+    assert!(ws.proposals(&Place::from(&store)).unwrap().is_empty());
 }
 
 /// A rule distilled from a session is saved with its memory, off (`proposed`), and waits in the
@@ -242,15 +264,22 @@ fn an_accepted_proposal_carries_its_rule_off_until_the_person_turns_it_on() {
     .to_string();
     let runner = Scripted::new(&[answer]);
     let report = ws
-        .distill_with(&store, &selection(), None, false, now, &runner)
+        .distill_with(
+            &Place::from(&store),
+            &selection(),
+            None,
+            false,
+            now,
+            &runner,
+        )
         .unwrap();
     let id = report.proposals[0].id.clone();
     let saved = ws
-        .accept_proposal(&store, &id, &Edits::default(), now)
+        .accept_proposal(&Place::from(&store), &id, &Edits::default(), now)
         .unwrap();
     let rule = saved.outcome.memory.lifecycle.enforce.clone().unwrap();
     assert_eq!(rule.status, ambry_store::memory::RuleStatus::Proposed);
-    let findings = ws.review(&store, now).unwrap();
+    let findings = ws.review(&Place::from(&store), now).unwrap();
     assert!(findings
         .iter()
         .any(|f| matches!(f, ambry_core::Finding::RuleProposed { memory, .. } if memory.name == "use-pnpm")));

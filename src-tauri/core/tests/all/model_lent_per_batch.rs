@@ -6,8 +6,8 @@ use crate::support;
 use std::sync::mpsc::channel;
 use std::time::Duration;
 
-use ambry_core::workspace::{Coverage, SearchOptions};
 use ambry_core::{AmbryHome, Workspace};
+use ambry_core::{Coverage, SearchOptions};
 use ambry_rank::embed::BATCH_SIZE;
 use ambry_store::config::Strategy;
 use ambry_store::memory::{MemoryDraft, Scope};
@@ -21,7 +21,7 @@ fn a_search_during_a_reindex_is_answered_between_its_batches() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     let ws = Workspace::with_models(AmbryHome::new(&home), models.models_dir());
-    let store = ws.store_of(None).unwrap();
+    let store = ws.place_of(None).unwrap();
     let now = Utc.with_ymd_and_hms(2026, 11, 1, 9, 0, 0).unwrap();
     for i in 0..4 * BATCH_SIZE {
         let draft = MemoryDraft {

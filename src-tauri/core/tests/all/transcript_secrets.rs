@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use ambry_core::workspace::IndexRequest;
+use ambry_core::IndexRequest;
 use ambry_core::{AmbryHome, LaunchEnv, Workspace};
 use ambry_sessions::sessions::RecallQuery;
 use ambry_store::doctor::Status;

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use ambry_compose::compose::hook::{ContextEvent, ContextRequest};
 use ambry_compose::ledger::{Form, Ledger};
 use ambry_compose::usage::UseKind;
-use ambry_core::{AmbryHome, Workspace};
+use ambry_core::{AmbryHome, Reader, Workspace};
 use ambry_lifecycle::lifecycle::Finding;
 use ambry_rank::rank::Gate;
 use ambry_store::memory::{MemoryDraft, Scope, ScopeFilter};
@@ -33,7 +33,7 @@ fn usage_counts_match_the_ledger_after_a_replayed_session_and_survive_an_index_r
     let tmp = tempfile::tempdir().unwrap();
     let home = AmbryHome::new(tmp.path().join("home"));
     let ws = Workspace::with_models(home.clone(), tmp.path().join("no-models"));
-    let store = ws.store_of(None).unwrap();
+    let store = ws.place_of(None).unwrap();
     for (name, description, body) in [
         (
             "staging-deploy",
@@ -95,15 +95,11 @@ fn usage_counts_match_the_ledger_after_a_replayed_session_and_survive_an_index_r
         ws.compose_context(&store, &request, Gate::CALIBRATED, tick())
             .unwrap();
     }
-    // An agent fetched one memory; a person edited another.
-    ws.record_use(
-        &store,
-        Scope::User,
-        "fish-shell",
-        UseKind::Fetched,
-        None,
-        tick(),
-    );
+    // An agent fetched one memory (a read that counts as a use); a person edited another.
+    let fetched = ws
+        .read_memory(&store, None, "fish-shell", Reader::Agent, tick())
+        .unwrap();
+    assert_eq!(fetched.name, "fish-shell");
     ws.record_use(
         &store,
         Scope::User,

@@ -8,9 +8,10 @@ pub mod paraphrase_set;
 
 use std::path::{Path, PathBuf};
 
-use ambry_core::AmbryHome;
+use ambry_core::{AmbryHome, Workspace, WorkspaceError};
 use ambry_rank::embed::ModelPaths;
 use ambry_sessions::sessions::SourceRoots;
+use ambry_store::memory::Store;
 use ambry_store::memory::{Memory, Scope};
 
 /// A home and the user, Claude Code and Codex transcript folders, all inside `dir`: never the
@@ -60,4 +61,21 @@ pub fn memories(dir: &Path, items: &[(&str, &str, &str)]) -> Vec<Memory> {
             lifecycle: Default::default(),
         })
         .collect()
+}
+
+/// The store under a workspace's places, for the tests that look below the façade (a front end
+/// never has one: it gets a `Place`).
+pub trait StoreBelow {
+    /// The store of [`Workspace::place_of`].
+    fn store_for(&self, slug: Option<&str>) -> Result<Store, WorkspaceError>;
+}
+
+impl StoreBelow for Workspace {
+    fn store_for(&self, slug: Option<&str>) -> Result<Store, WorkspaceError> {
+        let project = match slug {
+            Some(slug) => Some(self.project(slug)?.to_project()),
+            None => None,
+        };
+        Ok(Store::new(self.home().clone(), project))
+    }
 }

@@ -2,6 +2,8 @@
 //! the remote, and two homes are two machines. Time is passed in (no sleeping): each
 //! machine's saves carry the `updated` the test gives them.
 
+use crate::support::StoreBelow;
+use ambry_core::Place;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -76,24 +78,29 @@ impl Machine {
     }
 
     pub fn store(&self) -> Store {
-        self.ws.store_of(None).unwrap()
+        self.ws.store_for(None).unwrap()
     }
 
     pub fn save(&self, name: &str, body: &str, t: i64) {
         self.ws
-            .save(&self.store(), Scope::User, draft(name, body), at(t))
+            .save(
+                &Place::from(&self.store()),
+                Scope::User,
+                draft(name, body),
+                at(t),
+            )
             .unwrap();
     }
 
     pub fn forget(&self, name: &str, t: i64) {
         self.ws
-            .forget(&self.store(), Scope::User, name, at(t))
+            .forget(&Place::from(&self.store()), Scope::User, name, at(t))
             .unwrap();
     }
 
     pub fn rename(&self, old: &str, new: &str, t: i64) {
         self.ws
-            .rename_memory(&self.store(), Scope::User, old, new, at(t))
+            .rename_memory(&Place::from(&self.store()), Scope::User, old, new, at(t))
             .unwrap();
     }
 
@@ -140,7 +147,7 @@ impl Machine {
     /// The "changed on two machines" findings of the review inbox.
     pub fn two_machine_findings(&self) -> Vec<ambry_core::SyncConflict> {
         self.ws
-            .review(&self.store(), at(1_000_000))
+            .review(&Place::from(&self.store()), at(1_000_000))
             .unwrap()
             .into_iter()
             .filter_map(|f| match f {

@@ -4,6 +4,8 @@
 //! (a file, the archive, or a finding), MEMORY.md always matches, no conflict marker is ever
 //! written, and the remote holds only what travels.
 
+use crate::support::StoreBelow;
+use ambry_core::Place;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -12,7 +14,7 @@ use super::*;
 /// The store and scope of one side of a machine: the user scope, or the project's once the
 /// machine knows it.
 fn target(m: &Machine, project: Option<&str>) -> (Store, Scope) {
-    match project.and_then(|slug| m.ws.store_of(Some(slug)).ok()) {
+    match project.and_then(|slug| m.ws.store_for(Some(slug)).ok()) {
         Some(store) => (store, Scope::Project),
         None => (m.store(), Scope::User),
     }
@@ -25,7 +27,7 @@ fn all_files(m: &Machine, slug: &str) -> BTreeMap<String, String> {
         .into_iter()
         .map(|(n, t)| (format!("user/{n}"), t))
         .collect();
-    if let Ok(store) = m.ws.store_of(Some(slug)) {
+    if let Ok(store) = m.ws.store_for(Some(slug)) {
         for f in store.list(ScopeFilter::Project).unwrap() {
             files.insert(
                 format!("project/{}", f.name),
@@ -81,7 +83,7 @@ fn two_machines_converge_and_lose_nothing_over_thirty_random_rounds() {
             "https://github.com/acme/ledger.git",
         ],
     );
-    let project_store = machines[0].ws.store_at(&checkout);
+    let project_store = machines[0].ws.place_at(&checkout);
     let slug = project_store.project().unwrap().slug.clone();
     machines[0]
         .ws
@@ -112,23 +114,39 @@ fn two_machines_converge_and_lose_nothing_over_thirty_random_rounds() {
                 let body = format!("body-{round}-{m}-{op}");
                 match rng.random_range(0..10) {
                     0..=2 => {
-                        ws.save(&store, scope, draft(&fresh_name(), &body), at(tick()))
-                            .unwrap();
+                        ws.save(
+                            &Place::from(&store),
+                            scope,
+                            draft(&fresh_name(), &body),
+                            at(tick()),
+                        )
+                        .unwrap();
                         written.push(body);
                     }
                     3..=5 if !names.is_empty() => {
-                        ws.save(&store, scope, draft(&pick(&mut rng), &body), at(tick()))
-                            .unwrap();
+                        ws.save(
+                            &Place::from(&store),
+                            scope,
+                            draft(&pick(&mut rng), &body),
+                            at(tick()),
+                        )
+                        .unwrap();
                         written.push(body);
                     }
                     6..=7 if !names.is_empty() => {
-                        ws.forget(&store, scope, &pick(&mut rng), at(tick()))
+                        ws.forget(&Place::from(&store), scope, &pick(&mut rng), at(tick()))
                             .unwrap();
                         deletes += 1;
                     }
                     8..=9 if !names.is_empty() => {
-                        ws.rename_memory(&store, scope, &pick(&mut rng), &fresh_name(), at(tick()))
-                            .unwrap();
+                        ws.rename_memory(
+                            &Place::from(&store),
+                            scope,
+                            &pick(&mut rng),
+                            &fresh_name(),
+                            at(tick()),
+                        )
+                        .unwrap();
                         renames += 1;
                     }
                     _ => {}

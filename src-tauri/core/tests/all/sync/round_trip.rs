@@ -2,6 +2,7 @@
 //! travels stays home.
 
 use super::*;
+use crate::support::StoreBelow;
 
 /// A git repository with an `origin`, as a person's project checkout.
 fn checkout(dir: &Path, origin: &str) -> PathBuf {
@@ -29,7 +30,7 @@ fn memories_the_anchor_tests_and_remote_projects_arrive_on_the_other_machine() {
         &tmp.path().join("src/ledger"),
         "git@github.com:acme/ledger.git",
     );
-    let project_store = a.ws.store_at(&ledger);
+    let project_store = a.ws.place_at(&ledger);
     a.ws.save(
         &project_store,
         Scope::Project,
@@ -41,7 +42,7 @@ fn memories_the_anchor_tests_and_remote_projects_arrive_on_the_other_machine() {
     let plain = tmp.path().join("src/scratch");
     std::fs::create_dir_all(&plain).unwrap();
     a.ws.save(
-        &a.ws.store_at(&plain),
+        &a.ws.place_at(&plain),
         Scope::Project,
         draft("scratch-note", "Local only."),
         at(3),
@@ -74,7 +75,7 @@ fn memories_the_anchor_tests_and_remote_projects_arrive_on_the_other_machine() {
     let slug = project_store.project().unwrap().slug.clone();
     let known = b.ws.project(&slug).unwrap();
     assert_eq!(known.remote.as_deref(), Some("github.com/acme/ledger"));
-    let b_project = b.ws.store_of(Some(&slug)).unwrap();
+    let b_project = b.ws.store_for(Some(&slug)).unwrap();
     assert_eq!(
         b_project
             .get(Some(Scope::Project), "ledger-rounding")
@@ -122,7 +123,7 @@ fn memories_the_anchor_tests_and_remote_projects_arrive_on_the_other_machine() {
     assert!(remote_paths(&remote).contains(&format!("projects/{slug}/memory/ledger-rounding.md")));
     assert!(a
         .ws
-        .store_of(Some(&slug))
+        .store_for(Some(&slug))
         .unwrap()
         .get(Some(Scope::Project), "ledger-rounding")
         .is_ok());

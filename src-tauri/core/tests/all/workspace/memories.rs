@@ -7,7 +7,7 @@ use super::*;
 fn create_refuses_a_taken_name_even_when_two_creators_race() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let store = ws.store_of(None).unwrap();
+    let store = ws.place_of(None).unwrap();
     let winners: Vec<bool> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..8)
             .map(|i| {
@@ -48,7 +48,7 @@ fn create_refuses_a_taken_name_even_when_two_creators_race() {
 fn timestamps_come_from_the_clock_passed_in() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let store = ws.store_of(None).unwrap();
+    let store = ws.place_of(None).unwrap();
     ws.save(&store, Scope::User, draft("clocked", "d", "one"), at(1))
         .unwrap();
     let saved = ws
@@ -69,7 +69,7 @@ fn timestamps_come_from_the_clock_passed_in() {
 fn a_leaked_secret_in_the_archive_is_listed_and_purging_it_removes_that_version_alone() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let store = ws.store_of(None).unwrap();
+    let store = ws.place_of(None).unwrap();
     assert!(
         ws.leaked_secrets(&store, Scope::User).unwrap().is_empty(),
         "a home with no memories has nothing to report"
@@ -164,7 +164,7 @@ fn a_leaked_secret_in_the_archive_is_listed_and_purging_it_removes_that_version_
 fn an_in_place_name_edit_keeps_history_links_and_retrieval_cases() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let store = ws.store_of(None).unwrap();
+    let store = ws.place_of(None).unwrap();
     ws.create(
         &store,
         Scope::User,

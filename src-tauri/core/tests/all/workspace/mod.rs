@@ -6,8 +6,8 @@ use crate::support;
 use std::path::Path;
 use std::sync::Arc;
 
-use ambry_core::workspace::{Coverage, SearchOptions};
 use ambry_core::{AmbryHome, ErrorCode, LaunchEnv, Workspace};
+use ambry_core::{Coverage, SearchOptions};
 use ambry_store::memory::{MemoryDraft, Scope, ScopeFilter};
 use chrono::{DateTime, TimeZone, Utc};
 
@@ -64,12 +64,12 @@ fn in_a_repository() -> (
     tempfile::TempDir,
     Arc<Workspace>,
     std::path::PathBuf,
-    ambry_store::memory::Store,
+    ambry_core::Place,
 ) {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
     let project = repo(&tmp.path().join("repo"));
-    let store = ws.store_at(&project);
+    let store = ws.place_at(&project);
     (tmp, ws, project, store)
 }
 

@@ -3,7 +3,7 @@
 
 use super::*;
 use ambry_compose::enforce::{Decision, ToolCall};
-use ambry_core::workspace::ToolCheck;
+use ambry_core::ToolCheck;
 use ambry_core::{ContextEvent, ContextRequest};
 use ambry_store::memory::{Enforce, RuleAction, RuleEdit, RuleStatus};
 
@@ -267,7 +267,7 @@ fn a_backtest_finds_exactly_the_past_calls_a_rule_matches() {
     let env = LaunchEnv::from_lookup(|_| None, Some(me.clone()));
     let ws = Arc::new(Workspace::new(AmbryHome::new(tmp.path().join("home")), env));
     let project = repo(&tmp.path().join("repo"));
-    let store = ws.store_at(&project);
+    let store = ws.place_at(&project);
     ws.save_ruled(
         &store,
         Scope::Project,
@@ -342,7 +342,7 @@ fn a_memory_the_session_held_and_then_contradicted_is_listed_as_ignored() {
     let env = LaunchEnv::from_lookup(|_| None, Some(me.clone()));
     let ws = Arc::new(Workspace::new(AmbryHome::new(tmp.path().join("home")), env));
     let project = repo(&tmp.path().join("repo"));
-    let store = ws.store_at(&project);
+    let store = ws.place_at(&project);
     ws.save(
         &store,
         Scope::Project,

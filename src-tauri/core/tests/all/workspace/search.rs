@@ -12,7 +12,7 @@ fn search_over_everything_labels_each_hit_with_its_project_and_shadows_nothing()
         repo(&tmp.path().join("beta")),
     );
     ws.save(
-        &ws.store_at(&a),
+        &ws.place_at(&a),
         Scope::Project,
         draft(
             "deploy-steps",
@@ -23,14 +23,14 @@ fn search_over_everything_labels_each_hit_with_its_project_and_shadows_nothing()
     )
     .unwrap();
     ws.save(
-        &ws.store_at(&b),
+        &ws.place_at(&b),
         Scope::Project,
         draft("deploy-steps", "How beta deploys with helm", "helm install"),
         at(2),
     )
     .unwrap();
     ws.save(
-        &ws.store_of(None).unwrap(),
+        &ws.place_of(None).unwrap(),
         Scope::User,
         draft("deploy-steps", "My usual helm deploy", "helm"),
         at(3),
@@ -50,8 +50,8 @@ fn search_over_everything_labels_each_hit_with_its_project_and_shadows_nothing()
         .map(|h| (h.hit.scope, h.project.clone()))
         .collect();
     labels.sort();
-    let alpha = ws.store_at(&a).project().unwrap().slug.clone();
-    let beta = ws.store_at(&b).project().unwrap().slug.clone();
+    let alpha = ws.place_at(&a).project().unwrap().slug.clone();
+    let beta = ws.place_at(&b).project().unwrap().slug.clone();
     let mut expected = vec![
         (Scope::User, None),
         (Scope::Project, Some(alpha.clone())),
@@ -61,7 +61,7 @@ fn search_over_everything_labels_each_hit_with_its_project_and_shadows_nothing()
     assert_eq!(labels, expected);
 
     // As alpha's agent sees it: alpha's memory shadows the user's namesake; beta is not there.
-    let store = ws.store_at(&a);
+    let store = ws.place_at(&a);
     let agent = ws
         .search(
             "helm deploy",
@@ -79,7 +79,7 @@ fn a_workspace_trusting_its_watcher_searches_what_it_just_saved_with_that_versio
     // keystrokes; a save, an edit or a forget through the workspace is seen by the next search.
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let user = ws.store_of(None).unwrap();
+    let user = ws.place_of(None).unwrap();
     ws.save(
         &user,
         Scope::User,
@@ -152,14 +152,10 @@ fn a_workspace_trusting_its_watcher_searches_what_it_just_saved_with_that_versio
 }
 
 /// A home without the model holding `deploy-old` and `deploy-new`, both about deploying.
-fn two_deploy_memories() -> (
-    tempfile::TempDir,
-    Arc<Workspace>,
-    ambry_store::memory::Store,
-) {
+fn two_deploy_memories() -> (tempfile::TempDir, Arc<Workspace>, ambry_core::Place) {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let store = ws.store_of(None).unwrap();
+    let store = ws.place_of(None).unwrap();
     for name in ["deploy-old", "deploy-new"] {
         ws.create(
             &store,
@@ -207,8 +203,12 @@ fn search_marks_superseded_and_expired_memories() {
     );
     assert_eq!(retired("deploy-new"), None);
     let rows = ws.list_with_usage(&store, ScopeFilter::All, at(2)).unwrap();
-    assert!(rows.iter().any(|r| r.name == "deploy-old" && r.retired));
-    assert!(rows.iter().any(|r| r.name == "deploy-new" && !r.retired));
+    assert!(rows.iter().any(
+        |r| r.name == "deploy-old" && r.retired.as_deref() == Some("superseded by deploy-new")
+    ));
+    assert!(rows
+        .iter()
+        .any(|r| r.name == "deploy-new" && r.retired.is_none()));
 }
 
 /// The overlay searches per keystroke: once the corpus is warm, whether a hit is retired comes
@@ -306,7 +306,7 @@ fn a_saved_retrieval_case_goes_where_its_memories_live_and_is_run_from_there() {
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
     let root = repo(&tmp.path().join("shop"));
     let project = ws.add_project(&root).unwrap();
-    let in_project = ws.store_of(Some(&project.slug)).unwrap();
+    let in_project = ws.place_of(Some(&project.slug)).unwrap();
     ws.save(
         &in_project,
         Scope::User,

@@ -42,7 +42,7 @@ fn each_agents_transcript_folder_is_the_one_the_session_index_reads() {
     assert!(
         matches!(
             homeless.agent_statuses(),
-            Err(ambry_core::workspace::WorkspaceError::NoUserHome)
+            Err(ambry_core::WorkspaceError::NoUserHome)
         ),
         "no home directory: nothing to show rather than a guess"
     );
@@ -52,7 +52,7 @@ fn each_agents_transcript_folder_is_the_one_the_session_index_reads() {
 /// terminal): it says it is waiting, waits for that run to end, then indexes.
 #[test]
 fn a_reindex_says_it_waits_for_another_session_indexer_and_then_indexes() {
-    use ambry_core::workspace::ReindexPhase;
+    use ambry_core::ReindexPhase;
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     let ws = workspace(&home, &tmp.path().join("no-models"));

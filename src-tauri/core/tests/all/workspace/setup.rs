@@ -22,7 +22,7 @@ fn the_configuration_is_reread_when_the_file_changes_and_a_bad_file_is_an_error_
 fn an_unknown_project_and_a_project_without_a_root_are_structured_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let Err(err) = ws.store_of(Some("nope-12345678")) else {
+    let Err(err) = ws.place_of(Some("nope-12345678")) else {
         panic!("an unknown slug must be refused")
     };
     assert_eq!(err.code(), "unknown_project");
@@ -51,21 +51,21 @@ fn reindex_covers_the_user_scope_every_known_project_and_the_callers_own() {
         repo(&tmp.path().join("c")),
     );
     bare.save(
-        &bare.store_at(&a),
+        &bare.place_at(&a),
         Scope::Project,
         draft("fact-a", "d", "alpha"),
         at(1),
     )
     .unwrap();
     bare.save(
-        &bare.store_at(&b),
+        &bare.place_at(&b),
         Scope::Project,
         draft("fact-b", "d", "beta"),
         at(2),
     )
     .unwrap();
     bare.save(
-        &bare.store_of(None).unwrap(),
+        &bare.place_of(None).unwrap(),
         Scope::User,
         draft("fact-u", "d", "user"),
         at(3),

@@ -162,12 +162,13 @@ fn promote_and_demote_move_a_memory_with_its_history() {
             .is_err(),
         "moved, not copied"
     );
-    let history: Vec<String> = store
+    let below = ambry_store::memory::Store::new(ws.home().clone(), store.project().cloned());
+    let history: Vec<String> = below
         .versions(Scope::Team, Some("review-rules"))
         .unwrap()
         .iter()
         .map(|v| {
-            store
+            below
                 .version_text(Scope::Team, "review-rules", &v.version)
                 .unwrap()
         })
@@ -216,10 +217,10 @@ fn a_team_directory_reached_through_a_link_is_never_read_or_written() {
     )
     .unwrap();
     std::os::unix::fs::symlink(tmp.path().join("elsewhere"), project.join(".ambry")).unwrap();
-    let store = ws.store_at(&project);
+    let store = ws.place_at(&project);
     ws.set_team_trust(&project, true, at(0)).unwrap_err();
     ambry_store::memory::team::set_trusted(
-        store.home(),
+        ws.home(),
         &store.project().unwrap().slug,
         &project,
         true,

@@ -5,9 +5,9 @@ use super::*;
 
 use ambry_rank::rank::Gate;
 
-fn home_with_a_memory(tmp: &Path) -> (Arc<Workspace>, ambry_store::memory::Store) {
+fn home_with_a_memory(tmp: &Path) -> (Arc<Workspace>, ambry_core::Place) {
     let ws = workspace(&tmp.join("home"), &tmp.join("no-models"));
-    let store = ws.store_of(None).unwrap();
+    let store = ws.place_of(None).unwrap();
     ws.save(
         &store,
         Scope::User,
@@ -117,7 +117,7 @@ fn one_hook_process_per_home_loads_the_model_and_the_others_rank_with_words() {
         ws
     };
     let first = hook();
-    let store = first.store_of(None).unwrap();
+    let store = first.place_of(None).unwrap();
     first
         .save(
             &store,
@@ -182,7 +182,7 @@ fn one_hook_process_per_home_loads_the_model_and_the_others_rank_with_words() {
 fn a_known_conflict_goes_in_marked_on_both_sides() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
-    let store = ws.store_of(None).unwrap();
+    let store = ws.place_of(None).unwrap();
     let port = |name: &str, port: u32, second: u32| {
         ws.save(
             &store,

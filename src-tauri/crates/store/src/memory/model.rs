@@ -151,6 +151,16 @@ pub enum Retirement {
     Expired { on: NaiveDate },
 }
 
+/// The words every front end shows for it: `superseded by NAME`, `expired DATE`.
+impl std::fmt::Display for Retirement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Retirement::Superseded { by } => write!(f, "superseded by {by}"),
+            Retirement::Expired { on } => write!(f, "expired {on}"),
+        }
+    }
+}
+
 /// The lifecycle keys that decide whether a memory is retired, apart from the rest of the
 /// memory: the ranker's corpus cache keeps them per document, so a search marks its hits
 /// retired without reading their files.

@@ -39,6 +39,7 @@ pub struct ForgetOutcome {
     pub version: String,
 }
 
+#[derive(Debug, Clone)]
 pub struct Store {
     home: AmbryHome,
     project: Option<Project>,
