@@ -96,3 +96,17 @@ if [ "$purpose" = test ]; then
       "@anthropic-ai/claude-code@$claude_version" "@openai/codex@$codex_version"
   fi
 fi
+
+# --- TypeScript, to check the UI's JavaScript against the shell's contract (ui/ipc.d.ts) ------
+# A dev tool only: the UI ships as plain ES modules. scripts/check-ui.sh finds it here.
+if [ "$purpose" = test ]; then
+  typescript_version=5.9.3
+  ts_dir="${AMBRY_TYPESCRIPT:-${XDG_CACHE_HOME:-$HOME/.cache}/ambry/typescript}"
+  if [ "$(node -p "require('$ts_dir/node_modules/typescript/package.json').version" 2>/dev/null || true)" = "$typescript_version" ]; then
+    say "TypeScript $typescript_version present"
+  else
+    say "installing TypeScript $typescript_version into $ts_dir"
+    mkdir -p "$ts_dir"
+    npm install --prefix "$ts_dir" --no-audit --no-fund --save-exact "typescript@$typescript_version"
+  fi
+fi

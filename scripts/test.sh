@@ -26,6 +26,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 phase "the crates' shape: layers one way, front ends through the façade only, no import cycle"
 python3 scripts/check-core-imports.py
 
+phase "the UI's contract: tsc --checkJs over ui/ against the commands' Rust signatures"
+scripts/check-ui.sh
+
 phase "cargo test (workspace)"
 cargo test --workspace --locked
 

@@ -6,6 +6,8 @@
 mod commands;
 mod editor_launch;
 mod events;
+#[cfg(test)]
+mod ipc_contract;
 mod ipc_error;
 mod rendering;
 mod shutdown;

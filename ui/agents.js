@@ -99,7 +99,7 @@ export function agentsCard({ onChange = () => {} } = {}) {
   // connected an agent stays on its button, now Disconnect).
   function focusedAgent() {
     const active = document.activeElement;
-    const row = active && el.contains(active) ? active.closest('[data-testid="agent-row"]') : null;
+    const row = /** @type {HTMLElement|null} */ (active && el.contains(active) ? active.closest('[data-testid="agent-row"]') : null);
     return row ? row.dataset.agent : null;
   }
 

@@ -10,10 +10,18 @@ export class CommandError extends Error {
   }
 }
 
-export async function call(command, args = {}) {
+/**
+ * Runs a shell command with the arguments it takes (ui/ipc.d.ts, generated from the Rust
+ * signatures; tsc checks every call against it).
+ * @template {keyof import('./ipc').CommandArgs} K
+ * @param {K} command
+ * @param {import('./ipc').CommandArgs[K]} [args]
+ * @returns {Promise<any>}
+ */
+export async function call(command, args) {
   if (!tauri) throw new CommandError('no_shell', 'The Ambry shell is not available.');
   try {
-    return await tauri.core.invoke(command, args);
+    return await tauri.core.invoke(command, args ?? {});
   } catch (e) {
     if (e && typeof e === 'object' && 'code' in e) throw new CommandError(e.code, e.message);
     throw new CommandError('internal', String(e));

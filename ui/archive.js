@@ -25,6 +25,7 @@ import { confirmDialog, toast, errorToast } from './dialog.js';
 import { settingField } from './setting-field.js';
 
 export function createArchiveView(app) {
+  /** @type {import('./ipc').Location} */
   let location = { scope: 'user', project: null };
   let versions = [];
   let selected = null; // { name, version }
@@ -321,7 +322,7 @@ export function createArchiveView(app) {
       fillLocations();
       load();
     },
-    onChange: () => { if (el.isConnected) load(); },
+    onChange: (_change) => { if (el.isConnected) load(); },
     startPrune,
     focusMain: () => listEl.focus(),
   };

@@ -47,7 +47,7 @@ export function trapFocus(container) {
 
 export function confirmDialog({ title, message, details = null, confirmLabel = 'Confirm', danger = false }) {
   return new Promise((resolve) => {
-    const previous = document.activeElement;
+    const previous = /** @type {HTMLElement|null} */ (document.activeElement);
     let release = () => {};
     const close = (answer) => {
       release();

@@ -57,6 +57,7 @@ export function relativeTime(iso) {
   const then = new Date(iso);
   const seconds = Math.round((Date.now() - then.getTime()) / 1000);
   if (seconds < 45) return 'just now';
+  /** @type {Array<[number, string]>} */
   const units = [[60, 'minute'], [3600, 'hour'], [86400, 'day'], [2592000, 'month'], [31536000, 'year']];
   let label = `${Math.round(seconds / 60)} min ago`;
   for (let i = units.length - 1; i >= 0; i--) {

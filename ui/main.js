@@ -376,24 +376,27 @@ async function openExternal(a) {
     errorToast('Could not open the link', e);
   }
 }
+/** The element an event happened on (events here come from elements, never from window). */
+const targetOf = (e) => /** @type {HTMLElement} */ (e.target);
+
 document.addEventListener('click', (e) => {
-  const a = e.target.closest && e.target.closest('a[data-external-href]');
+  const a = targetOf(e).closest && targetOf(e).closest('a[data-external-href]');
   if (a) { e.preventDefault(); openExternal(a); }
 });
 document.addEventListener('keydown', (e) => {
-  const a = e.key === 'Enter' && e.target.closest && e.target.closest('a[data-external-href]');
+  const a = e.key === 'Enter' && targetOf(e).closest && targetOf(e).closest('a[data-external-href]');
   if (a) { e.preventDefault(); openExternal(a); }
 });
 
 // A dropdown shows the same focus ring as every other control. WebKitGTK draws <select> natively
 // and does not match :focus-visible on it reliably, so focus is marked on the element itself.
-document.addEventListener('focusin', (e) => { if (e.target.tagName === 'SELECT') e.target.dataset.focused = 'true'; });
-document.addEventListener('focusout', (e) => { if (e.target.tagName === 'SELECT') delete e.target.dataset.focused; });
+document.addEventListener('focusin', (e) => { if (targetOf(e).tagName === 'SELECT') targetOf(e).dataset.focused = 'true'; });
+document.addEventListener('focusout', (e) => { if (targetOf(e).tagName === 'SELECT') delete targetOf(e).dataset.focused; });
 
 // The web view's own context menu (Back, Reload, Inspect…) means nothing in a desktop app;
 // where text can be typed or selected it stays, for copy and paste.
 document.addEventListener('contextmenu', (e) => {
-  if (!e.target.closest('input, textarea, pre, code, .markdown, .turn-text, .snippet')) e.preventDefault();
+  if (!targetOf(e).closest('input, textarea, pre, code, .markdown, .turn-text, .snippet')) e.preventDefault();
 });
 
 boot();

@@ -702,7 +702,7 @@ export function createMemoriesView(app) {
         } else if (!editing) {
           // Re-rendered (the save's own echo from the watcher, or an agent's change): focus
           // stays on the same control rather than falling to the page.
-          const had = pane.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
+          const had = pane.contains(document.activeElement) ? /** @type {HTMLElement} */ (document.activeElement).dataset.testid : null;
           detail = d;
           renderDetail();
           const again = had ? pane.querySelector(`[data-testid="${had}"]`) : null;

@@ -14,7 +14,7 @@ export async function renameMemory(location, name) {
   input.addEventListener('keydown', (e) => {
     if (e.key === 'Enter') {
       e.preventDefault();
-      const ok = document.querySelector('[data-testid="confirm-ok"]');
+      const ok = /** @type {HTMLElement|null} */ (document.querySelector('[data-testid="confirm-ok"]'));
       if (ok) ok.click();
     }
   });

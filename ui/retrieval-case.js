@@ -49,7 +49,7 @@ export async function caseDialog({ title, project, prompt = '', expect = [], rej
   for (const n of choice.keys()) if (!memories.some((m) => m.name === n)) memories.push({ name: n, scope: '?', description: 'not found' });
 
   return new Promise((resolve) => {
-    const previous = document.activeElement;
+    const previous = /** @type {HTMLElement|null} */ (document.activeElement);
     let release = () => {};
     const promptBox = h('textarea', { class: 'input case-prompt', testid: 'case-prompt', rows: '2', 'aria-label': 'Prompt', spellcheck: 'false' });
     promptBox.value = prompt;

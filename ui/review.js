@@ -366,7 +366,7 @@ export function createReviewView(app) {
 
   // The index of the finding that has focus, so focus stays at that place after a reload.
   function focusedIndex() {
-    const node = document.activeElement && document.activeElement.closest && document.activeElement.closest('[data-testid="review-finding"]');
+    const node = /** @type {HTMLElement|null} */ (document.activeElement && document.activeElement.closest && document.activeElement.closest('[data-testid="review-finding"]'));
     return node && list.contains(node) ? Number(node.dataset.index) : null;
   }
 
@@ -412,7 +412,7 @@ export function createReviewView(app) {
 
   // A modal of this view: Esc cancels, focus stays inside, and comes back where it was.
   function modal(testid, title, body, actions, { wide = false } = {}) {
-    const previous = document.activeElement;
+    const previous = /** @type {HTMLElement|null} */ (document.activeElement);
     const dialog = h('div', { class: `modal${wide ? ' modal-wide' : ''}`, role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': `${testid}-title`, testid },
       h('h2', { id: `${testid}-title`, class: 'modal-title' }, title), body, h('div', { class: 'modal-actions' }, actions));
     const overlay = h('div', { class: 'modal-backdrop' }, dialog);

@@ -32,6 +32,7 @@ export function ruleField(existing, whereAndName) {
     : null;
 
   const tools = () => tool.value.split(',').map((t) => t.trim()).filter(Boolean);
+  /** @returns {import('./ipc').Enforce} */
   const rule = () => ({ tools: tools(), match: match.value, action: action.value, status: 'on' });
   const on = () => action.value !== '';
 
@@ -110,6 +111,7 @@ export function ruleField(existing, whereAndName) {
   return {
     el,
     // What the save does to the rule: set it (on), remove it, or leave it as the file has it.
+    /** @returns {import('./ipc').RuleEdit} */
     edit() {
       if (on()) return { op: 'set', rule: rule() };
       return had ? { op: 'remove' } : { op: 'keep' };

@@ -169,6 +169,7 @@ export function createSearch(app) {
     project.value = current === EVERYTHING || current === '' || app.projects.some((p) => p.slug === current) ? current : EVERYTHING;
   }
 
+  /** @returns {import('./ipc').SearchIn} */
   function within() {
     if (project.value === EVERYTHING) return { kind: 'everything' };
     if (project.value === '') return { kind: 'user_only' };

@@ -49,7 +49,7 @@ async function copyText(text, what) {
 // The dialog that keeps a passage as a new memory. Resolves with the saved memory or null.
 function passageDialog(app, t, passage) {
   return new Promise((resolve) => {
-    const previous = document.activeElement;
+    const previous = /** @type {HTMLElement|null} */ (document.activeElement);
     let release = () => {};
     const close = (result) => {
       release();
@@ -92,6 +92,7 @@ function passageDialog(app, t, passage) {
       e.preventDefault();
       save.disabled = true;
       for (const input of [name, description, body]) input.classList.remove('invalid');
+      /** @type {import('./ipc').Location} */
       const location = scope.value ? { scope: 'project', project: scope.value } : { scope: 'user', project: null };
       const draft = { name: name.value.trim(), type: type.value, description: description.value, body: body.value, tags: [] };
       try {

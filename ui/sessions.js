@@ -436,6 +436,7 @@ export function createSessionsView(app) {
     }
     if (openId !== sessionId) return;
     const m = t.meta;
+    /** @type {HTMLElement|null} */
     let target = null;
     const words = openTs !== null && query.value.trim() ? queryWords(query.value) : [];
     ts = keepPlace ? null : ts;

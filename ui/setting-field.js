@@ -32,7 +32,7 @@ function fitDigits(control, values) {
 
 // `setting` is one entry of get_settings().settings; `onSaved(all)` gets every setting after a
 // write. `compact`: label and control only (where the value is used, e.g. the Archive).
-export function settingField(setting, { onSaved = () => {}, compact = false } = {}) {
+export function settingField(setting, { onSaved = (_all) => {}, compact = false } = {}) {
   const key = `${setting.section}.${setting.key}`;
   const id = `setting-${setting.section}-${setting.key}`;
   const error = h('p', { class: 'setting-error', testid: 'setting-error', id: `${id}-error`, role: 'alert', hidden: true });

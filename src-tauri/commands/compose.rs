@@ -60,7 +60,7 @@ pub async fn save_memory_test(
 }
 
 /// Which case of which scope's `tests.toml` (as the report listed it: its place and prompt).
-#[derive(Debug, serde::Deserialize)]
+#[derive(Debug, serde::Deserialize, ts_rs::TS)]
 pub struct CaseRef {
     scope: ambry_core::Scope,
     index: usize,

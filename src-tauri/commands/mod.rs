@@ -23,7 +23,7 @@ use ambry_core::Scope;
 use serde::Deserialize;
 
 /// A scope as the UI names it: the user scope, or one known project's scope.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, ts_rs::TS)]
 pub struct Location {
     pub scope: Scope,
     #[serde(default)]
@@ -41,7 +41,7 @@ impl Location {
 }
 
 /// One memory as the UI names it.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, ts_rs::TS)]
 pub struct MemoryRef {
     #[serde(flatten)]
     pub location: Location,

@@ -15,7 +15,7 @@ use crate::ipc_error::IpcResult;
 use crate::state::{in_background, off_main};
 
 /// One memory of a finding as the review names it: its scope within the view's project.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, ts_rs::TS)]
 pub struct ReviewRef {
     pub scope: Scope,
     pub name: String,

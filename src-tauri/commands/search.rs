@@ -26,7 +26,7 @@ pub struct SearchResults {
 }
 
 /// Which memories the overlay ranks.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ts_rs::TS)]
 #[serde(tag = "kind", content = "slug", rename_all = "snake_case")]
 pub enum SearchIn {
     /// User memories and every known project's, each memory on its own (nothing shadowed).

@@ -124,11 +124,12 @@ const SELF_STARTED_IDLE_EXIT: &str = "1800";
 pub(crate) fn start_service(ctx: &Context) {
     use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
-    let home = ctx.home().root();
+    let ambry_home = ctx.home();
+    let home = ambry_home.root();
     let started = (|| -> std::io::Result<()> {
         ambry_core::create_private_dir_all(home)?;
         // 0600 and never through a link: the log names files and memories of the home.
-        let log = ambry_core::open_private(&home.join("serve.log"), true)?;
+        let log = ambry_core::open_private(&ambry_home.serve_log(), true)?;
         let mut cmd = Command::new(std::env::current_exe()?);
         cmd.arg("--home")
             .arg(std::path::absolute(home)?)

@@ -15,7 +15,7 @@ use ambry_rank::embed::SavedWithVector;
 use ambry_store::memory::{ForgetOutcome, Scope};
 
 /// One memory a bulk forget archived: what a bulk restore brings back.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 pub struct ForgottenVersion {
     pub name: String,
     pub version: String,

@@ -27,7 +27,7 @@ use ambry_store::memory::secrets::find_secret;
 pub const MAX_INSTRUCTION_BYTES: u64 = 1024 * 1024;
 
 /// One instruction file by role; the UI names files by kind, never by path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum InstructionKind {
     /// `<claude dir>/CLAUDE.md`: the person's instructions for every project.

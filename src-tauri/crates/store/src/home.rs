@@ -78,6 +78,10 @@ impl AmbryHome {
     pub fn compose_socket(&self) -> PathBuf {
         self.root.join("compose.sock")
     }
+    /// The log of a compose service a hook started in the background (`ambry serve`).
+    pub fn serve_log(&self) -> PathBuf {
+        self.root.join("serve.log")
+    }
     /// Held (advisory lock) by the one compose service serving this home.
     pub fn compose_service_lock(&self) -> PathBuf {
         self.root.join("compose.lock")

@@ -53,7 +53,7 @@ impl ErrorCode for CasesError {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, ts_rs::TS)]
 #[serde(deny_unknown_fields)]
 pub struct CaseSpec {
     pub prompt: String,

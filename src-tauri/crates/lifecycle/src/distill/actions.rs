@@ -18,7 +18,7 @@ use ambry_store::memory::{
 };
 
 /// What a person changed before accepting; `None` keeps the proposal's text.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, ts_rs::TS)]
 pub struct Edits {
     pub name: Option<String>,
     #[serde(rename = "type")]

@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 
 /// Where a memory lives and whom it is for. Ordered by precedence: a project memory shadows a
 /// team memory of the same name, which shadows a user one (DESIGN §15).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ts_rs::TS,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     User,
@@ -242,7 +244,7 @@ pub struct MemoryFile {
 }
 
 /// What a caller wants saved; the store fills in timestamps and keeps unknown keys.
-#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize, ts_rs::TS)]
 pub struct MemoryDraft {
     pub name: String,
     #[serde(rename = "type")]

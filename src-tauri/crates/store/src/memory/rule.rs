@@ -34,7 +34,7 @@ const COMPILED_MAX: usize = 1 << 20;
 const ONE_LINE_FORM: &str = "(one line)";
 
 /// Whether a rule is checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum RuleStatus {
     /// Checked at every tool call (a person wrote or turned on the rule).
@@ -77,7 +77,7 @@ impl RuleAction {
 
 /// A rule as the file says it: fields kept as written, so a rule that does not compile is still
 /// shown (and fixed) rather than dropped. [`Enforce::compile`] says whether it holds.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
 pub struct Enforce {
     /// The tool names as the agent reports them to `PreToolUse` (`Bash`, `Edit`, `Write`…).
     pub tools: Vec<String>,
@@ -308,7 +308,7 @@ pub fn with_rule(mut extra: Vec<String>, rule: Option<&Enforce>) -> Vec<String> 
 }
 
 /// What a save does to a memory's rule.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case", tag = "op", content = "rule")]
 pub enum RuleEdit {
     /// Leave the rule as the file has it (a save that is not about the rule).
