@@ -60,6 +60,7 @@ pub fn differing_claims(a: &str, b: &str) -> Vec<(String, String)> {
 
 /// Different members of one group of alternatives: one side names a member the other does not,
 /// and the other names a different one.
+#[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
 pub fn rival_alternatives(a: &str, b: &str) -> Vec<(String, String)> {
     let (ta, tb) = (tokens(a), tokens(b));
     let wa: BTreeSet<&str> = ta.iter().map(String::as_str).collect();
@@ -79,6 +80,7 @@ pub fn rival_alternatives(a: &str, b: &str) -> Vec<(String, String)> {
 }
 
 /// Values only one side has, in a place the other side fills with a value of its own.
+#[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
 pub fn rival_values(a: &str, b: &str) -> Vec<(String, String)> {
     let (ta, tb) = (tokens(a), tokens(b));
     let wa: BTreeSet<String> = ta.iter().map(|t| canonical(t)).collect();
@@ -109,6 +111,7 @@ const NEGATIONS: &[&str] = &["not", "no", "never", "without", "don't", "dont", "
 /// The same one-line description with one or two words swapped for others ("The default
 /// branch is main" / "… is develop"), or turned around by a negation ("Commit the lockfile" /
 /// "Do not commit the lockfile"): one statement, two answers.
+#[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
 pub fn swapped_words(a: &str, b: &str) -> Option<(String, String)> {
     let (ta, tb) = (tokens(a), tokens(b));
     let prefix = ta.iter().zip(&tb).take_while(|(x, y)| x == y).count();
@@ -152,6 +155,7 @@ const STILL_SO: &str = "still so";
 /// kind (numbers — counts written as words and durations in any unit made comparable —
 /// versions, places, settings), or one side saying it moved away from something the other does
 /// not. `None` when nothing tells them apart and a merge loses nothing.
+#[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
 pub fn unmergeable(a: &str, b: &str) -> Option<(String, String)> {
     let (va, vb) = (values(a), values(b));
     for (x, kind) in &va {

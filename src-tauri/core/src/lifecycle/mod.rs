@@ -10,6 +10,7 @@
 pub mod candidates;
 pub mod claims;
 pub mod pairs;
+pub mod rival;
 pub mod stale;
 
 use std::collections::HashMap;
@@ -207,7 +208,18 @@ pub fn review_with(
     // Only the pairs that can reach the same-subject threshold, closest first, until the inbox
     // holds enough of them; then shown in the order of every pair.
     let mut pair_findings: Vec<((usize, usize), Finding)> = Vec::new();
-    let candidates = candidates::closest_first(candidates::candidate_pairs(&terms, &vectors));
+    let mut candidates = candidates::candidate_pairs(&terms, &vectors);
+    // Rival tools far apart in words and meaning are judged too (after every closer pair).
+    let claims: Vec<_> = sides.iter().map(Side::claims).collect();
+    let close: std::collections::HashSet<(usize, usize)> =
+        candidates.iter().map(|(i, j, _)| (*i, *j)).collect();
+    candidates.extend(
+        rival::candidates::rival_tool_pairs(&claims)
+            .into_iter()
+            .filter(|pair| !close.contains(pair))
+            .map(|(i, j)| (i, j, 0.0)),
+    );
+    let candidates = candidates::closest_first(candidates);
     for (i, j, _) in candidates {
         if pair_findings.len() == PAIR_FINDINGS_MAX {
             tracing::warn!(
