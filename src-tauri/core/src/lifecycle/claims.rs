@@ -60,7 +60,6 @@ pub fn differing_claims(a: &str, b: &str) -> Vec<(String, String)> {
 
 /// Different members of one group of alternatives: one side names a member the other does not,
 /// and the other names a different one.
-#[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
 pub fn rival_alternatives(a: &str, b: &str) -> Vec<(String, String)> {
     let (ta, tb) = (tokens(a), tokens(b));
     let wa: BTreeSet<&str> = ta.iter().map(String::as_str).collect();
@@ -80,7 +79,6 @@ pub fn rival_alternatives(a: &str, b: &str) -> Vec<(String, String)> {
 }
 
 /// Values only one side has, in a place the other side fills with a value of its own.
-#[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
 pub fn rival_values(a: &str, b: &str) -> Vec<(String, String)> {
     let (ta, tb) = (tokens(a), tokens(b));
     let wa: BTreeSet<String> = ta.iter().map(|t| canonical(t)).collect();

@@ -50,12 +50,18 @@ pub enum Finding {
     Duplicate {
         memories: [Subject; 2],
         similarity: f64,
+        /// What both are about, as read from their claims ("orders service", "production").
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        subject: Vec<String>,
     },
     /// The same subject with different claims, as `(first's, second's)`.
     Conflict {
         memories: [Subject; 2],
         similarity: f64,
         claims: Vec<(String, String)>,
+        /// What both are about, as read from their claims.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        subject: Vec<String>,
     },
     /// They read as one statement but hold something apart (`claims`, as `(first's,
     /// second's)`): a duplicate or a conflict, which the words cannot tell — the person is
@@ -64,6 +70,9 @@ pub enum Finding {
         memories: [Subject; 2],
         similarity: f64,
         claims: Vec<(String, String)>,
+        /// What both are about, as read from their claims.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        subject: Vec<String>,
     },
     /// A project memory naming paths no longer in its repository.
     Stale {
@@ -238,20 +247,24 @@ pub fn review_with(
         };
         let judged = judge(&sides[i], &sides[j], cosine);
         let similarity = judged.similarity;
+        let subject = judged.claims.map(|c| c.subject).unwrap_or_default();
         let finding = match judged.verdict {
             Some(Verdict::Conflict(claims)) => Finding::Conflict {
                 memories: [Subject::of(a), Subject::of(b)],
                 similarity,
                 claims,
+                subject,
             },
             Some(Verdict::Duplicate) => Finding::Duplicate {
                 memories: [Subject::of(a), Subject::of(b)],
                 similarity,
+                subject,
             },
             Some(Verdict::Uncertain(claims)) => Finding::SameSubject {
                 memories: [Subject::of(a), Subject::of(b)],
                 similarity,
                 claims,
+                subject,
             },
             None => continue,
         };

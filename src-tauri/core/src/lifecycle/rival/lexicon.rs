@@ -192,10 +192,6 @@ impl Lexicon {
     pub fn rivals(&self, category: usize) -> bool {
         self.categories[category].rivals
     }
-
-    pub fn category_named(&self, name: &str) -> Option<usize> {
-        self.categories.iter().position(|c| c.name == name)
-    }
 }
 
 /// One word of a text: lowercase, and as written.
