@@ -219,11 +219,11 @@ pub fn review_with(
     let mut pair_findings: Vec<((usize, usize), Finding)> = Vec::new();
     let mut candidates = candidates::candidate_pairs(&terms, &vectors);
     // Rival tools far apart in words and meaning are judged too (after every closer pair).
-    let claims: Vec<_> = sides.iter().map(Side::claims).collect();
+    let tools: Vec<_> = sides.iter().map(|s| rival::tools_named(s.text())).collect();
     let close: std::collections::HashSet<(usize, usize)> =
         candidates.iter().map(|(i, j, _)| (*i, *j)).collect();
     candidates.extend(
-        rival::candidates::rival_tool_pairs(&claims)
+        rival::candidates::rival_tool_pairs(&tools)
             .into_iter()
             .filter(|pair| !close.contains(pair))
             .map(|(i, j)| (i, j, 0.0)),

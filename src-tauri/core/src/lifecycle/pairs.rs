@@ -17,6 +17,7 @@
 //! conflicts 1.000 / 0.733 — the embeddings buy the duplicates' recall on unseen pairs.
 
 use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
 use crate::memory::Memory;
 use crate::rank::tokenize::terms;
@@ -44,8 +45,12 @@ pub const SAME_SUBJECT_AT: f64 = 0.4;
 #[derive(Debug, Clone)]
 pub struct Side {
     terms: BTreeSet<String>,
-    /// What it asserts, read once: a review judges each memory against many neighbours.
-    claims: Claims,
+    /// Description and body, the description a clause of its own (as if it ended in a full
+    /// stop).
+    text: String,
+    /// What it asserts, read once and only when first judged: most memories of a large store
+    /// are in no candidate pair.
+    claims: OnceLock<Claims>,
 }
 
 impl Side {
@@ -53,8 +58,8 @@ impl Side {
         let text = format!("{description}\n{body}");
         Side {
             terms: terms(&text).into_iter().collect(),
-            // The description is a clause of its own, as if it ended in a full stop.
-            claims: Claims::of(&format!("{description}.\n{body}")),
+            text: format!("{description}.\n{body}"),
+            claims: OnceLock::new(),
         }
     }
 
@@ -64,7 +69,12 @@ impl Side {
 
     /// What it asserts.
     pub fn claims(&self) -> &Claims {
-        &self.claims
+        self.claims.get_or_init(|| Claims::of(&self.text))
+    }
+
+    /// Description and body, as claims are read from them.
+    pub fn text(&self) -> &str {
+        &self.text
     }
 
     /// The stemmed terms of description and body, as the Jaccard compares them.
@@ -118,7 +128,7 @@ pub fn judge(a: &Side, b: &Side, cosine: Option<f64>) -> Judgement {
     // Claims, not string differences (DESIGN §14): two subjects are neither; any rival claim is
     // a conflict and never a merge; the same claims read alike are a duplicate; values that
     // differ where the words cannot tell whether they answer one question are asked about.
-    let comparison = (similarity >= rival_tools_at).then(|| compare(&a.claims, &b.claims));
+    let comparison = (similarity >= rival_tools_at).then(|| compare(a.claims(), b.claims()));
     let verdict = match &comparison {
         None => None,
         Some(Comparison { apart: Some(_), .. }) => None,

@@ -343,6 +343,74 @@ fn the_independent_set_is_measured_per_kind() {
         println!("independent with embeddings {half:?} {label}/{kind} judged {judged_as}: {n}");
     }
     println!("conflicts offered as a merge (with embeddings): {merged_conflicts:?}");
+    // What judging costs: reading each memory once (its terms, and the rival tools it names,
+    // for nominating pairs), reading its claims (once, for a memory in a candidate pair), then
+    // judging a pair (as the review does for each candidate pair).
+    let started = std::time::Instant::now();
+    let sides: Vec<(Side, Side)> = set
+        .iter()
+        .map(|(_, _, p)| (Side::new(&p.a[1], &p.a[2]), Side::new(&p.b[1], &p.b[2])))
+        .collect();
+    for (a, b) in &sides {
+        std::hint::black_box((
+            ambry_core::lifecycle::rival::tools_named(a.text()),
+            ambry_core::lifecycle::rival::tools_named(b.text()),
+        ));
+    }
+    let read = started.elapsed();
+    let started = std::time::Instant::now();
+    for (a, b) in &sides {
+        std::hint::black_box((a.claims(), b.claims()));
+    }
+    let claims_read = started.elapsed();
+    let started = std::time::Instant::now();
+    for (a, b) in &sides {
+        std::hint::black_box(judge(a, b, Some(0.5)));
+    }
+    let judged = started.elapsed();
+    let per_memory = |d: std::time::Duration| d.as_secs_f64() * 1e6 / (2 * sides.len()) as f64;
+    println!(
+        "cost: {:.1} µs to read a memory, {:.1} µs to read its claims, {:.1} µs to judge a pair",
+        per_memory(read),
+        per_memory(claims_read),
+        judged.as_secs_f64() * 1e6 / sides.len() as f64
+    );
+    // The same work as judged on string differences before claims: terms read once, then per
+    // pair the Jaccard and the string comparisons of `lifecycle::claims`.
+    use ambry_core::lifecycle::claims;
+    let started = std::time::Instant::now();
+    let terms: Vec<_> = set
+        .iter()
+        .map(|(_, _, p)| {
+            let t = |s: &[String; 3]| -> std::collections::BTreeSet<String> {
+                ambry_core::rank::tokenize::terms(&format!("{}\n{}", s[1], s[2]))
+                    .into_iter()
+                    .collect()
+            };
+            (t(&p.a), t(&p.b))
+        })
+        .collect();
+    let read_before = started.elapsed();
+    let started = std::time::Instant::now();
+    for ((_, _, p), (ta, tb)) in set.iter().zip(&terms) {
+        let (a, b) = (
+            format!("{}\n{}", p.a[1], p.a[2]),
+            format!("{}\n{}", p.b[1], p.b[2]),
+        );
+        std::hint::black_box((
+            ambry_core::lifecycle::pairs::jaccard(ta, tb),
+            claims::rival_alternatives(&a, &b),
+            claims::rival_values(&a, &b),
+            claims::swapped_words(&p.a[1], &p.b[1]),
+            claims::unmergeable(&a, &b),
+        ));
+    }
+    let judged_before = started.elapsed();
+    println!(
+        "cost before claims: {:.1} µs to read a memory, {:.1} µs to judge a pair",
+        read_before.as_secs_f64() * 1e6 / (2 * set.len()) as f64,
+        judged_before.as_secs_f64() * 1e6 / set.len() as f64
+    );
     println!("asked, duplicate or conflict? (with embeddings): {asked:?}");
     for (half, most) in [(Half::Dev, 0), (Half::Test, 0)] {
         let merged = merged_conflicts.get(&half).copied().unwrap_or(0);

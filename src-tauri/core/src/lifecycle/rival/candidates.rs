@@ -10,19 +10,19 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::Claims;
+use super::Tools;
 
 /// At most this many pairs are nominated for rival tools: each is judged (microseconds), so
 /// this bounds the review's added cost whatever the store holds.
 pub const RIVAL_PAIRS_MAX: usize = 20_000;
 
-/// Pairs `(i, j)`, `i < j`, that use different members of one rival category, in ascending
-/// order, at most `RIVAL_PAIRS_MAX`.
-pub fn rival_tool_pairs(claims: &[&Claims]) -> Vec<(usize, usize)> {
+/// Pairs `(i, j)`, `i < j`, that name different members of one rival category (`tools[k]`:
+/// what `tools_named` reads from memory k), in ascending order, at most `RIVAL_PAIRS_MAX`.
+pub fn rival_tool_pairs(tools: &[Tools]) -> Vec<(usize, usize)> {
     // category → member → memories using it
     let mut index: BTreeMap<usize, BTreeMap<&str, Vec<usize>>> = BTreeMap::new();
-    for (k, c) in claims.iter().enumerate() {
-        for (category, members) in &c.tools {
+    for (k, named) in tools.iter().enumerate() {
+        for (category, members) in named {
             for m in members {
                 index
                     .entry(*category)
@@ -66,8 +66,7 @@ mod tests {
             "Install with pnpm.",
             "CI runs on GitHub Actions; see the workflows.",
         ];
-        let claims: Vec<Claims> = texts.iter().map(|t| Claims::of(t)).collect();
-        let refs: Vec<&Claims> = claims.iter().collect();
-        assert_eq!(rival_tool_pairs(&refs), [(0, 1), (1, 3)]);
+        let tools: Vec<Tools> = texts.iter().map(|t| super::super::tools_named(t)).collect();
+        assert_eq!(rival_tool_pairs(&tools), [(0, 1), (1, 3)]);
     }
 }

@@ -82,7 +82,9 @@ pub struct Lexicon {
     pub negate_clause: Vec<Vec<String>>,
     pub moved: Vec<String>,
     pub replaced: Vec<String>,
-    pub polarity_generic: Vec<String>,
+    pub polarity_generic: std::collections::HashSet<String>,
+    /// Every word of a negation, a move or a replacement.
+    pub markers: std::collections::HashSet<String>,
 }
 
 /// The lexicon shipped with Ambry.
@@ -138,7 +140,17 @@ impl Lexicon {
                 .map(|p| split(p).into_iter().map(|w| w.text).collect())
                 .collect()
         };
+        let markers = file
+            .polarity
+            .before
+            .iter()
+            .chain(&file.polarity.clause)
+            .flat_map(|p| split(p).into_iter().map(|w| w.text))
+            .chain(file.polarity.moved.iter().cloned())
+            .chain(file.polarity.replaced.iter().cloned())
+            .collect();
         Lexicon {
+            markers,
             categories,
             spellings,
             by_first,
@@ -209,10 +221,16 @@ pub struct Word {
 pub fn split(text: &str) -> Vec<Word> {
     let mut out: Vec<Word> = Vec::new();
     for raw in text.split_whitespace() {
-        let raw = raw
-            .replace("'s", "")
-            .replace("’s", "")
-            .replace(['\'', '’'], "");
+        let cleaned;
+        let raw = if raw.contains(['\'', '’']) {
+            cleaned = raw
+                .replace("'s", "")
+                .replace("’s", "")
+                .replace(['\'', '’'], "");
+            cleaned.as_str()
+        } else {
+            raw
+        };
         let clause_end = raw.ends_with([';', '.', ',', ':', ')', '!', '?']);
         let mut parts: Vec<&str> = raw
             .split(|c: char| !(c.is_alphanumeric() || matches!(c, '.' | '_' | '#' | '+')))
@@ -223,6 +241,10 @@ pub fn split(text: &str) -> Vec<Word> {
         if parts.len() >= 2 && parts.last().is_some_and(|p| p.eq_ignore_ascii_case("free")) {
             parts.pop();
             parts.insert(0, "without");
+        }
+        // "80%": the sign is a word, as "80 percent" says it.
+        if raw.contains('%') && !parts.is_empty() {
+            parts.push("percent");
         }
         let n = parts.len();
         for (k, p) in parts.into_iter().enumerate() {

@@ -25,6 +25,22 @@ use polarity::Said;
 use subject::Subject;
 use values::{Kind, Value};
 
+/// Members of rival categories, by category.
+pub type Tools = BTreeMap<usize, BTreeSet<String>>;
+
+/// The members of rival categories `text` names, whichever way it says them: cheap enough to
+/// read for every memory of a store, to nominate pairs (`candidates`).
+pub fn tools_named(text: &str) -> Tools {
+    let lex = lexicon();
+    let mut out = Tools::new();
+    for f in lex.find(&split(text)) {
+        if lex.rivals(f.category) {
+            out.entry(f.category).or_default().insert(f.member);
+        }
+    }
+    out
+}
+
 /// What one memory asserts.
 #[derive(Debug, Clone, Default)]
 pub struct Claims {
@@ -48,7 +64,8 @@ pub struct Claims {
     /// and, anywhere, a word before a subject noun ("the *orders* service"), an environment or
     /// a component.
     described: BTreeSet<String>,
-    text: String,
+    /// Its sentence shape (`shape::shape_of`), compared with a neighbour's.
+    shape: Vec<String>,
 }
 
 impl Claims {
@@ -56,7 +73,7 @@ impl Claims {
         let lex = lexicon();
         let words = split(text);
         let found: Vec<Found> = lex.find(&words);
-        let negated = polarity::negated(&words);
+        let (negated, polarity) = polarity::read(&words);
         let mut tools: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         let mut refused = BTreeSet::new();
         for f in found.iter().filter(|f| lex.rivals(f.category)) {
@@ -69,8 +86,7 @@ impl Claims {
                     .insert(f.member.clone());
             }
         }
-        let polarity = polarity::polarity(&words);
-        let values = values::values(text)
+        let values = values::values_in(text, &words, &found)
             .into_iter()
             .filter(|v| {
                 // A value said only as what was left ("upgraded from Java 11 to 17") is not a
@@ -118,7 +134,7 @@ impl Claims {
                 .map(|w| w.text)
                 .chain(subject::naming_words(&words, &found))
                 .collect(),
-            text: text.to_string(),
+            shape: shape::shape_of(text),
             moved_on,
             tools,
             refused,
@@ -177,7 +193,7 @@ pub fn compare(a: &Claims, b: &Claims) -> Comparison {
     // branch is main" / "… is develop"), even when the other side names both elsewhere.
     if out.rivals.is_empty() {
         let lex = lexicon();
-        for (ga, gb) in shape::gaps(&a.text, &b.text) {
+        for (ga, gb) in shape::gaps(&a.shape, &b.shape) {
             let member = |g: &[String]| {
                 let words: Vec<lexicon::Word> = g.iter().flat_map(|w| split(w)).collect();
                 lex.find(&words)
@@ -257,7 +273,7 @@ pub fn compare(a: &Claims, b: &Claims) -> Comparison {
             .collect();
         let is_value = |w: &str| value_words.contains(w) || w.chars().any(|c| c.is_ascii_digit());
         let described = |x: &str, y: &str| a.described.contains(x) || b.described.contains(y);
-        if let Some(swap) = shape::swapped_subject(&a.text, &b.text, &is_value, &described) {
+        if let Some(swap) = shape::swapped_subject(&a.shape, &b.shape, &is_value, &described) {
             out.apart = Some(swap);
             return out;
         }

@@ -28,6 +28,7 @@ pub struct Said {
 }
 
 /// For each of `words`, whether its clause says it is not so.
+#[cfg(test)]
 pub fn negated(words: &[Word]) -> Vec<bool> {
     scopes(words)
         .into_iter()
@@ -67,19 +68,27 @@ fn scopes(words: &[Word]) -> Vec<Scope> {
 
 /// Each stemmed word of `words` and which way it is said; stop words and words too common to
 /// carry a rule ("use", "run", "code") are left out.
+#[cfg(test)]
 pub fn polarity(words: &[Word]) -> BTreeMap<String, Said> {
+    read(words).1
+}
+
+/// For each of `words` whether its clause says it is not so, and each stemmed word and which
+/// way it is said (read once: a memory is read once per review).
+pub fn read(words: &[Word]) -> (Vec<bool>, BTreeMap<String, Said>) {
     let lex = lexicon();
+    let scopes = scopes(words);
     let mut out: BTreeMap<String, Said> = BTreeMap::new();
-    for (w, scope) in words.iter().zip(scopes(words)) {
+    for (w, scope) in words.iter().zip(scopes.iter().copied()) {
         let t = w.text.as_str();
-        if is_stop_word(t)
-            || t.len() < 2
-            || lex.polarity_generic.iter().any(|g| *g == stem(t))
-            || is_marker(t)
-        {
+        if is_stop_word(t) || t.len() < 2 || is_marker(t) {
             continue;
         }
-        let said = out.entry(stem(t)).or_default();
+        let stemmed = stem(t);
+        if lex.polarity_generic.contains(&stemmed) {
+            continue;
+        }
+        let said = out.entry(stemmed).or_default();
         match scope {
             Scope::Done => said.done = true,
             Scope::Within => said.not_done = true,
@@ -89,18 +98,12 @@ pub fn polarity(words: &[Word]) -> BTreeMap<String, Said> {
             }
         }
     }
-    out
+    (scopes.into_iter().map(|s| s != Scope::Done).collect(), out)
 }
 
 /// Whether a word is part of a negation rather than a claim ("not", "avoid", "moved").
 fn is_marker(t: &str) -> bool {
-    let lex = lexicon();
-    lex.negate_after
-        .iter()
-        .chain(&lex.negate_clause)
-        .any(|p| p.iter().any(|w| w == t))
-        || lex.moved.iter().any(|m| m == t)
-        || lex.replaced.iter().any(|m| m == t)
+    lexicon().markers.contains(t)
 }
 
 /// Whether `phrase` starts at `clause[i]`.
@@ -146,9 +149,8 @@ fn negated_in(clause: &[Word]) -> Vec<Scope> {
         let mut targets = 0;
         for k in i..n {
             let t = clause[k].text.as_str();
-            let counts = !is_stop_word(t)
-                && !is_marker(t)
-                && !lex.polarity_generic.iter().any(|g| *g == stem(t));
+            let counts =
+                !is_stop_word(t) && !is_marker(t) && !lex.polarity_generic.contains(&stem(t));
             if counts && targets < TARGET_WORDS {
                 targets += 1;
                 not[k] = Scope::Refused;

@@ -18,19 +18,20 @@ use super::lexicon::split;
 /// The longest texts aligned word by word; longer ones are not one sentence shape anyway.
 const ALIGN_MAX_WORDS: usize = 120;
 
-/// The places where two texts in one sentence shape differ: for each, the words only the
-/// first has there and the words only the second has there. Empty unless the rest reads alike
-/// (at least half the longer text's words, function words aside, in common).
-pub fn gaps(a: &str, b: &str) -> Vec<(Vec<String>, Vec<String>)> {
-    // The sentence shape is in its words and values, not its function words.
-    let shape = |t: &str| -> Vec<String> {
-        split(t)
-            .into_iter()
-            .map(|w| w.text)
-            .filter(|w| !is_stop_word(w))
-            .collect()
-    };
-    let (wa, wb) = (shape(a), shape(b));
+/// The words a text's sentence shape is read from: its words and values, not its function
+/// words.
+pub fn shape_of(text: &str) -> Vec<String> {
+    split(text)
+        .into_iter()
+        .map(|w| w.text)
+        .filter(|w| !is_stop_word(w))
+        .collect()
+}
+
+/// The places where two texts in one sentence shape (as `shape_of` reads them) differ: for
+/// each, the words only the first has there and the words only the second has there. Empty
+/// unless the rest reads alike (at least half the longer text's words in common).
+pub fn gaps(wa: &[String], wb: &[String]) -> Vec<(Vec<String>, Vec<String>)> {
     if wa.is_empty() || wb.is_empty() || wa.len() > ALIGN_MAX_WORDS || wb.len() > ALIGN_MAX_WORDS {
         return Vec::new();
     }
@@ -78,8 +79,8 @@ pub fn gaps(a: &str, b: &str) -> Vec<(Vec<String>, Vec<String>)> {
 /// which may: the caller passes the words of each memory's description, where its subject is
 /// named) — "The *orders* service …" / "The *inventory* service …".
 pub fn swapped_subject(
-    a: &str,
-    b: &str,
+    a: &[String],
+    b: &[String],
     is_value: &dyn Fn(&str) -> bool,
     names_subject: &dyn Fn(&str, &str) -> bool,
 ) -> Option<(String, String)> {
@@ -131,8 +132,8 @@ mod tests {
     fn a_subject_swapped_beside_a_value_is_found() {
         assert_eq!(
             swapped_subject(
-                "The orders service listens on port 8081.",
-                "The inventory service listens on port 8082.",
+                &shape_of("The orders service listens on port 8081."),
+                &shape_of("The inventory service listens on port 8082."),
                 &digits,
                 &any
             ),
@@ -141,8 +142,8 @@ mod tests {
         // Only the value differs: one subject.
         assert_eq!(
             swapped_subject(
-                "The API listens on port 8080.",
-                "The API listens on port 3000.",
+                &shape_of("The API listens on port 8080."),
+                &shape_of("The API listens on port 3000."),
                 &digits,
                 &any
             ),
@@ -151,8 +152,8 @@ mod tests {
         // Not one sentence shape.
         assert_eq!(
             swapped_subject(
-                "CI fails when line coverage drops below 90%.",
-                "A minimum of 75% line coverage is enforced in CI.",
+                &shape_of("CI fails when line coverage drops below 90%."),
+                &shape_of("A minimum of 75% line coverage is enforced in CI."),
                 &digits,
                 &any
             ),

@@ -11,7 +11,9 @@
 
 use crate::rank::tokenize::{is_stop_word, stem};
 
-use super::lexicon::{lexicon, split};
+#[cfg(test)]
+use super::lexicon::split;
+use super::lexicon::{lexicon, Found, Word};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Kind {
@@ -224,7 +226,14 @@ fn is_place(t: &str) -> bool {
 }
 
 /// Every value of `text`, in order.
+#[cfg(test)]
 pub fn values(text: &str) -> Vec<Value> {
+    let words = split(text);
+    values_in(text, &words, &lexicon().find(&words))
+}
+
+/// Every value of `text`, whose words (as `split` gives them) and lexicon members are known.
+pub fn values_in(text: &str, words: &[Word], found: &[Found]) -> Vec<Value> {
     let mut out = Vec::new();
     let toks = raw_tokens(text);
     for (i, t) in toks.iter().enumerate() {
@@ -296,30 +305,17 @@ pub fn values(text: &str) -> Vec<Value> {
             }
         }
     }
-    out.extend(numbers(text));
+    out.extend(numbers(words, found));
     out
 }
 
 /// Numbers, with their units or what they count.
-fn numbers(text: &str) -> Vec<Value> {
+fn numbers(said: &[Word], found: &[Found]) -> Vec<Value> {
     let lex = lexicon();
-    // Words as the claim reader splits them, hyphenated ones split further ("twenty-one",
-    // "two-space"), percent signs kept as words.
-    let words: Vec<String> = split(&text.replace('%', " percent "))
-        .into_iter()
-        .flat_map(|w| {
-            if w.text.contains('-') {
-                w.text.split('-').map(str::to_string).collect::<Vec<_>>()
-            } else {
-                vec![w.text]
-            }
-        })
-        .collect();
+    let words: Vec<String> = said.iter().map(|w| w.text.clone()).collect();
     // The words that name a tool or language (`node.js` names node), and the name each gives.
-    let said = split(text);
-    let mut tool_names: std::collections::HashMap<String, String> = lex
-        .find(&said)
-        .into_iter()
+    let mut tool_names: std::collections::HashMap<String, String> = found
+        .iter()
         .filter(|f| {
             let c = &lex.categories[f.category].name;
             !matches!(c.as_str(), "environment" | "component" | "task")
