@@ -86,7 +86,7 @@ impl Claims {
                     .insert(f.member.clone());
             }
         }
-        let values = values::values_in(text, &words, &found)
+        let values: Vec<Value> = values::values_in(text, &words, &found)
             .into_iter()
             .filter(|v| {
                 // A value said only as what was left ("upgraded from Java 11 to 17") is not a
@@ -124,7 +124,24 @@ impl Claims {
         });
         Claims {
             negation,
-            names: shape::names(text),
+            names: {
+                // Names the lexicon or a value already accounts for ("JavaScript", "MiB") are
+                // compared as tools, subjects and values, not as names.
+                let stem = crate::rank::tokenize::stem;
+                let known: BTreeSet<String> = found
+                    .iter()
+                    .flat_map(|f| words[f.at..f.at + f.len].iter().map(|w| stem(&w.text)))
+                    .chain(
+                        values
+                            .iter()
+                            .flat_map(|v| split(&v.shown).into_iter().map(|w| stem(&w.text))),
+                    )
+                    .collect();
+                shape::names(text)
+                    .into_iter()
+                    .filter(|n| !known.contains(n))
+                    .collect()
+            },
             terms: words
                 .iter()
                 .map(|w| crate::rank::tokenize::stem(&w.text))
@@ -163,6 +180,10 @@ pub struct Comparison {
     /// Values that differ where it cannot be told whether they answer one question (a path
     /// beside no shared word): not a merge, not surely a conflict.
     pub unsure: Vec<(String, String)>,
+    /// Whether both state the same claims: at least one value, tool or name in common, and
+    /// nothing either states that the other never mentions (one says it shortly, the other
+    /// at length, and neither adds to it).
+    pub same_claims: bool,
 }
 
 /// Compares the claims of two memories.
@@ -321,7 +342,18 @@ pub fn compare(a: &Claims, b: &Claims) -> Comparison {
         }
         // Each names something the other never mentions (a tool, a team, a value): perhaps two
         // answers to one question, which the lexicon does not know.
-        if let (Some(x), Some(y)) = (novel(a, b), novel(b, a)) {
+        let (na, nb) = (novel(a, b), novel(b, a));
+        let shared = a
+            .values
+            .iter()
+            .any(|v| b.values.iter().any(|w| w.value == v.value))
+            || a.tools
+                .values()
+                .flatten()
+                .any(|m| b.tools.values().any(|s| s.contains(m)))
+            || a.names.iter().any(|n| b.names.contains(n));
+        out.same_claims = shared && na.is_none() && nb.is_none() && out.unsure.is_empty();
+        if let (Some(x), Some(y)) = (na, nb) {
             out.unsure.push((x, y));
         }
     }
@@ -471,6 +503,24 @@ mod tests {
         )
         .rivals
         .is_empty());
+    }
+
+    #[test]
+    fn the_same_claims_said_shortly_and_at_length_are_the_same_claims_an_addition_is_not() {
+        assert!(
+            cmp(
+                "Node version.\nNode 20.",
+                "The Node.js version the project targets.\nThe project runs on Node.js version 20."
+            )
+            .same_claims
+        );
+        assert!(
+            !cmp(
+                "Package manager.\nUse pnpm for this repo.",
+                "pnpm version.\nThe packageManager field pins pnpm 9.x; enable it through corepack."
+            )
+            .same_claims
+        );
     }
 
     #[test]

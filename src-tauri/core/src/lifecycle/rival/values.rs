@@ -236,6 +236,11 @@ pub fn values(text: &str) -> Vec<Value> {
 pub fn values_in(text: &str, words: &[Word], found: &[Found]) -> Vec<Value> {
     let mut out = Vec::new();
     let toks = raw_tokens(text);
+    // A name the lexicon knows (`node.js`, `fly.io`) is a tool, not a file or host.
+    let named: std::collections::HashSet<&str> = found
+        .iter()
+        .flat_map(|f| words[f.at..f.at + f.len].iter().map(|w| w.text.as_str()))
+        .collect();
     for (i, t) in toks.iter().enumerate() {
         let around: Vec<String> = [i.checked_sub(1), Some(i + 1)]
             .into_iter()
@@ -278,7 +283,10 @@ pub fn values_in(text: &str, words: &[Word], found: &[Found]) -> Vec<Value> {
         {
             push(&mut out, Kind::Port, port.to_string(), vec![]);
             push(&mut out, Kind::Place, host.to_string(), around);
-        } else if is_place(t) && !t.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+        } else if is_place(t)
+            && !t.chars().next().is_some_and(|c| c.is_ascii_digit())
+            && !named.contains(t.as_str())
+        {
             push(
                 &mut out,
                 Kind::Place,
