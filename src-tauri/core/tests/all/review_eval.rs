@@ -437,9 +437,9 @@ fn the_independent_set_is_measured_per_kind() {
     // data, values normalised, polarity, subject), tuned on the dev half only:
     //                    duplicates P / R    conflicts P / R    conflicts offered as a merge
     // with model, dev    0.727 → 0.927 / 0.640 → 0.760   0.075 → 0.880 / 0.060 → 0.880   11 → 0
-    // with model, test   0.338 → 0.725 / 0.500 → 0.580   0.213 → 0.579 / 0.200 → 0.440   18 → 0
+    // with model, test   0.338 → 0.725 / 0.500 → 0.580   0.213 → 0.590 / 0.200 → 0.460   18 → 0
     // words only, dev    0.535 → 0.947 / 0.460 → 0.720   0.122 → 0.854 / 0.120 → 0.820
-    // words only, test   0.222 → 0.587 / 0.360 → 0.540   0.167 → 0.568 / 0.160 → 0.420
+    // words only, test   0.222 → 0.587 / 0.360 → 0.540   0.167 → 0.579 / 0.160 → 0.440
     // Near misses on another subject judged a conflict, with the model: dev 5 of 50, test 11
     // of 50. On the test half the judge asks ("duplicate or conflict?") about 17 of the 50
     // conflicts rather than calling them: rival tools outside the lexicon and negations it
@@ -464,7 +464,7 @@ fn the_independent_set_is_measured_per_kind() {
 /// R), per mode and half.
 const INDEPENDENT_FLOORS: &[((&str, Half), [f64; 4])] = &[
     (("with embeddings", Half::Dev), [0.92, 0.75, 0.87, 0.87]),
-    (("with embeddings", Half::Test), [0.72, 0.57, 0.57, 0.43]),
+    (("with embeddings", Half::Test), [0.72, 0.57, 0.58, 0.45]),
     (("words only", Half::Dev), [0.94, 0.71, 0.85, 0.81]),
-    (("words only", Half::Test), [0.58, 0.53, 0.56, 0.41]),
+    (("words only", Half::Test), [0.58, 0.53, 0.57, 0.43]),
 ];

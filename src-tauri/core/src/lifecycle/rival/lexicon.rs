@@ -36,6 +36,7 @@ struct PolarityFile {
     before: Vec<String>,
     clause: Vec<String>,
     moved: Vec<String>,
+    preferred: Vec<String>,
     replaced: Vec<String>,
     generic: Vec<String>,
 }
@@ -81,6 +82,7 @@ pub struct Lexicon {
     pub negate_after: Vec<Vec<String>>,
     pub negate_clause: Vec<Vec<String>>,
     pub moved: Vec<String>,
+    pub preferred: Vec<String>,
     pub replaced: Vec<String>,
     pub polarity_generic: std::collections::HashSet<String>,
     /// Every word of a negation, a move or a replacement.
@@ -159,6 +161,7 @@ impl Lexicon {
             negate_after: phrases(&file.polarity.before),
             negate_clause: phrases(&file.polarity.clause),
             moved: file.polarity.moved,
+            preferred: file.polarity.preferred,
             replaced: file.polarity.replaced,
             // Compared by stem: "running" is as common as "run".
             polarity_generic: file

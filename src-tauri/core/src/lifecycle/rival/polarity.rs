@@ -145,7 +145,11 @@ fn negated_in(clause: &[Word]) -> Vec<Scope> {
         }
         return not;
     }
-    if let Some(i) = (0..n).find(|i| lex.negate_after.iter().any(|p| at(clause, *i, p))) {
+    // "Prefer X over Y": what follows "over" is not chosen.
+    let preferring = (0..n).find(|i| lex.preferred.iter().any(|w| *w == clause[*i].text));
+    let over = preferring.and_then(|p| (p..n).find(|i| clause[*i].text == "over"));
+    let negation = (0..n).find(|i| lex.negate_after.iter().any(|p| at(clause, *i, p)));
+    if let Some(i) = over.or(negation) {
         let mut targets = 0;
         for k in i..n {
             let t = clause[k].text.as_str();
@@ -211,6 +215,13 @@ mod tests {
             NOT
         );
         assert_eq!(said("Never squash when merging", "squash"), NOT);
+    }
+
+    #[test]
+    fn what_is_preferred_over_is_refused() {
+        let text = "Prefer composition over inheritance in the domain layer.";
+        assert_eq!(said(text, "inheritance"), NOT);
+        assert_eq!(said(text, "composition"), DONE);
     }
 
     #[test]
