@@ -425,5 +425,5 @@ fn a_conflict_shows_the_rival_claims_and_the_subject_they_share() {
     let json = serde_json::to_value(&findings).unwrap();
     assert_eq!(json[0]["kind"], "conflict", "{json:#}");
     assert_eq!(json[0]["claims"][0], serde_json::json!(["8081", "9090"]), "{json:#}");
-    assert_eq!(json[0]["subject"], serde_json::json!(["order service"]), "{json:#}");
+    assert_eq!(json[0]["subject"], serde_json::json!(["orders service"]), "{json:#}");
 }

@@ -22,6 +22,8 @@ pub struct Subject {
     /// Kind of subject (a lexicon category, or `head:<noun>` for a qualified noun) → the words
     /// naming it.
     pub named: BTreeMap<String, BTreeSet<String>>,
+    /// A qualifier's stem → the word as written, to show as evidence.
+    written: BTreeMap<String, String>,
 }
 
 impl Subject {
@@ -29,6 +31,7 @@ impl Subject {
     pub fn of(words: &[Word], found: &[Found], described: usize) -> Subject {
         let lex = lexicon();
         let mut named: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut written = BTreeMap::new();
         // Words that are a tool or a language: they say how, not which one.
         let mut tool_at = vec![false; words.len()];
         for f in found {
@@ -71,6 +74,7 @@ impl Subject {
                 {
                     break;
                 }
+                written.insert(stem(t), t.to_string());
                 qualifiers.insert(stem(t));
             }
             if !qualifiers.is_empty() {
@@ -80,7 +84,7 @@ impl Subject {
                     .extend(qualifiers);
             }
         }
-        Subject { named }
+        Subject { named, written }
     }
 
     /// Two words that show `self` and `other` are about different subjects: a kind of subject
@@ -104,7 +108,10 @@ impl Subject {
             if let Some(theirs) = other.named.get(kind) {
                 for w in mine.intersection(theirs) {
                     match kind.strip_prefix("head:") {
-                        Some(head) => out.push(format!("{w} {head}")),
+                        Some(head) => {
+                            let shown = self.written.get(w).unwrap_or(w);
+                            out.push(format!("{shown} {head}"))
+                        }
                         None => out.push(w.clone()),
                     }
                 }
@@ -199,7 +206,7 @@ mod tests {
         ));
         assert_eq!(
             subject("The orders service").shared_with(&subject("orders service migrations")),
-            ["order service"]
+            ["orders service"]
         );
     }
 }
