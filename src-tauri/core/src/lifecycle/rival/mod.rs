@@ -73,7 +73,8 @@ impl Claims {
         let lex = lexicon();
         let words = split(text);
         let found: Vec<Found> = lex.find(&words);
-        let (negated, polarity) = polarity::read(&words);
+        let described = split(text.lines().next().unwrap_or_default()).len();
+        let (negated, polarity) = polarity::read(&words, described);
         let mut tools: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         let mut refused = BTreeSet::new();
         for f in found.iter().filter(|f| lex.rivals(f.category)) {
@@ -486,20 +487,20 @@ mod tests {
     #[test]
     fn a_rule_and_its_negation_or_a_move_away_conflict() {
         assert!(!cmp(
-            "Use anyhow for errors in the library crates.",
-            "Library crates must not depend on anyhow; they define typed errors."
+            "Error handling in library crates.\nUse anyhow for errors in the library crates.",
+            "No anyhow in libraries.\nLibrary crates must not depend on anyhow; they define typed errors."
         )
         .rivals
         .is_empty());
         assert!(!cmp(
-            "Application logs are shipped to the ELK stack.",
-            "Application logs moved from ELK to Datadog; ELK was shut down."
+            "Where logs are shipped.\nApplication logs are shipped to the ELK stack.",
+            "Log destination.\nApplication logs moved from ELK to Datadog; ELK was shut down."
         )
         .rivals
         .is_empty());
         assert!(!cmp(
-            "The legacy monolith runs on Java 11.",
-            "The monolith was upgraded from Java 11 to Java 17 and no longer runs on 11."
+            "Java version of the monolith.\nThe legacy monolith runs on Java 11.",
+            "Monolith JDK upgrade.\nThe monolith was upgraded from Java 11 to Java 17 and no longer runs on 11."
         )
         .rivals
         .is_empty());

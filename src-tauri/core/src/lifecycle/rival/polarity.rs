@@ -70,18 +70,20 @@ fn scopes(words: &[Word]) -> Vec<Scope> {
 /// carry a rule ("use", "run", "code") are left out.
 #[cfg(test)]
 pub fn polarity(words: &[Word]) -> BTreeMap<String, Said> {
-    read(words).1
+    read(words, 0).1
 }
 
 /// For each of `words` whether its clause says it is not so, and each stemmed word and which
-/// way it is said (read once: a memory is read once per review).
-pub fn read(words: &[Word]) -> (Vec<bool>, BTreeMap<String, Said>) {
+/// way it is said (read once: a memory is read once per review). The first `label` words are
+/// a title ("Force push policy"): what it refuses counts, a word it merely names does not say
+/// that it is done.
+pub fn read(words: &[Word], label: usize) -> (Vec<bool>, BTreeMap<String, Said>) {
     let lex = lexicon();
     let scopes = scopes(words);
     let mut out: BTreeMap<String, Said> = BTreeMap::new();
-    for (w, scope) in words.iter().zip(scopes.iter().copied()) {
+    for (k, (w, scope)) in words.iter().zip(scopes.iter().copied()).enumerate() {
         let t = w.text.as_str();
-        if is_stop_word(t) || t.len() < 2 || is_marker(t) {
+        if is_stop_word(t) || t.len() < 2 || is_marker(t) || (k < label && scope == Scope::Done) {
             continue;
         }
         let stemmed = stem(t);
@@ -118,8 +120,28 @@ fn negated_in(clause: &[Word]) -> Vec<Scope> {
     let lex = lexicon();
     let n = clause.len();
     let mut not = vec![Scope::Done; n];
-    if (0..n).any(|i| lex.negate_clause.iter().any(|p| at(clause, i, p))) {
-        return vec![Scope::Refused; n];
+    // "Redux is no longer used", "per package is no longer …": the tools of the clause and the
+    // words right after the marker are what was left; the rest is what the clause is about.
+    if let Some(i) = (0..n).find(|i| lex.negate_clause.iter().any(|p| at(clause, *i, p))) {
+        let mut scope = vec![Scope::Within; n];
+        for f in lex.find(clause) {
+            for flag in &mut scope[f.at..f.at + f.len] {
+                *flag = Scope::Refused;
+            }
+        }
+        let mut targets = 0;
+        for k in i..n {
+            let t = clause[k].text.as_str();
+            if targets < TARGET_WORDS
+                && !is_stop_word(t)
+                && !is_marker(t)
+                && !lex.polarity_generic.contains(&stem(t))
+            {
+                targets += 1;
+                scope[k] = Scope::Refused;
+            }
+        }
+        return scope;
     }
     // A move: what stands between "from" (or "off") and "to" was left.
     if let Some(m) = (0..n).find(|i| lex.moved.iter().any(|w| *w == clause[*i].text)) {
