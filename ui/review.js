@@ -159,6 +159,11 @@ export function createReviewView(app) {
     button('review-forget', 'Forget…', 'Delete', () => forget(m), { class: 'btn-ghost-danger' }),
   ];
 
+  // What a pair is about, as the judge read it from their claims (the shared subject).
+  const about = (f) => (f.subject && f.subject.length
+    ? h('div', { class: 'review-evidence', testid: 'review-subject' }, 'About: ', f.subject.join(', '))
+    : null);
+
   // One render function per finding kind: `{ names, title, evidence, actions }`.
   const RENDERERS = {
     duplicate: (f) => {
@@ -166,7 +171,7 @@ export function createReviewView(app) {
       return {
         title: `${a.name} and ${b.name} say the same thing`,
         note: `similarity ${Math.round(f.similarity * 100)}%; the words only one of them has are marked`,
-        evidence: h('div', { class: 'review-pair' }, side(a, markedAgainst(a.body, b.body)), side(b, markedAgainst(b.body, a.body))),
+        evidence: h('div', {}, about(f), h('div', { class: 'review-pair' }, side(a, markedAgainst(a.body, b.body)), side(b, markedAgainst(b.body, a.body)))),
         actions: pairActions(f),
       };
     },
@@ -176,7 +181,7 @@ export function createReviewView(app) {
       return {
         title: `${a.name} and ${b.name} disagree`,
         note: claims.length ? claims.map(([x, y]) => `${x} ≠ ${y}`).join(' · ') : 'the same subject with different claims',
-        evidence: h('div', { class: 'review-pair' }, side(a, marked(a.body, claims.map((c) => c[0]))), side(b, marked(b.body, claims.map((c) => c[1])))),
+        evidence: h('div', {}, about(f), h('div', { class: 'review-pair' }, side(a, marked(a.body, claims.map((c) => c[0]))), side(b, marked(b.body, claims.map((c) => c[1]))))),
         actions: pairActions(f),
       };
     },
@@ -188,7 +193,7 @@ export function createReviewView(app) {
       return {
         title: `${a.name} and ${b.name}: the same subject — duplicate or conflict?`,
         note: `they read alike but differ: ${claims.map(([x, y]) => `${x} ≠ ${y}`).join(' · ')}. Merge if they say the same thing; supersede the outdated one if not`,
-        evidence: h('div', { class: 'review-pair' }, side(a, marked(a.body, claims.map((c) => c[0]))), side(b, marked(b.body, claims.map((c) => c[1])))),
+        evidence: h('div', {}, about(f), h('div', { class: 'review-pair' }, side(a, marked(a.body, claims.map((c) => c[0]))), side(b, marked(b.body, claims.map((c) => c[1]))))),
         actions: pairActions(f),
       };
     },

@@ -155,6 +155,15 @@ fn claims_text(claims: &[(String, String)]) -> String {
     claims.join(", ")
 }
 
+/// What a pair is about, as its claims read (" — about the orders service"), or nothing.
+fn about(subject: &[String]) -> String {
+    if subject.is_empty() {
+        String::new()
+    } else {
+        format!(" — about {}", subject.join(", "))
+    }
+}
+
 /// Both memories of a pair, one line each: `  name: body`.
 fn both_texts(a: &Subject, b: &Subject) -> String {
     format!(
@@ -179,21 +188,24 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
             Finding::Duplicate {
                 memories: [a, b],
                 similarity,
+                subject,
             } => println!(
-                "duplicate  {}/{} and {}/{} say the same thing (similarity {similarity:.2})\n  merge: ambry memory review merge {} {}",
-                a.scope, a.name, b.scope, b.name, a.name, b.name
+                "duplicate  {}/{} and {}/{} say the same thing (similarity {similarity:.2}){}\n  merge: ambry memory review merge {} {}",
+                a.scope, a.name, b.scope, b.name, about(subject), a.name, b.name
             ),
             Finding::Conflict {
                 memories: [a, b],
                 claims,
+                subject,
                 ..
             } => println!(
-                "conflict   {}/{} and {}/{} disagree: {}\n{}",
+                "conflict   {}/{} and {}/{} disagree: {}{}\n{}",
                 a.scope,
                 a.name,
                 b.scope,
                 b.name,
                 claims_text(claims),
+                about(subject),
                 both_texts(a, b)
             ),
             Finding::SameSubject {

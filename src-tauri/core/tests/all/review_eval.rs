@@ -174,8 +174,13 @@ fn duplicates_and_conflicts_are_found_at_the_shipped_thresholds_on_both_halves()
             // Only the dev half's mistakes are ever printed: the test half stays unseen.
             if cos.is_some() && *half == Half::Dev && got != expected {
                 dev_misses.push(format!(
-                    "  {label}: {} | {} → {got:?} (similarity {:.2}, words {:.2}, cosine {c:.2}, {:?})",
-                    p.a[0], p.b[0], judged.similarity, judged.token_similarity, judged.verdict
+                    "  {label}: {} | {} → {got:?} (similarity {:.2}, words {:.2}, cosine {c:.2}, {:?}, apart {:?})",
+                    p.a[0],
+                    p.b[0],
+                    judged.similarity,
+                    judged.token_similarity,
+                    judged.verdict,
+                    judged.claims.as_ref().and_then(|c| c.apart.clone())
                 ));
             }
         }
@@ -195,26 +200,32 @@ fn duplicates_and_conflicts_are_found_at_the_shipped_thresholds_on_both_halves()
             );
         }
     }
-    // Floors just under what was measured; with embeddings (the shipped mode whenever the model
-    // is there) the duplicate floors stay above the promise: precision 0.9, recall 0.8.
-    // Measured (dev 250 pairs / test 57): with embeddings dev duplicates P 0.963 R 0.929,
-    // conflicts P 0.982 R 0.900; test duplicates P 0.938 R 1.000, conflicts P 1.000 R 0.733.
-    // Words only: dev 0.962 / 0.893, 0.949 / 0.933; test 1.000 / 0.667, 1.000 / 0.733.
+    // Floors just under what was measured. Before claims (string differences and thresholds
+    // tuned on this set): with embeddings dev duplicates P 0.963 R 0.929, conflicts P 0.982
+    // R 0.900; test duplicates P 0.938 R 1.000, conflicts P 1.000 R 0.733. Words only: dev
+    // 0.962 / 0.893, 0.949 / 0.933; test 1.000 / 0.667, 1.000 / 0.733.
+    // Judged on claims (`lifecycle::rival`), this set's duplicates lose recall: a pair that
+    // reads alike but where one side negates, says it moved on, or names something the other
+    // never mentions is asked about ("duplicate or conflict?") instead of offered as a merge,
+    // and a rule said both ways ("do not edit" / "regenerate after editing") can read as a
+    // negation. With embeddings dev duplicates P 0.944 R 0.607, conflicts P 0.821 R 0.917;
+    // test duplicates P 0.889 R 0.533, conflicts P 0.909 R 0.667. Words only: dev 0.927 /
+    // 0.607, 0.806 / 0.900; test 0.857 / 0.400, 0.900 / 0.600.
     let floors: [Floor<'_>; 4] = [
         (
             "with embeddings",
             &fused,
             Half::Dev,
-            [0.95, 0.92, 0.97, 0.88],
+            [0.94, 0.60, 0.82, 0.91],
         ),
         (
             "with embeddings",
             &fused,
             Half::Test,
-            [0.93, 0.95, 0.95, 0.70],
+            [0.88, 0.53, 0.90, 0.66],
         ),
-        ("words only", &tokens, Half::Dev, [0.95, 0.88, 0.93, 0.92]),
-        ("words only", &tokens, Half::Test, [0.95, 0.65, 0.95, 0.70]),
+        ("words only", &tokens, Half::Dev, [0.92, 0.60, 0.80, 0.89]),
+        ("words only", &tokens, Half::Test, [0.85, 0.40, 0.89, 0.59]),
     ];
     for (mode, table, half, [dp, dr, cp, cr]) in floors {
         let s = table[&half];
@@ -256,6 +267,9 @@ fn the_independent_set_is_measured_per_kind() {
     let mut merged_conflicts: BTreeMap<Half, u32> = BTreeMap::new();
     // (half, label) → pairs asked about ("same subject — duplicate or conflict?").
     let mut asked: BTreeMap<(Half, &str), u32> = BTreeMap::new();
+    let mut dev_misses = Vec::new();
+    // (half, label, kind, judged as) → pairs: counts only, for either half.
+    let mut confusion: BTreeMap<(Half, &str, String, &str), u32> = BTreeMap::new();
     for (i, (label, half, p)) in set.iter().enumerate() {
         let (a, b) = (Side::new(&p.a[1], &p.a[2]), Side::new(&p.b[1], &p.b[2]));
         let c = f64::from(cosine(&vectors[2 * i], &vectors[2 * i + 1]));
@@ -276,15 +290,41 @@ fn the_independent_set_is_measured_per_kind() {
                 let e = per_kind.entry((*half, label, kind)).or_default();
                 e.0 += 1;
                 e.1 += u32::from(right);
+                let judged_as = match &verdict {
+                    Some(Verdict::Duplicate) => "duplicate",
+                    Some(Verdict::Conflict(_)) => "conflict",
+                    Some(Verdict::Uncertain(_)) => "asked",
+                    None => "neither",
+                };
+                *confusion
+                    .entry((*half, label, p.kind.clone().unwrap_or_default(), judged_as))
+                    .or_default() += 1;
                 if *label == "conflicts" && dup {
                     *merged_conflicts.entry(*half).or_default() += 1;
                 }
                 if matches!(verdict, Some(Verdict::Uncertain(_))) {
                     *asked.entry((*half, label)).or_default() += 1;
                 }
+                // Only the dev half's mistakes are ever printed: the test half stays unseen.
+                if !right && *half == Half::Dev {
+                    let j = judge(&a, &b, cos);
+                    dev_misses.push(format!(
+                        "  {label}/{}: {} | {} → {:?} (similarity {:.2}, words {:.2}, cosine {c:.2})",
+                        p.kind.as_deref().unwrap_or(""),
+                        p.a[0],
+                        p.b[0],
+                        j.verdict,
+                        j.similarity,
+                        j.token_similarity
+                    ));
+                }
             }
         }
     }
+    println!(
+        "independent set, dev misses with embeddings:\n{}",
+        dev_misses.join("\n")
+    );
     for ((mode, half), s) in &scores {
         println!(
             "independent {mode:<16} {half:?}: duplicates P {:.3} R {:.3} | conflicts P {:.3} R {:.3}",
@@ -299,9 +339,80 @@ fn the_independent_set_is_measured_per_kind() {
             "independent with embeddings {half:?} {label}/{kind}: {right}/{n} judged as labelled"
         );
     }
+    for ((half, label, kind, judged_as), n) in &confusion {
+        println!("independent with embeddings {half:?} {label}/{kind} judged {judged_as}: {n}");
+    }
     println!("conflicts offered as a merge (with embeddings): {merged_conflicts:?}");
+    // What judging costs: reading each memory once (its terms, and the rival tools it names,
+    // for nominating pairs), reading its claims (once, for a memory in a candidate pair), then
+    // judging a pair (as the review does for each candidate pair).
+    let started = std::time::Instant::now();
+    let sides: Vec<(Side, Side)> = set
+        .iter()
+        .map(|(_, _, p)| (Side::new(&p.a[1], &p.a[2]), Side::new(&p.b[1], &p.b[2])))
+        .collect();
+    for (a, b) in &sides {
+        std::hint::black_box((
+            ambry_lifecycle::lifecycle::rival::tools_named(a.text()),
+            ambry_lifecycle::lifecycle::rival::tools_named(b.text()),
+        ));
+    }
+    let read = started.elapsed();
+    let started = std::time::Instant::now();
+    for (a, b) in &sides {
+        std::hint::black_box((a.claims(), b.claims()));
+    }
+    let claims_read = started.elapsed();
+    let started = std::time::Instant::now();
+    for (a, b) in &sides {
+        std::hint::black_box(judge(a, b, Some(0.5)));
+    }
+    let judged = started.elapsed();
+    let per_memory = |d: std::time::Duration| d.as_secs_f64() * 1e6 / (2 * sides.len()) as f64;
+    println!(
+        "cost: {:.1} µs to read a memory, {:.1} µs to read its claims, {:.1} µs to judge a pair",
+        per_memory(read),
+        per_memory(claims_read),
+        judged.as_secs_f64() * 1e6 / sides.len() as f64
+    );
+    // The same work as judged on string differences before claims: terms read once, then per
+    // pair the Jaccard and the string comparisons of `lifecycle::claims`.
+    use ambry_lifecycle::lifecycle::claims;
+    let started = std::time::Instant::now();
+    let terms: Vec<_> = set
+        .iter()
+        .map(|(_, _, p)| {
+            let t = |s: &[String; 3]| -> std::collections::BTreeSet<String> {
+                ambry_rank::rank::tokenize::terms(&format!("{}\n{}", s[1], s[2]))
+                    .into_iter()
+                    .collect()
+            };
+            (t(&p.a), t(&p.b))
+        })
+        .collect();
+    let read_before = started.elapsed();
+    let started = std::time::Instant::now();
+    for ((_, _, p), (ta, tb)) in set.iter().zip(&terms) {
+        let (a, b) = (
+            format!("{}\n{}", p.a[1], p.a[2]),
+            format!("{}\n{}", p.b[1], p.b[2]),
+        );
+        std::hint::black_box((
+            ambry_lifecycle::lifecycle::pairs::jaccard(ta, tb),
+            claims::rival_alternatives(&a, &b),
+            claims::rival_values(&a, &b),
+            claims::swapped_words(&p.a[1], &p.b[1]),
+            claims::unmergeable(&a, &b),
+        ));
+    }
+    let judged_before = started.elapsed();
+    println!(
+        "cost before claims: {:.1} µs to read a memory, {:.1} µs to judge a pair",
+        read_before.as_secs_f64() * 1e6 / (2 * set.len()) as f64,
+        judged_before.as_secs_f64() * 1e6 / set.len() as f64
+    );
     println!("asked, duplicate or conflict? (with embeddings): {asked:?}");
-    for (half, most) in [(Half::Dev, 11), (Half::Test, 18)] {
+    for (half, most) in [(Half::Dev, 0), (Half::Test, 0)] {
         let merged = merged_conflicts.get(&half).copied().unwrap_or(0);
         assert!(
             merged <= most,
@@ -321,7 +432,18 @@ fn the_independent_set_is_measured_per_kind() {
     // from the other is asked about ("same subject — duplicate or conflict?"), never offered as
     // a merge: with the model, test half, conflicts offered as a merge 27 → 18 of 50 (9 asked),
     // duplicates P 0.322 → 0.338, R 0.560 → 0.500 (3 asked); dev 16 → 11, P 0.630 → 0.727,
-    // R 0.680 → 0.640. The set above is unchanged. The floors sit just under these.
+    // R 0.680 → 0.640. The set above is unchanged.
+    // Then judged on claims (`lifecycle::rival`: tools by category from a lexicon kept as
+    // data, values normalised, polarity, subject), tuned on the dev half only:
+    //                    duplicates P / R    conflicts P / R    conflicts offered as a merge
+    // with model, dev    0.727 → 0.927 / 0.640 → 0.760   0.075 → 0.882 / 0.060 → 0.900   11 → 0
+    // with model, test   0.338 → 0.725 / 0.500 → 0.580   0.213 → 0.595 / 0.200 → 0.500   18 → 0
+    // words only, dev    0.535 → 0.947 / 0.460 → 0.720   0.122 → 0.857 / 0.120 → 0.840
+    // words only, test   0.222 → 0.587 / 0.360 → 0.540   0.167 → 0.585 / 0.160 → 0.480
+    // Near misses on another subject judged a conflict, with the model: dev 5 of 50, test 11
+    // of 50. On the test half the judge asks ("duplicate or conflict?") about 15 of the 50
+    // conflicts rather than calling them: rival tools outside the lexicon and negations it
+    // does not read. The floors sit just under these.
     for ((mode, half), [dp, dr, cp, cr]) in INDEPENDENT_FLOORS {
         let s = scores[&(*mode, *half)];
         for (what, value, floor) in [
@@ -338,11 +460,11 @@ fn the_independent_set_is_measured_per_kind() {
     }
 }
 
-/// Floors at what was measured on the independent set before tuning (duplicates P, R;
-/// conflicts P, R), per mode and half.
+/// Floors just under what is measured on the independent set (duplicates P, R; conflicts P,
+/// R), per mode and half.
 const INDEPENDENT_FLOORS: &[((&str, Half), [f64; 4])] = &[
-    (("with embeddings", Half::Dev), [0.72, 0.63, 0.07, 0.05]),
-    (("with embeddings", Half::Test), [0.33, 0.49, 0.20, 0.19]),
-    (("words only", Half::Dev), [0.53, 0.45, 0.12, 0.11]),
-    (("words only", Half::Test), [0.22, 0.35, 0.16, 0.15]),
+    (("with embeddings", Half::Dev), [0.92, 0.75, 0.88, 0.89]),
+    (("with embeddings", Half::Test), [0.72, 0.57, 0.59, 0.49]),
+    (("words only", Half::Dev), [0.94, 0.71, 0.85, 0.83]),
+    (("words only", Half::Test), [0.58, 0.53, 0.58, 0.47]),
 ];

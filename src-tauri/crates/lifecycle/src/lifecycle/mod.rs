@@ -10,6 +10,7 @@
 pub mod candidates;
 pub mod claims;
 pub mod pairs;
+pub mod rival;
 pub mod stale;
 
 use std::collections::HashMap;
@@ -51,12 +52,18 @@ pub enum Finding {
     Duplicate {
         memories: [Subject; 2],
         similarity: f64,
+        /// What both are about, as read from their claims ("orders service", "production").
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        subject: Vec<String>,
     },
     /// The same subject with different claims, as `(first's, second's)`.
     Conflict {
         memories: [Subject; 2],
         similarity: f64,
         claims: Vec<(String, String)>,
+        /// What both are about, as read from their claims.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        subject: Vec<String>,
     },
     /// They read as one statement but hold something apart (`claims`, as `(first's,
     /// second's)`): a duplicate or a conflict, which the words cannot tell — the person is
@@ -65,6 +72,9 @@ pub enum Finding {
         memories: [Subject; 2],
         similarity: f64,
         claims: Vec<(String, String)>,
+        /// What both are about, as read from their claims.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        subject: Vec<String>,
     },
     /// A project memory naming paths no longer in its repository.
     Stale {
@@ -210,7 +220,18 @@ pub fn review_with(
     // Only the pairs that can reach the same-subject threshold, closest first, until the inbox
     // holds enough of them; then shown in the order of every pair.
     let mut pair_findings: Vec<((usize, usize), Finding)> = Vec::new();
-    let candidates = candidates::closest_first(candidates::candidate_pairs(&terms, &vectors));
+    let mut candidates = candidates::candidate_pairs(&terms, &vectors);
+    // Rival tools far apart in words and meaning are judged too (after every closer pair).
+    let tools: Vec<_> = sides.iter().map(|s| rival::tools_named(s.text())).collect();
+    let close: std::collections::HashSet<(usize, usize)> =
+        candidates.iter().map(|(i, j, _)| (*i, *j)).collect();
+    candidates.extend(
+        rival::candidates::rival_tool_pairs(&tools)
+            .into_iter()
+            .filter(|pair| !close.contains(pair))
+            .map(|(i, j)| (i, j, 0.0)),
+    );
+    let candidates = candidates::closest_first(candidates);
     for (i, j, _) in candidates {
         if pair_findings.len() == PAIR_FINDINGS_MAX {
             tracing::warn!(
@@ -229,20 +250,24 @@ pub fn review_with(
         };
         let judged = judge(&sides[i], &sides[j], cosine);
         let similarity = judged.similarity;
+        let subject = judged.claims.map(|c| c.subject).unwrap_or_default();
         let finding = match judged.verdict {
             Some(Verdict::Conflict(claims)) => Finding::Conflict {
                 memories: [Subject::of(a), Subject::of(b)],
                 similarity,
                 claims,
+                subject,
             },
             Some(Verdict::Duplicate) => Finding::Duplicate {
                 memories: [Subject::of(a), Subject::of(b)],
                 similarity,
+                subject,
             },
             Some(Verdict::Uncertain(claims)) => Finding::SameSubject {
                 memories: [Subject::of(a), Subject::of(b)],
                 similarity,
                 claims,
+                subject,
             },
             None => continue,
         };

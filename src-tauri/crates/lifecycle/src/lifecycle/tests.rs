@@ -445,3 +445,29 @@ fn a_merge_through_a_memory_that_is_a_link_is_refused_and_changes_nothing() {
         .is_symlink());
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), text);
 }
+
+/// A conflict carries its evidence: the rival claims and what both memories are about, as the
+/// review's JSON shows them.
+#[test]
+fn a_conflict_shows_the_rival_claims_and_the_subject_they_share() {
+    let (_tmp, store) = setup();
+    save(
+        &store,
+        Scope::User,
+        "orders-port",
+        "Port of the orders service",
+        "The orders service listens on port 8081.",
+    );
+    save(
+        &store,
+        Scope::User,
+        "orders-port-new",
+        "Port of the orders service",
+        "The orders service listens on port 9090.",
+    );
+    let findings = review(&store, at("2026-06-01T00:00:00Z").date_naive()).unwrap();
+    let json = serde_json::to_value(&findings).unwrap();
+    assert_eq!(json[0]["kind"], "conflict", "{json:#}");
+    assert_eq!(json[0]["claims"][0], serde_json::json!(["8081", "9090"]), "{json:#}");
+    assert_eq!(json[0]["subject"], serde_json::json!(["orders service"]), "{json:#}");
+}
