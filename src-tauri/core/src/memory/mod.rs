@@ -26,6 +26,7 @@ mod synced;
 pub mod validate;
 mod versions;
 pub mod watch;
+pub mod when;
 
 pub use archive::{PrunePolicy};
 #[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets

@@ -272,6 +272,11 @@ impl Store {
                     reason: e.to_string(),
                 }
             })?;
+            if *key == super::when::WHEN_KEY {
+                let invalid = |reason: String| StoreError::InvalidField { field: "when", reason };
+                let phrases = frontmatter::list_value(value).map_err(|e| invalid(e.to_string()))?;
+                super::when::check(&phrases).map_err(invalid)?;
+            }
         }
         let dir = self.prepare_dir(scope)?;
         let _lock = lock_and_tidy(&dir, now)?;

@@ -158,6 +158,8 @@ pub struct RelevantRanking {
 struct Recording<'a> {
     inner: &'a dyn SemanticScorer,
     seen: RefCell<Option<Vec<Option<f32>>>>,
+    /// The best `when` phrase cosines, when the ranking asked for them.
+    seen_when: RefCell<Option<Vec<Option<f32>>>>,
 }
 
 impl SemanticScorer for Recording<'_> {
@@ -169,6 +171,18 @@ impl SemanticScorer for Recording<'_> {
         let result = self.inner.similarities(query, docs);
         if let Ok(cosines) = &result {
             *self.seen.borrow_mut() = Some(cosines.clone());
+        }
+        result
+    }
+
+    fn when_similarities(
+        &self,
+        query: &str,
+        docs: &[Arc<DocTerms>],
+    ) -> Result<Vec<Option<f32>>, String> {
+        let result = self.inner.when_similarities(query, docs);
+        if let Ok(cosines) = &result {
+            *self.seen_when.borrow_mut() = Some(cosines.clone());
         }
         result
     }
@@ -332,6 +346,7 @@ fn score_recording(
             let recording = Recording {
                 inner: scorer,
                 seen: RefCell::new(None),
+                seen_when: RefCell::new(None),
             };
             let scored = score(
                 corpus,
@@ -340,7 +355,12 @@ fn score_recording(
                 synonyms,
                 Semantic::Available(&recording),
             );
-            (scored, recording.seen.into_inner())
+            // Evidence judges the cosine the ranking used: a phrase's, where it is higher.
+            let cosines = match (recording.seen.into_inner(), recording.seen_when.into_inner()) {
+                (Some(own), Some(when)) => Some(super::when::with_cosine(own, &when)),
+                (own, _) => own,
+            };
+            (scored, cosines)
         }
         unavailable => (score(corpus, query, params, synonyms, unavailable), None),
     }
@@ -351,6 +371,8 @@ fn score_recording(
 struct Judge<'a> {
     corpus: &'a Corpus,
     exact: Vec<&'a [(u32, f32)]>,
+    /// Each exact word's postings in the `when` field, in the order of `exact`.
+    exact_when: Vec<&'a [(u32, f32)]>,
     synonyms: Vec<&'a [(u32, f32)]>,
     cosines: Option<Vec<Option<f32>>>,
     /// Documents holding any word or synonym of the query, marked on first use (counting the
@@ -384,6 +406,10 @@ impl<'a> Judge<'a> {
         Judge {
             corpus,
             exact: exact.iter().map(|t| corpus.postings(t)).collect(),
+            exact_when: exact
+                .iter()
+                .map(|t| corpus.postings(&super::when::term(t)))
+                .collect(),
             synonyms: synonym_postings,
             cosines,
             mentioned: std::cell::OnceCell::new(),
@@ -398,10 +424,12 @@ impl<'a> Judge<'a> {
 
     /// The evidence behind document `doc` as a hit scoring `score`, judged by `gate`.
     fn evidence(&self, doc: u32, score: f64, gate: Gate) -> Evidence {
+        // A word counts whether the memory says it or its `when` phrases do.
         let matched = self
             .exact
             .iter()
-            .filter(|p| Corpus::posted(p, doc))
+            .zip(&self.exact_when)
+            .filter(|(p, w)| Corpus::posted(p, doc) || Corpus::posted(w, doc))
             .count();
         let synonym_match = self.synonyms.iter().any(|p| Corpus::posted(p, doc));
         let mut e = Evidence::judge(matched, self.exact.len(), synonym_match, self.cosine(doc));
@@ -424,7 +452,7 @@ impl<'a> Judge<'a> {
         }
         let mentioned = self.mentioned.get_or_init(|| {
             let mut marked = vec![false; self.corpus.len()];
-            for postings in self.exact.iter().chain(&self.synonyms) {
+            for postings in self.exact.iter().chain(&self.exact_when).chain(&self.synonyms) {
                 for &(d, _) in *postings {
                     marked[d as usize] = true;
                 }

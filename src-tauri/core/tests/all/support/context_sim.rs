@@ -78,6 +78,9 @@ pub struct Cost {
     pub turns: usize,
     /// Turns with a needed memory in the live context once the turn's hook ran.
     pub recalled: usize,
+    /// Turns with a needed memory at least named in the live context: its body, a one-line
+    /// mention (`- name (scope) — …`) or a map entry the agent could fetch it by.
+    pub named: usize,
     pub lines: usize,
     /// Injected lines the live context already held.
     pub repeated_lines: usize,
@@ -92,6 +95,9 @@ pub struct Cost {
 impl Cost {
     pub fn recall(&self) -> f64 {
         self.recalled as f64 / self.turns.max(1) as f64
+    }
+    pub fn named_share(&self) -> f64 {
+        self.named as f64 / self.turns.max(1) as f64
     }
     pub fn oracle_ratio(&self) -> f64 {
         self.bytes as f64 / self.oracle_bytes.max(1) as f64
@@ -110,13 +116,14 @@ impl Cost {
     }
     pub fn row(&self, label: &str) -> String {
         format!(
-            "{label:<28} {:>3} {:>9} {:>9} {:>6.2}x {:>6.2}x {:>6.3} {:>6.3} {:>7} {:>4}",
+            "{label:<28} {:>3} {:>9} {:>9} {:>6.2}x {:>6.2}x {:>6.3} {:>6.3} {:>6.3} {:>7} {:>4}",
             self.sessions,
             self.bytes_per_session(),
             self.oracle_bytes / self.sessions.max(1),
             self.oracle_ratio(),
             self.ratio_with_map(),
             self.recall(),
+            self.named_share(),
             self.repeat_share(),
             self.largest_output,
             self.over_limit
@@ -124,7 +131,7 @@ impl Cost {
     }
     pub fn header() -> String {
         format!(
-            "{:<28} {:>3} {:>9} {:>9} {:>7} {:>7} {:>6} {:>6} {:>7} {:>4}",
+            "{:<28} {:>3} {:>9} {:>9} {:>7} {:>7} {:>6} {:>6} {:>6} {:>7} {:>4}",
             "setting",
             "n",
             "B/session",
@@ -132,6 +139,7 @@ impl Cost {
             "ratio",
             "w/ map",
             "recall",
+            "named",
             "repeat",
             "largest",
             ">8k"
@@ -172,6 +180,24 @@ fn bodies_in(output: &str) -> Vec<String> {
         .collect()
 }
 
+/// The memories a hook output names: its bodies' headings (`### name [type]`, or a cut body's
+/// `### name (…)`) and its one-line entries (`- name (scope) — description`).
+fn named_in(output: &str) -> Vec<String> {
+    let is_name = |n: &str| {
+        !n.is_empty()
+            && n.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    output
+        .lines()
+        .map(str::trim)
+        .filter_map(|l| l.strip_prefix("### ").or_else(|| l.strip_prefix("- ")))
+        .filter_map(|rest| rest.split_once([' ', '\t']).map(|(n, _)| n))
+        .filter(|n| is_name(n))
+        .map(str::to_string)
+        .collect()
+}
+
 /// Replays `sessions` through `composer`. `anchor_bytes` is what the trust anchors cost an oracle
 /// once per context (wrapper included).
 pub fn simulate(
@@ -186,11 +212,13 @@ pub fn simulate(
     for session in sessions {
         cost.sessions += 1;
         let mut live_bodies: HashSet<String> = HashSet::new();
+        let mut live_named: HashSet<String> = HashSet::new();
         let mut live_lines: HashSet<String> = HashSet::new();
         let mut oracle_held: BTreeSet<String> = BTreeSet::new();
         let take = |output: String,
                     cost: &mut Cost,
                     live_bodies: &mut HashSet<String>,
+                    live_named: &mut HashSet<String>,
                     live_lines: &mut HashSet<String>| {
             cost.outputs += 1;
             cost.bytes += output.len();
@@ -206,10 +234,12 @@ pub fn simulate(
                 }
             }
             live_bodies.extend(bodies_in(&output));
+            live_named.extend(named_in(&output));
         };
         for (t, query) in session.turns.iter().enumerate() {
             if t == 0 || t == COMPACT_AFTER {
                 live_bodies.clear();
+                live_named.clear();
                 live_lines.clear();
                 oracle_held.clear();
                 cost.oracle_bytes += anchor_bytes;
@@ -217,16 +247,22 @@ pub fn simulate(
                 let source = if t == 0 { "startup" } else { "compact" };
                 let out = composer.hook(&session.id, &session.project, Event::Start { source });
                 cost.start_bytes += out.len();
-                take(out, &mut cost, &mut live_bodies, &mut live_lines);
+                take(out, &mut cost, &mut live_bodies, &mut live_named, &mut live_lines);
             }
             let out = composer.hook(
                 &session.id,
                 &session.project,
                 Event::Turn { prompt: &query.q },
             );
-            take(out, &mut cost, &mut live_bodies, &mut live_lines);
+            take(out, &mut cost, &mut live_bodies, &mut live_named, &mut live_lines);
             cost.turns += 1;
             cost.recalled += usize::from(query.expect.iter().any(|n| live_bodies.contains(n)));
+            cost.named += usize::from(
+                query
+                    .expect
+                    .iter()
+                    .any(|n| live_bodies.contains(n) || live_named.contains(n)),
+            );
             if !query.expect.iter().any(|n| oracle_held.contains(n)) {
                 let needed = &query.expect[0];
                 if let Some(m) = visible(memories, &session.project, needed) {
