@@ -333,6 +333,7 @@ pub fn run_cases<'s>(
             &ComposeInput {
                 start: false,
                 query: Some(&case.spec.prompt),
+                conversation: None,
                 held: &held,
                 gate: crate::rank::Gate::CALIBRATED,
                 budgets,

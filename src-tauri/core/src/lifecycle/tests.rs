@@ -257,6 +257,7 @@ fn supersede_and_merge_are_archived_writes_and_retired_memories_are_never_inject
             &ComposeInput {
                 start: false,
                 query: Some(query),
+                conversation: None,
                 held: &held,
                 gate: Gate::CALIBRATED,
                 budgets: Budgets::from_config(&Default::default()),

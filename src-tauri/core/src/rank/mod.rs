@@ -12,6 +12,7 @@
 //! headline weight are kept rather than chasing a single query (the held-out set would punish it).
 
 pub mod bm25;
+pub mod conversation;
 pub mod corpus;
 pub mod fusion;
 pub mod relevance;
@@ -26,9 +27,9 @@ use std::sync::Arc;
 use serde::Serialize;
 
 pub use corpus::{Corpus, DocTerms};
-pub use relevance::{rank_for_gate, rank_with_relevance, Evidence, Gate, Relevance, RelevantRanking};
+pub use relevance::{rank_for_gate_in, rank_with_relevance, Evidence, Gate, Relevance, RelevantRanking};
 #[cfg(feature = "internals")] // reached only by the integration tests, benches and fuzz targets
-pub use relevance::{rank_with_gate, GatedRanking};
+pub use relevance::{rank_for_gate, rank_with_gate, GatedRanking};
 pub use snapshot::{CorpusCache, Shadowing};
 pub use synonyms::Synonyms;
 
@@ -95,6 +96,7 @@ fn cosines(
 /// Whether semantic scoring can be used for this call, and if not, why: an error of the one
 /// vocabulary (the model slot's `ModelUnavailable`, or the `EmbedError` a model failed to load
 /// with), whose message is the note the ranking carries.
+#[derive(Clone, Copy)]
 pub enum Semantic<'a> {
     Available(&'a dyn SemanticScorer),
     Unavailable(&'a dyn ErrorCode),

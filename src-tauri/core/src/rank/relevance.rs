@@ -19,8 +19,8 @@ use serde::{Deserialize, Serialize};
 
 use super::tokenize::terms;
 use super::{
-    best_candidates, best_first, ranking_in_order, score, Corpus, DocTerms, Hit, Ranking, Scored, SearchParams,
-    Semantic, SemanticScorer, Synonyms,
+    best_candidates, best_first, ranking_in_order, score, Corpus, DocTerms, Hit, Ranking, Scored,
+    SearchParams, Semantic, SemanticScorer, Synonyms,
 };
 
 /// MiniLM cosine at or above which a memory is about the same thing as the query (measured:
@@ -247,6 +247,13 @@ pub fn rank_with_gate(
 /// [`rank_with_gate`] with `drop_unevident`, cut where compose stops reading: at ten thousand
 /// memories with the model every memory is a hit, and making each one a `Hit` (and judging it)
 /// cost more than the rest of a served turn.
+#[cfg_attr(
+    not(feature = "internals"),
+    expect(
+        dead_code,
+        reason = "reached by the tests, benches or fuzz targets only"
+    )
+)]
 pub fn rank_for_gate(
     corpus: &Corpus,
     query: &str,
@@ -256,8 +263,65 @@ pub fn rank_for_gate(
     gate: Gate,
     refused_listed: usize,
 ) -> GatedRanking {
-    let (scored, cosines) = score_recording(corpus, query, params, synonyms, semantic);
+    rank_for_gate_in(
+        corpus,
+        query,
+        None,
+        params,
+        synonyms,
+        semantic,
+        gate,
+        refused_listed,
+    )
+}
+
+/// [`rank_for_gate`] for a prompt in its conversation: `exchange` (the last exchange before the
+/// prompt) is ranked too and fused in, weaker (see `rank::conversation`).
+#[allow(clippy::too_many_arguments)]
+pub fn rank_for_gate_in(
+    corpus: &Corpus,
+    query: &str,
+    exchange: Option<&str>,
+    params: &SearchParams,
+    synonyms: &Synonyms,
+    semantic: Semantic<'_>,
+    gate: Gate,
+    refused_listed: usize,
+) -> GatedRanking {
+    let (mut scored, mut cosines) = score_recording(corpus, query, params, synonyms, semantic);
+    // A prompt with evidence of its own ranks alone: the exchange is for one that says too little
+    // ("do the same for the worker") for its best match to clear the gate's floor.
+    let unsure = || {
+        let best = (0..scored.scores.len() as u32)
+            .filter(|&i| scored.scores[i as usize] > 0.0)
+            .min_by(|a, b| best_first(corpus, &scored.scores, *a, *b));
+        best.is_none_or(|doc| {
+            let judge = Judge::new(corpus, query, synonyms, cosines.clone());
+            judge.evidence(doc, scored.rounded(doc), gate).strength < gate.floor
+        })
+    };
+    let exchange = exchange.filter(|e| !e.trim().is_empty() && unsure());
+    if let Some(exchange) = exchange {
+        let (other, other_cosines) = score_recording(corpus, exchange, params, synonyms, semantic);
+        super::conversation::fuse_scores(&mut scored.scores, &other.scores);
+        cosines = super::conversation::fuse_cosines(cosines, other_cosines);
+    }
+    // The exchange's words are evidence as much as the prompt's: a hit is judged by both and
+    // keeps the stronger evidence.
+    let exchange_judge = exchange.map(|e| Judge::new(corpus, e, synonyms, cosines.clone()));
     let judge = Judge::new(corpus, query, synonyms, cosines);
+    let evidence_of = |doc: u32, score: f64| {
+        let own = judge.evidence(doc, score, gate);
+        match exchange_judge
+            .as_ref()
+            .map(|j| j.evidence(doc, score, gate))
+        {
+            Some(other) if other.strength > own.strength => other,
+            _ => own,
+        }
+    };
+    let evident =
+        |doc: u32| judge.evident(doc) || exchange_judge.as_ref().is_some_and(|j| j.evident(doc));
     // As `rank` cuts: the best `limit` hits, whatever their evidence.
     let mut order = best_candidates(corpus, &scored.scores, params);
     let admissible = |i: u32| gate.admits_score(scored.rounded(i));
@@ -281,12 +345,12 @@ pub fn rank_for_gate(
             // in any order, are only counted.
             refused_more += order[at - 1..]
                 .iter()
-                .filter(|&&d| !admissible(d) && judge.evident(d))
+                .filter(|&&d| !admissible(d) && evident(d))
                 .count();
             // Hits the gate could admit by score are sorted above every other; none is left.
             break;
         }
-        let e = judge.evidence(doc, scored.rounded(doc), gate);
+        let e = evidence_of(doc, scored.rounded(doc));
         if e.relevance == Relevance::None {
             continue;
         }
@@ -356,7 +420,10 @@ fn score_recording(
                 Semantic::Available(&recording),
             );
             // Evidence judges the cosine the ranking used: a phrase's, where it is higher.
-            let cosines = match (recording.seen.into_inner(), recording.seen_when.into_inner()) {
+            let cosines = match (
+                recording.seen.into_inner(),
+                recording.seen_when.into_inner(),
+            ) {
                 (Some(own), Some(when)) => Some(super::when::with_cosine(own, &when)),
                 (own, _) => own,
             };
@@ -452,7 +519,12 @@ impl<'a> Judge<'a> {
         }
         let mentioned = self.mentioned.get_or_init(|| {
             let mut marked = vec![false; self.corpus.len()];
-            for postings in self.exact.iter().chain(&self.exact_when).chain(&self.synonyms) {
+            for postings in self
+                .exact
+                .iter()
+                .chain(&self.exact_when)
+                .chain(&self.synonyms)
+            {
                 for &(d, _) in *postings {
                     marked[d as usize] = true;
                 }
@@ -691,7 +763,11 @@ mod tests {
             .map(|i| {
                 let name = format!("m{i:03}");
                 let description = format!("{} notes", words[i % words.len()]);
-                let body = format!("{} and {}", words[(i / 7) % words.len()], "filler ".repeat(i % 5));
+                let body = format!(
+                    "{} and {}",
+                    words[(i / 7) % words.len()],
+                    "filler ".repeat(i % 5)
+                );
                 doc(&name, &description, &body)
             })
             .collect();
@@ -712,11 +788,12 @@ mod tests {
                         p.limit = limit;
                         let semantic = || Semantic::Available(&scorer);
                         let syn = Synonyms::new(&[]);
-                        let full =
-                            rank_with_gate(&corpus, query, &p, &syn, semantic(), true, gate);
+                        let full = rank_with_gate(&corpus, query, &p, &syn, semantic(), true, gate);
                         for listed in [0, 3, 20] {
-                            let cut = rank_for_gate(&corpus, query, &p, &syn, semantic(), gate, listed);
-                            let case = format!("{strategy:?} {query:?} {gate:?} {limit:?} {listed}");
+                            let cut =
+                                rank_for_gate(&corpus, query, &p, &syn, semantic(), gate, listed);
+                            let case =
+                                format!("{strategy:?} {query:?} {gate:?} {limit:?} {listed}");
                             let n = cut.relevant.ranking.hits.len();
                             assert_eq!(cut.relevant.ranking.hits, full.ranking.hits[..n], "{case}");
                             assert_eq!(cut.relevant.evidence, full.evidence[..n], "{case}");
@@ -725,7 +802,12 @@ mod tests {
                             assert!(rest.iter().all(|e| !e.gated), "a gated hit was cut: {case}");
                             assert_eq!(cut.refused_more, rest.len(), "{case}");
                             let refused = full.evidence[..n].iter().filter(|e| !e.gated).count();
-                            assert!(refused >= listed.min(full.evidence.iter().filter(|e| !e.gated).count()), "{case}");
+                            assert!(
+                                refused
+                                    >= listed
+                                        .min(full.evidence.iter().filter(|e| !e.gated).count()),
+                                "{case}"
+                            );
                         }
                     }
                 }

@@ -31,6 +31,7 @@ mod sync_auto;
 mod upkeep;
 mod usage;
 mod watch;
+mod when;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};

@@ -26,6 +26,8 @@ struct Hooks<'a> {
     gate: Gate,
     tag: String,
     clock: i64,
+    /// The transcript the turn's payload names, when the replay keeps one.
+    transcript: Option<std::path::PathBuf>,
 }
 
 impl context_sim::Composer for Hooks<'_> {
@@ -33,7 +35,10 @@ impl context_sim::Composer for Hooks<'_> {
         use ambry_core::compose::hook::{ContextEvent, ContextRequest};
         let (event, prompt, source) = match event {
             Event::Start { source } => (ContextEvent::SessionStart, "", Some(source.to_string())),
-            Event::Turn { prompt } => (ContextEvent::Turn, prompt, None),
+            Event::Turn { prompt, transcript } => {
+                self.transcript = transcript.map(|t| t.to_path_buf());
+                (ContextEvent::Turn, prompt, None)
+            }
         };
         let request = ContextRequest {
             event,
@@ -42,6 +47,7 @@ impl context_sim::Composer for Hooks<'_> {
             session_id: Some(format!("{}-{session}", self.tag)),
             agent: Some("claude".into()),
             record: true,
+            transcript: self.transcript.take(),
         };
         self.clock += 1;
         let now = chrono::DateTime::from_timestamp(1_780_000_000 + self.clock, 0).unwrap();
@@ -103,8 +109,101 @@ impl Bench {
             gate,
             tag: format!("run{}", self.runs),
             clock: 0,
+            transcript: None,
         };
         context_sim::simulate(&self.set, &memories, &sessions, self.anchors, &mut hooks)
+    }
+}
+
+impl Bench {
+    /// The conversation sessions (`context_sim::conversation_sessions`) of `half`, every hook
+    /// given the session's transcript when `with_transcript`.
+    fn conversation_cost(&mut self, half: Half, gate: Gate, with_transcript: bool) -> Cost {
+        let memories = eval_set::memories();
+        let sessions = context_sim::conversation_sessions(&self.set.queries, half);
+        self.runs += 1;
+        let mut hooks = Hooks {
+            workspace: self.workspace.clone(),
+            set: &self.set,
+            gate,
+            tag: format!("run{}", self.runs),
+            clock: 0,
+            transcript: None,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let transcripts = with_transcript.then_some(dir.path());
+        context_sim::simulate_with(
+            &self.set,
+            &memories,
+            &sessions,
+            self.anchors,
+            &mut hooks,
+            transcripts,
+        )
+    }
+}
+
+/// (half, follow-up recall floor, follow-up named floor, bytes-to-oracle ceiling) of the
+/// conversation sessions with their transcripts, memories with `when`: just under what was
+/// measured.
+///
+/// | conversation sessions | dev recall | dev named | dev × oracle | dev follow-ups recall / named | test recall | test named | test × oracle | test follow-ups recall / named |
+/// |---|---|---|---|---|---|---|---|---|
+/// | prompt alone | 0.809 | 0.826 | 3.95× | 0.667 / 0.688 | 0.822 | 0.836 | 4.68× | 0.700 / 0.717 |
+/// | with the transcript's last exchange | 0.819 | 0.837 | 3.79× | 0.729 / 0.750 | 0.833 | 0.844 | 4.59× | 0.767 / 0.767 |
+///
+/// (48 dev and 60 test follow-ups; a follow-up whose turn before it missed its memory has
+/// little to gain from that turn's words, so the ceiling is near the previous turns' recall.)
+const CONVERSATION_FLOORS: &[(Half, f64, f64, f64)] = &[
+    (Half::Dev, 0.72, 0.74, 3.85),
+    (Half::Test, 0.76, 0.76, 4.65),
+];
+
+/// A turn in its conversation (DESIGN §5): sessions where some prompts refer back to the turn
+/// before ("can you apply that here too?"), one of them the first after a compaction, replayed
+/// with and without the transcript the hook payload names. Follow-up turns are tallied apart.
+#[test]
+fn follow_up_turns_find_what_they_refer_back_to() {
+    let mut bench = Bench::new(true);
+    println!("{}   follow-ups: n recall named", Cost::header());
+    let only_dev = std::env::var("CURVE_HALVES").as_deref() == Ok("dev");
+    for (half, min_recall, min_named, max_ratio) in CONVERSATION_FLOORS {
+        if only_dev && *half != Half::Dev {
+            continue;
+        }
+        for with_transcript in [false, true] {
+            let cost = bench.conversation_cost(*half, Gate::CALIBRATED, with_transcript);
+            let label = if with_transcript {
+                "transcript"
+            } else {
+                "prompt alone"
+            };
+            println!(
+                "{}   {:>3} {:.3} {:.3}",
+                cost.row(&format!("talk {label} {}", half.label())),
+                cost.follow_ups,
+                cost.follow_up_recall(),
+                cost.follow_up_named()
+            );
+            assert_eq!(cost.over_limit, 0);
+            if with_transcript {
+                assert!(
+                    cost.follow_up_recall() >= *min_recall,
+                    "{half:?}: {}",
+                    cost.follow_up_recall()
+                );
+                assert!(
+                    cost.follow_up_named() >= *min_named,
+                    "{half:?}: {}",
+                    cost.follow_up_named()
+                );
+                assert!(
+                    cost.oracle_ratio() <= *max_ratio,
+                    "{half:?}: {}x",
+                    cost.oracle_ratio()
+                );
+            }
+        }
     }
 }
 
@@ -281,6 +380,7 @@ fn dump_dev_rankings() {
                     session_id: None,
                     agent: Some("claude".into()),
                     record: false,
+                    transcript: None,
                 },
                 Gate::CALIBRATED,
                 now,
