@@ -19,8 +19,8 @@ use serde::{Deserialize, Serialize};
 
 use super::tokenize::terms;
 use super::{
-    best_candidates, best_first, ranking_in_order, score, Corpus, DocTerms, Hit, Ranking, Scored,
-    SearchParams, Semantic, SemanticScorer, Synonyms,
+    best_candidates, best_first, ranking_in_order, score, Corpus, DocTerms, Hit, Ranking, Scored, SearchParams,
+    Semantic, SemanticScorer, Synonyms,
 };
 
 /// MiniLM cosine at or above which a memory is about the same thing as the query (measured:
@@ -763,11 +763,7 @@ mod tests {
             .map(|i| {
                 let name = format!("m{i:03}");
                 let description = format!("{} notes", words[i % words.len()]);
-                let body = format!(
-                    "{} and {}",
-                    words[(i / 7) % words.len()],
-                    "filler ".repeat(i % 5)
-                );
+                let body = format!("{} and {}", words[(i / 7) % words.len()], "filler ".repeat(i % 5));
                 doc(&name, &description, &body)
             })
             .collect();
@@ -788,12 +784,11 @@ mod tests {
                         p.limit = limit;
                         let semantic = || Semantic::Available(&scorer);
                         let syn = Synonyms::new(&[]);
-                        let full = rank_with_gate(&corpus, query, &p, &syn, semantic(), true, gate);
+                        let full =
+                            rank_with_gate(&corpus, query, &p, &syn, semantic(), true, gate);
                         for listed in [0, 3, 20] {
-                            let cut =
-                                rank_for_gate(&corpus, query, &p, &syn, semantic(), gate, listed);
-                            let case =
-                                format!("{strategy:?} {query:?} {gate:?} {limit:?} {listed}");
+                            let cut = rank_for_gate(&corpus, query, &p, &syn, semantic(), gate, listed);
+                            let case = format!("{strategy:?} {query:?} {gate:?} {limit:?} {listed}");
                             let n = cut.relevant.ranking.hits.len();
                             assert_eq!(cut.relevant.ranking.hits, full.ranking.hits[..n], "{case}");
                             assert_eq!(cut.relevant.evidence, full.evidence[..n], "{case}");
@@ -802,12 +797,7 @@ mod tests {
                             assert!(rest.iter().all(|e| !e.gated), "a gated hit was cut: {case}");
                             assert_eq!(cut.refused_more, rest.len(), "{case}");
                             let refused = full.evidence[..n].iter().filter(|e| !e.gated).count();
-                            assert!(
-                                refused
-                                    >= listed
-                                        .min(full.evidence.iter().filter(|e| !e.gated).count()),
-                                "{case}"
-                            );
+                            assert!(refused >= listed.min(full.evidence.iter().filter(|e| !e.gated).count()), "{case}");
                         }
                     }
                 }
