@@ -13,8 +13,13 @@ use super::{dot, normalized, TextEmbedder};
 use crate::rank::DocTerms;
 
 /// How many phrase vectors a cache keeps before it starts over (edited and deleted memories'
-/// phrases are never named again; this bounds what they hold: about 15 MB of vectors).
-const MAX_CACHED: usize = 10_000;
+/// phrases are never named again; this bounds what they hold: about 60 MB of vectors, ten
+/// thousand memories of four phrases).
+const MAX_CACHED: usize = 40_000;
+/// How many phrases one call embeds at most: a cold cache over thousands of memories warms over
+/// a few turns instead of holding one turn for a minute (a phrase not embedded yet counts as
+/// none; its words still match through the `when` field's BM25).
+const MAX_EMBEDDED_PER_CALL: usize = 128;
 
 #[derive(Debug, Default)]
 pub struct PhraseVectors {
@@ -37,10 +42,10 @@ impl PhraseVectors {
             .collect();
         missing.sort_unstable();
         missing.dedup();
+        missing.truncate(MAX_EMBEDDED_PER_CALL);
         if !missing.is_empty() {
             if self.vectors.len() + missing.len() > MAX_CACHED {
                 self.vectors.clear();
-                return self.best(embedder, docs, query);
             }
             let vectors = embedder.embed(&missing).map_err(|e| e.to_string())?;
             for (phrase, v) in missing.into_iter().zip(vectors) {
@@ -128,5 +133,22 @@ mod tests {
         );
         cache.best(&mut embedder, &docs, &query).unwrap();
         assert_eq!(embedder.embedded, 2, "a warm call embeds nothing");
+    }
+
+    #[test]
+    fn a_cold_cache_over_many_phrases_warms_over_several_calls() {
+        let phrases: Vec<String> = (0..300).map(|i| format!("b{i}")).collect();
+        let refs: Vec<&str> = phrases.iter().map(String::as_str).collect();
+        let docs = [doc("many", &refs)];
+        let mut query = vec![0.0; 26];
+        query[1] = 1.0;
+        let mut cache = PhraseVectors::default();
+        let mut embedder = Letters::default();
+        assert_eq!(cache.best(&mut embedder, &docs, &query).unwrap(), vec![Some(1.0)]);
+        assert_eq!(embedder.embedded, MAX_EMBEDDED_PER_CALL);
+        for _ in 0..3 {
+            cache.best(&mut embedder, &docs, &query).unwrap();
+        }
+        assert_eq!(embedder.embedded, 300, "every phrase once, over a few calls");
     }
 }

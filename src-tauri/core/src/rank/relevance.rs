@@ -247,13 +247,7 @@ pub fn rank_with_gate(
 /// [`rank_with_gate`] with `drop_unevident`, cut where compose stops reading: at ten thousand
 /// memories with the model every memory is a hit, and making each one a `Hit` (and judging it)
 /// cost more than the rest of a served turn.
-#[cfg_attr(
-    not(feature = "internals"),
-    expect(
-        dead_code,
-        reason = "reached by the tests, benches or fuzz targets only"
-    )
-)]
+#[cfg_attr(not(feature = "internals"), expect(dead_code, reason = "reached by the tests, benches or fuzz targets only"))]
 pub fn rank_for_gate(
     corpus: &Corpus,
     query: &str,
@@ -263,16 +257,7 @@ pub fn rank_for_gate(
     gate: Gate,
     refused_listed: usize,
 ) -> GatedRanking {
-    rank_for_gate_in(
-        corpus,
-        query,
-        None,
-        params,
-        synonyms,
-        semantic,
-        gate,
-        refused_listed,
-    )
+    rank_for_gate_in(corpus, query, None, params, synonyms, semantic, gate, refused_listed)
 }
 
 /// [`rank_for_gate`] for a prompt in its conversation: `exchange` (the last exchange before the
