@@ -86,8 +86,8 @@ pub struct ComposeInput<'a> {
     pub start: bool,
     /// A prompt: the gated bodies this context does not hold yet.
     pub query: Option<&'a str>,
-    /// The conversation's last exchange before the prompt (DESIGN §5), ranked as a weaker
-    /// second query (`rank::conversation`); `None` when the agent named no transcript.
+    /// The conversation's last exchange before the prompt (DESIGN §5), ranked too when the
+    /// prompt alone is unsure (`rank::conversation`); `None` when the agent named no transcript.
     pub conversation: Option<&'a str>,
     /// What the context already holds (empty for a fresh one).
     pub held: &'a Held,

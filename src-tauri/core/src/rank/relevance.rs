@@ -260,8 +260,8 @@ pub fn rank_for_gate(
     rank_for_gate_in(corpus, query, None, params, synonyms, semantic, gate, refused_listed)
 }
 
-/// [`rank_for_gate`] for a prompt in its conversation: `exchange` (the last exchange before the
-/// prompt) is ranked too and fused in, weaker (see `rank::conversation`).
+/// [`rank_for_gate`] for a prompt in its conversation: when the prompt alone is unsure,
+/// `exchange` (the last exchange before it) is ranked too and fused in (`rank::conversation`).
 #[allow(clippy::too_many_arguments)]
 pub fn rank_for_gate_in(
     corpus: &Corpus,

@@ -2,8 +2,10 @@
 //! replayed through the real workspace (its ledger, gate and budgets), as the agents' hooks call
 //! it, on the dev and the frozen test half.
 //!
-//! Owns: the CI gate on the shipped gate's cost (no output over 8,000 bytes, repeat share, recall
-//! and bytes against the oracle, per half), and the re-runnable bytes–recall curve over gate
+//! Owns: the CI gate on the shipped gate's cost (no output over 8,000 bytes, repeat share, recall,
+//! named and bytes against the oracle, per half, for memories with and without `when`), the
+//! conversation sessions' gate (follow-up turns with and without the transcript's last
+//! exchange), and the re-runnable bytes–recall curve over gate
 //! settings and turn budgets (`context_curve`, ignored: a few minutes) from which the shipped
 //! point is chosen on dev and checked on test.
 //! Deliberately does not: build or score the sessions (`support::context_sim` does) or judge

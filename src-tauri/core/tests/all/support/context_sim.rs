@@ -3,10 +3,12 @@
 //! agent's hooks would call it. What a session costs is every byte its hooks printed; what it
 //! gets right is how many turns had a memory they needed in the live context.
 //!
-//! Owns: building the sessions (deterministic, per half and project), following the live
-//! context from the hook outputs alone (a body is in context from the turn its `### name [type]`
-//! heading was printed until the next compaction), the oracle (the trust anchors once per context
-//! plus each needed body once per context) and the tallies.
+//! Owns: building the sessions (deterministic, per half and project; conversation sessions add
+//! generic follow-ups that refer back), following the live context from the hook outputs alone
+//! (a body is in context from the turn its `### name [type]` heading was printed until the next
+//! compaction; a memory is named once its body, a one-line mention or a map entry was), the
+//! transcript a replay keeps for the hooks, the oracle (the trust anchors once per context plus
+//! each needed body once per context) and the tallies.
 //! Deliberately does not: compose (the caller's `Composer` does) or choose what to gate.
 
 use std::collections::{BTreeSet, HashSet};

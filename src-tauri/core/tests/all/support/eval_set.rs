@@ -1,5 +1,6 @@
 //! The held-out evaluation set in `tests/eval_set/`: loading it into a real home (the user scope
-//! and three projects, saved through the store), its deterministic dev/test split, and scoring
+//! and three projects, saved through the store, with or without the `when` phrases of
+//! `when.toml`), its deterministic dev/test split, and scoring
 //! rankings into Hit@1, Hit@3 and MRR per class and per half.
 //!
 //! Deliberately does not: choose strategies or floors (the eval tests do), or print per-query
