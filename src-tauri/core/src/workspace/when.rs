@@ -34,6 +34,26 @@ impl Workspace {
             ))
         })
     }
+
+    /// [`Workspace::create_ruled`] with the memory's `when` phrases, in the same write.
+    pub fn create_ruled_when(
+        &self,
+        store: &Store,
+        scope: Scope,
+        draft: MemoryDraft,
+        rule: &RuleEdit,
+        when: Option<&[String]>,
+        now: DateTime<Utc>,
+    ) -> Result<SavedWithVector, WorkspaceError> {
+        let rendered = when.map(value);
+        let keys: Vec<(&str, &str)> = rendered.iter().map(|v| (WHEN_KEY, v.as_str())).collect();
+        self.write_memory(store, |models| {
+            Ok(embed::with_vector(
+                store.create_with_keys(scope, draft, &keys, rule, now)?,
+                models,
+            ))
+        })
+    }
 }
 
 #[cfg(test)]
@@ -108,6 +128,32 @@ mod tests {
         assert_eq!(
             store.get(Some(Scope::User), "db-pool").unwrap().body.trim(),
             "Max 25."
+        );
+        let created = ws
+            .create_ruled_when(
+                &store,
+                Scope::User,
+                MemoryDraft {
+                    name: "new-one".into(),
+                    ..draft("b")
+                },
+                &RuleEdit::Keep,
+                Some(&when),
+                now,
+            )
+            .unwrap();
+        assert_eq!(created.outcome.memory.lifecycle.when, when);
+        assert!(
+            ws.create_ruled_when(
+                &store,
+                Scope::User,
+                draft("b"),
+                &RuleEdit::Keep,
+                Some(&when),
+                now
+            )
+            .is_err(),
+            "a create of an existing name is refused"
         );
     }
 }
