@@ -144,11 +144,17 @@ mod tests {
         query[1] = 1.0;
         let mut cache = PhraseVectors::default();
         let mut embedder = Letters::default();
-        assert_eq!(cache.best(&mut embedder, &docs, &query).unwrap(), vec![Some(1.0)]);
+        assert_eq!(
+            cache.best(&mut embedder, &docs, &query).unwrap(),
+            vec![Some(1.0)]
+        );
         assert_eq!(embedder.embedded, MAX_EMBEDDED_PER_CALL);
         for _ in 0..3 {
             cache.best(&mut embedder, &docs, &query).unwrap();
         }
-        assert_eq!(embedder.embedded, 300, "every phrase once, over a few calls");
+        assert_eq!(
+            embedder.embedded, 300,
+            "every phrase once, over a few calls"
+        );
     }
 }
