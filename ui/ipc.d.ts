@@ -42,7 +42,7 @@ export type SessionSource = "claude" | "codex" | "ambry";
 export interface CommandArgs {
   list_memories: { location: Location };
   get_memory: { memory: MemoryRef };
-  save_memory: { location: Location; original?: string | null; draft: MemoryDraft; rule?: RuleEdit | null };
+  save_memory: { location: Location; original?: string | null; draft: MemoryDraft; rule?: RuleEdit | null; when?: Array<string> | null };
   test_rule: { rule: Enforce; tool: string; sample: string };
   backtest_rule: { memory: MemoryRef; rule?: Enforce | null };
   forget_memory: { memory: MemoryRef };

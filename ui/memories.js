@@ -415,6 +415,9 @@ export function createMemoriesView(app) {
         h('h2', { class: 'detail-name', testid: 'detail-name' }, d.name),
         h('p', { class: 'detail-description', testid: 'detail-description' }, d.description),
         d.lifecycle && d.lifecycle.enforce ? ruleLine(d.lifecycle.enforce) : null,
+        // When it is needed (DESIGN §5): the situations whoever saved it said it is for.
+        d.lifecycle && d.lifecycle.when && d.lifecycle.when.length
+          ? h('p', { class: 'detail-when muted', testid: 'detail-when' }, `Needed when: ${d.lifecycle.when.join(' · ')}`) : null,
         h('div', { class: 'detail-meta' },
           d.created ? h('span', { title: absoluteTime(d.created) }, `Created ${relativeTime(d.created)}`) : null,
           d.updated ? h('span', { testid: 'detail-updated', title: absoluteTime(d.updated) }, `Updated ${relativeTime(d.updated)}`) : null,
@@ -465,7 +468,7 @@ export function createMemoriesView(app) {
   function startEdit() {
     if (!detail) return;
     editing = { original: detail.name, isNew: false };
-    renderForm({ name: detail.name, type: detail.type, description: detail.description, body: detail.body, tags: detail.tags, rule: detail.lifecycle && detail.lifecycle.enforce });
+    renderForm({ name: detail.name, type: detail.type, description: detail.description, body: detail.body, tags: detail.tags, rule: detail.lifecycle && detail.lifecycle.enforce, when: (detail.lifecycle && detail.lifecycle.when) || [] });
   }
 
   function renderForm(values) {
@@ -476,8 +479,15 @@ export function createMemoriesView(app) {
     const body = h('textarea', { class: 'input mono body-input', testid: 'form-body', 'aria-label': 'Body', spellcheck: 'false' });
     body.value = values.body;
     const ruleInput = ruleField(values.rule, () => ({ location, name: name.value.trim() || values.name }));
+    // One situation per line: what a person would be doing or typing when the memory is needed.
+    const whenText = (values.when || []).join('\n');
+    const when = h('textarea', { class: 'input when-input', testid: 'form-when', 'aria-label': 'When is it needed', rows: 3, spellcheck: 'true',
+      placeholder: 'bumping the DB pool size\na 429 from the payments API' });
+    when.value = whenText;
+    const whenPhrases = () => when.value.split('\n').map((l) => l.trim()).filter((l) => l);
     editing.isDirty = () => name.value !== values.name || type.value !== values.type
-      || description.value !== values.description || body.value !== values.body || ruleInput.isDirty();
+      || description.value !== values.description || body.value !== values.body || ruleInput.isDirty()
+      || when.value !== whenText;
     const error = h('div', { class: 'form-error', testid: 'form-error', role: 'alert', hidden: true });
     const save = h('button', { class: 'btn btn-primary', testid: 'form-save', type: 'submit' }, editing.isNew ? 'Create memory' : 'Save');
     const cancel = h('button', { class: 'btn', testid: 'form-cancel', type: 'button', onClick: () => cancelEdit() }, 'Cancel');
@@ -493,6 +503,7 @@ export function createMemoriesView(app) {
           field('Name', name, 'Lowercase letters, digits and hyphens; it is the file name.'),
           field('Type', typeField.el, 'Pick one (↓ lists them) or type your own label.')),
         field('Description', description),
+        field('When is it needed', when, 'A few short situations or prompts, one per line, in the words you would use then.'),
         h('label', { class: 'field field-grow' }, h('span', { class: 'field-label' }, 'Body (markdown)'), body),
         ruleInput.el,
         error),
@@ -500,10 +511,12 @@ export function createMemoriesView(app) {
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       save.disabled = true;
-      for (const input of [name, type, description, body]) input.classList.remove('invalid');
+      for (const input of [name, type, description, body, when]) input.classList.remove('invalid');
       const draft = { name: name.value.trim(), type: type.value, description: description.value, body: body.value, tags: values.tags || [] };
       try {
-        const result = await call('save_memory', { location, original: editing.original, draft, rule: ruleInput.edit() });
+        const result = await call('save_memory', { location, original: editing.original, draft, rule: ruleInput.edit(),
+          // Sent only when edited, so a save never writes an empty `when:` into a memory without one.
+          when: when.value !== whenText ? whenPhrases() : null });
         const vector = result.vector;
         const note = vector.status === 'skipped' ? ' (semantic vector skipped; bm25 still finds it)' : '';
         toast(`Saved ${result.memory.name}${note}`, 'success');
@@ -522,6 +535,7 @@ export function createMemoriesView(app) {
         error.dataset.code = err.code;
         error.textContent = err.message;
         const culprit = { invalid_name: name, already_exists: name, invalid_type: type, secret_detected: body }[err.code]
+          || (err.code === 'invalid_field' && /^invalid when\b/.test(err.message) ? when : null)
           || (err.code === 'invalid_field' && /description/.test(err.message) ? description : null)
           || (err.code === 'invalid_field' ? ruleInput.culprit(err.message) : null);
         if (culprit && ruleInput.el.contains(culprit)) ruleInput.open();

@@ -65,15 +65,29 @@ pub async fn save_memory(
     original: Option<String>,
     draft: MemoryDraft,
     rule: Option<RuleEdit>,
+    when: Option<Vec<String>>,
 ) -> IpcResult<SavedWithVector> {
     off_main(app, move |ws| {
         let place = ws.place_of(location.project_slug())?;
         let (scope, now) = (location.scope, Utc::now());
         let rule = rule.unwrap_or_default();
+        // `when` (DESIGN §5): the form sends its phrases; none sent keeps the file's.
+        let when = when.as_deref();
         let saved = match original.as_deref() {
-            None => ws.create_ruled(&place, scope, draft, &rule, now)?,
+            None => ws.create_ruled_when(&place, scope, draft, &rule, when, now)?,
             Some(old) if old != draft.name => {
-                let renamed = ws.rename(&place, scope, old, draft, now)?;
+                let mut renamed = ws.rename(&place, scope, old, draft, now)?;
+                if when.is_some() {
+                    let memory = &renamed.outcome.memory;
+                    renamed = ws.save_ruled_when(
+                        &place,
+                        scope,
+                        memory.into(),
+                        &RuleEdit::Keep,
+                        when,
+                        now,
+                    )?;
+                }
                 match &rule {
                     RuleEdit::Keep => renamed,
                     RuleEdit::Set(r) => ws.set_rule(
@@ -88,7 +102,7 @@ pub async fn save_memory(
                     }
                 }
             }
-            Some(_) => ws.save_ruled(&place, scope, draft, &rule, now)?,
+            Some(_) => ws.save_ruled_when(&place, scope, draft, &rule, when, now)?,
         };
         ws.record_use(
             &place,

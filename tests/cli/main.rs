@@ -24,3 +24,4 @@ mod sessions;
 mod support;
 mod sync;
 mod team;
+mod when;

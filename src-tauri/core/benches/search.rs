@@ -91,6 +91,7 @@ fn benches(c: &mut Criterion) {
                 let request = ComposeInput {
                     start: false,
                     query: Some(QUERY),
+                    conversation: None,
                     held: &held,
                     gate: rank::Gate::CALIBRATED,
                     budgets: Budgets::from_config(&Default::default()),

@@ -62,6 +62,7 @@ fn main() {
         &ComposeInput {
             start: true,
             query: Some("CI fails with no cached data for this query after I changed a sqlx query"),
+            conversation: None,
             held: &held,
             gate: ambry_rank::rank::Gate::CALIBRATED,
             budgets,

@@ -80,6 +80,7 @@ fn main() {
     let request = ComposeInput {
         start: false,
         query: Some(&query),
+        conversation: None,
         held: &held,
         gate: ambry_rank::rank::Gate::CALIBRATED,
         budgets: Budgets::from_config(&config.compose),

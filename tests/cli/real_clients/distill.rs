@@ -51,11 +51,13 @@ fn answer() -> Value {
     json!({"proposals": [
         {"action": "new", "scope": "project", "name": "release-schedule", "type": "project",
          "description": "When this team releases", "body": format!("The {TRANSCRIPT_FACT}. Never on Fridays."),
-         "target": null, "source_turns": [1, 2], "reason": "the person stated it", "enforce": null},
+         "target": null, "source_turns": [1, 2], "reason": "the person stated it", "enforce": null,
+         "when": ["planning a release", "can we ship this on friday"]},
         {"action": "new", "scope": "user", "name": "commit-style", "type": "feedback",
          "description": "Commit message preference", "body": "Short commit messages.",
          "target": null, "source_turns": [3], "reason": "the person's preference",
-         "enforce": {"tool": ["Bash"], "match": "\\bgit commit\\b", "action": "remind"}}
+         "enforce": {"tool": ["Bash"], "match": "\\bgit commit\\b", "action": "remind"},
+         "when": []}
     ]})
 }
 
@@ -212,6 +214,11 @@ fn journey(world: World, agent: &str, reply: Step) {
         .as_str()
         .unwrap()
         .contains("Thursdays"));
+    // What the memory is for travels through the agent's schema too (DESIGN §5).
+    assert_eq!(
+        release["when"],
+        json!(["planning a release", "can we ship this on friday"])
+    );
     // A rule distilled with the memory travels through the agent's schema, off until turned on.
     let style = pending
         .iter()

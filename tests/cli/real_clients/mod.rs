@@ -5,6 +5,7 @@ mod claude;
 mod client_facts;
 mod codex;
 mod context;
+mod conversation;
 mod distill;
 mod home;
 mod journey;

@@ -95,6 +95,13 @@ pub struct SaveArgs {
     /// Remove the memory's rule
     #[arg(long, conflicts_with = "enforce_tool")]
     pub no_enforce: bool,
+    /// A situation or prompt in which the memory is needed, in the words you would use then
+    /// (repeat for each, 2–5 is plenty); without it a saved memory keeps its phrases
+    #[arg(long, value_name = "PHRASE", conflicts_with = "no_when")]
+    pub when: Vec<String>,
+    /// Remove the memory's `when` phrases
+    #[arg(long)]
+    pub no_when: bool,
 }
 
 pub fn run(ctx: &Context, cmd: MemoryCommand) -> Result<()> {
@@ -281,9 +288,19 @@ fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
             status: ambry_core::RuleStatus::On,
         }),
     };
-    let saved = ctx
-        .workspace
-        .save_ruled(&ctx.place(), scope, draft, &rule, ctx.now())?;
+    let when = match (args.no_when, args.when.is_empty()) {
+        (true, _) => Some(Vec::new()),
+        (false, true) => None,
+        (false, false) => Some(args.when),
+    };
+    let saved = ctx.workspace.save_ruled_when(
+        &ctx.place(),
+        scope,
+        draft,
+        &rule,
+        when.as_deref(),
+        ctx.now(),
+    )?;
     let outcome = saved.outcome;
     if ctx.json {
         return ctx.print_json(&serde_json::json!({
@@ -296,6 +313,7 @@ fn save(ctx: &Context, args: SaveArgs) -> Result<()> {
             "archived": outcome.archived,
             "vector": saved.vector,
             "enforce": outcome.memory.lifecycle.enforce,
+            "when": outcome.memory.lifecycle.when,
         }));
     }
     let what = match (outcome.created, outcome.changed) {

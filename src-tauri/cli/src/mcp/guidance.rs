@@ -32,6 +32,10 @@ only. name: lowercase letters, digits and hyphens (e.g. 'testing-preferences'). 
 person), feedback (a correction or preference about how to work), project (a fact about a repository), \
 reference (where to find something). description: one line saying what the memory is for; it is what \
 agents see in the memory index. body: the memory itself in markdown, short and specific. \
+when: 2-5 short phrases saying in which situations or prompts the memory is needed, in the words the \
+person would type when they need it rather than the memory's own ('bumping the DB pool size', 'a 429 \
+from the payments API', 'setting up CI for a new service'); it is what brings the memory back on the \
+right turn. \
 enforce (optional): when the person corrected a command you ran ('never npm install here, use pnpm'), \
 propose a rule that catches the mistake at the tool call: {tool: [\"Bash\"], match: a regex over the \
 command line, action: deny or remind}. It is stored OFF and waits in Ambry's review inbox until the \

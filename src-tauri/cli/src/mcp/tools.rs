@@ -151,6 +151,11 @@ pub struct SaveArgs {
     /// A rule to propose for this memory, checked at tool calls once the person turns it on.
     #[serde(default)]
     pub enforce: Option<ProposedRule>,
+    /// 2–5 short phrases saying when this memory is needed, in the words the person would use
+    /// when they need it, not the memory's own ("bumping the DB pool size", "a 429 from the
+    /// payments API"). Omit it to keep the phrases a saved memory has.
+    #[serde(default)]
+    pub when: Option<Vec<String>>,
 }
 
 /// A rule an agent proposes: stored off until the person turns it on in Ambry.
@@ -363,12 +368,13 @@ impl AmbryTools {
                 ws.agent_may_write(&place, scope)?;
                 // An agent's rule waits for the person (DESIGN §16).
                 let rule = ws.agent_rule_edit(&place, scope, &draft.name, proposed)?;
-                let saved = ws.save_ruled(&place, scope, draft, &rule, Utc::now())?;
+                let saved =
+                    ws.save_ruled_when(&place, scope, draft, &rule, args.when.as_deref(), Utc::now())?;
                 let o = &saved.outcome;
                 Ok(serde_json::json!({
                     "scope": scope, "name": o.memory.name, "type": o.memory.kind, "path": o.memory.path,
                     "created": o.created, "changed": o.changed, "archived": o.archived, "vector": saved.vector,
-                    "enforce": o.memory.lifecycle.enforce,
+                    "enforce": o.memory.lifecycle.enforce, "when": o.memory.lifecycle.when,
                 }))
             })
             .await,

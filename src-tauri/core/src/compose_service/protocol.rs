@@ -229,6 +229,7 @@ mod tests {
                 session_id: Some("s-1".into()),
                 agent: Some("claude".into()),
                 record: true,
+                transcript: None,
             },
             now: "2026-01-01T00:00:00Z".parse().unwrap(),
         })

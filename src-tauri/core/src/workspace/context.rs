@@ -161,6 +161,14 @@ impl Workspace {
         };
         let ranked = ambry_compose::compose::ranked_prompt(&request.prompt);
         let query = (request.event == ContextEvent::Turn).then_some(ranked.as_ref());
+        // The turn's conversation: the exchange before the prompt, from the transcript's tail.
+        let exchange = match (query, request.transcript.as_deref()) {
+            (Some(_), Some(path)) => {
+                ambry_sessions::sessions::last_exchange::last_exchange(path, &request.prompt)
+                    .map(|e| e.text())
+            }
+            _ => None,
+        };
         let retrieval = &config.retrieval;
         let scorer = match query {
             Some(_) => self.semantic_scorer(retrieval.strategy, &config),
@@ -179,6 +187,7 @@ impl Workspace {
         let input = ComposeInput {
             start,
             query,
+            conversation: exchange.as_deref(),
             held: &held,
             gate,
             budgets,

@@ -32,6 +32,7 @@ mod team;
 mod upkeep;
 mod usage;
 mod watch;
+mod when;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};

@@ -121,6 +121,7 @@ fn fresh_direct(
         &ComposeInput {
             start: true,
             query: Some(query),
+            conversation: None,
             held: &held,
             gate: ambry_rank::rank::Gate::CALIBRATED,
             budgets: Budgets::from_config(&config.compose),

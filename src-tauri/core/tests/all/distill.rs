@@ -260,7 +260,8 @@ fn an_accepted_proposal_carries_its_rule_off_until_the_person_turns_it_on() {
     let answer = json!({"proposals": [{"action": "new", "scope": "user", "name": "use-pnpm", "type": "feedback",
         "description": "pnpm, not npm", "body": "Use pnpm; never npm install.", "target": null,
         "source_turns": [1], "reason": "corrected",
-        "enforce": {"tool": ["Bash"], "match": "\\bnpm install\\b", "action": "deny"}}]})
+        "enforce": {"tool": ["Bash"], "match": "\\bnpm install\\b", "action": "deny"},
+        "when": ["installing a package", "adding a dependency"]}]})
     .to_string();
     let runner = Scripted::new(&[answer]);
     let report = ws
@@ -279,6 +280,11 @@ fn an_accepted_proposal_carries_its_rule_off_until_the_person_turns_it_on() {
         .unwrap();
     let rule = saved.outcome.memory.lifecycle.enforce.clone().unwrap();
     assert_eq!(rule.status, ambry_store::memory::RuleStatus::Proposed);
+    // What the memory is for comes with it (DESIGN §5).
+    assert_eq!(
+        saved.outcome.memory.lifecycle.when,
+        ["installing a package", "adding a dependency"]
+    );
     let findings = ws.review(&Place::from(&store), now).unwrap();
     assert!(findings
         .iter()

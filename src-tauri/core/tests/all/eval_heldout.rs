@@ -206,7 +206,19 @@ pub(crate) fn load_embedded(
     ambry_rank::embed::ModelPaths,
     std::sync::Arc<std::sync::Mutex<ambry_rank::embed::Embedder>>,
 ) {
-    let set = eval_set::load(dir);
+    load_embedded_with(dir, false)
+}
+
+/// `load_embedded`, the memories saved with their `when` phrases when `with_when`.
+pub(crate) fn load_embedded_with(
+    dir: &std::path::Path,
+    with_when: bool,
+) -> (
+    eval_set::LoadedSet,
+    ambry_rank::embed::ModelPaths,
+    std::sync::Arc<std::sync::Mutex<ambry_rank::embed::Embedder>>,
+) {
+    let set = eval_set::load_with(dir, with_when);
     let paths = model_paths();
     let embedder = ambry_rank::embed::shared_embedder(&paths).unwrap();
     let report = ambry_rank::embed::reindex_files(

@@ -25,6 +25,7 @@ fn hook(event: ContextEvent, prompt: &str, source: Option<&str>) -> ContextReque
         session_id: Some("replayed-session".into()),
         agent: Some("claude".into()),
         record: true,
+        transcript: None,
     }
 }
 

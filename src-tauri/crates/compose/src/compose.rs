@@ -90,6 +90,9 @@ pub struct ComposeInput<'a> {
     pub start: bool,
     /// A prompt: the gated bodies this context does not hold yet.
     pub query: Option<&'a str>,
+    /// The conversation's last exchange before the prompt (DESIGN §5), ranked too when the
+    /// prompt alone is unsure (`rank::conversation`); `None` when the agent named no transcript.
+    pub conversation: Option<&'a str>,
     /// What the context already holds (empty for a fresh one).
     pub held: &'a Held,
     pub gate: Gate,
@@ -372,9 +375,10 @@ pub fn compose(
         let synonyms = Synonyms::new(&retrieval.synonyms);
         match cache.corpus(store, ScopeFilter::All) {
             Ok(corpus) => {
-                let gated = rank::rank_for_gate(
+                let gated = rank::rank_for_gate_in(
                     &corpus,
                     query,
+                    input.conversation,
                     &params,
                     &synonyms,
                     semantic,

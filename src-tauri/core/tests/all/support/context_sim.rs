@@ -3,10 +3,12 @@
 //! agent's hooks would call it. What a session costs is every byte its hooks printed; what it
 //! gets right is how many turns had a memory they needed in the live context.
 //!
-//! Owns: building the sessions (deterministic, per half and project), following the live
-//! context from the hook outputs alone (a body is in context from the turn its `### name [type]`
-//! heading was printed until the next compaction), the oracle (the trust anchors once per context
-//! plus each needed body once per context) and the tallies.
+//! Owns: building the sessions (deterministic, per half and project; conversation sessions add
+//! generic follow-ups that refer back), following the live context from the hook outputs alone
+//! (a body is in context from the turn its `### name [type]` heading was printed until the next
+//! compaction; a memory is named once its body, a one-line mention or a map entry was), the
+//! transcript a replay keeps for the hooks, the oracle (the trust anchors once per context plus
+//! each needed body once per context) and the tallies.
 //! Deliberately does not: compose (the caller's `Composer` does) or choose what to gate.
 
 use std::collections::{BTreeSet, HashSet};
@@ -27,16 +29,36 @@ pub struct SimSession {
     pub id: String,
     pub project: String,
     pub turns: Vec<SetQuery>,
+    /// The turn before which the context is compacted.
+    pub compact_at: usize,
 }
+
+/// The class of a turn that refers back to the one before it instead of saying what it needs.
+pub const FOLLOW_UP: &str = "follow-up";
+
+/// Prompts that refer back, as a person types them after an answer. Written once, generic, for
+/// any project, before any was measured; each needs what the turn before it needed.
+const FOLLOW_UPS: &[&str] = &[
+    "ok, do the same for the other service",
+    "can you apply that here too?",
+    "let's pick that back up where we left off",
+    "what was the catch with that again?",
+    "and how do I check that it worked?",
+    "same thing, but for the tests",
+];
+
+/// After which turns of a session (`sessions`' order) a follow-up comes; the one after the last
+/// turn before the compaction comes first in the new context, as a person picks up after it.
+const FOLLOWED: [usize; 6] = [2, 6, 11, 14, 19, 24];
 
 /// What an agent's hook fires with.
 pub enum Event<'a> {
     /// A new context: `source` is startup or compact.
-    Start {
-        source: &'a str,
-    },
+    Start { source: &'a str },
     Turn {
         prompt: &'a str,
+        /// The session's transcript so far (a Claude Code JSONL), when the replay keeps one.
+        transcript: Option<&'a std::path::Path>,
     },
 }
 
@@ -63,10 +85,45 @@ pub fn sessions(queries: &[SetQuery], half: Half) -> Vec<SimSession> {
                 id: format!("{}-{project}-{i}", half.label()),
                 project: project.to_string(),
                 turns: order.map(|k| group[k].clone()).collect(),
+                compact_at: COMPACT_AFTER,
             });
         }
     }
     out
+}
+
+/// `sessions` with a follow-up (`FOLLOW_UPS`, in turn) after each of the `FOLLOWED` turns: 36
+/// turns, the compaction before the follow-up of turn 14.
+pub fn conversation_sessions(queries: &[SetQuery], half: Half) -> Vec<SimSession> {
+    let mut said = 0;
+    sessions(queries, half)
+        .into_iter()
+        .map(|s| {
+            let mut turns = Vec::new();
+            let mut compact_at = 0;
+            for (t, q) in s.turns.iter().enumerate() {
+                turns.push(q.clone());
+                if FOLLOWED.contains(&t) {
+                    if t + 1 == s.compact_at {
+                        compact_at = turns.len();
+                    }
+                    turns.push(SetQuery {
+                        q: FOLLOW_UPS[said % FOLLOW_UPS.len()].to_string(),
+                        class: FOLLOW_UP.to_string(),
+                        expect: q.expect.clone(),
+                        project: q.project.clone(),
+                    });
+                    said += 1;
+                }
+            }
+            SimSession {
+                id: format!("{}-talk", s.id),
+                project: s.project,
+                turns,
+                compact_at,
+            }
+        })
+        .collect()
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -78,6 +135,14 @@ pub struct Cost {
     pub turns: usize,
     /// Turns with a needed memory in the live context once the turn's hook ran.
     pub recalled: usize,
+    /// Turns with a needed memory at least named in the live context: its body, a one-line
+    /// mention (`- name (scope) — …`) or a map entry the agent could fetch it by.
+    pub named: usize,
+    /// Follow-up turns (`FOLLOW_UP`), and of them those with the needed memory in the live
+    /// context, and named there.
+    pub follow_ups: usize,
+    pub follow_ups_recalled: usize,
+    pub follow_ups_named: usize,
     pub lines: usize,
     /// Injected lines the live context already held.
     pub repeated_lines: usize,
@@ -92,6 +157,15 @@ pub struct Cost {
 impl Cost {
     pub fn recall(&self) -> f64 {
         self.recalled as f64 / self.turns.max(1) as f64
+    }
+    pub fn follow_up_recall(&self) -> f64 {
+        self.follow_ups_recalled as f64 / self.follow_ups.max(1) as f64
+    }
+    pub fn follow_up_named(&self) -> f64 {
+        self.follow_ups_named as f64 / self.follow_ups.max(1) as f64
+    }
+    pub fn named_share(&self) -> f64 {
+        self.named as f64 / self.turns.max(1) as f64
     }
     pub fn oracle_ratio(&self) -> f64 {
         self.bytes as f64 / self.oracle_bytes.max(1) as f64
@@ -110,13 +184,14 @@ impl Cost {
     }
     pub fn row(&self, label: &str) -> String {
         format!(
-            "{label:<28} {:>3} {:>9} {:>9} {:>6.2}x {:>6.2}x {:>6.3} {:>6.3} {:>7} {:>4}",
+            "{label:<28} {:>3} {:>9} {:>9} {:>6.2}x {:>6.2}x {:>6.3} {:>6.3} {:>6.3} {:>7} {:>4}",
             self.sessions,
             self.bytes_per_session(),
             self.oracle_bytes / self.sessions.max(1),
             self.oracle_ratio(),
             self.ratio_with_map(),
             self.recall(),
+            self.named_share(),
             self.repeat_share(),
             self.largest_output,
             self.over_limit
@@ -124,7 +199,7 @@ impl Cost {
     }
     pub fn header() -> String {
         format!(
-            "{:<28} {:>3} {:>9} {:>9} {:>7} {:>7} {:>6} {:>6} {:>7} {:>4}",
+            "{:<28} {:>3} {:>9} {:>9} {:>7} {:>7} {:>6} {:>6} {:>6} {:>7} {:>4}",
             "setting",
             "n",
             "B/session",
@@ -132,6 +207,7 @@ impl Cost {
             "ratio",
             "w/ map",
             "recall",
+            "named",
             "repeat",
             "largest",
             ">8k"
@@ -172,8 +248,40 @@ fn bodies_in(output: &str) -> Vec<String> {
         .collect()
 }
 
+/// The memories a hook output names: its bodies' headings (`### name [type]`, or a cut body's
+/// `### name (…)`) and its one-line entries (`- name (scope) — description`).
+fn named_in(output: &str) -> Vec<String> {
+    let is_name = |n: &str| {
+        !n.is_empty()
+            && n.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    output
+        .lines()
+        .map(str::trim)
+        .filter_map(|l| l.strip_prefix("### ").or_else(|| l.strip_prefix("- ")))
+        .filter_map(|rest| rest.split_once([' ', '\t']).map(|(n, _)| n))
+        .filter(|n| is_name(n))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A transcript line of Claude Code's format.
+fn transcript_line(kind: &str, text: &str) -> String {
+    let line = serde_json::json!({
+        "type": kind, "sessionId": "sim", "timestamp": "2026-06-01T00:00:00Z",
+        "message": {"role": kind, "content": [{"type": "text", "text": text}]},
+    });
+    format!("{line}\n")
+}
+
+/// What the replayed agent answers: nothing of what the prompt was about (a real reply would
+/// say more; the replay does not invent it).
+const REPLY: &str = "Done. Anything else?";
+
 /// Replays `sessions` through `composer`. `anchor_bytes` is what the trust anchors cost an oracle
-/// once per context (wrapper included).
+/// once per context (wrapper included). With `transcripts`, each session keeps a transcript
+/// there (its prompts and a reply to each) and every turn's hook is given it.
 pub fn simulate(
     set: &LoadedSet,
     memories: &[SetMemory],
@@ -181,16 +289,35 @@ pub fn simulate(
     anchor_bytes: usize,
     composer: &mut dyn Composer,
 ) -> Cost {
+    simulate_with(set, memories, sessions, anchor_bytes, composer, None)
+}
+
+/// [`simulate`], with transcripts kept in `transcripts` when given.
+pub fn simulate_with(
+    set: &LoadedSet,
+    memories: &[SetMemory],
+    sessions: &[SimSession],
+    anchor_bytes: usize,
+    composer: &mut dyn Composer,
+    transcripts: Option<&std::path::Path>,
+) -> Cost {
+    use std::io::Write;
     let _ = set;
     let mut cost = Cost::default();
     for session in sessions {
+        let transcript = transcripts.map(|dir| dir.join(format!("{}.jsonl", session.id)));
+        if let Some(path) = &transcript {
+            std::fs::write(path, "").unwrap();
+        }
         cost.sessions += 1;
         let mut live_bodies: HashSet<String> = HashSet::new();
+        let mut live_named: HashSet<String> = HashSet::new();
         let mut live_lines: HashSet<String> = HashSet::new();
         let mut oracle_held: BTreeSet<String> = BTreeSet::new();
         let take = |output: String,
                     cost: &mut Cost,
                     live_bodies: &mut HashSet<String>,
+                    live_named: &mut HashSet<String>,
                     live_lines: &mut HashSet<String>| {
             cost.outputs += 1;
             cost.bytes += output.len();
@@ -206,10 +333,12 @@ pub fn simulate(
                 }
             }
             live_bodies.extend(bodies_in(&output));
+            live_named.extend(named_in(&output));
         };
         for (t, query) in session.turns.iter().enumerate() {
-            if t == 0 || t == COMPACT_AFTER {
+            if t == 0 || t == session.compact_at {
                 live_bodies.clear();
+                live_named.clear();
                 live_lines.clear();
                 oracle_held.clear();
                 cost.oracle_bytes += anchor_bytes;
@@ -217,16 +346,49 @@ pub fn simulate(
                 let source = if t == 0 { "startup" } else { "compact" };
                 let out = composer.hook(&session.id, &session.project, Event::Start { source });
                 cost.start_bytes += out.len();
-                take(out, &mut cost, &mut live_bodies, &mut live_lines);
+                take(
+                    out,
+                    &mut cost,
+                    &mut live_bodies,
+                    &mut live_named,
+                    &mut live_lines,
+                );
             }
             let out = composer.hook(
                 &session.id,
                 &session.project,
-                Event::Turn { prompt: &query.q },
+                Event::Turn {
+                    prompt: &query.q,
+                    transcript: transcript.as_deref(),
+                },
             );
-            take(out, &mut cost, &mut live_bodies, &mut live_lines);
+            if let Some(path) = &transcript {
+                let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+                file.write_all(transcript_line("user", &query.q).as_bytes())
+                    .unwrap();
+                file.write_all(transcript_line("assistant", REPLY).as_bytes())
+                    .unwrap();
+            }
+            take(
+                out,
+                &mut cost,
+                &mut live_bodies,
+                &mut live_named,
+                &mut live_lines,
+            );
             cost.turns += 1;
             cost.recalled += usize::from(query.expect.iter().any(|n| live_bodies.contains(n)));
+            let recalled = query.expect.iter().any(|n| live_bodies.contains(n));
+            let named = query
+                .expect
+                .iter()
+                .any(|n| live_bodies.contains(n) || live_named.contains(n));
+            cost.named += usize::from(named);
+            if query.class == FOLLOW_UP {
+                cost.follow_ups += 1;
+                cost.follow_ups_recalled += usize::from(recalled);
+                cost.follow_ups_named += usize::from(named);
+            }
             if !query.expect.iter().any(|n| oracle_held.contains(n)) {
                 let needed = &query.expect[0];
                 if let Some(m) = visible(memories, &session.project, needed) {

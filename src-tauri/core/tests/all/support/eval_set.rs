@@ -1,5 +1,6 @@
 //! The held-out evaluation set in `tests/eval_set/`: loading it into a real home (the user scope
-//! and three projects, saved through the store), its deterministic dev/test split, and scoring
+//! and three projects, saved through the store, with or without the `when` phrases of
+//! `when.toml`), its deterministic dev/test split, and scoring
 //! rankings into Hit@1, Hit@3 and MRR per class and per half.
 //!
 //! Deliberately does not: choose strategies or floors (the eval tests do), or print per-query
@@ -144,7 +145,35 @@ pub struct LoadedSet {
     pub queries: Vec<SetQuery>,
 }
 
+/// The `when` phrases of `when.toml` (written from the memories alone, never from the queries),
+/// per file table (`user` or a project) and memory name.
+pub fn when_phrases() -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
+    let text = std::fs::read_to_string(set_dir().join("when.toml")).unwrap();
+    toml::from_str(&text).unwrap_or_else(|e| panic!("when.toml: {e}"))
+}
+
 pub fn load(root: &Path) -> LoadedSet {
+    load_with(root, false)
+}
+
+/// `load`, each memory saved with its `when` phrases from `when.toml` when `with_when`.
+pub fn load_with(root: &Path, with_when: bool) -> LoadedSet {
+    let when = if with_when {
+        when_phrases()
+    } else {
+        BTreeMap::new()
+    };
+    let all = memories();
+    for (table, names) in &when {
+        for name in names.keys() {
+            let project = (table != "user").then_some(table.as_str());
+            assert!(
+                all.iter()
+                    .any(|m| m.name == *name && m.project.as_deref() == project),
+                "when.toml [{table}] {name}: no such memory"
+            );
+        }
+    }
     let home = AmbryHome::new(root.join("home"));
     let stores: BTreeMap<String, Store> = PROJECTS
         .iter()
@@ -158,7 +187,7 @@ pub fn load(root: &Path) -> LoadedSet {
         })
         .collect();
     let now = "2026-06-01T00:00:00Z".parse().unwrap();
-    for m in memories() {
+    for m in all {
         let draft = MemoryDraft {
             name: m.name,
             kind: m.kind,
@@ -166,9 +195,17 @@ pub fn load(root: &Path) -> LoadedSet {
             body: m.body,
             tags: vec![],
         };
+        let table = m.project.as_deref().unwrap_or("user");
+        let phrases = when.get(table).and_then(|t| t.get(&draft.name));
+        let value = phrases.map(|p| ambry_store::memory::when::value(p));
+        let keys: Vec<(&str, &str)> = value.iter().map(|v| ("when", v.as_str())).collect();
         match &m.project {
-            None => stores["ledger"].save(Scope::User, draft, now).unwrap(),
-            Some(p) => stores[p].save(Scope::Project, draft, now).unwrap(),
+            None => stores["ledger"]
+                .save_with_keys(Scope::User, draft, &keys, now)
+                .unwrap(),
+            Some(p) => stores[p]
+                .save_with_keys(Scope::Project, draft, &keys, now)
+                .unwrap(),
         };
     }
     LoadedSet {

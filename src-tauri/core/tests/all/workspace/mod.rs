@@ -55,6 +55,7 @@ fn turn(session: &str, prompt: &str) -> ambry_core::ContextRequest {
         session_id: Some(session.into()),
         agent: Some("claude".into()),
         record: true,
+        transcript: None,
     }
 }
 

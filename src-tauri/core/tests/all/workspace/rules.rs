@@ -28,6 +28,7 @@ fn start(ws: &Workspace, cwd: &Path, session: &str, source: &str, second: u32) {
         session_id: Some(session.into()),
         agent: Some("claude".into()),
         record: true,
+        transcript: None,
     };
     ws.compose_at(cwd, &request, at(second)).unwrap();
 }
@@ -366,6 +367,7 @@ fn a_memory_the_session_held_and_then_contradicted_is_listed_as_ignored() {
             session_id: Some(session.into()),
             agent: Some("claude".into()),
             record: true,
+            transcript: None,
         };
         let composed = ws.compose_at(&project, &turn, at(1)).unwrap();
         assert!(

@@ -344,6 +344,7 @@ pub fn run_cases<'s>(
             &ComposeInput {
                 start: false,
                 query: Some(&case.spec.prompt),
+                conversation: None,
                 held: &held,
                 gate: ambry_rank::rank::Gate::CALIBRATED,
                 budgets,

@@ -47,6 +47,10 @@ pub struct ContextRequest {
     /// Record what is given in the ledger (the agents' hooks do; a preview does not).
     #[serde(default)]
     pub record: bool,
+    /// The agent's transcript (`transcript_path` of a `UserPromptSubmit` payload): its tail
+    /// gives the turn's conversation (DESIGN §5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<PathBuf>,
 }
 
 impl ContextRequest {
@@ -59,6 +63,7 @@ impl ContextRequest {
             session_id: session_id.map(str::to_string),
             agent: None,
             record: false,
+            transcript: None,
         }
     }
 
@@ -90,6 +95,8 @@ struct Payload {
     tool_name: Option<String>,
     #[serde(default)]
     tool_input: Option<serde_json::Value>,
+    #[serde(default)]
+    transcript_path: Option<PathBuf>,
 }
 
 /// What a hook payload asks for: a moment of the context, or a tool call checked.
@@ -167,6 +174,7 @@ pub fn parse_call(agent: Agent, raw: &str) -> Result<(HookCall, Option<PathBuf>)
             session_id: p.session_id.filter(|s| !s.trim().is_empty()),
             agent: Some(agent_name.to_string()),
             record: true,
+            transcript: p.transcript_path.filter(|t| !t.as_os_str().is_empty()),
         }),
         p.cwd,
     ))
@@ -222,6 +230,7 @@ mod tests {
         assert_eq!(req.event, ContextEvent::Turn);
         assert_eq!(req.prompt, "fix the build");
         assert_eq!(req.session_id.as_deref(), Some("0199"));
+        assert_eq!(req.transcript, Some(PathBuf::from("/t.jsonl")));
         assert!(req.record);
         assert_eq!(cwd, Some(PathBuf::from("/repo")));
 

@@ -260,6 +260,7 @@ mod tests {
                     body_bytes: 500,
                     retiring: Default::default(),
                     rule: None,
+                    when: Arc::from([]),
                     length: 0.0,
                     terms: Vec::new(),
                 })

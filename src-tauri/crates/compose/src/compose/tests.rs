@@ -48,6 +48,7 @@ fn run(
         &ComposeInput {
             start,
             query,
+            conversation: None,
             held,
             gate: Gate::CALIBRATED,
             budgets,

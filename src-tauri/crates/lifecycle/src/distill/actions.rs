@@ -80,7 +80,14 @@ pub fn accept(
         }
     }
     let source = p.source_value();
-    let keys = [("source", source.as_str())];
+    // What the memory is for (DESIGN §5) goes in with it; a proposal without phrases keeps the
+    // memory's own.
+    let when = (!p.when.is_empty()).then(|| ambry_store::memory::when::value(&p.when));
+    let mut keys = vec![("source", source.as_str())];
+    keys.extend(
+        when.as_deref()
+            .map(|w| (ambry_store::memory::when::WHEN_KEY, w)),
+    );
     let draft = |name: &str, tags: Vec<String>| MemoryDraft {
         name: name.to_string(),
         kind: p.kind.clone(),

@@ -53,6 +53,9 @@ struct RawProposal {
     /// A rule for the memory (DESIGN §16), when the session shows a correction of a tool call.
     #[serde(default)]
     enforce: Option<RawRule>,
+    /// When the memory is needed (DESIGN §5): a few situations in the person's words.
+    #[serde(default)]
+    when: Vec<String>,
 }
 
 /// A rule as the agent proposes it.
@@ -116,6 +119,10 @@ pub struct Proposal {
     /// it on (DESIGN §16).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enforce: Option<ambry_store::memory::Enforce>,
+    /// When the memory is needed (DESIGN §5), saved with it on accept. Absent in proposals
+    /// stored before proposals carried it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub when: Vec<String>,
 }
 
 impl Proposal {
@@ -159,7 +166,7 @@ pub fn answer_schema() -> Value {
                 "items": {
                     "type": "object",
                     "additionalProperties": false,
-                    "required": ["action", "scope", "name", "type", "description", "body", "target", "source_turns", "reason", "enforce"],
+                    "required": ["action", "scope", "name", "type", "description", "body", "target", "source_turns", "reason", "enforce", "when"],
                     "properties": {
                         "action": {"type": "string", "enum": ["new", "update", "supersede", "duplicate"]},
                         "scope": {"type": "string", "enum": ["user", "project"]},
@@ -170,6 +177,7 @@ pub fn answer_schema() -> Value {
                         "target": {"type": ["string", "null"]},
                         "source_turns": {"type": "array", "items": {"type": "integer"}},
                         "reason": string,
+                        "when": {"type": "array", "maxItems": ambry_store::memory::when::MAX_PHRASES, "items": string},
                         "enforce": {
                             "type": ["object", "null"],
                             "additionalProperties": false,
@@ -305,6 +313,11 @@ fn check_one(
             Some(rule)
         }
     };
+    let when: Vec<String> = p.when.iter().map(|w| w.trim().to_string()).collect();
+    ambry_store::memory::when::check(&when).map_err(|e| format!("its when: {e}"))?;
+    if when.iter().any(|w| find_secret(w).is_some()) {
+        return Err("its when looks like a secret".into());
+    }
     if p.scope == Scope::Project && !call.has_project {
         return Err("project scope, but the session belongs to no project".into());
     }
@@ -397,6 +410,7 @@ fn check_one(
         source_turns,
         reason: quoted(&p.reason, MAX_ANSWER_BYTES),
         enforce,
+        when,
     };
     proposal.id = proposal_id(&proposal);
     Ok(proposal)
@@ -605,6 +619,34 @@ mod tests {
             .as_array()
             .unwrap();
         assert!(required.iter().any(|r| r == "enforce"));
+    }
+
+    /// What a memory is for comes with it, checked as any write checks it.
+    #[test]
+    fn when_phrases_come_with_a_proposal_and_out_of_bounds_ones_refuse_it() {
+        let t = turns();
+        let mut said = new_memory();
+        said["when"] = json!([" bumping the DB pool size ", "a 429 from payments"]);
+        let mut long = new_memory();
+        long["name"] = json!("long-when");
+        long["when"] = json!(["x".repeat(300)]);
+        let answer = json!({"proposals": [said, long]}).to_string();
+        let checked = check_answer(&answer, &call(&t, &[]), Utc::now()).unwrap();
+        assert_eq!(checked.proposals.len(), 1, "{:?}", checked.refused);
+        assert_eq!(
+            checked.proposals[0].when,
+            ["bumping the DB pool size", "a 429 from payments"]
+        );
+        assert!(
+            checked.refused[0].reason.contains("its when"),
+            "{:?}",
+            checked.refused
+        );
+        let schema = answer_schema();
+        let required = schema["properties"]["proposals"]["items"]["required"]
+            .as_array()
+            .unwrap();
+        assert!(required.iter().any(|r| r == "when"));
     }
 
     #[test]

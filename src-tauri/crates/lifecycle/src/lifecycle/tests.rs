@@ -257,6 +257,7 @@ fn supersede_and_merge_are_archived_writes_and_retired_memories_are_never_inject
             &ComposeInput {
                 start: false,
                 query: Some(query),
+                conversation: None,
                 held: &held,
                 gate: Gate::CALIBRATED,
                 budgets: Budgets::from_config(&Default::default()),
@@ -468,6 +469,14 @@ fn a_conflict_shows_the_rival_claims_and_the_subject_they_share() {
     let findings = review(&store, at("2026-06-01T00:00:00Z").date_naive()).unwrap();
     let json = serde_json::to_value(&findings).unwrap();
     assert_eq!(json[0]["kind"], "conflict", "{json:#}");
-    assert_eq!(json[0]["claims"][0], serde_json::json!(["8081", "9090"]), "{json:#}");
-    assert_eq!(json[0]["subject"], serde_json::json!(["orders service"]), "{json:#}");
+    assert_eq!(
+        json[0]["claims"][0],
+        serde_json::json!(["8081", "9090"]),
+        "{json:#}"
+    );
+    assert_eq!(
+        json[0]["subject"],
+        serde_json::json!(["orders service"]),
+        "{json:#}"
+    );
 }

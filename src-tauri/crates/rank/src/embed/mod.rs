@@ -12,6 +12,7 @@ mod assets;
 mod embedder;
 mod error;
 mod per_batch;
+mod phrases;
 mod reindex;
 mod save;
 mod scorer;

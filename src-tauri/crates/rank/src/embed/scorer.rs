@@ -13,6 +13,10 @@ use crate::rank::{DocTerms, Semantic, SemanticScorer};
 pub struct ModelScorer {
     embedder: Arc<Mutex<Embedder>>,
     cache: Mutex<VectorCache>,
+    /// The last query and its unit vector: `when_similarities` follows `similarities` of the
+    /// same query, which embedded it already.
+    last_query: Mutex<Option<(String, Arc<[f32]>)>>,
+    phrases: Mutex<super::phrases::PhraseVectors>,
 }
 
 impl ModelScorer {
@@ -21,6 +25,8 @@ impl ModelScorer {
         Ok(Self {
             embedder: shared_embedder(models)?,
             cache: Mutex::new(VectorCache::new()),
+            last_query: Mutex::new(None),
+            phrases: Mutex::new(Default::default()),
         })
     }
 }
@@ -72,6 +78,8 @@ impl SemanticScorer for ModelScorer {
                 .unwrap_or_default(),
         );
         let model_id = embedder.model_id().to_string();
+        *self.last_query.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some((query.to_string(), query_vector.clone().into()));
         // The model is shared (the compose service uses it too): free it before the scan.
         drop(embedder);
         let mut cache = self.vectors();
@@ -81,6 +89,40 @@ impl SemanticScorer for ModelScorer {
             .iter()
             .map(|v| v.as_ref().map(|v| super::dot(v, &query_vector).max(0.0)))
             .collect())
+    }
+
+    fn when_similarities(
+        &self,
+        query: &str,
+        docs: &[Arc<DocTerms>],
+    ) -> Result<Vec<Option<f32>>, String> {
+        let mut embedder = self
+            .embedder
+            .lock()
+            .map_err(|_| "the embedding model crashed earlier in this process".to_string())?;
+        let remembered = self
+            .last_query
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .filter(|(q, _)| q == query)
+            .map(|(_, v)| v);
+        let query_vector: Arc<[f32]> = match remembered {
+            Some(v) => v,
+            None => super::normalized(
+                embedder
+                    .embed(&[query.to_string()])
+                    .map_err(|e| e.to_string())?
+                    .pop()
+                    .unwrap_or_default(),
+            )
+            .into(),
+        };
+        self.phrases.lock().unwrap_or_else(|p| p.into_inner()).best(
+            &mut *embedder,
+            docs,
+            &query_vector,
+        )
     }
 }
 

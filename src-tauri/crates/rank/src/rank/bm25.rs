@@ -86,7 +86,11 @@ pub fn coverage_of_best(
     };
     let n = corpus.len() as f32;
     let (mut matched, mut total) = (0.0f32, 0.0f32);
-    let has = |term: &str| Corpus::posted(corpus.postings(term), best);
+    // A word the memory's `when` phrases hold explains the query as well as one it says.
+    let has = |term: &str| {
+        Corpus::posted(corpus.postings(term), best)
+            || Corpus::posted(corpus.postings(&super::when_terms::term(term)), best)
+    };
     // Synonyms are not part of what the person asked; they only give partial credit below.
     for (term, weight) in query.iter().filter(|(_, w)| *w >= 1.0) {
         let df = corpus.postings(term).len() as f32;

@@ -31,7 +31,11 @@ pub struct DocTerms {
     /// The memory's rule (DESIGN §16), so a tool call is checked against every rule in scope
     /// without reading a memory file.
     pub rule: Option<Arc<Enforce>>,
-    /// Weighted length: headline terms × HEADLINE_WEIGHT + body terms.
+    /// The memory's `when` phrases (DESIGN §5), as `memory::when::bounded` reads them: their
+    /// words are terms of a field of their own (see `rank::when`), and each has its own vector.
+    pub when: Arc<[String]>,
+    /// Weighted length: headline terms × HEADLINE_WEIGHT + body terms (the `when` field is
+    /// scored apart and does not count).
     pub length: f32,
     /// (term, weighted frequency), one entry per distinct term. Terms are shared strings so a
     /// snapshot and the corpus built from it hold one copy of each word. Empty in a document a
@@ -59,6 +63,7 @@ impl DocTerms {
             *weights.entry(t).or_default() += 1.0;
             length += 1.0;
         }
+        super::when_terms::add_terms(&memory.lifecycle.when, &mut weights);
         let mut terms: Vec<(Arc<str>, f32)> = weights
             .into_iter()
             .map(|(t, w)| (Arc::from(t), w))
@@ -73,6 +78,7 @@ impl DocTerms {
             body_bytes: memory.body.len() as u64,
             retiring: memory.retiring(),
             rule: memory.lifecycle.enforce.clone().map(Arc::new),
+            when: memory.lifecycle.when.clone().into(),
             length,
             terms,
         }
@@ -89,6 +95,7 @@ impl DocTerms {
             body_bytes: self.body_bytes,
             retiring: self.retiring.clone(),
             rule: self.rule.clone(),
+            when: self.when.clone(),
             length: self.length,
             terms: Vec::new(),
         }

@@ -12,12 +12,15 @@
 //! headline weight are kept rather than chasing a single query (the held-out set would punish it).
 
 pub mod bm25;
+pub mod conversation;
 pub mod corpus;
 pub mod fusion;
 pub mod relevance;
 mod snapshot;
 pub mod synonyms;
 pub mod tokenize;
+pub mod when;
+mod when_terms;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,9 +29,9 @@ use serde::Serialize;
 
 pub use corpus::{Corpus, DocTerms};
 pub use relevance::{
-    rank_for_gate, rank_with_relevance, Evidence, Gate, Relevance, RelevantRanking,
+    rank_for_gate, rank_for_gate_in, rank_with_gate, rank_with_relevance, Evidence, Gate,
+    GatedRanking, Relevance, RelevantRanking,
 };
-pub use relevance::{rank_with_gate, GatedRanking};
 pub use snapshot::{CorpusCache, Shadowing};
 pub use synonyms::Synonyms;
 
@@ -62,11 +65,43 @@ pub trait SemanticScorer {
     /// no usable vector (missing sidecar, another model).
     fn similarities(&self, query: &str, docs: &[Arc<DocTerms>])
         -> Result<Vec<Option<f32>>, String>;
+
+    /// The best cosine of each document's `when` phrases to `query`, in the order given; `None`
+    /// where a document has no phrase (or no vector for one). Asked for only after
+    /// `similarities` of the same query, and only when some document has phrases. A scorer
+    /// without phrase vectors leaves the memories' own cosines as they are.
+    fn when_similarities(
+        &self,
+        query: &str,
+        docs: &[Arc<DocTerms>],
+    ) -> Result<Vec<Option<f32>>, String> {
+        let _ = query;
+        Ok(vec![None; docs.len()])
+    }
+}
+
+/// Each document's cosine as the ranker uses it: its own, raised to its best `when` phrase's
+/// where it has phrases (`when::with_cosine`).
+fn cosines(
+    scorer: &dyn SemanticScorer,
+    query: &str,
+    docs: &[Arc<DocTerms>],
+    has_when: bool,
+) -> Result<Vec<Option<f32>>, String> {
+    let own = scorer.similarities(query, docs)?;
+    if !has_when {
+        return Ok(own);
+    }
+    Ok(when::with_cosine(
+        own,
+        &scorer.when_similarities(query, docs)?,
+    ))
 }
 
 /// Whether semantic scoring can be used for this call, and if not, why: an error of the one
 /// vocabulary (the model slot's `ModelUnavailable`, or the `EmbedError` a model failed to load
 /// with), whose message is the note the ranking carries.
+#[derive(Clone, Copy)]
 pub enum Semantic<'a> {
     Available(&'a dyn SemanticScorer),
     Unavailable(&'a dyn ErrorCode),
@@ -219,18 +254,29 @@ pub(crate) fn score(
     semantic: Semantic<'_>,
 ) -> Scored {
     let weighted = bm25::weighted_query(query, synonyms);
+    // The `when` field joins the lexical input only where a memory has one (DESIGN §5).
+    let has_when = when::any(corpus);
+    let lexical_scores = || {
+        let lexical = bm25::bm25_scores(corpus, &weighted);
+        if has_when {
+            when::with_lexical(lexical, &when::bm25_scores(corpus, &weighted))
+        } else {
+            lexical
+        }
+    };
     let (mut scores, strategy, note) = match params.strategy {
         Strategy::Keyword => (
             bm25::keyword_scores(corpus, &weighted),
             Strategy::Keyword,
             None,
         ),
-        Strategy::Bm25 => (bm25::bm25_scores(corpus, &weighted), Strategy::Bm25, None),
+        Strategy::Bm25 => (lexical_scores(), Strategy::Bm25, None),
         Strategy::Semantic | Strategy::Auto => {
-            let lexical = bm25::bm25_scores(corpus, &weighted);
+            let lexical = lexical_scores();
             let asked_for_semantic = params.strategy == Strategy::Semantic;
             match semantic {
-                Semantic::Available(scorer) => match scorer.similarities(query, &corpus.docs) {
+                Semantic::Available(scorer) => match cosines(scorer, query, &corpus.docs, has_when)
+                {
                     Ok(cosine) => {
                         let confidence =
                             bm25::coverage_of_best(corpus, &weighted, synonyms, &lexical);

@@ -158,6 +158,8 @@ pub struct RelevantRanking {
 struct Recording<'a> {
     inner: &'a dyn SemanticScorer,
     seen: RefCell<Option<Vec<Option<f32>>>>,
+    /// The best `when` phrase cosines, when the ranking asked for them.
+    seen_when: RefCell<Option<Vec<Option<f32>>>>,
 }
 
 impl SemanticScorer for Recording<'_> {
@@ -169,6 +171,18 @@ impl SemanticScorer for Recording<'_> {
         let result = self.inner.similarities(query, docs);
         if let Ok(cosines) = &result {
             *self.seen.borrow_mut() = Some(cosines.clone());
+        }
+        result
+    }
+
+    fn when_similarities(
+        &self,
+        query: &str,
+        docs: &[Arc<DocTerms>],
+    ) -> Result<Vec<Option<f32>>, String> {
+        let result = self.inner.when_similarities(query, docs);
+        if let Ok(cosines) = &result {
+            *self.seen_when.borrow_mut() = Some(cosines.clone());
         }
         result
     }
@@ -242,8 +256,65 @@ pub fn rank_for_gate(
     gate: Gate,
     refused_listed: usize,
 ) -> GatedRanking {
-    let (scored, cosines) = score_recording(corpus, query, params, synonyms, semantic);
+    rank_for_gate_in(
+        corpus,
+        query,
+        None,
+        params,
+        synonyms,
+        semantic,
+        gate,
+        refused_listed,
+    )
+}
+
+/// [`rank_for_gate`] for a prompt in its conversation: when the prompt alone is unsure,
+/// `exchange` (the last exchange before it) is ranked too and fused in (`rank::conversation`).
+#[allow(clippy::too_many_arguments)]
+pub fn rank_for_gate_in(
+    corpus: &Corpus,
+    query: &str,
+    exchange: Option<&str>,
+    params: &SearchParams,
+    synonyms: &Synonyms,
+    semantic: Semantic<'_>,
+    gate: Gate,
+    refused_listed: usize,
+) -> GatedRanking {
+    let (mut scored, mut cosines) = score_recording(corpus, query, params, synonyms, semantic);
+    // A prompt with evidence of its own ranks alone: the exchange is for one that says too little
+    // ("do the same for the worker") for its best match to clear the gate's floor.
+    let unsure = || {
+        let best = (0..scored.scores.len() as u32)
+            .filter(|&i| scored.scores[i as usize] > 0.0)
+            .min_by(|a, b| best_first(corpus, &scored.scores, *a, *b));
+        best.is_none_or(|doc| {
+            let judge = Judge::new(corpus, query, synonyms, cosines.clone());
+            judge.evidence(doc, scored.rounded(doc), gate).strength < gate.floor
+        })
+    };
+    let exchange = exchange.filter(|e| !e.trim().is_empty() && unsure());
+    if let Some(exchange) = exchange {
+        let (other, other_cosines) = score_recording(corpus, exchange, params, synonyms, semantic);
+        super::conversation::fuse_scores(&mut scored.scores, &other.scores);
+        cosines = super::conversation::fuse_cosines(cosines, other_cosines);
+    }
+    // The exchange's words are evidence as much as the prompt's: a hit is judged by both and
+    // keeps the stronger evidence.
+    let exchange_judge = exchange.map(|e| Judge::new(corpus, e, synonyms, cosines.clone()));
     let judge = Judge::new(corpus, query, synonyms, cosines);
+    let evidence_of = |doc: u32, score: f64| {
+        let own = judge.evidence(doc, score, gate);
+        match exchange_judge
+            .as_ref()
+            .map(|j| j.evidence(doc, score, gate))
+        {
+            Some(other) if other.strength > own.strength => other,
+            _ => own,
+        }
+    };
+    let evident =
+        |doc: u32| judge.evident(doc) || exchange_judge.as_ref().is_some_and(|j| j.evident(doc));
     // As `rank` cuts: the best `limit` hits, whatever their evidence.
     let mut order = best_candidates(corpus, &scored.scores, params);
     let admissible = |i: u32| gate.admits_score(scored.rounded(i));
@@ -267,12 +338,12 @@ pub fn rank_for_gate(
             // in any order, are only counted.
             refused_more += order[at - 1..]
                 .iter()
-                .filter(|&&d| !admissible(d) && judge.evident(d))
+                .filter(|&&d| !admissible(d) && evident(d))
                 .count();
             // Hits the gate could admit by score are sorted above every other; none is left.
             break;
         }
-        let e = judge.evidence(doc, scored.rounded(doc), gate);
+        let e = evidence_of(doc, scored.rounded(doc));
         if e.relevance == Relevance::None {
             continue;
         }
@@ -332,6 +403,7 @@ fn score_recording(
             let recording = Recording {
                 inner: scorer,
                 seen: RefCell::new(None),
+                seen_when: RefCell::new(None),
             };
             let scored = score(
                 corpus,
@@ -340,7 +412,15 @@ fn score_recording(
                 synonyms,
                 Semantic::Available(&recording),
             );
-            (scored, recording.seen.into_inner())
+            // Evidence judges the cosine the ranking used: a phrase's, where it is higher.
+            let cosines = match (
+                recording.seen.into_inner(),
+                recording.seen_when.into_inner(),
+            ) {
+                (Some(own), Some(when)) => Some(super::when::with_cosine(own, &when)),
+                (own, _) => own,
+            };
+            (scored, cosines)
         }
         unavailable => (score(corpus, query, params, synonyms, unavailable), None),
     }
@@ -351,6 +431,8 @@ fn score_recording(
 struct Judge<'a> {
     corpus: &'a Corpus,
     exact: Vec<&'a [(u32, f32)]>,
+    /// Each exact word's postings in the `when` field, in the order of `exact`.
+    exact_when: Vec<&'a [(u32, f32)]>,
     synonyms: Vec<&'a [(u32, f32)]>,
     cosines: Option<Vec<Option<f32>>>,
     /// Documents holding any word or synonym of the query, marked on first use (counting the
@@ -384,6 +466,10 @@ impl<'a> Judge<'a> {
         Judge {
             corpus,
             exact: exact.iter().map(|t| corpus.postings(t)).collect(),
+            exact_when: exact
+                .iter()
+                .map(|t| corpus.postings(&super::when::term(t)))
+                .collect(),
             synonyms: synonym_postings,
             cosines,
             mentioned: std::cell::OnceCell::new(),
@@ -398,7 +484,13 @@ impl<'a> Judge<'a> {
 
     /// The evidence behind document `doc` as a hit scoring `score`, judged by `gate`.
     fn evidence(&self, doc: u32, score: f64, gate: Gate) -> Evidence {
-        let matched = self.exact.iter().filter(|p| Corpus::posted(p, doc)).count();
+        // A word counts whether the memory says it or its `when` phrases do.
+        let matched = self
+            .exact
+            .iter()
+            .zip(&self.exact_when)
+            .filter(|(p, w)| Corpus::posted(p, doc) || Corpus::posted(w, doc))
+            .count();
         let synonym_match = self.synonyms.iter().any(|p| Corpus::posted(p, doc));
         let mut e = Evidence::judge(matched, self.exact.len(), synonym_match, self.cosine(doc));
         // The label is the gate's judgement: what an agent would be given reads as a good or
@@ -420,7 +512,12 @@ impl<'a> Judge<'a> {
         }
         let mentioned = self.mentioned.get_or_init(|| {
             let mut marked = vec![false; self.corpus.len()];
-            for postings in self.exact.iter().chain(&self.synonyms) {
+            for postings in self
+                .exact
+                .iter()
+                .chain(&self.exact_when)
+                .chain(&self.synonyms)
+            {
                 for &(d, _) in *postings {
                     marked[d as usize] = true;
                 }

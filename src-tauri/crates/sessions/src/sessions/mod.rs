@@ -12,6 +12,7 @@
 
 mod candidate_filter;
 mod error;
+pub mod last_exchange;
 mod recall;
 mod session_ranking;
 mod sources;

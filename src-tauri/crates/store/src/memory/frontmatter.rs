@@ -165,6 +165,11 @@ pub fn lifecycle(extra: &[String]) -> Result<Lifecycle, FormatError> {
             }
             "superseded_by" => out.superseded_by = Some(text()?).filter(|v| !v.is_empty()),
             "source" => out.source = Some(text()?).filter(|v| !v.is_empty()),
+            "when" => {
+                out.when = super::when::bounded(
+                    parse_tags(value.trim(), &continuation, 0).map_err(|e| bad(e.0))?,
+                )
+            }
             "merged_from" => {
                 out.merged_from = parse_tags(value.trim(), &continuation, 0)
                     .map_err(|e| bad(e.0))?
@@ -194,6 +199,11 @@ pub fn lifecycle(extra: &[String]) -> Result<Lifecycle, FormatError> {
     }
     out.enforce = super::rule::read(extra);
     Ok(out)
+}
+
+/// The items of a one-line list value (`[a, "b c"]`, or one plain item), as `tags` reads them.
+pub(crate) fn list_value(value: &str) -> Result<Vec<String>, FormatError> {
+    parse_tags(value.trim(), &[], 0)
 }
 
 /// The `reviewed:` value that marks `fingerprint` as kept at `at`.

@@ -26,6 +26,7 @@ pub mod team;
 pub mod validate;
 mod versions;
 pub mod watch;
+pub mod when;
 
 /// The file of a scope's context cases (`ambry compose --test`) beside its memories: not a
 /// memory, but synced and shown with them.

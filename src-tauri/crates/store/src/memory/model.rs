@@ -134,6 +134,9 @@ pub struct Lifecycle {
     /// The memory's rule, checked at agents' tool calls (DESIGN §16), as the file says it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enforce: Option<super::rule::Enforce>,
+    /// When the memory is needed (DESIGN §5), bounded as `when::bounded` reads it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub when: Vec<String>,
 }
 
 /// `reviewed: <time> sha:<fingerprint>`: when a person kept the memory, and of which text.

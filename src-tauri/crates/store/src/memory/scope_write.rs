@@ -167,6 +167,10 @@ fn with_keys(mut extra: Vec<String>, keys: &[(&str, &str)]) -> Vec<String> {
 /// `key: value`, quoted when needed; a flow list of plain names (`[a, b]`, as `merged_from`
 /// holds) is written as a list, not as a quoted string.
 pub(super) fn key_line(key: &str, value: &str) -> String {
+    // `when` comes as the flow list `when::value` renders (phrases quoted as they need).
+    if key == super::when::WHEN_KEY {
+        return format!("{key}: {value}");
+    }
     let plain_list = value.starts_with('[')
         && value.ends_with(']')
         && value[1..value.len() - 1]

@@ -251,37 +251,7 @@ impl Store {
         if let RuleEdit::Set(rule) = rule {
             validate_rule(rule)?;
         }
-        for (key, value) in keys {
-            let known = [
-                "name",
-                "type",
-                "description",
-                "created",
-                "updated",
-                "tags",
-                super::rule::RULE_KEY,
-            ]
-            .contains(key);
-            if known || key.is_empty() || !key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
-            {
-                return Err(StoreError::InvalidField {
-                    field: "frontmatter key",
-                    reason: format!("`{key}` cannot be set as an extra key"),
-                });
-            }
-            if value.contains(['\n', '\r']) {
-                return Err(StoreError::InvalidField {
-                    field: "frontmatter key",
-                    reason: format!("`{key}` must be a single line"),
-                });
-            }
-            frontmatter::lifecycle(&[key_line(key, value)]).map_err(|e| {
-                StoreError::InvalidField {
-                    field: "frontmatter key",
-                    reason: e.to_string(),
-                }
-            })?;
-        }
+        check_keys(keys)?;
         let dir = self.prepare_dir(scope)?;
         let _lock = lock_and_tidy(&dir, now)?;
         let outcome = write_locked(scope, &dir, None, draft, keys, rule, now)?;
@@ -321,7 +291,20 @@ impl Store {
         rule: &RuleEdit,
         now: DateTime<Utc>,
     ) -> Result<SaveOutcome, StoreError> {
+        self.create_with_keys(scope, draft, &[], rule, now)
+    }
+
+    /// `create_ruled`, also setting frontmatter keys (as `save_with_keys` does) in the same write.
+    pub fn create_with_keys(
+        &self,
+        scope: Scope,
+        draft: MemoryDraft,
+        keys: &[(&str, &str)],
+        rule: &RuleEdit,
+        now: DateTime<Utc>,
+    ) -> Result<SaveOutcome, StoreError> {
         let draft = validate_draft(draft)?;
+        check_keys(keys)?;
         if let RuleEdit::Set(rule) = rule {
             validate_rule(rule)?;
         }
@@ -333,7 +316,7 @@ impl Store {
                 name: draft.name,
             });
         }
-        let outcome = write_locked(scope, &dir, None, draft, &[], rule, now)?;
+        let outcome = write_locked(scope, &dir, None, draft, keys, rule, now)?;
         regenerate_index(scope, &dir)?;
         Ok(outcome)
     }
@@ -430,6 +413,48 @@ impl Store {
         }
         Ok(dir)
     }
+}
+
+/// Refuses extra keys a save may not set: a known field, a malformed key or multi-line value,
+/// a lifecycle key that does not read, or `when` phrases out of bounds.
+fn check_keys(keys: &[(&str, &str)]) -> Result<(), StoreError> {
+    for (key, value) in keys {
+        let known = [
+            "name",
+            "type",
+            "description",
+            "created",
+            "updated",
+            "tags",
+            super::rule::RULE_KEY,
+        ]
+        .contains(key);
+        if known || key.is_empty() || !key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+            return Err(StoreError::InvalidField {
+                field: "frontmatter key",
+                reason: format!("`{key}` cannot be set as an extra key"),
+            });
+        }
+        if value.contains(['\n', '\r']) {
+            return Err(StoreError::InvalidField {
+                field: "frontmatter key",
+                reason: format!("`{key}` must be a single line"),
+            });
+        }
+        frontmatter::lifecycle(&[key_line(key, value)]).map_err(|e| StoreError::InvalidField {
+            field: "frontmatter key",
+            reason: e.to_string(),
+        })?;
+        if *key == super::when::WHEN_KEY {
+            let invalid = |reason: String| StoreError::InvalidField {
+                field: "when",
+                reason,
+            };
+            let phrases = frontmatter::list_value(value).map_err(|e| invalid(e.to_string()))?;
+            super::when::check(&phrases).map_err(invalid)?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -20,8 +20,8 @@ use ambry_store::memory::{Enforce, Retiring, RuleStatus, Scope};
 
 pub(super) const SCHEMA_KEY: &str = "rank.schema";
 /// 2: postings per scope instead of terms per document; 3: each document's retirement keys.
-/// 4: each document's rule.
-pub(super) const SCHEMA_VERSION: &str = "4";
+/// 4: each document's rule. 5: each document's `when` phrases.
+pub(super) const SCHEMA_VERSION: &str = "5";
 
 /// Snapshots in `index.sqlite`; every failure degrades to "no cache".
 pub(super) struct PersistentCache {
@@ -77,7 +77,7 @@ impl PersistentCache {
 
 // A compact binary form: the entries (file stamp and what a hit shows), then the scope's terms in
 // order, each with its postings over the entries.
-pub(super) const MAGIC: &[u8; 4] = b"ERS3";
+pub(super) const MAGIC: &[u8; 4] = b"ERS4";
 
 /// Encodes a snapshot whose entries carry their terms (every snapshot that was just refreshed).
 fn encode(snapshot: &ScopeSnapshot) -> Vec<u8> {
@@ -120,6 +120,10 @@ fn encode(snapshot: &ScopeSnapshot) -> Vec<u8> {
                 out.extend_from_slice(&d.length.to_le_bytes());
                 put_retiring(&mut out, &d.retiring);
                 put_rule(&mut out, d.rule.as_deref());
+                put_u32(&mut out, d.when.len() as u32);
+                for phrase in d.when.iter() {
+                    put_str(&mut out, phrase);
+                }
             }
         }
     }
@@ -164,6 +168,11 @@ pub(super) fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
                 let length = f32::from_le_bytes(r.take(4)?.try_into().ok()?);
                 let retiring = r.retiring()?;
                 let rule = r.rule()?.map(Arc::new);
+                let n_when = r.count(4)?;
+                let when: Arc<[String]> = (0..n_when)
+                    .map(|_| r.str())
+                    .collect::<Option<Vec<_>>>()?
+                    .into();
                 let path = dir.join(&file_name);
                 Some(Arc::new(DocTerms {
                     scope,
@@ -174,6 +183,7 @@ pub(super) fn decode(data: &[u8], dir: &Path) -> Option<ScopeSnapshot> {
                     body_bytes,
                     retiring,
                     rule,
+                    when,
                     length,
                     terms: Vec::new(),
                 }))
