@@ -28,7 +28,7 @@ impl Workspace {
     ) -> Result<SavedWithVector, WorkspaceError> {
         let store = place.store();
         let rendered = when.map(value);
-        let keys: Vec<(&str, &str)> = rendered.iter().map(|v| (WHEN_KEY, v.as_str())).collect();
+        let keys = when_keys(rendered.as_deref());
         self.write_memory(store, |models| {
             Ok(embed::with_vector(
                 store.save_ruled(scope, draft, &keys, rule, now)?,
@@ -49,7 +49,7 @@ impl Workspace {
     ) -> Result<SavedWithVector, WorkspaceError> {
         let store = place.store();
         let rendered = when.map(value);
-        let keys: Vec<(&str, &str)> = rendered.iter().map(|v| (WHEN_KEY, v.as_str())).collect();
+        let keys = when_keys(rendered.as_deref());
         self.write_memory(store, |models| {
             Ok(embed::with_vector(
                 store.create_with_keys(scope, draft, &keys, rule, now)?,
@@ -57,6 +57,11 @@ impl Workspace {
             ))
         })
     }
+}
+
+/// The frontmatter key a write sets for `when` (none: the file's phrases are kept).
+fn when_keys(rendered: Option<&str>) -> Vec<(&str, &str)> {
+    rendered.map(|v| (WHEN_KEY, v)).into_iter().collect()
 }
 
 #[cfg(test)]
