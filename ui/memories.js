@@ -503,8 +503,9 @@ export function createMemoriesView(app) {
           field('Name', name, 'Lowercase letters, digits and hyphens; it is the file name.'),
           field('Type', typeField.el, 'Pick one (↓ lists them) or type your own label.')),
         field('Description', description),
-        field('When is it needed', when, 'A few short situations or prompts, one per line, in the words you would use then.'),
         h('label', { class: 'field field-grow' }, h('span', { class: 'field-label' }, 'Body (markdown)'), body),
+        // After the body: what the memory says comes first, by eye and by Tab.
+        field('When is it needed', when, 'A few short situations or prompts, one per line, in the words you would use then.'),
         ruleInput.el,
         error),
       h('div', { class: 'form-actions' }, h('span', { class: 'muted hint' }, h('kbd', {}, 'Ctrl'), ' ', h('kbd', {}, 'S'), ' to save · ', h('kbd', {}, 'Esc'), ' to cancel'), cancel, save));
