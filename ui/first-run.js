@@ -1,6 +1,6 @@
 // First run: an empty home, or one no agent is connected to, shows what the app is for and how
-// memories get in — connect an agent (one click, showing what changes), add a project, index
-// past sessions (and from which folders), then where to find them.
+// memories get in — connect an agent (one click, showing what changes), add a project (until one
+// is known), index past sessions (and from which folders), then where to find them.
 //
 // data-testid:
 //   first-run          the panel        first-run-add-project   Add a project
@@ -23,7 +23,8 @@ export function firstRunPanel(app) {
     h('p', { class: 'first-run-lead', testid: 'first-run-lead' }, 'Ambry keeps what your coding agents learn, and gives each prompt the memories it needs.'),
     h('p', {}, 'Memories come from your agents. Connect one and it gets the memories relevant to each prompt, and tools to save and search them.'),
     agentsCard({ onChange: () => app.agentsChanged() }).el,
-    h('div', { class: 'card' },
+    // Once a project is known, the sidebar lists it: the step is done, so it is not offered.
+    app.projects.length ? null : h('div', { class: 'card' },
       h('h2', {}, 'Projects'),
       h('p', {}, 'Add a repository to keep memories that only make sense inside it.'),
       h('button', { class: 'btn', testid: 'first-run-add-project', onClick: () => app.addProject() }, 'Add a project…')),

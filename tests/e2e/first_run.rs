@@ -13,6 +13,8 @@ use crate::ui::{self, click, testid, text_contains};
 async fn first_run_says_what_the_app_is_for_and_what_indexing_found() -> TestResult {
     let sandbox = Sandbox::new()?;
     sandbox.save_user("coffee", "user", "How I take my coffee", "Black, no sugar.")?;
+    // A project is already known: the panel does not offer to add one.
+    sandbox.add_project("ledger")?;
     sandbox.write_session(
         "first-session",
         "Setting up the repository",
@@ -29,6 +31,12 @@ async fn first_run_says_what_the_app_is_for_and_what_indexing_found() -> TestRes
                 resize(&driver, 1280, 800).await?;
                 // A memory exists, no agent is connected: the panel stays.
                 text_contains(&driver, "first-run-lead", "coding agents").await?;
+                ui::gone(
+                    &driver,
+                    ui::tid("first-run-add-project"),
+                    "the offer to add a project, with one known",
+                )
+                .await?;
                 click(&driver, "first-run-reindex").await?;
                 let said =
                     text_contains(&driver, "first-run-sessions-result", "searchable").await?;
