@@ -16,6 +16,23 @@ use ambry_store::memory::{Scope, Store};
 use chrono::Utc;
 use serde_json::json;
 
+/// Distills the scripted `answer` for the selected session and accepts its first proposal as is.
+fn accept_first(
+    ws: &Workspace,
+    store: &Store,
+    answer: String,
+    now: chrono::DateTime<Utc>,
+) -> ambry_core::SavedWithVector {
+    let place = Place::from(store);
+    let runner = Scripted::new(&[answer]);
+    let report = ws
+        .distill_with(&place, &selection(), None, false, now, &runner)
+        .unwrap();
+    let id = report.proposals[0].id.clone();
+    ws.accept_proposal(&place, &id, &Edits::default(), now)
+        .unwrap()
+}
+
 /// Answers each call with the next scripted text and keeps every prompt it was given.
 struct Scripted {
     answers: RefCell<Vec<String>>,
@@ -211,21 +228,7 @@ fn accepting_saves_with_source_and_keeps_the_prior_version_of_an_update() {
         "type": "reference", "description": "Which package manager", "body": "pnpm", "target": "package-manager",
         "source_turns": [1], "reason": "moved"}]})
     .to_string();
-    let runner = Scripted::new(&[update]);
-    let report = ws
-        .distill_with(
-            &Place::from(&store),
-            &selection(),
-            None,
-            false,
-            now,
-            &runner,
-        )
-        .unwrap();
-    let id = report.proposals[0].id.clone();
-    let saved = ws
-        .accept_proposal(&Place::from(&store), &id, &Edits::default(), now)
-        .unwrap();
+    let saved = accept_first(&ws, &store, update, now);
     assert!(
         saved.outcome.archived.is_some(),
         "the npm version is archived"
@@ -263,21 +266,7 @@ fn an_accepted_proposal_carries_its_rule_off_until_the_person_turns_it_on() {
         "enforce": {"tool": ["Bash"], "match": "\\bnpm install\\b", "action": "deny"},
         "when": ["installing a package", "adding a dependency"]}]})
     .to_string();
-    let runner = Scripted::new(&[answer]);
-    let report = ws
-        .distill_with(
-            &Place::from(&store),
-            &selection(),
-            None,
-            false,
-            now,
-            &runner,
-        )
-        .unwrap();
-    let id = report.proposals[0].id.clone();
-    let saved = ws
-        .accept_proposal(&Place::from(&store), &id, &Edits::default(), now)
-        .unwrap();
+    let saved = accept_first(&ws, &store, answer, now);
     let rule = saved.outcome.memory.lifecycle.enforce.clone().unwrap();
     assert_eq!(rule.status, ambry_store::memory::RuleStatus::Proposed);
     // What the memory is for comes with it (DESIGN §5).
