@@ -10,9 +10,19 @@ for tool in tauri-driver WebKitWebDriver xvfb-run dbus-run-session trayer xdotoo
   command -v "$tool" >/dev/null || { echo "e2e: $tool is missing; run scripts/setup.sh --for test" >&2; exit 1; }
 done
 # The tests seed homes and change memories behind the app's back with the real `ambry` binary,
-# which the workspace's test build makes. Same selection as scripts/test.sh (`--workspace`,
-# test profile): another (`-p …`) unifies dependency features differently and would compile the
-# whole tauri stack a second time.
-cargo test --workspace --locked --no-run
+# which the workspace's test build makes. The e2e binary of that very build is run directly:
+# any other selection (`-p …`, or even `--test e2e`, which leaves the other crates'
+# dev-dependencies out of feature resolution) builds the tauri stack and every crate over it in
+# a second configuration.
+e2e_binary="$(cargo test --workspace --locked --no-run --message-format=json-render-diagnostics |
+  python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "e2e" and m.get("executable"):
+        print(m["executable"])
+')"
+[ -x "$e2e_binary" ] || { echo "e2e: the workspace build made no e2e test binary" >&2; exit 1; }
+# As `cargo test` would run it: from the app's package root, which is this directory.
 exec xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- \
-  cargo test --workspace --locked --test e2e -- --include-ignored --test-threads=1 "$@"
+  "$e2e_binary" --include-ignored --test-threads=1 "$@"

@@ -115,6 +115,10 @@ fn review_lists_findings_and_supersede_marks_the_list() {
         .find(|r| r["name"] == "install-b")
         .unwrap();
     assert_eq!(b["retired"], "superseded by install-a");
+    assert_eq!(
+        b["superseded_by"], "install-a",
+        "the row says by which: {b}"
+    );
     assert_eq!(json(&sb, &["memory", "review"]), serde_json::json!([]));
     let versions = json(&sb, &["memory", "archive", "list", "install-b"]);
     assert_eq!(versions.as_array().unwrap().len(), 1);

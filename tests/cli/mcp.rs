@@ -247,6 +247,18 @@ async fn save_search_get_list_forget_follow_the_store_rules() {
 
     let listed = ok_json(&call(&client, "memory_list", json!({})).await);
     assert_eq!(listed["memories"].as_array().unwrap().len(), 1);
+    // One row per concept: the CLI's `memory list --json` lists it in the very same shape.
+    let cli = s
+        .ambry()
+        .args(["memory", "list", "--json"])
+        .output()
+        .unwrap();
+    assert!(cli.status.success(), "{cli:?}");
+    let cli_rows: Value = serde_json::from_slice(&cli.stdout).unwrap();
+    assert_eq!(
+        cli_rows, listed["memories"],
+        "the CLI and MCP list one row shape"
+    );
 
     let forgotten = ok_json(
         &call(

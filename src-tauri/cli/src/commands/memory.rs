@@ -3,13 +3,11 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use ambry_core::MemoryRow;
 use ambry_core::Reader;
 use ambry_core::{read_named_input, read_regular_unlinked, read_stream, ReadRefusal};
-use ambry_core::{rfc3339, Memory, MemoryDraft, Scope};
+use ambry_core::{Memory, MemoryDraft, Scope};
 use ambry_core::{BODY_MAX, MEMORY_FILE_MAX};
 use anyhow::{anyhow, Result};
-use serde::Serialize;
 
 use super::archive::{self, ArchiveCommand};
 use crate::context::Context;
@@ -123,54 +121,12 @@ pub fn run(ctx: &Context, cmd: MemoryCommand) -> Result<()> {
     }
 }
 
-/// One row of `memory list --json` (DESIGN §9).
-#[derive(Serialize)]
-struct ListRow<'a> {
-    scope: Scope,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    project: Option<&'a str>,
-    name: &'a str,
-    #[serde(rename = "type")]
-    kind: Option<&'a str>,
-    description: Option<&'a str>,
-    created: Option<String>,
-    updated: Option<String>,
-    path: &'a std::path::Path,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<&'a str>,
-    /// Set when the memory is retired (superseded, or expired by today): never injected.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    retired: Option<String>,
-    /// The last use by an agent (injected, fetched) or a person (opened, edited).
-    last_used: Option<String>,
-    /// Uses in the last 30 days.
-    uses_30d: u64,
-}
-
-fn list_row(row: &MemoryRow) -> ListRow<'_> {
-    ListRow {
-        retired: row.retired.clone(),
-        scope: row.scope,
-        project: row.project.as_deref(),
-        name: &row.name,
-        kind: row.kind.as_deref(),
-        description: row.description.as_deref(),
-        created: row.created.map(rfc3339),
-        updated: row.updated.map(rfc3339),
-        path: &row.path,
-        error: row.error.as_deref(),
-        last_used: row.last_used.map(rfc3339),
-        uses_30d: row.uses_30d,
-    }
-}
-
 fn list(ctx: &Context, scope: ScopeFilterArg) -> Result<()> {
     let files = ctx
         .workspace
         .list_with_usage(&ctx.place(), scope.into(), ctx.now())?;
     if ctx.json {
-        let rows: Vec<ListRow> = files.iter().map(list_row).collect();
-        return ctx.print_json(&rows);
+        return ctx.print_json(&files);
     }
     if files.is_empty() {
         println!(

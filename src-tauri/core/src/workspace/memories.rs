@@ -22,7 +22,8 @@ use ambry_store::memory::{
     VersionDiff,
 };
 
-/// One memory as a list shows it; a file that does not parse is listed with its error.
+/// One memory as a list shows it — the one row the CLI's `--json`, MCP and the app share; a
+/// file that does not parse is listed with its error.
 #[derive(Debug, Clone, Serialize)]
 pub struct MemoryRow {
     pub scope: Scope,
@@ -33,7 +34,9 @@ pub struct MemoryRow {
     #[serde(rename = "type")]
     pub kind: Option<String>,
     pub description: Option<String>,
+    #[serde(serialize_with = "seconds")]
     pub created: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "seconds")]
     pub updated: Option<DateTime<Utc>>,
     pub path: PathBuf,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -49,6 +52,7 @@ pub struct MemoryRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retired: Option<String>,
     /// The last time an agent or a person used it (filled by `list_with_usage`).
+    #[serde(serialize_with = "seconds")]
     pub last_used: Option<DateTime<Utc>>,
     /// Uses in the 30 days before the list was made (filled by `list_with_usage`).
     pub uses_30d: u64,
@@ -56,6 +60,18 @@ pub struct MemoryRow {
     /// `list_with_usage`; absent when git cannot say, and for the other scopes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub git: Option<&'static str>,
+}
+
+/// A row's times as every front end prints them: RFC 3339 to the second, in UTC, so the
+/// CLI's `--json`, MCP and the app read one shape.
+fn seconds<S: serde::Serializer>(
+    time: &Option<DateTime<Utc>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match time {
+        Some(t) => serializer.serialize_str(&ambry_store::memory::frontmatter::rfc3339(*t)),
+        None => serializer.serialize_none(),
+    }
 }
 
 impl MemoryRow {
