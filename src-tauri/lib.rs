@@ -109,6 +109,7 @@ pub fn run() {
             commands::sync::sync_keep,
             commands::sync::sync_use_other,
             commands::review::review_keep,
+            commands::review::review_when,
             commands::review::review_rule,
             commands::review::review_set_rule,
             commands::review::review_team_seen,

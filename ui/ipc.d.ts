@@ -92,6 +92,7 @@ export interface CommandArgs {
   sync_keep: { id: string };
   sync_use_other: { id: string };
   review_keep: { project?: string | null; memory: ReviewRef };
+  review_when: { project?: string | null; memory: ReviewRef; phrases: Array<string> };
   review_rule: { project?: string | null; memory: ReviewRef; on: boolean };
   review_set_rule: { project?: string | null; memory: ReviewRef; rule: Enforce };
   review_team_seen: { project?: string | null; name: string };

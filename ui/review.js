@@ -44,6 +44,7 @@ const KIND_TITLES = {
   ignored: 'Ignored',
   changed_by_team: 'Changed by the team',
   changed_on_two_machines: 'Changed on two machines',
+  needs_when: 'Needs when',
 };
 
 // What a distill proposal would do, in words.
@@ -285,6 +286,34 @@ export function createReviewView(app) {
           button('review-sync-other', 'Use the other', 'U', () => act('The other version is back in the file', async () => { await call('sync_use_other', { id: f.id }); app.syncChanged(); })),
           memory ? button('review-edit', 'Edit', 'E', () => app.editMemory(loc(memory), memory.name)) : null,
         ].filter(Boolean),
+      };
+    },
+    // An agent had to fetch it: the turn was not given it. The prompts it was fetched for are
+    // offered as its first `when` phrases, to edit before saving.
+    needs_when: (f) => {
+      const prompts = [...new Set(f.fetches.map((x) => x.prompt).filter(Boolean))];
+      const phrases = h('textarea', {
+        class: 'input review-when', testid: 'review-when-phrases', rows: String(Math.min(5, Math.max(2, prompts.length))),
+        'aria-label': `When ${f.memory.name} is needed, one phrase per line`, spellcheck: 'false',
+      });
+      phrases.value = prompts.join('\n');
+      const save = () => act(`${f.memory.name} now says when it is needed`, () => call('review_when', {
+        project, memory: ref(f.memory), phrases: phrases.value.split('\n').map((p) => p.trim()).filter(Boolean),
+      }));
+      phrases.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); save(); }
+      });
+      const more = f.more ? ` and ${f.more} more time${f.more === 1 ? '' : 's'}` : '';
+      return {
+        title: `${f.memory.name} had to be fetched`,
+        note: `an agent fetched it${more} after a turn that was not given it, and it does not say when it is needed`,
+        evidence: single(f.memory,
+          h('ul', { class: 'review-evidence review-fetches', testid: 'review-fetches' },
+            f.fetches.map((x) => h('li', { testid: 'review-fetch' },
+              x.at ? h('span', { class: 'muted', title: absoluteTime(x.at) }, `${relativeTime(x.at)} · ${x.agent}: `) : h('span', { class: 'muted' }, `${x.agent}: `),
+              x.prompt ? `“${x.prompt}”` : '(no prompt before it)'))),
+          h('label', { class: 'review-when-label' }, 'When it is needed — one phrase per line, in the words you would use then (Ctrl+Enter saves)', phrases)),
+        actions: [button('review-when-save', 'Save when', 'W', save), ...singleActions(f.memory)],
       };
     },
     unused: (f) => ({

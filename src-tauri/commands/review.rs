@@ -45,6 +45,21 @@ pub async fn review_keep(
     .await
 }
 
+/// Say when a memory is needed (the "needs when" finding): its `when` phrases replaced.
+#[tauri::command]
+pub async fn review_when(
+    app: AppHandle,
+    project: Option<String>,
+    memory: ReviewRef,
+    phrases: Vec<String>,
+) -> IpcResult<Memory> {
+    off_main(app, move |ws| {
+        let place = ws.place_of(project.as_deref())?;
+        Ok(ws.review_when(&place, memory.scope, &memory.name, &phrases, Utc::now())?)
+    })
+    .await
+}
+
 /// A proposed rule answered (DESIGN §16): `on` turns it on; otherwise it is turned off (kept in
 /// the file, checking nothing, and out of the inbox).
 #[tauri::command]

@@ -66,6 +66,15 @@ pub enum ReviewAction {
     Reject { id: String },
     /// A team memory that changed through git: you have read it as it is now
     Seen { name: String },
+    /// Say when NAME is needed: its `when` phrases (replacing any it had), in the words you
+    /// would use then; the "needs when" finding offers the prompts an agent fetched it for
+    When {
+        name: String,
+        #[arg(required = true, value_name = "PHRASE")]
+        phrases: Vec<String>,
+        #[arg(long, value_enum, default_value = "user")]
+        scope: ScopeArg,
+    },
 }
 
 pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
@@ -110,6 +119,11 @@ pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
             println!("rejected {id} ({}); no memory was changed", rejected.name);
             return Ok(());
         }
+        Some(ReviewAction::When {
+            name,
+            phrases,
+            scope,
+        }) => ws.review_when(&place, scope.into(), &name, &phrases, ctx.now())?,
         Some(ReviewAction::Keep { name, scope }) => {
             ws.review_keep(&place, scope.into(), &name, ctx.now())?
         }
@@ -277,6 +291,40 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
                     format!("ambry memory enforce on {}", memory.name)
                 };
                 println!("  make it stick: {how}");
+            }
+            Finding::NeedsWhen {
+                memory,
+                fetches,
+                more,
+            } => {
+                let more = if *more > 0 {
+                    format!(" (and {more} more time(s))")
+                } else {
+                    String::new()
+                };
+                println!(
+                    "needs when {}/{}: an agent had to fetch it, the turn was not given it{more}; it does not say when it is needed:",
+                    memory.scope, memory.name
+                );
+                for f in fetches {
+                    println!(
+                        "  {} {} session {}: \"{}\"",
+                        f.fetch.at.map_or("(no time)".to_string(), ambry_core::rfc3339),
+                        f.agent,
+                        f.session_id,
+                        ambry_core::escape_controls(f.fetch.prompt.as_deref().unwrap_or(""))
+                    );
+                }
+                let first = fetches
+                    .iter()
+                    .find_map(|f| f.fetch.prompt.as_deref())
+                    .unwrap_or("PHRASE");
+                println!(
+                    "  say when: ambry memory review when {} --scope {} '{}' …",
+                    memory.name,
+                    memory.scope,
+                    ambry_core::escape_controls(first).replace('\'', "'\\''")
+                );
             }
             Finding::ChangedByTeam { memory, before } => {
                 let what = if before.is_empty() { "arrived" } else { "changed" };

@@ -8,12 +8,12 @@
 //! Deliberately does not: speak a hook format, read the clock (callers pass `now`), or fail a
 //! call: whatever goes wrong is a note and an empty answer.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::held_sessions::HeldSession;
 use super::place::Place;
 use super::{Workspace, WorkspaceError};
 use ambry_compose::enforce::ToolCheck;
@@ -25,32 +25,8 @@ use ambry_store::memory::{
     Enforce, Memory, MemoryDraft, RuleEdit, RuleStatus, Scope, ScopeFilter, Store, StoreError,
 };
 
-/// How far back the review looks for memories a session held and ignored.
-const IGNORED_WITHIN_DAYS: i64 = 30;
-/// Sessions read for it at most, newest first (each is a transcript read on every review).
-const IGNORED_SESSIONS_READ: usize = 20;
 /// Calls shown as evidence per finding.
 const IGNORED_CALLS_SHOWN: usize = 5;
-
-/// What the session index says of a transcript's growth: its message count and last time.
-type TranscriptStamp = (u64, Option<String>);
-
-/// Transcripts the review read for "ignored" findings, with the stamp they were read at.
-pub(super) type ReviewTranscripts = HashMap<
-    String,
-    (
-        TranscriptStamp,
-        std::sync::Arc<ambry_sessions::sessions::Transcript>,
-    ),
->;
-
-/// What the ledger says one session held: its agent, its latest injection, and when each
-/// memory (scope, name) entered its context first.
-type HeldBySession = (
-    String,
-    DateTime<Utc>,
-    HashMap<(Scope, String), DateTime<Utc>>,
-);
 
 /// One memory's rule, for `doctor`, the agents card and `memory enforce list`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -489,87 +465,31 @@ impl Workspace {
     /// The review inbox's "ignored" findings of `store`'s view: memories a recent session held
     /// (their bodies, per the ledger) that a later tool call of that session contradicted, read
     /// from the indexed transcripts. What cannot be read is left out: the inbox is advice.
-    pub(super) fn ignored_findings(&self, store: &Store, now: DateTime<Utc>) -> Vec<Finding> {
-        let since = now - chrono::Duration::days(IGNORED_WITHIN_DAYS);
-        let Ok(injections) = self.injections(None, Some(since)) else {
-            return Vec::new();
-        };
-        let slug = store.project().map(|p| p.slug.as_str());
-        // Per session, when each memory of this view entered its context first.
-        let mut held: HashMap<String, HeldBySession> = HashMap::new();
-        for i in injections
-            .iter()
-            .filter(|i| i.form == ambry_compose::ledger::Form::Body)
-        {
-            let in_view = match i.memory.scope {
-                Scope::User => true,
-                Scope::Team | Scope::Project => {
-                    i.memory.project.as_deref() == slug && slug.is_some()
-                }
-            };
-            if !in_view {
-                continue;
-            }
-            let entry = held
-                .entry(i.session_id.clone())
-                .or_insert_with(|| (i.agent.clone(), i.at, HashMap::new()));
-            entry.1 = entry.1.max(i.at);
-            let first = entry
-                .2
-                .entry((i.memory.scope, i.memory.name.clone()))
-                .or_insert(i.at);
-            *first = (*first).min(i.at);
-        }
-        let mut sessions: Vec<_> = held.into_iter().collect();
-        sessions.sort_by_key(|(_, (_, latest, _))| std::cmp::Reverse(*latest));
-        sessions.truncate(IGNORED_SESSIONS_READ);
-        let Ok(index) = self.session_index() else {
-            return Vec::new();
-        };
-        // The review is counted after every memory change: a transcript is read again only when
-        // the index says it grew (its message count or last time changed).
-        let stamps: HashMap<String, TranscriptStamp> = index
-            .sessions(None, usize::MAX >> 1)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|m| (m.session_id, (m.messages, m.last_ts)))
-            .collect();
-        let mut read = super::lock(&self.review_transcripts);
-        // Kept: only this review's sessions, as they were read.
-        read.retain(|id, (stamp, _)| {
-            stamps.get(id) == Some(stamp) && sessions.iter().any(|(s, _)| s == id)
-        });
+    pub(super) fn ignored_findings(
+        &self,
+        store: &Store,
+        sessions: &[HeldSession],
+        now: DateTime<Utc>,
+    ) -> Vec<Finding> {
         let mut found: Vec<Finding> = Vec::new();
-        for (session_id, (agent, _, memories)) in sessions {
-            let Some(stamp) = stamps.get(&session_id) else {
-                continue;
-            };
-            let transcript = match read.get(&session_id) {
-                Some((_, transcript)) => transcript.clone(),
-                None => {
-                    let Ok(transcript) = index.transcript(&session_id) else {
-                        continue;
-                    };
-                    let transcript = std::sync::Arc::new(transcript);
-                    read.insert(session_id.clone(), (stamp.clone(), transcript.clone()));
-                    transcript
-                }
-            };
-            let mut memories: Vec<_> = memories.into_iter().collect();
+        for session in sessions {
+            let mut memories: Vec<_> = session.given.iter().collect();
             memories.sort();
             for ((scope, name), since) in memories {
-                let Ok(memory) = store.get(Some(scope), &name) else {
+                let (scope, since) = (*scope, *since);
+                let Ok(memory) = store.get(Some(scope), name) else {
                     continue;
                 };
                 if memory.reviewed_as_is() || memory.is_retired(Some(now.date_naive())) {
                     continue;
                 }
-                let Some((mut calls, rule)) = enforce::ignored_calls(&memory, &transcript, since)
+                let Some((mut calls, rule)) =
+                    enforce::ignored_calls(&memory, &session.transcript, since)
                 else {
                     continue;
                 };
                 if let Some(Finding::Ignored { other_sessions, .. }) = found.iter_mut().find(|f| {
-                    matches!(f, Finding::Ignored { memory: m, .. } if m.scope == scope && m.name == name)
+                    matches!(f, Finding::Ignored { memory: m, .. } if m.scope == scope && m.name == *name)
                 }) {
                     *other_sessions += 1;
                     continue;
@@ -578,8 +498,8 @@ impl Workspace {
                 found.push(Finding::Ignored {
                     own_rule: memory.lifecycle.enforce.is_some(),
                     memory: ambry_lifecycle::lifecycle::Subject::of(&memory),
-                    session_id: session_id.clone(),
-                    agent: agent.clone(),
+                    session_id: session.session_id.clone(),
+                    agent: session.agent.clone(),
                     calls,
                     other_sessions: 0,
                     rule,

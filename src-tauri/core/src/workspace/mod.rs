@@ -17,9 +17,11 @@ mod context;
 mod distill;
 mod enforce;
 mod errors;
+mod held_sessions;
 mod instructions;
 mod launch;
 mod memories;
+mod needs_when;
 mod place;
 mod recall_bound;
 mod retrieval;
@@ -93,7 +95,7 @@ pub struct Workspace {
     /// Memories' rules, compiled once (DESIGN §16).
     rules: Mutex<ambry_compose::enforce::RuleBook>,
     /// The transcripts the review read for "ignored" findings (see `enforce.rs`).
-    review_transcripts: Mutex<enforce::ReviewTranscripts>,
+    review_transcripts: Mutex<held_sessions::ReviewTranscripts>,
 }
 
 impl Workspace {

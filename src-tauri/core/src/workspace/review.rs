@@ -97,7 +97,9 @@ impl Workspace {
                 .into_iter()
                 .map(|p| Finding::Proposal(Box::new(p))),
         );
-        findings.extend(self.ignored_findings(store, now));
+        let held = self.held_sessions(store, now);
+        findings.extend(self.ignored_findings(store, &held, now));
+        findings.extend(self.needs_when_findings(store, &held, now));
         findings.extend(self.team_changes(store));
         findings.extend(
             self.sync_conflicts_of(store)

@@ -2,7 +2,8 @@
 //! (an agent through `memory_save`, a person with `memory save --when` or the app's form) are
 //! written in the same file write as the memory.
 //!
-//! Owns: the one façade write that sets them.
+//! Owns: the one façade write that sets them, with a memory's text or alone (the review's
+//! "needs when" action).
 //! Deliberately does not: bound or render the phrases (`memory::when` does) or rank with them.
 
 use chrono::{DateTime, Utc};
@@ -35,6 +36,28 @@ impl Workspace {
                 models,
             ))
         })
+    }
+
+    /// Say when a memory is needed (the review's "needs when" action): its `when` phrases
+    /// replaced by `phrases`, everything else of it kept as it is.
+    pub fn review_when(
+        &self,
+        place: &Place,
+        scope: Scope,
+        name: &str,
+        phrases: &[String],
+        now: DateTime<Utc>,
+    ) -> Result<ambry_store::memory::Memory, WorkspaceError> {
+        let memory = place.store().get(Some(scope), name)?;
+        let saved = self.save_ruled_when(
+            place,
+            scope,
+            MemoryDraft::from(&memory),
+            &RuleEdit::Keep,
+            Some(phrases),
+            now,
+        )?;
+        Ok(saved.outcome.memory)
     }
 
     /// [`Workspace::create_ruled`] with the memory's `when` phrases, in the same write.

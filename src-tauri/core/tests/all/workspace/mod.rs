@@ -12,6 +12,7 @@ use ambry_store::memory::{MemoryDraft, Scope, ScopeFilter};
 use chrono::{DateTime, TimeZone, Utc};
 
 mod memories;
+mod needs_when;
 mod rules;
 mod search;
 mod sessions;

@@ -9,6 +9,7 @@
 
 pub mod candidates;
 pub mod claims;
+pub mod needs_when;
 pub mod pairs;
 pub mod rival;
 pub mod stale;
@@ -115,6 +116,16 @@ pub enum Finding {
         /// with it once the person says so).
         own_rule: bool,
     },
+    /// An agent had to fetch it because the gate left it out, and it does not say `when` it is
+    /// needed (DESIGN §5): the fetches, newest first, each with the prompt it answered — the
+    /// first `when` phrases to give it.
+    NeedsWhen {
+        memory: Subject,
+        fetches: Vec<needs_when::MissedFetch>,
+        /// Misses besides those shown.
+        #[serde(default)]
+        more: usize,
+    },
     /// Changed on two machines (personal sync, DESIGN §15): the version kept in the file and
     /// the other one, archived; merge them or keep one.
     ChangedOnTwoMachines(Box<ambry_sync::sync::SyncConflict>),
@@ -135,7 +146,8 @@ impl Finding {
             | Finding::Unused { memory, .. }
             | Finding::RuleProposed { memory, .. }
             | Finding::ChangedByTeam { memory, .. }
-            | Finding::Ignored { memory, .. } => {
+            | Finding::Ignored { memory, .. }
+            | Finding::NeedsWhen { memory, .. } => {
                 vec![(memory.scope, memory.name.as_str())]
             }
             Finding::Proposal(p) => {
