@@ -12,7 +12,10 @@
 //   compose-selected    memories given        compose-cut       a memory not given (data-reason,
 //                                                               data-listed, data-name)
 //   compose-gate        gate and budgets      compose-session-info  the session previewed
-//   compose-total       total bytes line      compose-notes     notes (fallbacks, left-out sources)
+//   compose-total       total bytes line      compose-notes     notes (left-out sources, cuts)
+//   compose-conditions  what holds for the whole context, beside the block (a config.toml that
+//                       does not load: the block is composed with the defaults, as a hook does)
+//   compose-condition   one of them
 //   compose-empty       nothing to show yet   compose-copy      copy the block
 //   compose-agent-files the instruction files the agent loads by itself (not in the block)
 //   compose-agent-file  one of them (data-kind, data-agents)
@@ -62,6 +65,9 @@ export function createComposeView(app) {
   const sessionInfo = h('div', { class: 'small muted', testid: 'compose-session-info' });
   const total = h('div', { class: 'compose-total', testid: 'compose-total' });
   const notes = h('div', { class: 'compose-notes', testid: 'compose-notes' });
+  // What holds for the whole context (a config.toml that does not load, no model), beside the
+  // block composed despite it — as an agent's hook composes it.
+  const conditionsBox = h('div', { class: 'banner compose-conditions', testid: 'compose-conditions', role: 'status', hidden: true });
   const sections = h('div', { class: 'compose-side' });
   const agentFiles = h('div', { class: 'compose-side', testid: 'compose-agent-files' });
   const output = h('pre', { class: 'compose-output mono', testid: 'compose-output', tabindex: '0' });
@@ -80,7 +86,7 @@ export function createComposeView(app) {
       h('label', { class: 'field compose-project-field' }, h('span', { class: 'field-label' }, 'Moment'), moment),
       sessionField),
     h('div', { class: 'compose-body' },
-      h('div', { class: 'compose-block' }, h('div', { class: 'block-head' }, total, copy), gate, sessionInfo, output),
+      h('div', { class: 'compose-block' }, h('div', { class: 'block-head' }, total, copy), conditionsBox, gate, sessionInfo, output),
       h('aside', { class: 'compose-aside' }, agentFiles, sections, notes, tests)));
 
   const refresh = debounce(run, 150);
@@ -124,6 +130,7 @@ export function createComposeView(app) {
       render(c);
     } catch (e) {
       if (mine !== seq) return;
+      conditionsBox.hidden = true;
       clear(output, h('span', { class: 'error' }, e.message));
     }
   }
@@ -169,7 +176,10 @@ export function createComposeView(app) {
           h('span', { class: m.reason === 'below_gate' ? 'badge' : 'badge badge-warn' }, cutLabel(m)),
           h('span', { class: 'num muted' }, `score ${m.score.toFixed(2)} · evidence ${m.strength.toFixed(2)} · ${sizeOf(m.bytes)}`))) : h('li', { class: 'muted' }, 'Nothing was left out'),
         c.below_gate_more ? h('li', { class: 'muted' }, `and ${c.below_gate_more} more below the gate`) : null));
-    clear(notes, [...(c.conditions || []), ...c.notes].map((t) => h('p', { class: 'note' }, t)));
+    const conditions = c.conditions || [];
+    conditionsBox.hidden = !conditions.length;
+    clear(conditionsBox, conditions.map((t) => h('p', { testid: 'compose-condition' }, t)));
+    clear(notes, c.notes.map((t) => h('p', { class: 'note' }, t)));
   }
 
   // The whole context an agent starts with: its own instruction files come first, loaded by
@@ -225,7 +235,7 @@ export function createComposeView(app) {
         `${report.passed} passed · ${report.failed} failed · ${report.strategy}`),
       h('ul', { class: 'compose-list compose-test-list' }, report.cases.map(renderCase)),
       // The fallback the block above already explains is not said twice.
-      report.notes.filter((n) => !(lastComposition && lastComposition.notes.includes(n))).map((n) => h('p', { class: 'note' }, n)));
+      report.notes.filter((n) => !(lastComposition && [...lastComposition.notes, ...(lastComposition.conditions || [])].includes(n))).map((n) => h('p', { class: 'note' }, n)));
   }
 
   function renderCase(c) {

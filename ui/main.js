@@ -8,7 +8,7 @@
 // data-first-paint-ms (launch → first view, measured by the shell's clock).
 
 import { call, on, sameLocation } from './api.js';
-import { h, clear } from './dom.js';
+import { h, clear, debounce } from './dom.js';
 import { toast, errorToast, confirmDialog } from './dialog.js';
 import { createSidebar } from './sidebar.js';
 import { createMemoriesView } from './memories.js';
@@ -292,7 +292,12 @@ function reviewChanged() {
   }, 150);
 }
 
-on('session-changed', () => { if (app.route.view === 'sessions') views.sessions.onChange(); });
+// The health checks say what the session index holds: they follow it while Settings shows.
+const healthChanged = debounce(() => { if (app.route.view === 'settings') views.settings.refreshHealth(); }, 300);
+on('session-changed', () => {
+  if (app.route.view === 'sessions') views.sessions.onChange();
+  healthChanged();
+});
 on('reindex-progress', (p) => sidebar.setProgress(p));
 on('reindex-finished', (summary) => {
   sidebar.setProgress(null);
@@ -336,6 +341,7 @@ on('reindex-finished', (summary) => {
     ? { label: 'Open Sessions', run: () => app.navigate({ view: 'sessions' }, { byKeyboard: true }) } : null;
   toast(lines.join(' · '), failed ? 'error' : 'success', 8000, { action: toSessions });
   if (app.route.view === 'sessions') views.sessions.onChange();
+  healthChanged();
 });
 on('sync-finished', () => { sidebar.refreshSync(); reviewChanged(); });
 on('tray-action', (action) => {

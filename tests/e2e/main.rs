@@ -17,6 +17,7 @@ mod edit;
 mod editor;
 mod first_run;
 mod focus;
+mod honest_status;
 mod installed;
 mod instructions;
 mod journeys;

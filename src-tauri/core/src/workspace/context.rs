@@ -36,6 +36,8 @@ impl Workspace {
     }
 
     /// The app's compose preview for a known project (or the user scope alone): never recorded.
+    /// It shows what an agent's hook would get, so a config that does not load is composed
+    /// around as the hook does (the defaults, the error among the conditions), not refused.
     pub fn compose_preview(
         &self,
         slug: Option<&str>,
@@ -45,7 +47,7 @@ impl Workspace {
         let place = self.place_of(slug)?;
         let mut request = request.clone();
         request.record = false;
-        self.compose_context(&place, &request, Gate::CALIBRATED, now)
+        self.compose_moment(&place, &request, Gate::CALIBRATED, now, true)
     }
 
     /// Composes one moment of a context. A hook (`request.record`) never fails: a bad config is
@@ -58,11 +60,24 @@ impl Workspace {
         gate: Gate,
         now: DateTime<Utc>,
     ) -> Result<Composition, WorkspaceError> {
+        self.compose_moment(place, request, gate, now, request.record)
+    }
+
+    /// `compose_context`; `as_hook`: a config that does not load means the defaults and a
+    /// condition, as an agent's hook gets them, rather than the error.
+    fn compose_moment(
+        &self,
+        place: &Place,
+        request: &ContextRequest,
+        gate: Gate,
+        now: DateTime<Utc>,
+        as_hook: bool,
+    ) -> Result<Composition, WorkspaceError> {
         let store = place.store();
         let mut conditions = Vec::new();
         let config = match self.config() {
             Ok(config) => config,
-            Err(e) if request.record => {
+            Err(e) if as_hook => {
                 conditions.push(format!("{e}; using the defaults until it is fixed"));
                 Config::default()
             }
