@@ -15,7 +15,7 @@
 //   compose-total       total bytes line      compose-notes     notes (left-out sources, cuts)
 //   compose-conditions  what holds for the whole context, beside the block (a config.toml that
 //                       does not load: the block is composed with the defaults, as a hook does)
-//   compose-condition   one of them
+//   compose-condition   one of them           (compose-session's list: data-ledger, data-indexed)
 //   compose-empty       nothing to show yet   compose-copy      copy the block
 //   compose-agent-files the instruction files the agent loads by itself (not in the block)
 //   compose-agent-file  one of them (data-kind, data-agents)
@@ -99,14 +99,39 @@ export function createComposeView(app) {
     run();
   });
 
-  // Recent agent sessions to pick from; any id can be typed (the ledger keys by the agent's id).
+  // Sessions to pick from: the ones the injection ledger has composed for (a later turn
+  // continues what it holds; its transcript may not be indexed at all), then recent indexed
+  // ones. Any id can be typed (the ledger keys by the agent's id).
   async function fillSessions() {
-    try {
-      const groups = await call('list_sessions', { source: null, limit: 50 });
-      clear(sessionList, groups.map((g) => h('option', { value: g.session_id }, `${g.source} · ${g.title || ''}`.slice(0, 90))));
-    } catch {
-      clear(sessionList);
-    }
+    const [ledger, groups] = await Promise.all([
+      call('ledger_sessions', { limit: 50 }).catch(() => []),
+      call('list_sessions', { source: null, limit: 50 }).catch(() => []),
+    ]);
+    const indexed = new Map(groups.map((g) => [g.session_id, g]));
+    const composed = new Set(ledger.map((l) => l.session_id));
+    clear(sessionList,
+      ledger.map((l) => {
+        const g = indexed.get(l.session_id);
+        const label = g ? `${g.source} · ${g.title || ''}` : `${l.agent} · composed for, transcript not indexed`;
+        return h('option', { value: l.session_id, dataset: { ledger: 'true', indexed: String(!!g) } }, label.slice(0, 90));
+      }),
+      groups.filter((g) => !composed.has(g.session_id))
+        .map((g) => h('option', { value: g.session_id, dataset: { ledger: 'false', indexed: 'true' } }, `${g.source} · ${g.title || ''}`.slice(0, 90))));
+  }
+
+  // A later turn belongs to a session: with none chosen there is nothing to continue, so no
+  // figures are shown (a new context's would answer a different question).
+  function renderNoSession() {
+    lastText = '';
+    lastComposition = null;
+    clear(output, h('span', { class: 'muted', testid: 'compose-empty' }, 'No session to continue: a later turn adds to a session’s context. Pick a session above (or type its id), or choose New context.'));
+    output.classList.add('is-empty');
+    total.textContent = 'Later turn · no session chosen';
+    gate.textContent = '';
+    sessionInfo.textContent = '';
+    conditionsBox.hidden = true;
+    clear(sections);
+    clear(notes);
   }
 
   function fillProjects() {
@@ -122,7 +147,7 @@ export function createComposeView(app) {
     try {
       const id = moment.value === 'turn' ? session.value.trim() : '';
       if (moment.value === 'turn' && !id) {
-        clear(output, h('span', { class: 'muted', testid: 'compose-empty' }, 'Choose the session whose next turn to preview.'));
+        renderNoSession();
         return;
       }
       const c = await call('compose_preview', { prompt: prompt.value, project: project.value || null, session: id || null });

@@ -257,7 +257,7 @@ export function createMemoriesView(app) {
       onClick: (e) => {
         if (e.shiftKey) pickRange(r.name);
         else if (e.ctrlKey || e.metaKey) pickOne(r.name);
-        else { picked.clear(); select(r.name); }
+        else { picked.clear(); select(r.name, { record: 'push' }); }
         list.el.focus({ focusVisible: false });
       },
     },
@@ -360,11 +360,12 @@ export function createMemoriesView(app) {
     let at = memoryIndexes.findIndex((i) => items[i].row.name === selected);
     at = at === -1 ? (delta > 0 ? 0 : memoryIndexes.length - 1) : Math.min(memoryIndexes.length - 1, Math.max(0, at + delta));
     const index = memoryIndexes[at];
-    select(items[index].row.name);
+    select(items[index].row.name, { record: 'replace' });
     list.scrollToIndex(index);
   }
 
-  async function select(name, { force = false } = {}) {
+  // `record`: the person chose it (a click: a step of back/forward; ↑/↓: the current step moves).
+  async function select(name, { force = false, record = null } = {}) {
     if (editing && editing.isDirty && editing.isDirty() && !force) {
       const leave = await confirmDialog({ title: 'Discard changes?', message: 'Your edits to this memory are not saved.', confirmLabel: 'Discard', danger: true });
       if (!leave) return;
@@ -372,6 +373,7 @@ export function createMemoriesView(app) {
     editing = null;
     picked.clear();
     selected = name;
+    if (record) app.selectionChanged(name, { replace: record === 'replace' });
     paintList();
     await loadDetail();
   }

@@ -42,6 +42,7 @@ mod settings;
 mod settings_file;
 mod shutdown;
 mod small_form;
+mod small_things;
 mod small_transcript;
 mod smoke;
 mod sync;

@@ -19,7 +19,7 @@ use ambry_compose::compose::hook::{ContextEvent, ContextRequest};
 use ambry_compose::compose::{
     compose, Budgets, ComposeInput, Composition, Disagreements, SessionContext,
 };
-use ambry_compose::ledger::{Held, Injection, Ledger};
+use ambry_compose::ledger::{Held, Injection, Ledger, LedgerSession};
 use ambry_rank::rank::{Gate, Semantic};
 use ambry_store::config::{Config, Strategy};
 use ambry_store::memory::{Memory, Store};
@@ -268,6 +268,16 @@ impl Workspace {
             bytes: 0,
             text: String::new(),
         }
+    }
+
+    /// The sessions the ledger has composed for, newest context first (at most `limit`): a
+    /// later turn can be previewed for each, indexed transcript or not.
+    pub fn ledger_sessions(&self, limit: usize) -> Result<Vec<LedgerSession>, WorkspaceError> {
+        let path = ambry_compose::ledger::ledger_path(&self.home);
+        if !path.exists() {
+            return Ok(Vec::new());
+        }
+        Ok(Ledger::open_at(&path, ambry_compose::ledger::COMMAND_WAIT)?.sessions(limit)?)
     }
 
     /// What the ledger recorded: one session's injections, or every session's, optionally
