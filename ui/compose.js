@@ -66,8 +66,9 @@ export function createComposeView(app) {
   const total = h('div', { class: 'compose-total', testid: 'compose-total' });
   const notes = h('div', { class: 'compose-notes', testid: 'compose-notes' });
   // What holds for the whole context (a config.toml that does not load, no model), beside the
-  // block composed despite it — as an agent's hook composes it.
-  const conditionsBox = h('div', { class: 'banner compose-conditions', testid: 'compose-conditions', role: 'status', hidden: true });
+  // block composed despite it — as an agent's hook composes it. First in the side column, so it
+  // never takes the block's room in a small window.
+  const conditionsBox = h('div', { class: 'compose-side compose-conditions', testid: 'compose-conditions', role: 'status', hidden: true });
   const sections = h('div', { class: 'compose-side' });
   const agentFiles = h('div', { class: 'compose-side', testid: 'compose-agent-files' });
   const output = h('pre', { class: 'compose-output mono', testid: 'compose-output', tabindex: '0' });
@@ -86,8 +87,8 @@ export function createComposeView(app) {
       h('label', { class: 'field compose-project-field' }, h('span', { class: 'field-label' }, 'Moment'), moment),
       sessionField),
     h('div', { class: 'compose-body' },
-      h('div', { class: 'compose-block' }, h('div', { class: 'block-head' }, total, copy), conditionsBox, gate, sessionInfo, output),
-      h('aside', { class: 'compose-aside' }, agentFiles, sections, notes, tests)));
+      h('div', { class: 'compose-block' }, h('div', { class: 'block-head' }, total, copy), gate, sessionInfo, output),
+      h('aside', { class: 'compose-aside' }, conditionsBox, agentFiles, sections, notes, tests)));
 
   const refresh = debounce(run, 150);
   prompt.addEventListener('input', refresh);
@@ -203,7 +204,7 @@ export function createComposeView(app) {
         c.below_gate_more ? h('li', { class: 'muted' }, `and ${c.below_gate_more} more below the gate`) : null));
     const conditions = c.conditions || [];
     conditionsBox.hidden = !conditions.length;
-    clear(conditionsBox, conditions.map((t) => h('p', { testid: 'compose-condition' }, t)));
+    clear(conditionsBox, h('h3', {}, 'Composed despite'), conditions.map((t) => h('p', { class: 'note', testid: 'compose-condition' }, t)));
     clear(notes, c.notes.map((t) => h('p', { class: 'note' }, t)));
   }
 
