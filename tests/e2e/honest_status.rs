@@ -9,7 +9,7 @@ use std::path::Path;
 
 use thirtyfour::prelude::*;
 
-use crate::harness::TestResult;
+use crate::harness::{capture, TestResult};
 use crate::seed::Sandbox;
 use crate::ui::{self, css, testid, text_contains};
 
@@ -350,6 +350,7 @@ async fn a_filter_that_matches_nothing_says_so_in_the_detail_pane() -> TestResul
                     "the detail pane says {pane:?}"
                 );
                 ui::gone(&driver, ui::tid("first-run"), "Getting started to give way").await?;
+                capture(&driver, "detail-no-match").await?;
                 ui::click(&driver, "detail-clear-filter").await?;
                 ui::rows_until(&driver, "the list back whole", |rows| {
                     rows == ["deploy-steps"]

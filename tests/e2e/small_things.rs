@@ -9,7 +9,7 @@ use std::io::Write;
 use thirtyfour::components::SelectElement;
 use thirtyfour::prelude::*;
 
-use crate::harness::TestResult;
+use crate::harness::{capture, TestResult};
 use crate::keys::{focus_on, press};
 use crate::search::press_ctrl_k;
 use crate::seed::Sandbox;
@@ -89,6 +89,7 @@ async fn a_later_turn_without_a_session_says_there_is_none_to_continue() -> Test
                 );
                 let given = ui::texts(&driver, ui::tid("compose-selected-memory")).await?;
                 ensure!(given.is_empty(), "memories given to no session: {given:?}");
+                capture(&driver, "compose-no-session").await?;
                 Ok(())
             },
         )
