@@ -72,6 +72,7 @@ pub fn run() {
             commands::memories::open_link,
             commands::search::search_memories,
             commands::compose::compose_preview,
+            commands::compose::ledger_sessions,
             commands::compose::memory_tests,
             commands::compose::save_memory_test,
             commands::compose::edit_memory_test,

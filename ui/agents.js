@@ -4,6 +4,8 @@
 // data-testid:
 //   agents-card        the card          agent-row         one agent (data-agent, data-connected)
 //   agent-state        its state text    agent-toggle      Connect / Disconnect button
+//   agent-state-word   the state in words (Connected, Not connected, Configured; claude not found on PATH…)
+//   agent-warning      what stops it working   agent-note  what is worth knowing
 //   agent-change       the planned change shown in the confirm dialog
 //   agent-trust        Codex's verdict on one of Ambry's hooks (data-event, data-trust)
 //   agent-trust-button "Trust in Codex…": writes the entry Codex's /hooks review writes, after
@@ -35,9 +37,11 @@ function changeText(report) {
     .map((f) => `${f.path}:\n${f.summary.map((s) => `  ${s}`).join('\n')}\n${f.diff}`).join('\n');
 }
 
-// An agent's state: connected, not connected (a choice, not a fault), or half there (a part
-// missing or broken: a problem to fix). Said in words beside the dot, never by colour alone.
+// An agent's state: connected, not connected (a choice, not a fault), half there (a part
+// missing or broken: a problem to fix), or configured while nothing here runs the agent (core
+// says whether its program is found). Said in words beside the dot, never by colour alone.
 function agentState(a) {
+  if (a.connected && a.program_found === false) return { status: 'warn', text: `Configured; ${a.program} not found on PATH` };
   if (a.connected) return { status: 'ok', text: 'Connected' };
   if (a.hook.state === 'missing' && a.mcp.state === 'missing') return { status: 'off', text: 'Not connected' };
   return { status: 'warn', text: 'Partly connected' };
@@ -118,7 +122,8 @@ export function agentsCard({ onChange = () => {} } = {}) {
         h('span', { class: 'check-area' }, a.name),
         h('span', { class: 'check-detail', testid: 'agent-state' },
           h('span', { class: 'check-word', testid: 'agent-state-word' }, state.text), ` · hook ${partText(a.hook)} · MCP server ${partText(a.mcp)}`,
-          a.notes.length ? h('span', { class: 'muted' }, ` — ${a.notes.join('; ')}`) : null,
+          (a.warnings || []).length ? h('span', { class: 'warn-text', testid: 'agent-warning' }, ` — ${a.warnings.join('; ')}`) : null,
+          a.notes.length ? h('span', { class: 'muted', testid: 'agent-note' }, ` — ${a.notes.join('; ')}`) : null,
           (a.hooks_trust || []).length
             ? h('ul', { class: 'trust-list' }, a.hooks_trust.map((t) => h('li', { testid: 'agent-trust', dataset: { event: t.event, trust: t.trust }, class: t.trust === 'trusted' ? 'muted' : 'warn-text' },
               `${t.event} hook: ${TRUST_TEXT[t.trust] || t.trust}`)))

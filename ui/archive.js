@@ -249,8 +249,13 @@ export function createArchiveView(app) {
     try {
       await call('restore_version', { location, name: v.name, version: v.version });
       toast(`Restored ${v.name}`, 'success');
-      selected = null;
+      // The restored version stays in the archive and stays selected (now identical to the
+      // current file), with focus back in the list: the person is where they were.
+      selected = { name: v.name, version: v.version };
       await load();
+      const row = listEl.querySelector('[data-selected="true"]');
+      if (row) { row.scrollIntoView({ block: 'nearest' }); listEl.setAttribute('aria-activedescendant', row.id); }
+      listEl.focus({ focusVisible: false });
     } catch (e) {
       errorToast('Could not restore', e);
     }

@@ -12,7 +12,10 @@
 //   compose-selected    memories given        compose-cut       a memory not given (data-reason,
 //                                                               data-listed, data-name)
 //   compose-gate        gate and budgets      compose-session-info  the session previewed
-//   compose-total       total bytes line      compose-notes     notes (fallbacks, left-out sources)
+//   compose-total       total bytes line      compose-notes     notes (left-out sources, cuts)
+//   compose-conditions  what holds for the whole context, beside the block (a config.toml that
+//                       does not load: the block is composed with the defaults, as a hook does)
+//   compose-condition   one of them           (compose-session's list: data-ledger, data-indexed)
 //   compose-empty       nothing to show yet   compose-copy      copy the block
 //   compose-agent-files the instruction files the agent loads by itself (not in the block)
 //   compose-agent-file  one of them (data-kind, data-agents)
@@ -62,6 +65,10 @@ export function createComposeView(app) {
   const sessionInfo = h('div', { class: 'small muted', testid: 'compose-session-info' });
   const total = h('div', { class: 'compose-total', testid: 'compose-total' });
   const notes = h('div', { class: 'compose-notes', testid: 'compose-notes' });
+  // What holds for the whole context (a config.toml that does not load, no model), beside the
+  // block composed despite it — as an agent's hook composes it. First in the side column, so it
+  // never takes the block's room in a small window.
+  const conditionsBox = h('div', { class: 'compose-side compose-conditions', testid: 'compose-conditions', role: 'status', hidden: true });
   const sections = h('div', { class: 'compose-side' });
   const agentFiles = h('div', { class: 'compose-side', testid: 'compose-agent-files' });
   const output = h('pre', { class: 'compose-output mono', testid: 'compose-output', tabindex: '0' });
@@ -81,7 +88,7 @@ export function createComposeView(app) {
       sessionField),
     h('div', { class: 'compose-body' },
       h('div', { class: 'compose-block' }, h('div', { class: 'block-head' }, total, copy), gate, sessionInfo, output),
-      h('aside', { class: 'compose-aside' }, agentFiles, sections, notes, tests)));
+      h('aside', { class: 'compose-aside' }, conditionsBox, agentFiles, sections, notes, tests)));
 
   const refresh = debounce(run, 150);
   prompt.addEventListener('input', refresh);
@@ -93,14 +100,39 @@ export function createComposeView(app) {
     run();
   });
 
-  // Recent agent sessions to pick from; any id can be typed (the ledger keys by the agent's id).
+  // Sessions to pick from: the ones the injection ledger has composed for (a later turn
+  // continues what it holds; its transcript may not be indexed at all), then recent indexed
+  // ones. Any id can be typed (the ledger keys by the agent's id).
   async function fillSessions() {
-    try {
-      const groups = await call('list_sessions', { source: null, limit: 50 });
-      clear(sessionList, groups.map((g) => h('option', { value: g.session_id }, `${g.source} · ${g.title || ''}`.slice(0, 90))));
-    } catch {
-      clear(sessionList);
-    }
+    const [ledger, groups] = await Promise.all([
+      call('ledger_sessions', { limit: 50 }).catch(() => []),
+      call('list_sessions', { source: null, limit: 50 }).catch(() => []),
+    ]);
+    const indexed = new Map(groups.map((g) => [g.session_id, g]));
+    const composed = new Set(ledger.map((l) => l.session_id));
+    clear(sessionList,
+      ledger.map((l) => {
+        const g = indexed.get(l.session_id);
+        const label = g ? `${g.source} · ${g.title || ''}` : `${l.agent} · composed for, transcript not indexed`;
+        return h('option', { value: l.session_id, dataset: { ledger: 'true', indexed: String(!!g) } }, label.slice(0, 90));
+      }),
+      groups.filter((g) => !composed.has(g.session_id))
+        .map((g) => h('option', { value: g.session_id, dataset: { ledger: 'false', indexed: 'true' } }, `${g.source} · ${g.title || ''}`.slice(0, 90))));
+  }
+
+  // A later turn belongs to a session: with none chosen there is nothing to continue, so no
+  // figures are shown (a new context's would answer a different question).
+  function renderNoSession() {
+    lastText = '';
+    lastComposition = null;
+    clear(output, h('span', { class: 'muted', testid: 'compose-empty' }, 'No session to continue: a later turn adds to a session’s context. Pick a session above (or type its id), or choose New context.'));
+    output.classList.add('is-empty');
+    total.textContent = 'Later turn · no session chosen';
+    gate.textContent = '';
+    sessionInfo.textContent = '';
+    conditionsBox.hidden = true;
+    clear(sections);
+    clear(notes);
   }
 
   function fillProjects() {
@@ -116,7 +148,7 @@ export function createComposeView(app) {
     try {
       const id = moment.value === 'turn' ? session.value.trim() : '';
       if (moment.value === 'turn' && !id) {
-        clear(output, h('span', { class: 'muted', testid: 'compose-empty' }, 'Choose the session whose next turn to preview.'));
+        renderNoSession();
         return;
       }
       const c = await call('compose_preview', { prompt: prompt.value, project: project.value || null, session: id || null });
@@ -124,6 +156,7 @@ export function createComposeView(app) {
       render(c);
     } catch (e) {
       if (mine !== seq) return;
+      conditionsBox.hidden = true;
       clear(output, h('span', { class: 'error' }, e.message));
     }
   }
@@ -169,7 +202,10 @@ export function createComposeView(app) {
           h('span', { class: m.reason === 'below_gate' ? 'badge' : 'badge badge-warn' }, cutLabel(m)),
           h('span', { class: 'num muted' }, `score ${m.score.toFixed(2)} · evidence ${m.strength.toFixed(2)} · ${sizeOf(m.bytes)}`))) : h('li', { class: 'muted' }, 'Nothing was left out'),
         c.below_gate_more ? h('li', { class: 'muted' }, `and ${c.below_gate_more} more below the gate`) : null));
-    clear(notes, [...(c.conditions || []), ...c.notes].map((t) => h('p', { class: 'note' }, t)));
+    const conditions = c.conditions || [];
+    conditionsBox.hidden = !conditions.length;
+    clear(conditionsBox, h('h3', {}, 'Composed despite'), conditions.map((t) => h('p', { class: 'note', testid: 'compose-condition' }, t)));
+    clear(notes, c.notes.map((t) => h('p', { class: 'note' }, t)));
   }
 
   // The whole context an agent starts with: its own instruction files come first, loaded by
@@ -225,7 +261,7 @@ export function createComposeView(app) {
         `${report.passed} passed · ${report.failed} failed · ${report.strategy}`),
       h('ul', { class: 'compose-list compose-test-list' }, report.cases.map(renderCase)),
       // The fallback the block above already explains is not said twice.
-      report.notes.filter((n) => !(lastComposition && lastComposition.notes.includes(n))).map((n) => h('p', { class: 'note' }, n)));
+      report.notes.filter((n) => !(lastComposition && [...lastComposition.notes, ...(lastComposition.conditions || [])].includes(n))).map((n) => h('p', { class: 'note' }, n)));
   }
 
   function renderCase(c) {

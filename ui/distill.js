@@ -12,6 +12,17 @@ import { call } from './api.js';
 import { h } from './dom.js';
 import { confirmDialog, toast, errorToast } from './dialog.js';
 
+// Failures whose message is the point — what is missing and how to fix it, what the agent
+// itself said ("Invalid API key · Please run /login") — are said whole, up front, never folded
+// under Details. The agent's program is checked before the dry run (core refuses with
+// `agent_missing` naming the program and the config key), so nothing is offered that cannot run.
+const SAID_IN_FULL = new Set(['agent_missing', 'agent_failed', 'agent_timed_out', 'malformed_answer', 'answer_too_large', 'distill_disabled', 'stopped']);
+
+function distillError(what, e) {
+  if (e && SAID_IN_FULL.has(e.code)) return toast(`${what}: ${e.message}`, 'error', 15000);
+  return errorToast(what, e);
+}
+
 function plural(n, one, many) {
   return `${n} ${n === 1 ? one : many}`;
 }
@@ -22,7 +33,7 @@ async function distillWithConfirm(command, args, what) {
   try {
     plan = await call(command, { ...args, dryRun: true });
   } catch (e) {
-    errorToast(`Cannot distill ${what}`, e);
+    distillError(`Cannot distill ${what}`, e);
     return null;
   }
   if (!plan.calls.length) {
@@ -42,7 +53,7 @@ async function distillWithConfirm(command, args, what) {
     toast(`${plural(report.proposals.length, 'proposal', 'proposals')} for review${refused}.`, 'success');
     return report;
   } catch (e) {
-    errorToast(`Distilling ${what} failed`, e);
+    distillError(`Distilling ${what} failed`, e);
     return null;
   }
 }

@@ -55,6 +55,7 @@ export interface CommandArgs {
   open_link: { url: string };
   search_memories: { query: string; within: SearchIn; seq: number; limit?: number | null };
   compose_preview: { prompt: string; project?: string | null; session?: string | null };
+  ledger_sessions: { limit?: number | null };
   memory_tests: { project?: string | null };
   save_memory_test: { project?: string | null; prompt: string; expect: Array<string>; reject?: Array<string> | null; within?: number | null };
   edit_memory_test: { project?: string | null; case: CaseRef; spec: CaseSpec };

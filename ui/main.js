@@ -8,7 +8,7 @@
 // data-first-paint-ms (launch → first view, measured by the shell's clock).
 
 import { call, on, sameLocation } from './api.js';
-import { h, clear } from './dom.js';
+import { h, clear, debounce } from './dom.js';
 import { toast, errorToast, confirmDialog } from './dialog.js';
 import { createSidebar } from './sidebar.js';
 import { createMemoriesView } from './memories.js';
@@ -64,6 +64,7 @@ const app = {
       if (!await confirmDiscard()) return false;
     }
     const countedFor = this.reviewTarget();
+    if (!options.fromHistory) remember(route, options.select || null);
     this.route = route;
     sidebar.render();
     if (this.reviewTarget() !== countedFor && route.view !== 'review') this.refreshReviewCount();
@@ -118,6 +119,16 @@ const app = {
     const location = project ? { scope: 'project', project } : { scope: 'user', project: null };
     if (await this.navigate({ view: 'archive' }, { location })) views.archive.startPrune();
   },
+  // A view chose a memory by the person's hand: a step of the history Alt+← goes back through.
+  // `replace` (↑/↓ walking the list) moves the current step instead of adding one.
+  selectionChanged(name, { replace = false } = {}) {
+    const here = visits.steps[visits.at];
+    if (!here || !this.isActive(here.route) || here.select === name) return;
+    if (replace || !here.select) here.select = name;
+    else remember(this.route, name);
+  },
+  back: () => stepHistory(-1),
+  forward: () => stepHistory(1),
   reloadProjects: () => loadProjects(),
   reviewChanged: () => reviewChanged(),
   // Sync's line counts the conflicts Review settles.
@@ -169,6 +180,36 @@ const app = {
 };
 
 let reviewCountSeq = 0;
+
+// Back and forward (Alt+← / Alt+→): the views visited and the memories chosen in them, as a
+// browser keeps pages. Going back and then elsewhere drops the steps ahead, as a browser does.
+const HISTORY_MAX = 100;
+const visits = { steps: [], at: -1 };
+function sameStep(a, route, select) {
+  return a && JSON.stringify(a.route) === JSON.stringify(route) && (a.select || null) === (select || null);
+}
+function remember(route, select) {
+  if (sameStep(visits.steps[visits.at], route, select)) return;
+  visits.steps = visits.steps.slice(0, visits.at + 1);
+  visits.steps.push({ route, select });
+  if (visits.steps.length > HISTORY_MAX) visits.steps.shift();
+  visits.at = visits.steps.length - 1;
+}
+let stepping = false;
+async function stepHistory(delta) {
+  const to = visits.at + delta;
+  if (stepping || to < 0 || to >= visits.steps.length) return false;
+  const step = visits.steps[to];
+  stepping = true;
+  try {
+    // Unsaved typing is asked about as on any other way out; "keep editing" stays put.
+    if (!await app.navigate(step.route, { select: step.select || undefined, fromHistory: true, byKeyboard: true })) return false;
+    visits.at = to;
+    return true;
+  } finally {
+    stepping = false;
+  }
+}
 const sidebar = createSidebar(app);
 const search = createSearch(app);
 const views = {
@@ -256,6 +297,13 @@ async function loadProjects() {
 }
 
 document.addEventListener('keydown', (e) => {
+  if (e.altKey && !e.ctrlKey && !e.metaKey && !e.shiftKey && (e.key === 'ArrowLeft' || e.key === 'ArrowRight')) {
+    // Not while a dialog or the palette is open: they own the keys until closed.
+    if (document.querySelector('.modal-backdrop') || search.isOpen()) return;
+    e.preventDefault();
+    stepHistory(e.key === 'ArrowLeft' ? -1 : 1);
+    return;
+  }
   if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'k') {
     e.preventDefault();
     if (search.isOpen()) search.close(); else app.openSearch();
@@ -292,7 +340,12 @@ function reviewChanged() {
   }, 150);
 }
 
-on('session-changed', () => { if (app.route.view === 'sessions') views.sessions.onChange(); });
+// The health checks say what the session index holds: they follow it while Settings shows.
+const healthChanged = debounce(() => { if (app.route.view === 'settings') views.settings.refreshHealth(); }, 300);
+on('session-changed', () => {
+  if (app.route.view === 'sessions') views.sessions.onChange();
+  healthChanged();
+});
 on('reindex-progress', (p) => sidebar.setProgress(p));
 on('reindex-finished', (summary) => {
   sidebar.setProgress(null);
@@ -336,6 +389,7 @@ on('reindex-finished', (summary) => {
     ? { label: 'Open Sessions', run: () => app.navigate({ view: 'sessions' }, { byKeyboard: true }) } : null;
   toast(lines.join(' · '), failed ? 'error' : 'success', 8000, { action: toSessions });
   if (app.route.view === 'sessions') views.sessions.onChange();
+  healthChanged();
 });
 on('sync-finished', () => { sidebar.refreshSync(); reviewChanged(); });
 on('tray-action', (action) => {
@@ -351,6 +405,7 @@ async function boot() {
   sidebar.render();
   await loadProjects();
   await app.agentsChanged();
+  remember(app.route, null);
   await show(app.route);
   app.refreshReviewCount();
   sidebar.refreshSync();

@@ -10,6 +10,7 @@
 //   memory-row             a memory (data-name, data-scope, data-selected; several with Ctrl/Shift, see memory-selection.js)
 //   memory-list-empty      empty / no-match state
 //   memory-detail          the detail pane     detail-empty        nothing selected
+//   detail-no-match        the filter matches nothing (data-filter); detail-clear-filter clears it
 //   detail-name  detail-type  detail-scope  detail-description  detail-updated  detail-body
 //   detail-edit  detail-open-editor  detail-reveal  detail-delete  detail-error  detail-stale
 //   memory-form            the edit form       form-name  form-type  form-description  form-body
@@ -189,10 +190,28 @@ export function createMemoriesView(app) {
       empty.hidden = true;
       list.el.hidden = false;
     }
-    // The first-run panel takes the detail pane while the user scope is empty, and gives it
-    // back when the first memory arrives; rendered once, so focus inside it survives refreshes.
-    const showingFirstRun = !!pane.querySelector('[data-testid="first-run"]');
-    if (!selected && !editing && picked.size <= 1 && showingFirstRun !== firstRunHere()) renderNothingSelected();
+    // With nothing selected the pane says why: the first-run panel while the user scope is
+    // empty (or no agent is connected), that the filter matches nothing, or how to pick one.
+    // Rendered only when that changes, so focus inside it survives refreshes.
+    if (!selected && !editing && picked.size <= 1 && paneShows() !== nothingSelectedKind()) renderNothingSelected();
+  }
+
+  // Which "nothing selected" panel the pane should show, and which it shows.
+  function nothingSelectedKind() {
+    if (rows.length && filter.value.trim() && !items.some((it) => it.row)) return `no-match:${filter.value.trim()}`;
+    return firstRunHere() ? 'first-run' : 'none';
+  }
+  function paneShows() {
+    if (pane.querySelector('[data-testid="first-run"]')) return 'first-run';
+    const noMatch = /** @type {HTMLElement|null} */ (pane.querySelector('[data-testid="detail-no-match"]'));
+    if (noMatch) return `no-match:${noMatch.dataset.filter}`;
+    return pane.querySelector('[data-testid="detail-empty"]') ? 'none' : '';
+  }
+
+  function clearFilter() {
+    filter.value = '';
+    refreshList();
+    filter.focus();
   }
 
   // An empty user scope is a new home, and one no agent is connected to has not started: the
@@ -238,7 +257,7 @@ export function createMemoriesView(app) {
       onClick: (e) => {
         if (e.shiftKey) pickRange(r.name);
         else if (e.ctrlKey || e.metaKey) pickOne(r.name);
-        else { picked.clear(); select(r.name); }
+        else { picked.clear(); select(r.name, { record: 'push' }); }
         list.el.focus({ focusVisible: false });
       },
     },
@@ -341,11 +360,12 @@ export function createMemoriesView(app) {
     let at = memoryIndexes.findIndex((i) => items[i].row.name === selected);
     at = at === -1 ? (delta > 0 ? 0 : memoryIndexes.length - 1) : Math.min(memoryIndexes.length - 1, Math.max(0, at + delta));
     const index = memoryIndexes[at];
-    select(items[index].row.name);
+    select(items[index].row.name, { record: 'replace' });
     list.scrollToIndex(index);
   }
 
-  async function select(name, { force = false } = {}) {
+  // `record`: the person chose it (a click: a step of back/forward; ↑/↓: the current step moves).
+  async function select(name, { force = false, record = null } = {}) {
     if (editing && editing.isDirty && editing.isDirty() && !force) {
       const leave = await confirmDialog({ title: 'Discard changes?', message: 'Your edits to this memory are not saved.', confirmLabel: 'Discard', danger: true });
       if (!leave) return;
@@ -353,6 +373,7 @@ export function createMemoriesView(app) {
     editing = null;
     picked.clear();
     selected = name;
+    if (record) app.selectionChanged(name, { replace: record === 'replace' });
     paintList();
     await loadDetail();
   }
@@ -375,6 +396,14 @@ export function createMemoriesView(app) {
 
   function renderNothingSelected() {
     detail = null;
+    const needle = filter.value.trim();
+    if (rows.length && needle && !items.some((it) => it.row)) {
+      clear(pane, h('div', { class: 'empty-state', testid: 'detail-no-match', dataset: { filter: needle } },
+        h('div', { class: 'empty-title' }, 'Nothing matches the filter'),
+        h('p', {}, `No memory here has “${needle}” in its name, type or description.`),
+        h('button', { class: 'btn', testid: 'detail-clear-filter', onClick: clearFilter }, 'Clear the filter')));
+      return;
+    }
     if (firstRunHere()) {
       clear(pane, firstRunPanel(app));
       return;
@@ -745,8 +774,7 @@ export function createMemoriesView(app) {
     el, show, onChange, openInEditor, startNew, startEdit,
     // An agent was connected or disconnected: the first-run panel follows.
     firstRunChanged: () => {
-      const showingFirstRun = !!pane.querySelector('[data-testid="first-run"]');
-      if (!selected && !editing && showingFirstRun !== firstRunHere()) renderNothingSelected();
+      if (!selected && !editing && paneShows() !== nothingSelectedKind()) renderNothingSelected();
     },
     get location() { return location; },
     hasUnsavedEdits: () => !!editing && !!editing.isDirty && editing.isDirty(),

@@ -450,9 +450,21 @@ export function createSessionsView(app) {
       return node;
     });
     const said = t.turns.filter((x) => x.role === 'user' || x.role === 'assistant');
-    // A save starts from the turn the search pointed at, else the person's first words.
+    // A save starts from the answer: the turn the search pointed at when it is the agent's, else
+    // the agent's reply to it (or to the person's first question) — its last words before the
+    // person spoke again, where it concludes. What is worth keeping is what was found out, not
+    // what was asked; a question without a reply is kept as asked.
     const hitTurn = ts ? t.turns.find((x) => x.ts === ts && x.role !== 'context') : null;
-    const passage = () => (hitTurn || said.find((x) => x.role === 'user') || { text: '' }).text;
+    const passage = () => {
+      const asked = hitTurn || said.find((x) => x.role === 'user');
+      if (!asked || asked.role !== 'user') return (asked || { text: '' }).text;
+      let reply = null;
+      for (const x of said.slice(said.indexOf(asked) + 1)) {
+        if (x.role === 'user') break;
+        if (x.text.trim()) reply = x;
+      }
+      return (reply || asked).text;
+    };
     const given = await injectionsSection(sessionId);
     const checked = await ruleChecksSection(sessionId);
     if (openId !== sessionId) return;

@@ -4,7 +4,8 @@
 // the `ambry doctor` checks with the Reindex they may call for. A change of config.toml on disk
 // (a setting saved here, an edit by hand or by the CLI) shows at once (`refreshFromDisk`): the
 // header's Create/Open, the fields (except the one being typed in), a file that stopped or
-// started loading.
+// started loading. The health checks follow what they report on: sessions indexed, a reindex
+// finished, an agent connected (`refreshHealth`).
 //
 // data-testid:
 //   settings-view     the view          settings-home      AMBRY_HOME path
@@ -14,7 +15,8 @@
 //   settings-autostart    start at login (tray only) checkbox
 //   settings-session-folder  a transcript folder read (data-source, data-exists)
 //   settings-reindex  Reindex button    settings-status   overall doctor status (data-status = ok | warn | error)
-//   settings-health   the health card   doctor-check      one check (data-area, data-status; its label is unique in the list)
+//   settings-health   the health card   doctor-check      one check (data-area, data-status = ok | off | info | warn | error;
+//                                                          its label is unique in the list)
 //   doctor-review-secrets  on the secret check: opens the Archive, where each leaked copy can be purged
 
 import { call } from './api.js';
@@ -23,7 +25,9 @@ import { toast, errorToast, editorErrorToast } from './dialog.js';
 import { agentsCard } from './agents.js';
 import { settingField } from './setting-field.js';
 
-const STATUS_LABEL = { ok: 'OK', off: 'Not set up', warn: 'Warning', error: 'Problem' };
+// A note (`info`) is worth knowing and needs nothing done: core never lets it raise the overall
+// status, so a fresh home with only notes reads OK.
+const STATUS_LABEL = { ok: 'OK', off: 'Not set up', info: 'Note', warn: 'Warning', error: 'Problem' };
 const SOURCE_LABEL = { claude: 'Claude Code', codex: 'Codex', ambry: 'Ambry' };
 
 // Two checks of one area (the runtime and the model are both "embeddings"; an agent's
@@ -53,7 +57,7 @@ function checkLabels(checks) {
 
 // A check that a reindex would fix says so with the button rather than a command to type.
 function wantsReindex(c) {
-  return c.status !== 'ok' && /ambry (sessions index|memory reindex)/.test(c.detail);
+  return (c.status === 'warn' || c.status === 'error') && /ambry (sessions index|memory reindex)/.test(c.detail);
 }
 
 // The secret check: the Archive view lists each file with a purge for the archived copies.
@@ -123,14 +127,26 @@ export function createSettingsView(app) {
           holdsSecret(c) ? h('button', { class: 'btn btn-small check-action', testid: 'doctor-review-secrets', onClick: () => app.navigate({ view: 'archive' }, { location: { scope: 'user', project: null } }) }, 'Review and purge in the Archive') : null)))));
   }
 
+  // The checks read again (an agent connected, sessions indexed, a reindex done): the card is
+  // replaced, and focus inside it stays on the same control. The newest read wins.
+  let healthSeq = 0;
   async function refreshHealth() {
-    const current = el.querySelector('[data-testid="settings-health"]');
-    if (!current) return;
+    if (!el.querySelector('[data-testid="settings-health"]')) return;
+    const mine = ++healthSeq;
+    let s;
     try {
-      current.replaceWith(healthCard(await call('get_settings')));
+      s = await call('get_settings');
     } catch (e) {
       errorToast('Could not refresh the health checks', e);
+      return;
     }
+    const current = el.querySelector('[data-testid="settings-health"]');
+    if (mine !== healthSeq || !current) return;
+    const focused = current.contains(document.activeElement) ? /** @type {HTMLElement} */ (document.activeElement).dataset.testid : null;
+    const fresh = healthCard(s);
+    current.replaceWith(fresh);
+    const again = focused ? /** @type {HTMLElement|null} */ (fresh.querySelector(`[data-testid="${focused}"]`)) : null;
+    if (again) again.focus();
   }
 
   async function load() {
@@ -210,6 +226,7 @@ export function createSettingsView(app) {
     show: load,
     openConfig,
     refreshFromDisk,
+    refreshHealth,
     focusMain: () => { const b = el.querySelector('[data-testid="settings-open-config"]'); if (b) b.focus(); },
   };
 }

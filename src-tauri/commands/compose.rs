@@ -1,10 +1,12 @@
 //! The compose preview: exactly what `ambry compose` gives an agent in a project, at both
 //! moments — a new context (anchors and the memory map, with a prompt's bodies) and a later turn
-//! of a chosen session (only what it would add) — recorded nowhere; and the person's own
+//! of a chosen session (only what it would add) — recorded nowhere; the sessions the ledger has
+//! composed for (to pick one whose transcript is not indexed); and the person's own
 //! retrieval cases (`ambry memory test`) run and kept from there.
 
 use ambry_core::Composition;
 use ambry_core::ContextRequest;
+use ambry_core::LedgerSession;
 use ambry_core::{CaseSpec, CasesReport};
 use tauri::AppHandle;
 
@@ -23,6 +25,16 @@ pub async fn compose_preview(
         Ok(ws.compose_preview(project.as_deref(), &request, chrono::Utc::now())?)
     })
     .await
+}
+
+/// The sessions the injection ledger has composed for, newest first: the compose preview's
+/// later turn can be previewed for each, whether or not its transcript is indexed.
+#[tauri::command]
+pub async fn ledger_sessions(
+    app: AppHandle,
+    limit: Option<usize>,
+) -> IpcResult<Vec<LedgerSession>> {
+    off_main(app, move |ws| Ok(ws.ledger_sessions(limit.unwrap_or(50))?)).await
 }
 
 /// Every case of the user scope and, with `project`, that project's; `None` when there are none.

@@ -298,11 +298,7 @@ fn compose_is_served_by_ambry_serve_with_the_in_process_block_and_sigterm_cleans
         .assert()
         .success();
     let served = compose(&sb, &["--query", QUERY], false, "");
-    assert!(
-        served.0.contains("### token-cache [project]"),
-        "{}",
-        served.0
-    );
+    assert!(served.0.contains("### token-cache [user]"), "{}", served.0);
     assert_eq!(served, compose(&sb, &["--query", QUERY], true, ""));
 
     // A second server on the same home says so and leaves the first alone.

@@ -119,9 +119,13 @@ async fn a_new_home_shows_how_memories_get_in_and_connects_claude_code_from_the_
     }));
     std::fs::write(&settings_path, &settings)?;
     std::fs::write(&state_path, &state)?;
+    // Claude Code's own program is installed here (a connection it cannot run is only
+    // configured: see `honest_status`).
+    let path = sandbox.agents_path(&["claude"])?;
     let env: Vec<(&str, &Path)> = vec![
         ("CLAUDE_CONFIG_DIR", &claude_dir),
         ("CODEX_HOME", &codex_dir),
+        ("PATH", &path),
     ];
     let (settings_at, state_at, claude_at, codex_at) = (
         settings_path.clone(),

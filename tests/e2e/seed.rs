@@ -216,6 +216,26 @@ impl Sandbox {
         Ok(())
     }
 
+    /// A `PATH` for the app where, of the agents' programs, exactly `programs` (`claude`,
+    /// `codex`) are found: stand-ins for them in a folder of this sandbox, then the test's own
+    /// `PATH` without any folder that holds a real one (the machine's agents stay out).
+    pub fn agents_path(&self, programs: &[&str]) -> TestResult<PathBuf> {
+        use std::os::unix::fs::PermissionsExt;
+        let bin = self.root.join("agent-bin");
+        std::fs::create_dir_all(&bin)?;
+        for program in programs {
+            let path = bin.join(program);
+            std::fs::write(&path, "#!/bin/sh\nexit 0\n")?;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+        }
+        let outside = std::env::var_os("PATH").unwrap_or_default();
+        let kept = std::env::split_paths(&outside)
+            .filter(|dir| !["claude", "codex"].iter().any(|p| dir.join(p).exists()));
+        Ok(PathBuf::from(std::env::join_paths(
+            std::iter::once(bin).chain(kept),
+        )?))
+    }
+
     /// The real `ambry` binary with `--home` set to this sandbox and `--cwd` to `cwd`.
     pub fn ambry(&self, cwd: &Path) -> TestResult<Command> {
         let bin = target_dir().join("debug").join("ambry");

@@ -27,7 +27,7 @@ pub use ambry_compose::compose::hook::{self, ContextEvent, ContextRequest};
 pub use ambry_compose::compose::Composition;
 pub use ambry_compose::enforce::{Backtest, Decision, PastCall, ToolCall, ToolVerdict};
 pub use ambry_compose::instructions::{InstructionFile, InstructionKind};
-pub use ambry_compose::ledger::{Form, Injection, ToolCheckRecord};
+pub use ambry_compose::ledger::{Form, Injection, LedgerSession, ToolCheckRecord};
 pub use ambry_compose::usage::UseKind;
 pub use ambry_lifecycle::distill::{DistillReport, Edits, Proposal, StopHandle};
 pub use ambry_lifecycle::lifecycle::{Finding, Subject};

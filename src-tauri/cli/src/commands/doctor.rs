@@ -19,6 +19,7 @@ pub fn run(ctx: &Context, _args: DoctorArgs) -> Result<()> {
             let mark = match c.status {
                 Status::Ok => "ok  ",
                 Status::Off => "off ",
+                Status::Info => "info",
                 Status::Warn => "warn",
                 Status::Error => "FAIL",
             };

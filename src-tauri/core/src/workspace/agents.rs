@@ -45,7 +45,8 @@ impl Workspace {
             home,
             self.env.claude_config_dir.clone(),
             self.env.codex_home.clone(),
-        ))
+        )
+        .with_search_path(self.env.path.as_deref()))
     }
 
     /// The command agents should run: `program` (the ambry binary), with this workspace's home

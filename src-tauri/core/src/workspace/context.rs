@@ -19,7 +19,7 @@ use ambry_compose::compose::hook::{ContextEvent, ContextRequest};
 use ambry_compose::compose::{
     compose, Budgets, ComposeInput, Composition, Disagreements, SessionContext,
 };
-use ambry_compose::ledger::{Held, Injection, Ledger};
+use ambry_compose::ledger::{Held, Injection, Ledger, LedgerSession};
 use ambry_rank::rank::{Gate, Semantic};
 use ambry_store::config::{Config, Strategy};
 use ambry_store::memory::{Memory, Store};
@@ -36,6 +36,8 @@ impl Workspace {
     }
 
     /// The app's compose preview for a known project (or the user scope alone): never recorded.
+    /// It shows what an agent's hook would get, so a config that does not load is composed
+    /// around as the hook does (the defaults, the error among the conditions), not refused.
     pub fn compose_preview(
         &self,
         slug: Option<&str>,
@@ -45,7 +47,7 @@ impl Workspace {
         let place = self.place_of(slug)?;
         let mut request = request.clone();
         request.record = false;
-        self.compose_context(&place, &request, Gate::CALIBRATED, now)
+        self.compose_moment(&place, &request, Gate::CALIBRATED, now, true)
     }
 
     /// Composes one moment of a context. A hook (`request.record`) never fails: a bad config is
@@ -58,11 +60,24 @@ impl Workspace {
         gate: Gate,
         now: DateTime<Utc>,
     ) -> Result<Composition, WorkspaceError> {
+        self.compose_moment(place, request, gate, now, request.record)
+    }
+
+    /// `compose_context`; `as_hook`: a config that does not load means the defaults and a
+    /// condition, as an agent's hook gets them, rather than the error.
+    fn compose_moment(
+        &self,
+        place: &Place,
+        request: &ContextRequest,
+        gate: Gate,
+        now: DateTime<Utc>,
+        as_hook: bool,
+    ) -> Result<Composition, WorkspaceError> {
         let store = place.store();
         let mut conditions = Vec::new();
         let config = match self.config() {
             Ok(config) => config,
-            Err(e) if request.record => {
+            Err(e) if as_hook => {
                 conditions.push(format!("{e}; using the defaults until it is fixed"));
                 Config::default()
             }
@@ -253,6 +268,16 @@ impl Workspace {
             bytes: 0,
             text: String::new(),
         }
+    }
+
+    /// The sessions the ledger has composed for, newest context first (at most `limit`): a
+    /// later turn can be previewed for each, indexed transcript or not.
+    pub fn ledger_sessions(&self, limit: usize) -> Result<Vec<LedgerSession>, WorkspaceError> {
+        let path = ambry_compose::ledger::ledger_path(&self.home);
+        if !path.exists() {
+            return Ok(Vec::new());
+        }
+        Ok(Ledger::open_at(&path, ambry_compose::ledger::COMMAND_WAIT)?.sessions(limit)?)
     }
 
     /// What the ledger recorded: one session's injections, or every session's, optionally

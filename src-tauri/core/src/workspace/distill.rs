@@ -239,8 +239,43 @@ impl Workspace {
         now: DateTime<Utc>,
         stop: &StopHandle,
     ) -> Result<DistillReport, WorkspaceError> {
+        let config = self.config()?.distill;
+        if config.enabled {
+            // Checked before the dry run: an offer to run what cannot start is no offer.
+            self.agent_program(agent.unwrap_or(config.agent), &config)?;
+        }
         let runner = distill::ChildRunner { stop: stop.clone() };
         self.distill_with(place, selection, agent, dry_run, now, &runner)
+    }
+
+    /// Where the agent's configured command is found (a path as given, a bare name in `PATH` or
+    /// where the agents' installers put it); `AgentNotFound` says what is missing and the fix.
+    pub fn agent_program(
+        &self,
+        agent: DistillAgent,
+        config: &DistillConfig,
+    ) -> Result<std::path::PathBuf, WorkspaceError> {
+        let (command, name) = match agent {
+            DistillAgent::Claude => (&config.claude_command, "Claude Code"),
+            DistillAgent::Codex => (&config.codex_command, "Codex"),
+        };
+        let program = distill::child::program_of(command).unwrap_or_default();
+        let env = self.agent_env().unwrap_or_else(|_| {
+            ambry_compose::agents::AgentEnv::new(Default::default(), None, None)
+                .with_search_path(self.env.path.as_deref())
+        });
+        env.find_program(&program).ok_or_else(|| {
+            DistillError::AgentNotFound {
+                program: if program.is_empty() {
+                    command.clone()
+                } else {
+                    program
+                },
+                agent: name,
+                key: distill::child::config_key(agent),
+            }
+            .into()
+        })
     }
 
     /// The pending proposals of `store`'s view: user-scope ones and its project's.

@@ -27,6 +27,8 @@ pub struct LaunchEnv {
     pub codex_home: Option<PathBuf>,
     /// `$XDG_CONFIG_HOME` (absolute), else `~/.config`: where desktop autostart entries live.
     pub config_home: Option<PathBuf>,
+    /// `PATH`: where the agents' own programs (`claude`, `codex`) are looked for.
+    pub path: Option<String>,
     /// `$VISUAL` and `$EDITOR`, for "open in editor".
     pub visual: Option<String>,
     pub editor: Option<String>,
@@ -62,6 +64,7 @@ impl LaunchEnv {
             models_dir: path("AMBRY_MODELS_DIR"),
             claude_config_dir: path("CLAUDE_CONFIG_DIR"),
             codex_home: path("CODEX_HOME"),
+            path: value("PATH"),
             visual: value("VISUAL"),
             editor: value("EDITOR"),
             model_idle: value("AMBRY_MODEL_IDLE_SECS")

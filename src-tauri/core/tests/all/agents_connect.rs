@@ -224,6 +224,39 @@ fn claude_connect_creates_missing_files_and_honours_claude_config_dir() {
     );
 }
 
+/// Connected, but nothing here runs the agent: configured, not found (a warning), until its
+/// program is in the search path.
+#[test]
+fn a_connection_without_the_agents_program_is_only_configured() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let env = env(home);
+    run(Agent::Claude, Action::Connect, &env, &ambry(home), false);
+    let status = agents::connection(Agent::Claude, &env);
+    assert!(status.connected(), "{status:?}");
+    assert_eq!(status.program, "claude");
+    assert!(!status.program_found, "{status:?}");
+    let check = agents::agent_checks(&env).remove(0);
+    assert_eq!(check.status, ambry_store::doctor::Status::Warn, "{check:?}");
+    assert!(
+        check
+            .detail
+            .starts_with("configured (hook: installed; MCP server: installed)")
+            && check.detail.contains("`claude` not found on PATH"),
+        "{check:?}"
+    );
+
+    let bin = home.join("agents-bin");
+    fs::create_dir_all(&bin).unwrap();
+    fs::write(bin.join("claude"), "#!/bin/sh\n").unwrap();
+    fs::set_permissions(bin.join("claude"), fs::Permissions::from_mode(0o755)).unwrap();
+    let env = env.with_search_path(Some(format!("/nowhere:{}", bin.display()).as_str()));
+    assert!(agents::connection(Agent::Claude, &env).program_found);
+    let check = agents::agent_checks(&env).remove(0);
+    assert_eq!(check.status, ambry_store::doctor::Status::Ok, "{check:?}");
+    assert!(check.detail.starts_with("connected ("), "{check:?}");
+}
+
 #[test]
 fn a_moved_binary_is_reported_and_reconnect_repoints_it() {
     let tmp = tempfile::tempdir().unwrap();

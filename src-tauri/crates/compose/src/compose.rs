@@ -535,7 +535,9 @@ fn admit(
             ));
             continue;
         }
-        let heading = format!("{} [{}]", hit.name, hit.kind);
+        // Tagged with where the memory lives (user, project, team): read beside a project, a
+        // type tag (`[project]` on a user memory) would say the wrong thing.
+        let heading = format!("{} [{}]", hit.name, hit.scope);
         let whole = section(
             SectionKind::Memory,
             &heading,

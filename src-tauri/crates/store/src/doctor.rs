@@ -18,6 +18,9 @@ pub enum Status {
     /// Not set up, and that is the person's choice (an agent not connected): neither working
     /// nor a problem, so it never makes the overall status worse.
     Off,
+    /// Worth knowing, nothing to do (an agent's own policy, an index with nothing in it yet):
+    /// like `Off`, it never makes the overall status worse.
+    Info,
     Warn,
     Error,
 }
@@ -44,6 +47,13 @@ impl Check {
             detail: detail.into(),
         }
     }
+    pub fn info(area: &'static str, detail: impl Into<String>) -> Self {
+        Check {
+            area,
+            status: Status::Info,
+            detail: detail.into(),
+        }
+    }
     pub fn warn(area: &'static str, detail: impl Into<String>) -> Self {
         Check {
             area,
@@ -60,7 +70,8 @@ impl Check {
     }
 }
 
-/// The worst status among checks.
+/// The worst status among checks: only a warning or an error makes it worse than OK (a note
+/// and a part not set up are the person's situation, not a fault).
 pub fn overall(checks: &[Check]) -> Status {
     if checks.iter().any(|c| c.status == Status::Error) {
         Status::Error
@@ -295,6 +306,19 @@ mod tests {
         assert!(!store_checks(&store)
             .iter()
             .any(|c| c.detail.contains("out of date")));
+    }
+
+    #[test]
+    fn a_note_or_a_part_not_set_up_leaves_the_overall_status_ok() {
+        let checks = vec![
+            Check::ok("home", "writable"),
+            Check::info("claude code", "deletes transcripts after 30 days"),
+            Check::off("sync", "not set up"),
+        ];
+        assert_eq!(overall(&checks), Status::Ok);
+        let mut worse = checks.clone();
+        worse.push(Check::warn("embeddings", "model missing"));
+        assert_eq!(overall(&worse), Status::Warn);
     }
 
     #[test]

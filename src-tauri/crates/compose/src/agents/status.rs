@@ -1,7 +1,8 @@
 //! Is an agent connected? What `ambry doctor` and the app's Settings show.
 //!
 //! Owns: reading each agent's files (never writing them) into a connection status — hook
-//! installed, MCP server registered, the binary they point at present — and the doctor checks
+//! installed, MCP server registered, the binary they point at present, the agent's own program
+//! found (without it a connection is only configured) — and the doctor checks
 //! made from it, including Codex's trust verdict on each of Ambry's hooks (trusted, untrusted,
 //! changed since trusted, with how to trust it) and the warning that Claude Code deletes old
 //! transcripts (`cleanupPeriodDays`) while Ambry keeps them.
@@ -60,8 +61,14 @@ pub struct AgentConnection {
     pub mcp_file: PathBuf,
     /// Codex only: whether Codex runs each of Ambry's hooks.
     pub hooks_trust: Vec<HookTrust>,
-    /// Things the person should know (hooks switched off, transcripts deleted after N days).
+    /// The agent's own program (`claude`, `codex`) and whether it is found here: a connection
+    /// is only configured while nothing here can run the agent.
+    pub program: &'static str,
+    pub program_found: bool,
+    /// Worth knowing, nothing to fix (Claude Code deletes transcripts after N days).
     pub notes: Vec<String>,
+    /// Something that stops the connection working (Codex's hooks switched off).
+    pub warnings: Vec<String>,
 }
 
 impl AgentConnection {
@@ -73,6 +80,7 @@ impl AgentConnection {
 /// Reads the agent's files into its connection status.
 pub fn connection(agent: Agent, env: &AgentEnv) -> AgentConnection {
     let mut notes = Vec::new();
+    let mut warnings = Vec::new();
     let (hook_file, mcp_file, dir) = match agent {
         Agent::Claude => (env.claude_settings(), env.claude_state(), env.claude_dir()),
         Agent::Codex => (env.codex_hooks(), env.codex_config(), env.codex_dir()),
@@ -121,7 +129,7 @@ pub fn connection(agent: Agent, env: &AgentEnv) -> AgentConnection {
             },
             Ok(doc) => {
                 if codex_config::hooks_switch(&doc) == Some(false) {
-                    notes.push("hooks are switched off in config.toml ([features]); Codex will not run the compose hook".into());
+                    warnings.push("hooks are switched off in config.toml ([features]); Codex will not run the compose hook".into());
                 }
                 hooks_trust = codex_trust::trust_of(&hook_file, &found, &doc);
                 part(codex_config::find_server(&doc).map(|(c, _)| c), |c| {
@@ -145,7 +153,10 @@ pub fn connection(agent: Agent, env: &AgentEnv) -> AgentConnection {
         hook_file,
         mcp_file,
         hooks_trust,
+        program: agent.program(),
+        program_found: env.find_program(agent.program()).is_some(),
         notes,
+        warnings,
     }
 }
 
@@ -200,7 +211,15 @@ pub fn agent_checks(env: &AgentEnv) -> Vec<Check> {
             describe(&c.hook),
             describe(&c.mcp)
         );
-        let check = if c.connected() {
+        let check = if c.connected() && !c.program_found {
+            Check::warn(
+                area,
+                format!(
+                    "configured ({parts}); `{}` not found on PATH, so nothing here runs {}: install it, or start Ambry where your shell's PATH applies",
+                    c.program, c.name
+                ),
+            )
+        } else if c.connected() {
             Check::ok(area, format!("connected ({parts})"))
         } else if matches!(c.hook, PartState::Missing) && matches!(c.mcp, PartState::Missing) {
             let why = if c.present {
@@ -224,7 +243,9 @@ pub fn agent_checks(env: &AgentEnv) -> Vec<Check> {
             });
         }
         if c.present || c.connected() {
-            checks.extend(c.notes.iter().map(|n| Check::warn(area, n.clone())));
+            checks.extend(c.warnings.iter().map(|n| Check::warn(area, n.clone())));
+            // A fact about the agent, not a fault: it never raises the overall status.
+            checks.extend(c.notes.iter().map(|n| Check::info(area, n.clone())));
         }
     }
     checks
@@ -250,11 +271,7 @@ mod tests {
     #[test]
     fn an_agent_left_unconnected_is_off_and_worsens_no_status() {
         let tmp = tempfile::tempdir().unwrap();
-        let env = AgentEnv {
-            home: tmp.path().to_path_buf(),
-            claude_config_dir: None,
-            codex_home: None,
-        };
+        let env = AgentEnv::new(tmp.path().to_path_buf(), None, None);
         let checks = agent_checks(&env);
         assert_eq!(checks.len(), 2, "{checks:?}");
         for check in &checks {
@@ -262,5 +279,20 @@ mod tests {
             assert!(check.detail.starts_with("not "), "{check:?}");
         }
         assert_eq!(overall(&checks), Status::Ok);
+    }
+
+    #[test]
+    fn claude_codes_transcript_policy_is_a_note_that_worsens_no_status() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        let env = AgentEnv::new(home, None, None);
+        let checks = agent_checks(&env);
+        let note = checks
+            .iter()
+            .find(|c| c.detail.contains("deletes transcripts older than 30 days"))
+            .expect("the cleanup note");
+        assert_eq!(note.status, Status::Info, "{note:?}");
+        assert_eq!(overall(&checks), Status::Ok, "{checks:?}");
     }
 }

@@ -108,7 +108,7 @@ fn a_context_starts_with_anchors_and_a_map_and_a_turn_adds_only_what_it_lacks() 
     assert_eq!(turn.selected.len(), 1, "{:?}", turn.cut);
     assert!(
         turn.text
-            .contains("### deploy-steps [project]\nRun make deploy."),
+            .contains("### deploy-steps [user]\nRun make deploy."),
         "{}",
         turn.text
     );

@@ -136,6 +136,17 @@ pub struct Injection {
     pub in_context: bool,
 }
 
+/// A session the ledger has composed for: its latest context.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LedgerSession {
+    pub session_id: String,
+    pub agent: String,
+    /// The live context's generation.
+    pub generation: u32,
+    /// When that context started.
+    pub started_at: DateTime<Utc>,
+}
+
 pub struct Ledger {
     conn: Connection,
     path: PathBuf,
@@ -341,6 +352,45 @@ impl Ledger {
                 form: Form::parse(&form),
                 at,
                 in_context: live.unwrap_or(false),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The sessions composed for, the most recently started context first, at most `limit`:
+    /// whether or not their transcripts are indexed (a session can be known to the ledger
+    /// alone).
+    pub fn sessions(&self, limit: usize) -> Result<Vec<LedgerSession>, LedgerError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT c.session_id, c.agent, c.generation, c.started_at FROM contexts c
+                 WHERE c.generation = (SELECT MAX(d.generation) FROM contexts d
+                                       WHERE d.session_id = c.session_id)
+                 ORDER BY c.started_at DESC, c.session_id LIMIT ?1",
+            )
+            .map_err(|e| self.db(e))?;
+        let rows = stmt
+            .query_map(params![limit as i64], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, u32>(2)?,
+                    r.get::<_, String>(3)?,
+                ))
+            })
+            .map_err(|e| self.db(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (session_id, agent, generation, started_at) = row.map_err(|e| self.db(e))?;
+            let Ok(started_at) = started_at.parse::<DateTime<Utc>>() else {
+                continue;
+            };
+            out.push(LedgerSession {
+                session_id,
+                agent,
+                generation,
+                started_at,
             });
         }
         Ok(out)

@@ -193,3 +193,28 @@ fn a_held_write_lock_fails_a_turn_after_its_own_wait() {
         1
     );
 }
+
+#[test]
+fn the_sessions_composed_for_are_listed_newest_context_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = AmbryHome::new(tmp.path().join("home"));
+    let mut ledger = Ledger::open(&home).unwrap();
+    assert!(ledger.sessions(10).unwrap().is_empty());
+    ledger
+        .start_context("old", "codex", "startup", true, at("2026-01-01T00:00:00Z"))
+        .unwrap();
+    ledger
+        .start_context("new", "claude", "startup", true, at("2026-01-02T00:00:00Z"))
+        .unwrap();
+    ledger
+        .start_context("old", "codex", "compact", true, at("2026-01-03T00:00:00Z"))
+        .unwrap();
+    let listed = ledger.sessions(10).unwrap();
+    let ids: Vec<(&str, u32)> = listed
+        .iter()
+        .map(|s| (s.session_id.as_str(), s.generation))
+        .collect();
+    assert_eq!(ids, [("old", 2), ("new", 1)]);
+    assert_eq!(listed[0].agent, "codex");
+    assert_eq!(ledger.sessions(1).unwrap().len(), 1);
+}

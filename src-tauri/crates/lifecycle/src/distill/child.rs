@@ -64,7 +64,12 @@ impl AgentRunner for ChildRunner {
     }
 }
 
-fn config_key(agent: DistillAgent) -> &'static str {
+/// The program a configured command runs (its first word), if it parses.
+pub fn program_of(command: &str) -> Option<String> {
+    shlex::split(command)?.into_iter().find(|w| !w.is_empty())
+}
+
+pub fn config_key(agent: DistillAgent) -> &'static str {
     match agent {
         DistillAgent::Claude => "claude_command",
         DistillAgent::Codex => "codex_command",
@@ -454,7 +459,12 @@ pub fn claude_answer(result: &Value, call: &AgentCall<'_>) -> Result<String, Dis
         });
     }
     if result["is_error"].as_bool() == Some(true) || subtype.starts_with("error") {
-        let subtype = if subtype.is_empty() { "error" } else { subtype };
+        // Claude Code says `success` for a run that ended in an error (an invalid API key).
+        let subtype = if subtype.is_empty() || subtype == "success" {
+            "error"
+        } else {
+            subtype
+        };
         let said = if text.trim().is_empty() {
             errors.join("; ")
         } else {

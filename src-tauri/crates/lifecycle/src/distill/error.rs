@@ -51,6 +51,14 @@ pub enum DistillError {
         key: &'static str,
         reason: String,
     },
+    /// Found before anything is planned or sent: the configured program is nowhere here.
+    #[error("{program} is not found on PATH, so {agent} cannot run here: install {agent}, or set [distill] {key} in config.toml to its full path")]
+    AgentNotFound {
+        program: String,
+        /// The agent as a person knows it (Claude Code, Codex).
+        agent: &'static str,
+        key: &'static str,
+    },
     #[error("{agent} failed for session {session} ({status}): {stderr}")]
     AgentFailed {
         agent: String,
@@ -116,7 +124,9 @@ impl ErrorCode for DistillError {
             DistillError::NoSessions { .. } => ambry_store::error::Code::NotFound,
             DistillError::MalformedAnswer { .. } => ambry_store::error::Code::MalformedAnswer,
             DistillError::AnswerTooLarge { .. } => ambry_store::error::Code::AnswerTooLarge,
-            DistillError::AgentMissing { .. } => ambry_store::error::Code::AgentMissing,
+            DistillError::AgentMissing { .. } | DistillError::AgentNotFound { .. } => {
+                ambry_store::error::Code::AgentMissing
+            }
             DistillError::AgentFailed { .. } => ambry_store::error::Code::AgentFailed,
             DistillError::AgentTimedOut { .. } => ambry_store::error::Code::AgentTimedOut,
             DistillError::OutputTooLarge { .. } => ambry_store::error::Code::AnswerTooLarge,

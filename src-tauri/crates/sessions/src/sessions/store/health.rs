@@ -30,12 +30,14 @@ pub fn session_checks(db: &Path) -> Vec<Check> {
     checks
 }
 
+/// An index with nothing in it yet is a fresh home's state, not a fault: a note (it never
+/// makes the overall status a warning), saying how it fills.
 fn index_checks(db: &Path) -> Vec<Check> {
     if !db.exists() {
-        return vec![Check::warn(
+        return vec![Check::info(
             AREA,
             format!(
-                "{} does not exist yet; run `ambry sessions index`",
+                "{} does not exist yet: nothing indexed so far (the app indexes transcripts as agents write them; `ambry sessions index` reads them now)",
                 db.display()
             ),
         )];
@@ -49,9 +51,9 @@ fn index_checks(db: &Path) -> Vec<Check> {
         stats_of(&conn)
     });
     match stats {
-        Ok(s) if s.files == 0 => vec![Check::warn(
+        Ok(s) if s.files == 0 => vec![Check::info(
             AREA,
-            "empty; run `ambry sessions index` (or `ambry recall`, which indexes first)",
+            "empty: no transcript read yet (the app indexes them as agents write them; `ambry sessions index` or `ambry recall` reads them now)",
         )],
         Ok(s) => {
             let newest = s
@@ -95,9 +97,9 @@ fn index_checks(db: &Path) -> Vec<Check> {
             checks
         }
         Err(e) if e.to_string().contains("no such table") => {
-            vec![Check::warn(
+            vec![Check::info(
                 AREA,
-                "no sessions indexed yet; run `ambry sessions index`",
+                "no sessions indexed yet (`ambry sessions index` reads them now)",
             )]
         }
         Err(e) => vec![Check::error(
@@ -172,10 +174,11 @@ mod tests {
     fn missing_empty_and_broken_indexes_say_what_to_do() {
         let tmp = tempfile::tempdir().unwrap();
         let db = tmp.path().join("index.sqlite");
-        assert_eq!(session_checks(&db)[0].status, Status::Warn);
+        assert_eq!(session_checks(&db)[0].status, Status::Info);
         crate::sessions::SessionIndex::open(&db).unwrap();
         let c = session_checks(&db);
-        assert_eq!(c[0].status, Status::Warn, "{c:?}");
+        assert_eq!(c[0].status, Status::Info, "{c:?}");
+        assert!(c[0].detail.starts_with("empty"), "{c:?}");
         std::fs::write(&db, b"garbage garbage garbage".repeat(200)).unwrap();
         let c = session_checks(&db);
         assert_eq!(c[0].status, Status::Error, "{c:?}");
