@@ -26,6 +26,7 @@ mod layout;
 mod live;
 mod memory_sort;
 mod multi_select;
+mod needs_when;
 mod palette;
 mod palette_places;
 mod purge;
