@@ -42,7 +42,8 @@ pub struct AgentCall<'a> {
     pub prompt: &'a str,
     pub schema: &'a Value,
     pub timeout: Duration,
-    pub session_id: &'a str,
+    /// What the call is for, as its errors name it: `session ID` for distill.
+    pub about: &'a str,
     /// Arguments before the client's own (Codex: the person's MCP servers switched off).
     pub extra_args: &'a [String],
 }
@@ -263,7 +264,7 @@ fn run_child(call: &AgentCall<'_>, stop: &StopHandle) -> Result<String, DistillE
     };
     let stopped = || DistillError::Stopped {
         agent: call.agent.as_str().to_string(),
-        session: call.session_id.to_string(),
+        session: call.about.to_string(),
     };
     if stop.is_stopped() {
         return Err(stopped());
@@ -332,7 +333,7 @@ fn run_child(call: &AgentCall<'_>, stop: &StopHandle) -> Result<String, DistillE
                 drop(pipe);
                 return Err(DistillError::OutputTooLarge {
                     agent,
-                    session: call.session_id.to_string(),
+                    session: call.about.to_string(),
                     stream: stream.name(),
                     limit_kib: OUTPUT_MAX / 1024,
                 });
@@ -340,7 +341,7 @@ fn run_child(call: &AgentCall<'_>, stop: &StopHandle) -> Result<String, DistillE
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
                 return Err(DistillError::AgentTimedOut {
                     agent,
-                    session: call.session_id.to_string(),
+                    session: call.about.to_string(),
                     secs: call.timeout.as_secs(),
                 })
             }
@@ -366,7 +367,7 @@ fn run_child(call: &AgentCall<'_>, stop: &StopHandle) -> Result<String, DistillE
         };
         return Err(DistillError::AgentFailed {
             agent,
-            session: call.session_id.to_string(),
+            session: call.about.to_string(),
             status: status.to_string(),
             stderr: quoted(said, 600),
         });
@@ -374,7 +375,7 @@ fn run_child(call: &AgentCall<'_>, stop: &StopHandle) -> Result<String, DistillE
     match call.agent {
         DistillAgent::Claude => Err(DistillError::MalformedAnswer {
             agent,
-            session: call.session_id.to_string(),
+            session: call.about.to_string(),
             reason: format!(
                 "Claude Code printed no JSON result ({})",
                 quoted(&stdout, 200)
@@ -394,7 +395,7 @@ fn read_bounded(path: &Path, call: &AgentCall<'_>) -> Result<String, DistillErro
     if len > OUTPUT_MAX {
         return Err(DistillError::AnswerTooLarge {
             agent: call.agent.as_str().into(),
-            session: call.session_id.into(),
+            session: call.about.into(),
             bytes: len as usize,
             limit: OUTPUT_MAX as usize,
         });
@@ -444,7 +445,7 @@ pub fn claude_answer(result: &Value, call: &AgentCall<'_>) -> Result<String, Dis
         let said = quoted(&said, 300);
         return Err(DistillError::NoValidAnswer {
             agent: "claude".into(),
-            session: call.session_id.to_string(),
+            session: call.about.to_string(),
             tries,
             reason: if said.is_empty() {
                 String::new()
@@ -462,7 +463,7 @@ pub fn claude_answer(result: &Value, call: &AgentCall<'_>) -> Result<String, Dis
         };
         return Err(DistillError::AgentFailed {
             agent: "claude".into(),
-            session: call.session_id.to_string(),
+            session: call.about.to_string(),
             status: quoted(subtype, 80),
             stderr: quoted(&said, 600),
         });
@@ -472,7 +473,7 @@ pub fn claude_answer(result: &Value, call: &AgentCall<'_>) -> Result<String, Dis
         (_, Value::String(text)) => Ok(text.clone()),
         _ => Err(DistillError::MalformedAnswer {
             agent: "claude".into(),
-            session: call.session_id.to_string(),
+            session: call.about.to_string(),
             reason: "the result holds no answer".into(),
         }),
     }
@@ -533,7 +534,7 @@ mod tests {
             prompt: "x",
             schema: &schema,
             timeout: Duration::from_secs(5),
-            session_id: "s",
+            about: "session s",
             extra_args: &[],
         };
         let err = ChildRunner::default().call(&call).unwrap_err();
@@ -547,7 +548,7 @@ mod tests {
             prompt: "x",
             schema,
             timeout: Duration::from_secs(60),
-            session_id: "s",
+            about: "session s",
             extra_args: &[],
         }
     }
