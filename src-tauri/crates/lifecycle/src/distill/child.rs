@@ -455,7 +455,13 @@ pub fn claude_answer(result: &Value, call: &AgentCall<'_>) -> Result<String, Dis
         });
     }
     if result["is_error"].as_bool() == Some(true) || subtype.starts_with("error") {
-        let subtype = if subtype.is_empty() { "error" } else { subtype };
+        // Claude Code says `"subtype": "success"` beside `"is_error": true` for a refused login
+        // ("Invalid API key"): that is no success to name.
+        let subtype = if subtype.is_empty() || subtype == "success" {
+            "error"
+        } else {
+            subtype
+        };
         let said = if text.trim().is_empty() {
             errors.join("; ")
         } else {
@@ -576,6 +582,19 @@ mod tests {
         assert!(
             err.contains("(its retries): I cannot fit the schema;"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_refused_login_is_said_as_an_error_with_the_clients_words() {
+        let schema = serde_json::json!({});
+        let call = call_for(&schema, "claude");
+        let result = serde_json::json!({"type": "result", "subtype": "success",
+            "is_error": true, "result": "Invalid API key · Please run /login"});
+        let err = claude_answer(&result, &call).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "claude failed for session s (error): Invalid API key · Please run /login"
         );
     }
 
