@@ -557,7 +557,7 @@ export function createReviewView(app) {
       for (const input of agents.querySelectorAll('input')) input.checked = input.value === chosen;
       if (!report.pairs.length) {
         plan.textContent = report.cached
-          ? `${agentName(chosen)} already judged every pair (${plural(report.cached)}), and none changed since.`
+          ? `Every pair was judged before (${plural(report.cached)}), and none changed since: nothing to send.`
           : 'No pair is waiting for a judgement.';
         shown.hidden = true;
         return;

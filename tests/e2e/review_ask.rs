@@ -9,6 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use thirtyfour::prelude::*;
 
 use crate::harness::TestResult;
+use crate::keys::{press, resize};
 use crate::seed::Sandbox;
 use crate::ui::{self, css, testid};
 
@@ -18,6 +19,17 @@ async fn shoot(driver: &WebDriver, label: &str) -> TestResult {
         crate::harness::capture(driver, label).await?;
     }
     Ok(())
+}
+
+/// Whether the element `id` shows wholly inside the window.
+async fn inside(driver: &WebDriver, id: &str) -> TestResult<bool> {
+    Ok(driver
+        .execute(
+            "const e = document.querySelector(`[data-testid=\"${arguments[0]}\"]`); if (!e) return false; const r = e.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight;",
+            vec![serde_json::json!(id)],
+        )
+        .await?
+        .convert()?)
 }
 
 const REASON: &str = "One says installs moved off the per-package way the other still describes.";
@@ -149,6 +161,28 @@ async fn review_asks_the_agent_about_an_uncertain_pair_and_shows_its_verdict() -
                         file.display()
                     );
                 }
+
+                // In a small window: the button and the dialog's actions stay in view, and a
+                // pair already judged is not offered again.
+                resize(&driver, 720, 480).await?;
+                ensure!(
+                    inside(&driver, "review-ask").await?,
+                    "the Ask button is outside the window at 720×480"
+                );
+                ui::click(&driver, "review-ask").await?;
+                ui::text_contains(&driver, "review-ask-plan", "Every pair was judged before")
+                    .await?;
+                ensure!(
+                    inside(&driver, "review-ask-cancel").await?,
+                    "Cancel is outside the window at 720×480"
+                );
+                shoot(&driver, "review-ask-small").await?;
+                press(&driver, Key::Escape).await?;
+                ui::gone(&driver, ui::tid("review-ask-dialog"), "the dialog to close").await?;
+                ensure!(
+                    std::fs::read_to_string(&log)?.lines().count() == 2,
+                    "the agent ran for a judged pair"
+                );
                 Ok(())
             },
         )
