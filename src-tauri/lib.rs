@@ -116,6 +116,7 @@ pub fn run() {
             commands::review::review_team_seen,
             commands::review::review_supersede,
             commands::review::review_merge,
+            commands::review::review_ask,
             commands::sessions::sessions_overview,
             commands::sessions::recall_sessions,
             commands::sessions::list_sessions,

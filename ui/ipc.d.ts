@@ -99,6 +99,7 @@ export interface CommandArgs {
   review_team_seen: { project?: string | null; name: string };
   review_supersede: { project?: string | null; memory: ReviewRef; by: string };
   review_merge: { project?: string | null; into: ReviewRef; from: ReviewRef; body: string };
+  review_ask: { project?: string | null; with?: string | null; dryRun: boolean };
   sessions_overview: Record<string, never>;
   recall_sessions: { query: string; source?: SessionSource | null; project?: string | null; folder?: string | null; limit?: number | null; waitForModel?: boolean | null; byWords?: boolean | null };
   list_sessions: { source?: SessionSource | null; limit?: number | null };

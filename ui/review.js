@@ -27,6 +27,13 @@
 //                         review-merge-body, review-merge-save, review-merge-cancel
 //   review-supersede-dialog  which one stays: review-supersede-option (radio, data-name),
 //                         review-supersede-ok, review-supersede-cancel
+//   review-ask            "Ask Claude Code / Codex…": the person's agent judges the pairs
+//                         marked "duplicate or conflict?" (shown while there is one)
+//   review-ask-dialog     its dry run first: review-ask-agent (radio, data-agent),
+//                         review-ask-plan (what is sent, its size), review-ask-text (the text),
+//                         review-ask-progress, review-ask-error (why a run failed),
+//                         review-ask-ok, review-ask-cancel
+//   review-agent-verdict  the agent's verdict beside a pair (data-verdict, data-agent)
 
 import { call } from './api.js';
 import { h, clear, absoluteTime, relativeTime } from './dom.js';
@@ -46,6 +53,10 @@ const KIND_TITLES = {
   changed_on_two_machines: 'Changed on two machines',
   needs_when: 'Needs when',
 };
+
+// The person's agents as the Review names them.
+const AGENT_NAMES = { claude: 'Claude Code', codex: 'Codex' };
+const agentName = (a) => AGENT_NAMES[a] || a;
 
 // What a distill proposal would do, in words.
 const PROPOSAL_ACTIONS = {
@@ -89,11 +100,15 @@ export function createReviewView(app) {
 
   const picker = h('select', { class: 'select', testid: 'review-location', 'aria-label': 'Whose memories to review' });
   const count = h('span', { class: 'subtitle', testid: 'review-count' });
+  const askButton = h('button', {
+    class: 'btn btn-small', testid: 'review-ask', hidden: true, onClick: () => openAsk(),
+    title: 'Your own agent judges the pairs marked "duplicate or conflict?"; nothing changes until you choose',
+  }, 'Ask Claude Code / Codex…');
   const list = h('div', { class: 'review-list', testid: 'review-list', role: 'list', 'aria-label': 'Findings' });
   const el = h('section', { class: 'view review-view', testid: 'review-view' },
     h('header', { class: 'view-header' },
       h('div', { class: 'view-titles' }, h('h1', {}, 'Review'), count),
-      h('div', { class: 'view-actions' }, picker)),
+      h('div', { class: 'view-actions' }, askButton, picker)),
     h('div', { class: 'view-body scroll' },
       h('p', { class: 'muted review-intro' }, 'Memories that may no longer be true, each with why. Nothing changes until you choose.'),
       list));
@@ -165,6 +180,12 @@ export function createReviewView(app) {
     ? h('div', { class: 'review-evidence', testid: 'review-subject' }, 'About: ', f.subject.join(', '))
     : null);
 
+  // What the person's agent said of a pair, beside the local evidence: it decides nothing.
+  const agentVerdict = (v) => (v
+    ? h('div', { class: 'review-evidence review-agent-verdict', testid: 'review-agent-verdict', dataset: { verdict: v.verdict, agent: v.agent } },
+      h('strong', {}, `${agentName(v.agent)} says: ${v.verdict}`), ' — ', v.reason)
+    : null);
+
   // One render function per finding kind: `{ names, title, evidence, actions }`.
   const RENDERERS = {
     duplicate: (f) => {
@@ -194,7 +215,7 @@ export function createReviewView(app) {
       return {
         title: `${a.name} and ${b.name}: the same subject — duplicate or conflict?`,
         note: `they read alike but differ: ${claims.map(([x, y]) => `${x} ≠ ${y}`).join(' · ')}. Merge if they say the same thing; supersede the outdated one if not`,
-        evidence: h('div', {}, about(f), h('div', { class: 'review-pair' }, side(a, marked(a.body, claims.map((c) => c[0]))), side(b, marked(b.body, claims.map((c) => c[1]))))),
+        evidence: h('div', {}, about(f), agentVerdict(f.agent), h('div', { class: 'review-pair' }, side(a, marked(a.body, claims.map((c) => c[0]))), side(b, marked(b.body, claims.map((c) => c[1]))))),
         actions: pairActions(f),
       };
     },
@@ -367,6 +388,7 @@ export function createReviewView(app) {
 
   function render(focusIndex = null) {
     count.textContent = findings.length === 1 ? '1 to review' : `${findings.length} to review`;
+    askButton.hidden = !findings.some((f) => f.kind === 'same_subject');
     clear(list, findings.length
       ? findings.map((f, i) => card(f, i))
       : h('div', { class: 'empty-state', testid: 'review-empty' },
@@ -523,6 +545,93 @@ export function createReviewView(app) {
       m.close();
       await act(`${gone.name} is superseded by ${kept.name}`, () => call('review_supersede', { project, memory: ref(gone), by: kept.name }), index);
     }
+  }
+
+  // The person's agent judges the uncertain pairs: the dry run first (what is sent, its size,
+  // the text itself), then one run; a failure says the agent's reason in the dialog, up front.
+  function openAsk() {
+    const plural = (n) => `${n} pair${n === 1 ? '' : 's'}`;
+    const agents = h('fieldset', { class: 'review-choices' }, h('legend', {}, 'Which agent judges them?'),
+      ['claude', 'codex'].map((a) => h('label', { class: 'review-choice' },
+        h('input', { type: 'radio', name: 'review-ask-agent', testid: 'review-ask-agent', value: a, dataset: { agent: a } }),
+        h('span', {}, agentName(a)))));
+    const plan = h('p', { class: 'modal-message', testid: 'review-ask-plan' }, 'Working out what would be sent…');
+    const text = h('pre', { class: 'review-body review-ask-text', testid: 'review-ask-text' });
+    const shown = h('details', { class: 'review-ask-details', hidden: true }, h('summary', {}, 'What would be sent'), text);
+    const progress = h('p', { class: 'muted', testid: 'review-ask-progress', role: 'status', hidden: true });
+    const error = h('div', { class: 'form-error', testid: 'review-ask-error', role: 'alert', hidden: true });
+    const ok = h('button', { class: 'btn btn-primary', testid: 'review-ask-ok', disabled: true, onClick: () => go() }, 'Ask');
+    const cancel = h('button', { class: 'btn', testid: 'review-ask-cancel', onClick: () => m.close() }, 'Cancel');
+    const m = modal('review-ask-dialog', 'Ask your agent: duplicate or conflict?',
+      [agents, plan, shown, progress, error], [cancel, ok], { wide: true });
+    let chosen = null;
+    let seq = 0;
+    let running = false;
+    async function dryRun(agent) {
+      const mine = ++seq;
+      ok.disabled = true;
+      error.hidden = true;
+      let report;
+      try {
+        report = await call('review_ask', { project, with: agent, dryRun: true });
+      } catch (e) {
+        if (mine !== seq) return;
+        plan.textContent = 'Nothing can be sent.';
+        error.hidden = false;
+        error.textContent = e.message || String(e);
+        return;
+      }
+      if (mine !== seq) return;
+      chosen = report.agent;
+      for (const input of agents.querySelectorAll('input')) input.checked = input.value === chosen;
+      if (!report.pairs.length) {
+        plan.textContent = report.cached
+          ? `Every pair was judged before (${plural(report.cached)}), and none changed since: nothing to send.`
+          : 'No pair is waiting for a judgement.';
+        shown.hidden = true;
+        return;
+      }
+      const later = report.over_budget.length ? ` ${plural(report.over_budget.length)} left for a later run by the budget.` : '';
+      plan.textContent = `${plural(report.pairs.length)} in one call to ${agentName(chosen)}: ${report.prompt_bytes.toLocaleString()} bytes, about ${report.estimated_tokens.toLocaleString()} tokens, billed to your ${agentName(chosen)} account. Both memories of each pair are sent, secrets masked. Nothing changes: you still choose merge, keep both or supersede.${later}`;
+      text.textContent = report.prompt || '';
+      shown.hidden = false;
+      ok.disabled = false;
+      ok.focus();
+    }
+    agents.addEventListener('change', (e) => {
+      const input = /** @type {HTMLInputElement} */ (e.target);
+      if (!running) dryRun(input.value);
+    });
+    async function go() {
+      if (running || !chosen) return;
+      running = true;
+      const agent = chosen;
+      ok.disabled = true;
+      for (const input of agents.querySelectorAll('input')) /** @type {HTMLInputElement} */ (input).disabled = true;
+      error.hidden = true;
+      progress.hidden = false;
+      progress.textContent = `Asking ${agentName(agent)}… it runs without tools, hooks or a saved session.`;
+      let report;
+      try {
+        report = await call('review_ask', { project, with: agent, dryRun: false });
+      } catch (e) {
+        running = false;
+        progress.hidden = true;
+        error.hidden = false;
+        // The agent's own words ("Invalid API key", "cannot start codex"), not a toast's details.
+        error.textContent = e.message || String(e);
+        for (const input of agents.querySelectorAll('input')) /** @type {HTMLInputElement} */ (input).disabled = false;
+        ok.disabled = false;
+        ok.focus();
+        return;
+      }
+      running = false;
+      m.close();
+      const judged = report.pairs.filter((p) => p.answer).length;
+      toast(`${agentName(agent)} judged ${plural(judged)}; its verdicts are beside each pair. No memory was changed.`, 'success');
+      await load(focusedIndex());
+    }
+    dryRun(null);
   }
 
   return {

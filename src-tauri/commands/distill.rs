@@ -15,7 +15,8 @@ use tauri::AppHandle;
 use crate::ipc_error::IpcResult;
 use crate::state::off_main;
 
-fn agent(name: Option<String>) -> Option<DistillAgent> {
+/// The agent a command names (`claude` or `codex`); anything else: the configured one.
+pub(crate) fn agent(name: Option<String>) -> Option<DistillAgent> {
     match name.as_deref() {
         Some("codex") => Some(DistillAgent::Codex),
         Some("claude") => Some(DistillAgent::Claude),

@@ -1,11 +1,13 @@
 //! The Review view (DESIGN §14): the inbox of one view (the user scope and, when named, one
-//! project's) and the actions on it — keep, supersede, merge. Forget is `forget_memory` and edit
-//! is the memory form: the review adds no second way to do either.
+//! project's) and the actions on it — keep, supersede, merge — and asking the person's own agent
+//! about the pairs marked "duplicate or conflict?". Forget is `forget_memory` and edit is the
+//! memory form: the review adds no second way to do either.
 //!
 //! Deliberately does not: judge anything (core's `lifecycle` does) or read the clock anywhere
 //! but here, where the person acts.
 
 use ambry_core::Finding;
+use ambry_core::{AskReport, StopHandle};
 use ambry_core::{Memory, Scope};
 use chrono::Utc;
 use serde::Deserialize;
@@ -155,6 +157,29 @@ pub async fn review_merge(
             (from.scope, &from.name),
             Some(body),
             Utc::now(),
+        )?)
+    })
+    .await
+}
+
+/// The person's own agent (`with`: `claude` or `codex`; else `[distill] agent`) judges the
+/// view's uncertain pairs in one run; `dry_run` says what would be sent and its size and sends
+/// nothing. The verdicts show beside their findings; no memory is changed.
+#[tauri::command]
+pub async fn review_ask(
+    app: AppHandle,
+    project: Option<String>,
+    with: Option<String>,
+    dry_run: bool,
+) -> IpcResult<AskReport> {
+    off_main(app, move |ws| {
+        let place = ws.place_of(project.as_deref())?;
+        Ok(ws.review_ask(
+            &place,
+            super::distill::agent(with),
+            dry_run,
+            Utc::now(),
+            &StopHandle::default(),
         )?)
     })
     .await

@@ -17,6 +17,7 @@ mod memory;
 mod memory_test;
 mod real_clients;
 mod recall_service;
+mod review_ask;
 mod robustness;
 mod rules;
 mod service;

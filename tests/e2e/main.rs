@@ -34,6 +34,7 @@ mod reindex;
 mod relevance;
 mod rename;
 mod review;
+mod review_ask;
 mod rules;
 mod search;
 mod session_actions;

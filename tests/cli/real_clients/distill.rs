@@ -37,7 +37,7 @@ fn seed_session(world: &World) {
 }
 
 /// Points distill at the pinned clients (the world's PATH does not hold them).
-fn configure(world: &World) {
+pub(super) fn configure(world: &World) {
     let config = format!(
         "[distill]\nclaude_command = \"{}\"\ncodex_command = \"{}\"\n",
         world.client_bin("claude").display(),
@@ -92,7 +92,7 @@ fn store_bytes(world: &World) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// Every file and folder under `dir`: a child that left even an empty folder there shows.
-fn transcripts_in(dir: &Path) -> Vec<String> {
+pub(super) fn transcripts_in(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {

@@ -11,6 +11,7 @@ mod home;
 mod journey;
 mod mock_api;
 mod process;
+mod review_ask;
 mod seed;
 mod team;
 mod teeth;

@@ -1,12 +1,14 @@
 //! `ambry memory review`: the review inbox (duplicates, conflicts, stale, expired; DESIGN §14)
 //! and the actions on it — `keep`, `supersede`, `merge` (forget is `ambry memory forget`) — and
-//! `accept` / `reject` for distill proposals (`ambry memory distill`).
+//! `accept` / `reject` for distill proposals (`ambry memory distill`), and `--ask claude|codex`:
+//! the person's own agent judges the pairs marked "duplicate or conflict?" (core runs it).
 
 use std::path::PathBuf;
 
-use ambry_core::{Finding, Subject};
-use anyhow::Result;
+use ambry_core::{AskReport, Finding, StopHandle, Subject};
+use anyhow::{Context as _, Result};
 
+use super::memory_distill::AgentArg;
 use crate::context::Context;
 use crate::scope_args::ScopeArg;
 
@@ -14,6 +16,13 @@ use crate::scope_args::ScopeArg;
 pub struct ReviewArgs {
     #[command(subcommand)]
     pub action: Option<ReviewAction>,
+    /// Let your own agent CLI judge the pairs marked "duplicate or conflict?" (one run for all
+    /// of them; each verdict is kept until either memory changes). It changes no memory
+    #[arg(long, value_enum, value_name = "AGENT")]
+    pub ask: Option<AgentArg>,
+    /// With --ask: show what would be sent and its size; send nothing
+    #[arg(long, requires = "ask")]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -80,6 +89,13 @@ pub enum ReviewAction {
 pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
     let place = ctx.place();
     let ws = &ctx.workspace;
+    if let Some(agent) = args.ask {
+        anyhow::ensure!(
+            args.action.is_none(),
+            "--ask lists the review with the agent's verdicts; give it without an action"
+        );
+        return ask(ctx, agent, args.dry_run);
+    }
     let done = match args.action {
         None => return list(ctx, ws.review(&place, ctx.now())?),
         Some(ReviewAction::Accept {
@@ -158,6 +174,85 @@ pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
     Ok(())
 }
 
+/// `--ask`: the agent judges the uncertain pairs (or, `--dry-run`, what would be sent); then the
+/// review is listed with every verdict beside its pair. Ctrl-C, SIGTERM and SIGHUP kill the
+/// running agent's whole process group, as `memory distill` does.
+fn ask(ctx: &Context, agent: AgentArg, dry_run: bool) -> Result<()> {
+    let place = ctx.place();
+    let ws = &ctx.workspace;
+    let stop = StopHandle::default();
+    if !dry_run {
+        let stop = stop.clone();
+        ctrlc::set_handler(move || stop.stop())
+            .context("cannot install the Ctrl-C / SIGTERM handler")?;
+    }
+    let report = ws.review_ask(&place, Some(agent.into()), dry_run, ctx.now(), &stop)?;
+    if ctx.json {
+        return ctx.print_json(&report);
+    }
+    print_ask(&report);
+    if !dry_run {
+        println!();
+        list(ctx, ws.review(&place, ctx.now())?)?;
+    }
+    Ok(())
+}
+
+fn print_ask(r: &AskReport) {
+    let agent = r.agent.as_str();
+    let pairs = |n: usize| format!("{n} pair{}", if n == 1 { "" } else { "s" });
+    if r.pairs.is_empty() {
+        println!(
+            "no pair to ask {agent} about ({} answered before, unchanged since)",
+            pairs(r.cached)
+        );
+    } else if r.dry_run {
+        println!(
+            "dry run: {} in one call to {agent}, {} bytes, about {} tokens; nothing was sent",
+            pairs(r.pairs.len()),
+            r.prompt_bytes,
+            r.estimated_tokens
+        );
+        for p in &r.pairs {
+            println!("  {} and {}", p.memories[0], p.memories[1]);
+        }
+        if let Some(text) = &r.prompt {
+            println!("what would be sent (secrets masked):\n{}", text.trim_end());
+        }
+    } else {
+        println!(
+            "{} judged by {agent} in one call (~{} tokens); no memory was changed",
+            pairs(r.pairs.len()),
+            r.estimated_tokens
+        );
+    }
+    if r.cached > 0 && !r.pairs.is_empty() {
+        println!("not sent, answered before: {}", pairs(r.cached));
+    }
+    if !r.unanswered.is_empty() {
+        let names: Vec<String> = r
+            .unanswered
+            .iter()
+            .map(|[a, b]| format!("{a} and {b}"))
+            .collect();
+        println!(
+            "the answer said nothing of: {} (asked again next time)",
+            names.join(", ")
+        );
+    }
+    if !r.over_budget.is_empty() {
+        let names: Vec<String> = r
+            .over_budget
+            .iter()
+            .map(|[a, b]| format!("{a} and {b}"))
+            .collect();
+        println!(
+            "left for a later run by the budget ([distill] max_tokens / chunk_bytes): {}",
+            names.join(", ")
+        );
+    }
+}
+
 /// The `--body-file` text, read by the same rule as `memory save --body-file`.
 fn read_body(file: Option<PathBuf>) -> Result<Option<String>> {
     file.map(|f| super::memory::body_file_text(&f)).transpose()
@@ -175,6 +270,19 @@ fn about(subject: &[String]) -> String {
         String::new()
     } else {
         format!(" — about {}", subject.join(", "))
+    }
+}
+
+/// What the person's agent said of a pair (it decides nothing), or how to ask it.
+fn agent_line(verdict: Option<&ambry_core::AgentVerdict>) -> String {
+    match verdict {
+        Some(v) => format!(
+            "  {} says: {} — {}\n",
+            v.agent.as_str(),
+            v.verdict.as_str(),
+            ambry_core::escape_controls(&v.reason)
+        ),
+        None => "  ask your agent: ambry memory review --ask claude (or codex)\n".to_string(),
     }
 }
 
@@ -225,9 +333,10 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
             Finding::SameSubject {
                 memories: [a, b],
                 claims,
+                agent,
                 ..
             } => println!(
-                "same subject  {}/{} and {}/{} read alike but differ: {} — duplicate or conflict?\n  \
+                "same subject  {}/{} and {}/{} read alike but differ: {} — duplicate or conflict?\n{}  \
                  the same: ambry memory review merge {} {}\n  \
                  one replaces the other: ambry memory review supersede {} --by {}\n{}",
                 a.scope,
@@ -235,6 +344,7 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
                 b.scope,
                 b.name,
                 claims_text(claims),
+                agent_line(agent.as_ref()),
                 a.name,
                 b.name,
                 a.name,

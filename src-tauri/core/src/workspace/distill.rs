@@ -41,6 +41,17 @@ pub struct Selection {
 const SESSION_SCAN: usize = 100_000;
 
 impl Workspace {
+    /// Arguments the agent's child gets before its own: for Codex, every MCP server of the
+    /// person's config switched off (the child gets no tool that writes).
+    pub(super) fn child_args(&self, agent: DistillAgent) -> Vec<String> {
+        match (agent, self.agent_env()) {
+            (DistillAgent::Codex, Ok(env)) => std::fs::read_to_string(env.codex_config())
+                .map(|text| distill::child::codex_servers_off(&text))
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The store a session's proposals belong to: the project of the folder it ran in when
     /// that folder still exists, else the user scope alone.
     pub fn place_of_session(&self, session_id: &str) -> Result<Place, WorkspaceError> {
@@ -152,12 +163,7 @@ impl Workspace {
             return Err(DistillError::Disabled.into());
         }
         let agent = agent.unwrap_or(config.agent);
-        let extra_args = match (agent, self.agent_env()) {
-            (DistillAgent::Codex, Ok(env)) => std::fs::read_to_string(env.codex_config())
-                .map(|text| distill::child::codex_servers_off(&text))
-                .unwrap_or_default(),
-            _ => Vec::new(),
-        };
+        let extra_args = self.child_args(agent);
         let inbox = Inbox::new(self.home());
         let run = |store: &Store, sessions: &[Transcript], config: &DistillConfig| {
             let key = store

@@ -26,6 +26,7 @@ mod place;
 mod recall_bound;
 mod retrieval;
 mod review;
+mod review_ask;
 mod session_actions;
 mod sessions;
 mod sync;

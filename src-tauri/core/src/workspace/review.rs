@@ -6,7 +6,8 @@
 //! review reads, it does not write); without the model, words alone; each memory's last use by
 //! an agent from the usage summaries; the pending distill proposals of the view; the vectors it
 //! read or embedded, kept by text so a review counted after every memory change (the sidebar's
-//! count) reads and embeds only what changed. The rules live in `lifecycle` and `distill`.
+//! count) reads and embeds only what changed; the person's agent's kept verdicts beside the
+//! pairs it judged. The rules live in `lifecycle`, `distill` and `ask`.
 //! Deliberately does not: read the clock (callers pass `now`).
 
 use std::collections::HashMap;
@@ -15,6 +16,7 @@ use chrono::{DateTime, Utc};
 
 use super::place::Place;
 use super::{lock, Workspace, WorkspaceError};
+use ambry_lifecycle::ask::{self, Verdicts};
 use ambry_lifecycle::lifecycle::{self, AgentUse, Finding};
 use ambry_rank::embed::{
     embedded_text, read_sidecar, sidecar_path, text_hash, TextEmbedder, TextHash,
@@ -92,6 +94,12 @@ impl Workspace {
         };
         let mut findings =
             lifecycle::review_with(store, now.date_naive(), &vector_of, Some(&agent_use))?;
+        // The agent's verdicts on these very texts, beside the pairs it was asked about. A
+        // damaged file leaves them out here (the review still shows) and fails the next ask.
+        match Verdicts::new(self.home()).read() {
+            Ok(kept) => ask::attach(&mut findings, &kept),
+            Err(e) => tracing::warn!("review: the agent's verdicts are not shown: {e}"),
+        }
         findings.extend(
             self.proposals(place)?
                 .into_iter()

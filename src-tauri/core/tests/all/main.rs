@@ -16,6 +16,7 @@ mod embed_paraphrase;
 mod eval;
 mod eval_heldout;
 mod model_lent_per_batch;
+mod review_ask;
 mod review_eval;
 mod session_recall_eval;
 mod session_vectors;

@@ -42,7 +42,8 @@ pub struct AgentCall<'a> {
     pub prompt: &'a str,
     pub schema: &'a Value,
     pub timeout: Duration,
-    pub session_id: &'a str,
+    /// What the call is for, as its errors name it: `session ID` for distill.
+    pub about: &'a str,
     /// Arguments before the client's own (Codex: the person's MCP servers switched off).
     pub extra_args: &'a [String],
 }
@@ -268,7 +269,7 @@ fn run_child(call: &AgentCall<'_>, stop: &StopHandle) -> Result<String, DistillE
     };
     let stopped = || DistillError::Stopped {
         agent: call.agent.as_str().to_string(),
-        session: call.session_id.to_string(),
+        session: call.about.to_string(),
     };
     if stop.is_stopped() {
         return Err(stopped());
@@ -337,7 +338,7 @@ fn run_child(call: &AgentCall<'_>, stop: &StopHandle) -> Result<String, DistillE
                 drop(pipe);
                 return Err(DistillError::OutputTooLarge {
                     agent,
-                    session: call.session_id.to_string(),
+                    session: call.about.to_string(),
                     stream: stream.name(),
                     limit_kib: OUTPUT_MAX / 1024,
                 });
@@ -345,7 +346,7 @@ fn run_child(call: &AgentCall<'_>, stop: &StopHandle) -> Result<String, DistillE
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
                 return Err(DistillError::AgentTimedOut {
                     agent,
-                    session: call.session_id.to_string(),
+                    session: call.about.to_string(),
                     secs: call.timeout.as_secs(),
                 })
             }
@@ -371,7 +372,7 @@ fn run_child(call: &AgentCall<'_>, stop: &StopHandle) -> Result<String, DistillE
         };
         return Err(DistillError::AgentFailed {
             agent,
-            session: call.session_id.to_string(),
+            session: call.about.to_string(),
             status: status.to_string(),
             stderr: quoted(said, 600),
         });
@@ -379,7 +380,7 @@ fn run_child(call: &AgentCall<'_>, stop: &StopHandle) -> Result<String, DistillE
     match call.agent {
         DistillAgent::Claude => Err(DistillError::MalformedAnswer {
             agent,
-            session: call.session_id.to_string(),
+            session: call.about.to_string(),
             reason: format!(
                 "Claude Code printed no JSON result ({})",
                 quoted(&stdout, 200)
@@ -399,7 +400,7 @@ fn read_bounded(path: &Path, call: &AgentCall<'_>) -> Result<String, DistillErro
     if len > OUTPUT_MAX {
         return Err(DistillError::AnswerTooLarge {
             agent: call.agent.as_str().into(),
-            session: call.session_id.into(),
+            session: call.about.into(),
             bytes: len as usize,
             limit: OUTPUT_MAX as usize,
         });
@@ -449,7 +450,7 @@ pub fn claude_answer(result: &Value, call: &AgentCall<'_>) -> Result<String, Dis
         let said = quoted(&said, 300);
         return Err(DistillError::NoValidAnswer {
             agent: "claude".into(),
-            session: call.session_id.to_string(),
+            session: call.about.to_string(),
             tries,
             reason: if said.is_empty() {
                 String::new()
@@ -459,7 +460,8 @@ pub fn claude_answer(result: &Value, call: &AgentCall<'_>) -> Result<String, Dis
         });
     }
     if result["is_error"].as_bool() == Some(true) || subtype.starts_with("error") {
-        // Claude Code says `success` for a run that ended in an error (an invalid API key).
+        // Claude Code says `"subtype": "success"` beside `"is_error": true` for a refused login
+        // ("Invalid API key"): that is no success to name.
         let subtype = if subtype.is_empty() || subtype == "success" {
             "error"
         } else {
@@ -472,7 +474,7 @@ pub fn claude_answer(result: &Value, call: &AgentCall<'_>) -> Result<String, Dis
         };
         return Err(DistillError::AgentFailed {
             agent: "claude".into(),
-            session: call.session_id.to_string(),
+            session: call.about.to_string(),
             status: quoted(subtype, 80),
             stderr: quoted(&said, 600),
         });
@@ -482,7 +484,7 @@ pub fn claude_answer(result: &Value, call: &AgentCall<'_>) -> Result<String, Dis
         (_, Value::String(text)) => Ok(text.clone()),
         _ => Err(DistillError::MalformedAnswer {
             agent: "claude".into(),
-            session: call.session_id.to_string(),
+            session: call.about.to_string(),
             reason: "the result holds no answer".into(),
         }),
     }
@@ -543,7 +545,7 @@ mod tests {
             prompt: "x",
             schema: &schema,
             timeout: Duration::from_secs(5),
-            session_id: "s",
+            about: "session s",
             extra_args: &[],
         };
         let err = ChildRunner::default().call(&call).unwrap_err();
@@ -557,7 +559,7 @@ mod tests {
             prompt: "x",
             schema,
             timeout: Duration::from_secs(60),
-            session_id: "s",
+            about: "session s",
             extra_args: &[],
         }
     }
@@ -585,6 +587,19 @@ mod tests {
         assert!(
             err.contains("(its retries): I cannot fit the schema;"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_refused_login_is_said_as_an_error_with_the_clients_words() {
+        let schema = serde_json::json!({});
+        let call = call_for(&schema, "claude");
+        let result = serde_json::json!({"type": "result", "subtype": "success",
+            "is_error": true, "result": "Invalid API key · Please run /login"});
+        let err = claude_answer(&result, &call).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "claude failed for session s (error): Invalid API key · Please run /login"
         );
     }
 

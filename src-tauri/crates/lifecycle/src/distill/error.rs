@@ -6,6 +6,8 @@
 
 use ambry_store::error::ErrorCode;
 
+/// `session` in the variants below names what the agent's call was for, as a message says it
+/// after "for": `session ID` for a distill call, the review's pairs for an ask.
 #[derive(Debug, thiserror::Error)]
 pub enum DistillError {
     #[error("distill is switched off in config.toml ([distill] enabled = false)")]
@@ -14,27 +16,29 @@ pub enum DistillError {
     Busy { scope: String },
     #[error("no indexed session matches {what}; run `ambry sessions index` first")]
     NoSessions { what: String },
-    #[error("the answer of {agent} for session {session} is not a valid proposal list: {reason}; nothing was written for that session")]
+    #[error(
+        "the answer of {agent} for {session} is not valid: {reason}; nothing was written for it"
+    )]
     MalformedAnswer {
         agent: String,
         session: String,
         reason: String,
     },
-    #[error("the answer of {agent} for session {session} is {bytes} bytes, over the {limit}-byte limit; nothing was written for that session")]
+    #[error("the answer of {agent} for {session} is {bytes} bytes, over the {limit}-byte limit; nothing was written for it")]
     AnswerTooLarge {
         agent: String,
         session: String,
         bytes: usize,
         limit: usize,
     },
-    #[error("{agent} printed more than {limit_kib} KiB on its {stream} for session {session}; it was stopped there, and nothing was written for that session")]
+    #[error("{agent} printed more than {limit_kib} KiB on its {stream} for {session}; it was stopped there, and nothing was written for it")]
     OutputTooLarge {
         agent: String,
         session: String,
         stream: &'static str,
         limit_kib: u64,
     },
-    #[error("the agent ({agent}) could not produce a valid answer for session {session} ({tries}){reason}; nothing was written for that session")]
+    #[error("the agent ({agent}) could not produce a valid answer for {session} ({tries}){reason}; nothing was written for it")]
     NoValidAnswer {
         agent: String,
         session: String,
@@ -43,7 +47,9 @@ pub enum DistillError {
         /// `: ` and what the agent said last, or empty.
         reason: String,
     },
-    #[error("{agent} was stopped for session {session}: ambry was asked to stop; nothing was written for that session")]
+    #[error(
+        "{agent} was stopped for {session}: ambry was asked to stop; nothing was written for it"
+    )]
     Stopped { agent: String, session: String },
     #[error("cannot start {program}: {reason} (set [distill] {key} in config.toml to the agent's command)")]
     AgentMissing {
@@ -59,14 +65,14 @@ pub enum DistillError {
         agent: &'static str,
         key: &'static str,
     },
-    #[error("{agent} failed for session {session} ({status}): {stderr}")]
+    #[error("{agent} failed for {session} ({status}): {stderr}")]
     AgentFailed {
         agent: String,
         session: String,
         status: String,
         stderr: String,
     },
-    #[error("{agent} did not answer for session {session} within {secs} s; it was stopped")]
+    #[error("{agent} did not answer for {session} within {secs} s; it was stopped")]
     AgentTimedOut {
         agent: String,
         session: String,

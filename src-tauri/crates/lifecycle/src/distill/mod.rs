@@ -20,6 +20,7 @@ pub mod run;
 pub use actions::{accept, reject, AcceptError, Edits};
 pub use child::AgentCall;
 pub use child::{AgentRunner, ChildRunner, StopHandle, CHILD_MARKER};
+pub(crate) use error::quoted;
 pub use error::DistillError;
 pub use inbox::Inbox;
 pub use inbox::{Decision, Distilled};

@@ -210,13 +210,14 @@ pub fn distill(
         DistillAgent::Codex => &setup.config.codex_command,
     };
     for call in &report.calls {
+        let about = format!("session {}", call.session_id);
         let answer = runner.call(&AgentCall {
             agent: setup.agent,
             command,
             prompt: &call.prompt,
             schema: &schema,
             timeout: Duration::from_secs(setup.config.timeout_secs),
-            session_id: &call.session_id,
+            about: &about,
             extra_args: &setup.extra_args,
         })?;
         let context = CallContext {
@@ -231,14 +232,14 @@ pub fn distill(
         let checked = check_answer(&answer, &context, setup.now).map_err(|p| match p {
             AnswerProblem::TooLarge(bytes) => DistillError::AnswerTooLarge {
                 agent: setup.agent.as_str().into(),
-                session: call.session_id.clone(),
+                session: about.clone(),
                 bytes,
                 limit: super::proposal::MAX_ANSWER_BYTES,
             },
             // The reason may quote the answer (a parse error names the value it met).
             AnswerProblem::Malformed(reason) => DistillError::MalformedAnswer {
                 agent: setup.agent.as_str().into(),
-                session: call.session_id.clone(),
+                session: about.clone(),
                 reason: quoted(&reason, 600),
             },
         })?;

@@ -76,6 +76,10 @@ pub enum Finding {
         /// What both are about, as read from their claims.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         subject: Vec<String>,
+        /// What the person's own agent said of the pair, when it was asked about these very
+        /// texts (`crate::ask`): shown beside the local evidence; it changes nothing by itself.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        agent: Option<crate::ask::verdict::AgentVerdict>,
     },
     /// A project memory naming paths no longer in its repository.
     Stale {
@@ -280,6 +284,7 @@ pub fn review_with(
                 similarity,
                 claims,
                 subject,
+                agent: None,
             },
             None => continue,
         };
