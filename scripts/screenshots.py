@@ -17,12 +17,13 @@ def settle():
     time.sleep(0.6)
 
 
-# (name suffix, window size, GTK theme): light and dark, at the default size and at 800×600.
+# (name suffix, window size, GTK theme): light and dark, at the default size and at 720×480, the
+# smallest window the app is laid out for.
 VARIANTS = [
     ("", (1280, 800), None),
     ("-dark", (1280, 800), "Adwaita:dark"),
-    ("-800", (800, 600), None),
-    ("-800-dark", (800, 600), "Adwaita:dark"),
+    ("-720", (720, 480), None),
+    ("-720-dark", (720, 480), "Adwaita:dark"),
 ]
 
 
@@ -64,6 +65,11 @@ def photograph(app, out, suffix, size):
     settle()
     shot("archive")
 
+    app.click('[data-testid="nav-review"]')
+    app.wait_for('[data-testid="review-view"]')
+    settle()
+    shot("review")
+
     app.click('[data-testid="nav-settings"]')
     app.wait_for('[data-testid="doctor-check"]')
     settle()
@@ -79,7 +85,7 @@ def main():
         # The theme is the desktop's (GTK); the page follows it through prefers-color-scheme.
         with App(binary, home, {"GTK_THEME": theme} if theme else {}) as app:
             photograph(app, out, suffix, size)
-    print(f"screenshots in {out}: memories, search, compose, sessions, archive, settings × light/dark × 1280x800/800x600")
+    print(f"screenshots in {out}: memories, search, compose, sessions, archive, review, settings × light/dark × 1280x800/720x480")
 
 
 if __name__ == "__main__":
