@@ -32,6 +32,7 @@ mod reindex;
 mod relevance;
 mod rename;
 mod review;
+mod review_actions;
 mod rules;
 mod search;
 mod session_actions;
