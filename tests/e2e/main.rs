@@ -25,6 +25,7 @@ mod layout;
 mod live;
 mod memory_sort;
 mod multi_select;
+mod overlays;
 mod palette;
 mod palette_places;
 mod purge;
