@@ -45,9 +45,11 @@ fn declarations(cfg: &Config) -> BTreeMap<String, (String, String)> {
         ambry_core::InstructionKind,
         ambry_core::Edits,
         ambry_core::ForgottenVersion,
+        ambry_core::Replaced,
         crate::commands::Location,
         crate::commands::MemoryRef,
         crate::commands::review::ReviewRef,
+        crate::commands::review::TextPair,
         crate::commands::compose::CaseRef,
         crate::commands::search::SearchIn,
     ]

@@ -128,11 +128,14 @@ export function agentsCard({ onChange = () => {} } = {}) {
             ? h('ul', { class: 'trust-list' }, a.hooks_trust.map((t) => h('li', { testid: 'agent-trust', dataset: { event: t.event, trust: t.trust }, class: t.trust === 'trusted' ? 'muted' : 'warn-text' },
               `${t.event} hook: ${TRUST_TEXT[t.trust] || t.trust}`)))
             : null),
-        (a.hooks_trust || []).some((t) => t.trust !== 'trusted')
-          ? h('button', { class: 'btn', testid: 'agent-trust-button', onClick: () => trust(a) }, 'Trust in Codex…')
-          : null,
-        h('button', { class: a.connected ? 'btn' : 'btn btn-primary', testid: 'agent-toggle', onClick: () => toggle(a) },
-          a.connected ? 'Disconnect' : `Connect ${a.name}`)); })));
+        // The row's buttons share one cell: a second one (Trust in Codex…) never spills into
+        // the dot's narrow column.
+        h('span', { class: 'agent-actions' },
+          (a.hooks_trust || []).some((t) => t.trust !== 'trusted')
+            ? h('button', { class: 'btn', testid: 'agent-trust-button', onClick: () => trust(a) }, 'Trust in Codex…')
+            : null,
+          h('button', { class: a.connected ? 'btn' : 'btn btn-primary', testid: 'agent-toggle', onClick: () => toggle(a) },
+            a.connected ? 'Disconnect' : `Connect ${a.name}`))); })));
     if (keepFocus) {
       const button = el.querySelector(`[data-testid="agent-row"][data-agent="${keepFocus}"] [data-testid="agent-toggle"]`);
       if (button) button.focus();

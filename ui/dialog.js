@@ -5,7 +5,8 @@
 // data-testid:
 //   confirm-dialog      the modal        confirm-message   its text
 //   confirm-ok          confirm button   confirm-cancel    cancel button
-//   toasts              the toast area (bottom right, in a strip the window gives up while one shows)
+//   toasts              the toast area, over the window: bottom right, or where it hides fewer
+//                       controls and never the focused one (data-place = bottom | top | bottom-left)
 //   toast               a notification (data-kind = info | success | error)
 //   toast-dismiss       its × button     toast-action      its action (e.g. Undo)
 //   toast-details       "Details" toggle toast-details-text  the raw text it reveals
@@ -74,29 +75,91 @@ export function confirmDialog({ title, message, details = null, confirmLabel = '
   });
 }
 
+// While a dialog is open, the scrolling boxes of the window under it show no scrollbar:
+// WebKitGTK draws overlay scrollbars after the rest of the page, so one would lie over the
+// dialog (styles.css: [data-under-modal]).
+function hideScrollbarsUnderDialogs() {
+  const open = !!document.querySelector('body > .modal-backdrop');
+  const app = document.getElementById('app');
+  if (!app) return;
+  if (!open) {
+    for (const e of app.querySelectorAll('[data-under-modal]')) delete /** @type {HTMLElement} */ (e).dataset.underModal;
+    return;
+  }
+  for (const e of app.querySelectorAll('*')) {
+    const el = /** @type {HTMLElement} */ (e);
+    if (el.scrollHeight <= el.clientHeight && el.scrollWidth <= el.clientWidth) continue;
+    const s = getComputedStyle(el);
+    if (/(auto|scroll)/.test(s.overflowY + s.overflowX)) el.dataset.underModal = 'true';
+  }
+}
+new MutationObserver(hideScrollbarsUnderDialogs).observe(document.body, { childList: true });
+
 // At most this many toasts at once: an older one makes room for a newer one.
 const MAX_TOASTS = 2;
 // Below this window height, one at a time.
 const SHORT_WINDOW = 600;
-// The space between the window's edge, the toasts and what the window shows above them.
+// The space between the window's edge and the toasts (styles.css: .toasts).
 const TOAST_MARGIN = 8;
+const TOAST_RIGHT = 16;
 let toastHost = null;
 
-// The window's content ends above the toasts (styles.css reads --toast-space): a notification
-// never lies over a control, a banner or text being written, at any window size.
-function reserveToastSpace() {
-  const space = toastHost.children.length ? toastHost.offsetHeight + 2 * TOAST_MARGIN : 0;
-  document.documentElement.style.setProperty('--toast-space', `${space}px`);
+// Where the toasts may lie over the window, in order of preference (styles.css: .toasts[data-place]).
+const TOAST_PLACES = ['bottom', 'top', 'bottom-left'];
+const CONTROLS = 'input, select, textarea, button, a[href], summary, [tabindex]:not([tabindex="-1"])';
+
+// The rectangle the toasts take at `place`.
+function toastRect(place) {
+  const width = toastHost.offsetWidth;
+  const height = toastHost.offsetHeight;
+  const left = place === 'bottom-left' ? TOAST_RIGHT : window.innerWidth - TOAST_RIGHT - width;
+  const top = place === 'top' ? TOAST_MARGIN : window.innerHeight - TOAST_MARGIN - height;
+  return { left, top, right: left + width, bottom: top + height };
+}
+
+const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
+// Notifications lie over the window and never move it. Of their places, they take the one that
+// hides the fewest controls, and never the one over the control that has focus (a field being
+// written in, the button about to be pressed).
+function placeToasts() {
+  if (!toastHost || !toastHost.children.length) return;
+  const focused = document.activeElement;
+  // Focus on a toast's own button (Undo): they stay where the person found them.
+  if (focused && toastHost.contains(focused)) return;
+  const controls = [...document.querySelectorAll(CONTROLS)]
+    .filter((e) => !toastHost.contains(e) && e.getClientRects().length)
+    .map((e) => ({ e, r: e.getBoundingClientRect() }))
+    .filter(({ r }) => r.width && r.height);
+  const cost = (place) => {
+    const t = toastRect(place);
+    let n = 0;
+    for (const { e, r } of controls) {
+      if (!overlaps(t, r)) continue;
+      n += e === focused || e.contains(focused) ? 1000 : 1;
+    }
+    return n;
+  };
+  let best = TOAST_PLACES[0];
+  let least = cost(best);
+  for (const place of TOAST_PLACES.slice(1)) {
+    if (least === 0) break;
+    const c = cost(place);
+    if (c < least) { best = place; least = c; }
+  }
+  toastHost.dataset.place = best;
 }
 
 // `message` is what a person reads; `details` (e.g. the raw error) stays folded until asked
 // for; `action` is `{ label, run }` (e.g. Undo) and dismisses the toast when taken.
 export function toast(message, kind = 'info', timeout = 4500, { details = null, action = null } = {}) {
   if (!toastHost) {
-    toastHost = h('div', { class: 'toasts', testid: 'toasts', role: 'status', 'aria-live': 'polite' });
+    toastHost = h('div', { class: 'toasts', testid: 'toasts', role: 'status', 'aria-live': 'polite', dataset: { place: 'bottom' } });
     document.body.append(toastHost);
-    new ResizeObserver(reserveToastSpace).observe(toastHost);
-    new MutationObserver(reserveToastSpace).observe(toastHost, { childList: true });
+    new ResizeObserver(placeToasts).observe(toastHost);
+    new MutationObserver(placeToasts).observe(toastHost, { childList: true });
+    document.addEventListener('focusin', placeToasts);
+    window.addEventListener('resize', placeToasts);
   }
   let timer = null;
   const dismiss = () => {
@@ -120,13 +183,13 @@ export function toast(message, kind = 'info', timeout = 4500, { details = null, 
       }, 'Details') : null,
       h('button', { class: 'toast-dismiss', testid: 'toast-dismiss', 'aria-label': 'Dismiss notification', title: 'Dismiss', onClick: dismiss }, '×')),
     detailText);
-  // A newer toast replaces the oldest at once (no fade that would hold its space), and a short
-  // window keeps one: the strip they take is room the view gives up.
+  // A newer toast replaces the oldest at once, and a short window keeps one: they lie over it.
   const most = window.innerHeight < SHORT_WINDOW ? 1 : MAX_TOASTS;
   for (const gone of toastHost.querySelectorAll('.toast.leaving')) gone.remove();
   toastHost.append(el);
   const live = [...toastHost.children];
   for (const old of live.slice(0, Math.max(0, live.length - most))) old.remove();
+  placeToasts();
   // Hovering or focusing a toast keeps it (a person about to click Undo must not lose it).
   const arm = () => { clearTimeout(timer); timer = setTimeout(dismiss, timeout); };
   el.addEventListener('mouseenter', () => clearTimeout(timer));

@@ -32,12 +32,14 @@ export type InstructionKind = "user_claude" | "user_agents" | "project_claude" |
 export type Location = { scope: Scope, project: string | null, };
 export type MemoryDraft = { name: string, type: string, description: string, body: string, tags: Array<string>, };
 export type MemoryRef = { name: string, scope: Scope, project: string | null, };
+export type Replaced = { scope: Scope, name: string, version: string, };
 export type ReviewRef = { scope: Scope, name: string, };
 export type RuleEdit = { "op": "keep" } | { "op": "set", "rule": Enforce } | { "op": "remove" };
 export type RuleStatus = "on" | "off" | "proposed";
 export type Scope = "user" | "team" | "project";
 export type SearchIn = { "kind": "everything" } | { "kind": "user_only" } | { "kind": "project", "slug": string };
 export type SessionSource = "claude" | "codex" | "ambry";
+export type TextPair = { a: string, b: string, };
 
 export interface CommandArgs {
   list_memories: { location: Location };
@@ -98,8 +100,11 @@ export interface CommandArgs {
   review_set_rule: { project?: string | null; memory: ReviewRef; rule: Enforce };
   review_team_seen: { project?: string | null; name: string };
   review_supersede: { project?: string | null; memory: ReviewRef; by: string };
-  review_merge: { project?: string | null; into: ReviewRef; from: ReviewRef; body: string };
+  review_merge: { project?: string | null; into: ReviewRef; from: ReviewRef; body: string; description?: string | null };
   review_ask: { project?: string | null; with?: string | null; dryRun: boolean };
+  review_merge_draft: { project?: string | null; into: ReviewRef; from: ReviewRef };
+  review_undo: { project?: string | null; undo: Array<Replaced> };
+  compare_texts: { pairs: Array<TextPair> };
   sessions_overview: Record<string, never>;
   recall_sessions: { query: string; source?: SessionSource | null; project?: string | null; folder?: string | null; limit?: number | null; waitForModel?: boolean | null; byWords?: boolean | null };
   list_sessions: { source?: SessionSource | null; limit?: number | null };

@@ -401,7 +401,7 @@ window.addEventListener('focus', () => sidebar.refreshSync());
 
 async function boot() {
   const root = document.getElementById('app');
-  clear(root, layout.toggle, sidebar.el, main, search.el);
+  clear(root, layout.toggle, sidebar.el, main, sidebar.float, search.el);
   sidebar.render();
   await loadProjects();
   await app.agentsChanged();

@@ -99,7 +99,8 @@ export function createMemoriesView(app) {
       h('div', { class: 'view-actions' }, anchorButton, newButton)),
     trustBanner,
     h('div', { class: 'split' },
-      h('div', { class: 'list-pane' }, h('div', { class: 'list-tools' }, filter, sort), list.el, empty),
+      // The frame draws the list's focus ring over its rows and group headers (styles.css).
+      h('div', { class: 'list-pane' }, h('div', { class: 'list-tools' }, filter, sort), h('div', { class: 'vlist-frame' }, list.el), empty),
       pane));
 
   filter.addEventListener('input', debounce(() => refreshList(), 60));

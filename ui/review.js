@@ -2,7 +2,8 @@
 // it), each finding with its evidence and the actions a person takes on it. Every finding kind
 // is one render function in RENDERERS (evidence + actions), so a new kind is one more entry.
 // Deliberately does not: judge anything (core does), or edit a memory in a form of its own
-// (Edit opens the memory form of the Memories view; Merge's editor is only the merged body).
+// (Edit opens the memory form of the Memories view; Merge's editor is only the merged body and
+// description), or compare texts (core marks what differs; this renders it).
 //
 // Keys on a focused finding: ↑/↓ the previous/next finding, Home/End the first/last, M merge, S supersede, K keep,
 // E edit, Delete forget (each also a button, reached with Tab).
@@ -14,6 +15,7 @@
 //   review-finding        a finding (data-kind, data-names = the names joined by a space)
 //   review-side           one memory of a pair (data-name, data-scope)
 //   review-claim          a highlighted claim or differing word in a text
+//   review-only           a sentence of a pair's text the other has no version of
 //   review-missing        a missing path of a stale finding (data-path), with its commit
 //   review-expired-on     the expiry day           review-last-used  the last use by an agent
 //   review-merge  review-supersede  review-keep  review-edit  review-forget   the actions
@@ -24,7 +26,10 @@
 //                         turns; review-accept (A), review-reject (R) its actions
 //   review-side-edit  review-side-forget   edit or forget one memory of a pair
 //   review-merge-dialog   the merge editor: review-merge-into (radio, data-name),
-//                         review-merge-body, review-merge-save, review-merge-cancel
+//                         review-merge-description, review-merge-body, review-merge-save,
+//                         review-merge-cancel; review-merge-sentence a sentence of the other one
+//                         the text does not say (its differing words review-claim), taken in
+//                         with its review-merge-take
 //   review-supersede-dialog  which one stays: review-supersede-option (radio, data-name),
 //                         review-supersede-ok, review-supersede-cancel
 //   review-ask            "Ask Claude Code / Codex…": the person's agent judges the pairs
@@ -80,23 +85,26 @@ function bodyOf(text) {
   return m ? text.slice(m[0].length) : (text || '');
 }
 
-const WORD = /([\p{L}\p{N}_\-/@]+(?:\.[\p{L}\p{N}_\-/@]+)*)/u;
-
-function words(text) {
-  return new Set(text.split(WORD).filter((_, i) => i % 2).map((w) => w.toLowerCase()));
+// A text as core compared it with another: a word the other's version of its sentence lacks is
+// marked, a sentence the other has no version of is underlined, the rest is plain.
+function piecesOf(pieces) {
+  return pieces.map((p) => (p.mark === 'word'
+    ? h('mark', { testid: 'review-claim' }, p.text)
+    : p.mark === 'sentence' ? h('span', { class: 'review-only', testid: 'review-only' }, p.text) : p.text));
 }
 
-// `text` with the words `other` does not have marked (a duplicate's small differences).
-function markedAgainst(text, other) {
-  const theirs = words(other);
-  return text.split(WORD).map((part, i) => (i % 2 && part.length > 2 && !theirs.has(part.toLowerCase())
-    ? h('mark', { testid: 'review-claim' }, part) : part));
+// `body` with `sentence` taken in: on a line of its own at the end.
+function takeIn(body, sentence) {
+  const kept = body.trimEnd();
+  return kept ? `${kept}\n${sentence.trim()}\n` : `${sentence.trim()}\n`;
 }
 
 export function createReviewView(app) {
   let project = null;        // the project whose memories join the user scope's, or null
   let findings = [];
   let loadSeq = 0;
+  // Texts shown plain until core's comparison of them arrives (one call per render).
+  let comparing = [];
 
   const picker = h('select', { class: 'select', testid: 'review-location', 'aria-label': 'Whose memories to review' });
   const count = h('span', { class: 'subtitle', testid: 'review-count' });
@@ -127,6 +135,31 @@ export function createReviewView(app) {
   const loc = (m) => ({ scope: m.scope, project: m.scope === 'user' ? null : project });
   const ref = (m) => ({ scope: m.scope, name: m.name });
   const scopeWords = (m) => (m.scope === 'user' ? 'User' : m.scope === 'team' ? `Team · ${app.projectName(project)}` : app.projectName(project));
+
+  // Two texts of a pair, each shown plain at once and marked against the other once compared.
+  function compared(a, b) {
+    const shown = [h('span', { class: 'review-compared' }, a), h('span', { class: 'review-compared' }, b)];
+    comparing.push({ pair: { a, b }, shown });
+    return shown;
+  }
+
+  async function markCompared(seq) {
+    const todo = comparing;
+    comparing = [];
+    if (!todo.length) return;
+    let result;
+    try {
+      result = await call('compare_texts', { pairs: todo.map((t) => t.pair) });
+    } catch {
+      return; // the texts stay shown plain
+    }
+    if (seq !== loadSeq) return;
+    todo.forEach((t, i) => {
+      clear(t.shown[0], piecesOf(result[i].a));
+      clear(t.shown[1], piecesOf(result[i].b));
+      t.shown.forEach((el) => { el.dataset.compared = 'true'; });
+    });
+  }
 
   function memoryHead(m) {
     return h('div', { class: 'review-memory-head' },
@@ -190,10 +223,11 @@ export function createReviewView(app) {
   const RENDERERS = {
     duplicate: (f) => {
       const [a, b] = f.memories;
+      const [ta, tb] = compared(a.body, b.body);
       return {
         title: `${a.name} and ${b.name} say the same thing`,
-        note: `similarity ${Math.round(f.similarity * 100)}%; the words only one of them has are marked`,
-        evidence: h('div', {}, about(f), h('div', { class: 'review-pair' }, side(a, markedAgainst(a.body, b.body)), side(b, markedAgainst(b.body, a.body)))),
+        note: `similarity ${Math.round(f.similarity * 100)}%; the words that differ are marked, a sentence only one of them has is underlined`,
+        evidence: h('div', {}, about(f), h('div', { class: 'review-pair' }, side(a, ta), side(b, tb))),
         actions: pairActions(f),
       };
     },
@@ -283,7 +317,10 @@ export function createReviewView(app) {
       title: f.before ? `${f.memory.name} was changed by the team` : `${f.memory.name} arrived from the team`,
       note: 'It came through git; agents are given it.',
       evidence: f.before
-        ? h('div', { class: 'review-pair' }, side({ ...f.memory, body: f.before, description: 'As you last saw it' }, markedAgainst(f.before, f.memory.body)), side(f.memory, markedAgainst(f.memory.body, f.before)))
+        ? (() => {
+          const [before, now] = compared(f.before, f.memory.body);
+          return h('div', { class: 'review-pair' }, side({ ...f.memory, body: f.before, description: 'As you last saw it' }, before), side(f.memory, now));
+        })()
         : single(f.memory),
       actions: [
         button('review-team-seen', 'Seen', 'K', () => act(`${f.memory.name} seen`, () => call('review_team_seen', { project, name: f.memory.name }))),
@@ -294,14 +331,15 @@ export function createReviewView(app) {
     // other archived. Keep the file's, take the other, or edit the file to merge them.
     changed_on_two_machines: (f) => {
       const label = (s) => `${s.here ? 'This machine' : 'The other machine'}${s.deleted ? ' deleted it' : ''}${s.updated ? ` · ${absoluteTime(s.updated)}` : ''}`;
-      const pane = (s, testid, title) => h('div', { class: 'review-side', testid, dataset: { here: String(!!s.here) } },
+      const [keptText, otherText] = f.kept.deleted || f.other.deleted ? [bodyOf(f.kept.text), bodyOf(f.other.text)] : compared(bodyOf(f.kept.text), bodyOf(f.other.text));
+      const pane = (s, testid, title, text) => h('div', { class: 'review-side', testid, dataset: { here: String(!!s.here) } },
         h('div', { class: 'review-side-head' }, h('strong', {}, title), ' ', h('span', { class: 'muted' }, label(s))),
-        h('pre', { class: 'review-body' }, s.deleted ? '(deleted)' : markedAgainst(bodyOf(s.text), bodyOf(f.other === s ? f.kept.text : f.other.text))));
+        h('pre', { class: 'review-body' }, s.deleted ? '(deleted)' : text));
       const memory = f.name ? { scope: f.scope, name: f.name } : null;
       return {
         title: `${f.name || f.path} was changed on two machines`,
         note: 'The later edit is in the file; the other is archived. Keep the file\'s, use the other, or edit the file to merge them.',
-        evidence: h('div', { class: 'review-pair' }, pane(f.kept, 'review-sync-kept', 'In the file'), pane(f.other, 'review-sync-other', 'The other version')),
+        evidence: h('div', { class: 'review-pair' }, pane(f.kept, 'review-sync-kept', 'In the file', keptText), pane(f.other, 'review-sync-other', 'The other version', otherText)),
         actions: [
           button('review-sync-keep', 'Keep the file\'s', 'K', () => act('Kept the version in the file', async () => { await call('sync_keep', { id: f.id }); app.syncChanged(); })),
           button('review-sync-other', 'Use the other', 'U', () => act('The other version is back in the file', async () => { await call('sync_use_other', { id: f.id }); app.syncChanged(); })),
@@ -389,6 +427,7 @@ export function createReviewView(app) {
   function render(focusIndex = null) {
     count.textContent = findings.length === 1 ? '1 to review' : `${findings.length} to review`;
     askButton.hidden = !findings.some((f) => f.kind === 'same_subject');
+    comparing = [];
     clear(list, findings.length
       ? findings.map((f, i) => card(f, i))
       : h('div', { class: 'empty-state', testid: 'review-empty' },
@@ -399,6 +438,7 @@ export function createReviewView(app) {
       const target = all[Math.min(focusIndex, all.length - 1)];
       if (target) target.focus(); else picker.focus();
     }
+    markCompared(loadSeq);
   }
 
   async function load(focusIndex = null) {
@@ -434,6 +474,25 @@ export function createReviewView(app) {
       errorToast('Could not do that', e);
     }
     await load(index ?? 0);
+  }
+
+  // A supersede or a merge done: its toast offers Undo, which restores every version it
+  // replaced (the archive keeps them all), as a delete's does.
+  function undoable(message, done, undone) {
+    const where = project;
+    toast(message, 'success', 8000, {
+      action: done.undo && done.undo.length ? { label: 'Undo', run: () => undoAction(where, done.undo, undone) } : null,
+    });
+  }
+
+  async function undoAction(where, undo, undone) {
+    try {
+      await call('review_undo', { project: where, undo });
+      toast(undone, 'success', 3000);
+    } catch (e) {
+      errorToast('Could not undo it', e);
+    }
+    await load(focusedIndex() ?? 0);
   }
 
   async function forget(m) {
@@ -492,30 +551,87 @@ export function createReviewView(app) {
       h('span', { class: 'mono' }, m.name), h('span', { class: 'badge' }, scopeWords(m)));
   }
 
-  // Both texts in one editor; the chosen name stays with the merged text, the other is archived.
+  // The kept memory's text in one editor, with the other's sentences it does not say beside it
+  // (what differs marked) to take in one by one; the chosen name and description stay with the
+  // merged text, the other is archived. Nothing is said twice unless the person writes it so.
   function merge(a, b) {
     const index = focusedIndex();
     const into = h('fieldset', { class: 'review-choices' }, h('legend', {}, 'Keep the name'),
       choice('merge-into', 'review-merge-into', a, true), choice('merge-into', 'review-merge-into', b, false));
+    const description = h('input', { class: 'input', testid: 'review-merge-description', 'aria-label': 'Description of the merged memory', spellcheck: 'false' });
     const text = h('textarea', { class: 'input mono review-merge-body', testid: 'review-merge-body', 'aria-label': 'Merged text', spellcheck: 'false' });
-    text.value = `${a.body.trimEnd()}\n\n${b.body.trimEnd()}\n`;
+    const offered = h('div', { class: 'review-merge-offered', testid: 'review-merge-offered' });
     const error = h('div', { class: 'form-error', role: 'alert', hidden: true });
     const save = h('button', { class: 'btn btn-primary', testid: 'review-merge-save', onClick: () => go() }, 'Save merged');
     const cancel = h('button', { class: 'btn', testid: 'review-merge-cancel', onClick: () => m.close() }, 'Cancel');
     const m = modal('review-merge-dialog', `Merge ${a.name} and ${b.name}`,
-      [h('p', { class: 'modal-message' }, 'Both originals stay in the archive. Ctrl+S saves.'), into, error, text], [cancel, save], { wide: true });
+      [h('p', { class: 'modal-message' }, 'The kept memory\'s text, with what only the other says beside it to add. Both originals stay in the archive. Ctrl+S saves.'),
+        into,
+        h('label', { class: 'review-merge-field' }, h('span', { class: 'review-merge-label' }, 'Description'), description),
+        error, text, offered], [cancel, save], { wide: true });
+    // What the person changed stays when they pick the other name; what they did not follows it.
+    let bodyEdited = false;
+    let descriptionEdited = false;
+    text.addEventListener('input', () => { bodyEdited = true; });
+    description.addEventListener('input', () => { descriptionEdited = true; });
+    const pair = () => (into.querySelector('input:checked').value === a.name ? [a, b] : [b, a]);
+    let drafted = 0;
+
+    async function draft() {
+      const seq = ++drafted;
+      const [kept, gone] = pair();
+      let d;
+      try {
+        d = await call('review_merge_draft', { project, into: ref(kept), from: ref(gone) });
+      } catch (e) {
+        d = { body: kept.body, description: kept.description, differing: [] };
+        error.hidden = false;
+        error.textContent = e.message;
+      }
+      if (seq !== drafted) return;
+      if (!bodyEdited) text.value = d.body;
+      if (!descriptionEdited) description.value = d.description;
+      clear(offered, d.differing.length
+        ? [h('div', { class: 'review-merge-label' }, `Only in ${gone.name} — Add puts a sentence at the end of the text`),
+          d.differing.map((s) => {
+            const add = h('button', { class: 'btn btn-small', testid: 'review-merge-take', 'aria-label': `Add: ${s.text}` }, 'Add');
+            const row = h('div', { class: 'review-merge-sentence', testid: 'review-merge-sentence' },
+              h('span', { class: 'review-merge-sentence-text' }, piecesOf(s.pieces)), add);
+            add.addEventListener('click', () => {
+              text.value = takeIn(text.value, s.text);
+              bodyEdited = true;
+              add.disabled = true;
+              add.textContent = 'Added';
+              row.dataset.added = 'true';
+              // On to the next sentence to consider, or back to the text.
+              const next = /** @type {HTMLElement|null} */ (offered.querySelector('[data-testid="review-merge-take"]:not(:disabled)'));
+              (next || text).focus();
+            });
+            return row;
+          })]
+        : h('div', { class: 'muted', testid: 'review-merge-nothing' }, `Everything ${gone.name} says is in this text.`));
+      offered.dataset.ready = 'true';
+    }
+    into.addEventListener('change', () => { offered.dataset.ready = 'false'; draft(); });
     text.addEventListener('keydown', (e) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') { e.preventDefault(); go(); }
     });
-    // From the top: the person reads both texts before changing them.
-    text.focus();
-    text.setSelectionRange(0, 0);
-    text.scrollTop = 0;
+    description.addEventListener('keydown', (e) => {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') { e.preventDefault(); go(); }
+    });
+    // From the top: the person reads the text before changing it.
+    draft().then(() => {
+      if (!dialogOpen()) return;
+      text.focus();
+      text.setSelectionRange(0, 0);
+      text.scrollTop = 0;
+    });
+    function dialogOpen() { return m.dialog.isConnected; }
     async function go() {
-      const keepA = into.querySelector('input:checked').value === a.name;
-      const [kept, gone] = keepA ? [a, b] : [b, a];
+      const [kept, gone] = pair();
+      let done;
       try {
-        await call('review_merge', { project, into: ref(kept), from: ref(gone), body: text.value });
+        done = await call('review_merge', { project, into: ref(kept), from: ref(gone), body: text.value, description: description.value });
       } catch (e) {
         error.hidden = false;
         error.textContent = e.message;
@@ -523,7 +639,7 @@ export function createReviewView(app) {
         return;
       }
       m.close();
-      toast(`Merged ${gone.name} into ${kept.name}`, 'success', 3000);
+      undoable(`Merged ${gone.name} into ${kept.name}`, done, `${kept.name} and ${gone.name} are back as they were`);
       await load(index ?? 0);
     }
   }
@@ -543,7 +659,13 @@ export function createReviewView(app) {
       const stays = options.querySelector('input:checked').value;
       const [kept, gone] = stays === a.name ? [a, b] : [b, a];
       m.close();
-      await act(`${gone.name} is superseded by ${kept.name}`, () => call('review_supersede', { project, memory: ref(gone), by: kept.name }), index);
+      try {
+        const done = await call('review_supersede', { project, memory: ref(gone), by: kept.name });
+        undoable(`${gone.name} is superseded by ${kept.name}`, done, `${gone.name} is no longer superseded`);
+      } catch (e) {
+        errorToast('Could not do that', e);
+      }
+      await load(index ?? 0);
     }
   }
 

@@ -12,6 +12,8 @@
 //   (every nav item carries data-active="true" when its view is shown)
 //   reindex-button       reindex embeddings (and sessions)
 //   reindex-progress     progress bar (data-done, data-total)       reindex-status   result line
+//   reindex-float        the same progress where it shows while the sidebar is folded away (below
+//                        900 px, or Ctrl+B): bottom left over the view, with reindex-float-text
 //   sync-status          personal sync's line and Sync now (see sync-status.js), once sync is set up
 
 import { h, clear } from './dom.js';
@@ -26,6 +28,12 @@ export function createSidebar(app) {
   const status = h('div', { class: 'reindex-status', testid: 'reindex-status', 'aria-live': 'polite' });
   const sync = createSyncStatus(app);
   const reindex = h('button', { class: 'btn btn-block', testid: 'reindex-button', onClick: () => app.reindex(), title: 'Bring embedding vectors and the session index up to date' }, '↻ Reindex');
+  // A reindex started where the sidebar is not shown (the tray, the palette) still shows its
+  // progress: with the sidebar folded away, this copy of it does (styles.css shows it then).
+  const floatBar = h('div', { class: 'progress-bar' });
+  const floatProgress = h('div', { class: 'progress', role: 'progressbar', 'aria-label': 'Reindex progress' }, floatBar);
+  const floatText = h('div', { class: 'reindex-float-text', testid: 'reindex-float-text' });
+  const float = h('div', { class: 'reindex-float', testid: 'reindex-float', hidden: true, role: 'status' }, floatText, floatProgress);
 
   // How many findings the Review entry's inbox has (hidden while unknown or zero).
   const reviewCount = h('span', { class: 'nav-count', testid: 'nav-review-count', hidden: true, 'aria-hidden': 'true' });
@@ -87,22 +95,26 @@ export function createSidebar(app) {
   function setProgress(p) {
     if (!p) {
       progress.hidden = true;
+      float.hidden = true;
       reindex.disabled = false;
       return;
     }
     progress.hidden = false;
+    float.hidden = false;
     reindex.disabled = true;
     progress.dataset.done = p.done;
     progress.dataset.total = p.total;
     const ratio = p.total ? p.done / p.total : 0;
-    progressBar.style.width = `${Math.round(ratio * 100)}%`;
+    for (const bar of [progressBar, floatBar]) bar.style.width = `${Math.round(ratio * 100)}%`;
     progress.classList.toggle('indeterminate', !p.total);
+    floatProgress.classList.toggle('indeterminate', !p.total);
     const what = {
       sessions: 'Indexing sessions',
       session_vectors: 'Embedding sessions',
       waiting_for_indexer: 'Waiting for another session indexer to finish',
     }[p.phase] || 'Embedding memories';
     status.textContent = p.total ? `${what}: ${p.done} of ${p.total}…` : `${what}…`;
+    floatText.textContent = status.textContent;
     status.classList.remove('error');
   }
 
@@ -119,5 +131,5 @@ export function createSidebar(app) {
     labelReview();
   }
 
-  return { el, render, setProgress, setStatus, setReviewCount, refreshSync: () => sync.refresh(), syncNow: () => sync.syncNow() };
+  return { el, float, render, setProgress, setStatus, setReviewCount, refreshSync: () => sync.refresh(), syncNow: () => sync.syncNow() };
 }

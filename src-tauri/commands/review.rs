@@ -1,12 +1,13 @@
 //! The Review view (DESIGN §14): the inbox of one view (the user scope and, when named, one
-//! project's) and the actions on it — keep, supersede, merge — and asking the person's own agent
+//! project's) and the actions on it — keep, supersede, merge, and the undo of the last two; the
+//! merge editor's opening text and a pair's texts compared; and asking the person's own agent
 //! about the pairs marked "duplicate or conflict?". Forget is `forget_memory` and edit is the
 //! memory form: the review adds no second way to do either.
 //!
 //! Deliberately does not: judge anything (core's `lifecycle` does) or read the clock anywhere
 //! but here, where the person acts.
 
-use ambry_core::Finding;
+use ambry_core::{Acted, Comparison, Finding, MergeDraft, MergeText, Replaced, SavedWithVector};
 use ambry_core::{AskReport, StopHandle};
 use ambry_core::{Memory, Scope};
 use chrono::Utc;
@@ -125,14 +126,14 @@ pub async fn review_team_seen(
     .await
 }
 
-/// `memory` is replaced by `by` (a memory of the same view, either scope).
+/// `memory` is replaced by `by` (a memory of the same view, either scope); `undo` restores it.
 #[tauri::command]
 pub async fn review_supersede(
     app: AppHandle,
     project: Option<String>,
     memory: ReviewRef,
     by: String,
-) -> IpcResult<Memory> {
+) -> IpcResult<Acted> {
     off_main(app, move |ws| {
         let place = ws.place_of(project.as_deref())?;
         Ok(ws.review_supersede(&place, memory.scope, &memory.name, &by, Utc::now())?)
@@ -140,7 +141,8 @@ pub async fn review_supersede(
     .await
 }
 
-/// `into` takes the person's merged `body` and records `merged_from`; `from` is archived.
+/// `into` takes the person's merged `body` and `description` and records `merged_from`; `from`
+/// is archived; `undo` restores both.
 #[tauri::command]
 pub async fn review_merge(
     app: AppHandle,
@@ -148,14 +150,18 @@ pub async fn review_merge(
     into: ReviewRef,
     from: ReviewRef,
     body: String,
-) -> IpcResult<Memory> {
+    description: Option<String>,
+) -> IpcResult<Acted> {
     off_main(app, move |ws| {
         let place = ws.place_of(project.as_deref())?;
         Ok(ws.review_merge(
             &place,
             (into.scope, &into.name),
             (from.scope, &from.name),
-            Some(body),
+            MergeText {
+                body: Some(body),
+                description,
+            },
             Utc::now(),
         )?)
     })
@@ -183,4 +189,51 @@ pub async fn review_ask(
         )?)
     })
     .await
+}
+
+/// What the merge editor opens with when `into` stays: its body and description, and the
+/// sentences of `from` that body does not say.
+#[tauri::command]
+pub async fn review_merge_draft(
+    app: AppHandle,
+    project: Option<String>,
+    into: ReviewRef,
+    from: ReviewRef,
+) -> IpcResult<MergeDraft> {
+    off_main(app, move |ws| {
+        let place = ws.place_of(project.as_deref())?;
+        Ok(ws.review_merge_draft(&place, (into.scope, &into.name), (from.scope, &from.name))?)
+    })
+    .await
+}
+
+/// The Undo of a supersede or a merge: the versions it replaced, restored.
+#[tauri::command]
+pub async fn review_undo(
+    app: AppHandle,
+    project: Option<String>,
+    undo: Vec<Replaced>,
+) -> IpcResult<Vec<SavedWithVector>> {
+    off_main(app, move |ws| {
+        let place = ws.place_of(project.as_deref())?;
+        Ok(ws.review_undo(&place, &undo, Utc::now())?)
+    })
+    .await
+}
+
+/// Two texts a pair's comparison shows side by side.
+#[derive(Debug, Clone, Deserialize, ts_rs::TS)]
+pub struct TextPair {
+    pub a: String,
+    pub b: String,
+}
+
+/// Pairs of texts, each marked against the other (what a pair's comparison shows): a sentence
+/// both say unmarked, only the words that differ marked in one they both have a version of.
+#[tauri::command]
+pub async fn compare_texts(pairs: Vec<TextPair>) -> Vec<Comparison> {
+    pairs
+        .iter()
+        .map(|p| ambry_core::compare_texts(&p.a, &p.b))
+        .collect()
 }

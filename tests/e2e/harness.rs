@@ -206,6 +206,15 @@ pub async fn capture(driver: &WebDriver, label: &str) -> TestResult<PathBuf> {
     Ok(png)
 }
 
+/// The window as a PNG, base64-encoded (the same repaint as `capture`): what a person sees, for
+/// a test to read pixels from.
+pub async fn screenshot_base64(driver: &WebDriver) -> TestResult<String> {
+    driver.execute(REPAINT_MARK_START, vec![]).await?;
+    let shot = driver.screenshot_as_png_base64().await;
+    driver.execute(REPAINT_MARK_STOP, vec![]).await?;
+    Ok(shot?)
+}
+
 /// Drawn without compositing (a machine without a GPU, as this one: `src-tauri/rendering.rs`),
 /// WebKit's WebDriver screenshot waits for the window's next drawing, which an idle page never
 /// does: the screenshot hung. A one-pixel mark, all but transparent, changes for a moment so

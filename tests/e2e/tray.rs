@@ -347,3 +347,90 @@ fn describe(panel: &str) -> String {
         Err(e) => format!("{panel} (geometry unknown: {e})"),
     }
 }
+
+/// Records, at every change of the reindex's progress, whether it runs and whether a progress
+/// bar shows in the window (inside it, and the topmost thing at its middle).
+async fn record_progress(driver: &WebDriver) -> TestResult {
+    driver
+        .execute(
+            r#"const progress = document.querySelector('[data-testid="reindex-progress"]');
+               window.__progress = [];
+               const visible = (b) => {
+                 const r = b.getBoundingClientRect();
+                 if (!r.width || !r.height || r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight) return false;
+                 const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+                 return !!hit && (hit === b || b.contains(hit));
+               };
+               new MutationObserver(() => window.__progress.push({
+                 running: !progress.hidden,
+                 visible: [...document.querySelectorAll('[role="progressbar"]')].some(visible),
+               })).observe(progress, { attributes: true });"#,
+            Vec::<serde_json::Value>::new(),
+        )
+        .await?;
+    Ok(())
+}
+
+#[derive(serde::Deserialize, Debug)]
+struct Progress {
+    running: bool,
+    visible: bool,
+}
+
+/// The states recorded once a run began and ended.
+async fn reindex_ran(driver: &WebDriver) -> TestResult<Vec<Progress>> {
+    ui::eventually("the reindex to run and end", || async {
+        let states: Vec<Progress> = driver
+            .execute("return window.__progress;", Vec::<serde_json::Value>::new())
+            .await?
+            .convert()?;
+        let ran = states.iter().any(|s| s.running) && states.last().is_some_and(|s| !s.running);
+        Ok(ran.then_some(states))
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display and a session bus: run through scripts/e2e.sh"]
+async fn below_900_px_the_trays_reindex_shows_its_progress_in_the_window() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    sandbox.save_user(
+        "deploy-window",
+        "project",
+        "Deploys happen Tuesday mornings",
+        "Never on Fridays.\n",
+    )?;
+    let turns = [
+        ("user", "how do we rotate the signing keys?"),
+        ("assistant", "Rotate them quarterly with the vault CLI."),
+    ];
+    sandbox.write_session("tray-session", "Signing keys", &sandbox.user_home, &turns)?;
+    let (_trayer, panel) = start_trayer()?;
+    let home = sandbox.home.clone();
+    sandbox
+        .run(
+            "below_900_px_the_trays_reindex_shows_its_progress_in_the_window",
+            move |driver| async move {
+                ui::open_user_memories(&driver).await?;
+                crate::keys::resize(&driver, 720, 480).await?;
+                ui::gone(
+                    &driver,
+                    ui::tid("sidebar"),
+                    "the sidebar to fold away at 720 px",
+                )
+                .await?;
+                record_progress(&driver).await?;
+                let icon = tray_icon(&panel, &home)?;
+                let states = choose_until(&icon, &panel, REINDEX_ITEM, || reindex_ran(&driver))
+                    .await
+                    .map_err(|e| format!("choosing \"Reindex\" in the tray menu: {e}"))?;
+                let running: Vec<&Progress> = states.iter().filter(|s| s.running).collect();
+                ensure!(
+                    running.iter().all(|s| s.visible),
+                    "while the reindex ran no progress showed in the window: {states:?}"
+                );
+                Ok(())
+            },
+        )
+        .await
+}

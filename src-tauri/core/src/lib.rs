@@ -31,7 +31,8 @@ pub use ambry_compose::ledger::{Form, Injection, LedgerSession, ToolCheckRecord}
 pub use ambry_compose::usage::UseKind;
 pub use ambry_lifecycle::ask::{AgentVerdict, AskReport, PairVerdict};
 pub use ambry_lifecycle::distill::{DistillReport, Edits, Proposal, StopHandle};
-pub use ambry_lifecycle::lifecycle::{Finding, Subject};
+pub use ambry_lifecycle::lifecycle::sentences::{compare as compare_texts, Comparison, MergeDraft};
+pub use ambry_lifecycle::lifecycle::{Acted, Finding, MergeText, Replaced, Subject};
 pub use ambry_rank::embed::{
     release_idle_model_in_background, ReindexProgress, SavedWithVector, VectorStatus,
 };

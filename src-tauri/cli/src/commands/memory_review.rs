@@ -51,7 +51,7 @@ pub enum ReviewAction {
         /// FROM's scope (default: the same as INTO's)
         #[arg(long, value_enum)]
         from_scope: Option<ScopeArg>,
-        /// The merged body (default: both bodies, INTO's first)
+        /// The merged body (default: INTO's body with the sentences of FROM it does not say)
         #[arg(long, value_name = "FILE")]
         body_file: Option<PathBuf>,
     },
@@ -145,6 +145,7 @@ pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
         }
         Some(ReviewAction::Supersede { name, by, scope }) => {
             ws.review_supersede(&place, scope.into(), &name, &by, ctx.now())?
+                .memory
         }
         Some(ReviewAction::Merge {
             into,
@@ -159,9 +160,13 @@ pub fn run(ctx: &Context, args: ReviewArgs) -> Result<()> {
                 &place,
                 (scope.into(), &into),
                 (from_scope, &from),
-                body,
+                ambry_core::MergeText {
+                    body,
+                    description: None,
+                },
                 ctx.now(),
             )?
+            .memory
         }
     };
     if ctx.json {

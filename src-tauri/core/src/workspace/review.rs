@@ -7,7 +7,8 @@
 //! an agent from the usage summaries; the pending distill proposals of the view; the vectors it
 //! read or embedded, kept by text so a review counted after every memory change (the sidebar's
 //! count) reads and embeds only what changed; the person's agent's kept verdicts beside the
-//! pairs it judged. The rules live in `lifecycle`, `distill` and `ask`.
+//! pairs it judged; undoing a supersede or a merge by restoring the versions it replaced (each
+//! with its vector). The rules live in `lifecycle`, `distill` and `ask`.
 //! Deliberately does not: read the clock (callers pass `now`).
 
 use std::collections::HashMap;
@@ -17,7 +18,9 @@ use chrono::{DateTime, Utc};
 use super::place::Place;
 use super::{lock, Workspace, WorkspaceError};
 use ambry_lifecycle::ask::{self, Verdicts};
-use ambry_lifecycle::lifecycle::{self, AgentUse, Finding};
+use ambry_lifecycle::lifecycle::sentences::MergeDraft;
+use ambry_lifecycle::lifecycle::{self, Acted, AgentUse, Finding, MergeText, Replaced};
+use ambry_rank::embed::SavedWithVector;
 use ambry_rank::embed::{
     embedded_text, read_sidecar, sidecar_path, text_hash, TextEmbedder, TextHash,
 };
@@ -131,7 +134,8 @@ impl Workspace {
         Ok(kept)
     }
 
-    /// Mark `name` superseded by `by`: it is no longer injected.
+    /// Mark `name` superseded by `by`: it is no longer injected. The versions that undo it come
+    /// back with it.
     pub fn review_supersede(
         &self,
         place: &Place,
@@ -139,27 +143,64 @@ impl Workspace {
         name: &str,
         by: &str,
         now: DateTime<Utc>,
-    ) -> Result<Memory, WorkspaceError> {
+    ) -> Result<Acted, WorkspaceError> {
         let store = place.store();
         let retired = lifecycle::supersede(store, scope, name, by, now)?;
         self.memories_written();
         Ok(retired)
     }
 
-    /// Merge `from` into `into` (with the person's merged `body`, or both bodies); `from` is
-    /// archived and forgotten.
+    /// Merge `from` into `into` with the person's merged text (or the kept body taking in the
+    /// other's sentences it does not say); `from` is archived and forgotten. The versions that
+    /// undo it come back with it.
     pub fn review_merge(
         &self,
         place: &Place,
         into: (Scope, &str),
         from: (Scope, &str),
-        body: Option<String>,
+        text: MergeText,
         now: DateTime<Utc>,
-    ) -> Result<Memory, WorkspaceError> {
+    ) -> Result<Acted, WorkspaceError> {
         let store = place.store();
-        let merged = lifecycle::merge(store, into, from, body, now)?;
+        let merged = lifecycle::merge(store, into, from, text, now)?;
         self.memories_written();
         Ok(merged)
+    }
+
+    /// What the merge editor opens with: `into`'s body and description, and `from`'s sentences
+    /// that body does not say.
+    pub fn review_merge_draft(
+        &self,
+        place: &Place,
+        into: (Scope, &str),
+        from: (Scope, &str),
+    ) -> Result<MergeDraft, WorkspaceError> {
+        Ok(lifecycle::merge_draft(place.store(), into, from)?)
+    }
+
+    /// Undoes a supersede or a merge: every version it replaced is restored (the current file
+    /// archived first, each with its vector). Every version is tried; the first failure is
+    /// returned after the others were restored.
+    pub fn review_undo(
+        &self,
+        place: &Place,
+        undo: &[Replaced],
+        now: DateTime<Utc>,
+    ) -> Result<Vec<SavedWithVector>, WorkspaceError> {
+        let mut restored = Vec::with_capacity(undo.len());
+        let mut first_error = None;
+        for r in undo {
+            match self.restore(place, r.scope, &r.name, &r.version, now) {
+                Ok(saved) => restored.push(saved),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(restored),
+        }
     }
 }
 

@@ -247,3 +247,64 @@ fn an_in_place_name_edit_keeps_history_links_and_retrieval_cases() {
     );
     assert!(ws.get(&store, Some(Scope::User), "deploy").is_err());
 }
+
+/// A merge and a supersede from the review are each undone by the versions they replaced: every
+/// file they touched is back byte for byte, the forgotten one included.
+#[test]
+fn a_review_merge_and_a_supersede_are_undone_byte_for_byte() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = workspace(&tmp.path().join("home"), &tmp.path().join("no-models"));
+    let place = ws.place_of(None).unwrap();
+    for (name, body) in [
+        (
+            "test-style",
+            "Tests use real databases. Each test cleans up.",
+        ),
+        (
+            "test-rules",
+            "Tests use real databases.\nRun them with nextest.",
+        ),
+    ] {
+        ws.create(
+            &place,
+            Scope::User,
+            draft(name, "How tests are written", body),
+            at(0),
+        )
+        .unwrap();
+    }
+    let file = |name: &str| tmp.path().join("home/memory").join(format!("{name}.md"));
+    let text = |name: &str| std::fs::read_to_string(file(name)).ok();
+    let before = (text("test-style").unwrap(), text("test-rules").unwrap());
+
+    let merged = ws
+        .review_merge(
+            &place,
+            (Scope::User, "test-style"),
+            (Scope::User, "test-rules"),
+            ambry_core::MergeText {
+                body: None,
+                description: Some("How tests are written and run".into()),
+            },
+            at(1),
+        )
+        .unwrap();
+    assert_eq!(
+        merged.memory.body,
+        "Tests use real databases. Each test cleans up.\nRun them with nextest.\n"
+    );
+    assert_eq!(merged.memory.description, "How tests are written and run");
+    assert_eq!(text("test-rules"), None);
+    ws.review_undo(&place, &merged.undo, at(2)).unwrap();
+    assert_eq!(text("test-style").as_deref(), Some(before.0.as_str()));
+    assert_eq!(text("test-rules").as_deref(), Some(before.1.as_str()));
+
+    let superseded = ws
+        .review_supersede(&place, Scope::User, "test-rules", "test-style", at(3))
+        .unwrap();
+    assert!(text("test-rules")
+        .unwrap()
+        .contains("superseded_by: test-style"));
+    ws.review_undo(&place, &superseded.undo, at(4)).unwrap();
+    assert_eq!(text("test-rules").as_deref(), Some(before.1.as_str()));
+}

@@ -146,9 +146,13 @@ pub fn accept(
                 store,
                 (p.scope, &p.name),
                 (p.scope, &target),
-                Some(p.body.clone()),
+                lifecycle::MergeText {
+                    body: Some(p.body.clone()),
+                    description: None,
+                },
                 now,
-            )?;
+            )?
+            .memory;
             store.save_ruled(p.scope, draft(&p.name, merged.tags), &keys, &rule, now)?
         }
     };

@@ -12,15 +12,16 @@ pub mod claims;
 pub mod needs_when;
 pub mod pairs;
 pub mod rival;
+pub mod sentences;
 pub mod stale;
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use ambry_store::memory::{
-    frontmatter, Memory, MemoryDraft, Scope, ScopeFilter, Store, StoreError,
+    archive, frontmatter, Memory, MemoryDraft, Scope, ScopeFilter, Store, StoreError,
 };
 use pairs::{judge, Side, Verdict};
 pub use stale::MissingPath;
@@ -394,6 +395,36 @@ pub fn keep(
         .memory)
 }
 
+/// A version the archive holds that an action replaced or removed: restoring it (as the
+/// archive's restore does) undoes that part of the action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Replaced {
+    pub scope: Scope,
+    pub name: String,
+    pub version: String,
+}
+
+impl Replaced {
+    /// The version an archived file at `path` is.
+    fn at(scope: Scope, name: &str, path: &std::path::Path) -> Option<Replaced> {
+        let file = path.file_name()?.to_string_lossy();
+        let (_, version, _) = archive::parse_version_file_name(&file)?;
+        Some(Replaced {
+            scope,
+            name: name.to_string(),
+            version,
+        })
+    }
+}
+
+/// What a supersede or a merge wrote, and the versions that undo it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Acted {
+    pub memory: Memory,
+    /// Restored together, they bring back every memory the action changed as it was.
+    pub undo: Vec<Replaced>,
+}
+
 /// Supersede: `name` is replaced by `by` (which must exist in this view) and no longer injected.
 pub fn supersede(
     store: &Store,
@@ -401,7 +432,7 @@ pub fn supersede(
     name: &str,
     by: &str,
     now: DateTime<Utc>,
-) -> Result<Memory, StoreError> {
+) -> Result<Acted, StoreError> {
     if name == by {
         return Err(StoreError::InvalidField {
             field: "superseded_by",
@@ -410,21 +441,38 @@ pub fn supersede(
     }
     store.get(None, by)?;
     let m = store.get(Some(scope), name)?;
-    Ok(store
-        .save_with_keys(scope, MemoryDraft::from(&m), &[("superseded_by", by)], now)?
-        .memory)
+    let saved =
+        store.save_with_keys(scope, MemoryDraft::from(&m), &[("superseded_by", by)], now)?;
+    let undo = saved
+        .archived
+        .as_deref()
+        .and_then(|p| Replaced::at(scope, name, p))
+        .into_iter()
+        .collect();
+    Ok(Acted {
+        memory: saved.memory,
+        undo,
+    })
 }
 
-/// Merge: `into` takes `body` (the person's merged text; `None` keeps both bodies one after the
-/// other) and records `merged_from`; `from` is forgotten (archived). Both originals are in the
-/// archive afterwards.
+/// The person's merged text: `body` (`None`: the kept body with the other's sentences it does
+/// not say taken in, never a sentence both have twice) and `description` (`None`: the kept
+/// one's).
+#[derive(Debug, Clone, Default)]
+pub struct MergeText {
+    pub body: Option<String>,
+    pub description: Option<String>,
+}
+
+/// Merge: `into` takes the merged text and records `merged_from`; `from` is forgotten
+/// (archived). Both originals are in the archive afterwards, and `undo` names them.
 pub fn merge(
     store: &Store,
     into: (Scope, &str),
     from: (Scope, &str),
-    body: Option<String>,
+    text: MergeText,
     now: DateTime<Utc>,
-) -> Result<Memory, StoreError> {
+) -> Result<Acted, StoreError> {
     if into == from {
         return Err(StoreError::InvalidField {
             field: "merge",
@@ -437,12 +485,46 @@ pub fn merge(
     merged_from.push(source.name.clone());
     merged_from.dedup();
     let mut draft = MemoryDraft::from(&target);
-    draft.body =
-        body.unwrap_or_else(|| format!("{}\n\n{}", target.body.trim_end(), source.body.trim_end()));
+    draft.body = text
+        .body
+        .unwrap_or_else(|| sentences::merged_body(&target.body, &source.body));
+    if let Some(description) = text.description {
+        draft.description = description;
+    }
     let list = format!("[{}]", merged_from.join(", "));
     let saved = store.save_with_keys(into.0, draft, &[("merged_from", &list)], now)?;
-    store.forget(from.0, from.1, now)?;
-    Ok(saved.memory)
+    let forgotten = store.forget(from.0, from.1, now)?;
+    let mut undo: Vec<Replaced> = saved
+        .archived
+        .as_deref()
+        .and_then(|p| Replaced::at(into.0, into.1, p))
+        .into_iter()
+        .collect();
+    undo.push(Replaced {
+        scope: from.0,
+        name: forgotten.name,
+        version: forgotten.version,
+    });
+    Ok(Acted {
+        memory: saved.memory,
+        undo,
+    })
+}
+
+/// What a merge of `from` into `into` opens with: `into`'s body and description as they are,
+/// and `from`'s sentences that body does not say.
+pub fn merge_draft(
+    store: &Store,
+    into: (Scope, &str),
+    from: (Scope, &str),
+) -> Result<sentences::MergeDraft, StoreError> {
+    let target = store.get(Some(into.0), into.1)?;
+    let source = store.get(Some(from.0), from.1)?;
+    Ok(sentences::merge_draft(
+        &target.body,
+        &target.description,
+        &source.body,
+    ))
 }
 
 #[cfg(test)]

@@ -194,6 +194,17 @@ fn supersede_and_merge_are_archived_writes_and_retired_memories_are_never_inject
     );
     let now = at("2026-02-01T00:00:00Z");
     let retired = supersede(&store, Scope::User, "old-deploy", "new-deploy", now).unwrap();
+    // The version before the supersede is what undoes it.
+    let before = store.versions(Scope::User, Some("old-deploy")).unwrap();
+    assert_eq!(
+        retired.undo,
+        [Replaced {
+            scope: Scope::User,
+            name: "old-deploy".into(),
+            version: before[0].version.clone(),
+        }]
+    );
+    let retired = retired.memory;
     assert_eq!(
         retired.lifecycle.superseded_by.as_deref(),
         Some("new-deploy")
@@ -211,11 +222,23 @@ fn supersede_and_merge_are_archived_writes_and_retired_memories_are_never_inject
         &store,
         (Scope::User, "a-note"),
         (Scope::User, "b-note"),
-        Some("notes a and b".into()),
+        MergeText {
+            body: Some("notes a and b".into()),
+            description: Some("Deploy notes a and b".into()),
+        },
         now,
     )
     .unwrap();
+    // Undone by the kept one's version before the merge and the forgotten one's.
+    let undo: Vec<&str> = merged.undo.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(undo, ["a-note", "b-note"]);
+    for r in &merged.undo {
+        let versions = store.versions(r.scope, Some(&r.name)).unwrap();
+        assert_eq!(versions[0].version, r.version, "{r:?}");
+    }
+    let merged = merged.memory;
     assert_eq!(merged.body, "notes a and b\n");
+    assert_eq!(merged.description, "Deploy notes a and b");
     assert_eq!(merged.lifecycle.merged_from, vec!["b-note"]);
     assert!(store.get(Some(Scope::User), "b-note").is_err());
     assert_eq!(
@@ -435,7 +458,7 @@ fn a_merge_through_a_memory_that_is_a_link_is_refused_and_changes_nothing() {
         &store,
         (Scope::User, "ok"),
         (Scope::User, "linked"),
-        None,
+        MergeText::default(),
         at("2026-01-02T00:00:00Z"),
     );
     assert!(merged.is_err(), "{merged:?}");
@@ -479,4 +502,49 @@ fn a_conflict_shows_the_rival_claims_and_the_subject_they_share() {
         serde_json::json!(["orders service"]),
         "{json:#}"
     );
+}
+
+/// Merged without a text of the person's, the kept body takes in only the other's sentences it
+/// does not say: a sentence both have is never there twice.
+#[test]
+fn a_merge_without_a_text_keeps_one_body_and_takes_in_only_the_others_new_sentences() {
+    let (_tmp, store) = setup();
+    save(
+        &store,
+        Scope::User,
+        "test-style",
+        "How tests are written",
+        "Tests use real databases, never mocks. Each test cleans up its own rows.",
+    );
+    save(
+        &store,
+        Scope::User,
+        "test-rules",
+        "How tests are written here",
+        "Tests use real databases, never mocks.\nRun them with cargo nextest.",
+    );
+    let into = (Scope::User, "test-style");
+    let from = (Scope::User, "test-rules");
+    let draft = merge_draft(&store, into, from).unwrap();
+    assert_eq!(
+        draft.body,
+        "Tests use real databases, never mocks. Each test cleans up its own rows.\n"
+    );
+    let offered: Vec<&str> = draft.differing.iter().map(|d| d.text.as_str()).collect();
+    assert_eq!(offered, ["Run them with cargo nextest."]);
+
+    let merged = merge(
+        &store,
+        into,
+        from,
+        MergeText::default(),
+        at("2026-01-02T00:00:00Z"),
+    )
+    .unwrap()
+    .memory;
+    assert_eq!(
+        merged.body,
+        "Tests use real databases, never mocks. Each test cleans up its own rows.\nRun them with cargo nextest.\n"
+    );
+    assert_eq!(merged.description, "How tests are written");
 }
