@@ -1,6 +1,7 @@
 //! A person's decision on a proposal: accept (an ordinary archived write through the store,
 //! with `source:` naming the session and turns it came from; update, supersede and duplicate
-//! through the lifecycle actions) or reject (the store is not touched).
+//! through the lifecycle actions; `when` phrases through `annotate::accept`) or reject (the
+//! store is not touched).
 //!
 //! Owns: what each kind of proposal writes when accepted, the person's edits applied first
 //! (and logged as `edited`, so measuring distill can tell them apart), and logging decisions.
@@ -56,6 +57,15 @@ pub enum AcceptError {
     Store(#[from] StoreError),
 }
 
+/// Whether proposal `p` belongs to `store`'s view: a user-scope one to every view, a project's
+/// to that project's.
+pub fn project_matches(p: &Proposal, store: &Store) -> bool {
+    match &p.project {
+        None => true,
+        Some(project) => store.project().map(|s| &s.slug) == Some(&project.slug),
+    }
+}
+
 /// Accepts pending proposal `id` into `store` (which must be the view it was made for).
 pub fn accept(
     inbox: &Inbox,
@@ -65,20 +75,21 @@ pub fn accept(
     now: DateTime<Utc>,
 ) -> Result<SaveOutcome, AcceptError> {
     let mut p = inbox.get(id)?;
-    let edited = edits.apply(&mut p);
-    if let Some(project) = &p.project {
-        if store.project().map(|s| &s.slug) != Some(&project.slug) {
-            return Err(DistillError::NotApplicable {
-                id: id.into(),
-                reason: format!(
-                    "it is for project {}; run it from that repository (--cwd {})",
-                    project.slug,
-                    project.root.display()
-                ),
-            }
-            .into());
+    if let Some(project) = p.project.as_ref().filter(|_| !project_matches(&p, store)) {
+        return Err(DistillError::NotApplicable {
+            id: id.into(),
+            reason: format!(
+                "it is for project {}; run it from that repository (--cwd {})",
+                project.slug,
+                project.root.display()
+            ),
         }
+        .into());
     }
+    if p.action == Action::When {
+        return crate::annotate::accept(inbox, store, &p, edits, now);
+    }
+    let edited = edits.apply(&mut p);
     let source = p.source_value();
     // What the memory is for (DESIGN §5) goes in with it; a proposal without phrases keeps the
     // memory's own.
@@ -151,6 +162,7 @@ pub fn accept(
             )?;
             store.save_ruled(p.scope, draft(&p.name, merged.tags), &keys, &rule, now)?
         }
+        Action::When => unreachable!("accepted by annotate::accept above"),
     };
     inbox.decide(Decision {
         id: p.id.clone(),
