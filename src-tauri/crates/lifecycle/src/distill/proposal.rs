@@ -135,6 +135,12 @@ pub struct Proposal {
 }
 
 impl Proposal {
+    /// Whether it says when an existing memory is needed and nothing else
+    /// (`memory distill --annotate`).
+    pub fn when_only(&self) -> bool {
+        self.action == Action::When
+    }
+
     /// The `source:` an accepted proposal records: the session, named by its own source (a
     /// Claude Code session distilled with Codex is a `claude-session:`), and the turns. A
     /// proposal stored before the session's source was recorded names the proposing agent,
