@@ -6,11 +6,12 @@
 //! memory, nothing else of it.
 //!
 //! Owns: which memories are sent (live, user or project scope, no `when`, none with a proposal
-//! pending; within the budget, the rest left for a later run), the one call, turning the
-//! answer into proposals, and accepting one (refused when the memory changed or gained phrases
-//! since: a person's own phrases are never overwritten by an agent's).
-//! Deliberately does not: spawn processes (`distill::child`), read the clock, write vectors
-//! (the workspace does after an accept), or touch team memory (the team writes it, in git).
+//! pending; within the budget, the rest left for a later run), the one call, and turning the
+//! answer into proposals.
+//! Deliberately does not: accept one (`distill::accept` does, as every proposal: refused when
+//! the memory changed or gained phrases since, so a person's own phrases are never overwritten
+//! by an agent's), spawn processes (`distill::child`), read the clock, write vectors (the
+//! workspace does after an accept), or touch team memory (the team writes it, in git).
 
 pub mod prompt;
 #[cfg(test)]
@@ -21,16 +22,10 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::distill::actions::project_matches;
 use crate::distill::proposal::ProposalProject;
-use crate::distill::{
-    AcceptError, Action, AgentCall, AgentRunner, Decision, DistillError, Edits, Inbox, Proposal,
-};
+use crate::distill::{Action, AgentCall, AgentRunner, DistillError, Inbox, Proposal};
 use ambry_store::config::{DistillAgent, DistillConfig};
-use ambry_store::memory::when::{value, WHEN_KEY};
-use ambry_store::memory::{
-    Memory, MemoryDraft, RuleEdit, SaveOutcome, Scope, ScopeFilter, Store, StoreError,
-};
+use ambry_store::memory::{Memory, Scope, ScopeFilter, Store};
 use prompt::AnswerProblem;
 
 /// Most memories one run sends: an answer for them stays far inside the answer's size limit.
@@ -99,7 +94,7 @@ pub fn proposes_for(p: &Proposal, store: &Store, scope: Scope, name: &str) -> bo
     p.action == Action::When
         && p.scope == scope
         && p.target.as_deref() == Some(name)
-        && project_matches(p, store)
+        && p.belongs_to(store)
 }
 
 /// The project a proposal for a memory of `scope` belongs to.
@@ -263,80 +258,4 @@ pub fn annotate(
         .collect();
     report.proposals = setup.inbox.add_proposals(&proposals)?;
     Ok(report)
-}
-
-/// Accepts `p` (an `Action::When` proposal, pending in `inbox`) into `store`: exactly its
-/// phrases written to its memory, the rest of the file as it is. Refused, writing nothing, when
-/// the person edits it (it carries phrases only), when the memory is gone, retired, changed since
-/// the phrases were proposed, or says when it is needed by now.
-pub fn accept(
-    inbox: &Inbox,
-    store: &Store,
-    p: &Proposal,
-    edits: &Edits,
-    now: DateTime<Utc>,
-) -> Result<SaveOutcome, AcceptError> {
-    let refuse = |reason: String| -> AcceptError {
-        DistillError::NotApplicable {
-            id: p.id.clone(),
-            reason,
-        }
-        .into()
-    };
-    if [&edits.name, &edits.kind, &edits.description, &edits.body]
-        .iter()
-        .any(|e| e.is_some())
-    {
-        return Err(refuse(format!(
-            "it says when {} is needed and changes nothing else: accept it as it is, or say other phrases with `ambry memory review when {} PHRASE…`",
-            p.name, p.name
-        )));
-    }
-    let target = p.target.as_deref().unwrap_or(&p.name);
-    let current = match store.get(Some(p.scope), target) {
-        Ok(m) => m,
-        Err(StoreError::NotFound { .. }) => {
-            return Err(refuse(format!(
-                "{}/{target} is gone; reject it (`ambry memory review reject {}`)",
-                p.scope, p.id
-            )))
-        }
-        Err(e) => return Err(e.into()),
-    };
-    if !current.lifecycle.when.is_empty() {
-        return Err(refuse(format!(
-            "{}/{target} says when it is needed since this was proposed ({}); those phrases stay: reject this proposal (`ambry memory review reject {}`), or replace them with `ambry memory review when {target} PHRASE…`",
-            p.scope,
-            current.lifecycle.when.join("; "),
-            p.id
-        )));
-    }
-    if let Some(why) = current.retirement(Some(now.date_naive())) {
-        return Err(refuse(format!(
-            "{}/{target} is {why} since this was proposed; reject it (`ambry memory review reject {}`)",
-            p.scope, p.id
-        )));
-    }
-    if p.target_fingerprint.as_deref() != Some(current.content_fingerprint().as_str()) {
-        return Err(refuse(format!(
-            "{}/{target} changed since these phrases were proposed for it: reject it (`ambry memory review reject {}`) and run `ambry memory distill --annotate` again",
-            p.scope, p.id
-        )));
-    }
-    let phrases = value(&p.when);
-    let outcome = store.save_ruled(
-        p.scope,
-        MemoryDraft::from(&current),
-        &[(WHEN_KEY, phrases.as_str())],
-        &RuleEdit::Keep,
-        now,
-    )?;
-    inbox.decide(Decision {
-        id: p.id.clone(),
-        session_id: p.session_id.clone(),
-        decision: "accepted".into(),
-        name: p.name.clone(),
-        at: now,
-    })?;
-    Ok(outcome)
 }

@@ -12,14 +12,18 @@ use super::*;
 use crate::distill::{self, AgentCall, AgentRunner, DistillError};
 use ambry_store::config::{DistillAgent, DistillConfig};
 use ambry_store::home::AmbryHome;
+use ambry_store::memory::{MemoryDraft, RuleEdit};
 use ambry_store::project::Project;
 
 const SECRET: &str = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
 
+/// What a fake answers, from the labels a prompt sends.
+type Answering = Box<dyn Fn(&[String]) -> String>;
+
 /// Records every prompt it is sent and answers with what `answer` makes of the labels in it.
 struct Fake {
     prompts: RefCell<Vec<String>>,
-    answer: Box<dyn Fn(&[String]) -> String>,
+    answer: Answering,
 }
 
 impl Fake {
@@ -298,7 +302,7 @@ fn memories_over_the_budget_are_left_for_a_later_run() {
 #[test]
 fn an_answer_out_of_bounds_is_refused_whole_and_keeps_nothing() {
     let long = "x".repeat(121);
-    let bad: Vec<(&str, Box<dyn Fn(&[String]) -> String>)> = vec![
+    let bad: Vec<(&str, Answering)> = vec![
         (
             "a memory never sent",
             Box::new(|_| {

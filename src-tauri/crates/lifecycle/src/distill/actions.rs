@@ -14,6 +14,7 @@ use super::error::DistillError;
 use super::inbox::{Decision, Inbox};
 use super::proposal::{Action, Proposal};
 use crate::lifecycle;
+use ambry_store::memory::when::{value, WHEN_KEY};
 use ambry_store::memory::{
     Enforce, MemoryDraft, RuleEdit, RuleStatus, SaveOutcome, Store, StoreError,
 };
@@ -57,15 +58,6 @@ pub enum AcceptError {
     Store(#[from] StoreError),
 }
 
-/// Whether proposal `p` belongs to `store`'s view: a user-scope one to every view, a project's
-/// to that project's.
-pub fn project_matches(p: &Proposal, store: &Store) -> bool {
-    match &p.project {
-        None => true,
-        Some(project) => store.project().map(|s| &s.slug) == Some(&project.slug),
-    }
-}
-
 /// Accepts pending proposal `id` into `store` (which must be the view it was made for).
 pub fn accept(
     inbox: &Inbox,
@@ -75,7 +67,7 @@ pub fn accept(
     now: DateTime<Utc>,
 ) -> Result<SaveOutcome, AcceptError> {
     let mut p = inbox.get(id)?;
-    if let Some(project) = p.project.as_ref().filter(|_| !project_matches(&p, store)) {
+    if let Some(project) = p.project.as_ref().filter(|_| !p.belongs_to(store)) {
         return Err(DistillError::NotApplicable {
             id: id.into(),
             reason: format!(
@@ -87,7 +79,7 @@ pub fn accept(
         .into());
     }
     if p.action == Action::When {
-        return crate::annotate::accept(inbox, store, &p, edits, now);
+        return accept_when(inbox, store, &p, edits, now);
     }
     let edited = edits.apply(&mut p);
     let source = p.source_value();
@@ -162,12 +154,89 @@ pub fn accept(
             )?;
             store.save_ruled(p.scope, draft(&p.name, merged.tags), &keys, &rule, now)?
         }
-        Action::When => unreachable!("accepted by annotate::accept above"),
+        Action::When => unreachable!("accepted by accept_when above"),
     };
     inbox.decide(Decision {
         id: p.id.clone(),
         session_id: p.session_id.clone(),
         decision: if edited { "edited" } else { "accepted" }.into(),
+        name: p.name.clone(),
+        at: now,
+    })?;
+    Ok(outcome)
+}
+
+/// Accepts `p` (an `Action::When` proposal of `memory distill --annotate`, pending in `inbox`)
+/// into `store`: exactly its
+/// phrases written to its memory, the rest of the file as it is. Refused, writing nothing, when
+/// the person edits it (it carries phrases only), when the memory is gone, retired, changed since
+/// the phrases were proposed, or says when it is needed by now.
+fn accept_when(
+    inbox: &Inbox,
+    store: &Store,
+    p: &Proposal,
+    edits: &Edits,
+    now: DateTime<Utc>,
+) -> Result<SaveOutcome, AcceptError> {
+    let refuse = |reason: String| -> AcceptError {
+        DistillError::NotApplicable {
+            id: p.id.clone(),
+            reason,
+        }
+        .into()
+    };
+    if [&edits.name, &edits.kind, &edits.description, &edits.body]
+        .iter()
+        .any(|e| e.is_some())
+    {
+        return Err(refuse(format!(
+            "it says when {} is needed and changes nothing else: accept it as it is, or say other phrases with `ambry memory review when {} PHRASE…`",
+            p.name, p.name
+        )));
+    }
+    let target = p.target.as_deref().unwrap_or(&p.name);
+    let current = match store.get(Some(p.scope), target) {
+        Ok(m) => m,
+        Err(StoreError::NotFound { .. }) => {
+            return Err(refuse(format!(
+                "{}/{target} is gone; reject it (`ambry memory review reject {}`)",
+                p.scope, p.id
+            )))
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if !current.lifecycle.when.is_empty() {
+        return Err(refuse(format!(
+            "{}/{target} says when it is needed since this was proposed ({}); those phrases stay: reject this proposal (`ambry memory review reject {}`), or replace them with `ambry memory review when {target} PHRASE…`",
+            p.scope,
+            current.lifecycle.when.join("; "),
+            p.id
+        )));
+    }
+    if let Some(why) = current.retirement(Some(now.date_naive())) {
+        return Err(refuse(format!(
+            "{}/{target} is {why} since this was proposed; reject it (`ambry memory review reject {}`)",
+            p.scope, p.id
+        )));
+    }
+    if p.target_fingerprint.as_deref() != Some(current.content_fingerprint().as_str()) {
+        return Err(refuse(format!(
+            "{}/{target} changed since these phrases were proposed for it: reject it (`ambry memory review reject {}`) and run `ambry memory distill --annotate` again",
+            p.scope, p.id
+        )));
+    }
+    let phrases = value(&p.when);
+    let outcome = store.save_ruled(
+        p.scope,
+        MemoryDraft::from(&current),
+        &[(WHEN_KEY, phrases.as_str())],
+        &RuleEdit::Keep,
+        now,
+    )?;
+    inbox.decide(Decision {
+        id: p.id.clone(),
+        session_id: p.session_id.clone(),
+        decision: "accepted".into(),
         name: p.name.clone(),
         at: now,
     })?;

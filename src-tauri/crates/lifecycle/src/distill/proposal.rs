@@ -141,6 +141,15 @@ impl Proposal {
         self.action == Action::When
     }
 
+    /// Whether it belongs to `store`'s view: a user-scope one to every view, a project's to
+    /// that project's.
+    pub fn belongs_to(&self, store: &ambry_store::memory::Store) -> bool {
+        match &self.project {
+            None => true,
+            Some(project) => store.project().map(|s| &s.slug) == Some(&project.slug),
+        }
+    }
+
     /// The `source:` an accepted proposal records: the session, named by its own source (a
     /// Claude Code session distilled with Codex is a `claude-session:`), and the turns. A
     /// proposal stored before the session's source was recorded names the proposing agent,
