@@ -130,6 +130,7 @@ pub fn run() {
             commands::sessions::prune_session,
             commands::distill::distill_session,
             commands::distill::distill_project,
+            commands::distill::distill_annotate,
             commands::distill::review_proposals,
             commands::distill::accept_proposal,
             commands::distill::reject_proposal,

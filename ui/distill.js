@@ -1,8 +1,8 @@
 // Distill: the person's own agent CLI proposes memories from a past session (or a project's
 // sessions); the proposals wait in the review inbox. A dry run comes first and says how many
 // calls and about how many tokens a run sends, and to which agent; nothing is sent until the
-// person confirms. This module owns the Distill button of an open transcript and the project
-// action; it does not list or decide proposals (the Review view does, through
+// person confirms. This module owns the Distill button of an open transcript, the project
+// action and asking for `when` phrases (`annotateMemories`); it does not list or decide proposals (the Review view does, through
 // `review_proposals`, `accept_proposal` and `reject_proposal`).
 //
 // Test hooks (data-testid):
@@ -64,6 +64,39 @@ export function distillSession(sessionId) {
 
 export function distillProject(project, since = null) {
   return distillWithConfirm('distill_project', { project, since }, 'this project');
+}
+
+// The agent proposes `when` phrases for the memories of the user scope and `project`'s (or the
+// user scope alone) that do not say when they are needed: a dry run, the person's confirmation,
+// one call; each answer waits in the Review as a proposal.
+export async function annotateMemories(project) {
+  const what = project ? 'this project’s memories' : 'your memories';
+  let plan;
+  try {
+    plan = await call('distill_annotate', { project, dryRun: true });
+  } catch (e) {
+    distillError(`Cannot ask for when phrases for ${what}`, e);
+    return null;
+  }
+  if (!plan.memories.length) {
+    toast(plan.pending.length ? 'Phrases for the memories without them already wait in the Review.' : `Every memory of ${what} says when it is needed.`);
+    return null;
+  }
+  const ok = await confirmDialog({
+    title: 'Say when memories are needed?',
+    message: `${plural(plan.memories.length, 'memory', 'memories')} in one call to ${plan.agent} (about ${plan.estimated_tokens.toLocaleString()} tokens, billed to your ${plan.agent} account), their text with secrets masked. Each answer waits in the Review; only the phrases you accept are written.`,
+    details: plan.over_budget.length ? `Left for a later run by the budget: ${plan.over_budget.join(', ')}` : null,
+    confirmLabel: 'Ask',
+  });
+  if (!ok) return null;
+  try {
+    const report = await call('distill_annotate', { project, dryRun: false });
+    toast(`${plural(report.proposals.length, 'proposal', 'proposals')} for review.`, 'success');
+    return report;
+  } catch (e) {
+    distillError(`Asking for when phrases for ${what} failed`, e);
+    return null;
+  }
 }
 
 // Adds the Distill button to an open transcript's header (`pane` holds one `.detail-head`).

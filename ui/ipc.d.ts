@@ -115,6 +115,7 @@ export interface CommandArgs {
   prune_session: { sessionId: string };
   distill_session: { session: string; with?: string | null; dryRun: boolean };
   distill_project: { project: string; since?: string | null; with?: string | null; dryRun: boolean };
+  distill_annotate: { project?: string | null; with?: string | null; dryRun: boolean };
   review_proposals: { project?: string | null };
   accept_proposal: { project?: string | null; id: string; edits?: Edits | null };
   reject_proposal: { id: string };

@@ -1,6 +1,7 @@
 // What Ctrl+K reaches besides memories: places (trust anchors, agents' files, each project,
 // the tools) and actions (reindex, connect Claude Code or Codex, open config.toml, sync now,
-// prune the archive, new memory, add a project, distill a project's sessions), matched by their words;
+// prune the archive, new memory, add a project, distill a project's sessions, say when memories are
+// needed), matched by their words;
 // and past sessions, by recall. Each entry runs when chosen. A query that names a place or
 // action exactly (`USER.md`, `CLAUDE.md`, `Settings`, `Sessions`, `config.toml`) marks it
 // `exact`, so the overlay lists it first.
@@ -42,7 +43,9 @@ function entries(app) {
     out.push({ kind: 'action', key: `new-memory:${p.slug}`, label: `New memory in ${p.name}`, hint: 'project memory', run: () => app.newMemory({ scope: 'project', project: p.slug }) });
     // A dry run first (calls, tokens, which agent); nothing is sent before the person confirms.
     out.push({ kind: 'action', key: `distill:${p.slug}`, label: `Distill ${p.name}’s sessions…`, hint: 'your agent proposes memories; you review each', run: () => import('./distill.js').then((d) => d.distillProject(p.slug)) });
+    out.push({ kind: 'action', key: `annotate:${p.slug}`, label: `Say when ${p.name}’s memories are needed…`, hint: 'your agent proposes when phrases; you review each', names: ['annotate', 'when'], run: () => import('./distill.js').then((d) => d.annotateMemories(p.slug)) });
   }
+  out.push({ kind: 'action', key: 'annotate:user', label: 'Say when your memories are needed…', hint: 'your agent proposes when phrases; you review each', names: ['annotate', 'when'], run: () => import('./distill.js').then((d) => d.annotateMemories(null)) });
   return out;
 }
 

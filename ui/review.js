@@ -23,7 +23,8 @@
 //                         review-rule-off (K) its actions; an ignored memory's calls are
 //                         review-ignored-call, its offered rule review-rule, turned on with O
 //   review-proposal       a distill proposal's text (data-id, data-session), review-source-turn its
-//                         turns; review-accept (A), review-reject (R) its actions
+//                         turns; review-accept (A), review-reject (R) its actions; a proposal of
+//                         `when` phrases (data-action="when") lists them as review-when-phrase
 //   review-side-edit  review-side-forget   edit or forget one memory of a pair
 //   review-merge-dialog   the merge editor: review-merge-into (radio, data-name),
 //                         review-merge-description, review-merge-body, review-merge-save,
@@ -69,6 +70,7 @@ const PROPOSAL_ACTIONS = {
   update: (p) => `Update ${p.target || p.name}`,
   supersede: (p) => `Replace ${p.target} with ${p.name}`,
   duplicate: (p) => `Merge into ${p.target}`,
+  when: (p) => `Say when ${p.target || p.name} is needed`,
 };
 
 // `text` with each of `needles` (a conflict's claims) marked.
@@ -219,6 +221,22 @@ export function createReviewView(app) {
       h('strong', {}, `${agentName(v.agent)} says: ${v.verdict}`), ' — ', v.reason)
     : null);
 
+  // A proposal saying when a memory is needed: the memory it is for and the phrases, the only
+  // thing an accept writes.
+  const whenProposal = (f) => ({
+    title: `${PROPOSAL_ACTIONS.when(f)} — proposed by ${agentName(f.agent)}`,
+    note: 'Accepting writes these phrases to the memory and changes nothing else of it.',
+    evidence: h('div', { class: 'review-single', testid: 'review-proposal', dataset: { id: f.id, action: 'when' } },
+      h('div', { class: 'review-side-head' }, h('strong', {}, f.target || f.name), ' ', h('span', { class: 'badge' }, f.scope), ' ', h('span', { class: 'badge' }, f.type)),
+      f.description ? h('div', { class: 'muted review-description' }, f.description) : null,
+      h('div', { class: 'review-evidence' }, 'When it is needed:'),
+      h('ul', { class: 'review-when-proposed' }, (f.when || []).map((w) => h('li', { testid: 'review-when-phrase' }, w)))),
+    actions: [
+      button('review-accept', 'Accept', 'A', () => act(`${f.target || f.name} now says when it is needed`, () => call('accept_proposal', { project, id: f.id }))),
+      button('review-reject', 'Reject', 'R', () => act(`Rejected the phrases for ${f.target || f.name}`, () => call('reject_proposal', { id: f.id })), { class: 'btn-ghost-danger' }),
+    ],
+  });
+
   // One render function per finding kind: `{ names, title, evidence, actions }`.
   const RENDERERS = {
     duplicate: (f) => {
@@ -265,7 +283,8 @@ export function createReviewView(app) {
       evidence: single(f.memory, h('div', { class: 'review-evidence' }, 'Expires: ', h('time', { testid: 'review-expired-on', datetime: f.on }, f.on))),
       actions: singleActions(f.memory),
     }),
-    proposal: (f) => ({
+    // Phrases for an existing memory (`memory distill --annotate`): only they are written.
+    proposal: (f) => (f.action === 'when' ? whenProposal(f) : {
       title: `${(PROPOSAL_ACTIONS[f.action] || ((p) => p.name))(f)} — proposed by ${f.agent} from a past session`,
       note: f.reason,
       evidence: h('div', { class: 'review-single', testid: 'review-proposal', dataset: { id: f.id, session: f.session_id } },

@@ -2,9 +2,12 @@
 //! project's sessions (a dry run first shows calls and tokens), and the proposals' accept and
 //! reject. The Review view lists proposals through `review_proposals`.
 //!
-//! Owns: the IPC shapes of those five commands. Deliberately does not: hold rules (core's
+//! `distill_annotate`: the agent proposes `when` phrases for memories without them.
+//!
+//! Owns: the IPC shapes of those six commands. Deliberately does not: hold rules (core's
 //! workspace does) or show anything.
 
+use ambry_core::AnnotateReport;
 use ambry_core::DistillAgent;
 use ambry_core::SavedWithVector;
 use ambry_core::Selection;
@@ -60,6 +63,29 @@ pub async fn distill_project(
             project: true,
         };
         Ok(ws.distill(&place, &selection, agent(with), dry_run, chrono::Utc::now())?)
+    })
+    .await
+}
+
+/// The person's own agent proposes `when` phrases for the view's memories without them (the
+/// user scope and, with `project`, that project's); `dry_run` says what would be sent and its
+/// size and sends nothing. Each answer waits in the review as a proposal.
+#[tauri::command]
+pub async fn distill_annotate(
+    app: AppHandle,
+    project: Option<String>,
+    with: Option<String>,
+    dry_run: bool,
+) -> IpcResult<AnnotateReport> {
+    off_main(app, move |ws| {
+        let place = ws.place_of(project.as_deref())?;
+        Ok(ws.distill_annotate(
+            &place,
+            agent(with),
+            dry_run,
+            chrono::Utc::now(),
+            &ambry_core::StopHandle::default(),
+        )?)
     })
     .await
 }

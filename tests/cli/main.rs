@@ -1,6 +1,7 @@
 //! End-to-end tests of the real `ambry` binary on a temporary AMBRY_HOME.
 
 mod agents;
+mod annotate;
 mod archive;
 mod compose;
 mod concurrency;

@@ -9,6 +9,7 @@ mod seed;
 mod ui;
 
 mod agents;
+mod annotate;
 mod browse;
 mod compose;
 mod delete;

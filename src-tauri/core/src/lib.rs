@@ -29,6 +29,7 @@ pub use ambry_compose::enforce::{Backtest, Decision, PastCall, ToolCall, ToolVer
 pub use ambry_compose::instructions::{InstructionFile, InstructionKind};
 pub use ambry_compose::ledger::{Form, Injection, LedgerSession, ToolCheckRecord};
 pub use ambry_compose::usage::UseKind;
+pub use ambry_lifecycle::annotate::AnnotateReport;
 pub use ambry_lifecycle::ask::{AgentVerdict, AskReport, PairVerdict};
 pub use ambry_lifecycle::distill::{DistillReport, Edits, Proposal, StopHandle};
 pub use ambry_lifecycle::lifecycle::sentences::{compare as compare_texts, Comparison, MergeDraft};

@@ -1,6 +1,7 @@
 //! The real Claude Code and Codex CLIs (pinned npm versions) driven headless against a local
 //! mock of their model APIs: what the model receives from Ambry's hooks and MCP tools.
 
+mod annotate;
 mod claude;
 mod client_facts;
 mod codex;

@@ -1,6 +1,7 @@
 //! `ambry memory distill`: the person's own agent CLI (`claude -p` / `codex exec`) proposes
 //! memories from past sessions; the proposals wait in `ambry memory review` (DESIGN §14).
-//! `--dry-run` shows the calls and estimated tokens and starts nothing.
+//! `--dry-run` shows the calls and estimated tokens and starts nothing. `--annotate`: the agent
+//! proposes `when` phrases for the memories that do not say when they are needed.
 //!
 //! Owns: the arguments, printing the report, and stopping the agent with `ambry`: Ctrl-C,
 //! SIGTERM and SIGHUP (a closed terminal) kill the running agent's whole process group through
@@ -8,6 +9,7 @@
 //! reach) and end the run with `stopped`.
 //! Deliberately does not: select sessions, spawn the agent or judge its answer (core does).
 
+use ambry_core::AnnotateReport;
 use ambry_core::DistillAgent;
 use ambry_core::DistillReport;
 use ambry_core::Selection;
@@ -51,6 +53,10 @@ pub struct DistillArgs {
     /// Show the calls and estimated tokens; run nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Instead of sessions: propose `when` phrases (when each is needed) for the memories of
+    /// this view that have none, in one call; each waits in `ambry memory review`
+    #[arg(long, conflicts_with_all = ["session", "since", "project"])]
+    pub annotate: bool,
 }
 
 fn parse_day(s: &str) -> Result<NaiveDate, String> {
@@ -59,6 +65,9 @@ fn parse_day(s: &str) -> Result<NaiveDate, String> {
 
 pub fn run(ctx: &Context, args: DistillArgs) -> Result<()> {
     let ws = &ctx.workspace;
+    if args.annotate {
+        return annotate(ctx, &args);
+    }
     let place = match &args.session {
         Some(id) if !args.project => ws
             .place_of_session(id)
@@ -134,6 +143,92 @@ fn print_report(r: &DistillReport) {
     if !r.over_budget.is_empty() {
         println!(
             "left for a later run by the budget ([distill] max_calls / max_tokens): {}",
+            r.over_budget.join(", ")
+        );
+    }
+}
+
+/// `--annotate`: the agent proposes `when` phrases for the view's memories without them (or,
+/// `--dry-run`, what would be sent). Ctrl-C, SIGTERM and SIGHUP stop it as a distill's.
+fn annotate(ctx: &Context, args: &DistillArgs) -> Result<()> {
+    let stop = StopHandle::default();
+    if !args.dry_run {
+        let stop = stop.clone();
+        ctrlc::set_handler(move || stop.stop())
+            .context("cannot install the Ctrl-C / SIGTERM handler")?;
+    }
+    let report = ctx.workspace.distill_annotate(
+        &ctx.place(),
+        args.with.map(Into::into),
+        args.dry_run,
+        ctx.now(),
+        &stop,
+    )?;
+    if ctx.json {
+        return ctx.print_json(&report);
+    }
+    print_annotate(&report);
+    Ok(())
+}
+
+fn print_annotate(r: &AnnotateReport) {
+    let agent = r.agent.as_str();
+    let memories = |n: usize| format!("{n} memor{}", if n == 1 { "y" } else { "ies" });
+    if r.memories.is_empty() {
+        println!("no memory to annotate: every memory of this view says when it is needed, or waits in the review");
+    } else if r.dry_run {
+        println!(
+            "dry run: {} in one call to {agent}, {} bytes, about {} tokens; nothing was sent",
+            memories(r.memories.len()),
+            r.prompt_bytes,
+            r.estimated_tokens
+        );
+        for m in &r.memories {
+            println!("  {m}");
+        }
+        if let Some(text) = &r.prompt {
+            println!("what would be sent (secrets masked):\n{}", text.trim_end());
+        }
+    } else {
+        println!(
+            "{} sent to {agent} in one call (~{} tokens): {} proposal(s) for review",
+            memories(r.memories.len()),
+            r.estimated_tokens,
+            r.proposals.len()
+        );
+        for p in &r.proposals {
+            let phrases: Vec<String> = p
+                .when
+                .iter()
+                .map(|w| format!("\"{}\"", ambry_core::escape_controls(w)))
+                .collect();
+            println!(
+                "  {}  {}/{} when: {}",
+                p.id,
+                p.scope,
+                p.name,
+                phrases.join(", ")
+            );
+        }
+        if !r.proposals.is_empty() {
+            println!("review them: ambry memory review (accept or reject <id>)");
+        }
+    }
+    if !r.pending.is_empty() {
+        println!(
+            "not sent, phrases already wait in the review: {}",
+            r.pending.join(", ")
+        );
+    }
+    if !r.unanswered.is_empty() {
+        println!(
+            "the answer said nothing of: {} (sent again next time)",
+            r.unanswered.join(", ")
+        );
+    }
+    if !r.over_budget.is_empty() {
+        println!(
+            "left for a later run by the budget ([distill] max_tokens / chunk_bytes): {}",
             r.over_budget.join(", ")
         );
     }

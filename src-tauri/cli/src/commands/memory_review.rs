@@ -496,6 +496,24 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
                     c.id
                 );
             }
+            Finding::Proposal(p) if p.when_only() => {
+                let phrases: Vec<String> = p
+                    .when
+                    .iter()
+                    .map(|w| format!("\"{}\"", ambry_core::escape_controls(w)))
+                    .collect();
+                println!(
+                    "proposal   {}  say when {}/{} is needed ({}): {}\n  {}\n  accept: ambry memory review accept {}   reject: ambry memory review reject {}",
+                    p.id,
+                    p.scope,
+                    p.name,
+                    p.agent.as_str(),
+                    phrases.join(", "),
+                    ambry_core::escape_controls(&p.description),
+                    p.id,
+                    p.id
+                );
+            }
             Finding::Proposal(p) => {
                 let turns: Vec<String> =
                     p.source_turns.iter().map(|t| t.turn.to_string()).collect();

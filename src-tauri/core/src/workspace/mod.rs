@@ -12,6 +12,7 @@
 
 mod agents;
 mod anchors;
+mod annotate;
 mod bulk;
 mod context;
 mod distill;

@@ -1,6 +1,7 @@
 //! A person's decision on a proposal: accept (an ordinary archived write through the store,
 //! with `source:` naming the session and turns it came from; update, supersede and duplicate
-//! through the lifecycle actions) or reject (the store is not touched).
+//! through the lifecycle actions; `when` phrases through `annotate::accept`) or reject (the
+//! store is not touched).
 //!
 //! Owns: what each kind of proposal writes when accepted, the person's edits applied first
 //! (and logged as `edited`, so measuring distill can tell them apart), and logging decisions.
@@ -13,6 +14,7 @@ use super::error::DistillError;
 use super::inbox::{Decision, Inbox};
 use super::proposal::{Action, Proposal};
 use crate::lifecycle;
+use ambry_store::memory::when::{value, WHEN_KEY};
 use ambry_store::memory::{
     Enforce, MemoryDraft, RuleEdit, RuleStatus, SaveOutcome, Store, StoreError,
 };
@@ -65,20 +67,21 @@ pub fn accept(
     now: DateTime<Utc>,
 ) -> Result<SaveOutcome, AcceptError> {
     let mut p = inbox.get(id)?;
-    let edited = edits.apply(&mut p);
-    if let Some(project) = &p.project {
-        if store.project().map(|s| &s.slug) != Some(&project.slug) {
-            return Err(DistillError::NotApplicable {
-                id: id.into(),
-                reason: format!(
-                    "it is for project {}; run it from that repository (--cwd {})",
-                    project.slug,
-                    project.root.display()
-                ),
-            }
-            .into());
+    if let Some(project) = p.project.as_ref().filter(|_| !p.belongs_to(store)) {
+        return Err(DistillError::NotApplicable {
+            id: id.into(),
+            reason: format!(
+                "it is for project {}; run it from that repository (--cwd {})",
+                project.slug,
+                project.root.display()
+            ),
         }
+        .into());
     }
+    if p.action == Action::When {
+        return accept_when(inbox, store, &p, edits, now);
+    }
+    let edited = edits.apply(&mut p);
     let source = p.source_value();
     // What the memory is for (DESIGN §5) goes in with it; a proposal without phrases keeps the
     // memory's own.
@@ -155,11 +158,89 @@ pub fn accept(
             .memory;
             store.save_ruled(p.scope, draft(&p.name, merged.tags), &keys, &rule, now)?
         }
+        Action::When => unreachable!("accepted by accept_when above"),
     };
     inbox.decide(Decision {
         id: p.id.clone(),
         session_id: p.session_id.clone(),
         decision: if edited { "edited" } else { "accepted" }.into(),
+        name: p.name.clone(),
+        at: now,
+    })?;
+    Ok(outcome)
+}
+
+/// Accepts `p` (an `Action::When` proposal of `memory distill --annotate`, pending in `inbox`)
+/// into `store`: exactly its
+/// phrases written to its memory, the rest of the file as it is. Refused, writing nothing, when
+/// the person edits it (it carries phrases only), when the memory is gone, retired, changed since
+/// the phrases were proposed, or says when it is needed by now.
+fn accept_when(
+    inbox: &Inbox,
+    store: &Store,
+    p: &Proposal,
+    edits: &Edits,
+    now: DateTime<Utc>,
+) -> Result<SaveOutcome, AcceptError> {
+    let refuse = |reason: String| -> AcceptError {
+        DistillError::NotApplicable {
+            id: p.id.clone(),
+            reason,
+        }
+        .into()
+    };
+    if [&edits.name, &edits.kind, &edits.description, &edits.body]
+        .iter()
+        .any(|e| e.is_some())
+    {
+        return Err(refuse(format!(
+            "it says when {} is needed and changes nothing else: accept it as it is, or say other phrases with `ambry memory review when {} PHRASE…`",
+            p.name, p.name
+        )));
+    }
+    let target = p.target.as_deref().unwrap_or(&p.name);
+    let current = match store.get(Some(p.scope), target) {
+        Ok(m) => m,
+        Err(StoreError::NotFound { .. }) => {
+            return Err(refuse(format!(
+                "{}/{target} is gone; reject it (`ambry memory review reject {}`)",
+                p.scope, p.id
+            )))
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if !current.lifecycle.when.is_empty() {
+        return Err(refuse(format!(
+            "{}/{target} says when it is needed since this was proposed ({}); those phrases stay: reject this proposal (`ambry memory review reject {}`), or replace them with `ambry memory review when {target} PHRASE…`",
+            p.scope,
+            current.lifecycle.when.join("; "),
+            p.id
+        )));
+    }
+    if let Some(why) = current.retirement(Some(now.date_naive())) {
+        return Err(refuse(format!(
+            "{}/{target} is {why} since this was proposed; reject it (`ambry memory review reject {}`)",
+            p.scope, p.id
+        )));
+    }
+    if p.target_fingerprint.as_deref() != Some(current.content_fingerprint().as_str()) {
+        return Err(refuse(format!(
+            "{}/{target} changed since these phrases were proposed for it: reject it (`ambry memory review reject {}`) and run `ambry memory distill --annotate` again",
+            p.scope, p.id
+        )));
+    }
+    let phrases = value(&p.when);
+    let outcome = store.save_ruled(
+        p.scope,
+        MemoryDraft::from(&current),
+        &[(WHEN_KEY, phrases.as_str())],
+        &RuleEdit::Keep,
+        now,
+    )?;
+    inbox.decide(Decision {
+        id: p.id.clone(),
+        session_id: p.session_id.clone(),
+        decision: "accepted".into(),
         name: p.name.clone(),
         at: now,
     })?;

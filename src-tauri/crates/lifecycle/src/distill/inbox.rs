@@ -18,7 +18,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::error::DistillError;
-use super::proposal::Proposal;
+use super::proposal::{Action, Proposal};
 use ambry_store::home::AmbryHome;
 use ambry_store::storage::{
     create_private_dir_all, open_private, write_atomic, LockFailure, ScopeLock, LOCK_WAIT,
@@ -155,6 +155,32 @@ impl Inbox {
         let mut distilled = self.distilled()?;
         distilled.insert(session_id.to_string(), record);
         self.write(DISTILLED, &distilled)?;
+        Ok(added)
+    }
+
+    /// Adds proposals made without a session (`memory distill --annotate`), under the lock:
+    /// one whose id is pending already, or that says when a memory is needed while another
+    /// proposal for that memory waits, is left out. Returns the ones added.
+    pub fn add_proposals(&self, proposals: &[Proposal]) -> Result<Vec<Proposal>, DistillError> {
+        let _lock = self.lock()?;
+        let mut pending = self.proposals()?;
+        let mut added = Vec::new();
+        for p in proposals {
+            let same_target = |q: &Proposal| {
+                p.action == Action::When
+                    && q.action == Action::When
+                    && q.scope == p.scope
+                    && q.target == p.target
+                    && q.project.as_ref().map(|x| &x.slug) == p.project.as_ref().map(|x| &x.slug)
+            };
+            if !pending.iter().any(|q| q.id == p.id || same_target(q)) {
+                pending.push(p.clone());
+                added.push(p.clone());
+            }
+        }
+        if !added.is_empty() {
+            self.write(PROPOSALS, &pending)?;
+        }
         Ok(added)
     }
 

@@ -34,6 +34,9 @@ pub enum Action {
     Supersede,
     /// `target` says what `name` already says: merge `target` into `name`.
     Duplicate,
+    /// Say when the existing memory `target` is needed: its `when` phrases, and nothing else
+    /// of it (`memory distill --annotate`).
+    When,
 }
 
 /// One proposal as the agent writes it.
@@ -93,6 +96,8 @@ pub struct ProposalProject {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Proposal {
     pub id: String,
+    /// The session it was distilled from; none for phrases proposed for an existing memory.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub session_id: String,
     /// Where the session came from (`claude`, `codex`, `ambry`): the `source:` names it.
     /// Absent in proposals stored before it was recorded.
@@ -123,9 +128,28 @@ pub struct Proposal {
     /// stored before proposals carried it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub when: Vec<String>,
+    /// `Action::When`: the target's `content_fingerprint` when the phrases were proposed, so an
+    /// accept after the memory changed is refused rather than applied to another text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_fingerprint: Option<String>,
 }
 
 impl Proposal {
+    /// Whether it says when an existing memory is needed and nothing else
+    /// (`memory distill --annotate`).
+    pub fn when_only(&self) -> bool {
+        self.action == Action::When
+    }
+
+    /// Whether it belongs to `store`'s view: a user-scope one to every view, a project's to
+    /// that project's.
+    pub fn belongs_to(&self, store: &ambry_store::memory::Store) -> bool {
+        match &self.project {
+            None => true,
+            Some(project) => store.project().map(|s| &s.slug) == Some(&project.slug),
+        }
+    }
+
     /// The `source:` an accepted proposal records: the session, named by its own source (a
     /// Claude Code session distilled with Codex is a `claude-session:`), and the turns. A
     /// proposal stored before the session's source was recorded names the proposing agent,
@@ -336,6 +360,8 @@ fn check_one(
     };
     let target = p.target.filter(|t| !t.trim().is_empty());
     match (p.action, &target) {
+        // Phrases for an existing memory are `memory distill --annotate`'s, never a session's.
+        (Action::When, _) => return Err("a session proposes memories, not `when` alone".into()),
         (Action::New, _) if exists(&draft.name) => {
             return Err(format!(
                 "{} already exists in the {} scope: propose an update",
@@ -411,6 +437,7 @@ fn check_one(
         reason: quoted(&p.reason, MAX_ANSWER_BYTES),
         enforce,
         when,
+        target_fingerprint: None,
     };
     proposal.id = proposal_id(&proposal);
     Ok(proposal)
@@ -647,6 +674,21 @@ mod tests {
             .as_array()
             .unwrap();
         assert!(required.iter().any(|r| r == "when"));
+    }
+
+    /// Phrases alone for an existing memory are `--annotate`'s: a session's answer proposing
+    /// them is refused.
+    #[test]
+    fn a_session_cannot_propose_when_alone() {
+        let t = turns();
+        let existing = vec![(Scope::User, "release-day".to_string())];
+        let mut when = new_memory();
+        when["action"] = json!("when");
+        when["target"] = json!("release-day");
+        when["when"] = json!(["releasing", "which weekday"]);
+        let checked = check_answer(&one(when), &call(&t, &existing), Utc::now()).unwrap();
+        assert!(checked.proposals.is_empty());
+        assert!(checked.refused[0].reason.contains("not `when` alone"));
     }
 
     #[test]
