@@ -17,16 +17,13 @@ pub mod prompt;
 #[cfg(test)]
 mod tests;
 
-use std::time::Duration;
-
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::distill::proposal::ProposalProject;
-use crate::distill::{Action, AgentCall, AgentRunner, DistillError, Inbox, Proposal};
+use crate::distill::{Action, AgentRunner, DistillError, Inbox, Proposal};
 use ambry_store::config::{DistillAgent, DistillConfig};
 use ambry_store::memory::{Memory, Scope, ScopeFilter, Store};
-use prompt::AnswerProblem;
 
 /// Most memories one run sends: an answer for them stays far inside the answer's size limit.
 pub const MAX_MEMORIES: usize = 40;
@@ -218,33 +215,17 @@ pub fn annotate(
         return Ok(report);
     }
     let schema = prompt::answer_schema(sent.len());
-    let command = match setup.agent {
-        DistillAgent::Claude => &setup.config.claude_command,
-        DistillAgent::Codex => &setup.config.codex_command,
-    };
-    let answer = runner.call(&AgentCall {
-        agent: setup.agent,
-        command,
-        prompt: &text,
-        schema: &schema,
-        timeout: Duration::from_secs(setup.config.timeout_secs),
-        about: CALL_NAME,
-        extra_args: &setup.extra_args,
-    })?;
-    let answered = prompt::check_answer(&answer, &report.memories).map_err(|p| match p {
-        AnswerProblem::TooLarge(bytes) => DistillError::AnswerTooLarge {
-            agent: setup.agent.as_str().into(),
-            session: CALL_NAME.into(),
-            bytes,
-            limit: crate::distill::proposal::MAX_ANSWER_BYTES,
-        },
-        AnswerProblem::Malformed(reason) => DistillError::MalformedAnswer {
-            agent: setup.agent.as_str().into(),
-            session: CALL_NAME.into(),
-            // The reason may quote the answer (a parse error names the value it met).
-            reason: crate::distill::quoted(&reason, 600),
-        },
-    })?;
+    let answer = crate::distill::child::call_configured(
+        runner,
+        setup.config,
+        setup.agent,
+        &setup.extra_args,
+        CALL_NAME,
+        &text,
+        &schema,
+    )?;
+    let answered = prompt::check_answer(&answer, &report.memories)
+        .map_err(|p| p.into_error(setup.agent, CALL_NAME))?;
     let proposals: Vec<Proposal> = answered
         .iter()
         .map(|(index, when)| proposal(&sent[*index], when.clone(), setup))

@@ -8,6 +8,7 @@
 //! many, long, multi-line or secret-looking phrases refuse the whole answer).
 //! Deliberately does not: decide which memories are sent (the run does), run anything, or write.
 
+use crate::distill::proposal::AnswerProblem;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -114,13 +115,6 @@ struct Answer {
 struct AnswerItem {
     memory: String,
     when: Vec<String>,
-}
-
-/// Why an answer was not taken.
-#[derive(Debug, PartialEq)]
-pub enum AnswerProblem {
-    TooLarge(usize),
-    Malformed(String),
 }
 
 /// The phrases of an answer for the memories labelled `sent`, as `(index into sent, phrases)`:

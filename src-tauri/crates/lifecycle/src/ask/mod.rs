@@ -16,16 +16,13 @@ pub mod prompt;
 mod tests;
 pub mod verdict;
 
-use std::time::Duration;
-
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::distill::{AgentCall, AgentRunner, DistillError};
+use crate::distill::{AgentRunner, DistillError};
 use crate::lifecycle::{Finding, Subject};
 use ambry_store::config::{DistillAgent, DistillConfig};
 pub use cache::{pair_key, Kept, Verdicts};
-use prompt::AnswerProblem;
 pub use prompt::Uncertain;
 pub use verdict::{AgentVerdict, PairVerdict};
 
@@ -180,33 +177,17 @@ pub fn ask(
         return Ok(report);
     }
     let schema = prompt::answer_schema(sent.len());
-    let command = match setup.agent {
-        DistillAgent::Claude => &setup.config.claude_command,
-        DistillAgent::Codex => &setup.config.codex_command,
-    };
-    let answer = runner.call(&AgentCall {
-        agent: setup.agent,
-        command,
-        prompt: &text,
-        schema: &schema,
-        timeout: Duration::from_secs(setup.config.timeout_secs),
-        about: CALL_NAME,
-        extra_args: &setup.extra_args,
-    })?;
-    let verdicts = prompt::check_answer(&answer, sent.len()).map_err(|p| match p {
-        AnswerProblem::TooLarge(bytes) => DistillError::AnswerTooLarge {
-            agent: setup.agent.as_str().into(),
-            session: CALL_NAME.into(),
-            bytes,
-            limit: crate::distill::proposal::MAX_ANSWER_BYTES,
-        },
-        AnswerProblem::Malformed(reason) => DistillError::MalformedAnswer {
-            agent: setup.agent.as_str().into(),
-            session: CALL_NAME.into(),
-            // The reason may quote the answer (a parse error names the value it met).
-            reason: crate::distill::quoted(&reason, 600),
-        },
-    })?;
+    let answer = crate::distill::child::call_configured(
+        runner,
+        setup.config,
+        setup.agent,
+        &setup.extra_args,
+        CALL_NAME,
+        &text,
+        &schema,
+    )?;
+    let verdicts = prompt::check_answer(&answer, sent.len())
+        .map_err(|p| p.into_error(setup.agent, CALL_NAME))?;
     let mut keep = Vec::new();
     for (index, verdict, reason) in verdicts {
         let given = AgentVerdict {

@@ -7,6 +7,7 @@
 //! and the rules an answer is held to.
 //! Deliberately does not: decide which pairs are sent (the run does), run anything, or write.
 
+use crate::distill::proposal::AnswerProblem;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -129,13 +130,6 @@ struct AnswerItem {
     pair: i64,
     verdict: PairVerdict,
     reason: String,
-}
-
-/// Why an answer was not taken.
-#[derive(Debug, PartialEq)]
-pub enum AnswerProblem {
-    TooLarge(usize),
-    Malformed(String),
 }
 
 /// The verdicts of an answer for `n` pairs, as `(index from 0, verdict, reason)`: a pair the

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::error::{quoted, DistillError};
-use ambry_store::config::DistillAgent;
+use ambry_store::config::{DistillAgent, DistillConfig};
 
 /// The environment marker of a distill child: `ambry compose --hook` prints nothing under it.
 pub const CHILD_MARKER: &str = "AMBRY_DISTILL";
@@ -46,6 +46,32 @@ pub struct AgentCall<'a> {
     pub about: &'a str,
     /// Arguments before the client's own (Codex: the person's MCP servers switched off).
     pub extra_args: &'a [String],
+}
+
+/// One call to the agent as `config` has it (its command, its timeout), `about` what the errors
+/// name: the one call the review's ask and annotate each make.
+pub fn call_configured(
+    runner: &dyn AgentRunner,
+    config: &DistillConfig,
+    agent: DistillAgent,
+    extra_args: &[String],
+    about: &str,
+    prompt: &str,
+    schema: &Value,
+) -> Result<String, DistillError> {
+    let command = match agent {
+        DistillAgent::Claude => &config.claude_command,
+        DistillAgent::Codex => &config.codex_command,
+    };
+    runner.call(&AgentCall {
+        agent,
+        command,
+        prompt,
+        schema,
+        timeout: Duration::from_secs(config.timeout_secs),
+        about,
+        extra_args,
+    })
 }
 
 /// Runs one call and returns the answer's text. A fake stands in for it in tests of the run.

@@ -248,11 +248,32 @@ pub struct CallContext<'a> {
     pub has_project: bool,
 }
 
-/// Why an answer as a whole is refused (nothing of it is kept).
+/// Why an answer as a whole is refused (nothing of it is kept) — distill's, the review's ask's
+/// and annotate's alike.
 #[derive(Debug, PartialEq)]
 pub enum AnswerProblem {
     TooLarge(usize),
     Malformed(String),
+}
+
+impl AnswerProblem {
+    /// The error a refused answer of `agent`'s call `about` something is said as.
+    pub fn into_error(self, agent: DistillAgent, about: &str) -> super::DistillError {
+        match self {
+            AnswerProblem::TooLarge(bytes) => super::DistillError::AnswerTooLarge {
+                agent: agent.as_str().into(),
+                session: about.into(),
+                bytes,
+                limit: MAX_ANSWER_BYTES,
+            },
+            // The reason may quote the answer (a parse error names the value it met).
+            AnswerProblem::Malformed(reason) => super::DistillError::MalformedAnswer {
+                agent: agent.as_str().into(),
+                session: about.into(),
+                reason: super::quoted(&reason, 600),
+            },
+        }
+    }
 }
 
 /// Checks `answer` (the JSON text the agent returned). A malformed or oversized answer is

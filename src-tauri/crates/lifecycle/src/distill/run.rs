@@ -12,11 +12,11 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::child::{AgentCall, AgentRunner};
-use super::error::{quoted, DistillError};
+use super::error::DistillError;
 use super::inbox::{turns_hash, Distilled, Inbox};
 use super::prompt::{self, NumberedTurn};
 use super::proposal::{
-    answer_schema, check_answer, AnswerProblem, CallContext, Proposal, ProposalProject, Refusal,
+    answer_schema, check_answer, CallContext, Proposal, ProposalProject, Refusal,
 };
 use ambry_sessions::sessions::Transcript;
 use ambry_store::config::{DistillAgent, DistillConfig, SessionSource};
@@ -229,20 +229,8 @@ pub fn distill(
             project: project.clone(),
             has_project: project.is_some(),
         };
-        let checked = check_answer(&answer, &context, setup.now).map_err(|p| match p {
-            AnswerProblem::TooLarge(bytes) => DistillError::AnswerTooLarge {
-                agent: setup.agent.as_str().into(),
-                session: about.clone(),
-                bytes,
-                limit: super::proposal::MAX_ANSWER_BYTES,
-            },
-            // The reason may quote the answer (a parse error names the value it met).
-            AnswerProblem::Malformed(reason) => DistillError::MalformedAnswer {
-                agent: setup.agent.as_str().into(),
-                session: about.clone(),
-                reason: quoted(&reason, 600),
-            },
-        })?;
+        let checked = check_answer(&answer, &context, setup.now)
+            .map_err(|p| p.into_error(setup.agent, &about))?;
         setup.inbox.commit_call(
             &checked.proposals,
             &call.session_id,
