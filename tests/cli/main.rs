@@ -10,6 +10,7 @@ mod distill;
 mod doctor;
 mod embeddings;
 mod hostile;
+mod import;
 mod lifecycle;
 mod links_and_modes;
 mod mcp;
