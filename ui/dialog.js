@@ -75,11 +75,23 @@ export function confirmDialog({ title, message, details = null, confirmLabel = '
   });
 }
 
-// While a dialog is open, the scrolling boxes of the window under it show no scrollbar:
-// WebKitGTK draws overlay scrollbars after the rest of the page, so one would lie over the
-// dialog (styles.css: [data-under-modal]).
+// Overlays that are not dialogs (the search palette), while they are shown.
+const shownOverlays = new Set();
+
+/** An overlay inside the window (the search palette) says when it shows and hides, so the
+ * scrolling boxes under it hide their scrollbars as under a dialog.
+ * @param {HTMLElement} overlay
+ * @param {boolean} shown */
+export function overlayShown(overlay, shown) {
+  if (shown) shownOverlays.add(overlay); else shownOverlays.delete(overlay);
+  hideScrollbarsUnderDialogs();
+}
+
+// While a dialog or an overlay is open, the scrolling boxes of the window under it show no
+// scrollbar: WebKitGTK draws overlay scrollbars after the rest of the page, so one would lie
+// over the dialog (styles.css: [data-under-modal]). The overlay's own boxes keep scrolling.
 function hideScrollbarsUnderDialogs() {
-  const open = !!document.querySelector('body > .modal-backdrop');
+  const open = shownOverlays.size > 0 || !!document.querySelector('body > .modal-backdrop');
   const app = document.getElementById('app');
   if (!app) return;
   if (!open) {
@@ -88,6 +100,7 @@ function hideScrollbarsUnderDialogs() {
   }
   for (const e of app.querySelectorAll('*')) {
     const el = /** @type {HTMLElement} */ (e);
+    if ([...shownOverlays].some((o) => o.contains(el))) continue;
     if (el.scrollHeight <= el.clientHeight && el.scrollWidth <= el.clientWidth) continue;
     const s = getComputedStyle(el);
     if (/(auto|scroll)/.test(s.overflowY + s.overflowX)) el.dataset.underModal = 'true';

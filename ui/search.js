@@ -26,7 +26,7 @@
 
 import { call } from './api.js';
 import { h, clear } from './dom.js';
-import { trapFocus } from './dialog.js';
+import { overlayShown, trapFocus } from './dialog.js';
 import { openMemoryInEditor } from './open-editor.js';
 import { matchingEntries, matchingSessions, paletteRows } from './palette.js';
 
@@ -396,6 +396,7 @@ export function createSearch(app) {
     }
     open = true;
     el.hidden = false;
+    overlayShown(el, true);
     input.focus();
     input.select();
     if (!input.value) render(null);
@@ -407,6 +408,7 @@ export function createSearch(app) {
     document.removeEventListener('keydown', onEscape);
     open = false;
     el.hidden = true;
+    overlayShown(el, false);
     app.restoreFocus();
   }
 

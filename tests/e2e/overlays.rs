@@ -338,3 +338,70 @@ async fn a_dialog_hides_the_list_under_it_scrollbar_and_all() -> TestResult {
         )
         .await
 }
+
+/// The search palette lies over the memory list as a dialog does: the list's scrollbar never
+/// shows through it, and the palette's own results still scroll.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn the_search_palette_hides_the_list_scrollbar_under_it() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    for i in 0..60 {
+        sandbox.save_user(
+            &format!("note-{i:02}"),
+            "project",
+            &format!("Note number {i}"),
+            "Text.\n",
+        )?;
+    }
+    sandbox
+        .run(
+            "the_search_palette_hides_the_list_scrollbar_under_it",
+            |driver| async move {
+                ui::open_user_memories(&driver).await?;
+                resize(&driver, 720, 480).await?;
+                // The pointer off the palette: a row under it would take the selection when
+                // the window under the palette is hidden for the comparison.
+                crate::tray::xdotool(&["mousemove", "715", "475"])?;
+                keys::press_ctrl(&driver, "k").await?;
+                driver.action_chain().send_keys("note").perform().await?;
+                ui::shown(&driver, ui::tid("search-result"), "results").await?;
+                let panel = rect(&driver, ".search-panel").await?;
+                let list = rect(&driver, "[data-testid=\"memory-list\"]").await?;
+                ensure!(
+                    list.right > panel.left + 8.0 && list.right < panel.right - 8.0,
+                    "the list's right edge ({list:?}) is not under the palette ({panel:?})"
+                );
+                // Where the list's scrollbar would lie: a strip along its right edge, inside the
+                // palette (the palette's own results have a scrollbar too, at its right edge,
+                // which fades in and out on its own).
+                let inside = Rect {
+                    left: list.right - 14.0,
+                    top: panel.top + 4.0,
+                    right: list.right + 2.0,
+                    bottom: panel.bottom - 4.0,
+                    width: 16.0,
+                    height: panel.height - 8.0,
+                    ..panel
+                };
+                // The list under the palette moves: its scrollbar would show.
+                driver
+                    .execute("const l = document.querySelector('[data-testid=\"memory-list\"]'); l.scrollTop += 40;", vec![])
+                    .await?;
+                let (_, _, seen) = pixels(&driver, &inside).await?;
+                shoot(&driver, "palette-over-memory-list-720x480").await?;
+                // The same palette with nothing of the window under it.
+                let hide = "for (const e of document.querySelectorAll('#app > *')) if (!e.matches('.search-overlay')) e.style.visibility = arguments[0];";
+                driver.execute(hide, vec![serde_json::json!("hidden")]).await?;
+                let (_, _, alone) = pixels(&driver, &inside).await?;
+                driver.execute(hide, vec![serde_json::json!("")]).await?;
+                let off = differing(&seen, &alone);
+                ensure!(off == 0, "{off} pixels of the palette ({panel:?}) show something of the window under it");
+                let results_scroll = driver
+                    .execute("const r = document.querySelector('[data-testid=\"search-result\"]').closest('[data-under-modal]'); return r === null;", vec![])
+                    .await?;
+                ensure!(results_scroll.json() == &serde_json::json!(true), "the palette's own results must keep scrolling");
+                Ok(())
+            },
+        )
+        .await
+}

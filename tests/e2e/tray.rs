@@ -48,7 +48,7 @@ impl Drop for Background {
     }
 }
 
-fn xdotool(args: &[&str]) -> TestResult<String> {
+pub(crate) fn xdotool(args: &[&str]) -> TestResult<String> {
     let out = Command::new("xdotool").args(args).output().map_err(|e| {
         format!("cannot run xdotool (scripts/setup.sh --for test installs it): {e}")
     })?;
