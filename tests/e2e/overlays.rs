@@ -280,10 +280,8 @@ fn near_exact(a: [u8; 3], b: [u8; 3]) -> bool {
     a.iter().zip(b).all(|(x, y)| x.abs_diff(y) <= 8)
 }
 
-#[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs a display: run through scripts/e2e.sh"]
-async fn a_dialog_hides_the_list_under_it_scrollbar_and_all() -> TestResult {
-    let sandbox = Sandbox::new()?;
+/// Sixty user memories: the memory list scrolls at any window size.
+fn enough_notes_to_scroll(sandbox: &Sandbox) -> TestResult {
     for i in 0..60 {
         sandbox.save_user(
             &format!("note-{i:02}"),
@@ -292,6 +290,14 @@ async fn a_dialog_hides_the_list_under_it_scrollbar_and_all() -> TestResult {
             "Text.\n",
         )?;
     }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn a_dialog_hides_the_list_under_it_scrollbar_and_all() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    enough_notes_to_scroll(&sandbox)?;
     sandbox
         .run(
             "a_dialog_hides_the_list_under_it_scrollbar_and_all",
@@ -345,14 +351,7 @@ async fn a_dialog_hides_the_list_under_it_scrollbar_and_all() -> TestResult {
 #[ignore = "needs a display: run through scripts/e2e.sh"]
 async fn the_search_palette_hides_the_list_scrollbar_under_it() -> TestResult {
     let sandbox = Sandbox::new()?;
-    for i in 0..60 {
-        sandbox.save_user(
-            &format!("note-{i:02}"),
-            "project",
-            &format!("Note number {i}"),
-            "Text.\n",
-        )?;
-    }
+    enough_notes_to_scroll(&sandbox)?;
     sandbox
         .run(
             "the_search_palette_hides_the_list_scrollbar_under_it",

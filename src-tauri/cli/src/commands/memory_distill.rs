@@ -134,18 +134,11 @@ fn print_report(r: &DistillReport) {
             println!("review them: ambry memory review (accept or reject <id>)");
         }
     }
-    if !r.unchanged.is_empty() {
-        println!(
-            "not sent, nothing new since the last distill: {}",
-            r.unchanged.join(", ")
-        );
-    }
-    if !r.over_budget.is_empty() {
-        println!(
-            "left for a later run by the budget ([distill] max_calls / max_tokens): {}",
-            r.over_budget.join(", ")
-        );
-    }
+    listed("not sent, nothing new since the last distill", &r.unchanged);
+    listed(
+        "left for a later run by the budget ([distill] max_calls / max_tokens)",
+        &r.over_budget,
+    );
 }
 
 /// `--annotate`: the agent proposes `when` phrases for the view's memories without them (or,
@@ -214,22 +207,22 @@ fn print_annotate(r: &AnnotateReport) {
             println!("review them: ambry memory review (accept or reject <id>)");
         }
     }
-    if !r.pending.is_empty() {
-        println!(
-            "not sent, phrases already wait in the review: {}",
-            r.pending.join(", ")
-        );
-    }
+    listed("not sent, phrases already wait in the review", &r.pending);
     if !r.unanswered.is_empty() {
         println!(
             "the answer said nothing of: {} (sent again next time)",
             r.unanswered.join(", ")
         );
     }
-    if !r.over_budget.is_empty() {
-        println!(
-            "left for a later run by the budget ([distill] max_tokens / chunk_bytes): {}",
-            r.over_budget.join(", ")
-        );
+    listed(
+        "left for a later run by the budget ([distill] max_tokens / chunk_bytes)",
+        &r.over_budget,
+    );
+}
+
+/// One line naming `items` after `what`, when there are any.
+fn listed(what: &str, items: &[String]) {
+    if !items.is_empty() {
+        println!("{what}: {}", items.join(", "));
     }
 }
