@@ -8,7 +8,7 @@
 //! Deliberately does not: recognise a fetch in a transcript (`lifecycle::needs_when` does),
 //! choose the sessions (`held_sessions` does) or write a `when` (the person does).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
 
@@ -16,7 +16,7 @@ use super::held_sessions::HeldSession;
 use super::Workspace;
 use ambry_lifecycle::lifecycle::needs_when::{self, MissedFetch};
 use ambry_lifecycle::lifecycle::{Finding, Subject};
-use ambry_store::memory::Store;
+use ambry_store::memory::{Memory, Scope, Store};
 
 /// Misses shown per finding, newest first.
 const MISSES_SHOWN: usize = 3;
@@ -28,26 +28,30 @@ impl Workspace {
         sessions: &[HeldSession],
         now: DateTime<Utc>,
     ) -> Vec<Finding> {
-        // By memory (scope, name): every miss, in any session.
-        let mut misses: BTreeMap<(ambry_store::memory::Scope, String), Vec<MissedFetch>> =
-            BTreeMap::new();
+        let today = Some(now.date_naive());
+        // Each name an agent fetched, read once: the memory it got (the project's copy shadows
+        // the user's, as a fetch without a scope reads it), when it is one that should say when.
+        let mut read: HashMap<String, Option<Memory>> = HashMap::new();
+        // By memory (scope, name): the memory and every miss, in any session.
+        let mut misses: BTreeMap<(Scope, String), (Memory, Vec<MissedFetch>)> = BTreeMap::new();
         for session in sessions {
             for fetch in needs_when::fetches(&session.transcript) {
-                // The memory the agent got: the project's copy shadows the user's, as a fetch
-                // without a scope reads it.
-                let Ok(memory) = store.get(None, &fetch.name) else {
+                let memory = read.entry(fetch.name.clone()).or_insert_with(|| {
+                    store.get(None, &fetch.name).ok().filter(|m| {
+                        m.lifecycle.when.is_empty() && !m.reviewed_as_is() && !m.is_retired(today)
+                    })
+                });
+                let Some(memory) = memory else {
                     continue;
                 };
-                let given = session
-                    .given
-                    .get(&(memory.scope, memory.name.clone()))
-                    .copied();
-                if !needs_when::is_miss(fetch.at, given) {
+                let key = (memory.scope, memory.name.clone());
+                if !needs_when::is_miss(fetch.at, session.given.get(&key).copied()) {
                     continue;
                 }
                 misses
-                    .entry((memory.scope, memory.name.clone()))
-                    .or_default()
+                    .entry(key)
+                    .or_insert_with(|| (memory.clone(), Vec::new()))
+                    .1
                     .push(MissedFetch {
                         session_id: session.session_id.clone(),
                         agent: session.agent.clone(),
@@ -55,18 +59,8 @@ impl Workspace {
                     });
             }
         }
-        let today = Some(now.date_naive());
         let mut found = Vec::new();
-        for ((scope, name), mut fetches) in misses {
-            let Ok(memory) = store.get(Some(scope), &name) else {
-                continue;
-            };
-            if !memory.lifecycle.when.is_empty()
-                || memory.reviewed_as_is()
-                || memory.is_retired(today)
-            {
-                continue;
-            }
+        for (_, (memory, mut fetches)) in misses {
             fetches.sort_by_key(|f| std::cmp::Reverse(f.fetch.at));
             let more = fetches.len().saturating_sub(MISSES_SHOWN);
             fetches.truncate(MISSES_SHOWN);
