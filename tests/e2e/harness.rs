@@ -12,6 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use thirtyfour::prelude::*;
+use thirtyfour::error::WebDriverErrorInner;
 use thirtyfour::Capabilities;
 
 pub type TestResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
@@ -98,7 +99,26 @@ fn wait_for_port(port: u16, deadline: Instant) -> TestResult {
 
 impl App {
     /// Starts the app binary on `home` (used as AMBRY_HOME), with extra environment variables.
+    ///
+    /// tauri-driver now and then drops the connection of the very first request (the new
+    /// session) while its WebKitWebDriver child starts the app; that is the harness failing,
+    /// not the app, so the launch is tried again on fresh ports, at most three times, each
+    /// retry said on stderr. Any other failure is returned at once.
     pub async fn launch(home: &Path, extra_env: &[(&str, &Path)]) -> TestResult<App> {
+        let mut attempt = 1;
+        loop {
+            match Self::launch_once(home, extra_env).await {
+                Err(LaunchError::Transport(e)) if attempt < 3 => {
+                    eprintln!("tauri-driver dropped the new-session request ({e}); launching again");
+                    attempt += 1;
+                }
+                Err(e) => return Err(e.to_string().into()),
+                Ok(app) => return Ok(app),
+            }
+        }
+    }
+
+    async fn launch_once(home: &Path, extra_env: &[(&str, &Path)]) -> Result<App, LaunchError> {
         let port = free_port();
         let native_port = free_port();
         let mut cmd = Command::new(tauri_driver_binary());
@@ -124,21 +144,20 @@ impl App {
         }
         let mut driver_process = cmd
             .spawn()
-            .map_err(|e| format!("cannot start tauri-driver: {e}"))?;
+            .map_err(|e| LaunchError::Other(format!("cannot start tauri-driver: {e}")))?;
         // tauri-driver listens before its WebKitWebDriver child does: wait for both.
         let deadline = Instant::now() + Duration::from_secs(20);
         if let Err(e) =
             wait_for_port(port, deadline).and_then(|_| wait_for_port(native_port, deadline))
         {
             stop(&mut driver_process);
-            return Err(e);
+            return Err(LaunchError::Other(e.to_string()));
         }
         let mut caps = Capabilities::new();
-        caps.set("browserName", "wry")?;
-        caps.set(
-            "tauri:options",
-            serde_json::json!({ "application": app_binary() }),
-        )?;
+        let options = serde_json::json!({ "application": app_binary() });
+        caps.set("browserName", "wry")
+            .and_then(|_| caps.set("tauri:options", options))
+            .map_err(|e| LaunchError::Other(e.to_string()))?;
         match WebDriver::new(format!("http://127.0.0.1:{port}"), caps).await {
             Ok(driver) => Ok(App {
                 driver,
@@ -147,7 +166,15 @@ impl App {
             }),
             Err(e) => {
                 stop(&mut driver_process);
-                Err(format!("cannot open a WebDriver session: {e}").into())
+                // An app the dropped session had started would answer the next launch's
+                // single-instance check on this home instead of a new one.
+                kill_apps_on(home);
+                let message = format!("cannot open a WebDriver session: {e}");
+                if matches!(e.as_inner(), WebDriverErrorInner::HttpError(_)) {
+                    Err(LaunchError::Transport(message))
+                } else {
+                    Err(LaunchError::Other(message))
+                }
             }
         }
     }
@@ -164,10 +191,31 @@ impl App {
         }
         for pid in apps_on(&self.home) {
             eprintln!("the app (pid {pid}) outlived its WebDriver session; killing it");
-            let _ = Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
         }
+        kill_apps_on(&self.home);
+    }
+}
+
+/// Why a launch failed: a dropped connection is worth another try, anything else is not.
+#[derive(Debug)]
+enum LaunchError {
+    Transport(String),
+    Other(String),
+}
+
+impl std::fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LaunchError::Transport(m) | LaunchError::Other(m) => f.write_str(m),
+        }
+    }
+}
+
+fn kill_apps_on(home: &Path) {
+    for pid in apps_on(home) {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
     }
 }
 
