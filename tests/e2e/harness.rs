@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use thirtyfour::prelude::*;
 use thirtyfour::error::WebDriverErrorInner;
+use thirtyfour::prelude::*;
 use thirtyfour::Capabilities;
 
 pub type TestResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
@@ -109,7 +109,9 @@ impl App {
         loop {
             match Self::launch_once(home, extra_env).await {
                 Err(LaunchError::Transport(e)) if attempt < 3 => {
-                    eprintln!("tauri-driver dropped the new-session request ({e}); launching again");
+                    eprintln!(
+                        "tauri-driver dropped the new-session request ({e}); launching again"
+                    );
                     attempt += 1;
                 }
                 Err(e) => return Err(e.to_string().into()),

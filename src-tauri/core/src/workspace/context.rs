@@ -198,6 +198,7 @@ impl Workspace {
             model_id: matches!(retrieval.strategy, Strategy::Auto | Strategy::Semantic)
                 .then(|| self.model_paths(&config).model_id().to_string()),
             read: Default::default(),
+            sides: &self.judged_sides,
         };
         let input = ComposeInput {
             start,
@@ -301,15 +302,17 @@ impl Workspace {
 /// embedded on an agent's turn (a pair without both is judged on words, as the inbox does).
 /// Each memory's sidecar is read once per composition, however many pairs it is in.
 #[derive(Debug)]
-struct KnownConflicts {
+struct KnownConflicts<'w> {
     today: chrono::NaiveDate,
+    /// The workspace's sides of pairs, kept across turns.
+    sides: &'w std::sync::Mutex<ambry_lifecycle::lifecycle::sides::SideCache>,
     /// The configured model, when the strategy uses one.
     model_id: Option<String>,
     /// The vectors read so far, by memory file.
     read: std::sync::Mutex<HashMap<std::path::PathBuf, Option<std::sync::Arc<Vec<f32>>>>>,
 }
 
-impl KnownConflicts {
+impl KnownConflicts<'_> {
     fn vector(&self, memory: &Memory, model_id: &str) -> Option<std::sync::Arc<Vec<f32>>> {
         let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
         read.entry(memory.path.clone())
@@ -318,13 +321,13 @@ impl KnownConflicts {
     }
 }
 
-impl Disagreements for KnownConflicts {
+impl Disagreements for KnownConflicts<'_> {
     fn between(&self, a: &Memory, b: &Memory) -> Option<Vec<(String, String)>> {
         let cosine = self.model_id.as_deref().and_then(|id| {
             let (x, y) = (self.vector(a, id)?, self.vector(b, id)?);
             Some(f64::from(ambry_rank::embed::cosine(&x, &y)))
         });
-        ambry_lifecycle::lifecycle::known_conflict(a, b, cosine, self.today)
+        ambry_lifecycle::lifecycle::known_conflict(a, b, cosine, self.today, self.sides)
     }
 }
 

@@ -98,6 +98,8 @@ pub struct Workspace {
     rules: Mutex<ambry_compose::enforce::RuleBook>,
     /// The transcripts the review read for "ignored" findings (see `enforce.rs`).
     review_transcripts: Mutex<held_sessions::ReviewTranscripts>,
+    /// The sides of pairs compose judged for known conflicts, kept by text across turns.
+    judged_sides: Mutex<ambry_lifecycle::lifecycle::sides::SideCache>,
 }
 
 impl Workspace {
@@ -121,6 +123,7 @@ impl Workspace {
             model_loader: Mutex::default(),
             rules: Mutex::default(),
             review_transcripts: Mutex::default(),
+            judged_sides: Mutex::default(),
         }
     }
 

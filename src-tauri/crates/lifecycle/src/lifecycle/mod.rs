@@ -13,6 +13,7 @@ pub mod needs_when;
 pub mod pairs;
 pub mod rival;
 pub mod sentences;
+pub mod sides;
 pub mod stale;
 
 use std::collections::HashMap;
@@ -331,11 +332,16 @@ pub fn known_conflict(
     b: &Memory,
     cosine: Option<f64>,
     today: NaiveDate,
+    sides: &std::sync::Mutex<sides::SideCache>,
 ) -> Option<Vec<(String, String)>> {
     if a.is_retired(Some(today)) || b.is_retired(Some(today)) || !worth_judging(a, b) {
         return None;
     }
-    match judge(&Side::of(a), &Side::of(b), cosine).verdict {
+    let (side_a, side_b) = {
+        let mut sides = sides.lock().unwrap_or_else(|e| e.into_inner());
+        (sides.side(a), sides.side(b))
+    };
+    match judge(&side_a, &side_b, cosine).verdict {
         // Asked about ("duplicate or conflict?") is not settled either: the agent is told too.
         Some(Verdict::Conflict(claims)) | Some(Verdict::Uncertain(claims)) => Some(claims),
         _ => None,

@@ -66,6 +66,10 @@ pub struct Claims {
     described: BTreeSet<String>,
     /// Its sentence shape (`shape::shape_of`), compared with a neighbour's.
     shape: Vec<String>,
+    /// Its first line's words (`shape::headline_of`): a memory's description.
+    headline: Vec<String>,
+    /// The words of the values its first line states ("region *eu-west-1*").
+    headline_values: BTreeSet<String>,
 }
 
 impl Claims {
@@ -153,6 +157,15 @@ impl Claims {
                 .chain(subject::naming_words(&words, &found))
                 .collect(),
             shape: shape::shape_of(text),
+            headline: shape::headline_of(text.lines().next().unwrap_or_default()),
+            headline_values: {
+                let first = text.lines().next().unwrap_or_default().to_lowercase();
+                values
+                    .iter()
+                    .filter(|v| first.contains(&v.shown))
+                    .flat_map(|v| split(&v.shown).into_iter().map(|w| w.text))
+                    .collect()
+            },
             moved_on,
             tools,
             refused,
@@ -197,6 +210,22 @@ pub fn compare(a: &Claims, b: &Claims) -> Comparison {
         out.apart = Some(apart);
         return out;
     }
+    // Headlines qualified otherwise name two subjects; a qualifier that is a rival tool, a
+    // generic word ("primary", "default") or a negation names none.
+    let lex = lexicon();
+    let plain = |w: &str| {
+        let words = split(w);
+        !a.headline_values.contains(w)
+            && !b.headline_values.contains(w)
+            && !values::names_a_value(w)
+            && !lex.subject_generic.iter().any(|g| g == w)
+            && !lex.markers.contains(w)
+            && !lex.find(&words).iter().any(|f| lex.rivals(f.category))
+    };
+    if let Some(apart) = shape::headline_swap(&a.headline, &b.headline, &plain) {
+        out.apart = Some(apart);
+        return out;
+    }
     // Rival tools: each side uses a member of one category the other never names.
     let names =
         |c: &Claims, m: &str| c.refused.contains(m) || c.tools.values().any(|set| set.contains(m));
@@ -209,6 +238,29 @@ pub fn compare(a: &Claims, b: &Claims) -> Comparison {
         if let (Some(x), Some(y)) = (x, y) {
             out.rivals.push((x.clone(), y.clone()));
             out.tools_rival = true;
+        }
+    }
+    // A member one side uses and the other says was left behind, however each spells it ("Use
+    // moment.js" / "moment has been removed in favour of date-fns"; "Logs go to ELK" / "we
+    // retired Elasticsearch"): the other side's own member of that category, if it names one,
+    // is what replaced it.
+    if out.rivals.is_empty() {
+        let left_behind = |uses: &Claims, refuses: &Claims| -> Option<(String, String)> {
+            uses.tools.iter().find_map(|(category, mine)| {
+                let m = mine.iter().find(|m| refuses.refused.contains(*m))?;
+                let instead = refuses
+                    .tools
+                    .get(category)
+                    .and_then(|theirs| theirs.iter().find(|y| !names(uses, y)))
+                    .cloned()
+                    .unwrap_or_else(|| format!("not {m}"));
+                Some((m.clone(), instead))
+            })
+        };
+        if let Some((x, y)) = left_behind(a, b) {
+            out.rivals.push((x, y));
+        } else if let Some((y, x)) = left_behind(b, a) {
+            out.rivals.push((x, y));
         }
     }
     // One sentence shape with one member of a category swapped for another ("The default

@@ -95,6 +95,118 @@ pub fn swapped_subject(
     })
 }
 
+/// Prepositions after which a headline names what it is about ("Timezone *of* server logs",
+/// "Slack channel *for* incidents"); "in", "on" and "at" as often bring the claim itself ("in
+/// `db/migrations`", "at 09:30").
+const QUALIFYING: &[&str] = &["of", "for"];
+
+/// The words of a memory's headline (its description) as `headline_swap` compares them:
+/// lowercase, articles dropped.
+pub fn headline_of(line: &str) -> Vec<String> {
+    split(line)
+        .into_iter()
+        .map(|w| w.text)
+        .filter(|w| !matches!(w.as_str(), "the" | "a" | "an"))
+        .collect()
+}
+
+/// Two headlines that read alike but for one qualifier each ("*EU* uploads bucket" / "*US*
+/// uploads bucket", "Node version of *the marketing site*" / "… of *the dashboard*"): each
+/// names its own subject, so the memories are two facts, whatever their bodies say. The
+/// swapped words must qualify what both share — a shared word follows them, or "of" or "for"
+/// comes before them — so "Staging *host*" / "Staging *environment*" (one subject, two words
+/// for it) is not a swap. No swapped word may hold a digit, and `plain` says which other words
+/// may name a subject (the caller leaves out values, rival tools, generic words and
+/// negations: "The API runs *3* replicas" / "… *6* replicas" is one subject).
+pub fn headline_swap(
+    a: &[String],
+    b: &[String],
+    plain: &dyn Fn(&str) -> bool,
+) -> Option<(String, String)> {
+    const MOST: usize = 2;
+    // "US" in a headline is the country, not the pronoun.
+    let all = |g: &[String]| {
+        g.iter().all(|w| {
+            (w == "us" || !is_stop_word(w)) && !w.chars().any(|c| c.is_ascii_digit()) && plain(w)
+        })
+    };
+    let stems = |words: &[String]| words.iter().map(|w| stem(w)).collect::<Vec<_>>();
+    let found = gaps_with_common(&stems(a), &stems(b), 1)?;
+    let [(start, end)] = found.as_slice() else {
+        return None;
+    };
+    // One gap: the words before it and after it are aligned one to one, so `b`'s gap is where
+    // `a`'s is, and the words as written (the lexicon knows "aws", not its stem) are these.
+    let (start, end) = (*start, *end);
+    let end_b = b.len() - (a.len() - end);
+    let (ga, gb) = (&a[start..end], &b[start..end_b]);
+    if ga.is_empty() || gb.is_empty() || ga.len() > MOST || gb.len() > MOST {
+        return None;
+    }
+    if !all(ga) || !all(gb) {
+        return None;
+    }
+    // One word the start of the other ("data" / "database") is one subject said twice.
+    let (x, y) = (ga.join(" "), gb.join(" "));
+    if x.starts_with(&y) || y.starts_with(&x) {
+        return None;
+    }
+    let followed = end < a.len();
+    let qualified = start
+        .checked_sub(1)
+        .is_some_and(|k| QUALIFYING.contains(&a[k].as_str()));
+    (followed || qualified).then_some((x, y))
+}
+
+/// `gaps` for short texts: where each gap starts and ends in `wa` (empty on `wa`'s side when
+/// only `wb` has words there); `None` unless at least `least` words (and about half the longer
+/// text) are in common.
+fn gaps_with_common(wa: &[String], wb: &[String], least: usize) -> Option<Vec<(usize, usize)>> {
+    let (n, m) = (wa.len(), wb.len());
+    if n == 0 || m == 0 || n > ALIGN_MAX_WORDS || m > ALIGN_MAX_WORDS {
+        return None;
+    }
+    let mut lcs = vec![vec![0u16; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if wa[i] == wb[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let common = usize::from(lcs[0][0]);
+    if common < least || 2 * common < n.max(m).saturating_sub(2) {
+        return None;
+    }
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    let mut in_gap = false;
+    let mut start = 0;
+    loop {
+        let aligned = i < n && j < m && wa[i] == wb[j];
+        if aligned || (i == n && j == m) {
+            if in_gap {
+                out.push((start, i));
+                in_gap = false;
+            }
+            if i == n && j == m {
+                return Some(out);
+            }
+            i += 1;
+            j += 1;
+            start = i;
+        } else if j == m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1]) {
+            in_gap = true;
+            i += 1;
+        } else {
+            in_gap = true;
+            j += 1;
+        }
+    }
+}
+
 /// The names a text states: words written with a capital inside a sentence ("managed with
 /// Flyway", "the Identity team") and words in backticks, lowercase and stemmed.
 pub fn names(text: &str) -> BTreeSet<String> {
@@ -159,6 +271,26 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn a_headline_qualified_otherwise_names_another_subject() {
+        let plain = |_: &str| true;
+        let swap = |a: &str, b: &str| headline_swap(&headline_of(a), &headline_of(b), &plain);
+        assert!(swap("EU uploads bucket", "US uploads bucket").is_some());
+        assert!(swap(
+            "Node version of the marketing site",
+            "Node version of the dashboard"
+        )
+        .is_some());
+        assert!(swap("Running unit tests", "Running integration tests").is_some());
+        // One subject, two words for what is said of it; a word and its longer form.
+        assert_eq!(swap("Staging host", "Staging environment"), None);
+        assert_eq!(swap("Data access", "Database access"), None);
+        // Not one shape, or more than one place apart.
+        assert_eq!(swap("Sprint length", "Iteration cadence"), None);
+        assert_eq!(swap("Frontend tests", "Test runner"), None);
+        assert_eq!(swap("API port", "API port"), None);
     }
 
     #[test]

@@ -75,6 +75,40 @@ const TENS: &[&str] = &[
     "", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
 ];
 
+/// Whether a lowercase word says a value on its own: a number word, a day or a month
+/// ("Releases go out every *Tuesday*").
+pub fn names_a_value(w: &str) -> bool {
+    const DAYS_AND_MONTHS: &[&str] = &[
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "weekday",
+        "weekdays",
+        "weekend",
+        "weekends",
+    ];
+    word_number(w).is_some()
+        || matches!(w, "hundred" | "thousand" | "once" | "twice")
+        || DAYS_AND_MONTHS.contains(&w)
+        || seconds_in(w).is_some()
+        || bytes_in(w).is_some()
+}
+
 fn word_number(w: &str) -> Option<f64> {
     if let Some(i) = SMALL.iter().position(|s| *s == w) {
         return Some(i as f64);
@@ -277,6 +311,12 @@ pub fn values_in(text: &str, words: &[Word], found: &[Found]) -> Vec<Value> {
                 value.to_string(),
                 vec![key.to_string()],
             );
+        } else if let Some(port) = t
+            .strip_prefix(':')
+            .filter(|p| p.parse::<u16>().is_ok_and(|n| n > 0))
+        {
+            // ":3000", as people write a local port.
+            push(&mut out, Kind::Port, port.to_string(), vec![]);
         } else if let Some((host, port)) = t
             .rsplit_once(':')
             .filter(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok() && !h.contains('/'))
@@ -359,6 +399,30 @@ fn numbers(said: &[Word], found: &[Found]) -> Vec<Value> {
             i += 3;
             continue;
         }
+        // "half an hour", "half a day"; "an hour", "a week" after a word that takes a span
+        // ("after an hour", "within a day").
+        let half = w == "half";
+        let span_article = matches!(w.as_str(), "a" | "an")
+            && i.checked_sub(1).is_some_and(|k| {
+                matches!(
+                    words[k].as_str(),
+                    "after" | "for" | "within" | "every" | "than" | "under" | "over" | "about"
+                )
+            });
+        if half || span_article {
+            let at = if half { i + 1 } else { i };
+            let unit_at = at + 1;
+            let article = words
+                .get(at)
+                .is_some_and(|a| matches!(a.as_str(), "a" | "an"));
+            if let (true, Some(seconds)) = (article, words.get(unit_at).and_then(|u| seconds_in(u)))
+            {
+                let shown = words[i..=unit_at].join(" ");
+                out.push(duration(if half { seconds / 2.0 } else { seconds }, &shown));
+                i = unit_at + 1;
+                continue;
+            }
+        }
         if let Some(period) = period_word(w) {
             out.push(duration(period, w));
             i += 1;
@@ -415,6 +479,18 @@ fn numbers(said: &[Word], found: &[Found]) -> Vec<Value> {
             .filter_map(|k| tool_names.get(&words[k]))
             .find(|name| !name.is_empty());
         let after_tool = (i.saturating_sub(3)..i).any(|k| tool_names.contains_key(&words[k]));
+        // A fraction no tool or version word comes before is a share: "a ratio of 0.85" is
+        // 85%, as "0.999" is the 99.9% an SLO states.
+        if dotted && !after_tool && glued.is_none() && n > 0.0 && n < 1.0 {
+            out.push(Value {
+                kind: Kind::Percent,
+                value: number_text((n * 100_000.0).round() / 1000.0),
+                shown,
+                anchors: vec![],
+            });
+            i += used;
+            continue;
+        }
         if dotted || (after_tool && glued.is_none()) {
             out.push(Value {
                 kind: Kind::Version,
@@ -541,6 +617,21 @@ mod tests {
 
     #[test]
     fn durations_in_any_unit_are_one_value() {
+        assert_eq!(
+            of("jobs are killed after half an hour", Kind::Duration),
+            of("a timeout of 30 minutes", Kind::Duration)
+        );
+        assert_eq!(
+            of("tokens expire after an hour", Kind::Duration),
+            of("tokens expire after 60 minutes", Kind::Duration)
+        );
+        assert!(of("600 requests a minute", Kind::Duration).is_empty());
+        assert_eq!(
+            of("the alert fires at a usage ratio of 0.85", Kind::Percent),
+            of("alert when disk usage passes 85%", Kind::Percent)
+        );
+        assert_eq!(of("Python 0.9 is old", Kind::Percent), Vec::<String>::new());
+        assert_eq!(of("the API binds to :3000 locally", Kind::Port), ["3000"]);
         assert_eq!(
             of("kept for 14 days", Kind::Duration),
             of("kept two weeks", Kind::Duration)
