@@ -131,6 +131,7 @@ pub fn run() {
             commands::distill::distill_session,
             commands::distill::distill_project,
             commands::distill::distill_annotate,
+            commands::distill::agent_run_stop,
             commands::distill::review_proposals,
             commands::distill::accept_proposal,
             commands::distill::reject_proposal,

@@ -26,6 +26,57 @@ pub struct AppState {
     pub session_watcher: Mutex<Option<SessionWatcher>>,
     /// Personal sync's automatic runs while the app is open (DESIGN §15 `[sync] auto`).
     pub auto_sync: Mutex<Option<ambry_core::AutoSync>>,
+    /// The runs of the person's agent going now (distill, annotate, ask), each stopped by
+    /// `agent_run_stop`.
+    pub agent_runs: AgentRuns,
+}
+
+/// The agent runs going now, each with its own stop (a `StopHandle` once stopped stops every
+/// later call too, so each run gets a fresh one).
+#[derive(Default)]
+pub struct AgentRuns(
+    Mutex<Vec<(u64, ambry_core::StopHandle)>>,
+    std::sync::atomic::AtomicU64,
+);
+
+impl AgentRuns {
+    /// A stop for a new run, kept until the returned guard drops.
+    pub fn begin(&self) -> AgentRun<'_> {
+        let id = self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let stop = ambry_core::StopHandle::default();
+        self.lock().push((id, stop.clone()));
+        AgentRun {
+            runs: self,
+            id,
+            stop,
+        }
+    }
+
+    /// Stops every run going now; how many there were.
+    pub fn stop_all(&self) -> usize {
+        let runs = self.lock();
+        for (_, stop) in runs.iter() {
+            stop.stop();
+        }
+        runs.len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(u64, ambry_core::StopHandle)>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// One run's stop; the run is forgotten when this drops.
+pub struct AgentRun<'a> {
+    runs: &'a AgentRuns,
+    id: u64,
+    pub stop: ambry_core::StopHandle,
+}
+
+impl Drop for AgentRun<'_> {
+    fn drop(&mut self) {
+        self.runs.lock().retain(|(id, _)| *id != self.id);
+    }
 }
 
 impl AppState {
@@ -37,6 +88,7 @@ impl AppState {
             watcher: Mutex::new(None),
             session_watcher: Mutex::new(None),
             auto_sync: Mutex::new(None),
+            agent_runs: AgentRuns::default(),
         }
     }
 
@@ -71,6 +123,28 @@ where
                 format!("the task stopped unexpectedly: {e}"),
             )
         })?
+}
+
+/// [`off_main`] for a run of the person's agent: `work` gets a stop that `agent_run_stop`
+/// pulls (the agent's whole process group is killed and the run ends with `stopped`).
+pub async fn off_main_stoppable<T, F>(app: tauri::AppHandle, work: F) -> IpcResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&Workspace, &ambry_core::StopHandle) -> IpcResult<T> + Send + 'static,
+{
+    use tauri::Manager;
+    tauri::async_runtime::spawn_blocking(move || {
+        let state = app.state::<AppState>();
+        let run = state.agent_runs.begin();
+        work(&state.workspace, &run.stop)
+    })
+    .await
+    .map_err(|e| {
+        front_end(
+            FrontEndCode::Internal,
+            format!("the task stopped unexpectedly: {e}"),
+        )
+    })?
 }
 
 /// [`off_main`] for work nobody waits on with the keyboard, such as the review's count after

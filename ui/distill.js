@@ -27,6 +27,27 @@ function plural(n, one, many) {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+// While the person's agent runs: a notification saying so, with Stop (its whole process group
+// ends, nothing it said is kept). `run` is the call; what it returns or throws is passed on.
+async function whileAgentRuns(message, run) {
+  let stopped = false;
+  const note = toast(message, 'info', 24 * 60 * 60 * 1000, {
+    action: { label: 'Stop', run: () => { stopped = true; call('agent_run_stop', {}).catch(() => {}); } },
+  });
+  note.dataset.running = 'agent';
+  try {
+    return await run();
+  } catch (e) {
+    if (stopped && e && e.code === 'stopped') {
+      toast('Stopped; nothing the agent said was kept.');
+      return null;
+    }
+    throw e;
+  } finally {
+    note.remove();
+  }
+}
+
 // Dry run, confirm, run: `command` is `distill_session` or `distill_project` with its `args`.
 async function distillWithConfirm(command, args, what) {
   let plan;
@@ -48,7 +69,9 @@ async function distillWithConfirm(command, args, what) {
   });
   if (!ok) return null;
   try {
-    const report = await call(command, { ...args, dryRun: false });
+    const report = await whileAgentRuns(`Distilling ${what} with ${plan.agent}…`,
+      () => call(command, { ...args, dryRun: false }));
+    if (!report) return null;
     const refused = report.refused.length ? ` (${plural(report.refused.length, 'proposal', 'proposals')} refused)` : '';
     toast(`${plural(report.proposals.length, 'proposal', 'proposals')} for review${refused}.`, 'success');
     return report;
@@ -90,7 +113,9 @@ export async function annotateMemories(project) {
   });
   if (!ok) return null;
   try {
-    const report = await call('distill_annotate', { project, dryRun: false });
+    const report = await whileAgentRuns(`Asking ${plan.agent} when ${what} are needed…`,
+      () => call('distill_annotate', { project, dryRun: false }));
+    if (!report) return null;
     toast(`${plural(report.proposals.length, 'proposal', 'proposals')} for review.`, 'success');
     return report;
   } catch (e) {

@@ -116,6 +116,7 @@ export interface CommandArgs {
   distill_session: { session: string; with?: string | null; dryRun: boolean };
   distill_project: { project: string; since?: string | null; with?: string | null; dryRun: boolean };
   distill_annotate: { project?: string | null; with?: string | null; dryRun: boolean };
+  agent_run_stop: Record<string, never>;
   review_proposals: { project?: string | null };
   accept_proposal: { project?: string | null; id: string; edits?: Edits | null };
   reject_proposal: { id: string };

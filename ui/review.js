@@ -545,7 +545,8 @@ export function createReviewView(app) {
   }
 
   // A modal of this view: Esc cancels, focus stays inside, and comes back where it was.
-  function modal(testid, title, body, actions, { wide = false } = {}) {
+  // `onEscape` replaces closing on Escape (a dialog with a run going stops the run first).
+  function modal(testid, title, body, actions, { wide = false, onEscape = null } = {}) {
     const previous = /** @type {HTMLElement|null} */ (document.activeElement);
     const dialog = h('div', { class: `modal${wide ? ' modal-wide' : ''}`, role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': `${testid}-title`, testid },
       h('h2', { id: `${testid}-title`, class: 'modal-title' }, title), body, h('div', { class: 'modal-actions' }, actions));
@@ -557,7 +558,12 @@ export function createReviewView(app) {
       document.removeEventListener('keydown', onKey, true);
       if (previous && previous.isConnected) previous.focus();
     };
-    const onKey = (e) => { if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); close(); } };
+    const onKey = (e) => {
+      if (e.key !== 'Escape') return;
+      e.preventDefault();
+      e.stopPropagation();
+      if (onEscape) onEscape(); else close();
+    };
     document.body.append(overlay);
     document.addEventListener('keydown', onKey, true);
     release = trapFocus(dialog);
@@ -702,12 +708,23 @@ export function createReviewView(app) {
     const progress = h('p', { class: 'muted', testid: 'review-ask-progress', role: 'status', hidden: true });
     const error = h('div', { class: 'form-error', testid: 'review-ask-error', role: 'alert', hidden: true });
     const ok = h('button', { class: 'btn btn-primary', testid: 'review-ask-ok', disabled: true, onClick: () => go() }, 'Ask');
-    const cancel = h('button', { class: 'btn', testid: 'review-ask-cancel', onClick: () => m.close() }, 'Cancel');
+    // While the agent runs, Cancel (and Escape) stop it: its whole process group ends and
+    // nothing it said is kept.
+    const cancel = h('button', { class: 'btn', testid: 'review-ask-cancel', onClick: () => cancelOrStop() }, 'Cancel');
     const m = modal('review-ask-dialog', 'Ask your agent: duplicate or conflict?',
-      [agents, plan, shown, progress, error], [cancel, ok], { wide: true });
+      [agents, plan, shown, progress, error], [cancel, ok], { wide: true, onEscape: () => cancelOrStop() });
     let chosen = null;
     let seq = 0;
     let running = false;
+    let stopping = false;
+    function cancelOrStop() {
+      if (!running) { m.close(); return; }
+      if (stopping) return;
+      stopping = true;
+      cancel.disabled = true;
+      progress.textContent = `Stopping ${agentName(chosen)}…`;
+      call('agent_run_stop', {}).catch(() => {});
+    }
     async function dryRun(agent) {
       const mine = ++seq;
       ok.disabled = true;
@@ -751,22 +768,30 @@ export function createReviewView(app) {
       for (const input of agents.querySelectorAll('input')) /** @type {HTMLInputElement} */ (input).disabled = true;
       error.hidden = true;
       progress.hidden = false;
-      progress.textContent = `Asking ${agentName(agent)}… it runs without tools, hooks or a saved session.`;
+      progress.textContent = `Asking ${agentName(agent)}… it runs without tools, hooks or a saved session. Cancel or Escape stops it.`;
+      cancel.textContent = 'Stop';
       let report;
       try {
         report = await call('review_ask', { project, with: agent, dryRun: false });
       } catch (e) {
         running = false;
+        cancel.textContent = 'Cancel';
+        cancel.disabled = false;
         progress.hidden = true;
         error.hidden = false;
         // The agent's own words ("Invalid API key", "cannot start codex"), not a toast's details.
-        error.textContent = e.message || String(e);
+        error.textContent = e && e.code === 'stopped' && stopping
+          ? `${agentName(agent)} was stopped; nothing it said was kept. Ask again, or cancel.`
+          : e.message || String(e);
+        stopping = false;
         for (const input of agents.querySelectorAll('input')) /** @type {HTMLInputElement} */ (input).disabled = false;
         ok.disabled = false;
         ok.focus();
         return;
       }
+      // An answer that came before a stop reached it is kept like any other.
       running = false;
+      stopping = false;
       m.close();
       const judged = report.pairs.filter((p) => p.answer).length;
       toast(`${agentName(agent)} judged ${plural(judged)}; its verdicts are beside each pair. No memory was changed.`, 'success');

@@ -16,7 +16,7 @@ use chrono::NaiveDate;
 use tauri::AppHandle;
 
 use crate::ipc_error::IpcResult;
-use crate::state::off_main;
+use crate::state::{off_main, off_main_stoppable};
 
 /// The agent a command names (`claude` or `codex`); anything else: the configured one.
 pub(crate) fn agent(name: Option<String>) -> Option<DistillAgent> {
@@ -35,13 +35,20 @@ pub async fn distill_session(
     with: Option<String>,
     dry_run: bool,
 ) -> IpcResult<DistillReport> {
-    off_main(app, move |ws| {
+    off_main_stoppable(app, move |ws, stop| {
         let place = ws.place_of_session(&session)?;
         let selection = Selection {
             session: Some(session),
             ..Selection::default()
         };
-        Ok(ws.distill(&place, &selection, agent(with), dry_run, chrono::Utc::now())?)
+        Ok(ws.distill_stoppable(
+            &place,
+            &selection,
+            agent(with),
+            dry_run,
+            chrono::Utc::now(),
+            stop,
+        )?)
     })
     .await
 }
@@ -55,14 +62,21 @@ pub async fn distill_project(
     with: Option<String>,
     dry_run: bool,
 ) -> IpcResult<DistillReport> {
-    off_main(app, move |ws| {
+    off_main_stoppable(app, move |ws, stop| {
         let place = ws.place_of(Some(&project))?;
         let selection = Selection {
             session: None,
             since,
             project: true,
         };
-        Ok(ws.distill(&place, &selection, agent(with), dry_run, chrono::Utc::now())?)
+        Ok(ws.distill_stoppable(
+            &place,
+            &selection,
+            agent(with),
+            dry_run,
+            chrono::Utc::now(),
+            stop,
+        )?)
     })
     .await
 }
@@ -77,15 +91,9 @@ pub async fn distill_annotate(
     with: Option<String>,
     dry_run: bool,
 ) -> IpcResult<AnnotateReport> {
-    off_main(app, move |ws| {
+    off_main_stoppable(app, move |ws, stop| {
         let place = ws.place_of(project.as_deref())?;
-        Ok(ws.distill_annotate(
-            &place,
-            agent(with),
-            dry_run,
-            chrono::Utc::now(),
-            &ambry_core::StopHandle::default(),
-        )?)
+        Ok(ws.distill_annotate(&place, agent(with), dry_run, chrono::Utc::now(), stop)?)
     })
     .await
 }
@@ -122,4 +130,12 @@ pub async fn reject_proposal(app: AppHandle, id: String) -> IpcResult<Proposal> 
         Ok(ws.reject_proposal(&id, chrono::Utc::now())?)
     })
     .await
+}
+
+/// Stops every run of the person's agent going now (distill, annotate, ask): the agent's whole
+/// process group is killed, the run ends with `stopped` and keeps nothing. How many were going.
+#[tauri::command]
+pub async fn agent_run_stop(app: AppHandle) -> IpcResult<usize> {
+    use tauri::Manager;
+    Ok(app.state::<crate::state::AppState>().agent_runs.stop_all())
 }

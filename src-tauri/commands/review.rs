@@ -7,8 +7,8 @@
 //! Deliberately does not: judge anything (core's `lifecycle` does) or read the clock anywhere
 //! but here, where the person acts.
 
+use ambry_core::AskReport;
 use ambry_core::{Acted, Comparison, Finding, MergeDraft, MergeText, Replaced, SavedWithVector};
-use ambry_core::{AskReport, StopHandle};
 use ambry_core::{Memory, Scope};
 use chrono::Utc;
 use serde::Deserialize;
@@ -178,14 +178,14 @@ pub async fn review_ask(
     with: Option<String>,
     dry_run: bool,
 ) -> IpcResult<AskReport> {
-    off_main(app, move |ws| {
+    crate::state::off_main_stoppable(app, move |ws, stop| {
         let place = ws.place_of(project.as_deref())?;
         Ok(ws.review_ask(
             &place,
             super::distill::agent(with),
             dry_run,
             Utc::now(),
-            &StopHandle::default(),
+            stop,
         )?)
     })
     .await

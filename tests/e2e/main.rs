@@ -8,6 +8,7 @@ mod keys;
 mod seed;
 mod ui;
 
+mod agent_stop;
 mod agents;
 mod annotate;
 mod browse;

@@ -1,0 +1,225 @@
+//! Stopping the person's agent from the app: a run that hangs (a stand-in script that never
+//! answers) is stopped from the Review's Ask dialog by Escape, and from the notification a
+//! project's distill shows while it runs. The agent's process is gone afterwards, the dialog
+//! says it was stopped and nothing was kept, and no memory, verdict or proposal changed.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use thirtyfour::prelude::*;
+
+use crate::harness::TestResult;
+use crate::keys::press;
+use crate::seed::Sandbox;
+use crate::ui::{self, css, testid};
+
+/// A stand-in agent that says its pid and then waits, as a hung agent does.
+fn hanging_agent(home: &Path) -> TestResult<(PathBuf, PathBuf)> {
+    let pid_file = home.join("agent.pid");
+    let script = home.join("fake-claude");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho $$ > '{pid}.tmp' && mv '{pid}.tmp' '{pid}'\nexec sleep 600\n",
+            pid = pid_file.display()
+        ),
+    )?;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
+    Ok((script, pid_file))
+}
+
+/// The pid the agent wrote, once it runs.
+async fn agent_pid(pid_file: &Path) -> TestResult<u32> {
+    ui::eventually("the agent to start", || async {
+        Ok(std::fs::read_to_string(pid_file)
+            .ok()
+            .and_then(|s| s.trim().parse::<u32>().ok()))
+    })
+    .await
+}
+
+/// Whether a process `pid` is alive (a zombie is not: it has ended and waits to be reaped).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.trim().to_string()))
+        .is_some_and(|rest| !rest.starts_with('Z'))
+}
+
+async fn ended(pid: u32) -> TestResult {
+    ui::eventually("the agent's process to end", || async {
+        Ok((!alive(pid)).then_some(()))
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn a_hung_agent_is_stopped_from_the_ask_dialog_by_escape() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    sandbox.save_user(
+        "pkg-install",
+        "project",
+        "How dependencies are installed",
+        "Dependencies are installed with the workspace install at the repository root.\n",
+    )?;
+    sandbox.save_user(
+        "pkg-install-now",
+        "project",
+        "How dependencies are installed now",
+        "Dependencies are no longer installed per package; they are installed with the workspace install at the repository root.\n",
+    )?;
+    let (script, pid_file) = hanging_agent(&sandbox.home)?;
+    std::fs::write(
+        sandbox.home.join("config.toml"),
+        format!("[distill]\nclaude_command = \"{}\"\n", script.display()),
+    )?;
+    let verdicts = sandbox.home.join("distill").join("verdicts.json");
+    let files = [
+        sandbox.user_memory_file("pkg-install"),
+        sandbox.user_memory_file("pkg-install-now"),
+    ];
+    let before: Vec<String> = files
+        .iter()
+        .map(std::fs::read_to_string)
+        .collect::<Result<_, _>>()?;
+    sandbox
+        .run(
+            "a_hung_agent_is_stopped_from_the_ask_dialog_by_escape",
+            move |driver| async move {
+                ui::ready(&driver).await?;
+                ui::click(&driver, "nav-review").await?;
+                ui::shown(
+                    &driver,
+                    css("[data-testid=\"review-finding\"][data-kind=\"same_subject\"]"),
+                    "the pair asked about",
+                )
+                .await?;
+                ui::click(&driver, "review-ask").await?;
+                ui::text_contains(&driver, "review-ask-plan", "1 pair in one call").await?;
+                ui::click(&driver, "review-ask-ok").await?;
+                ui::text_contains(&driver, "review-ask-progress", "Escape stops it").await?;
+                let pid = agent_pid(&pid_file).await?;
+                ensure!(alive(pid), "the agent runs");
+                let stop = testid(&driver, "review-ask-cancel").await?;
+                ensure!(
+                    stop.text().await? == "Stop",
+                    "while the agent runs, Cancel reads Stop"
+                );
+
+                // Escape stops the run, not only the dialog: the agent's process ends.
+                press(&driver, Key::Escape).await?;
+                let said = ui::text_contains(&driver, "review-ask-error", "was stopped").await?;
+                ensure!(
+                    said.contains("nothing it said was kept"),
+                    "the dialog says what a stop means: {said}"
+                );
+                ended(pid).await?;
+                if std::env::var("AMBRY_E2E_SCREENSHOTS").is_ok_and(|v| v == "all") {
+                    crate::harness::capture(&driver, "agent-stopped-ask").await?;
+                }
+                testid(&driver, "review-ask-dialog").await?;
+                ensure!(
+                    testid(&driver, "review-ask-cancel").await?.text().await? == "Cancel",
+                    "Cancel is Cancel again once stopped"
+                );
+                ensure!(!verdicts.exists(), "a stopped run kept a verdict");
+                for (file, text) in files.iter().zip(&before) {
+                    ensure!(
+                        &std::fs::read_to_string(file)? == text,
+                        "{} changed",
+                        file.display()
+                    );
+                }
+                // Escape now closes the dialog.
+                press(&driver, Key::Escape).await?;
+                ui::gone(&driver, ui::tid("review-ask-dialog"), "the dialog to close").await?;
+                Ok(())
+            },
+        )
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn a_hung_distill_is_stopped_from_its_notification() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    sandbox.write_session(
+        "plan-release",
+        "Release planning",
+        &sandbox.user_home,
+        &[
+            ("user", "Keep commit messages short and imperative."),
+            ("assistant", "Will do."),
+        ],
+    )?;
+    let (script, pid_file) = hanging_agent(&sandbox.home)?;
+    std::fs::write(
+        sandbox.home.join("config.toml"),
+        format!("[distill]\nclaude_command = \"{}\"\n", script.display()),
+    )?;
+    let proposals = sandbox.home.join("distill").join("proposals.json");
+    sandbox
+        .run(
+            "a_hung_distill_is_stopped_from_its_notification",
+            move |driver| async move {
+                ui::ready(&driver).await?;
+                ui::click(&driver, "nav-sessions").await?;
+                ui::click_on(
+                    &driver,
+                    css("[data-testid=\"session-row\"][data-session-id=\"plan-release\"]"),
+                    "the session row",
+                )
+                .await?;
+                ui::text_contains(&driver, "transcript-title", "Release planning").await?;
+                ui::click(&driver, "distill-session").await?;
+                ui::text_contains(&driver, "confirm-message", "1 call to claude").await?;
+                ui::click(&driver, "confirm-ok").await?;
+                let pid = agent_pid(&pid_file).await?;
+                let note = ui::shown(
+                    &driver,
+                    css("[data-testid=\"toast\"][data-running=\"agent\"]"),
+                    "the notification while the agent runs",
+                )
+                .await?;
+                ensure!(
+                    note.text().await?.contains("Distilling this session with claude"),
+                    "the notification says what runs"
+                );
+                // Stop, by keyboard: the notification's button takes focus and Enter.
+                let stop = note
+                    .find(By::Css("[data-testid=\"toast-action\"]".to_string()))
+                    .await?;
+                ensure!(stop.text().await? == "Stop", "the action is Stop");
+                if std::env::var("AMBRY_E2E_SCREENSHOTS").is_ok_and(|v| v == "all") {
+                    crate::harness::capture(&driver, "agent-running-distill").await?;
+                }
+                stop.focus().await?;
+                press(&driver, Key::Enter).await?;
+                ended(pid).await?;
+                ui::shown(
+                    &driver,
+                    By::XPath(
+                        "//*[@data-testid='toast'][contains(., 'Stopped; nothing the agent said was kept.')]"
+                            .to_string(),
+                    ),
+                    "the stop said",
+                )
+                .await?;
+                ui::gone(
+                    &driver,
+                    css("[data-testid=\"toast\"][data-running=\"agent\"]"),
+                    "the running notification to go",
+                )
+                .await?;
+                ensure!(
+                    std::fs::read_to_string(&proposals)
+                        .map(|p| !p.contains("commit"))
+                        .unwrap_or(true),
+                    "a stopped distill left a proposal"
+                );
+                Ok(())
+            },
+        )
+        .await
+}
