@@ -117,12 +117,15 @@ where
     use tauri::Manager;
     tauri::async_runtime::spawn_blocking(move || work(&app.state::<AppState>().workspace))
         .await
-        .map_err(|e| {
-            front_end(
-                FrontEndCode::Internal,
-                format!("the task stopped unexpectedly: {e}"),
-            )
-        })?
+        .map_err(task_ended)?
+}
+
+/// A blocking task that panicked or was cancelled, as the UI reads it.
+fn task_ended(e: tauri::Error) -> crate::ipc_error::IpcError {
+    front_end(
+        FrontEndCode::Internal,
+        format!("the task stopped unexpectedly: {e}"),
+    )
 }
 
 /// [`off_main`] for a run of the person's agent: `work` gets a stop that `agent_run_stop`
@@ -139,12 +142,7 @@ where
         work(&state.workspace, &run.stop)
     })
     .await
-    .map_err(|e| {
-        front_end(
-            FrontEndCode::Internal,
-            format!("the task stopped unexpectedly: {e}"),
-        )
-    })?
+    .map_err(task_ended)?
 }
 
 /// [`off_main`] for work nobody waits on with the keyboard, such as the review's count after

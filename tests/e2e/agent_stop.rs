@@ -57,45 +57,15 @@ async fn ended(pid: u32) -> TestResult {
 #[ignore = "needs a display: run through scripts/e2e.sh"]
 async fn a_hung_agent_is_stopped_from_the_ask_dialog_by_escape() -> TestResult {
     let sandbox = Sandbox::new()?;
-    sandbox.save_user(
-        "pkg-install",
-        "project",
-        "How dependencies are installed",
-        "Dependencies are installed with the workspace install at the repository root.\n",
-    )?;
-    sandbox.save_user(
-        "pkg-install-now",
-        "project",
-        "How dependencies are installed now",
-        "Dependencies are no longer installed per package; they are installed with the workspace install at the repository root.\n",
-    )?;
+    crate::review::save_pair_that_moved_on(&sandbox)?;
     let (script, pid_file) = hanging_agent(&sandbox.home)?;
-    std::fs::write(
-        sandbox.home.join("config.toml"),
-        format!("[distill]\nclaude_command = \"{}\"\n", script.display()),
-    )?;
+    let (files, before) = crate::review_ask::ask_with(&sandbox, &script)?;
     let verdicts = sandbox.home.join("distill").join("verdicts.json");
-    let files = [
-        sandbox.user_memory_file("pkg-install"),
-        sandbox.user_memory_file("pkg-install-now"),
-    ];
-    let before: Vec<String> = files
-        .iter()
-        .map(std::fs::read_to_string)
-        .collect::<Result<_, _>>()?;
     sandbox
         .run(
             "a_hung_agent_is_stopped_from_the_ask_dialog_by_escape",
             move |driver| async move {
-                ui::ready(&driver).await?;
-                ui::click(&driver, "nav-review").await?;
-                ui::shown(
-                    &driver,
-                    css("[data-testid=\"review-finding\"][data-kind=\"same_subject\"]"),
-                    "the pair asked about",
-                )
-                .await?;
-                ui::click(&driver, "review-ask").await?;
+                crate::review_ask::open_ask(&driver).await?;
                 ui::text_contains(&driver, "review-ask-plan", "1 pair in one call").await?;
                 ui::click(&driver, "review-ask-ok").await?;
                 ui::text_contains(&driver, "review-ask-progress", "Escape stops it").await?;
@@ -144,15 +114,7 @@ async fn a_hung_agent_is_stopped_from_the_ask_dialog_by_escape() -> TestResult {
 #[ignore = "needs a display: run through scripts/e2e.sh"]
 async fn a_hung_distill_is_stopped_from_its_notification() -> TestResult {
     let sandbox = Sandbox::new()?;
-    sandbox.write_session(
-        "plan-release",
-        "Release planning",
-        &sandbox.user_home,
-        &[
-            ("user", "Keep commit messages short and imperative."),
-            ("assistant", "Will do."),
-        ],
-    )?;
+    crate::distill::write_release_session(&sandbox)?;
     let (script, pid_file) = hanging_agent(&sandbox.home)?;
     std::fs::write(
         sandbox.home.join("config.toml"),
@@ -164,15 +126,7 @@ async fn a_hung_distill_is_stopped_from_its_notification() -> TestResult {
             "a_hung_distill_is_stopped_from_its_notification",
             move |driver| async move {
                 ui::ready(&driver).await?;
-                ui::click(&driver, "nav-sessions").await?;
-                ui::click_on(
-                    &driver,
-                    css("[data-testid=\"session-row\"][data-session-id=\"plan-release\"]"),
-                    "the session row",
-                )
-                .await?;
-                ui::text_contains(&driver, "transcript-title", "Release planning").await?;
-                ui::click(&driver, "distill-session").await?;
+                crate::distill::distill_the_release_session(&driver).await?;
                 ui::text_contains(&driver, "confirm-message", "1 call to claude").await?;
                 ui::click(&driver, "confirm-ok").await?;
                 let pid = agent_pid(&pid_file).await?;

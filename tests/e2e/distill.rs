@@ -13,10 +13,8 @@ use crate::keys::{focus_on, press, press_ctrl};
 use crate::seed::Sandbox;
 use crate::ui::{self, css, testid};
 
-#[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs a display: run through scripts/e2e.sh"]
-async fn distill_shows_the_dry_run_first_and_queues_proposals_without_saving() -> TestResult {
-    let sandbox = Sandbox::new()?;
+/// A short session of the person's in which they state a preference worth a memory.
+pub(crate) fn write_release_session(sandbox: &Sandbox) -> TestResult {
     sandbox.write_session(
         "plan-release",
         "Release planning",
@@ -26,6 +24,28 @@ async fn distill_shows_the_dry_run_first_and_queues_proposals_without_saving() -
             ("assistant", "Will do."),
         ],
     )?;
+    Ok(())
+}
+
+/// Opens that session's transcript and presses its *Distill…* (the dry run's dialog opens).
+pub(crate) async fn distill_the_release_session(driver: &WebDriver) -> TestResult {
+    ui::click(driver, "nav-sessions").await?;
+    testid(driver, "sessions-view").await?;
+    ui::click_on(
+        driver,
+        css("[data-testid=\"session-row\"][data-session-id=\"plan-release\"]"),
+        "the session row",
+    )
+    .await?;
+    ui::text_contains(driver, "transcript-title", "Release planning").await?;
+    ui::click(driver, "distill-session").await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn distill_shows_the_dry_run_first_and_queues_proposals_without_saving() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    write_release_session(&sandbox)?;
     let log = sandbox.home.join("agent-calls.log");
     let script = sandbox.home.join("fake-claude");
     let answer = serde_json::json!({"proposals": [{"action": "new", "scope": "user",
@@ -50,16 +70,7 @@ async fn distill_shows_the_dry_run_first_and_queues_proposals_without_saving() -
             "distill_shows_the_dry_run_first_and_queues_proposals_without_saving",
             move |driver| async move {
                 ui::ready(&driver).await?;
-                ui::click(&driver, "nav-sessions").await?;
-                testid(&driver, "sessions-view").await?;
-                ui::click_on(
-                    &driver,
-                    css("[data-testid=\"session-row\"][data-session-id=\"plan-release\"]"),
-                    "the session row",
-                )
-                .await?;
-                ui::text_contains(&driver, "transcript-title", "Release planning").await?;
-                ui::click(&driver, "distill-session").await?;
+                distill_the_release_session(&driver).await?;
                 let message =
                     ui::text_contains(&driver, "confirm-message", "1 call to claude").await?;
                 ensure!(

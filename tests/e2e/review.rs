@@ -13,6 +13,24 @@ use crate::seed::Sandbox;
 use crate::ui::{self, css, eventually, shown, testid, text_contains};
 
 /// Saves a screenshot named for the theme when `AMBRY_E2E_SCREENSHOTS=all`.
+/// Two user memories the review asks about ("duplicate or conflict?"): one says the install
+/// moved on from what the other still describes.
+pub(crate) fn save_pair_that_moved_on(sandbox: &Sandbox) -> TestResult {
+    sandbox.save_user(
+        "pkg-install",
+        "project",
+        "How dependencies are installed",
+        "Dependencies are installed with the workspace install at the repository root.\n",
+    )?;
+    sandbox.save_user(
+        "pkg-install-now",
+        "project",
+        "How dependencies are installed now",
+        "Dependencies are no longer installed per package; they are installed with the workspace install at the repository root.\n",
+    )?;
+    Ok(())
+}
+
 pub(crate) async fn shoot(driver: &WebDriver, label: &str) -> TestResult {
     if std::env::var("AMBRY_E2E_SCREENSHOTS").is_ok_and(|v| v == "all") {
         let theme = if std::env::var("GTK_THEME").is_ok_and(|t| t.contains("dark")) {
@@ -372,18 +390,7 @@ async fn review_forgets_with_undo_and_edits_in_the_memory_form_by_keyboard() -> 
 #[ignore = "needs a display: run through scripts/e2e.sh"]
 async fn review_asks_about_a_pair_that_reads_alike_but_moved_on() -> TestResult {
     let sandbox = Sandbox::new()?;
-    sandbox.save_user(
-        "pkg-install",
-        "project",
-        "How dependencies are installed",
-        "Dependencies are installed with the workspace install at the repository root.\n",
-    )?;
-    sandbox.save_user(
-        "pkg-install-now",
-        "project",
-        "How dependencies are installed now",
-        "Dependencies are no longer installed per package; they are installed with the workspace install at the repository root.\n",
-    )?;
+    save_pair_that_moved_on(&sandbox)?;
     sandbox
         .run(
             "review_asks_about_a_pair_that_reads_alike_but_moved_on",

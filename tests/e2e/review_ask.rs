@@ -32,24 +32,46 @@ async fn inside(driver: &WebDriver, id: &str) -> TestResult<bool> {
         .convert()?)
 }
 
+/// Sets `script` as the Claude Code the review asks; the pair's two files and their texts.
+pub(crate) fn ask_with(
+    sandbox: &Sandbox,
+    script: &std::path::Path,
+) -> TestResult<([std::path::PathBuf; 2], Vec<String>)> {
+    std::fs::write(
+        sandbox.home.join("config.toml"),
+        format!("[distill]\nclaude_command = \"{}\"\n", script.display()),
+    )?;
+    let files = [
+        sandbox.user_memory_file("pkg-install"),
+        sandbox.user_memory_file("pkg-install-now"),
+    ];
+    let before = files
+        .iter()
+        .map(std::fs::read_to_string)
+        .collect::<Result<_, _>>()?;
+    Ok((files, before))
+}
+
+/// Review, the pair asked about, and its *Ask Claude Code / Codex…* dialog.
+pub(crate) async fn open_ask(driver: &WebDriver) -> TestResult {
+    ui::ready(driver).await?;
+    ui::click(driver, "nav-review").await?;
+    ui::shown(
+        driver,
+        css("[data-testid=\"review-finding\"][data-kind=\"same_subject\"]"),
+        "the pair asked about",
+    )
+    .await?;
+    ui::click(driver, "review-ask").await
+}
+
 const REASON: &str = "One says installs moved off the per-package way the other still describes.";
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs a display: run through scripts/e2e.sh"]
 async fn review_asks_the_agent_about_an_uncertain_pair_and_shows_its_verdict() -> TestResult {
     let sandbox = Sandbox::new()?;
-    sandbox.save_user(
-        "pkg-install",
-        "project",
-        "How dependencies are installed",
-        "Dependencies are installed with the workspace install at the repository root.\n",
-    )?;
-    sandbox.save_user(
-        "pkg-install-now",
-        "project",
-        "How dependencies are installed now",
-        "Dependencies are no longer installed per package; they are installed with the workspace install at the repository root.\n",
-    )?;
+    crate::review::save_pair_that_moved_on(&sandbox)?;
     let log = sandbox.home.join("agent-calls.log");
     let failing = sandbox.home.join("agent-fails");
     let ok = sandbox.home.join("agent-ok.json");
@@ -79,31 +101,12 @@ async fn review_asks_the_agent_about_an_uncertain_pair_and_shows_its_verdict() -
         ),
     )?;
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
-    std::fs::write(
-        sandbox.home.join("config.toml"),
-        format!("[distill]\nclaude_command = \"{}\"\n", script.display()),
-    )?;
-    let files = [
-        sandbox.user_memory_file("pkg-install"),
-        sandbox.user_memory_file("pkg-install-now"),
-    ];
-    let before: Vec<String> = files
-        .iter()
-        .map(std::fs::read_to_string)
-        .collect::<Result<_, _>>()?;
+    let (files, before) = ask_with(&sandbox, &script)?;
     sandbox
         .run(
             "review_asks_the_agent_about_an_uncertain_pair_and_shows_its_verdict",
             move |driver| async move {
-                ui::ready(&driver).await?;
-                ui::click(&driver, "nav-review").await?;
-                ui::shown(
-                    &driver,
-                    css("[data-testid=\"review-finding\"][data-kind=\"same_subject\"]"),
-                    "the pair asked about",
-                )
-                .await?;
-                ui::click(&driver, "review-ask").await?;
+                open_ask(&driver).await?;
                 testid(&driver, "review-ask-dialog").await?;
                 let plan = ui::text_contains(
                     &driver,

@@ -36,16 +36,7 @@ pub fn gaps(wa: &[String], wb: &[String]) -> Vec<(Vec<String>, Vec<String>)> {
         return Vec::new();
     }
     let (n, m) = (wa.len(), wb.len());
-    let mut lcs = vec![vec![0u16; m + 1]; n + 1];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[i][j] = if wa[i] == wb[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
+    let lcs = lcs_table(wa, wb);
     let common = usize::from(lcs[0][0]);
     if common < 3 || 2 * common < n.max(m) {
         return Vec::new();
@@ -158,14 +149,9 @@ pub fn headline_swap(
     (followed || qualified).then_some((x, y))
 }
 
-/// `gaps` for short texts: where each gap starts and ends in `wa` (empty on `wa`'s side when
-/// only `wb` has words there); `None` unless at least `least` words (and about half the longer
-/// text) are in common.
-fn gaps_with_common(wa: &[String], wb: &[String], least: usize) -> Option<Vec<(usize, usize)>> {
+/// The longest-common-subsequence lengths of every pair of suffixes of `wa` and `wb`.
+fn lcs_table(wa: &[String], wb: &[String]) -> Vec<Vec<u16>> {
     let (n, m) = (wa.len(), wb.len());
-    if n == 0 || m == 0 || n > ALIGN_MAX_WORDS || m > ALIGN_MAX_WORDS {
-        return None;
-    }
     let mut lcs = vec![vec![0u16; m + 1]; n + 1];
     for i in (0..n).rev() {
         for j in (0..m).rev() {
@@ -176,6 +162,18 @@ fn gaps_with_common(wa: &[String], wb: &[String], least: usize) -> Option<Vec<(u
             };
         }
     }
+    lcs
+}
+
+/// `gaps` for short texts: where each gap starts and ends in `wa` (empty on `wa`'s side when
+/// only `wb` has words there); `None` unless at least `least` words (and about half the longer
+/// text) are in common.
+fn gaps_with_common(wa: &[String], wb: &[String], least: usize) -> Option<Vec<(usize, usize)>> {
+    let (n, m) = (wa.len(), wb.len());
+    if n == 0 || m == 0 || n > ALIGN_MAX_WORDS || m > ALIGN_MAX_WORDS {
+        return None;
+    }
+    let lcs = lcs_table(wa, wb);
     let common = usize::from(lcs[0][0]);
     if common < least || 2 * common < n.max(m).saturating_sub(2) {
         return None;
