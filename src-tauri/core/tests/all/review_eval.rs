@@ -9,9 +9,10 @@
 //! Measures duplicates and conflicts (precision, recall) at the shipped thresholds on words
 //! only and with the real model's embeddings fused in, prints both, and gates each half with
 //! floors just under what was measured (duplicates never under precision 0.9 / recall 0.8).
-//! The independent set (`tests/review_set_independent/`, 600 pairs written by writers who never
-//! saw the rules) has two dev halves (`dev/`, `dev2/`) and a frozen test half (`test/`); only
-//! the dev halves' mistakes are ever printed, and `REVIEW_EVAL_DUMP=path` writes their figures
+//! The independent set (`tests/review_set_independent/`, 800 pairs written by writers who never
+//! saw the rules) has two dev halves (`dev/`, `dev2/`) and two frozen test halves (`test/`,
+//! `test2/`, the second written after the last tuning); only the dev halves' mistakes are
+//! ever printed, and `REVIEW_EVAL_DUMP=path` writes their figures
 //! per pair for tuning.
 //! Needs `AMBRY_TEST_MODELS`; fails saying what to run without it.
 
@@ -48,6 +49,9 @@ enum Half {
     /// set only): measured before any tuning on it, then tuned on with `Dev`.
     Dev2,
     Test,
+    /// A second frozen test half, written by a fourth writer after the tuning on `Dev2` was
+    /// done: never looked at, never tuned on.
+    Test2,
 }
 
 /// Every labelled pair of `tests/review_set/` with its label and half.
@@ -63,8 +67,10 @@ fn labelled_in(set: &str) -> Vec<(&'static str, Half, Pair)> {
         (Half::Dev, "dev"),
         (Half::Dev2, "dev2"),
         (Half::Test, "test"),
+        (Half::Test2, "test2"),
     ] {
-        if !dir.join(sub).is_dir() && half == Half::Dev2 {
+        // The first set has one dev and one test half.
+        if !dir.join(sub).is_dir() && matches!(half, Half::Dev2 | Half::Test2) {
             continue;
         }
         for label in LABELS {
@@ -278,7 +284,7 @@ fn duplicates_and_conflicts_are_found_at_the_shipped_thresholds_on_both_halves()
 #[test]
 fn the_independent_set_is_measured_per_kind() {
     let set = labelled_in("tests/review_set_independent");
-    assert_eq!(set.len(), 600);
+    assert_eq!(set.len(), 800);
     let vectors = embedded(&set);
     let mut scores: BTreeMap<(&str, Half), Scores> = BTreeMap::new();
     // (half, label, kind) → (pairs, judged as labelled)
@@ -320,7 +326,7 @@ fn the_independent_set_is_measured_per_kind() {
                 *confusion
                     .entry((*half, label, p.kind.clone().unwrap_or_default(), judged_as))
                     .or_default() += 1;
-                if *half != Half::Test {
+                if matches!(*half, Half::Dev | Half::Dev2) {
                     let j = judge(&a, &b, cos);
                     let cmp = j.claims.clone().unwrap_or_default();
                     dump.push(format!(
@@ -345,7 +351,7 @@ fn the_independent_set_is_measured_per_kind() {
                     *asked.entry((*half, label)).or_default() += 1;
                 }
                 // Only the dev half's mistakes are ever printed: the test half stays unseen.
-                if !right && *half != Half::Test {
+                if !right && matches!(*half, Half::Dev | Half::Dev2) {
                     let j = judge(&a, &b, cos);
                     dev_misses.push(format!(
                         "  {half:?} {label}/{}: {} | {} → {:?} (similarity {:.2}, words {:.2}, cosine {c:.2})",
@@ -457,7 +463,12 @@ fn the_independent_set_is_measured_per_kind() {
         judged_before.as_secs_f64() * 1e6 / set.len() as f64
     );
     println!("asked, duplicate or conflict? (with embeddings): {asked:?}");
-    for (half, most) in [(Half::Dev, 0), (Half::Dev2, 0), (Half::Test, 0)] {
+    for (half, most) in [
+        (Half::Dev, 0),
+        (Half::Dev2, 0),
+        (Half::Test, 0),
+        (Half::Test2, 0),
+    ] {
         let merged = merged_conflicts.get(&half).copied().unwrap_or(0);
         assert!(
             merged <= most,
@@ -504,8 +515,12 @@ fn the_independent_set_is_measured_per_kind() {
     // Conflicts offered as a merge: 0 on every half (dev2 had 1). A rule calling a pair with
     // nothing apart a duplicate from a lower similarity (0.45) raised dev2's duplicate recall
     // to 0.480 but took the test half's duplicate precision to 0.583 (refinements read as
-    // restatements); it was removed, so the test half informed that one decision. The
-    // floors sit just under these.
+    // restatements); it was removed, so the test half informed that one decision.
+    // Then a second frozen test half (`test2/`, 200 pairs by a fourth writer, written after
+    // this tuning and never looked at), measured once: with the model duplicates P 0.941 R
+    // 0.320, conflicts P 0.673 R 0.700, no conflict offered as a merge; words only 0.824 /
+    // 0.280, 0.646 / 0.620. Its duplicates are mostly left unjudged (paraphrases and long
+    // versions the claims cannot tie together), rarely wrong. The floors sit just under these.
     for ((mode, half), [dp, dr, cp, cr]) in INDEPENDENT_FLOORS {
         let s = scores[&(*mode, *half)];
         for (what, value, floor) in [
@@ -528,7 +543,9 @@ const INDEPENDENT_FLOORS: &[((&str, Half), [f64; 4])] = &[
     (("with embeddings", Half::Dev), [0.94, 0.73, 0.91, 0.91]),
     (("with embeddings", Half::Dev2), [0.99, 0.27, 0.82, 0.67]),
     (("with embeddings", Half::Test), [0.71, 0.55, 0.63, 0.63]),
+    (("with embeddings", Half::Test2), [0.93, 0.31, 0.66, 0.69]),
     (("words only", Half::Dev), [0.97, 0.69, 0.91, 0.85]),
     (("words only", Half::Dev2), [0.99, 0.21, 0.81, 0.61]),
     (("words only", Half::Test), [0.57, 0.51, 0.62, 0.61]),
+    (("words only", Half::Test2), [0.81, 0.27, 0.63, 0.61]),
 ];
