@@ -18,7 +18,7 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     exit 3
 fi
 
-ALL_TARGETS=(frontmatter claude_lines codex_lines config service_protocol mcp_requests anchor_files secret_mask)
+ALL_TARGETS=(frontmatter claude_lines codex_lines config service_protocol mcp_requests anchor_files secret_mask pair_claims)
 # FUZZ_TARGETS="a b" runs only those (two shells can then share the long runs between two cores).
 read -r -a TARGETS <<< "${FUZZ_TARGETS:-${ALL_TARGETS[*]}}"
 # Built outside the clone, so a later run (CI's included) reuses the instrumented build.
@@ -41,6 +41,8 @@ seed() {
         # 2 /dev/zero, 3 a FIFO, 4 a directory, 5 a link inside, 6 an oversized file).
         anchor_files) for k in 0 1 2 3 4 5 6; do printf "\\$(printf %03o "$k")# Team notes\nUse tabs.\n" > "$dir/kind-$k"; done ;;
         secret_mask) cp -t "$dir" src-tauri/crates/store/src/memory/secrets_corpus/*.txt fuzz/seeds/secret_mask/* ;;
+        # Pairs of the review's dev set, each "description\nbody" NUL "description\nbody".
+        pair_claims) cp -t "$dir" fuzz/seeds/pair_claims/* ;;
     esac
 }
 
