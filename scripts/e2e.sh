@@ -23,6 +23,8 @@ for line in sys.stdin:
         print(m["executable"])
 ')"
 [ -x "$e2e_binary" ] || { echo "e2e: the workspace build made no e2e test binary" >&2; exit 1; }
-# As `cargo test` would run it: from the app's package root, which is this directory.
+# As `cargo test` would run it: from the app's package root, which is this directory, and with
+# CARGO_MANIFEST_DIR naming it (the binary may come from a cache built in another checkout).
+export CARGO_MANIFEST_DIR="$PWD"
 exec xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- \
   "$e2e_binary" --include-ignored --test-threads=1 "$@"

@@ -10,7 +10,7 @@
 //! build time (the file is checked in, so the UI needs no build step).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use syn::{FnArg, GenericArgument, Item, Pat, PathArguments, Type};
 use ts_rs::{Config, TS};
@@ -55,8 +55,15 @@ fn declarations(cfg: &Config) -> BTreeMap<String, (String, String)> {
     ]
 }
 
+/// The repository: where cargo runs the test from (a shared build cache may hold a binary
+/// built in another checkout), else where it was built.
+fn repository() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| env!("CARGO_MANIFEST_DIR").into(), Into::into)
+}
+
 fn src_tauri() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src-tauri")
+    repository().join("src-tauri")
 }
 
 /// The commands `lib.rs` registers, as `module::name` paths, in order.
@@ -242,7 +249,7 @@ fn generate() -> String {
 
 #[test]
 fn the_ui_contract_is_what_the_rust_says() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/ipc.d.ts");
+    let path = repository().join("ui/ipc.d.ts");
     let want = generate();
     if std::env::var_os("AMBRY_WRITE_IPC").is_some() {
         std::fs::write(&path, &want).unwrap();

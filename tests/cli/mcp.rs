@@ -499,7 +499,7 @@ async fn indexes_and_anchors_are_resources() {
 /// after the input is still answered (nothing the client sent ended the server).
 #[test]
 fn the_fuzz_targets_seeds_and_findings_replay_against_the_real_server() {
-    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz");
+    let fuzz = crate::support::manifest_dir().join("../../fuzz");
     let mut inputs: Vec<PathBuf> = std::fs::read_dir(fuzz.join("seeds/mcp_requests"))
         .unwrap()
         .flatten()

@@ -111,8 +111,7 @@ fn seed(sb: &Sandbox) {
     }
     let claude = sb.home.path().join(".claude/projects/-home-dev-spotter");
     std::fs::create_dir_all(&claude).unwrap();
-    let formats =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/fixtures/formats/claude-code");
+    let formats = crate::support::manifest_dir().join("../core/tests/fixtures/formats/claude-code");
     for sample in ["short.jsonl", "tool_heavy.jsonl"] {
         std::fs::copy(formats.join(sample), claude.join(sample)).unwrap();
     }

@@ -31,3 +31,10 @@ impl Sandbox {
         cmd
     }
 }
+
+/// This crate's directory: the one cargo runs the test from now, else the one it was built in
+/// (a build cache shared between checkouts may hold a binary built in another, gone since).
+pub fn manifest_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| env!("CARGO_MANIFEST_DIR").into(), Into::into)
+}

@@ -14,7 +14,7 @@ use crate::ui::{self, click, testid};
 const ENTRY: &str = "dev.ambry.app.desktop";
 
 fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    crate::harness::manifest_dir()
 }
 
 /// The processes whose executable is `exe` (a path unique to this test), by pid.

@@ -93,10 +93,8 @@ async fn a_session_is_read_whole_kept_as_a_memory_and_pruned_from_the_app() -> T
         .join(".claude/projects/-home-marco-projects-spotter");
     std::fs::create_dir_all(claude_dir.join(CLAUDE_SESSION).join("subagents"))?;
     std::fs::copy(
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/src-tauri/core/tests/fixtures/formats/claude-code/short.jsonl"
-        ),
+        crate::harness::manifest_dir()
+            .join("src-tauri/core/tests/fixtures/formats/claude-code/short.jsonl"),
         claude_dir.join(format!("{CLAUDE_SESSION}.jsonl")),
     )?;
     std::fs::write(

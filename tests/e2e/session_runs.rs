@@ -31,11 +31,9 @@ async fn runs_fold_under_their_session_counts_agree_and_the_open_transcript_foll
         .user_home
         .join(".claude/projects/-home-marco-projects-spotter");
     std::fs::create_dir_all(claude_dir.join(SESSION).join("subagents"))?;
-    let sample = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/src-tauri/core/tests/fixtures/formats/claude-code/short.jsonl"
-    );
-    std::fs::copy(sample, claude_dir.join(format!("{SESSION}.jsonl")))?;
+    let sample = crate::harness::manifest_dir()
+        .join("src-tauri/core/tests/fixtures/formats/claude-code/short.jsonl");
+    std::fs::copy(&sample, claude_dir.join(format!("{SESSION}.jsonl")))?;
     let compaction = [
         claude_line("user", "Your task is to create a detailed summary of the conversation so far, paying close attention to the user's explicit requests.", "2026-02-10T22:00:00Z"),
         claude_line("assistant", "Summary: the phx server did not start because of a missing dependency.", "2026-02-10T22:00:30Z"),

@@ -77,11 +77,9 @@ async fn recall_highlights_matches_opens_transcripts_filters_and_follows_appends
         .user_home
         .join(".claude/projects/-home-marco-projects-spotter");
     std::fs::create_dir_all(&claude_dir)?;
-    let sample = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/src-tauri/core/tests/fixtures/formats/claude-code/short.jsonl"
-    );
-    std::fs::copy(sample, claude_dir.join(format!("{CLAUDE_SESSION}.jsonl")))?;
+    let sample = crate::harness::manifest_dir()
+        .join("src-tauri/core/tests/fixtures/formats/claude-code/short.jsonl");
+    std::fs::copy(&sample, claude_dir.join(format!("{CLAUDE_SESSION}.jsonl")))?;
 
     sandbox
         .run("recall_highlights_matches_opens_transcripts_filters_and_follows_appends", move |driver| async move {

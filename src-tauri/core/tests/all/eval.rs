@@ -43,8 +43,8 @@ pub struct FixtureQuery {
     pub expect_scope: Option<String>,
 }
 
-fn fixture_dir() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/eval"))
+fn fixture_dir() -> std::path::PathBuf {
+    crate::support::manifest_dir().join("tests/fixtures/eval")
 }
 
 /// Saves the fixture into a fresh home with a project; returns the store and the queries.

@@ -61,7 +61,7 @@ fn labelled() -> Vec<(&'static str, Half, Pair)> {
 
 /// Every labelled pair of the set in `set` (under the crate) with its label and half.
 fn labelled_in(set: &str) -> Vec<(&'static str, Half, Pair)> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(set);
+    let dir = crate::support::manifest_dir().join(set);
     let mut all = Vec::new();
     for (half, sub) in [
         (Half::Dev, "dev"),

@@ -71,7 +71,7 @@ impl Question {
 }
 
 fn set_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/session_eval")
+    crate::support::manifest_dir().join("tests/session_eval")
 }
 
 fn content_lines(name: &str) -> Vec<String> {

@@ -87,7 +87,7 @@ impl Env {
 }
 
 fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/formats")
+    crate::support::manifest_dir().join("tests/fixtures/formats")
 }
 
 fn write(path: &Path, text: &str) {

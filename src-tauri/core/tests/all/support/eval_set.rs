@@ -96,7 +96,7 @@ impl SetQuery {
 }
 
 pub fn set_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/eval_set")
+    super::manifest_dir().join("tests/eval_set")
 }
 
 pub fn memories() -> Vec<SetMemory> {

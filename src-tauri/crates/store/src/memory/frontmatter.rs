@@ -424,8 +424,14 @@ mod tests {
         let again = parse(&render(&doc)).unwrap();
         assert_eq!(again.tags, doc.tags);
         // Every input the fuzz target ever found stays a regression case.
-        let findings =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../fuzz/findings");
+        // Where cargo runs the test from (a shared build cache may hold a binary built in
+        // another checkout).
+        let findings = std::env::var_os("CARGO_MANIFEST_DIR")
+            .map_or_else(
+                || std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+                std::path::PathBuf::from,
+            )
+            .join("../../../fuzz/findings");
         for entry in std::fs::read_dir(findings).unwrap().flatten() {
             let found = std::fs::read(entry.path()).unwrap();
             let Ok(text) = std::str::from_utf8(&found) else {
