@@ -4,9 +4,10 @@
 //! or the same.
 //!
 //! Owns: reading a memory's claims once (`Claims::of`) and comparing two (`compare`): the
-//! subject kept apart first (two services' ports are two facts), then rival tools of one
-//! category (even when one side never names the other's), then tools of unrelated kinds as two
-//! subjects, then rival values of one kind and anchor, then a word one side does and the other
+//! subject kept apart first (two services' ports are two facts; two headlines qualified
+//! otherwise), then rival tools of one category (even when one side never names the other's)
+//! or a member one side uses and the other says was left behind, then tools of unrelated kinds
+//! as two subjects, then rival values of one kind and anchor, then a word one side does and the other
 //! does not ("use anyhow" / "must not depend on anyhow", "moved from X to Y").
 //! Deliberately does not: weigh similarity or pick the verdict (`pairs` does), or read files.
 //! The vocabulary is data: `lexicon.toml`.

@@ -4,8 +4,12 @@
 //! Also the names a memory states that a plain word list misses: words written with a capital
 //! inside a sentence (tools, teams, products) and words in backticks.
 //!
+//! Also two headlines (descriptions) that read alike but for one qualifier each, "*EU* uploads
+//! bucket" / "*US* uploads bucket": two subjects.
+//!
 //! Owns: aligning two texts word by word (longest common subsequence) and reading the gaps
-//! where each side has a word of its own; reading a memory's names.
+//! where each side has a word of its own; a headline's one swapped qualifier; reading a
+//! memory's names.
 //! Deliberately does not: know what a value or a tool is (the caller says which words are
 //! values) or decide a verdict.
 
