@@ -6,6 +6,7 @@
 //! Deliberately does not: decide anything about memories, or read the environment beyond the
 //! one `LaunchEnv::from_process()` at start-up; core does.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -32,19 +33,21 @@ pub struct AppState {
 }
 
 /// The agent runs going now, each with its own stop (a `StopHandle` once stopped stops every
-/// later call too, so each run gets a fresh one).
+/// later call too, so each run gets a fresh one) and the name the UI gave it, so a dialog's Stop
+/// stops its own run and not another one going at the same time.
 #[derive(Default)]
 pub struct AgentRuns(
-    Mutex<Vec<(u64, ambry_core::StopHandle)>>,
-    std::sync::atomic::AtomicU64,
+    Mutex<Vec<(u64, Option<String>, ambry_core::StopHandle)>>,
+    AtomicU64,
 );
 
 impl AgentRuns {
-    /// A stop for a new run, kept until the returned guard drops.
-    pub fn begin(&self) -> AgentRun<'_> {
-        let id = self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    /// A stop for a new run named `name` (any string the UI chose), kept until the returned
+    /// guard drops.
+    pub fn begin(&self, name: Option<String>) -> AgentRun<'_> {
+        let id = self.1.fetch_add(1, Ordering::SeqCst);
         let stop = ambry_core::StopHandle::default();
-        self.lock().push((id, stop.clone()));
+        self.lock().push((id, name, stop.clone()));
         AgentRun {
             runs: self,
             id,
@@ -52,16 +55,22 @@ impl AgentRuns {
         }
     }
 
-    /// Stops every run going now; how many there were.
-    pub fn stop_all(&self) -> usize {
+    /// Stops the run named `name`, or every run going now when `name` is `None`; how many.
+    pub fn stop(&self, name: Option<&str>) -> usize {
         let runs = self.lock();
-        for (_, stop) in runs.iter() {
-            stop.stop();
+        let mut stopped = 0;
+        for (_, run, stop) in runs.iter() {
+            if name.is_none() || run.as_deref() == name {
+                stop.stop();
+                stopped += 1;
+            }
         }
-        runs.len()
+        stopped
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(u64, ambry_core::StopHandle)>> {
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, Vec<(u64, Option<String>, ambry_core::StopHandle)>> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
@@ -75,7 +84,7 @@ pub struct AgentRun<'a> {
 
 impl Drop for AgentRun<'_> {
     fn drop(&mut self) {
-        self.runs.lock().retain(|(id, _)| *id != self.id);
+        self.runs.lock().retain(|(id, _, _)| *id != self.id);
     }
 }
 
@@ -128,9 +137,14 @@ fn task_ended(e: tauri::Error) -> crate::ipc_error::IpcError {
     )
 }
 
-/// [`off_main`] for a run of the person's agent: `work` gets a stop that `agent_run_stop`
-/// pulls (the agent's whole process group is killed and the run ends with `stopped`).
-pub async fn off_main_stoppable<T, F>(app: tauri::AppHandle, work: F) -> IpcResult<T>
+/// [`off_main`] for a run of the person's agent named `run` (by the UI): `work` gets a stop that
+/// `agent_run_stop` pulls (the agent's whole process group is killed and the run ends with
+/// `stopped`).
+pub async fn off_main_stoppable<T, F>(
+    app: tauri::AppHandle,
+    run: Option<String>,
+    work: F,
+) -> IpcResult<T>
 where
     T: Send + 'static,
     F: FnOnce(&Workspace, &ambry_core::StopHandle) -> IpcResult<T> + Send + 'static,
@@ -138,7 +152,7 @@ where
     use tauri::Manager;
     tauri::async_runtime::spawn_blocking(move || {
         let state = app.state::<AppState>();
-        let run = state.agent_runs.begin();
+        let run = state.agent_runs.begin(run);
         work(&state.workspace, &run.stop)
     })
     .await

@@ -43,3 +43,9 @@ export function locationKey(loc) {
 export function sameLocation(a, b) {
   return !!a && !!b && locationKey(a) === locationKey(b);
 }
+
+// A name for one run of the person's agent (distill, annotate, ask), sent when it starts and
+// with its Stop, so the Stop reaches that run and no other going at the same time.
+export function agentRunName() {
+  return `run-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}

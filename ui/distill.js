@@ -8,7 +8,7 @@
 // Test hooks (data-testid):
 //   distill-session     the Distill button of an open transcript (data-session-id)
 
-import { call } from './api.js';
+import { call, agentRunName } from './api.js';
 import { h } from './dom.js';
 import { confirmDialog, toast, errorToast } from './dialog.js';
 
@@ -28,15 +28,17 @@ function plural(n, one, many) {
 }
 
 // While the person's agent runs: a notification saying so, with Stop (its whole process group
-// ends, nothing it said is kept). `run` is the call; what it returns or throws is passed on.
-async function whileAgentRuns(message, run) {
+// ends, nothing it said is kept). `start(run)` makes the call under the run's name, which Stop
+// names too, so it stops this run and no other; what the call returns or throws is passed on.
+async function whileAgentRuns(message, start) {
   let stopped = false;
+  const run = agentRunName();
   const note = toast(message, 'info', 24 * 60 * 60 * 1000, {
-    action: { label: 'Stop', run: () => { stopped = true; call('agent_run_stop', {}).catch(() => {}); } },
+    action: { label: 'Stop', run: () => { stopped = true; call('agent_run_stop', { run }).catch(() => {}); } },
   });
   note.dataset.running = 'agent';
   try {
-    return await run();
+    return await start(run);
   } catch (e) {
     if (stopped && e && e.code === 'stopped') {
       toast('Stopped; nothing the agent said was kept.');
@@ -70,7 +72,7 @@ async function distillWithConfirm(command, args, what) {
   if (!ok) return null;
   try {
     const report = await whileAgentRuns(`Distilling ${what} with ${plan.agent}…`,
-      () => call(command, { ...args, dryRun: false }));
+      (run) => call(command, { ...args, dryRun: false, run }));
     if (!report) return null;
     const refused = report.refused.length ? ` (${plural(report.refused.length, 'proposal', 'proposals')} refused)` : '';
     toast(`${plural(report.proposals.length, 'proposal', 'proposals')} for review${refused}.`, 'success');
@@ -114,7 +116,7 @@ export async function annotateMemories(project) {
   if (!ok) return null;
   try {
     const report = await whileAgentRuns(`Asking ${plan.agent} when ${what} are needed…`,
-      () => call('distill_annotate', { project, dryRun: false }));
+      (run) => call('distill_annotate', { project, dryRun: false, run }));
     if (!report) return null;
     toast(`${plural(report.proposals.length, 'proposal', 'proposals')} for review.`, 'success');
     return report;

@@ -101,7 +101,7 @@ export interface CommandArgs {
   review_team_seen: { project?: string | null; name: string };
   review_supersede: { project?: string | null; memory: ReviewRef; by: string };
   review_merge: { project?: string | null; into: ReviewRef; from: ReviewRef; body: string; description?: string | null };
-  review_ask: { project?: string | null; with?: string | null; dryRun: boolean };
+  review_ask: { project?: string | null; with?: string | null; dryRun: boolean; run?: string | null };
   review_merge_draft: { project?: string | null; into: ReviewRef; from: ReviewRef };
   review_undo: { project?: string | null; undo: Array<Replaced> };
   compare_texts: { pairs: Array<TextPair> };
@@ -113,10 +113,10 @@ export interface CommandArgs {
   session_tool_checks: { sessionId: string };
   save_passage: { location: Location; sessionId: string; draft: MemoryDraft };
   prune_session: { sessionId: string };
-  distill_session: { session: string; with?: string | null; dryRun: boolean };
-  distill_project: { project: string; since?: string | null; with?: string | null; dryRun: boolean };
-  distill_annotate: { project?: string | null; with?: string | null; dryRun: boolean };
-  agent_run_stop: Record<string, never>;
+  distill_session: { session: string; with?: string | null; dryRun: boolean; run?: string | null };
+  distill_project: { project: string; since?: string | null; with?: string | null; dryRun: boolean; run?: string | null };
+  distill_annotate: { project?: string | null; with?: string | null; dryRun: boolean; run?: string | null };
+  agent_run_stop: { run?: string | null };
   review_proposals: { project?: string | null };
   accept_proposal: { project?: string | null; id: string; edits?: Edits | null };
   reject_proposal: { id: string };

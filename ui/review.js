@@ -41,7 +41,7 @@
 //                         review-ask-ok, review-ask-cancel
 //   review-agent-verdict  the agent's verdict beside a pair (data-verdict, data-agent)
 
-import { call } from './api.js';
+import { call, agentRunName } from './api.js';
 import { h, clear, absoluteTime, relativeTime } from './dom.js';
 import { confirmDialog, toast, errorToast, trapFocus } from './dialog.js';
 
@@ -717,13 +717,15 @@ export function createReviewView(app) {
     let seq = 0;
     let running = false;
     let stopping = false;
+    // This dialog's run, by name: its Stop stops it and no other agent run going at the time.
+    let run = null;
     function cancelOrStop() {
       if (!running) { m.close(); return; }
       if (stopping) return;
       stopping = true;
       cancel.disabled = true;
       progress.textContent = `Stopping ${agentName(chosen)}…`;
-      call('agent_run_stop', {}).catch(() => {});
+      call('agent_run_stop', { run }).catch(() => {});
     }
     async function dryRun(agent) {
       const mine = ++seq;
@@ -772,7 +774,8 @@ export function createReviewView(app) {
       cancel.textContent = 'Stop';
       let report;
       try {
-        report = await call('review_ask', { project, with: agent, dryRun: false });
+        run = agentRunName();
+        report = await call('review_ask', { project, with: agent, dryRun: false, run });
       } catch (e) {
         running = false;
         cancel.textContent = 'Cancel';

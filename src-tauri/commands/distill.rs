@@ -34,8 +34,9 @@ pub async fn distill_session(
     session: String,
     with: Option<String>,
     dry_run: bool,
+    run: Option<String>,
 ) -> IpcResult<DistillReport> {
-    off_main_stoppable(app, move |ws, stop| {
+    off_main_stoppable(app, run, move |ws, stop| {
         let place = ws.place_of_session(&session)?;
         let selection = Selection {
             session: Some(session),
@@ -61,8 +62,9 @@ pub async fn distill_project(
     since: Option<NaiveDate>,
     with: Option<String>,
     dry_run: bool,
+    run: Option<String>,
 ) -> IpcResult<DistillReport> {
-    off_main_stoppable(app, move |ws, stop| {
+    off_main_stoppable(app, run, move |ws, stop| {
         let place = ws.place_of(Some(&project))?;
         let selection = Selection {
             session: None,
@@ -90,8 +92,9 @@ pub async fn distill_annotate(
     project: Option<String>,
     with: Option<String>,
     dry_run: bool,
+    run: Option<String>,
 ) -> IpcResult<AnnotateReport> {
-    off_main_stoppable(app, move |ws, stop| {
+    off_main_stoppable(app, run, move |ws, stop| {
         let place = ws.place_of(project.as_deref())?;
         Ok(ws.distill_annotate(&place, agent(with), dry_run, chrono::Utc::now(), stop)?)
     })
@@ -132,10 +135,14 @@ pub async fn reject_proposal(app: AppHandle, id: String) -> IpcResult<Proposal> 
     .await
 }
 
-/// Stops every run of the person's agent going now (distill, annotate, ask): the agent's whole
-/// process group is killed, the run ends with `stopped` and keeps nothing. How many were going.
+/// Stops the run of the person's agent the UI named `run` when it started it (distill, annotate,
+/// ask), or every run going now without one: the agent's whole process group is killed, the run
+/// ends with `stopped` and keeps nothing. How many were stopped.
 #[tauri::command]
-pub async fn agent_run_stop(app: AppHandle) -> IpcResult<usize> {
+pub async fn agent_run_stop(app: AppHandle, run: Option<String>) -> IpcResult<usize> {
     use tauri::Manager;
-    Ok(app.state::<crate::state::AppState>().agent_runs.stop_all())
+    Ok(app
+        .state::<crate::state::AppState>()
+        .agent_runs
+        .stop(run.as_deref()))
 }

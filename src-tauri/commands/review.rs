@@ -177,8 +177,9 @@ pub async fn review_ask(
     project: Option<String>,
     with: Option<String>,
     dry_run: bool,
+    run: Option<String>,
 ) -> IpcResult<AskReport> {
-    crate::state::off_main_stoppable(app, move |ws, stop| {
+    crate::state::off_main_stoppable(app, run, move |ws, stop| {
         let place = ws.place_of(project.as_deref())?;
         Ok(ws.review_ask(
             &place,

@@ -13,27 +13,40 @@ use crate::keys::press;
 use crate::seed::Sandbox;
 use crate::ui::{self, css, testid};
 
-/// A stand-in agent that says its pid and then waits, as a hung agent does.
-fn hanging_agent(home: &Path) -> TestResult<(PathBuf, PathBuf)> {
-    let pid_file = home.join("agent.pid");
+/// A stand-in agent that says its pid and then waits, as a hung agent does; each run writes its
+/// own `agent-PID.pid` in `home`.
+fn hanging_agent(home: &Path) -> TestResult<PathBuf> {
     let script = home.join("fake-claude");
     std::fs::write(
         &script,
         format!(
-            "#!/bin/sh\necho $$ > '{pid}.tmp' && mv '{pid}.tmp' '{pid}'\nexec sleep 600\n",
-            pid = pid_file.display()
+            "#!/bin/sh\necho $$ > '{dir}/agent-$$.tmp' && mv '{dir}/agent-$$.tmp' '{dir}/agent-$$.pid'\nexec sleep 600\n",
+            dir = home.display()
         ),
     )?;
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
-    Ok((script, pid_file))
+    Ok(script)
 }
 
-/// The pid the agent wrote, once it runs.
-async fn agent_pid(pid_file: &Path) -> TestResult<u32> {
+/// The pids of the agents started so far.
+fn agents_started(home: &Path) -> Vec<u32> {
+    std::fs::read_dir(home)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".pid"))
+                .filter_map(|e| std::fs::read_to_string(e.path()).ok()?.trim().parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The pid of the agent started after `before`, once it runs.
+async fn agent_pid(home: &Path, before: &[u32]) -> TestResult<u32> {
     ui::eventually("the agent to start", || async {
-        Ok(std::fs::read_to_string(pid_file)
-            .ok()
-            .and_then(|s| s.trim().parse::<u32>().ok()))
+        Ok(agents_started(home)
+            .into_iter()
+            .find(|pid| !before.contains(pid)))
     })
     .await
 }
@@ -58,8 +71,9 @@ async fn ended(pid: u32) -> TestResult {
 async fn a_hung_agent_is_stopped_from_the_ask_dialog_by_escape() -> TestResult {
     let sandbox = Sandbox::new()?;
     crate::review::save_pair_that_moved_on(&sandbox)?;
-    let (script, pid_file) = hanging_agent(&sandbox.home)?;
+    let script = hanging_agent(&sandbox.home)?;
     let (files, before) = crate::review_ask::ask_with(&sandbox, &script)?;
+    let home = sandbox.home.clone();
     let verdicts = sandbox.home.join("distill").join("verdicts.json");
     sandbox
         .run(
@@ -69,7 +83,7 @@ async fn a_hung_agent_is_stopped_from_the_ask_dialog_by_escape() -> TestResult {
                 ui::text_contains(&driver, "review-ask-plan", "1 pair in one call").await?;
                 ui::click(&driver, "review-ask-ok").await?;
                 ui::text_contains(&driver, "review-ask-progress", "Escape stops it").await?;
-                let pid = agent_pid(&pid_file).await?;
+                let pid = agent_pid(&home, &[]).await?;
                 ensure!(alive(pid), "the agent runs");
                 let stop = testid(&driver, "review-ask-cancel").await?;
                 ensure!(
@@ -115,12 +129,13 @@ async fn a_hung_agent_is_stopped_from_the_ask_dialog_by_escape() -> TestResult {
 async fn a_hung_distill_is_stopped_from_its_notification() -> TestResult {
     let sandbox = Sandbox::new()?;
     crate::distill::write_release_session(&sandbox)?;
-    let (script, pid_file) = hanging_agent(&sandbox.home)?;
+    let script = hanging_agent(&sandbox.home)?;
     std::fs::write(
         sandbox.home.join("config.toml"),
         format!("[distill]\nclaude_command = \"{}\"\n", script.display()),
     )?;
     let proposals = sandbox.home.join("distill").join("proposals.json");
+    let home = sandbox.home.clone();
     sandbox
         .run(
             "a_hung_distill_is_stopped_from_its_notification",
@@ -129,7 +144,7 @@ async fn a_hung_distill_is_stopped_from_its_notification() -> TestResult {
                 crate::distill::distill_the_release_session(&driver).await?;
                 ui::text_contains(&driver, "confirm-message", "1 call to claude").await?;
                 ui::click(&driver, "confirm-ok").await?;
-                let pid = agent_pid(&pid_file).await?;
+                let pid = agent_pid(&home, &[]).await?;
                 let note = ui::shown(
                     &driver,
                     css("[data-testid=\"toast\"][data-running=\"agent\"]"),
@@ -172,6 +187,55 @@ async fn a_hung_distill_is_stopped_from_its_notification() -> TestResult {
                         .unwrap_or(true),
                     "a stopped distill left a proposal"
                 );
+                Ok(())
+            },
+        )
+        .await
+}
+
+/// Two runs at once: a session's distill, then an Ask from Review. The Ask's Stop ends the Ask's
+/// agent and leaves the distill's running; the distill's Stop then ends that one.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn a_stop_ends_its_own_run_and_no_other() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    crate::distill::write_release_session(&sandbox)?;
+    crate::review::save_pair_that_moved_on(&sandbox)?;
+    let script = hanging_agent(&sandbox.home)?;
+    crate::review_ask::ask_with(&sandbox, &script)?;
+    let home = sandbox.home.clone();
+    sandbox
+        .run(
+            "a_stop_ends_its_own_run_and_no_other",
+            move |driver| async move {
+                ui::ready(&driver).await?;
+                crate::distill::distill_the_release_session(&driver).await?;
+                ui::text_contains(&driver, "confirm-message", "1 call to claude").await?;
+                ui::click(&driver, "confirm-ok").await?;
+                let distilling = agent_pid(&home, &[]).await?;
+
+                crate::review_ask::open_ask(&driver).await?;
+                ui::text_contains(&driver, "review-ask-plan", "1 pair in one call").await?;
+                ui::click(&driver, "review-ask-ok").await?;
+                let asking = agent_pid(&home, &[distilling]).await?;
+                press(&driver, Key::Escape).await?;
+                ui::text_contains(&driver, "review-ask-error", "was stopped").await?;
+                ended(asking).await?;
+                ensure!(
+                    alive(distilling),
+                    "the Ask's Stop ended the distill's agent too"
+                );
+
+                press(&driver, Key::Escape).await?;
+                ui::gone(&driver, ui::tid("review-ask-dialog"), "the dialog to close").await?;
+                let stop = ui::shown(
+                    &driver,
+                    css("[data-testid=\"toast\"][data-running=\"agent\"] [data-testid=\"toast-action\"]"),
+                    "the distill's Stop",
+                )
+                .await?;
+                stop.click().await?;
+                ended(distilling).await?;
                 Ok(())
             },
         )
