@@ -44,6 +44,7 @@
 import { call, agentRunName } from './api.js';
 import { h, clear, absoluteTime, relativeTime } from './dom.js';
 import { confirmDialog, toast, errorToast, trapFocus } from './dialog.js';
+import { annotateMemories } from './distill.js';
 
 const KIND_TITLES = {
   duplicate: 'Duplicate',
@@ -114,11 +115,18 @@ export function createReviewView(app) {
     class: 'btn btn-small', testid: 'review-ask', hidden: true, onClick: () => openAsk(),
     title: 'Your own agent judges the pairs marked "duplicate or conflict?"; nothing changes until you choose',
   }, 'Ask Claude Code / Codex…');
+  // Where a memory was found missing its `when`: the agent proposes phrases for every memory of
+  // the view without them (a dry run first); each waits here as a proposal.
+  const whenButton = h('button', {
+    class: 'btn btn-small', testid: 'review-annotate', hidden: true,
+    onClick: async () => { if (await annotateMemories(project)) await load(focusedIndex()); },
+    title: 'Your own agent proposes when each memory without when phrases is needed; you review each',
+  }, 'Say when…');
   const list = h('div', { class: 'review-list', testid: 'review-list', role: 'list', 'aria-label': 'Findings' });
   const el = h('section', { class: 'view review-view', testid: 'review-view' },
     h('header', { class: 'view-header' },
       h('div', { class: 'view-titles' }, h('h1', {}, 'Review'), count),
-      h('div', { class: 'view-actions' }, askButton, picker)),
+      h('div', { class: 'view-actions' }, whenButton, askButton, picker)),
     h('div', { class: 'view-body scroll' },
       h('p', { class: 'muted review-intro' }, 'Memories that may no longer be true, each with why. Nothing changes until you choose.'),
       list));
@@ -446,6 +454,7 @@ export function createReviewView(app) {
   function render(focusIndex = null) {
     count.textContent = findings.length === 1 ? '1 to review' : `${findings.length} to review`;
     askButton.hidden = !findings.some((f) => f.kind === 'same_subject');
+    whenButton.hidden = !findings.some((f) => f.kind === 'needs_when');
     comparing = [];
     clear(list, findings.length
       ? findings.map((f, i) => card(f, i))

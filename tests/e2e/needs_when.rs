@@ -81,6 +81,11 @@ async fn a_memory_an_agent_had_to_fetch_is_given_when_phrases_from_review() -> T
         "Max 20 connections per pod; pgbouncer in front.\n",
     )?;
     a_session_that_fetched_db_pool(&sandbox)?;
+    // An agent program that exists, for the dry run of *Say when…* (which sends nothing).
+    std::fs::write(
+        sandbox.home.join("config.toml"),
+        "[distill]\nclaude_command = \"/bin/true\"\n",
+    )?;
     let file = sandbox.user_memory_file("db-pool");
     sandbox
         .run(
@@ -105,6 +110,23 @@ async fn a_memory_an_agent_had_to_fetch_is_given_when_phrases_from_review() -> T
                     "the prompt is offered as a phrase: {offered:?}"
                 );
                 crate::harness::capture(&driver, "review-needs-when-720").await?;
+                // Beside the finding, the agent can propose phrases for every memory without
+                // them: the header's *Say when…*, whole in a small window, opens its dry run.
+                let button =
+                    crate::keys::rect(&driver, "[data-testid=\"review-annotate\"]").await?;
+                ensure!(
+                    button.left >= 0.0 && button.right <= button.vw && button.bottom <= button.vh,
+                    "Say when… is outside the window at 720×480: {button:?}"
+                );
+                ui::click(&driver, "review-annotate").await?;
+                let dry =
+                    ui::text_contains(&driver, "confirm-message", "in one call to claude").await?;
+                ensure!(
+                    dry.contains("2 memories"),
+                    "both memories without when are offered: {dry}"
+                );
+                crate::keys::press(&driver, Key::Escape).await?;
+                ui::gone(&driver, ui::tid("confirm-message"), "the dry run to close").await?;
                 focus_on(&driver, "review-when-phrases").await?;
                 press_ctrl(&driver, "a").await?;
                 driver
