@@ -11,6 +11,7 @@ use ambry_core::AnnotateReport;
 use ambry_core::DistillAgent;
 use ambry_core::SavedWithVector;
 use ambry_core::Selection;
+use ambry_core::Workspace;
 use ambry_core::{DistillReport, Edits, Proposal};
 use chrono::NaiveDate;
 use tauri::AppHandle;
@@ -36,20 +37,13 @@ pub async fn distill_session(
     dry_run: bool,
     run: Option<String>,
 ) -> IpcResult<DistillReport> {
-    off_main_stoppable(app, run, move |ws, stop| {
+    distill_in(app, run, with, dry_run, move |ws| {
         let place = ws.place_of_session(&session)?;
         let selection = Selection {
             session: Some(session),
             ..Selection::default()
         };
-        Ok(ws.distill_stoppable(
-            &place,
-            &selection,
-            agent(with),
-            dry_run,
-            chrono::Utc::now(),
-            stop,
-        )?)
+        Ok((place, selection))
     })
     .await
 }
@@ -64,13 +58,28 @@ pub async fn distill_project(
     dry_run: bool,
     run: Option<String>,
 ) -> IpcResult<DistillReport> {
-    off_main_stoppable(app, run, move |ws, stop| {
-        let place = ws.place_of(Some(&project))?;
+    distill_in(app, run, with, dry_run, move |ws| {
         let selection = Selection {
             session: None,
             since,
             project: true,
         };
+        Ok((ws.place_of(Some(&project))?, selection))
+    })
+    .await
+}
+
+/// One distill run of the person's agent over what `chosen` picks (the view and the
+/// sessions), stoppable by the name `run`.
+async fn distill_in(
+    app: AppHandle,
+    run: Option<String>,
+    with: Option<String>,
+    dry_run: bool,
+    chosen: impl FnOnce(&Workspace) -> IpcResult<(ambry_core::Place, Selection)> + Send + 'static,
+) -> IpcResult<DistillReport> {
+    off_main_stoppable(app, run, move |ws, stop| {
+        let (place, selection) = chosen(ws)?;
         Ok(ws.distill_stoppable(
             &place,
             &selection,
