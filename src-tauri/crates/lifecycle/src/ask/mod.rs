@@ -19,6 +19,7 @@ pub mod verdict;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::distill::child::OneCall;
 use crate::distill::{AgentRunner, DistillError};
 use crate::lifecycle::{Finding, Subject};
 use ambry_store::config::{DistillAgent, DistillConfig};
@@ -169,23 +170,24 @@ pub fn ask(
     if sent.is_empty() {
         return Ok(report);
     }
-    let text = prompt::build(&sections);
-    report.prompt_bytes = text.len();
-    report.estimated_tokens = crate::distill::prompt::estimate_tokens(text.len());
-    if setup.dry_run {
-        report.prompt = Some(text);
-        return Ok(report);
+    let called = OneCall {
+        config: setup.config,
+        agent: setup.agent,
+        extra_args: &setup.extra_args,
+        about: CALL_NAME,
+        dry_run: setup.dry_run,
     }
-    let schema = prompt::answer_schema(sent.len());
-    let answer = crate::distill::child::call_configured(
+    .make(
         runner,
-        setup.config,
-        setup.agent,
-        &setup.extra_args,
-        CALL_NAME,
-        &text,
-        &schema,
+        prompt::build(&sections),
+        &prompt::answer_schema(sent.len()),
     )?;
+    report.prompt_bytes = called.prompt_bytes;
+    report.estimated_tokens = called.estimated_tokens;
+    report.prompt = called.shown;
+    let Some(answer) = called.answer else {
+        return Ok(report);
+    };
     let verdicts = prompt::check_answer(&answer, sent.len())
         .map_err(|p| p.into_error(setup.agent, CALL_NAME))?;
     let mut keep = Vec::new();

@@ -48,30 +48,61 @@ pub struct AgentCall<'a> {
     pub extra_args: &'a [String],
 }
 
-/// One call to the agent as `config` has it (its command, its timeout), `about` what the errors
-/// name: the one call the review's ask and annotate each make.
-pub fn call_configured(
-    runner: &dyn AgentRunner,
-    config: &DistillConfig,
-    agent: DistillAgent,
-    extra_args: &[String],
-    about: &str,
-    prompt: &str,
-    schema: &Value,
-) -> Result<String, DistillError> {
-    let command = match agent {
-        DistillAgent::Claude => &config.claude_command,
-        DistillAgent::Codex => &config.codex_command,
-    };
-    runner.call(&AgentCall {
-        agent,
-        command,
-        prompt,
-        schema,
-        timeout: Duration::from_secs(config.timeout_secs),
-        about,
-        extra_args,
-    })
+/// The one call the review's ask and annotate each make, to the agent as `config` has it (its
+/// command, its timeout); `about` is what its errors name.
+pub struct OneCall<'a> {
+    pub config: &'a DistillConfig,
+    pub agent: DistillAgent,
+    /// Arguments before the client's own (see `codex_servers_off`).
+    pub extra_args: &'a [String],
+    pub about: &'a str,
+    /// Size the prompt and show it, send nothing.
+    pub dry_run: bool,
+}
+
+/// What a [`OneCall`] made: its prompt's size, and the answer, or on a dry run the prompt.
+pub struct Called {
+    pub prompt_bytes: usize,
+    pub estimated_tokens: u64,
+    /// The prompt, shown instead of sent (a dry run).
+    pub shown: Option<String>,
+    /// The agent's answer (not on a dry run).
+    pub answer: Option<String>,
+}
+
+impl OneCall<'_> {
+    /// Sizes `prompt`, then shows it (a dry run) or sends it with `schema` for the answer.
+    pub fn make(
+        &self,
+        runner: &dyn AgentRunner,
+        prompt: String,
+        schema: &Value,
+    ) -> Result<Called, DistillError> {
+        let mut called = Called {
+            prompt_bytes: prompt.len(),
+            estimated_tokens: super::prompt::estimate_tokens(prompt.len()),
+            shown: None,
+            answer: None,
+        };
+        if self.dry_run {
+            called.shown = Some(prompt);
+            return Ok(called);
+        }
+        let command = match self.agent {
+            DistillAgent::Claude => &self.config.claude_command,
+            DistillAgent::Codex => &self.config.codex_command,
+        };
+        called.answer = Some(runner.call(&AgentCall {
+            agent: self.agent,
+            command,
+            prompt: &prompt,
+            schema,
+            timeout: Duration::from_secs(self.config.timeout_secs),
+            about: self.about,
+            extra_args: self.extra_args,
+        })?);
+        Ok(called)
+    }
 }
 
 /// Runs one call and returns the answer's text. A fake stands in for it in tests of the run.
