@@ -33,20 +33,7 @@ Answer with JSON only, matching the schema: {\"annotations\": [{\"memory\" (the 
 
 /// One memory as the agent reads it, under its label (`scope/name`): masked and bounded.
 pub fn render_memory(m: &Memory) -> String {
-    let body = mask_secrets(m.body.trim()).into_owned();
-    let body = if body.len() > BODY_BYTES {
-        let mut cut = BODY_BYTES;
-        while !body.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        format!(
-            "{} […{} more bytes not shown]",
-            &body[..cut],
-            body.len() - cut
-        )
-    } else {
-        body
-    };
+    let body = crate::distill::prompt::masked_body(&m.body, BODY_BYTES);
     format!(
         "\n## {}\nDescription: {}\n{}\n",
         label(m),

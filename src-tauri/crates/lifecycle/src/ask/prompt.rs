@@ -40,20 +40,7 @@ pub struct Uncertain {
 
 /// One memory of a pair as the agent reads it: masked and bounded.
 fn render_side(label: &str, s: &Subject) -> String {
-    let body = mask_secrets(s.body.trim()).into_owned();
-    let body = if body.len() > BODY_BYTES {
-        let mut cut = BODY_BYTES;
-        while !body.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        format!(
-            "{} […{} more bytes not shown]",
-            &body[..cut],
-            body.len() - cut
-        )
-    } else {
-        body
-    };
+    let body = crate::distill::prompt::masked_body(&s.body, BODY_BYTES);
     format!(
         "{label} ({}/{}): {}\n  {}\n",
         s.scope,

@@ -145,6 +145,24 @@ pub fn memories_for_prompt(mut memories: Vec<Memory>) -> Vec<Memory> {
     memories
 }
 
+/// A memory's body as an agent is sent it: secrets masked, at most `limit` bytes (cut at a
+/// character boundary, saying how much was left out).
+pub fn masked_body(body: &str, limit: usize) -> String {
+    let body = mask_secrets(body.trim()).into_owned();
+    if body.len() <= limit {
+        return body;
+    }
+    let mut cut = limit;
+    while !body.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!(
+        "{} […{} more bytes not shown]",
+        &body[..cut],
+        body.len() - cut
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
