@@ -7,6 +7,7 @@
 //! Deliberately does not: choose memories, judge the answer or spawn
 //! (`ambry_lifecycle::annotate` does), write a memory (an accept does), or read the clock.
 
+use ambry_lifecycle::distill::child::OneCall;
 use chrono::{DateTime, Utc};
 
 use super::place::Place;
@@ -44,13 +45,15 @@ impl Workspace {
             Some(inbox.run_lock(&key)?)
         };
         let setup = AnnotateSetup {
-            config: &config,
-            agent,
+            call: OneCall {
+                config: &config,
+                agent,
+                dry_run,
+                extra_args: self.child_args(agent),
+            },
             store,
             inbox: &inbox,
-            dry_run,
             now,
-            extra_args: self.child_args(agent),
         };
         Ok(annotate::annotate(&setup, runner)?)
     }

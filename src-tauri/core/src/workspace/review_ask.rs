@@ -7,6 +7,7 @@
 //! Deliberately does not: choose or judge pairs, spawn, or keep verdicts (`ambry_lifecycle::ask`
 //! does), change a memory, or read the clock (callers pass `now`).
 
+use ambry_lifecycle::distill::child::OneCall;
 use chrono::{DateTime, Utc};
 
 use super::place::Place;
@@ -35,12 +36,14 @@ impl Workspace {
         let findings = self.review(place, now)?;
         let verdicts = Verdicts::new(self.home());
         let setup = AskSetup {
-            config: &config,
-            agent,
+            call: OneCall {
+                config: &config,
+                agent,
+                dry_run,
+                extra_args: self.child_args(agent),
+            },
             verdicts: &verdicts,
-            dry_run,
             now,
-            extra_args: self.child_args(agent),
         };
         Ok(ask::ask(&setup, &findings, runner)?)
     }

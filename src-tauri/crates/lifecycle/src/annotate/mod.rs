@@ -23,7 +23,7 @@ use serde::Serialize;
 use crate::distill::child::OneCall;
 use crate::distill::proposal::ProposalProject;
 use crate::distill::{Action, AgentRunner, DistillError, Inbox, Proposal};
-use ambry_store::config::{DistillAgent, DistillConfig};
+use ambry_store::config::DistillAgent;
 use ambry_store::memory::{Memory, Scope, ScopeFilter, Store};
 
 /// Most memories one run sends: an answer for them stays far inside the answer's size limit.
@@ -57,15 +57,12 @@ pub struct AnnotateReport {
 
 /// Everything an annotate needs.
 pub struct AnnotateSetup<'a> {
-    pub config: &'a DistillConfig,
-    pub agent: DistillAgent,
+    /// The agent, the budget, whether it is a dry run.
+    pub call: OneCall<'a>,
     /// The view: its user scope and its project's, if any.
     pub store: &'a Store,
     pub inbox: &'a Inbox,
-    pub dry_run: bool,
     pub now: DateTime<Utc>,
-    /// Arguments for the client before its own (see `distill::child::codex_servers_off`).
-    pub extra_args: Vec<String>,
 }
 
 /// The memories of the view that could be annotated: parsed, of the person's own scopes, not
@@ -112,7 +109,7 @@ fn proposal(m: &Memory, when: Vec<String>, setup: &AnnotateSetup<'_>) -> Proposa
         id: String::new(),
         session_id: String::new(),
         session_source: None,
-        agent: setup.agent,
+        agent: setup.call.agent,
         project: project_of(setup.store, m.scope),
         created: setup.now,
         action: Action::When,
@@ -166,8 +163,8 @@ pub fn annotate(
 ) -> Result<AnnotateReport, DistillError> {
     let pending = setup.inbox.proposals()?;
     let mut report = AnnotateReport {
-        agent: setup.agent,
-        dry_run: setup.dry_run,
+        agent: setup.call.agent,
+        dry_run: setup.call.dry_run,
         memories: Vec::new(),
         prompt_bytes: 0,
         estimated_tokens: 0,
@@ -191,11 +188,7 @@ pub fn annotate(
         }
         let section = prompt::render_memory(&m);
         let with = bytes + section.len();
-        let fits = setup.config.max_calls > 0
-            && sent.len() < MAX_MEMORIES
-            // One memory always goes alone when it fits the token budget, however long.
-            && (sent.is_empty() || with <= setup.config.chunk_bytes)
-            && crate::distill::prompt::estimate_tokens(with) <= setup.config.max_tokens;
+        let fits = sent.len() < MAX_MEMORIES && setup.call.fits(with, sent.is_empty());
         if !fits {
             report.over_budget.push(label);
             continue;
@@ -208,15 +201,9 @@ pub fn annotate(
     if sent.is_empty() {
         return Ok(report);
     }
-    let called = OneCall {
-        config: setup.config,
-        agent: setup.agent,
-        extra_args: &setup.extra_args,
-        about: CALL_NAME,
-        dry_run: setup.dry_run,
-    }
-    .make(
+    let called = setup.call.make(
         runner,
+        CALL_NAME,
         prompt::build(&sections),
         &prompt::answer_schema(sent.len()),
     )?;
@@ -227,7 +214,7 @@ pub fn annotate(
         return Ok(report);
     };
     let answered = prompt::check_answer(&answer, &report.memories)
-        .map_err(|p| p.into_error(setup.agent, CALL_NAME))?;
+        .map_err(|p| p.into_error(setup.call.agent, CALL_NAME))?;
     let proposals: Vec<Proposal> = answered
         .iter()
         .map(|(index, when)| proposal(&sent[*index], when.clone(), setup))

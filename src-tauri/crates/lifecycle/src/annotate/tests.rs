@@ -160,13 +160,15 @@ fn home() -> Home {
 
 fn run(home: &Home, dry_run: bool, fake: &Fake) -> Result<AnnotateReport, DistillError> {
     let setup = AnnotateSetup {
-        config: &home.config,
-        agent: DistillAgent::Codex,
+        call: OneCall {
+            config: &home.config,
+            agent: DistillAgent::Codex,
+            dry_run,
+            extra_args: Vec::new(),
+        },
         store: &home.store,
         inbox: &home.inbox,
-        dry_run,
         now: now(),
-        extra_args: Vec::new(),
     };
     annotate(&setup, fake)
 }

@@ -22,7 +22,7 @@ use serde::Serialize;
 use crate::distill::child::OneCall;
 use crate::distill::{AgentRunner, DistillError};
 use crate::lifecycle::{Finding, Subject};
-use ambry_store::config::{DistillAgent, DistillConfig};
+use ambry_store::config::DistillAgent;
 pub use cache::{pair_key, Kept, Verdicts};
 pub use prompt::Uncertain;
 pub use verdict::{AgentVerdict, PairVerdict};
@@ -103,13 +103,10 @@ pub fn attach(findings: &mut [Finding], kept: &std::collections::BTreeMap<String
 
 /// Everything an ask needs besides the findings.
 pub struct AskSetup<'a> {
-    pub config: &'a DistillConfig,
-    pub agent: DistillAgent,
+    /// The agent, the budget, whether it is a dry run.
+    pub call: OneCall<'a>,
     pub verdicts: &'a Verdicts,
-    pub dry_run: bool,
     pub now: DateTime<Utc>,
-    /// Arguments for the client before its own (see `distill::child::codex_servers_off`).
-    pub extra_args: Vec<String>,
 }
 
 /// What an ask's one call is for, as the agent's errors say it ("claude failed for …").
@@ -124,8 +121,8 @@ pub fn ask(
 ) -> Result<AskReport, DistillError> {
     let kept = setup.verdicts.read()?;
     let mut report = AskReport {
-        agent: setup.agent,
-        dry_run: setup.dry_run,
+        agent: setup.call.agent,
+        dry_run: setup.call.dry_run,
         pairs: Vec::new(),
         prompt_bytes: 0,
         estimated_tokens: 0,
@@ -144,11 +141,7 @@ pub fn ask(
         }
         let section = prompt::render_pair(sent.len() + 1, &pair);
         let with = bytes + section.len();
-        let fits = setup.config.max_calls > 0
-            && sent.len() < MAX_PAIRS
-            // One pair always goes alone when it fits the token budget, however long.
-            && (sent.is_empty() || with <= setup.config.chunk_bytes)
-            && crate::distill::prompt::estimate_tokens(with) <= setup.config.max_tokens;
+        let fits = sent.len() < MAX_PAIRS && setup.call.fits(with, sent.is_empty());
         if !fits {
             report
                 .over_budget
@@ -170,15 +163,9 @@ pub fn ask(
     if sent.is_empty() {
         return Ok(report);
     }
-    let called = OneCall {
-        config: setup.config,
-        agent: setup.agent,
-        extra_args: &setup.extra_args,
-        about: CALL_NAME,
-        dry_run: setup.dry_run,
-    }
-    .make(
+    let called = setup.call.make(
         runner,
+        CALL_NAME,
         prompt::build(&sections),
         &prompt::answer_schema(sent.len()),
     )?;
@@ -189,13 +176,13 @@ pub fn ask(
         return Ok(report);
     };
     let verdicts = prompt::check_answer(&answer, sent.len())
-        .map_err(|p| p.into_error(setup.agent, CALL_NAME))?;
+        .map_err(|p| p.into_error(setup.call.agent, CALL_NAME))?;
     let mut keep = Vec::new();
     for (index, verdict, reason) in verdicts {
         let given = AgentVerdict {
             verdict,
             reason,
-            agent: setup.agent,
+            agent: setup.call.agent,
             at: setup.now,
         };
         report.pairs[index].answer = Some(given.clone());

@@ -124,12 +124,14 @@ fn run(
     fake: &Fake,
 ) -> Result<AskReport, DistillError> {
     let setup = AskSetup {
-        config: &home.config,
-        agent: DistillAgent::Codex,
+        call: OneCall {
+            config: &home.config,
+            agent: DistillAgent::Codex,
+            dry_run,
+            extra_args: Vec::new(),
+        },
         verdicts: &home.verdicts,
-        dry_run,
         now: now(),
-        extra_args: Vec::new(),
     };
     ask(&setup, findings, fake)
 }

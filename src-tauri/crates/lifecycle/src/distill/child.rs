@@ -49,15 +49,14 @@ pub struct AgentCall<'a> {
 }
 
 /// The one call the review's ask and annotate each make, to the agent as `config` has it (its
-/// command, its timeout); `about` is what its errors name.
+/// command, its timeout, its budget).
 pub struct OneCall<'a> {
     pub config: &'a DistillConfig,
     pub agent: DistillAgent,
-    /// Arguments before the client's own (see `codex_servers_off`).
-    pub extra_args: &'a [String],
-    pub about: &'a str,
     /// Size the prompt and show it, send nothing.
     pub dry_run: bool,
+    /// Arguments before the client's own (see `codex_servers_off`).
+    pub extra_args: Vec<String>,
 }
 
 /// What a [`OneCall`] made: its prompt's size, and the answer, or on a dry run the prompt.
@@ -71,10 +70,20 @@ pub struct Called {
 }
 
 impl OneCall<'_> {
-    /// Sizes `prompt`, then shows it (a dry run) or sends it with `schema` for the answer.
+    /// Whether a prompt of `bytes` fits the call's budget; `first`: nothing is in it yet, and
+    /// one item always goes alone when it fits the token budget, however long.
+    pub fn fits(&self, bytes: usize, first: bool) -> bool {
+        self.config.max_calls > 0
+            && (first || bytes <= self.config.chunk_bytes)
+            && super::prompt::estimate_tokens(bytes) <= self.config.max_tokens
+    }
+
+    /// Sizes `prompt`, then shows it (a dry run) or sends it with `schema` for the answer;
+    /// `about` is what the agent's errors name.
     pub fn make(
         &self,
         runner: &dyn AgentRunner,
+        about: &str,
         prompt: String,
         schema: &Value,
     ) -> Result<Called, DistillError> {
@@ -98,8 +107,8 @@ impl OneCall<'_> {
             prompt: &prompt,
             schema,
             timeout: Duration::from_secs(self.config.timeout_secs),
-            about: self.about,
-            extra_args: self.extra_args,
+            about,
+            extra_args: &self.extra_args,
         })?);
         Ok(called)
     }
