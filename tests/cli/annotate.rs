@@ -6,45 +6,19 @@
 //! `real_clients::annotate`.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::support::Sandbox;
+use crate::support::{answered, stub_agent, stub_calls, Sandbox};
 
-/// A stand-in for `claude -p`: logs each call (with its `AMBRY_DISTILL`) and its stdin, then
-/// answers `when` phrases for both memories.
+/// A stand-in for `claude -p` answering `when` phrases for both memories.
 fn agent(dir: &Path) -> PathBuf {
-    let log = dir.join("calls.log");
-    let out = dir.join("result.json");
     let answer = json!({"annotations": [
         {"memory": "user/db-pool", "when": ["bumping the DB pool size", "too many connections error"]},
         {"memory": "user/release-day", "when": ["when do we release", "planning the release"]},
     ]});
-    let result =
-        json!({"type": "result", "is_error": false, "result": "", "structured_output": answer});
-    fs::write(&out, result.to_string()).unwrap();
-    let script = dir.join("fake-claude");
-    fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\necho \"call AMBRY_DISTILL=$AMBRY_DISTILL\" >> '{log}'\ncat >> '{log}'\ncat '{out}'\n",
-            log = log.display(),
-            out = out.display()
-        ),
-    )
-    .unwrap();
-    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
-    script
-}
-
-fn calls(dir: &Path) -> usize {
-    fs::read_to_string(dir.join("calls.log"))
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| l.starts_with("call "))
-        .count()
+    stub_agent(dir, &answered(answer), 0)
 }
 
 fn save(sb: &Sandbox, name: &str, body: &str, more: &[&str]) {
@@ -130,12 +104,12 @@ fn the_agent_proposes_when_phrases_and_an_accept_writes_exactly_them() {
             && said.contains("nothing was sent"),
         "{said}"
     );
-    assert_eq!(calls(bin.path()), 0, "a dry run ran the agent");
+    assert_eq!(stub_calls(bin.path()), 0, "a dry run ran the agent");
 
     // The run: one call, as a distill child; a proposal per memory, listed by the review.
     let (ok, said, stderr) = run(&sb, &["memory", "distill", "--annotate"]);
     assert!(ok, "{stderr}");
-    assert_eq!(calls(bin.path()), 1);
+    assert_eq!(stub_calls(bin.path()), 1);
     let log = fs::read_to_string(bin.path().join("calls.log")).unwrap();
     assert!(log.contains("call AMBRY_DISTILL=1"), "{log}");
     assert!(log.contains("## user/release-day"), "{log}");
@@ -163,7 +137,11 @@ fn the_agent_proposes_when_phrases_and_an_accept_writes_exactly_them() {
     // Waiting in the review, they are not sent again.
     let (ok, said, _) = run(&sb, &["memory", "distill", "--annotate"]);
     assert!(ok);
-    assert_eq!(calls(bin.path()), 1, "sent again while its proposal waits");
+    assert_eq!(
+        stub_calls(bin.path()),
+        1,
+        "sent again while its proposal waits"
+    );
     assert!(
         said.contains("phrases already wait in the review"),
         "{said}"

@@ -15,32 +15,11 @@ use std::time::{Duration, Instant};
 use predicates::prelude::*;
 use serde_json::{json, Value};
 
-use crate::support::Sandbox;
+use crate::support::{answered, stub_agent, stub_log, Sandbox};
 
-/// A stand-in for `claude -p`: logs that it ran (and its `AMBRY_DISTILL`) and its stdin, then
-/// prints `answer` as Claude Code's JSON result.
+/// A stand-in for `claude -p` answering `answer` as Claude Code's structured output.
 fn fake_agent(dir: &Path, answer: &Value) -> PathBuf {
-    let log = dir.join("calls.log");
-    let answer_file = dir.join("answer.json");
-    fs::write(&answer_file, answer.to_string()).unwrap();
-    let script = dir.join("fake-claude");
-    fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\necho \"call AMBRY_DISTILL=$AMBRY_DISTILL\" >> '{log}'\ncat >> '{log}'\n\
-             printf '{{\"type\":\"result\",\"is_error\":false,\"result\":\"\",\"structured_output\":'\n\
-             cat '{answer}'\nprintf '}}\\n'\n",
-            log = log.display(),
-            answer = answer_file.display()
-        ),
-    )
-    .unwrap();
-    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
-    script
-}
-
-fn calls(dir: &Path) -> String {
-    fs::read_to_string(dir.join("calls.log")).unwrap_or_default()
+    stub_agent(dir, &answered(answer.clone()), 0)
 }
 
 fn session(sb: &Sandbox, id: &str, text: &str) {
@@ -193,7 +172,7 @@ fn a_dry_run_counts_calls_and_tokens_and_starts_nothing() {
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["calls"].as_array().unwrap().len(), 2, "{report}");
     assert!(report["estimated_tokens"].as_u64().unwrap() > 0);
-    assert_eq!(calls(bin.path()), "", "the agent was not started");
+    assert_eq!(stub_log(bin.path()), "", "the agent was not started");
 }
 
 #[test]
@@ -216,7 +195,7 @@ fn the_child_gets_the_marker_and_the_budget_leaves_the_rest_for_later() {
         1,
         "{report}"
     );
-    let log = calls(bin.path());
+    let log = stub_log(bin.path());
     assert_eq!(log.matches("call AMBRY_DISTILL=1").count(), 1, "{log}");
 }
 
@@ -228,7 +207,7 @@ fn switched_off_in_config_it_refuses_to_run() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("distill_disabled"));
-    assert_eq!(calls(bin.path()), "");
+    assert_eq!(stub_log(bin.path()), "");
 }
 
 #[test]
@@ -577,7 +556,7 @@ fn since_alone_reads_every_project_and_each_session_keeps_its_own() {
     );
     assert_eq!(sent(&["--since", "2026-11-21", "--dry-run"]), ["s-else"]);
     sent(&["--since", "2026-11-21"]);
-    assert!(calls(bin.path()).contains("We squash-merge here too."));
+    assert!(stub_log(bin.path()).contains("We squash-merge here too."));
     // The other project's proposal belongs to that project, not to the folder it was run from.
     let pending: Value = serde_json::from_str(
         &fs::read_to_string(sb.home.path().join("distill/proposals.json")).unwrap(),

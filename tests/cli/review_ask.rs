@@ -6,46 +6,16 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::support::Sandbox;
+use crate::support::{answered, stub_agent, stub_calls, Sandbox};
 
 const REASON: &str = "One says installs moved off the per-package way the other still describes.";
 
-/// A stand-in for `claude -p`: logs each call (with its `AMBRY_DISTILL`) and its stdin, then
-/// prints `result` as it is.
-fn agent(dir: &Path, result: &Value, exit: i32) -> PathBuf {
-    let log = dir.join("calls.log");
-    let out = dir.join("result.json");
-    fs::write(&out, result.to_string()).unwrap();
-    let script = dir.join("fake-claude");
-    fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\necho \"call AMBRY_DISTILL=$AMBRY_DISTILL\" >> '{log}'\ncat >> '{log}'\ncat '{out}'\nexit {exit}\n",
-            log = log.display(),
-            out = out.display()
-        ),
-    )
-    .unwrap();
-    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
-    script
-}
-
 fn answering(verdict: &str) -> Value {
-    json!({"type": "result", "is_error": false, "result": "", "structured_output":
-        {"verdicts": [{"pair": 1, "verdict": verdict, "reason": REASON}]}})
-}
-
-fn calls(dir: &Path) -> usize {
-    fs::read_to_string(dir.join("calls.log"))
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| l.starts_with("call "))
-        .count()
+    answered(json!({"verdicts": [{"pair": 1, "verdict": verdict, "reason": REASON}]}))
 }
 
 fn save(sb: &Sandbox, name: &str, description: &str, body: &str) {
@@ -130,7 +100,7 @@ fn memory_bytes(sb: &Sandbox) -> BTreeMap<String, Vec<u8>> {
 #[test]
 fn the_agent_judges_an_uncertain_pair_once_and_its_verdict_shows_beside_it() {
     let bin = tempfile::tempdir().unwrap();
-    let sb = setup(&agent(bin.path(), &answering("conflict"), 0));
+    let sb = setup(&stub_agent(bin.path(), &answering("conflict"), 0));
     let before = memory_bytes(&sb);
     assert!(
         same_subject(&sb).get("agent").is_none(),
@@ -149,12 +119,12 @@ fn the_agent_judges_an_uncertain_pair_once_and_its_verdict_shows_beside_it() {
         said.contains("dry run: 1 pair in one call to claude") && said.contains("nothing was sent"),
         "{said}"
     );
-    assert_eq!(calls(bin.path()), 0, "a dry run ran the agent");
+    assert_eq!(stub_calls(bin.path()), 0, "a dry run ran the agent");
 
     // The run: one call, as a distill child, and the verdict beside the pair.
     let (ok, said, stderr) = run(&sb, &["memory", "review", "--ask", "claude"]);
     assert!(ok, "{stderr}");
-    assert_eq!(calls(bin.path()), 1);
+    assert_eq!(stub_calls(bin.path()), 1);
     let log = fs::read_to_string(bin.path().join("calls.log")).unwrap();
     assert!(log.contains("call AMBRY_DISTILL=1"), "{log}");
     assert!(log.contains("## Pair 1"), "{log}");
@@ -179,7 +149,11 @@ fn the_agent_judges_an_uncertain_pair_once_and_its_verdict_shows_beside_it() {
 
     // Again: nothing is sent for the unchanged pair.
     let again = json_of(&sb, &["memory", "review", "--ask", "claude"]);
-    assert_eq!(calls(bin.path()), 1, "the unchanged pair was sent again");
+    assert_eq!(
+        stub_calls(bin.path()),
+        1,
+        "the unchanged pair was sent again"
+    );
     assert_eq!(again["cached"], 1);
 
     // A memory of the pair changes: its verdict is gone, and the next ask sends it again.
@@ -194,7 +168,7 @@ fn the_agent_judges_an_uncertain_pair_once_and_its_verdict_shows_beside_it() {
         "a verdict on the old text is shown"
     );
     let asked = json_of(&sb, &["memory", "review", "--ask", "claude"]);
-    assert_eq!(calls(bin.path()), 2);
+    assert_eq!(stub_calls(bin.path()), 2);
     assert_eq!(asked["pairs"].as_array().unwrap().len(), 1, "{asked}");
     assert_eq!(same_subject(&sb)["agent"]["verdict"], "conflict");
 }
@@ -204,7 +178,7 @@ fn a_failing_agent_says_why_up_front_and_keeps_nothing() {
     let bin = tempfile::tempdir().unwrap();
     let failure = json!({"type": "result", "subtype": "success", "is_error": true,
         "result": "Invalid API key · Please run /login", "usage": {"input_tokens": 0}});
-    let sb = setup(&agent(bin.path(), &failure, 1));
+    let sb = setup(&stub_agent(bin.path(), &failure, 1));
     let (ok, _, stderr) = run(&sb, &["memory", "review", "--ask", "claude"]);
     assert!(!ok, "a failed ask succeeded");
     assert!(
@@ -250,7 +224,7 @@ fn a_failing_agent_says_why_up_front_and_keeps_nothing() {
 #[test]
 fn an_ask_with_nothing_uncertain_runs_no_agent() {
     let bin = tempfile::tempdir().unwrap();
-    let script = agent(bin.path(), &answering("duplicate"), 0);
+    let script = stub_agent(bin.path(), &answering("duplicate"), 0);
     let sb = Sandbox::new();
     fs::write(
         sb.home.path().join("config.toml"),
@@ -261,5 +235,5 @@ fn an_ask_with_nothing_uncertain_runs_no_agent() {
     let (ok, said, stderr) = run(&sb, &["memory", "review", "--ask", "claude"]);
     assert!(ok, "{stderr}");
     assert!(said.contains("no pair to ask claude about"), "{said}");
-    assert_eq!(calls(bin.path()), 0);
+    assert_eq!(stub_calls(bin.path()), 0);
 }

@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-use super::distill::{configure, transcripts_in};
+use super::distill::{assert_guarded, configure, transcripts_in};
 use super::mock_api::Step;
 use super::world::World;
 
@@ -131,21 +131,7 @@ fn journey(agent: &str, reply: Step) {
         sent.contains("[secret masked: "),
         "the secret is not masked"
     );
-    assert!(
-        !sent.contains("<ambry-memory>"),
-        "an Ambry hook fired in the child run"
-    );
-    assert!(
-        !turns[0].tool_names().iter().any(|t| t.contains("ambry")),
-        "an Ambry tool in the child run: {:?}",
-        turns[0].tool_names()
-    );
-    assert_eq!(
-        transcripts_in(&sessions_dir),
-        person_sessions,
-        "the child run left a session in the person's list ({})",
-        sessions_dir.display()
-    );
+    assert_guarded(&turns[0], &sessions_dir, &person_sessions);
     let listed = proposals(&world);
     assert_eq!(listed.len(), 2, "{listed:?}");
     let db = listed.iter().find(|p| p["name"] == "db-pool").unwrap();

@@ -91,6 +91,31 @@ fn store_bytes(world: &World) -> BTreeMap<String, Vec<u8>> {
     all
 }
 
+/// The guard rails of a run of the person's agent, as the model saw it (`call`): no Ambry hook
+/// fired and no Ambry tool was offered in it, and it left nothing in the person's session list
+/// (`sessions_dir`, `before` the run).
+pub(super) fn assert_guarded(
+    call: &super::mock_api::Recorded,
+    sessions_dir: &Path,
+    before: &[String],
+) {
+    assert!(
+        !call.all_text().contains("<ambry-memory>"),
+        "an Ambry hook fired in the child run"
+    );
+    assert!(
+        !call.tool_names().iter().any(|t| t.contains("ambry")),
+        "an Ambry tool in the child run: {:?}",
+        call.tool_names()
+    );
+    assert_eq!(
+        transcripts_in(sessions_dir),
+        before,
+        "the child run left a session in the person's list ({})",
+        sessions_dir.display()
+    );
+}
+
 /// Every file and folder under `dir`: a child that left even an empty folder there shows.
 pub(super) fn transcripts_in(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
@@ -185,21 +210,7 @@ fn journey(world: World, agent: &str, reply: Step) {
         sent.contains(DEPLOY_FACT) && sent.contains("deploy-process"),
         "the existing memories reached the model"
     );
-    assert!(
-        !sent.contains("<ambry-memory>"),
-        "no Ambry hook fired in the child run"
-    );
-    assert!(
-        !turns[0].tool_names().iter().any(|t| t.contains("ambry")),
-        "no Ambry tool in the child run: {:?}",
-        turns[0].tool_names()
-    );
-    assert_eq!(
-        transcripts_in(&sessions_dir),
-        person_sessions,
-        "the child run left nothing in the person's session list ({})",
-        sessions_dir.display()
-    );
+    assert_guarded(&turns[0], &sessions_dir, &person_sessions);
 
     // The review inbox shows both, with their source turns.
     let pending = proposals(&world);
