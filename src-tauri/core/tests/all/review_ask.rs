@@ -55,8 +55,9 @@ fn verdict(ws: &Workspace, place: &Place) -> Option<String> {
     pair.map(|v| format!("{} {}", v.verdict.as_str(), v.reason))
 }
 
-#[test]
-fn the_agents_verdict_is_kept_beside_its_pair_until_a_memory_of_it_changes() {
+/// A workspace whose user memories hold one pair the review asks about: one says the install
+/// moved on from what the other still describes.
+fn pair_that_moved_on() -> (tempfile::TempDir, Workspace, Store) {
     let dir = tempfile::tempdir().unwrap();
     let home = AmbryHome::new(dir.path());
     let ws = Workspace::new(home.clone(), LaunchEnv::default());
@@ -73,6 +74,12 @@ fn the_agents_verdict_is_kept_beside_its_pair_until_a_memory_of_it_changes() {
         "How dependencies are installed now",
         "Dependencies are no longer installed per package; they are installed with the workspace install at the repository root.",
     );
+    (dir, ws, store)
+}
+
+#[test]
+fn the_agents_verdict_is_kept_beside_its_pair_until_a_memory_of_it_changes() {
+    let (_dir, ws, store) = pair_that_moved_on();
     let place = Place::from(&store);
     assert_eq!(verdict(&ws, &place), None);
     let memories = || {
@@ -143,22 +150,7 @@ fn the_agents_verdict_is_kept_beside_its_pair_until_a_memory_of_it_changes() {
 
 #[test]
 fn a_dry_run_through_the_workspace_sends_nothing_and_keeps_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let home = AmbryHome::new(dir.path());
-    let ws = Workspace::new(home.clone(), LaunchEnv::default());
-    let store = Store::new(home, None);
-    save(
-        &store,
-        "pkg-install",
-        "How dependencies are installed",
-        "Dependencies are installed with the workspace install at the repository root.",
-    );
-    save(
-        &store,
-        "pkg-install-now",
-        "How dependencies are installed now",
-        "Dependencies are no longer installed per package; they are installed with the workspace install at the repository root.",
-    );
+    let (dir, ws, store) = pair_that_moved_on();
     let place = Place::from(&store);
     let judge = Judge {
         verdict: "conflict",
