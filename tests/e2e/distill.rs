@@ -29,15 +29,7 @@ pub(crate) fn write_release_session(sandbox: &Sandbox) -> TestResult {
 
 /// Opens that session's transcript and presses its *Distill…* (the dry run's dialog opens).
 pub(crate) async fn distill_the_release_session(driver: &WebDriver) -> TestResult {
-    ui::click(driver, "nav-sessions").await?;
-    testid(driver, "sessions-view").await?;
-    ui::click_on(
-        driver,
-        css("[data-testid=\"session-row\"][data-session-id=\"plan-release\"]"),
-        "the session row",
-    )
-    .await?;
-    ui::text_contains(driver, "transcript-title", "Release planning").await?;
+    ui::open_session(driver, "plan-release", "Release planning").await?;
     ui::click(driver, "distill-session").await
 }
 

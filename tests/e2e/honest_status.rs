@@ -209,14 +209,7 @@ async fn distill_checks_its_agent_first_and_says_the_agents_own_reason_for_a_fai
             "distill_checks_its_agent_first_and_says_the_agents_own_reason_for_a_failure",
             move |driver| async move {
                 ui::ready(&driver).await?;
-                ui::click(&driver, "nav-sessions").await?;
-                ui::click_on(
-                    &driver,
-                    css("[data-testid=\"session-row\"][data-session-id=\"plan-release\"]"),
-                    "the session row",
-                )
-                .await?;
-                text_contains(&driver, "transcript-title", "Release planning").await?;
+                ui::open_session(&driver, "plan-release", "Release planning").await?;
 
                 // No such program: no run is offered; what is missing and the fix are said.
                 ui::click(&driver, "distill-session").await?;

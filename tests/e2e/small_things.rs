@@ -181,14 +181,7 @@ async fn save_as_memory_starts_from_the_answer() -> TestResult {
             "save_as_memory_starts_from_the_answer",
             move |driver| async move {
                 ui::ready(&driver).await?;
-                ui::click(&driver, "nav-sessions").await?;
-                ui::click_on(
-                    &driver,
-                    css("[data-testid=\"session-row\"][data-session-id=\"keys-rotation\"]"),
-                    "the session row",
-                )
-                .await?;
-                text_contains(&driver, "transcript-title", "Rotating signing keys").await?;
+                ui::open_session(&driver, "keys-rotation", "Rotating signing keys").await?;
                 ui::click(&driver, "transcript-save").await?;
                 let body = testid(&driver, "passage-body").await?;
                 let text = ui::value_of(&body).await?;

@@ -326,3 +326,19 @@ pub async fn palette_active(driver: &WebDriver) -> TestResult<(String, String)> 
         .await?;
     Ok(serde_json::from_value(v.json().clone())?)
 }
+
+/// Sessions, the session `id` opened, and its transcript showing `title`.
+pub async fn open_session(driver: &WebDriver, id: &str, title: &str) -> TestResult {
+    click(driver, "nav-sessions").await?;
+    testid(driver, "sessions-view").await?;
+    click_on(
+        driver,
+        css(&format!(
+            "[data-testid=\"session-row\"][data-session-id=\"{id}\"]"
+        )),
+        "the session row",
+    )
+    .await?;
+    text_contains(driver, "transcript-title", title).await?;
+    Ok(())
+}
