@@ -342,14 +342,15 @@ pub fn compose(
         match cache.corpus(store, ScopeFilter::All) {
             Ok(corpus) => {
                 let newest = cache.newest_first(&corpus, map::newest_first);
-                let mut body = map::render(&corpus, slug.as_deref(), input.uses, room, &newest);
                 // Said once per context, in the map: the team memory this repository holds and
-                // this person has not trusted yet (DESIGN §15).
-                if let Some(waiting) = map::team_waiting(store) {
-                    if body.len() + waiting.len() < room {
-                        body.push('\n');
-                        body.push_str(&waiting);
-                    }
+                // this person has not trusted yet (DESIGN §15). Its room is kept first: the
+                // map's name index would otherwise take it.
+                let waiting = map::team_waiting(store).filter(|w| w.len() + 1 < room / 2);
+                let map_room = room - waiting.as_ref().map_or(0, |w| w.len() + 1);
+                let mut body = map::render(&corpus, slug.as_deref(), input.uses, map_room, &newest);
+                if let Some(waiting) = waiting.filter(|_| !body.is_empty()) {
+                    body.push('\n');
+                    body.push_str(&waiting);
                 }
                 if !body.is_empty() {
                     sections.push(section(

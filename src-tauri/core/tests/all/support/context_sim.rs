@@ -249,21 +249,39 @@ fn bodies_in(output: &str) -> Vec<String> {
 }
 
 /// The memories a hook output names: its bodies' headings (`### name [type]`, or a cut body's
-/// `### name (…)`) and its one-line entries (`- name (scope) — description`).
+/// `### name (…)`), its one-line entries (`- name (scope) — description`) and the names of the
+/// memory map's name index (`user: a, b, c` under its `### … by name …` heading).
 fn named_in(output: &str) -> Vec<String> {
     let is_name = |n: &str| {
         !n.is_empty()
             && n.bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
     };
-    output
-        .lines()
-        .map(str::trim)
-        .filter_map(|l| l.strip_prefix("### ").or_else(|| l.strip_prefix("- ")))
-        .filter_map(|rest| rest.split_once([' ', '\t']).map(|(n, _)| n))
-        .filter(|n| is_name(n))
-        .map(str::to_string)
-        .collect()
+    let mut names = Vec::new();
+    let mut in_index = false;
+    for line in output.lines().map(str::trim) {
+        if line.starts_with('#') {
+            in_index = line.starts_with("### ") && line.contains(", by name");
+        }
+        if in_index {
+            if let Some((_, list)) = ["user: ", "project: ", "team: "]
+                .iter()
+                .find_map(|label| line.strip_prefix(label).map(|l| (label, l)))
+            {
+                names.extend(list.split(", ").filter(|n| is_name(n)).map(str::to_string));
+                continue;
+            }
+        }
+        if let Some(n) = line
+            .strip_prefix("### ")
+            .or_else(|| line.strip_prefix("- "))
+            .and_then(|rest| rest.split_once([' ', '\t']).map(|(n, _)| n))
+            .filter(|n| is_name(n))
+        {
+            names.push(n.to_string());
+        }
+    }
+    names
 }
 
 /// A transcript line of Claude Code's format.

@@ -1,6 +1,7 @@
 //! The memory map (DESIGN §5): a bounded overview of what memory exists, given once per
 //! context instead of the full MEMORY.md indexes — counts by scope and type, the most used and
-//! the newest names with their one-line descriptions, and how to get the rest.
+//! the newest names with their one-line descriptions, every other memory by name when all the
+//! names fit (as many as fit, by use and recency, when they do not), and how to get the rest.
 //!
 //! Owns: choosing and bounding those lines so the map holds `compose.map_bytes` at 10, 10k or
 //! 100k memories (the counts line names at most a few types; names are added while they fit).
@@ -20,7 +21,16 @@ use ambry_store::memory::Scope;
 const TYPES_NAMED: usize = 5;
 /// Names listed per group, at most.
 const PER_GROUP: usize = 8;
+/// Names described per group when the name index names every other memory: the index leaves
+/// room for about that many at the default `map_bytes` and a store of a hundred-odd memories.
+const PER_GROUP_BESIDE_INDEX: usize = 3;
 const MAX_LINE: usize = 160;
+/// The name index's heading when it names every memory the described groups do not.
+const INDEX_HEADING_FULL: &str = "### Every other memory, by name (read one with `memory_get`)";
+/// Its heading when the store is too large for every name.
+const INDEX_HEADING_SOME: &str = "### More memories, by name (read one with `memory_get`)";
+/// Room kept for the line that counts the names left out of a partial index.
+const MORE_LINE_MAX: usize = 60;
 
 pub const HOW_TO_FETCH: &str = "Bodies come in when a prompt needs them, once per context. For anything else, search with the MCP tool `memory_search` and read one with `memory_get` (name and scope).";
 
@@ -85,6 +95,26 @@ pub fn render(
     }
     push(HOW_TO_FETCH, &mut out, &mut room);
 
+    // Every memory's name, when they all fit beside the counts: the agent then knows everything
+    // that exists and can fetch any of it by name. The described groups get what the whole index
+    // leaves; a store too large for it gets the described groups first and then as many more
+    // names as fit, by use and recency.
+    let everything: Vec<&ambry_rank::rank::DocTerms> = {
+        let mut all: Vec<&ambry_rank::rank::DocTerms> =
+            corpus.docs.iter().map(|d| d.as_ref()).collect();
+        all.sort_by(|a, b| a.scope.cmp(&b.scope).then_with(|| a.name.cmp(&b.name)));
+        all
+    };
+    // Filled only as far as the room goes: at ten thousand memories it stops early.
+    let index_room = room.saturating_sub(INDEX_HEADING_FULL.len() + 1);
+    let whole_index = NameIndex::fill(everything.iter().copied(), index_room);
+    let index_fits = whole_index.named == everything.len();
+    let mut described_room = if index_fits {
+        room - INDEX_HEADING_FULL.len() - 1 - whole_index.cost
+    } else {
+        room
+    };
+
     let key = |scope: Scope, name: &str| {
         let slug = match scope {
             Scope::User => String::new(),
@@ -111,6 +141,11 @@ pub fn render(
         .filter_map(|d| uses.get(&key(d.scope, &d.name)).map(|n| (*n, d.as_ref())))
         .collect();
     used.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+    let per_group = if index_fits {
+        PER_GROUP_BESIDE_INDEX
+    } else {
+        PER_GROUP
+    };
     let mut group = |title: &str,
                      docs: &mut dyn Iterator<Item = &ambry_rank::rank::DocTerms>,
                      out: &mut String,
@@ -118,7 +153,7 @@ pub fn render(
         let mut lines = Vec::new();
         let mut cost = title.len() + 1;
         for d in docs {
-            if lines.len() >= PER_GROUP {
+            if lines.len() >= per_group {
                 break;
             }
             if listed.contains(&(d.scope, d.name.clone())) {
@@ -139,21 +174,115 @@ pub fn render(
             }
         }
     };
+    let newest = || {
+        newest_first
+            .iter()
+            .filter_map(|&i| corpus.docs.get(i as usize).map(|d| d.as_ref()))
+    };
+    let before = described_room;
     group(
         "### Most used",
         &mut used.iter().map(|(_, d)| *d),
         &mut out,
-        &mut room,
+        &mut described_room,
     );
-    group(
-        "### Newest",
-        &mut newest_first
+    group("### Newest", &mut newest(), &mut out, &mut described_room);
+    room -= before - described_room;
+
+    let not_described =
+        |d: &&ambry_rank::rank::DocTerms| !listed.contains(&(d.scope, d.name.clone()));
+    if index_fits {
+        let rest = NameIndex::fill(everything.iter().copied().filter(not_described), room);
+        if !rest.lines.is_empty() {
+            push(INDEX_HEADING_FULL, &mut out, &mut room);
+            for l in &rest.lines {
+                push(l, &mut out, &mut room);
+            }
+        }
+    } else {
+        let by_priority = used
             .iter()
-            .filter_map(|&i| corpus.docs.get(i as usize).map(|d| d.as_ref())),
-        &mut out,
-        &mut room,
-    );
+            .map(|(_, d)| *d)
+            .chain(newest())
+            .filter(not_described);
+        let mut seen: HashSet<(Scope, &str)> = HashSet::new();
+        let by_priority: Vec<&ambry_rank::rank::DocTerms> = by_priority
+            .filter(|d| seen.insert((d.scope, d.name.as_str())))
+            .collect();
+        let total = by_priority.len();
+        let more_line_room = MORE_LINE_MAX;
+        let index_room = room.saturating_sub(INDEX_HEADING_SOME.len() + 1 + more_line_room);
+        let some = NameIndex::fill(by_priority.into_iter(), index_room);
+        if !some.lines.is_empty() {
+            push(INDEX_HEADING_SOME, &mut out, &mut room);
+            for l in &some.lines {
+                push(l, &mut out, &mut room);
+            }
+            if some.named < total {
+                push(
+                    &format!(
+                        "…and {} more: `memory_search` finds them.",
+                        total - some.named
+                    ),
+                    &mut out,
+                    &mut room,
+                );
+            }
+        }
+    }
     out.trim_end().to_string()
+}
+
+/// Names grouped by scope, one `scope: a, b, c` line per up to `MAX_LINE` bytes: what the map
+/// says of a memory it has no room to describe.
+struct NameIndex {
+    lines: Vec<String>,
+    /// Bytes the lines take, newlines included.
+    cost: usize,
+    /// How many names the lines hold.
+    named: usize,
+}
+
+impl NameIndex {
+    /// The names of `docs`, in their order within each scope, while they fit in `room`; scopes
+    /// in their own order (user, project, team).
+    fn fill<'d>(
+        docs: impl Iterator<Item = &'d ambry_rank::rank::DocTerms>,
+        room: usize,
+    ) -> NameIndex {
+        let mut by_scope: BTreeMap<Scope, Vec<String>> = BTreeMap::new();
+        let mut cost = 0usize;
+        let mut named = 0;
+        for d in docs {
+            let lines = by_scope.entry(d.scope).or_default();
+            let label = format!("{}: ", d.scope);
+            let extends = lines
+                .last()
+                .is_some_and(|l| l.len() + 2 + d.name.len() <= MAX_LINE);
+            let added = if extends {
+                2 + d.name.len()
+            } else {
+                label.len() + d.name.len() + 1
+            };
+            if cost + added > room {
+                break;
+            }
+            cost += added;
+            named += 1;
+            match lines.last_mut() {
+                Some(l) if extends => {
+                    l.push_str(", ");
+                    l.push_str(&d.name);
+                }
+                _ => lines.push(format!("{label}{}", d.name)),
+            }
+        }
+        NameIndex {
+            lines: by_scope.into_values().flatten().collect(),
+            cost,
+            named,
+        }
+    }
 }
 
 /// The corpus's documents, newest first (by `modified_ns`, else a stat; ties by name): the
@@ -306,5 +435,80 @@ mod tests {
             }
             assert!(body.lines().all(|l| l.len() <= 400), "{n}: a line too long");
         }
+    }
+
+    /// The names a map's index lists, per scope label.
+    fn indexed(body: &str) -> Vec<String> {
+        let index = body
+            .split_once(", by name")
+            .map(|(_, rest)| rest)
+            .unwrap_or("");
+        index
+            .lines()
+            .filter_map(|l| l.split_once(": "))
+            .filter(|(scope, _)| ["user", "project", "team"].contains(scope))
+            .flat_map(|(_, names)| names.split(", ").map(str::to_string))
+            .collect()
+    }
+
+    #[test]
+    fn a_store_whose_names_fit_is_named_whole_and_a_larger_one_says_how_many_are_left_out() {
+        // A hundred and thirty-four memories (a person's and one repository's): every one is
+        // named, described or in the index, once.
+        let (small, uses) = corpus(134);
+        let body = render(
+            &small,
+            Some("repo-1"),
+            &uses,
+            3_000,
+            &newest_first(&small, &|_| None),
+        );
+        assert!("## Memory map\n".len() + body.len() + 2 <= 3_000);
+        assert!(body.contains("### Every other memory, by name"), "{body}");
+        let described: Vec<&str> = body
+            .lines()
+            .filter_map(|l| l.strip_prefix("- "))
+            .filter_map(|l| l.split_once(' ').map(|(n, _)| n))
+            .collect();
+        assert!(!described.is_empty() && described.len() <= 2 * PER_GROUP_BESIDE_INDEX);
+        let mut named: Vec<String> = indexed(&body);
+        named.extend(described.iter().map(|n| n.to_string()));
+        let mut unique = named.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), named.len(), "a name twice: {body}");
+        assert_eq!(named.len(), 134, "{body}");
+        assert!(body.lines().skip(2).all(|l| l.len() <= MAX_LINE), "{body}");
+        assert!(
+            body.contains("\nuser: note-100, note-101, ")
+                && body.contains("\nproject: note-102, note-105, "),
+            "grouped by scope, by name, the described ones left out: {body}"
+        );
+
+        // Ten thousand in a larger map: the described groups as before, then as many more names
+        // as fit, the most used first, and how many were left out.
+        let (large, uses) = corpus(10_000);
+        let body = render(
+            &large,
+            Some("repo-1"),
+            &uses,
+            5_000,
+            &newest_first(&large, &|_| None),
+        );
+        assert!("## Memory map\n".len() + body.len() + 2 <= 5_000);
+        assert!(body.contains("### More memories, by name"), "{body}");
+        let listed = indexed(&body).len();
+        assert!(listed > 10, "{body}");
+        let first: u32 = indexed(&body)[0]["note-".len()..].parse().unwrap();
+        assert_eq!(first % 10, 0, "a used memory first: {body}");
+        let described = body.lines().filter(|l| l.starts_with("- ")).count();
+        assert_eq!(described, 2 * PER_GROUP, "{body}");
+        let left_out = 10_000 - listed - described;
+        assert!(
+            body.ends_with(&format!(
+                "…and {left_out} more: `memory_search` finds them."
+            )),
+            "{body}"
+        );
     }
 }
