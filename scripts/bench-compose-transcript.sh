@@ -5,7 +5,8 @@
 # transcript of TRANSCRIPT_MB (default 10), the self-started compose service, and each turn a
 # fresh `ambry compose --hook claude` as the agent runs it. Three kinds of turn, timed apart:
 # a prompt that says what it wants (no transcript, then with it) and one that refers back (its
-# exchange is ranked too: a second query embedded). The kinds take turns, so a passing load
+# exchange is ranked too). A turn that refers back comes, as in a conversation, right after the
+# turn of the prompt it refers to (that turn untimed). The kinds take turns, so a passing load
 # weighs on each alike.
 # usage: scripts/bench-compose-transcript.sh [N] [MODELS_DIR]   (env: TRANSCRIPT_MB, RUNS)
 # Only the release CLI is built (AMBRY_BIN=path uses one already built); the generator is the
@@ -43,12 +44,13 @@ transcript = os.path.join(work, "transcript.jsonl")
 def line(kind, text):
     return json.dumps({"type": kind, "sessionId": "bench", "timestamp": "2026-06-01T00:00:00Z",
                        "message": {"role": kind, "content": [{"type": "text", "text": text}]}}) + "\n"
+previous = "bump the api's connection pool to 50 and the refresh token cache ttl"
 with open(transcript, "w") as f:
     filler = line("assistant", "tool output and long answers " * 200)
     while f.tell() < mb * 1024 * 1024:
         f.write(line("user", "why does the refresh token cache break after a canary deploy?"))
         f.write(filler)
-    f.write(line("user", "bump the api's connection pool to 50 and the refresh token cache ttl"))
+    f.write(line("user", previous))
     f.write(line("assistant", "Done: the api's pool is 50 and the cache ttl is 10 minutes."))
 size = os.path.getsize(transcript)
 cmd = [bin_, "--home", f"{work}/home", "--cwd", f"{work}/repo", "compose", "--hook", "claude"]
@@ -75,7 +77,11 @@ for i, (label, prompt, with_t) in enumerate(kinds):
 times = [[] for _ in kinds]
 for r in range(runs):
     for i, (_, prompt, with_t) in enumerate(kinds):
-        times[i].append(turn(f"s-{i}-{r}", prompt, with_t))
+        if prompt == kinds[-1][1]:
+            # The prompt it refers back to was a turn of this session a moment before.
+            turn(f"s-{i}-{r}", previous, False)
+        # Every timed prompt is new to the service, as a person's next prompt is.
+        times[i].append(turn(f"s-{i}-{r}", f"{prompt} (take {r}.{i})", with_t))
 for (label, _, _), t in zip(kinds, times):
     t.sort()
     p = lambda q: t[min(len(t) - 1, round(q * (len(t) - 1)))]

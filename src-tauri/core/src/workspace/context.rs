@@ -180,7 +180,7 @@ impl Workspace {
         let exchange = match (query, request.transcript.as_deref()) {
             (Some(_), Some(path)) => {
                 ambry_sessions::sessions::last_exchange::last_exchange(path, &request.prompt)
-                    .map(|e| e.text())
+                    .map(|e| (e.text(), e.user))
             }
             _ => None,
         };
@@ -203,7 +203,9 @@ impl Workspace {
         let input = ComposeInput {
             start,
             query,
-            conversation: exchange.as_deref(),
+            conversation: exchange
+                .as_ref()
+                .map(|(text, asked)| ambry_rank::rank::conversation::Exchange { text, asked }),
             held: &held,
             gate,
             budgets,

@@ -206,6 +206,95 @@ fn the_ranker_scorer_uses_the_model_and_ignores_other_models() {
     );
 }
 
+/// A prompt that refers back is ranked with the person's previous prompt, which that turn
+/// embedded already: the follow-up runs the model once, for itself, and still finds what the
+/// exchange was about (a whole exchange embedded anew cost a served turn a third more).
+#[test]
+fn a_follow_up_runs_the_model_once_and_finds_what_the_previous_prompt_was_about() {
+    use ambry_rank::embed::ModelScorer;
+    use ambry_rank::rank::conversation::Exchange;
+    use ambry_rank::rank::{rank_for_gate_in, Corpus, DocTerms, Gate, SearchParams, Semantic};
+    use ambry_store::config::{Fusion, Strategy};
+    let paths = model_paths();
+    let dir = tempfile::tempdir().unwrap();
+    let memory = |name: &str, description: &str, body: &str| Memory {
+        scope: Scope::User,
+        name: name.into(),
+        kind: "project".into(),
+        description: description.into(),
+        created: None,
+        updated: None,
+        tags: vec![],
+        body: body.into(),
+        path: dir.path().join(format!("{name}.md")),
+        lifecycle: Default::default(),
+    };
+    let memories = [
+        memory(
+            "db-pool",
+            "Connection pool sizing for the services",
+            "Raise max_connections in pool.toml together with Postgres' limit; each replica holds its own pool.",
+        ),
+        memory(
+            "release-notes",
+            "How release notes are written",
+            "Changelog entries come from Conventional Commits; release-please cuts the notes.",
+        ),
+    ];
+    {
+        let embedder = shared_embedder(&paths).unwrap();
+        let mut embedder = embedder.lock().unwrap();
+        reindex(&memories, &mut *embedder, &mut |_| {}).unwrap();
+    }
+    let corpus = Corpus::build(memories.iter().map(DocTerms::from_memory));
+    let scorer = ModelScorer::load(&paths).unwrap();
+    let params = SearchParams {
+        strategy: Strategy::Auto,
+        fusion: Fusion::Blend,
+        semantic_weight: 0.6,
+        min_score: 0.0,
+        limit: None,
+    };
+    let synonyms = ambry_rank::rank::Synonyms::new(&[]);
+    let turn = |prompt: &str, exchange: Option<Exchange<'_>>| {
+        let r = rank_for_gate_in(
+            &corpus,
+            prompt,
+            exchange,
+            &params,
+            &synonyms,
+            Semantic::Available(&scorer),
+            Gate::CALIBRATED,
+            0,
+        );
+        r.relevant
+            .ranking
+            .hits
+            .iter()
+            .zip(&r.relevant.evidence)
+            .filter(|(_, e)| e.gated)
+            .map(|(h, _)| h.name.clone())
+            .collect::<Vec<_>>()
+    };
+    let asked = "bump the api's database connection pool to 50";
+    assert_eq!(turn(asked, None), ["db-pool"]);
+    assert_eq!(scorer.queries_embedded(), 1);
+    let text = format!("{asked}\nDone: max_connections is 50 for the api.");
+    let follow_up = turn(
+        "ok, do the same for the worker",
+        Some(Exchange {
+            text: &text,
+            asked: &format!("  {asked}\n"),
+        }),
+    );
+    assert_eq!(follow_up, ["db-pool"]);
+    assert_eq!(
+        scorer.queries_embedded(),
+        2,
+        "the follow-up alone was embedded; the previous prompt's vector was kept"
+    );
+}
+
 #[test]
 fn a_loaded_model_tokenizes_on_the_calling_thread_with_the_same_vectors() {
     let texts: Vec<String> = [

@@ -92,7 +92,7 @@ pub struct ComposeInput<'a> {
     pub query: Option<&'a str>,
     /// The conversation's last exchange before the prompt (DESIGN §5), ranked too when the
     /// prompt alone is unsure (`rank::conversation`); `None` when the agent named no transcript.
-    pub conversation: Option<&'a str>,
+    pub conversation: Option<rank::conversation::Exchange<'a>>,
     /// What the context already holds (empty for a fresh one).
     pub held: &'a Held,
     pub gate: Gate,

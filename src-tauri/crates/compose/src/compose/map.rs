@@ -99,20 +99,26 @@ pub fn render(
     // that exists and can fetch any of it by name. The described groups get what the whole index
     // leaves; a store too large for it gets the described groups first and then as many more
     // names as fit, by use and recency.
-    let everything: Vec<&ambry_rank::rank::DocTerms> = {
+    // Filled only when the names could fit at all: sorting ten thousand names for an index
+    // that cannot hold them cost a served turn more than a millisecond.
+    let index_room = room.saturating_sub(INDEX_HEADING_FULL.len() + 1);
+    let least: usize = corpus.docs.iter().map(|d| d.name.len() + 2).sum();
+    let everything: Option<Vec<&ambry_rank::rank::DocTerms>> = (least <= index_room).then(|| {
         let mut all: Vec<&ambry_rank::rank::DocTerms> =
             corpus.docs.iter().map(|d| d.as_ref()).collect();
         all.sort_by(|a, b| a.scope.cmp(&b.scope).then_with(|| a.name.cmp(&b.name)));
         all
-    };
-    // Filled only as far as the room goes: at ten thousand memories it stops early.
-    let index_room = room.saturating_sub(INDEX_HEADING_FULL.len() + 1);
-    let whole_index = NameIndex::fill(everything.iter().copied(), index_room);
-    let index_fits = whole_index.named == everything.len();
-    let mut described_room = if index_fits {
-        room - INDEX_HEADING_FULL.len() - 1 - whole_index.cost
-    } else {
-        room
+    });
+    let whole_cost = everything
+        .as_ref()
+        .map(|all| NameIndex::fill(all.iter().copied(), index_room))
+        .filter(|index| Some(index.named) == everything.as_ref().map(Vec::len))
+        .map(|index| index.cost);
+    let everything = everything.filter(|_| whole_cost.is_some());
+    let index_fits = everything.is_some();
+    let mut described_room = match whole_cost {
+        Some(cost) => index_room - cost,
+        None => room,
     };
 
     let key = |scope: Scope, name: &str| {
@@ -191,7 +197,7 @@ pub fn render(
 
     let not_described =
         |d: &&ambry_rank::rank::DocTerms| !listed.contains(&(d.scope, d.name.clone()));
-    if index_fits {
+    if let Some(everything) = &everything {
         let rest = NameIndex::fill(everything.iter().copied().filter(not_described), room);
         if !rest.lines.is_empty() {
             push(INDEX_HEADING_FULL, &mut out, &mut room);
@@ -200,19 +206,17 @@ pub fn render(
             }
         }
     } else {
+        // Taken only as far as the index fills (a used memory is among the newest too).
+        let mut seen: HashSet<(Scope, &str)> = HashSet::new();
         let by_priority = used
             .iter()
             .map(|(_, d)| *d)
             .chain(newest())
-            .filter(not_described);
-        let mut seen: HashSet<(Scope, &str)> = HashSet::new();
-        let by_priority: Vec<&ambry_rank::rank::DocTerms> = by_priority
-            .filter(|d| seen.insert((d.scope, d.name.as_str())))
-            .collect();
-        let total = by_priority.len();
-        let more_line_room = MORE_LINE_MAX;
-        let index_room = room.saturating_sub(INDEX_HEADING_SOME.len() + 1 + more_line_room);
-        let some = NameIndex::fill(by_priority.into_iter(), index_room);
+            .filter(not_described)
+            .filter(|d| seen.insert((d.scope, d.name.as_str())));
+        let total = corpus.docs.len() - listed.len();
+        let index_room = room.saturating_sub(INDEX_HEADING_SOME.len() + 1 + MORE_LINE_MAX);
+        let some = NameIndex::fill(by_priority, index_room);
         if !some.lines.is_empty() {
             push(INDEX_HEADING_SOME, &mut out, &mut room);
             for l in &some.lines {

@@ -1,9 +1,13 @@
 //! The ranker's semantic slot filled with the local model: `rank::SemanticScorer` over sidecars.
 //!
-//! Owns: embedding the query with the shared model and reading each document's vector through
-//! the mtime+size cache; a sidecar of another model yields `None` (contributes nothing).
+//! Owns: embedding the query with the shared model (the recent queries' vectors kept: a prompt
+//! that refers back is ranked with the person's previous prompt, which the turn before embedded)
+//! and reading each document's vector through the mtime+size cache; a sidecar of another model
+//! yields `None` (contributes nothing).
 //! Deliberately does not: fuse or pick the strategy (the ranker does, and notes fallbacks).
 
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::{shared_embedder, EmbedError, Embedder, ModelPaths, TextEmbedder, VectorCache};
@@ -13,11 +17,18 @@ use crate::rank::{DocTerms, Semantic, SemanticScorer};
 pub struct ModelScorer {
     embedder: Arc<Mutex<Embedder>>,
     cache: Mutex<VectorCache>,
-    /// The last query and its unit vector: `when_similarities` follows `similarities` of the
-    /// same query, which embedded it already.
-    last_query: Mutex<Option<(String, Arc<[f32]>)>>,
+    /// The latest queries (trimmed) and their unit vectors, newest last: `when_similarities`
+    /// follows `similarities` of the same query, and a turn that refers back asks about the
+    /// previous turn's prompt again.
+    recent: Mutex<VecDeque<(String, Arc<[f32]>)>>,
+    /// Queries this scorer ran the model for (a test's witness that a query was not embedded
+    /// twice).
+    embedded: AtomicU64,
     phrases: Mutex<super::phrases::PhraseVectors>,
 }
+
+/// Queries whose vectors are kept: a few sessions' latest prompts.
+const RECENT_QUERIES: usize = 32;
 
 impl ModelScorer {
     /// Loads (or reuses) the process-wide model.
@@ -25,7 +36,8 @@ impl ModelScorer {
         Ok(Self {
             embedder: shared_embedder(models)?,
             cache: Mutex::new(VectorCache::new()),
-            last_query: Mutex::new(None),
+            recent: Mutex::new(VecDeque::new()),
+            embedded: AtomicU64::new(0),
             phrases: Mutex::new(Default::default()),
         })
     }
@@ -53,6 +65,43 @@ impl ModelScorer {
         self.vectors().invalidate_all();
     }
 
+    /// How many queries this scorer has run the model for.
+    pub fn queries_embedded(&self) -> u64 {
+        self.embedded.load(Ordering::Relaxed)
+    }
+
+    /// The unit vector of `query`: a recent one's as kept, else embedded (with the model
+    /// `embedder` holds) and kept.
+    fn query_vector(&self, embedder: &mut Embedder, query: &str) -> Result<Arc<[f32]>, String> {
+        let key = query.trim();
+        let kept = {
+            let recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+            recent
+                .iter()
+                .rev()
+                .find(|(q, _)| q == key)
+                .map(|(_, v)| v.clone())
+        };
+        if let Some(v) = kept {
+            return Ok(v);
+        }
+        let v: Arc<[f32]> = super::normalized(
+            embedder
+                .embed(&[query.to_string()])
+                .map_err(|e| e.to_string())?
+                .pop()
+                .unwrap_or_default(),
+        )
+        .into();
+        self.embedded.fetch_add(1, Ordering::Relaxed);
+        let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+        if recent.len() >= RECENT_QUERIES {
+            recent.pop_front();
+        }
+        recent.push_back((key.to_string(), v.clone()));
+        Ok(v)
+    }
+
     fn vectors(&self) -> std::sync::MutexGuard<'_, VectorCache> {
         self.cache
             .lock()
@@ -70,16 +119,8 @@ impl SemanticScorer for ModelScorer {
             .embedder
             .lock()
             .map_err(|_| "the embedding model crashed earlier in this process".to_string())?;
-        let query_vector = super::normalized(
-            embedder
-                .embed(&[query.to_string()])
-                .map_err(|e| e.to_string())?
-                .pop()
-                .unwrap_or_default(),
-        );
+        let query_vector = self.query_vector(&mut embedder, query)?;
         let model_id = embedder.model_id().to_string();
-        *self.last_query.lock().unwrap_or_else(|p| p.into_inner()) =
-            Some((query.to_string(), query_vector.clone().into()));
         // The model is shared (the compose service uses it too): free it before the scan.
         drop(embedder);
         let mut cache = self.vectors();
@@ -100,24 +141,7 @@ impl SemanticScorer for ModelScorer {
             .embedder
             .lock()
             .map_err(|_| "the embedding model crashed earlier in this process".to_string())?;
-        let remembered = self
-            .last_query
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
-            .filter(|(q, _)| q == query)
-            .map(|(_, v)| v);
-        let query_vector: Arc<[f32]> = match remembered {
-            Some(v) => v,
-            None => super::normalized(
-                embedder
-                    .embed(&[query.to_string()])
-                    .map_err(|e| e.to_string())?
-                    .pop()
-                    .unwrap_or_default(),
-            )
-            .into(),
-        };
+        let query_vector = self.query_vector(&mut embedder, query)?;
         self.phrases.lock().unwrap_or_else(|p| p.into_inner()).best(
             &mut *embedder,
             docs,

@@ -12,6 +12,19 @@
 
 use super::fusion::normalize;
 
+/// The last exchange before a prompt, as the ranker takes it.
+#[derive(Debug, Clone, Copy)]
+pub struct Exchange<'a> {
+    /// The whole exchange, the person's previous prompt and the reply's end: its words are
+    /// ranked and are evidence.
+    pub text: &'a str,
+    /// The person's previous prompt: its meaning stands for the exchange's. That prompt was a
+    /// turn of its own, so a long-lived scorer holds its vector already and a turn that refers
+    /// back runs the model once, as any turn does (the whole exchange embedded anew cost a served
+    /// turn a third more); the reply's own words still count through `text`.
+    pub asked: &'a str,
+}
+
 /// How much the prompt counts against its exchange when the prompt alone is unsure (its best
 /// match has too little evidence to clear the gate): the exchange leads, the prompt still
 /// breaks ties toward what it does say. Dev conversation sessions (follow-up recall / bytes ×
@@ -95,6 +108,7 @@ mod tests {
     }
 
     fn gated(corpus: &Corpus, prompt: &str, exchange: Option<&str>) -> Vec<String> {
+        let exchange = exchange.map(|text| Exchange { text, asked: text });
         let params = SearchParams {
             strategy: Strategy::Bm25,
             fusion: Fusion::Blend,

@@ -188,6 +188,27 @@ impl SemanticScorer for Recording<'_> {
     }
 }
 
+/// A scorer that embeds `text` whatever query it is asked about: an exchange is ranked by its
+/// words while its meaning is the person's previous prompt's (`conversation::Exchange`).
+struct MeaningOf<'a> {
+    inner: &'a dyn SemanticScorer,
+    text: &'a str,
+}
+
+impl SemanticScorer for MeaningOf<'_> {
+    fn similarities(&self, _: &str, docs: &[Arc<DocTerms>]) -> Result<Vec<Option<f32>>, String> {
+        self.inner.similarities(self.text, docs)
+    }
+
+    fn when_similarities(
+        &self,
+        _: &str,
+        docs: &[Arc<DocTerms>],
+    ) -> Result<Vec<Option<f32>>, String> {
+        self.inner.when_similarities(self.text, docs)
+    }
+}
+
 /// `rank`, then evidence for each hit (judged by the calibrated gate); with `drop_unevident`,
 /// hits without evidence are left out.
 pub fn rank_with_relevance(
@@ -274,7 +295,7 @@ pub fn rank_for_gate(
 pub fn rank_for_gate_in(
     corpus: &Corpus,
     query: &str,
-    exchange: Option<&str>,
+    exchange: Option<super::conversation::Exchange<'_>>,
     params: &SearchParams,
     synonyms: &Synonyms,
     semantic: Semantic<'_>,
@@ -293,15 +314,32 @@ pub fn rank_for_gate_in(
             judge.evidence(doc, scored.rounded(doc), gate).strength < gate.floor
         })
     };
-    let exchange = exchange.filter(|e| !e.trim().is_empty() && unsure());
+    let exchange = exchange.filter(|e| !e.text.trim().is_empty() && unsure());
     if let Some(exchange) = exchange {
-        let (other, other_cosines) = score_recording(corpus, exchange, params, synonyms, semantic);
+        let meaning;
+        let semantic_of_exchange = match semantic {
+            Semantic::Available(inner) if !exchange.asked.trim().is_empty() => {
+                meaning = MeaningOf {
+                    inner,
+                    text: exchange.asked,
+                };
+                Semantic::Available(&meaning)
+            }
+            other => other,
+        };
+        let (other, other_cosines) = score_recording(
+            corpus,
+            exchange.text,
+            params,
+            synonyms,
+            semantic_of_exchange,
+        );
         super::conversation::fuse_scores(&mut scored.scores, &other.scores);
         cosines = super::conversation::fuse_cosines(cosines, other_cosines);
     }
     // The exchange's words are evidence as much as the prompt's: a hit is judged by both and
     // keeps the stronger evidence.
-    let exchange_judge = exchange.map(|e| Judge::new(corpus, e, synonyms, cosines.clone()));
+    let exchange_judge = exchange.map(|e| Judge::new(corpus, e.text, synonyms, cosines.clone()));
     let judge = Judge::new(corpus, query, synonyms, cosines);
     let evidence_of = |doc: u32, score: f64| {
         let own = judge.evidence(doc, score, gate);
