@@ -21,9 +21,9 @@ use ambry_store::memory::Scope;
 const TYPES_NAMED: usize = 5;
 /// Names listed per group, at most.
 const PER_GROUP: usize = 8;
-/// Names described per group when the name index names every other memory: the index leaves
-/// room for about that many at the default `map_bytes` and a store of a hundred-odd memories.
-const PER_GROUP_BESIDE_INDEX: usize = 3;
+/// Bytes kept spare when described lines share the room with the whole name index: a name that
+/// leaves the index may not free a whole line's label.
+const INDEX_SLACK: usize = 16;
 const MAX_LINE: usize = 160;
 /// The name index's heading when it names every memory the described groups do not.
 const INDEX_HEADING_FULL: &str = "### Every other memory, by name (read one with `memory_get`)";
@@ -117,7 +117,7 @@ pub fn render(
     let everything = everything.filter(|_| whole_cost.is_some());
     let index_fits = everything.is_some();
     let mut described_room = match whole_cost {
-        Some(cost) => index_room - cost,
+        Some(cost) => (index_room - cost).saturating_sub(INDEX_SLACK),
         None => room,
     };
 
@@ -147,11 +147,6 @@ pub fn render(
         .filter_map(|d| uses.get(&key(d.scope, &d.name)).map(|n| (*n, d.as_ref())))
         .collect();
     used.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
-    let per_group = if index_fits {
-        PER_GROUP_BESIDE_INDEX
-    } else {
-        PER_GROUP
-    };
     let mut group = |title: &str,
                      docs: &mut dyn Iterator<Item = &ambry_rank::rank::DocTerms>,
                      out: &mut String,
@@ -159,33 +154,43 @@ pub fn render(
         let mut lines = Vec::new();
         let mut cost = title.len() + 1;
         for d in docs {
-            if lines.len() >= per_group {
+            if lines.len() >= PER_GROUP {
                 break;
             }
             if listed.contains(&(d.scope, d.name.clone())) {
                 continue;
             }
             let l = line(d);
-            if cost + l.len() + 1 > *room {
+            // Beside the whole index, a described memory leaves it: its line costs only what
+            // it says more than its name did there.
+            let costs = if index_fits {
+                (l.len() + 1).saturating_sub(d.name.len() + 2)
+            } else {
+                l.len() + 1
+            };
+            if cost + costs > *room {
                 break;
             }
-            cost += l.len() + 1;
+            cost += costs;
             listed.insert((d.scope, d.name.clone()));
             lines.push(l);
         }
         if !lines.is_empty() {
-            push(title, out, room);
-            for l in lines {
-                push(&l, out, room);
+            // `cost` was checked against the room above (a described line's cost beside the
+            // whole index being what it adds to it).
+            *room -= cost;
+            for l in std::iter::once(title.to_string()).chain(lines) {
+                out.push_str(&l);
+                out.push('\n');
             }
         }
     };
+    let before_groups = out.len();
     let newest = || {
         newest_first
             .iter()
             .filter_map(|&i| corpus.docs.get(i as usize).map(|d| d.as_ref()))
     };
-    let before = described_room;
     group(
         "### Most used",
         &mut used.iter().map(|(_, d)| *d),
@@ -193,15 +198,24 @@ pub fn render(
         &mut described_room,
     );
     group("### Newest", &mut newest(), &mut out, &mut described_room);
-    room -= before - described_room;
+    room = room.saturating_sub(out.len() - before_groups);
 
     let not_described =
         |d: &&ambry_rank::rank::DocTerms| !listed.contains(&(d.scope, d.name.clone()));
-    if let Some(everything) = &everything {
-        let rest = NameIndex::fill(everything.iter().copied().filter(not_described), room);
-        if !rest.lines.is_empty() {
+    let rest: Option<Vec<&ambry_rank::rank::DocTerms>> = everything
+        .as_ref()
+        .map(|all| all.iter().copied().filter(not_described).collect());
+    let whole_rest = rest.as_ref().and_then(|rest| {
+        let index = NameIndex::fill(
+            rest.iter().copied(),
+            room.saturating_sub(INDEX_HEADING_FULL.len() + 1),
+        );
+        (index.named == rest.len()).then_some(index)
+    });
+    if let Some(index) = whole_rest {
+        if !index.lines.is_empty() {
             push(INDEX_HEADING_FULL, &mut out, &mut room);
-            for l in &rest.lines {
+            for l in &index.lines {
                 push(l, &mut out, &mut room);
             }
         }
@@ -214,6 +228,8 @@ pub fn render(
             .chain(newest())
             .filter(not_described)
             .filter(|d| seen.insert((d.scope, d.name.as_str())));
+        // Where the described lines left the whole index no room after all, it is the rest
+        // in that order too.
         let total = corpus.docs.len() - listed.len();
         let index_room = room.saturating_sub(INDEX_HEADING_SOME.len() + 1 + MORE_LINE_MAX);
         let some = NameIndex::fill(by_priority, index_room);
@@ -474,7 +490,10 @@ mod tests {
             .filter_map(|l| l.strip_prefix("- "))
             .filter_map(|l| l.split_once(' ').map(|(n, _)| n))
             .collect();
-        assert!(!described.is_empty() && described.len() <= 2 * PER_GROUP_BESIDE_INDEX);
+        assert!(
+            !described.is_empty() && described.len() < 2 * PER_GROUP,
+            "{body}"
+        );
         let mut named: Vec<String> = indexed(&body);
         named.extend(described.iter().map(|n| n.to_string()));
         let mut unique = named.clone();
@@ -483,11 +502,41 @@ mod tests {
         assert_eq!(unique.len(), named.len(), "a name twice: {body}");
         assert_eq!(named.len(), 134, "{body}");
         assert!(body.lines().skip(2).all(|l| l.len() <= MAX_LINE), "{body}");
-        assert!(
-            body.contains("\nuser: note-100, note-101, ")
-                && body.contains("\nproject: note-102, note-105, "),
-            "grouped by scope, by name, the described ones left out: {body}"
+        // Grouped by scope (user first), by name within each.
+        let index_lines: Vec<(&str, Vec<&str>)> = body
+            .split_once(", by name")
+            .map_or("", |(_, rest)| rest)
+            .lines()
+            .filter_map(|l| l.split_once(": "))
+            .map(|(scope, names)| (scope, names.split(", ").collect()))
+            .collect();
+        let mut scopes: Vec<&str> = index_lines.iter().map(|l| l.0).collect();
+        scopes.dedup();
+        assert_eq!(scopes, ["user", "project"], "{body}");
+        for scope in ["user", "project"] {
+            let names: Vec<&str> = index_lines
+                .iter()
+                .filter(|(s, _)| *s == scope)
+                .flat_map(|(_, names)| names.iter().copied())
+                .collect();
+            assert!(names.windows(2).all(|w| w[0] < w[1]), "{scope}: {body}");
+        }
+
+        // A few: every one described, no index.
+        let (few, uses) = corpus(6);
+        let body = render(
+            &few,
+            Some("repo-1"),
+            &uses,
+            3_000,
+            &newest_first(&few, &|_| None),
         );
+        assert_eq!(
+            body.lines().filter(|l| l.starts_with("- ")).count(),
+            6,
+            "{body}"
+        );
+        assert!(!body.contains(", by name"), "{body}");
 
         // Ten thousand in a larger map: the described groups as before, then as many more names
         // as fit, the most used first, and how many were left out.
