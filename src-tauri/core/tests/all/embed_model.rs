@@ -11,6 +11,22 @@ use ambry_store::memory::{Memory, Scope};
 use crate::support;
 use support::model_paths;
 
+/// A user memory at `dir/NAME.md` (not written).
+fn memory_in(dir: &std::path::Path, name: &str, description: &str, body: &str) -> Memory {
+    Memory {
+        scope: Scope::User,
+        name: name.into(),
+        kind: "project".into(),
+        description: description.into(),
+        created: None,
+        updated: None,
+        tags: vec![],
+        body: body.into(),
+        path: dir.join(format!("{name}.md")),
+        lifecycle: Default::default(),
+    }
+}
+
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
     let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
     let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -163,21 +179,9 @@ fn the_ranker_scorer_uses_the_model_and_ignores_other_models() {
     use ambry_rank::rank::{DocTerms, SemanticScorer};
     let paths = model_paths();
     let dir = tempfile::tempdir().unwrap();
-    let doc = |name: &str, body: &str| Memory {
-        scope: Scope::User,
-        name: name.into(),
-        kind: "note".into(),
-        description: String::new(),
-        created: None,
-        updated: None,
-        tags: vec![],
-        body: body.into(),
-        path: dir.path().join(format!("{name}.md")),
-        lifecycle: Default::default(),
-    };
     let docs = [
-        doc("pets", "Feeding the kitten wet food."),
-        doc("stocks", "Index funds and bonds."),
+        memory_in(dir.path(), "pets", "", "Feeding the kitten wet food."),
+        memory_in(dir.path(), "stocks", "", "Index funds and bonds."),
     ];
     {
         let embedder = shared_embedder(&paths).unwrap();
@@ -217,18 +221,8 @@ fn a_follow_up_runs_the_model_once_and_finds_what_the_previous_prompt_was_about(
     use ambry_store::config::{Fusion, Strategy};
     let paths = model_paths();
     let dir = tempfile::tempdir().unwrap();
-    let memory = |name: &str, description: &str, body: &str| Memory {
-        scope: Scope::User,
-        name: name.into(),
-        kind: "project".into(),
-        description: description.into(),
-        created: None,
-        updated: None,
-        tags: vec![],
-        body: body.into(),
-        path: dir.path().join(format!("{name}.md")),
-        lifecycle: Default::default(),
-    };
+    let memory =
+        |name: &str, description: &str, body: &str| memory_in(dir.path(), name, description, body);
     let memories = [
         memory(
             "db-pool",
@@ -257,7 +251,7 @@ fn a_follow_up_runs_the_model_once_and_finds_what_the_previous_prompt_was_about(
     };
     let synonyms = ambry_rank::rank::Synonyms::new(&[]);
     let turn = |prompt: &str, exchange: Option<Exchange<'_>>| {
-        let r = rank_for_gate_in(
+        rank_for_gate_in(
             &corpus,
             prompt,
             exchange,
@@ -266,15 +260,8 @@ fn a_follow_up_runs_the_model_once_and_finds_what_the_previous_prompt_was_about(
             Semantic::Available(&scorer),
             Gate::CALIBRATED,
             0,
-        );
-        r.relevant
-            .ranking
-            .hits
-            .iter()
-            .zip(&r.relevant.evidence)
-            .filter(|(_, e)| e.gated)
-            .map(|(h, _)| h.name.clone())
-            .collect::<Vec<_>>()
+        )
+        .admitted_names()
     };
     let asked = "bump the api's database connection pool to 50";
     assert_eq!(turn(asked, None), ["db-pool"]);

@@ -457,17 +457,36 @@ mod tests {
         }
     }
 
-    /// The names a map's index lists, per scope label.
-    fn indexed(body: &str) -> Vec<String> {
-        let index = body
-            .split_once(", by name")
-            .map(|(_, rest)| rest)
-            .unwrap_or("");
-        index
+    /// The map of `n` memories (`corpus(n)`) in `budget` bytes.
+    fn map_of(n: usize, budget: usize) -> String {
+        let (docs, uses) = corpus(n);
+        let body = render(
+            &docs,
+            Some("repo-1"),
+            &uses,
+            budget,
+            &newest_first(&docs, &|_| None),
+        );
+        assert!("## Memory map\n".len() + body.len() + 2 <= budget);
+        body
+    }
+
+    /// The lines of a map's name index: each line's scope label and its names.
+    fn index_lines(body: &str) -> Vec<(&str, Vec<&str>)> {
+        body.split_once(", by name")
+            .map_or("", |(_, rest)| rest)
             .lines()
             .filter_map(|l| l.split_once(": "))
             .filter(|(scope, _)| ["user", "project", "team"].contains(scope))
-            .flat_map(|(_, names)| names.split(", ").map(str::to_string))
+            .map(|(scope, names)| (scope, names.split(", ").collect()))
+            .collect()
+    }
+
+    /// The names a map's index lists.
+    fn indexed(body: &str) -> Vec<&str> {
+        index_lines(body)
+            .into_iter()
+            .flat_map(|(_, names)| names)
             .collect()
     }
 
@@ -475,15 +494,7 @@ mod tests {
     fn a_store_whose_names_fit_is_named_whole_and_a_larger_one_says_how_many_are_left_out() {
         // A hundred and thirty-four memories (a person's and one repository's): every one is
         // named, described or in the index, once.
-        let (small, uses) = corpus(134);
-        let body = render(
-            &small,
-            Some("repo-1"),
-            &uses,
-            3_000,
-            &newest_first(&small, &|_| None),
-        );
-        assert!("## Memory map\n".len() + body.len() + 2 <= 3_000);
+        let body = map_of(134, 3_000);
         assert!(body.contains("### Every other memory, by name"), "{body}");
         let described: Vec<&str> = body
             .lines()
@@ -494,8 +505,8 @@ mod tests {
             !described.is_empty() && described.len() < 2 * PER_GROUP,
             "{body}"
         );
-        let mut named: Vec<String> = indexed(&body);
-        named.extend(described.iter().map(|n| n.to_string()));
+        let mut named = indexed(&body);
+        named.extend(&described);
         let mut unique = named.clone();
         unique.sort();
         unique.dedup();
@@ -503,18 +514,12 @@ mod tests {
         assert_eq!(named.len(), 134, "{body}");
         assert!(body.lines().skip(2).all(|l| l.len() <= MAX_LINE), "{body}");
         // Grouped by scope (user first), by name within each.
-        let index_lines: Vec<(&str, Vec<&str>)> = body
-            .split_once(", by name")
-            .map_or("", |(_, rest)| rest)
-            .lines()
-            .filter_map(|l| l.split_once(": "))
-            .map(|(scope, names)| (scope, names.split(", ").collect()))
-            .collect();
-        let mut scopes: Vec<&str> = index_lines.iter().map(|l| l.0).collect();
+        let lines = index_lines(&body);
+        let mut scopes: Vec<&str> = lines.iter().map(|l| l.0).collect();
         scopes.dedup();
         assert_eq!(scopes, ["user", "project"], "{body}");
         for scope in ["user", "project"] {
-            let names: Vec<&str> = index_lines
+            let names: Vec<&str> = lines
                 .iter()
                 .filter(|(s, _)| *s == scope)
                 .flat_map(|(_, names)| names.iter().copied())
@@ -523,14 +528,7 @@ mod tests {
         }
 
         // A few: every one described, no index.
-        let (few, uses) = corpus(6);
-        let body = render(
-            &few,
-            Some("repo-1"),
-            &uses,
-            3_000,
-            &newest_first(&few, &|_| None),
-        );
+        let body = map_of(6, 3_000);
         assert_eq!(
             body.lines().filter(|l| l.starts_with("- ")).count(),
             6,
@@ -540,15 +538,7 @@ mod tests {
 
         // Ten thousand in a larger map: the described groups as before, then as many more names
         // as fit, the most used first, and how many were left out.
-        let (large, uses) = corpus(10_000);
-        let body = render(
-            &large,
-            Some("repo-1"),
-            &uses,
-            5_000,
-            &newest_first(&large, &|_| None),
-        );
-        assert!("## Memory map\n".len() + body.len() + 2 <= 5_000);
+        let body = map_of(10_000, 5_000);
         assert!(body.contains("### More memories, by name"), "{body}");
         let listed = indexed(&body).len();
         assert!(listed > 10, "{body}");

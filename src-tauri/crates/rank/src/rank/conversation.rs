@@ -116,7 +116,7 @@ mod tests {
             min_score: 0.0,
             limit: None,
         };
-        let r = rank_for_gate_in(
+        rank_for_gate_in(
             corpus,
             prompt,
             exchange,
@@ -125,15 +125,8 @@ mod tests {
             Semantic::Unavailable(&crate::embed::ModelUnavailable::NotRequested),
             Gate::CALIBRATED,
             0,
-        );
-        r.relevant
-            .ranking
-            .hits
-            .iter()
-            .zip(&r.relevant.evidence)
-            .filter(|(_, e)| e.gated)
-            .map(|(h, _)| h.name.clone())
-            .collect()
+        )
+        .admitted_names()
     }
 
     #[test]

@@ -412,6 +412,20 @@ pub struct GatedRanking {
     pub refused_more: usize,
 }
 
+impl GatedRanking {
+    /// The names of the hits the gate admits, best first.
+    pub fn admitted_names(&self) -> Vec<String> {
+        self.relevant
+            .ranking
+            .hits
+            .iter()
+            .zip(&self.relevant.evidence)
+            .filter(|(_, e)| e.gated)
+            .map(|(h, _)| h.name.clone())
+            .collect()
+    }
+}
+
 /// Sorts the best `wanted` of `order` to its front (the rest after them, unsorted); returns how
 /// many are sorted.
 fn sort_prefix(corpus: &Corpus, scores: &[f32], order: &mut [u32], wanted: usize) -> usize {
