@@ -98,9 +98,8 @@ pub fn render(
     // Every memory's name, when they all fit beside the counts: the agent then knows everything
     // that exists and can fetch any of it by name. The described groups get what the whole index
     // leaves; a store too large for it gets the described groups first and then as many more
-    // names as fit, by use and recency.
-    // Filled only when the names could fit at all: sorting ten thousand names for an index
-    // that cannot hold them cost a served turn more than a millisecond.
+    // names as fit, by use and recency. The names are sorted only when they could fit at all:
+    // sorting ten thousand for an index that cannot hold them cost a served turn a millisecond.
     let index_room = room.saturating_sub(INDEX_HEADING_FULL.len() + 1);
     let least: usize = corpus.docs.iter().map(|d| d.name.len() + 2).sum();
     let everything: Option<Vec<&ambry_rank::rank::DocTerms>> = (least <= index_room).then(|| {
@@ -220,7 +219,9 @@ pub fn render(
             }
         }
     } else {
-        // Taken only as far as the index fills (a used memory is among the newest too).
+        // Too many for the whole index (or, rarely, the described lines left it short): the
+        // rest by use and recency, read only as far as the index fills (a used memory is among
+        // the newest too).
         let mut seen: HashSet<(Scope, &str)> = HashSet::new();
         let by_priority = used
             .iter()
@@ -228,8 +229,6 @@ pub fn render(
             .chain(newest())
             .filter(not_described)
             .filter(|d| seen.insert((d.scope, d.name.as_str())));
-        // Where the described lines left the whole index no room after all, it is the rest
-        // in that order too.
         let total = corpus.docs.len() - listed.len();
         let index_room = room.saturating_sub(INDEX_HEADING_SOME.len() + 1 + MORE_LINE_MAX);
         let some = NameIndex::fill(by_priority, index_room);
