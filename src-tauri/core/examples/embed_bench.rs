@@ -58,22 +58,18 @@ fn memory(dir: &Path, i: usize) -> Memory {
     let body: Vec<&str> = (0..70)
         .map(|k| WORDS[(i * 7 + k * 13 + k * k) % WORDS.len()])
         .collect();
-    Memory {
-        scope: Scope::User,
-        name: format!("memory-{i}"),
-        kind: "note".into(),
-        description: format!(
+    Memory::sketch(
+        Scope::User,
+        format!("memory-{i}"),
+        "note",
+        format!(
             "note {i} about {} and {}",
             WORDS[i % WORDS.len()],
             WORDS[(i / 3) % WORDS.len()]
         ),
-        created: None,
-        updated: None,
-        tags: vec![],
-        body: body.join(" "),
-        path: dir.join(format!("memory-{i}.md")),
-        lifecycle: Default::default(),
-    }
+        body.join(" "),
+        dir.join(format!("memory-{i}.md")),
+    )
 }
 
 fn peak_rss_mb() -> f64 {

@@ -13,18 +13,14 @@ use support::model_paths;
 
 /// A user memory at `dir/NAME.md` (not written).
 fn memory_in(dir: &std::path::Path, name: &str, description: &str, body: &str) -> Memory {
-    Memory {
-        scope: Scope::User,
-        name: name.into(),
-        kind: "project".into(),
-        description: description.into(),
-        created: None,
-        updated: None,
-        tags: vec![],
-        body: body.into(),
-        path: dir.join(format!("{name}.md")),
-        lifecycle: Default::default(),
-    }
+    Memory::sketch(
+        Scope::User,
+        name,
+        "project",
+        description,
+        body,
+        dir.join(format!("{name}.md")),
+    )
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {

@@ -48,17 +48,15 @@ pub fn model_paths() -> ModelPaths {
 pub fn memories(dir: &Path, items: &[(&str, &str, &str)]) -> Vec<Memory> {
     items
         .iter()
-        .map(|(name, description, body)| Memory {
-            scope: Scope::User,
-            name: name.to_string(),
-            kind: "note".into(),
-            description: description.to_string(),
-            created: None,
-            updated: None,
-            tags: vec![],
-            body: body.to_string(),
-            path: dir.join(format!("{name}.md")),
-            lifecycle: Default::default(),
+        .map(|(name, description, body)| {
+            Memory::sketch(
+                Scope::User,
+                name.to_string(),
+                "note",
+                description.to_string(),
+                body.to_string(),
+                dir.join(format!("{name}.md")),
+            )
         })
         .collect()
 }

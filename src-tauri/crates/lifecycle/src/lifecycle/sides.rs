@@ -66,18 +66,14 @@ mod tests {
     use super::*;
 
     fn memory(path: &str, body: &str) -> Memory {
-        Memory {
-            scope: ambry_store::memory::Scope::Project,
-            name: "m".into(),
-            kind: "project".into(),
-            description: "Package manager".into(),
-            created: None,
-            updated: None,
-            tags: Vec::new(),
-            body: body.into(),
-            path: PathBuf::from(path),
-            lifecycle: Default::default(),
-        }
+        Memory::sketch(
+            ambry_store::memory::Scope::Project,
+            "m",
+            "project",
+            "Package manager",
+            body,
+            PathBuf::from(path),
+        )
     }
 
     #[test]

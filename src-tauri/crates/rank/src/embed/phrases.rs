@@ -98,19 +98,18 @@ mod tests {
 
     fn doc(name: &str, when: &[&str]) -> Arc<DocTerms> {
         Arc::new(DocTerms::from_memory(&Memory {
-            scope: Scope::User,
-            name: name.into(),
-            kind: "project".into(),
-            description: String::new(),
-            created: None,
-            updated: None,
-            tags: vec![],
-            body: String::new(),
-            path: format!("/m/{name}.md").into(),
             lifecycle: Lifecycle {
                 when: when.iter().map(|s| s.to_string()).collect(),
                 ..Default::default()
             },
+            ..Memory::sketch(
+                Scope::User,
+                name,
+                "project",
+                "",
+                "",
+                format!("/m/{name}.md"),
+            )
         }))
     }
 

@@ -221,18 +221,14 @@ mod tests {
     }
 
     fn memory(dir: &Path, name: &str, body: &str) -> Memory {
-        Memory {
-            scope: Scope::User,
-            name: name.into(),
-            kind: "note".into(),
-            description: format!("about {name}"),
-            created: None,
-            updated: None,
-            tags: vec![],
-            body: body.into(),
-            path: dir.join(format!("{name}.md")),
-            lifecycle: Default::default(),
-        }
+        Memory::sketch(
+            Scope::User,
+            name,
+            "note",
+            format!("about {name}"),
+            body,
+            dir.join(format!("{name}.md")),
+        )
     }
 
     fn run(docs: &[Memory], e: &mut FakeEmbedder) -> (ReindexReport, Vec<ReindexProgress>) {

@@ -322,18 +322,14 @@ mod tests {
     }
 
     fn memory(dir: &Path, name: &str) -> Memory {
-        Memory {
-            scope: Scope::User,
-            name: name.into(),
-            kind: "note".into(),
-            description: String::new(),
-            created: None,
-            updated: None,
-            tags: vec![],
-            body: String::new(),
-            path: dir.join(format!("{name}.md")),
-            lifecycle: Default::default(),
-        }
+        Memory::sketch(
+            Scope::User,
+            name,
+            "note",
+            String::new(),
+            String::new(),
+            dir.join(format!("{name}.md")),
+        )
     }
 
     #[test]

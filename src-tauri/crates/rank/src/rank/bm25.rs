@@ -138,18 +138,14 @@ mod tests {
     use ambry_store::memory::{Memory, Scope};
 
     fn doc(name: &str, description: &str, body: &str) -> DocTerms {
-        DocTerms::from_memory(&Memory {
-            scope: Scope::User,
-            name: name.into(),
-            kind: "project".into(),
-            description: description.into(),
-            created: None,
-            updated: None,
-            tags: vec![],
-            body: body.into(),
-            path: format!("{name}.md").into(),
-            lifecycle: Default::default(),
-        })
+        DocTerms::from_memory(&Memory::sketch(
+            Scope::User,
+            name,
+            "project",
+            description,
+            body,
+            format!("{name}.md"),
+        ))
     }
 
     fn corpus() -> Corpus {

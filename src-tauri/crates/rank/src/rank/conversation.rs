@@ -93,18 +93,14 @@ mod tests {
     }
 
     fn doc(name: &str, description: &str, body: &str) -> DocTerms {
-        DocTerms::from_memory(&Memory {
-            scope: Scope::User,
-            name: name.into(),
-            kind: "project".into(),
-            description: description.into(),
-            created: None,
-            updated: None,
-            tags: vec![],
-            body: body.into(),
-            path: format!("/m/{name}.md").into(),
-            lifecycle: Default::default(),
-        })
+        DocTerms::from_memory(&Memory::sketch(
+            Scope::User,
+            name,
+            "project",
+            description,
+            body,
+            format!("/m/{name}.md"),
+        ))
     }
 
     fn gated(corpus: &Corpus, prompt: &str, exchange: Option<&str>) -> Vec<String> {

@@ -373,18 +373,14 @@ mod tests {
     use ambry_store::memory::Memory;
 
     fn doc(scope: Scope, name: &str, description: &str, body: &str) -> DocTerms {
-        DocTerms::from_memory(&Memory {
+        DocTerms::from_memory(&Memory::sketch(
             scope,
-            name: name.into(),
-            kind: "project".into(),
-            description: description.into(),
-            created: None,
-            updated: None,
-            tags: vec![],
-            body: body.into(),
-            path: format!("/{scope}/{name}.md").into(),
-            lifecycle: Default::default(),
-        })
+            name,
+            "project",
+            description,
+            body,
+            format!("/{scope}/{name}.md"),
+        ))
     }
 
     fn params(strategy: Strategy) -> SearchParams {

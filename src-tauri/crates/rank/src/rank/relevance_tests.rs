@@ -5,18 +5,14 @@ use ambry_store::config::{Fusion, Strategy};
 use ambry_store::memory::{Memory, Scope};
 
 fn doc(name: &str, description: &str, body: &str) -> DocTerms {
-    DocTerms::from_memory(&Memory {
-        scope: Scope::User,
-        name: name.into(),
-        kind: "project".into(),
-        description: description.into(),
-        body: body.into(),
-        created: None,
-        updated: None,
-        tags: vec![],
-        path: format!("/m/{name}.md").into(),
-        lifecycle: Default::default(),
-    })
+    DocTerms::from_memory(&Memory::sketch(
+        Scope::User,
+        name,
+        "project",
+        description,
+        body,
+        format!("/m/{name}.md"),
+    ))
 }
 
 fn params(strategy: Strategy) -> SearchParams {

@@ -94,19 +94,18 @@ mod tests {
 
     fn doc(name: &str, description: &str, body: &str, when: &[&str]) -> DocTerms {
         DocTerms::from_memory(&Memory {
-            scope: Scope::User,
-            name: name.into(),
-            kind: "project".into(),
-            description: description.into(),
-            created: None,
-            updated: None,
-            tags: vec![],
-            body: body.into(),
-            path: format!("/m/{name}.md").into(),
             lifecycle: Lifecycle {
                 when: when.iter().map(|s| s.to_string()).collect(),
                 ..Default::default()
             },
+            ..Memory::sketch(
+                Scope::User,
+                name,
+                "project",
+                description,
+                body,
+                format!("/m/{name}.md"),
+            )
         })
     }
 

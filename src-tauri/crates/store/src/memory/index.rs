@@ -55,18 +55,14 @@ mod tests {
     use crate::memory::Scope;
 
     fn memory(name: &str, kind: &str, description: &str) -> Memory {
-        Memory {
-            scope: Scope::User,
-            name: name.into(),
-            kind: kind.into(),
-            description: description.into(),
-            created: None,
-            updated: None,
-            tags: vec![],
-            body: String::new(),
-            path: format!("{name}.md").into(),
-            lifecycle: Default::default(),
-        }
+        Memory::sketch(
+            Scope::User,
+            name,
+            kind,
+            description,
+            String::new(),
+            format!("{name}.md"),
+        )
     }
 
     #[test]

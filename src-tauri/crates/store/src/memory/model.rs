@@ -112,6 +112,32 @@ pub struct Memory {
     pub lifecycle: Lifecycle,
 }
 
+impl Memory {
+    /// A memory read from no file: `name` in `scope` at `path`, of type `kind`, with no dates,
+    /// tags or lifecycle keys. What tests, benches and examples build memories from.
+    pub fn sketch(
+        scope: Scope,
+        name: impl Into<String>,
+        kind: impl Into<String>,
+        description: impl Into<String>,
+        body: impl Into<String>,
+        path: impl Into<PathBuf>,
+    ) -> Memory {
+        Memory {
+            scope,
+            name: name.into(),
+            kind: kind.into(),
+            description: description.into(),
+            created: None,
+            updated: None,
+            tags: vec![],
+            body: body.into(),
+            path: path.into(),
+            lifecycle: Lifecycle::default(),
+        }
+    }
+}
+
 /// The optional lifecycle keys of a memory's frontmatter (DESIGN §14). They stay in the file as
 /// written (like any key Ambry does not interpret); this is what they say.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
