@@ -135,17 +135,9 @@ pub fn keyword_scores(corpus: &Corpus, query: &[(String, f32)]) -> Vec<f32> {
 mod tests {
     use super::*;
     use crate::rank::corpus::DocTerms;
-    use ambry_store::memory::{Memory, Scope};
 
     fn doc(name: &str, description: &str, body: &str) -> DocTerms {
-        DocTerms::from_memory(&Memory::sketch(
-            Scope::User,
-            name,
-            "project",
-            description,
-            body,
-            format!("{name}.md"),
-        ))
+        crate::rank::test_doc(name, description, body)
     }
 
     fn corpus() -> Corpus {

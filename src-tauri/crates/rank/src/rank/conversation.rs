@@ -68,7 +68,6 @@ mod tests {
     use super::*;
     use crate::rank::{rank_for_gate_in, Corpus, DocTerms, Gate, SearchParams, Semantic, Synonyms};
     use ambry_store::config::{Fusion, Strategy};
-    use ambry_store::memory::{Memory, Scope};
 
     #[test]
     fn the_exchange_leads_and_the_prompt_breaks_ties() {
@@ -93,14 +92,7 @@ mod tests {
     }
 
     fn doc(name: &str, description: &str, body: &str) -> DocTerms {
-        DocTerms::from_memory(&Memory::sketch(
-            Scope::User,
-            name,
-            "project",
-            description,
-            body,
-            format!("/m/{name}.md"),
-        ))
+        crate::rank::test_doc(name, description, body)
     }
 
     fn gated(corpus: &Corpus, prompt: &str, exchange: Option<&str>) -> Vec<String> {

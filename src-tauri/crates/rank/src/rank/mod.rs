@@ -367,6 +367,29 @@ fn fuse(
     }
 }
 
+/// A user memory of type project at `/m/NAME.md`, for the ranker's tests.
+#[cfg(test)]
+pub(crate) fn test_memory(
+    name: &str,
+    description: &str,
+    body: &str,
+) -> ambry_store::memory::Memory {
+    ambry_store::memory::Memory::sketch(
+        ambry_store::memory::Scope::User,
+        name,
+        "project",
+        description,
+        body,
+        format!("/m/{name}.md"),
+    )
+}
+
+/// [`test_memory`]'s terms.
+#[cfg(test)]
+pub(crate) fn test_doc(name: &str, description: &str, body: &str) -> DocTerms {
+    DocTerms::from_memory(&test_memory(name, description, body))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,17 +2,9 @@
 
 use super::*;
 use ambry_store::config::{Fusion, Strategy};
-use ambry_store::memory::{Memory, Scope};
 
 fn doc(name: &str, description: &str, body: &str) -> DocTerms {
-    DocTerms::from_memory(&Memory::sketch(
-        Scope::User,
-        name,
-        "project",
-        description,
-        body,
-        format!("/m/{name}.md"),
-    ))
+    crate::rank::test_doc(name, description, body)
 }
 
 fn params(strategy: Strategy) -> SearchParams {

@@ -90,7 +90,7 @@ mod tests {
     use super::*;
     use crate::rank::{rank, SearchParams, Semantic, SemanticScorer, Synonyms};
     use ambry_store::config::{Fusion, Strategy};
-    use ambry_store::memory::{Lifecycle, Memory, Scope};
+    use ambry_store::memory::{Lifecycle, Memory};
 
     fn doc(name: &str, description: &str, body: &str, when: &[&str]) -> DocTerms {
         DocTerms::from_memory(&Memory {
@@ -98,14 +98,7 @@ mod tests {
                 when: when.iter().map(|s| s.to_string()).collect(),
                 ..Default::default()
             },
-            ..Memory::sketch(
-                Scope::User,
-                name,
-                "project",
-                description,
-                body,
-                format!("/m/{name}.md"),
-            )
+            ..crate::rank::test_memory(name, description, body)
         })
     }
 
