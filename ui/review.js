@@ -253,7 +253,10 @@ export function createReviewView(app) {
       const [ta, tb] = compared(a.body, b.body);
       return {
         title: `${a.name} and ${b.name} say the same thing`,
-        note: `similarity ${Math.round(f.similarity * 100)}%; the words that differ are marked, a sentence only one of them has is underlined`,
+        note: [
+          ...(f.agreed || []).map(([x, y]) => `${x} = ${y}`),
+          `similarity ${Math.round(f.similarity * 100)}%; the words that differ are marked, a sentence only one of them has is underlined`,
+        ].join(' · '),
         evidence: h('div', {}, about(f), h('div', { class: 'review-pair' }, side(a, ta), side(b, tb))),
         actions: pairActions(f),
       };

@@ -3,7 +3,8 @@
 //! memory never says a sentence twice — with its description edited in the merge; a merge and a
 //! supersede are each undone from their notification, every file back byte for byte; and a
 //! pair's comparison marks only the words that differ, a sentence only one of them has
-//! underlined rather than marked word by word.
+//! underlined rather than marked word by word; a duplicate that states one value two ways names
+//! both ways in its note.
 
 use thirtyfour::prelude::*;
 
@@ -274,6 +275,46 @@ async fn review_marks_only_the_words_that_differ_in_a_pair() -> TestResult {
                     );
                     shoot(&driver, &format!("review-pair-words-{w}x{h}")).await?;
                 }
+                Ok(())
+            },
+        )
+        .await
+}
+
+/// A duplicate that states one value two ways says so in its note: the claims that made the
+/// judgment, as the person reads them.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn review_names_the_value_a_duplicate_states_two_ways() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    sandbox.save_user(
+        "token-lifetime",
+        "project",
+        "Access token lifetime",
+        "Access tokens expire after 15 minutes.\n",
+    )?;
+    sandbox.save_user(
+        "token-lifetime-seconds",
+        "project",
+        "Access token lifetime",
+        "Access tokens expire after 900 seconds.\n",
+    )?;
+    sandbox
+        .run(
+            "review_names_the_value_a_duplicate_states_two_ways",
+            |driver| async move {
+                ui::ready(&driver).await?;
+                count_is(&driver, 1).await?;
+                focus_on(&driver, "nav-review").await?;
+                press(&driver, Key::Enter).await?;
+                resize(&driver, 720, 480).await?;
+                let note = shown(&driver, css(".review-note"), "the finding's note").await?;
+                let text = note.text().await?;
+                ensure!(
+                    text.starts_with("15 minutes = 900 seconds · similarity"),
+                    "the note: {text:?}"
+                );
+                shoot(&driver, "review-duplicate-agreed-720x480").await?;
                 Ok(())
             },
         )

@@ -316,9 +316,20 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
                 memories: [a, b],
                 similarity,
                 subject,
+                agreed,
             } => println!(
-                "duplicate  {}/{} and {}/{} say the same thing (similarity {similarity:.2}){}\n  merge: ambry memory review merge {} {}",
-                a.scope, a.name, b.scope, b.name, about(subject), a.name, b.name
+                "duplicate  {}/{} and {}/{} say the same thing (similarity {similarity:.2}){}{}\n  merge: ambry memory review merge {} {}",
+                a.scope,
+                a.name,
+                b.scope,
+                b.name,
+                about(subject),
+                agreed
+                    .iter()
+                    .map(|(x, y)| format!("; {x} = {y}"))
+                    .collect::<String>(),
+                a.name,
+                b.name
             ),
             Finding::Conflict {
                 memories: [a, b],

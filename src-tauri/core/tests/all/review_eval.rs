@@ -520,7 +520,19 @@ fn the_independent_set_is_measured_per_kind() {
     // this tuning and never looked at), measured once: with the model duplicates P 0.941 R
     // 0.320, conflicts P 0.673 R 0.700, no conflict offered as a merge; words only 0.824 /
     // 0.280, 0.646 / 0.620. Its duplicates are mostly left unjudged (paraphrases and long
-    // versions the claims cannot tie together), rarely wrong. The floors sit just under these.
+    // versions the claims cannot tie together), rarely wrong.
+    // Then, tuned on the two dev halves only: the same values however each writes them ("15
+    // minutes" / "900 seconds", "1 GiB" / "1024 MiB"), nothing apart or unsure, are a
+    // duplicate from a fused similarity of 0.40 (words only 0.2) whatever else one side names
+    // (`pairs::SAME_VALUES_AT`). Dev duplicates R 0.740 → 0.780 (P 0.949 → 0.951), dev2
+    // 0.280 → 0.360 (P 1.000), no other label changed; then measured once on the frozen halves:
+    //                    duplicates P / R                conflicts
+    // with model, test   0.718 → 0.690 / 0.560 → 0.580   unchanged
+    // with model, test2  0.941 → 0.944 / 0.320 → 0.340   unchanged
+    // words only, test   0.578 → 0.574 / 0.520 → 0.540   unchanged
+    // words only, test2  0.824 → 0.833 / 0.280 → 0.300   unchanged
+    // (test: one duplicate more found, two pairs of other labels taken for duplicates). Kept,
+    // as chosen on dev. The floors sit just under these.
     for ((mode, half), [dp, dr, cp, cr]) in INDEPENDENT_FLOORS {
         let s = scores[&(*mode, *half)];
         for (what, value, floor) in [
@@ -540,12 +552,12 @@ fn the_independent_set_is_measured_per_kind() {
 /// Floors just under what is measured on the independent set (duplicates P, R; conflicts P,
 /// R), per mode and half.
 const INDEPENDENT_FLOORS: &[((&str, Half), [f64; 4])] = &[
-    (("with embeddings", Half::Dev), [0.94, 0.73, 0.91, 0.91]),
-    (("with embeddings", Half::Dev2), [0.99, 0.27, 0.82, 0.67]),
-    (("with embeddings", Half::Test), [0.71, 0.55, 0.63, 0.63]),
-    (("with embeddings", Half::Test2), [0.93, 0.31, 0.66, 0.69]),
-    (("words only", Half::Dev), [0.97, 0.69, 0.91, 0.85]),
+    (("with embeddings", Half::Dev), [0.94, 0.77, 0.91, 0.91]),
+    (("with embeddings", Half::Dev2), [0.99, 0.35, 0.82, 0.67]),
+    (("with embeddings", Half::Test), [0.68, 0.57, 0.63, 0.63]),
+    (("with embeddings", Half::Test2), [0.93, 0.33, 0.66, 0.69]),
+    (("words only", Half::Dev), [0.97, 0.71, 0.91, 0.85]),
     (("words only", Half::Dev2), [0.99, 0.21, 0.81, 0.61]),
-    (("words only", Half::Test), [0.57, 0.51, 0.62, 0.61]),
-    (("words only", Half::Test2), [0.81, 0.27, 0.63, 0.61]),
+    (("words only", Half::Test), [0.57, 0.53, 0.62, 0.61]),
+    (("words only", Half::Test2), [0.82, 0.29, 0.63, 0.61]),
 ];

@@ -89,6 +89,7 @@ fn findings() -> Vec<Finding> {
             ],
             similarity: 0.9,
             subject: Vec::new(),
+            agreed: Vec::new(),
         },
         same_subject(
             subject("api-port", "The API listens on 8080."),

@@ -58,6 +58,10 @@ pub enum Finding {
         /// What both are about, as read from their claims ("orders service", "production").
         #[serde(skip_serializing_if = "Vec::is_empty")]
         subject: Vec<String>,
+        /// Values both state, each written its own way, as `(first's, second's)` ("15
+        /// minutes", "900 seconds").
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        agreed: Vec<(String, String)>,
     },
     /// The same subject with different claims, as `(first's, second's)`.
     Conflict {
@@ -268,7 +272,10 @@ pub fn review_with(
         };
         let judged = judge(&sides[i], &sides[j], cosine);
         let similarity = judged.similarity;
-        let subject = judged.claims.map(|c| c.subject).unwrap_or_default();
+        let (subject, agreed) = judged
+            .claims
+            .map(|c| (c.subject, c.agreed))
+            .unwrap_or_default();
         let finding = match judged.verdict {
             Some(Verdict::Conflict(claims)) => Finding::Conflict {
                 memories: [Subject::of(a), Subject::of(b)],
@@ -280,6 +287,7 @@ pub fn review_with(
                 memories: [Subject::of(a), Subject::of(b)],
                 similarity,
                 subject,
+                agreed,
             },
             Some(Verdict::Uncertain(claims)) => Finding::SameSubject {
                 memories: [Subject::of(a), Subject::of(b)],

@@ -504,6 +504,34 @@ fn a_conflict_shows_the_rival_claims_and_the_subject_they_share() {
     );
 }
 
+/// A duplicate that says one value two ways shows both ways as its evidence.
+#[test]
+fn a_duplicate_shows_the_values_both_state_each_in_its_own_words() {
+    let (_tmp, store) = setup();
+    save(
+        &store,
+        Scope::User,
+        "token-lifetime",
+        "Access token lifetime",
+        "Access tokens expire after 15 minutes.",
+    );
+    save(
+        &store,
+        Scope::User,
+        "token-lifetime-seconds",
+        "Access token lifetime",
+        "Access tokens expire after 900 seconds.",
+    );
+    let findings = review(&store, at("2026-06-01T00:00:00Z").date_naive()).unwrap();
+    let json = serde_json::to_value(&findings).unwrap();
+    assert_eq!(json[0]["kind"], "duplicate", "{json:#}");
+    assert_eq!(
+        json[0]["agreed"],
+        serde_json::json!([["15 minutes", "900 seconds"]]),
+        "{json:#}"
+    );
+}
+
 /// Merged without a text of the person's, the kept body takes in only the other's sentences it
 /// does not say: a sentence both have is never there twice.
 #[test]

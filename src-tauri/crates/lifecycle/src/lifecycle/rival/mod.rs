@@ -199,6 +199,12 @@ pub struct Comparison {
     /// nothing either states that the other never mentions (one says it shortly, the other
     /// at length, and neither adds to it).
     pub same_claims: bool,
+    /// Whether both state values and every value of each is one the other states ("15
+    /// minutes" / "900 seconds"), with nothing either says apart or unsure.
+    pub same_values: bool,
+    /// The values both state, written otherwise on each side, as `(first's, second's)`: the
+    /// evidence of a duplicate that says one value two ways.
+    pub agreed: Vec<(String, String)>,
 }
 
 /// Compares the claims of two memories.
@@ -407,6 +413,29 @@ pub fn compare(a: &Claims, b: &Claims) -> Comparison {
                 .any(|m| b.tools.values().any(|s| s.contains(m)))
             || a.names.iter().any(|n| b.names.contains(n));
         out.same_claims = shared && na.is_none() && nb.is_none() && out.unsure.is_empty();
+        let within = |x: &Claims, y: &Claims| {
+            x.values.iter().all(|v| {
+                y.values
+                    .iter()
+                    .any(|w| w.kind == v.kind && w.value == v.value)
+            })
+        };
+        out.same_values = !a.values.is_empty()
+            && !b.values.is_empty()
+            && within(a, b)
+            && within(b, a)
+            && out.unsure.is_empty();
+        out.agreed = a
+            .values
+            .iter()
+            .filter_map(|v| {
+                let w = b
+                    .values
+                    .iter()
+                    .find(|w| w.kind == v.kind && w.value == v.value)?;
+                (w.shown != v.shown).then(|| (v.shown.clone(), w.shown.clone()))
+            })
+            .collect();
         if let (Some(x), Some(y)) = (na, nb) {
             out.unsure.push((x, y));
         }
@@ -575,6 +604,58 @@ mod tests {
             )
             .same_claims
         );
+    }
+
+    #[test]
+    fn the_same_values_written_two_ways_make_a_duplicate_whatever_else_one_side_names() {
+        let tokens = (
+            "Access token lifetime.\nAccess tokens expire after 15 minutes.",
+            "JWT exp.\nAccess JWTs are issued with a lifetime of 900 seconds.",
+        );
+        let c = cmp(tokens.0, tokens.1);
+        assert!(c.same_values && !c.same_claims, "{c:?}");
+        assert_eq!(
+            c.agreed,
+            [("15 minutes".to_string(), "900 seconds".to_string())]
+        );
+        assert!(
+            cmp(
+                "Image budget.\nKeep the image under 1 GiB.",
+                "Image size.\nDocker images must stay below 1024 MiB."
+            )
+            .same_values
+        );
+        // Another value, or one more on either side, is not the same values.
+        assert!(
+            !cmp(
+                tokens.0,
+                "JWT exp.\nAccess JWTs are issued with a lifetime of 600 seconds."
+            )
+            .same_values
+        );
+        assert!(
+            !cmp(
+                tokens.0,
+                "JWT exp.\nAccess JWTs live 900 seconds; refresh tokens 30 days."
+            )
+            .same_values
+        );
+        // Judged: a duplicate from the lower similarity, with the model and words only.
+        use super::super::pairs::{judge, Side, Verdict};
+        let (a, b) = (
+            Side::new(
+                "Access token lifetime",
+                "Access tokens expire after 15 minutes.",
+            ),
+            Side::new(
+                "JWT exp",
+                "Access JWTs are issued with a lifetime of 900 seconds.",
+            ),
+        );
+        let with_model = judge(&a, &b, Some(0.6));
+        assert!(with_model.similarity < super::super::pairs::SAME_CLAIMS_AT);
+        assert_eq!(with_model.verdict, Some(Verdict::Duplicate));
+        assert_eq!(judge(&a, &b, Some(0.4)).verdict, None, "too far apart");
     }
 
     #[test]
