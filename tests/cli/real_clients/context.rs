@@ -1,5 +1,6 @@
 //! Context economy as the real clients show it (DESIGN §5): on a home of 100 memories with both
-//! anchors, the `SessionStart` block (anchors + memory map) reaches the model whole, each turn
+//! anchors, the `SessionStart` block (anchors + memory map, naming every memory) reaches the
+//! model whole, each turn
 //! adds only what is new and relevant, whole and under the hard limit, a session never carries a
 //! memory body twice in one context, a compaction brings the relevant memories back, and the
 //! bytes a session costs stay within twice an oracle computed here.
@@ -159,6 +160,21 @@ fn check_session_start(label: &str, blocks: &[String], problems: &mut Vec<String
             if !b.contains("memory_search") || !b.contains("memory_get") {
                 problems.push(format!(
                     "{label}: the memory map does not say how to fetch the rest (memory_search / memory_get)"
+                ));
+            }
+            // A home of a hundred memories: the map names every one (described or by name),
+            // so the agent knows what it can fetch.
+            let said: std::collections::HashSet<&str> = b
+                .split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')'))
+                .collect();
+            let unnamed: Vec<String> = seed::names()
+                .into_iter()
+                .filter(|n| !said.contains(n.as_str()))
+                .collect();
+            if !unnamed.is_empty() {
+                problems.push(format!(
+                    "{label}: the memory map does not name {} of the home's memories: {unnamed:?}",
+                    unnamed.len()
                 ));
             }
             if b.contains("MARK-") {

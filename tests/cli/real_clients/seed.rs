@@ -95,6 +95,17 @@ const ASPECTS: [&str; 9] = [
     "naming",
 ];
 
+/// The names of every memory `seed_home` writes.
+pub fn names() -> Vec<String> {
+    let mut names: Vec<String> = NEEDED.iter().map(|n| n.name.to_string()).collect();
+    for area in AREAS {
+        for aspect in ASPECTS {
+            names.push(format!("{area}-{aspect}"));
+        }
+    }
+    names
+}
+
 /// The marker that identifies a memory's body in a request.
 pub fn mark(name: &str) -> String {
     format!("MARK-{name}")
