@@ -82,8 +82,7 @@ async fn the_agents_when_phrases_wait_in_review_and_accepting_writes_them() -> T
                 );
 
                 // The proposal in the Review view, its phrases shown; A accepts it.
-                focus_on(&driver, "nav-review").await?;
-                press(&driver, Key::Enter).await?;
+                crate::review::open(&driver).await?;
                 ui::shown(
                     &driver,
                     css("[data-testid=\"review-proposal\"][data-action=\"when\"]"),

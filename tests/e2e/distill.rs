@@ -90,8 +90,7 @@ async fn distill_shows_the_dry_run_first_and_queues_proposals_without_saving() -
                 );
 
                 // The proposal in the Review view, with its source turn; A accepts it.
-                focus_on(&driver, "nav-review").await?;
-                press(&driver, Key::Enter).await?;
+                crate::review::open(&driver).await?;
                 ui::shown(
                     &driver,
                     css("[data-testid=\"review-finding\"][data-kind=\"proposal\"]"),

@@ -92,8 +92,7 @@ async fn a_memory_an_agent_had_to_fetch_is_given_when_phrases_from_review() -> T
             "a_memory_an_agent_had_to_fetch_is_given_when_phrases_from_review",
             |driver| async move {
                 ui::ready(&driver).await?;
-                focus_on(&driver, "nav-review").await?;
-                crate::keys::press(&driver, Key::Enter).await?;
+                crate::review::open(&driver).await?;
                 resize(&driver, 720, 480).await?;
                 let card = shown(
                     &driver,

@@ -64,6 +64,19 @@ pub(crate) async fn count_is(driver: &WebDriver, n: usize) -> TestResult {
     .await
 }
 
+/// Opens the Review view from the sidebar by keyboard.
+pub(crate) async fn open(driver: &WebDriver) -> TestResult {
+    focus_on(driver, "nav-review").await?;
+    press(driver, Key::Enter).await
+}
+
+/// Once the app is ready with exactly one finding, opens the Review view by keyboard.
+pub(crate) async fn open_with_one_finding(driver: &WebDriver) -> TestResult {
+    ui::ready(driver).await?;
+    count_is(driver, 1).await?;
+    open(driver).await
+}
+
 /// `(kind, names)` of the finding that has focus, if one has.
 pub(crate) async fn focused_finding(
     driver: &WebDriver,
@@ -188,8 +201,7 @@ async fn review_merges_a_duplicate_supersedes_a_conflict_and_keeps_a_stale_one_b
                 shown(&driver, css(&format!("[data-testid=\"nav-project\"][data-project=\"{slug}\"][data-active=\"true\"]")), "the project to be in view").await?;
                 count_is(&driver, 3).await?;
                 shoot(&driver, "review-sidebar-count").await?;
-                focus_on(&driver, "nav-review").await?;
-                press(&driver, Key::Enter).await?;
+                open(&driver).await?;
                 text_contains(&driver, "review-count", "3 to review").await?;
 
                 // The evidence: a stale path with its commit, the conflicting claims marked.
@@ -335,8 +347,7 @@ async fn review_forgets_with_undo_and_edits_in_the_memory_form_by_keyboard() -> 
                 focus_on(&driver, "nav-project").await?;
                 press(&driver, Key::Enter).await?;
                 count_is(&driver, 1).await?;
-                focus_on(&driver, "nav-review").await?;
-                press(&driver, Key::Enter).await?;
+                open(&driver).await?;
                 go_to(&driver, "stale").await?;
                 // Forget asks first (Cancel has focus, as in every destructive dialog).
                 press(&driver, Key::Delete).await?;
@@ -395,10 +406,7 @@ async fn review_asks_about_a_pair_that_reads_alike_but_moved_on() -> TestResult 
         .run(
             "review_asks_about_a_pair_that_reads_alike_but_moved_on",
             |driver| async move {
-                ui::ready(&driver).await?;
-                count_is(&driver, 1).await?;
-                focus_on(&driver, "nav-review").await?;
-                press(&driver, Key::Enter).await?;
+                open_with_one_finding(&driver).await?;
                 let names = go_to(&driver, "same_subject").await?;
                 ensure!(names.len() == 2, "the finding names {names:?}");
                 let title =

@@ -55,8 +55,7 @@ async fn review_merge_offers_the_others_new_sentences_edits_the_description_and_
                 resize(&driver, 720, 480).await?;
                 focus_on(&driver, "sidebar-toggle").await?;
                 press(&driver, Key::Enter).await?;
-                focus_on(&driver, "nav-review").await?;
-                press(&driver, Key::Enter).await?;
+                crate::review::open(&driver).await?;
                 let names = first_finding(&driver).await?;
                 ensure!(names.len() == 2, "the finding names {names:?}");
                 letter(&driver, "m").await?;
@@ -170,10 +169,7 @@ async fn review_supersede_is_undone_from_its_notification_by_keyboard() -> TestR
         .run(
             "review_supersede_is_undone_from_its_notification_by_keyboard",
             move |driver| async move {
-                ui::ready(&driver).await?;
-                count_is(&driver, 1).await?;
-                focus_on(&driver, "nav-review").await?;
-                press(&driver, Key::Enter).await?;
+                crate::review::open_with_one_finding(&driver).await?;
                 go_to(&driver, "conflict").await?;
                 letter(&driver, "s").await?;
                 testid(&driver, "review-supersede-dialog").await?;
@@ -255,10 +251,7 @@ async fn review_marks_only_the_words_that_differ_in_a_pair() -> TestResult {
         .run(
             "review_marks_only_the_words_that_differ_in_a_pair",
             |driver| async move {
-                ui::ready(&driver).await?;
-                count_is(&driver, 1).await?;
-                focus_on(&driver, "nav-review").await?;
-                press(&driver, Key::Enter).await?;
+                crate::review::open_with_one_finding(&driver).await?;
                 for (w, h) in [(1280, 800), (720, 480)] {
                     resize(&driver, w, h).await?;
                     let (marks, whole) = side_marks(&driver, "deploy-flow").await?;
@@ -303,10 +296,7 @@ async fn review_names_the_value_a_duplicate_states_two_ways() -> TestResult {
         .run(
             "review_names_the_value_a_duplicate_states_two_ways",
             |driver| async move {
-                ui::ready(&driver).await?;
-                count_is(&driver, 1).await?;
-                focus_on(&driver, "nav-review").await?;
-                press(&driver, Key::Enter).await?;
+                crate::review::open_with_one_finding(&driver).await?;
                 resize(&driver, 720, 480).await?;
                 let note = shown(&driver, css(".review-note"), "the finding's note").await?;
                 let text = note.text().await?;

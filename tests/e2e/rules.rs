@@ -148,8 +148,7 @@ async fn a_rule_an_agent_proposed_is_turned_on_from_review_by_keyboard() -> Test
             "a_rule_an_agent_proposed_is_turned_on_from_review_by_keyboard",
             |driver| async move {
                 ui::ready(&driver).await?;
-                focus_on(&driver, "nav-review").await?;
-                press(&driver, Key::Enter).await?;
+                crate::review::open(&driver).await?;
                 let card = shown(
                     &driver,
                     css("[data-testid=\"review-finding\"][data-kind=\"rule_proposed\"]"),

@@ -65,8 +65,7 @@ async fn sync_now_brings_a_two_machine_conflict_that_review_settles_by_keyboard(
                 focus_on(&driver, "sync-now").await?;
                 press(&driver, Key::Enter).await?;
                 text_contains(&driver, "sync-line", "changed on two machines").await?;
-                focus_on(&driver, "nav-review").await?;
-                press(&driver, Key::Enter).await?;
+                crate::review::open(&driver).await?;
                 shown(&driver, css("[data-testid=\"review-finding\"][data-kind=\"changed_on_two_machines\"]"), "the two-machine finding").await?;
                 text_contains(&driver, "review-sync-kept", "LAPTOP-EDIT").await?;
                 text_contains(&driver, "review-sync-other", "DESK-EDIT").await?;

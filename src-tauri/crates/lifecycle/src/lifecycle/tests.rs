@@ -470,27 +470,32 @@ fn a_merge_through_a_memory_that_is_a_link_is_refused_and_changes_nothing() {
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), text);
 }
 
+/// The review's JSON of a home holding two user memories, `(name, description, body)` each.
+fn review_json_of_two(a: (&str, &str, &str), b: (&str, &str, &str)) -> serde_json::Value {
+    let (_tmp, store) = setup();
+    for (name, description, body) in [a, b] {
+        save(&store, Scope::User, name, description, body);
+    }
+    let findings = review(&store, at("2026-06-01T00:00:00Z").date_naive()).unwrap();
+    serde_json::to_value(&findings).unwrap()
+}
+
 /// A conflict carries its evidence: the rival claims and what both memories are about, as the
 /// review's JSON shows them.
 #[test]
 fn a_conflict_shows_the_rival_claims_and_the_subject_they_share() {
-    let (_tmp, store) = setup();
-    save(
-        &store,
-        Scope::User,
-        "orders-port",
-        "Port of the orders service",
-        "The orders service listens on port 8081.",
+    let json = review_json_of_two(
+        (
+            "orders-port",
+            "Port of the orders service",
+            "The orders service listens on port 8081.",
+        ),
+        (
+            "orders-port-new",
+            "Port of the orders service",
+            "The orders service listens on port 9090.",
+        ),
     );
-    save(
-        &store,
-        Scope::User,
-        "orders-port-new",
-        "Port of the orders service",
-        "The orders service listens on port 9090.",
-    );
-    let findings = review(&store, at("2026-06-01T00:00:00Z").date_naive()).unwrap();
-    let json = serde_json::to_value(&findings).unwrap();
     assert_eq!(json[0]["kind"], "conflict", "{json:#}");
     assert_eq!(
         json[0]["claims"][0],
@@ -507,23 +512,18 @@ fn a_conflict_shows_the_rival_claims_and_the_subject_they_share() {
 /// A duplicate that says one value two ways shows both ways as its evidence.
 #[test]
 fn a_duplicate_shows_the_values_both_state_each_in_its_own_words() {
-    let (_tmp, store) = setup();
-    save(
-        &store,
-        Scope::User,
-        "token-lifetime",
-        "Access token lifetime",
-        "Access tokens expire after 15 minutes.",
+    let json = review_json_of_two(
+        (
+            "token-lifetime",
+            "Access token lifetime",
+            "Access tokens expire after 15 minutes.",
+        ),
+        (
+            "token-lifetime-seconds",
+            "Access token lifetime",
+            "Access tokens expire after 900 seconds.",
+        ),
     );
-    save(
-        &store,
-        Scope::User,
-        "token-lifetime-seconds",
-        "Access token lifetime",
-        "Access tokens expire after 900 seconds.",
-    );
-    let findings = review(&store, at("2026-06-01T00:00:00Z").date_naive()).unwrap();
-    let json = serde_json::to_value(&findings).unwrap();
     assert_eq!(json[0]["kind"], "duplicate", "{json:#}");
     assert_eq!(
         json[0]["agreed"],
