@@ -312,13 +312,8 @@ fn bounded(message: String) -> String {
         return message;
     }
     let keep = SDK_MESSAGE_MAX / 2;
-    let head_end = (0..=keep)
-        .rev()
-        .find(|i| message.is_char_boundary(*i))
-        .unwrap_or(0);
-    let tail_start = (message.len() - keep..message.len())
-        .find(|i| message.is_char_boundary(*i))
-        .unwrap_or(message.len());
+    let head_end = message.floor_char_boundary(keep);
+    let tail_start = message.ceil_char_boundary(message.len() - keep);
     format!(
         "{}… ({} bytes in all) …{}",
         &message[..head_end],

@@ -52,14 +52,8 @@ pub fn ranked_prompt(prompt: &str) -> std::borrow::Cow<'_, str> {
     if prompt.len() <= 2 * PROMPT_RANKED_BYTES {
         return std::borrow::Cow::Borrowed(prompt);
     }
-    let mut head_end = PROMPT_RANKED_BYTES;
-    while !prompt.is_char_boundary(head_end) {
-        head_end -= 1;
-    }
-    let mut tail_start = prompt.len() - PROMPT_RANKED_BYTES;
-    while !prompt.is_char_boundary(tail_start) {
-        tail_start += 1;
-    }
+    let head_end = prompt.floor_char_boundary(PROMPT_RANKED_BYTES);
+    let tail_start = prompt.ceil_char_boundary(prompt.len() - PROMPT_RANKED_BYTES);
     std::borrow::Cow::Owned(format!(
         "{}\n{}",
         &prompt[..head_end],

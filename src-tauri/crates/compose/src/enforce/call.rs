@@ -97,10 +97,7 @@ fn strings(value: &Value, out: &mut Vec<String>) {
 
 fn bounded(mut text: String) -> String {
     if text.len() > INPUT_READ_MAX {
-        let mut cut = INPUT_READ_MAX;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
+        let cut = text.floor_char_boundary(INPUT_READ_MAX);
         text.truncate(cut);
     }
     text

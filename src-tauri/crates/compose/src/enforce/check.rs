@@ -206,10 +206,7 @@ fn push_memories(text: &mut String, memories: &[Memory]) {
         ));
         let body = m.body.trim_end();
         if body.len() > BODY_SHOWN_MAX {
-            let mut cut = BODY_SHOWN_MAX;
-            while !body.is_char_boundary(cut) {
-                cut -= 1;
-            }
+            let cut = body.floor_char_boundary(BODY_SHOWN_MAX);
             text.push_str(&body[..cut]);
             text.push_str(" …\n");
         } else {

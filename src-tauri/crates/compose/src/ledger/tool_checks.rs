@@ -47,10 +47,7 @@ impl Ledger {
         input: &str,
         at: DateTime<Utc>,
     ) -> Result<(), LedgerError> {
-        let mut cut = input.len().min(INPUT_KEPT);
-        while !input.is_char_boundary(cut) {
-            cut -= 1;
-        }
+        let cut = input.floor_char_boundary(input.len().min(INPUT_KEPT));
         let when = at.to_rfc3339();
         self.recovering(|conn| {
             conn.execute(

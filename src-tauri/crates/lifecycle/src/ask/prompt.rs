@@ -164,9 +164,6 @@ fn one_sentence(reason: &str) -> String {
     if flat.len() <= REASON_BYTES {
         return flat;
     }
-    let mut cut = REASON_BYTES;
-    while !flat.is_char_boundary(cut) {
-        cut -= 1;
-    }
+    let cut = flat.floor_char_boundary(REASON_BYTES);
     format!("{}…", &flat[..cut])
 }

@@ -115,10 +115,7 @@ pub(crate) fn quoted(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_string();
     }
-    let mut start = text.len() - max;
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
+    let start = text.ceil_char_boundary(text.len() - max);
     format!("…{}", &text[start..])
 }
 

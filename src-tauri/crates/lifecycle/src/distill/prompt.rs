@@ -57,10 +57,7 @@ fn render_turn((n, role, text): &NumberedTurn) -> String {
     if text.len() <= TURN_BYTES {
         return format!("[turn {n}] {role}: {text}\n\n");
     }
-    let mut cut = TURN_BYTES;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
+    let cut = text.floor_char_boundary(TURN_BYTES);
     format!(
         "[turn {n}] {role}: {}\n[… {} more bytes of this turn not shown]\n\n",
         &text[..cut],
@@ -77,10 +74,7 @@ fn render_memories(memories: &[Memory]) -> String {
     for (i, m) in memories.iter().enumerate() {
         let mut body = m.body.trim().to_string();
         if body.len() > MEMORY_BODY_BYTES {
-            let mut cut = MEMORY_BODY_BYTES;
-            while !body.is_char_boundary(cut) {
-                cut -= 1;
-            }
+            let cut = body.floor_char_boundary(MEMORY_BODY_BYTES);
             body.truncate(cut);
             body.push_str(" […]");
         }
@@ -152,10 +146,7 @@ pub fn masked_body(body: &str, limit: usize) -> String {
     if body.len() <= limit {
         return body;
     }
-    let mut cut = limit;
-    while !body.is_char_boundary(cut) {
-        cut -= 1;
-    }
+    let cut = body.floor_char_boundary(limit);
     format!(
         "{} […{} more bytes not shown]",
         &body[..cut],

@@ -127,10 +127,7 @@ fn phrase(prompt: &str) -> Option<String> {
     if line.len() <= PHRASE_MAX {
         return Some(line);
     }
-    let mut cut = PHRASE_MAX;
-    while !line.is_char_boundary(cut) {
-        cut -= 1;
-    }
+    let cut = line.floor_char_boundary(PHRASE_MAX);
     let head = &line[..cut];
     Some(match head.rfind(' ') {
         Some(space) if space > PHRASE_MAX / 2 => format!("{}…", &head[..space]),

@@ -116,18 +116,12 @@ fn memchr_str(haystack: &[u8], needle: &[u8]) -> bool {
 }
 
 fn head(text: &str, max: usize) -> &str {
-    let mut end = text.len().min(max);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = text.floor_char_boundary(text.len().min(max));
     &text[..end]
 }
 
 fn tail_of(text: &str, max: usize) -> &str {
-    let mut start = text.len().saturating_sub(max);
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
+    let start = text.ceil_char_boundary(text.len().saturating_sub(max));
     &text[start..]
 }
 

@@ -287,10 +287,7 @@ pub(crate) fn block_text(content: &Value) -> String {
 
 fn truncate(mut text: String, max: usize) -> String {
     if text.len() > max {
-        let mut cut = max;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
+        let cut = text.floor_char_boundary(max);
         text.truncate(cut);
         text.push('…');
     }
