@@ -90,6 +90,7 @@ fn benches(c: &mut Criterion) {
                 let uses = Default::default();
                 let request = ComposeInput {
                     start: false,
+                    resumed: None,
                     query: Some(QUERY),
                     conversation: None,
                     held: &held,

@@ -61,6 +61,7 @@ fn main() {
         &retrieval,
         &ComposeInput {
             start: true,
+            resumed: None,
             query: Some("CI fails with no cached data for this query after I changed a sqlx query"),
             conversation: None,
             held: &held,

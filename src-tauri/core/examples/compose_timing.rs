@@ -79,6 +79,7 @@ fn main() {
     let uses = Default::default();
     let request = ComposeInput {
         start: false,
+        resumed: None,
         query: Some(&query),
         conversation: None,
         held: &held,

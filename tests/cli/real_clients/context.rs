@@ -187,6 +187,14 @@ fn check_session_start(label: &str, blocks: &[String], problems: &mut Vec<String
 }
 
 /// How many times each memory body appears in one context (one request's blocks).
+/// How many of `blocks` are a session-start block (the one carrying the anchors and the map).
+fn start_blocks(blocks: &[String]) -> usize {
+    blocks
+        .iter()
+        .filter(|b| b.contains("Memory map") || b.contains("USER-ANCHOR-7d1"))
+        .count()
+}
+
 fn body_counts(blocks: &[String]) -> HashMap<String, usize> {
     let mut counts = HashMap::new();
     for b in blocks {
@@ -385,6 +393,50 @@ fn claude_code_session_gets_each_memory_once_whole_and_again_after_compaction() 
     fail_with(problems, summary);
 }
 
+/// `claude -p --continue` resumes the session with its earlier hook output in the conversation:
+/// the resume adds no second start block, and each prompt still gets its memory.
+#[test]
+fn claude_code_continued_session_holds_one_start_block() {
+    let world = World::new();
+    seed::seed_home(&world);
+    world
+        .ambry(&["connect", "claude"])
+        .ok("ambry connect claude");
+    let mut problems = Vec::new();
+    for (i, needed) in NEEDED.iter().take(3).enumerate() {
+        let extra: &[&str] = if i == 0 { &[] } else { &["--continue"] };
+        let seen = world.api.turns().len();
+        world
+            .claude_prompt(needed.prompt, extra)
+            .ok("claude -p (--continue)");
+        let request = world.api.turns()[seen..]
+            .last()
+            .cloned()
+            .expect("the prompt reached the model");
+        let label = format!("claude run {} ({:?})", i + 1, needed.prompt);
+        if i > 0 && !request.all_text().contains(NEEDED[0].prompt) {
+            problems.push(format!("{label}: the session was not continued"));
+        }
+        let blocks = observe(&request).blocks;
+        if i == 0 {
+            check_session_start(&label, &blocks, &mut problems);
+        }
+        let starts = start_blocks(&blocks);
+        if starts != 1 {
+            problems.push(format!(
+                "{label}: the request holds {starts} session-start blocks (anchors and map), not 1"
+            ));
+        }
+        if !blocks.iter().any(|b| b.contains(&seed::mark(needed.name))) {
+            problems.push(format!(
+                "{label}: the needed memory {} is not in the context",
+                needed.name
+            ));
+        }
+    }
+    fail_with(problems, "claude -p and two --continue runs".into());
+}
+
 #[test]
 fn codex_session_gets_each_memory_once_and_whole_across_resumes() {
     let world = World::new();
@@ -447,6 +499,13 @@ fn codex_session_gets_each_memory_once_and_whole_across_resumes() {
         }
         if i == 0 {
             check_session_start(&label, &now.blocks, &mut problems);
+        }
+        // Codex keeps a resumed thread's earlier hook output: its start block is there already.
+        let starts = start_blocks(&now.blocks);
+        if starts != 1 {
+            problems.push(format!(
+                "{label}: the request holds {starts} session-start blocks (anchors and map), not 1"
+            ));
         }
         injected += new.iter().map(String::len).sum::<usize>();
         if let Some(n) = needs {

@@ -3,8 +3,9 @@
 //!
 //! Owns: turning a `ContextRequest` into the right moment (a context's start, or a turn of a
 //! context the ledger knows; a session the ledger has not seen starts its context with that
-//! turn), opening a new ledger generation on compaction or clear, recording what a hook gave,
-//! the lasting conditions said once per context (no model, a bad config: a hook composes with
+//! turn; a resumed one is given only what of its start block changed), opening a new ledger
+//! generation on compaction or clear, recording what a hook gave, the lasting conditions said
+//! once per context (no model, a bad config: a hook composes with
 //! the defaults rather than fail the turn), and the ledger's read API for other features.
 //! Deliberately does not: rank or render (compose does) or read the clock (callers pass `now`).
 
@@ -110,6 +111,7 @@ impl Workspace {
         // Which moment, and which generation of the session's context.
         let mut generation = 0;
         let mut held = Held::default();
+        let mut resumed = None;
         let start = match request.event {
             ContextEvent::PreCompact | ContextEvent::SessionStart => {
                 if let (Some(id), Some(l), true) = (session, ledger.as_mut(), request.record) {
@@ -122,6 +124,13 @@ impl Workspace {
                     match l.start_context(id, agent, source, fresh, now) {
                         Ok(g) => generation = g,
                         Err(e) => ledger_note(e, &mut notes),
+                    }
+                    // A resume continues a context whose client kept its start block.
+                    if !fresh && generation > 0 {
+                        match l.start_block(id, generation) {
+                            Ok(block) => resumed = block,
+                            Err(e) => ledger_note(e, &mut notes),
+                        }
                     }
                 }
                 request.event == ContextEvent::SessionStart
@@ -202,6 +211,7 @@ impl Workspace {
         };
         let input = ComposeInput {
             start,
+            resumed: resumed.as_ref(),
             query,
             conversation: exchange
                 .as_ref()
@@ -234,6 +244,11 @@ impl Workspace {
                 if generation > 0 {
                     if let Err(e) = l.record(id, agent, generation, &composition.given(), now) {
                         composition.notes.push(untracked(&e));
+                    }
+                    if let Some(block) = &composition.start_block {
+                        if let Err(e) = l.record_start(id, agent, generation, block, now) {
+                            composition.notes.push(untracked(&e));
+                        }
                     }
                 }
             }
@@ -268,6 +283,7 @@ impl Workspace {
             conditions: Vec::new(),
             project: store.project().map(|p| p.slug.clone()),
             session: None,
+            start_block: None,
             bytes: 0,
             text: String::new(),
         }

@@ -120,6 +120,7 @@ fn fresh_direct(
         &config.retrieval,
         &ComposeInput {
             start: true,
+            resumed: None,
             query: Some(query),
             conversation: None,
             held: &held,

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::ledger::{Form, Held, MemoryVersion};
+use crate::ledger::{Form, Held, MemoryVersion, StartBlock};
 use ambry_rank::rank::{self, CorpusCache, Gate, SearchParams, Semantic, Synonyms};
 use ambry_store::anchors;
 use ambry_store::config::{ComposeConfig, RetrievalConfig, Strategy};
@@ -82,6 +82,11 @@ impl Disagreements for NoDisagreements {
 pub struct ComposeInput<'a> {
     /// A context begins: trust anchors and the memory map.
     pub start: bool,
+    /// The start block the context already holds, when a `SessionStart` resumes a context that
+    /// was given one: the client keeps that block in the conversation, so an anchor goes in
+    /// again only when its text changed, and the map not again (new memories still come through
+    /// each turn's gate).
+    pub resumed: Option<&'a StartBlock>,
     /// A prompt: the gated bodies this context does not hold yet.
     pub query: Option<&'a str>,
     /// The conversation's last exchange before the prompt (DESIGN §5), ranked too when the
@@ -198,6 +203,10 @@ pub struct Composition {
     /// The agent session this was composed for, and its context generation in the ledger.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<SessionContext>,
+    /// At a context's start: what of a start block the context holds after this one (the
+    /// caller records it, so a resume knows).
+    #[serde(skip)]
+    pub start_block: Option<StartBlock>,
     pub bytes: usize,
     pub text: String,
 }
@@ -261,6 +270,14 @@ pub fn content_hash(memory: &Memory) -> String {
         .collect()
 }
 
+/// What a start block's anchor is known by: a hash of its text as given.
+fn text_hash(text: &str) -> String {
+    Sha256::digest(text.as_bytes())[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// Composes. Never fails: unreadable sources become notes.
 pub fn compose(
     store: &Store,
@@ -275,6 +292,7 @@ pub fn compose(
     let limit = budgets.hard_limit.min(HARD_LIMIT);
     let slug = store.project().map(|p| p.slug.clone());
     let mut sections: Vec<Section> = Vec::new();
+    let mut start_block = None;
 
     if input.start {
         // Room kept for the map and for a first prompt's bodies; the anchors (the person's own
@@ -313,18 +331,48 @@ pub fn compose(
                 Err(e) => notes.push(format!("left out {heading}: {e}")),
             }
         }
+        // A resumed context holds the start block it was given: an anchor goes again only when
+        // its text (known by its whole text, whatever room a block gave it) changed, under a
+        // heading that says which copy is current.
+        let mut holds = input.resumed.cloned().unwrap_or_default();
+        let anchors_read: Vec<(SectionKind, String, String, Option<String>)> = anchors_read
+            .into_iter()
+            .filter_map(|(kind, heading, body)| {
+                let hash = Some(text_hash(&body));
+                let held = match kind {
+                    SectionKind::UserPreferences => &holds.user_anchor,
+                    _ => &holds.project_anchor,
+                };
+                match input.resumed {
+                    Some(_) if *held == hash => None,
+                    Some(_) => Some((
+                        kind,
+                        format!("{heading} (changed since this session began)"),
+                        body,
+                        hash,
+                    )),
+                    None => Some((kind, heading.to_string(), body, hash)),
+                }
+            })
+            .collect();
         let needs: Vec<usize> = anchors_read
             .iter()
-            .map(|(_, heading, body)| body.len() + section_overhead(heading))
+            .map(|(_, heading, body, _)| body.len() + section_overhead(heading))
             .collect();
         let shares = fair_shares(&needs, anchor_room);
-        for ((kind, heading, body), share) in anchors_read.into_iter().zip(shares) {
+        for ((kind, heading, body, hash), share) in anchors_read.into_iter().zip(shares) {
             match fit::cut_to(
                 &body,
-                share.saturating_sub(section_overhead(heading)),
-                heading,
+                share.saturating_sub(section_overhead(&heading)),
+                &heading,
             ) {
-                Some(body) => sections.push(section(kind, heading, body, None, None)),
+                Some(body) => {
+                    match kind {
+                        SectionKind::UserPreferences => holds.user_anchor = hash,
+                        _ => holds.project_anchor = hash,
+                    }
+                    sections.push(section(kind, &heading, body, None, None));
+                }
                 None => notes.push(format!(
                     "left out {heading}: its share of the {anchor_room} bytes the trust anchors \
                      may take is {share} (the rest of the {limit}-byte limit is kept for the \
@@ -332,9 +380,15 @@ pub fn compose(
                 )),
             }
         }
+        start_block = Some(holds);
         let room = map_room.min(limit.saturating_sub(rendered_len(&sections) + body_reserve));
-        match cache.corpus(store, ScopeFilter::All) {
-            Ok(corpus) => {
+        let map_corpus = match input.resumed {
+            Some(_) => None,
+            None => Some(cache.corpus(store, ScopeFilter::All)),
+        };
+        match map_corpus {
+            None => {}
+            Some(Ok(corpus)) => {
                 let newest = cache.newest_first(&corpus, map::newest_first);
                 // Said once per context, in the map: the team memory this repository holds and
                 // this person has not trusted yet (DESIGN §15). Its room is kept first: the
@@ -356,7 +410,7 @@ pub fn compose(
                     ));
                 }
             }
-            Err(e) => notes.push(format!("left out the memory map: {e}")),
+            Some(Err(e)) => notes.push(format!("left out the memory map: {e}")),
         }
     }
 
@@ -442,6 +496,7 @@ pub fn compose(
         conditions,
         project: slug,
         session: None,
+        start_block,
         text,
     }
 }

@@ -13,6 +13,7 @@ use chrono::{DateTime, TimeZone, Utc};
 
 mod memories;
 mod needs_when;
+mod resume;
 mod rules;
 mod search;
 mod sessions;

@@ -343,6 +343,7 @@ pub fn run_cases<'s>(
             retrieval,
             &ComposeInput {
                 start: false,
+                resumed: None,
                 query: Some(&case.spec.prompt),
                 conversation: None,
                 held: &held,

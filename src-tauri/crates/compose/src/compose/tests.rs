@@ -47,6 +47,7 @@ fn run(
         &retrieval,
         &ComposeInput {
             start,
+            resumed: None,
             query,
             conversation: None,
             held,

@@ -8,19 +8,22 @@
 //! earlier generation was given stays as history, marked out of context, so usage still counts it
 //! and the next turns may give it again.
 //!
-//! Owns: the file, its schema, recording injections (the one place they are written), what a
-//! session's live context holds, and the read API (`injections`, `use_counts`); how long a
-//! caller waits for another process's write (a parameter: an agent's turn waits a fraction of a
-//! second, a person's command the usual seconds), and starting over when the file turns out to
-//! be damaged in the middle (set aside, never deleted, as a damaged header is when opened).
+//! Owns: the file, its schema, recording injections (the one place they are written) and the
+//! start blocks given (`starts`), what a session's live context holds, and the read API
+//! (`injections`, `use_counts`); how long a caller waits for another process's write (a
+//! parameter: an agent's turn waits a fraction of a second, a person's command the usual
+//! seconds), and starting over when the file turns out to be damaged in the middle (set aside,
+//! never deleted, as a damaged header is when opened).
 //! Deliberately does not: decide what to inject (compose does) or read the clock (callers pass
 //! `at`).
 
 mod health;
 mod schema;
+mod starts;
 mod tool_checks;
 
 pub use health::ledger_checks;
+pub use starts::StartBlock;
 pub use tool_checks::ToolCheckRecord;
 
 use std::collections::{HashMap, HashSet};

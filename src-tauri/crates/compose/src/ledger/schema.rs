@@ -50,6 +50,16 @@ CREATE TABLE IF NOT EXISTS tool_checks(
     at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS tool_checks_by_session ON tool_checks(session_id, generation);
+CREATE TABLE IF NOT EXISTS starts(
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    agent TEXT NOT NULL,
+    user_anchor TEXT,
+    project_anchor TEXT,
+    at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS starts_by_session ON starts(session_id, generation);
 ";
 
 pub(super) fn open(path: &Path, busy_wait: Duration) -> Result<Connection, LedgerError> {

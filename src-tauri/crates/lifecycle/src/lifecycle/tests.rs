@@ -279,6 +279,7 @@ fn supersede_and_merge_are_archived_writes_and_retired_memories_are_never_inject
             &retrieval,
             &ComposeInput {
                 start: false,
+                resumed: None,
                 query: Some(query),
                 conversation: None,
                 held: &held,
