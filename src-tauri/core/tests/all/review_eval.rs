@@ -9,10 +9,10 @@
 //! Measures duplicates and conflicts (precision, recall) at the shipped thresholds on words
 //! only and with the real model's embeddings fused in, prints both, and gates each half with
 //! floors just under what was measured (duplicates never under precision 0.9 / recall 0.8).
-//! The independent set (`tests/review_set_independent/`, 800 pairs written by writers who never
-//! saw the rules) has two dev halves (`dev/`, `dev2/`) and two frozen test halves (`test/`,
-//! `test2/`, the second written after the last tuning); only the dev halves' mistakes are
-//! ever printed, and `REVIEW_EVAL_DUMP=path` writes their figures
+//! The independent set (`tests/review_set_independent/`, 1200 pairs written by writers who
+//! never saw the rules) has three dev halves (`dev/`, `dev2/`, `dev3/`) and three frozen test
+//! halves (`test/`, `test2/`, `test3/`, each written before the tuning it measures); only the
+//! dev halves' mistakes are ever printed, and `REVIEW_EVAL_DUMP=path` writes their figures
 //! per pair for tuning.
 //! Needs `AMBRY_TEST_MODELS`; fails saying what to run without it.
 
@@ -52,6 +52,14 @@ enum Half {
     /// A second frozen test half, written by a fourth writer after the tuning on `Dev2` was
     /// done: never looked at, never tuned on.
     Test2,
+    /// A third pair of halves: four more writers (one per label) who never saw the rules wrote
+    /// 100 pairs each, split alternately within each kind (its 1st, 3rd, … pair to `Dev3`, its
+    /// 2nd, 4th, … to `Test3`) before either was read; `Test3` is measured, never looked at.
+    Dev3,
+    Test3,
+    /// A fourth frozen test half (200 pairs by four more writers), written after the tuning on
+    /// `Dev3` was done: measured once, never looked at, never tuned on.
+    Test4,
 }
 
 /// Every labelled pair of `tests/review_set/` with its label and half.
@@ -68,9 +76,12 @@ fn labelled_in(set: &str) -> Vec<(&'static str, Half, Pair)> {
         (Half::Dev2, "dev2"),
         (Half::Test, "test"),
         (Half::Test2, "test2"),
+        (Half::Dev3, "dev3"),
+        (Half::Test3, "test3"),
+        (Half::Test4, "test4"),
     ] {
         // The first set has one dev and one test half.
-        if !dir.join(sub).is_dir() && matches!(half, Half::Dev2 | Half::Test2) {
+        if !dir.join(sub).is_dir() && !matches!(half, Half::Dev | Half::Test) {
             continue;
         }
         for label in LABELS {
@@ -171,7 +182,10 @@ fn duplicates_and_conflicts_are_found_at_the_shipped_thresholds_on_both_halves()
     let mut fused: BTreeMap<Half, Scores> = BTreeMap::new();
     let mut dev_misses = Vec::new();
     for (i, (label, half, p)) in set.iter().enumerate() {
-        let (a, b) = (Side::new(&p.a[1], &p.a[2]), Side::new(&p.b[1], &p.b[2]));
+        let (a, b) = (
+            Side::named(&p.a[0], &p.a[1], &p.a[2]),
+            Side::named(&p.b[0], &p.b[1], &p.b[2]),
+        );
         let c = f64::from(cosine(&vectors[2 * i], &vectors[2 * i + 1]));
         for (scores, cos) in [(&mut tokens, None), (&mut fused, Some(c))] {
             let judged = judge(&a, &b, cos);
@@ -236,21 +250,27 @@ fn duplicates_and_conflicts_are_found_at_the_shipped_thresholds_on_both_halves()
     // P 0.943 R 0.595, conflicts P 0.797 R 0.917 (a conflict whose descriptions read as two
     // subjects, "Linting …" / "Formatting …"), words only 0.926 / 0.595, 0.783 / 0.900; the
     // test half unchanged.
+    // After tuning on the independent set's three dev halves (names read as headlines, one
+    // meaning to the model, a tool both sides refuse, a verb's object, sizes in either unit):
+    // dev with embeddings duplicates P 0.946 R 0.631, conflicts P 0.844 R 0.900 (a conflict
+    // found for a wrong reason, "Pass --no-daemon in *CI*", no longer is); test 0.900 / 0.600,
+    // 0.909 / 0.667. Words only: dev 0.929 / 0.619, 0.841 / 0.883; test 0.875 / 0.467, 0.900 /
+    // 0.600.
     let floors: [Floor<'_>; 4] = [
         (
             "with embeddings",
             &fused,
             Half::Dev,
-            [0.94, 0.59, 0.79, 0.91],
+            [0.94, 0.62, 0.84, 0.89],
         ),
         (
             "with embeddings",
             &fused,
             Half::Test,
-            [0.88, 0.53, 0.90, 0.66],
+            [0.89, 0.59, 0.90, 0.66],
         ),
-        ("words only", &tokens, Half::Dev, [0.92, 0.59, 0.78, 0.89]),
-        ("words only", &tokens, Half::Test, [0.85, 0.40, 0.89, 0.59]),
+        ("words only", &tokens, Half::Dev, [0.92, 0.61, 0.83, 0.88]),
+        ("words only", &tokens, Half::Test, [0.87, 0.46, 0.89, 0.59]),
     ];
     for (mode, table, half, [dp, dr, cp, cr]) in floors {
         let s = table[&half];
@@ -284,7 +304,7 @@ fn duplicates_and_conflicts_are_found_at_the_shipped_thresholds_on_both_halves()
 #[test]
 fn the_independent_set_is_measured_per_kind() {
     let set = labelled_in("tests/review_set_independent");
-    assert_eq!(set.len(), 800);
+    assert_eq!(set.len(), 1400);
     let vectors = embedded(&set);
     let mut scores: BTreeMap<(&str, Half), Scores> = BTreeMap::new();
     // (half, label, kind) → (pairs, judged as labelled)
@@ -298,7 +318,10 @@ fn the_independent_set_is_measured_per_kind() {
     // For tuning by hand: every dev pair's figures as tab-separated rows (never the test half's).
     let mut dump = Vec::new();
     for (i, (label, half, p)) in set.iter().enumerate() {
-        let (a, b) = (Side::new(&p.a[1], &p.a[2]), Side::new(&p.b[1], &p.b[2]));
+        let (a, b) = (
+            Side::named(&p.a[0], &p.a[1], &p.a[2]),
+            Side::named(&p.b[0], &p.b[1], &p.b[2]),
+        );
         let c = f64::from(cosine(&vectors[2 * i], &vectors[2 * i + 1]));
         for (mode, cos) in [("words only", None), ("with embeddings", Some(c))] {
             let verdict = judge(&a, &b, cos).verdict;
@@ -326,11 +349,11 @@ fn the_independent_set_is_measured_per_kind() {
                 *confusion
                     .entry((*half, label, p.kind.clone().unwrap_or_default(), judged_as))
                     .or_default() += 1;
-                if matches!(*half, Half::Dev | Half::Dev2) {
+                if matches!(*half, Half::Dev | Half::Dev2 | Half::Dev3) {
                     let j = judge(&a, &b, cos);
                     let cmp = j.claims.clone().unwrap_or_default();
                     dump.push(format!(
-                        "{half:?}\t{label}\t{}\t{}\t{}\t{:.3}\t{:.3}\t{c:.3}\t{}\t{}\t{}\t{}\t{}\t{}",
+                        "{half:?}\t{label}\t{}\t{}\t{}\t{:.3}\t{:.3}\t{c:.3}\t{}\t{}\t{}\t{}\t{}\t{}\t{:?}",
                         p.kind.as_deref().unwrap_or(""),
                         p.a[0],
                         p.b[0],
@@ -342,6 +365,7 @@ fn the_independent_set_is_measured_per_kind() {
                         cmp.unsure.len(),
                         cmp.same_claims,
                         judged_as,
+                        cmp.rivals,
                     ));
                 }
                 if *label == "conflicts" && dup {
@@ -351,7 +375,7 @@ fn the_independent_set_is_measured_per_kind() {
                     *asked.entry((*half, label)).or_default() += 1;
                 }
                 // Only the dev half's mistakes are ever printed: the test half stays unseen.
-                if !right && matches!(*half, Half::Dev | Half::Dev2) {
+                if !right && matches!(*half, Half::Dev | Half::Dev2 | Half::Dev3) {
                     let j = judge(&a, &b, cos);
                     dev_misses.push(format!(
                         "  {half:?} {label}/{}: {} | {} → {:?} (similarity {:.2}, words {:.2}, cosine {c:.2})",
@@ -400,7 +424,12 @@ fn the_independent_set_is_measured_per_kind() {
     let started = std::time::Instant::now();
     let sides: Vec<(Side, Side)> = set
         .iter()
-        .map(|(_, _, p)| (Side::new(&p.a[1], &p.a[2]), Side::new(&p.b[1], &p.b[2])))
+        .map(|(_, _, p)| {
+            (
+                Side::named(&p.a[0], &p.a[1], &p.a[2]),
+                Side::named(&p.b[0], &p.b[1], &p.b[2]),
+            )
+        })
         .collect();
     for (a, b) in &sides {
         std::hint::black_box((
@@ -468,11 +497,33 @@ fn the_independent_set_is_measured_per_kind() {
         (Half::Dev2, 0),
         (Half::Test, 0),
         (Half::Test2, 0),
+        (Half::Dev3, 1),
+        (Half::Test3, 3),
+        (Half::Test4, 0),
     ] {
         let merged = merged_conflicts.get(&half).copied().unwrap_or(0);
         assert!(
             merged <= most,
             "{half:?}: {merged} conflicts offered as a merge (at most {most})"
+        );
+    }
+    // Near misses on another subject judged a conflict, at most (DESIGN §14 asks ≤ 1 in 20).
+    for (half, most) in [
+        (Half::Dev, 0),
+        (Half::Dev2, 3),
+        (Half::Test, 4),
+        (Half::Test2, 5),
+        (Half::Dev3, 3),
+        (Half::Test3, 3),
+        (Half::Test4, 6),
+    ] {
+        let flagged = confusion
+            .get(&(half, "near_misses", "subject".to_string(), "conflict"))
+            .copied()
+            .unwrap_or(0);
+        assert!(
+            flagged <= most,
+            "{half:?}: {flagged} near misses judged a conflict (at most {most})"
         );
     }
     // Measured before any tuning on this set (the rules as tuned on the set above):
@@ -532,7 +583,39 @@ fn the_independent_set_is_measured_per_kind() {
     // words only, test   0.578 → 0.574 / 0.520 → 0.540   unchanged
     // words only, test2  0.824 → 0.833 / 0.280 → 0.300   unchanged
     // (test: one duplicate more found, two pairs of other labels taken for duplicates). Kept,
-    // as chosen on dev. The floors sit just under these.
+    // as chosen on dev.
+    // Then a third pair of halves (`dev3/`, `test3/`, 400 pairs by four more writers, one per
+    // label, split within each kind before either was read), measured before any tuning on it:
+    // with the model dev3 duplicates P 0.889 R 0.308, conflicts P 0.544 R 0.596; test3 0.913 /
+    // 0.438, 0.587 / 0.562, 2 of 48 conflicts offered as a merge, 11 of 50 near misses judged a
+    // conflict (test 11, test2 11). Tuned on the three dev halves only: a memory's name read
+    // as a headline (a qualifier the other never says names another subject:
+    // "access-token-ttl" / "refresh-token-ttl"); one meaning to the model (cosine ≥ 0.70) with
+    // nothing apart, rival or unsure is a duplicate, and asked about from 0.74 when a value is
+    // unsure; a tool both sides refuse is no rival, and one said not to be there ("Pest is not
+    // installed") is refused; only the first word after a negation and a tool are what it is
+    // about ("avoid wasting a *CI* cycle" says nothing against CI); a negation word that is a
+    // member ("*forbidden*") is not refused; "migration" in a memory that tells of a move is
+    // not the database task; sizes in decimal and binary units, "16.0" and "16", a number on
+    // a key naming its unit (`retention_in_days = 7`); ten more tool categories. Then the
+    // frozen halves measured once:
+    //                    duplicates P / R                conflicts P / R
+    // with model, test   0.690 → 0.696 / 0.580 → 0.640   0.640 → 0.791 / 0.640 → 0.680
+    // with model, test2  0.944 → 1.000 / 0.340 → 0.400   0.673 → 0.786 / 0.700 → 0.660
+    // with model, test3  0.913 → 0.885 / 0.438 → 0.479   0.587 → 0.750 / 0.562 → 0.562
+    // words only, test   0.574 → 0.620 / 0.540 → 0.620   0.633 → 0.786 / 0.620 → 0.660
+    // words only, test2  0.833 → 0.882 / 0.300 → 0.300   0.646 → 0.744 / 0.620 → 0.580
+    // words only, test3  0.933 → 0.875 / 0.292 → 0.292   0.564 → 0.733 / 0.458 → 0.458
+    // Near misses judged a conflict: test 11 → 4, test2 11 → 5, test3 11 → 3 (of 50).
+    // Conflicts offered as a merge: test 0, test2 0, test3 2 → 3 of 48 (worse by one).
+    // Then a fourth frozen half (`test4/`, 200 pairs by four more writers, written after this
+    // tuning and never looked at), measured once with the rules before and after it:
+    //                    duplicates P / R                conflicts P / R
+    // with model, test4  0.957 → 0.931 / 0.440 → 0.540   0.578 → 0.700 / 0.520 → 0.560
+    // words only, test4  1.000 → 0.957 / 0.340 → 0.440   0.568 → 0.676 / 0.420 → 0.460
+    // Near misses judged a conflict 8 → 6 of 50 (a duplicate 1 → 2); no conflict offered as
+    // a merge before or after.
+    // The floors sit just under these.
     for ((mode, half), [dp, dr, cp, cr]) in INDEPENDENT_FLOORS {
         let s = scores[&(*mode, *half)];
         for (what, value, floor) in [
@@ -552,12 +635,18 @@ fn the_independent_set_is_measured_per_kind() {
 /// Floors just under what is measured on the independent set (duplicates P, R; conflicts P,
 /// R), per mode and half.
 const INDEPENDENT_FLOORS: &[((&str, Half), [f64; 4])] = &[
-    (("with embeddings", Half::Dev), [0.94, 0.77, 0.91, 0.91]),
-    (("with embeddings", Half::Dev2), [0.99, 0.35, 0.82, 0.67]),
-    (("with embeddings", Half::Test), [0.68, 0.57, 0.63, 0.63]),
-    (("with embeddings", Half::Test2), [0.93, 0.33, 0.66, 0.69]),
-    (("words only", Half::Dev), [0.97, 0.71, 0.91, 0.85]),
-    (("words only", Half::Dev2), [0.99, 0.21, 0.81, 0.61]),
-    (("words only", Half::Test), [0.57, 0.53, 0.62, 0.61]),
-    (("words only", Half::Test2), [0.82, 0.29, 0.63, 0.61]),
+    (("with embeddings", Half::Dev), [0.93, 0.85, 0.97, 0.93]),
+    (("with embeddings", Half::Dev2), [0.99, 0.49, 0.85, 0.71]),
+    (("with embeddings", Half::Test), [0.69, 0.63, 0.79, 0.67]),
+    (("with embeddings", Half::Test2), [0.99, 0.39, 0.78, 0.65]),
+    (("with embeddings", Half::Dev3), [0.95, 0.42, 0.79, 0.69]),
+    (("with embeddings", Half::Test3), [0.88, 0.47, 0.74, 0.56]),
+    (("with embeddings", Half::Test4), [0.93, 0.53, 0.70, 0.55]),
+    (("words only", Half::Dev), [0.97, 0.77, 0.97, 0.85]),
+    (("words only", Half::Dev2), [0.99, 0.23, 0.82, 0.65]),
+    (("words only", Half::Test), [0.61, 0.61, 0.78, 0.65]),
+    (("words only", Half::Test2), [0.88, 0.29, 0.74, 0.57]),
+    (("words only", Half::Dev3), [0.93, 0.28, 0.81, 0.67]),
+    (("words only", Half::Test3), [0.87, 0.29, 0.73, 0.45]),
+    (("words only", Half::Test4), [0.95, 0.43, 0.67, 0.45]),
 ];

@@ -4,8 +4,8 @@
 //! or the same.
 //!
 //! Owns: reading a memory's claims once (`Claims::of`) and comparing two (`compare`): the
-//! subject kept apart first (two services' ports are two facts; two headlines qualified
-//! otherwise), then rival tools of one category (even when one side never names the other's)
+//! subject kept apart first (two services' ports are two facts; two headlines, or two names,
+//! qualified otherwise), then rival tools of one category (even when one side never names the other's)
 //! or a member one side uses and the other says was left behind, then tools of unrelated kinds
 //! as two subjects, then rival values of one kind and anchor, then a word one side does and the other
 //! does not ("use anyhow" / "must not depend on anyhow", "moved from X to Y").
@@ -71,9 +71,17 @@ pub struct Claims {
     headline: Vec<String>,
     /// The words of the values its first line states ("region *eu-west-1*").
     headline_values: BTreeSet<String>,
+    /// Its name's words (`node-exporter-port`): a label for its subject, read as a headline.
+    label: Vec<String>,
 }
 
 impl Claims {
+    /// The same claims, of a memory named `name`.
+    pub fn named(mut self, name: &str) -> Claims {
+        self.label = shape::headline_of(&name.replace(['-', '_'], " "));
+        self
+    }
+
     pub fn of(text: &str) -> Claims {
         let lex = lexicon();
         let words = split(text);
@@ -83,7 +91,9 @@ impl Claims {
         let mut tools: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         let mut refused = BTreeSet::new();
         for f in found.iter().filter(|f| lex.rivals(f.category)) {
-            if negated[f.at] {
+            // A member that is itself a negation ("mocking the database is *forbidden*") says
+            // which way; it is not what is refused.
+            if negated[f.at] && !lex.markers.contains(&f.member) {
                 refused.insert(f.member.clone());
             } else {
                 tools
@@ -177,6 +187,7 @@ impl Claims {
             ),
             values,
             polarity,
+            label: Vec::new(),
         }
     }
 }
@@ -229,7 +240,27 @@ pub fn compare(a: &Claims, b: &Claims) -> Comparison {
             && !lex.markers.contains(w)
             && !lex.find(&words).iter().any(|f| lex.rivals(f.category))
     };
-    if let Some(apart) = shape::headline_swap(&a.headline, &b.headline, &plain) {
+    // Names are headlines too ("node-exporter-port" / "postgres-exporter-port"), but terser:
+    // a name's qualifier names another subject only when the other memory never says it
+    // ("decimal-rounding" / "bankers-rounding" are one rule when either says both).
+    let unsaid = |words: &str, other: &Claims| {
+        split(words).iter().all(|w| {
+            !other
+                .terms
+                .contains(&ambry_rank::rank::tokenize::stem(&w.text))
+        })
+    };
+    // In a name a generic qualifier names a subject too when the other's is specific
+    // ("sidekiq-default-concurrency" / "sidekiq-mailers-concurrency").
+    let generic = |w: &str| lex.subject_generic.iter().any(|g| g == w);
+    let label_plain = |w: &str| plain(w) || generic(w);
+    let swap = shape::headline_swap(&a.headline, &b.headline, &plain).or_else(|| {
+        shape::headline_swap(&a.label, &b.label, &label_plain).filter(|(x, y)| {
+            let all_generic = |g: &str| split(g).iter().all(|w| generic(&w.text));
+            unsaid(x, b) && unsaid(y, a) && !(all_generic(x) && all_generic(y))
+        })
+    });
+    if let Some(apart) = swap {
         out.apart = Some(apart);
         return out;
     }
@@ -254,7 +285,11 @@ pub fn compare(a: &Claims, b: &Claims) -> Comparison {
     if out.rivals.is_empty() {
         let left_behind = |uses: &Claims, refuses: &Claims| -> Option<(String, String)> {
             uses.tools.iter().find_map(|(category, mine)| {
-                let m = mine.iter().find(|m| refuses.refused.contains(*m))?;
+                // A side that refuses it too ("the Gradle wrapper, not a system gradle") is
+                // not the one that uses it.
+                let m = mine
+                    .iter()
+                    .find(|m| refuses.refused.contains(*m) && !uses.refused.contains(*m))?;
                 let instead = refuses
                     .tools
                     .get(category)
@@ -406,7 +441,7 @@ pub fn compare(a: &Claims, b: &Claims) -> Comparison {
         let shared = a
             .values
             .iter()
-            .any(|v| b.values.iter().any(|w| w.value == v.value))
+            .any(|v| b.values.iter().any(|w| w.agrees_with(v)))
             || a.tools
                 .values()
                 .flatten()
@@ -417,7 +452,7 @@ pub fn compare(a: &Claims, b: &Claims) -> Comparison {
             x.values.iter().all(|v| {
                 y.values
                     .iter()
-                    .any(|w| w.kind == v.kind && w.value == v.value)
+                    .any(|w| w.kind == v.kind && w.agrees_with(v))
             })
         };
         out.same_values = !a.values.is_empty()
@@ -432,7 +467,7 @@ pub fn compare(a: &Claims, b: &Claims) -> Comparison {
                 let w = b
                     .values
                     .iter()
-                    .find(|w| w.kind == v.kind && w.value == v.value)?;
+                    .find(|w| w.kind == v.kind && w.agrees_with(v))?;
                 (w.shown != v.shown).then(|| (v.shown.clone(), w.shown.clone()))
             })
             .collect();
@@ -453,7 +488,7 @@ fn novel(a: &Claims, b: &Claims) -> Option<String> {
     let value = a
         .values
         .iter()
-        .find(|v| !b.values.iter().any(|w| w.value == v.value))
+        .find(|v| !b.values.iter().any(|w| w.agrees_with(v)))
         .map(|v| &v.shown);
     let name = a
         .names
@@ -468,11 +503,11 @@ fn join(set: &BTreeSet<String>) -> String {
 
 /// Values of one kind each side states and the other does not, anchored alike.
 fn rival_values(a: &Claims, b: &Claims, out: &mut Comparison) {
-    let has = |c: &Claims, value: &str| c.values.iter().any(|v| v.value == value);
+    let has = |c: &Claims, value: &Value| c.values.iter().any(|v| v.agrees_with(value));
     let only = |c: &Claims, other: &Claims| -> Vec<Value> {
         c.values
             .iter()
-            .filter(|v| !has(other, &v.value))
+            .filter(|v| !has(other, v))
             .cloned()
             .collect()
     };
@@ -656,6 +691,128 @@ mod tests {
         assert!(with_model.similarity < super::super::pairs::SAME_CLAIMS_AT);
         assert_eq!(with_model.verdict, Some(Verdict::Duplicate));
         assert_eq!(judge(&a, &b, Some(0.4)).verdict, None, "too far apart");
+    }
+
+    #[test]
+    fn names_alike_but_for_one_qualifier_the_other_never_says_are_two_subjects() {
+        let named = |name: &str, description: &str, body: &str| {
+            Claims::of(&format!("{description}.\n{body}")).named(name)
+        };
+        let c = compare(
+            &named(
+                "access-token-ttl",
+                "Token lifetime",
+                "Tokens the API issues for requests live 15 minutes.",
+            ),
+            &named(
+                "refresh-token-ttl",
+                "Token lifetime",
+                "Tokens that renew a session live 30 days.",
+            ),
+        );
+        assert_eq!(c.apart, Some(("access".into(), "refresh".into())), "{c:?}");
+        // A generic qualifier against a specific one names two subjects too.
+        let c = compare(
+            &named(
+                "sidekiq-default-concurrency",
+                "Sidekiq threads",
+                "The sidekiq process for the low queue runs 10 threads.",
+            ),
+            &named(
+                "sidekiq-mailers-concurrency",
+                "Sidekiq threads",
+                "The sidekiq process for mail runs 2 threads.",
+            ),
+        );
+        assert!(c.apart.is_some(), "{c:?}");
+        // One side saying the other's qualifier: one rule, named two ways.
+        let c = compare(
+            &named(
+                "decimal-rounding",
+                "Rounding money",
+                "Round money amounts with banker's rounding (half to even).",
+            ),
+            &named(
+                "bankers-rounding",
+                "Rounding money",
+                "Money is rounded half to even.",
+            ),
+        );
+        assert!(c.apart.is_none(), "{c:?}");
+        // A rival tool in the name is the disagreement, not another subject.
+        let c = compare(
+            &named(
+                "deps-yarn",
+                "Installing dependencies",
+                "Run `yarn install`.",
+            ),
+            &named("deps-npm", "Installing dependencies", "Run `npm install`."),
+        );
+        assert!(c.apart.is_none() && !c.rivals.is_empty(), "{c:?}");
+    }
+
+    #[test]
+    fn a_tool_both_sides_refuse_is_no_disagreement_and_one_said_missing_is() {
+        let c = cmp(
+            "Gradle wrapper.\nAlways use the Gradle wrapper: run `./gradlew`, not a system gradle.",
+            "Building.\nInvoke the checked-in `./gradlew` rather than whatever gradle is on the PATH.",
+        );
+        assert!(c.rivals.is_empty(), "{c:?}");
+        let c = cmp(
+            "Laravel tests.\nLaravel app tests are written in Pest.",
+            "Laravel tests.\nTests are PHPUnit classes; Pest is not installed.",
+        );
+        assert!(
+            c.rivals
+                .contains(&("pest".to_string(), "phpunit".to_string())),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn one_meaning_in_other_words_is_a_duplicate_unless_a_value_is_unsure() {
+        use super::super::pairs::{judge, Side, Verdict, DUPLICATE_AT, MEANS_THE_SAME_AT};
+        let (a, b) = (
+            Side::new(
+                "All functions need type hints",
+                "Every new Python function should have full type annotations for its parameters and return value.",
+            ),
+            Side::new(
+                "Annotation policy",
+                "Write complete annotations on any function signature you add to the Python code, return type included.",
+            ),
+        );
+        let same = judge(&a, &b, Some(MEANS_THE_SAME_AT + 0.005));
+        assert!(same.similarity < DUPLICATE_AT, "{same:?}");
+        assert_eq!(same.verdict, Some(Verdict::Duplicate));
+        assert_eq!(judge(&a, &b, Some(MEANS_THE_SAME_AT - 0.1)).verdict, None);
+        let (a, b) = (
+            Side::new(
+                "Config file",
+                "The service reads `config/app.yaml` at start.",
+            ),
+            Side::new("Settings", "At start it loads `settings/main.toml`."),
+        );
+        let unsure = judge(&a, &b, Some(0.8));
+        assert!(
+            matches!(unsure.verdict, Some(Verdict::Uncertain(_))),
+            "{unsure:?}"
+        );
+    }
+
+    #[test]
+    fn a_size_in_decimal_and_in_binary_units_is_one_value() {
+        let c = cmp(
+            "Image budget.\nCI fails any image larger than 500 MB.",
+            "Image size.\nImages over 0.5 GB are rejected.",
+        );
+        assert!(c.rivals.is_empty() && c.same_values, "{c:?}");
+        assert!(!cmp(
+            "Image budget.\nCI fails any image larger than 500 MB.",
+            "Image size.\nImages over 0.8 GB are rejected.",
+        )
+        .rivals
+        .is_empty());
     }
 
     #[test]

@@ -20,10 +20,11 @@ use super::lexicon::{lexicon, Word};
 pub struct Said {
     pub done: bool,
     pub not_done: bool,
-    /// What a negation is about: the first words after "not", "never", "avoid"… (the verb or
-    /// the tool: "never *commit*", "must not *depend* on *anyhow*"), every word of a clause
-    /// turned whole ("*Redux* is no longer used"), what a move left. A word merely standing
-    /// later in a negated clause ("don't put emojis in … commit *messages*") is not.
+    /// What a negation is about: the first word after "not", "never", "avoid"… and a tool
+    /// right after it ("never *commit*", "must not *depend* on *anyhow*"), every word of a
+    /// clause turned whole ("*Redux* is no longer used"), what a move left. A verb's object
+    /// ("avoid wasting a *CI* cycle") or a word later in the clause ("don't put emojis in …
+    /// commit *messages*") is not.
     pub refused: bool,
 }
 
@@ -171,16 +172,44 @@ fn negated_in(clause: &[Word]) -> Vec<Scope> {
     let preferring = (0..n).find(|i| lex.preferred.iter().any(|w| *w == clause[*i].text));
     let over = preferring.and_then(|p| (p..n).find(|i| clause[*i].text == "over"));
     let negation = (0..n).find(|i| lex.negate_after.iter().any(|p| at(clause, *i, p)));
+    // "Pest is not installed", "MockK isn't a dependency": the tool the clause names before
+    // its copula is what the negation is about.
+    if let Some(i) = negation.filter(|i| {
+        over.is_none()
+            && (matches!(clause[*i].text.as_str(), "isnt" | "arent" | "wasnt")
+                || i.checked_sub(1).is_some_and(|k| {
+                    matches!(clause[k].text.as_str(), "is" | "are" | "was" | "were")
+                }))
+    }) {
+        for f in lex.find(&clause[..i]) {
+            for flag in &mut not[f.at..f.at + f.len] {
+                *flag = Scope::Refused;
+            }
+        }
+    }
     if let Some(i) = over.or(negation) {
+        // Past the first word a negation is about, only a tool still is ("must not depend on
+        // *anyhow*"); another word is the verb's object ("avoid wasting a *CI* cycle"), said
+        // neither way.
+        let tool_at: Vec<bool> = {
+            let mut at = vec![false; n];
+            for f in lex.find(clause).iter().filter(|f| lex.rivals(f.category)) {
+                at[f.at..f.at + f.len].iter_mut().for_each(|x| *x = true);
+            }
+            at
+        };
         let mut targets = 0;
         for k in i..n {
             let t = clause[k].text.as_str();
             let counts =
                 !is_stop_word(t) && !is_marker(t) && !lex.polarity_generic.contains(&stem(t));
-            if counts && targets < TARGET_WORDS {
+            if counts && targets < TARGET_WORDS && (targets == 0 || tool_at[k]) {
                 targets += 1;
                 not[k] = Scope::Refused;
             } else {
+                if counts {
+                    targets += 1;
+                }
                 not[k] = Scope::Within;
             }
         }
@@ -240,6 +269,16 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_said_not_to_be_there_is_refused() {
+        assert_eq!(said("Pest is not installed.", "pest"), NOT);
+        assert_eq!(
+            said("MockK isn't a dependency of the service.", "mockk"),
+            NOT
+        );
+        assert_eq!(said("Pest runs the tests; it is fast.", "pest"), DONE);
+    }
+
+    #[test]
     fn what_is_preferred_over_is_refused() {
         let text = "Prefer composition over inheritance in the domain layer.";
         assert_eq!(said(text, "inheritance"), NOT);
@@ -249,7 +288,15 @@ mod tests {
     #[test]
     fn a_word_later_in_a_negated_clause_is_not_what_the_negation_is_about() {
         let text = "Don't put emojis in code comments or commit messages.";
-        assert!(said(text, "emojis").refused);
+        assert!(said(text, "put").refused);
+        // The verb's object is not: "avoid wasting a CI cycle" says nothing against CI.
+        let object = said(text, "emojis");
+        assert!(object.not_done && !object.refused);
+        assert!(!said("Avoid wasting a CI cycle.", "ci").refused);
+        assert!(
+            said("Must not depend on anyhow.", "anyhow").refused,
+            "a tool is"
+        );
         let later = said(text, "messages");
         assert!(later.not_done && !later.refused);
     }

@@ -34,8 +34,14 @@ impl Subject {
         let mut written = BTreeMap::new();
         // Words that are a tool or a language: they say how, not which one.
         let mut tool_at = vec![false; words.len()];
+        // A memory that tells of a move ("we migrated the API from Heroku", "bundler
+        // migration") uses "migration" for the move, not for database migrations.
+        let tells_of_a_move = words.iter().any(|w| lex.moved.contains(&w.text));
         for f in found {
             let category = &lex.categories[f.category].name;
+            if category == "task" && f.member == "migrate" && tells_of_a_move {
+                continue;
+            }
             if SUBJECT_CATEGORIES.contains(&category.as_str()) {
                 named
                     .entry(category.clone())

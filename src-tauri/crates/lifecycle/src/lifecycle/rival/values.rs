@@ -49,6 +49,30 @@ pub struct Value {
     pub anchors: Vec<String>,
 }
 
+impl Value {
+    /// Whether `other` states this value, however written. Sizes agree within the gap between
+    /// decimal and binary units ("500 MB" / "0.5 GB", "1 GB" / "1000 MB"): people write one for
+    /// the other.
+    pub fn agrees_with(&self, other: &Value) -> bool {
+        if self.value == other.value {
+            return true;
+        }
+        match (self.kind, other.kind) {
+            (Kind::Size, Kind::Size) => {
+                let (Ok(x), Ok(y)) = (self.value.parse::<f64>(), other.value.parse::<f64>()) else {
+                    return false;
+                };
+                (x - y).abs() <= SIZE_UNITS_GAP * x.max(y)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// How far apart a size written in decimal and in binary units can be (1000 / 1024 ≈ 2.4 %,
+/// and 1000² / 1024² ≈ 4.6 % for the larger units: "1 GB" / "1000 MB" in one writer's MiB).
+const SIZE_UNITS_GAP: f64 = 0.05;
+
 const SMALL: &[&str] = &[
     "zero",
     "one",
@@ -437,6 +461,20 @@ fn numbers(said: &[Word], found: &[Found]) -> Vec<Value> {
         let unit = glued.as_deref().unwrap_or(next);
         let unit_used = usize::from(glued.is_none() && !unit.is_empty());
         let before = i.checked_sub(1).map(|k| words[k].as_str()).unwrap_or("");
+        // A bare number set on a key that names its unit: `retention_in_days = 7`,
+        // `retention-days: 7`, `timeout_ms=5000`.
+        let bare = (glued.is_none() && (next.is_empty() || is_stop_word(next)))
+            || said[i + used - 1].ends_clause;
+        let key_unit = i
+            .checked_sub(1)
+            .map(|k| &said[k])
+            .filter(|w| bare && (w.ends_clause || w.text.contains('_')))
+            .and_then(|w| w.text.rsplit('_').next());
+        if let Some(s) = key_unit.and_then(seconds_in) {
+            out.push(duration(n * s, &format!("{before} {shown}")));
+            i += used;
+            continue;
+        }
         if let Some(s) = seconds_in(unit) {
             out.push(duration(n * s, &format!("{shown} {unit}")));
             i += used + unit_used;
@@ -495,7 +533,12 @@ fn numbers(said: &[Word], found: &[Found]) -> Vec<Value> {
             out.push(Value {
                 kind: Kind::Version,
                 value: if dotted {
-                    words[i].trim_end_matches(".x").to_string()
+                    // "16.0" and "16", "3.12.0" and "3.12": one version.
+                    let mut v = words[i].trim_end_matches(".x");
+                    while let Some(shorter) = v.strip_suffix(".0") {
+                        v = shorter;
+                    }
+                    v.to_string()
                 } else {
                     number_text(n)
                 },
@@ -668,6 +711,19 @@ mod tests {
             of("a 0.5 GiB limit", Kind::Size)
         );
         assert_eq!(of("runs on JDK twenty-one", Kind::Version), ["21"]);
+        assert_eq!(
+            of("targets iOS 16.0", Kind::Version),
+            of("targets iOS 16", Kind::Version)
+        );
+        assert_eq!(
+            of("`retention_in_days = 7` on all log groups", Kind::Duration),
+            of("kept for one week", Kind::Duration)
+        );
+        assert_eq!(
+            of("uploads use `retention-days: 7`.", Kind::Duration),
+            of("kept for 7 days", Kind::Duration)
+        );
+        assert!(of("every 2 days: 7 jobs run", Kind::Duration).len() == 1);
         assert_eq!(of("retried three times", Kind::Count), ["3"]);
         assert_eq!(of("up to one hundred columns", Kind::Count), ["100"]);
     }
