@@ -255,6 +255,7 @@ export function createReviewView(app) {
         title: `${a.name} and ${b.name} say the same thing`,
         note: [
           ...(f.agreed || []).map(([x, y]) => `${x} = ${y}`),
+          ...(f.meaning != null ? [`meaning ${Math.round(f.meaning * 100)}% alike to the model`] : []),
           `similarity ${Math.round(f.similarity * 100)}%; the words that differ are marked, a sentence only one of them has is underlined`,
         ].join(' · '),
         evidence: h('div', {}, about(f), h('div', { class: 'review-pair' }, side(a, ta), side(b, tb))),

@@ -310,3 +310,43 @@ async fn review_names_the_value_a_duplicate_states_two_ways() -> TestResult {
         )
         .await
 }
+
+/// With the model, a duplicate says how alike the model reads the two: the evidence of one
+/// rule said in other words (the words alone do not tie these two together).
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs a display: run through scripts/e2e.sh"]
+async fn review_shows_how_alike_the_model_reads_a_duplicate() -> TestResult {
+    let sandbox = Sandbox::new()?;
+    sandbox.with_models()?;
+    sandbox.save_user(
+        "go-tests-race",
+        "project",
+        "Run Go tests with race detector",
+        "Always run `go test -race ./...` before pushing changes to the Go services.\n",
+    )?;
+    sandbox.save_user(
+        "race-flag-before-push",
+        "project",
+        "Race detection required pre-push",
+        "Before any push, the Go test suite must be executed with the `-race` flag across all packages.\n",
+    )?;
+    sandbox.run_ambry(&sandbox.user_home, &["memory", "reindex"])?;
+    sandbox
+        .run(
+            "review_shows_how_alike_the_model_reads_a_duplicate",
+            |driver| async move {
+                crate::review::open_with_one_finding(&driver).await?;
+                resize(&driver, 720, 480).await?;
+                let note = shown(&driver, css(".review-note"), "the finding's note").await?;
+                let text = note.text().await?;
+                ensure!(
+                    text.starts_with("meaning ")
+                        && text.contains("% alike to the model · similarity"),
+                    "the note: {text:?}"
+                );
+                shoot(&driver, "review-duplicate-meaning-720x480").await?;
+                Ok(())
+            },
+        )
+        .await
+}

@@ -317,12 +317,16 @@ fn list(ctx: &Context, findings: Vec<Finding>) -> Result<()> {
                 similarity,
                 subject,
                 agreed,
+                meaning,
             } => println!(
-                "duplicate  {}/{} and {}/{} say the same thing (similarity {similarity:.2}){}{}\n  merge: ambry memory review merge {} {}",
+                "duplicate  {}/{} and {}/{} say the same thing (similarity {similarity:.2}{}){}{}\n  merge: ambry memory review merge {} {}",
                 a.scope,
                 a.name,
                 b.scope,
                 b.name,
+                meaning
+                    .map(|m| format!(", meaning {m:.2}"))
+                    .unwrap_or_default(),
                 about(subject),
                 agreed
                     .iter()

@@ -90,6 +90,7 @@ fn findings() -> Vec<Finding> {
             similarity: 0.9,
             subject: Vec::new(),
             agreed: Vec::new(),
+            meaning: None,
         },
         same_subject(
             subject("api-port", "The API listens on 8080."),

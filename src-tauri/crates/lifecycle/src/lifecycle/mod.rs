@@ -62,6 +62,10 @@ pub enum Finding {
         /// minutes", "900 seconds").
         #[serde(skip_serializing_if = "Vec::is_empty")]
         agreed: Vec<(String, String)>,
+        /// How alike the model reads their meaning (the cosine of their vectors), when both
+        /// have one: the evidence of a duplicate said in other words.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        meaning: Option<f64>,
     },
     /// The same subject with different claims, as `(first's, second's)`.
     Conflict {
@@ -288,6 +292,7 @@ pub fn review_with(
                 similarity,
                 subject,
                 agreed,
+                meaning: cosine,
             },
             Some(Verdict::Uncertain(claims)) => Finding::SameSubject {
                 memories: [Subject::of(a), Subject::of(b)],

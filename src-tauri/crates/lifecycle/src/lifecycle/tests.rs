@@ -533,6 +533,51 @@ fn a_duplicate_shows_the_values_both_state_each_in_its_own_words() {
     );
 }
 
+/// Two memories that say one rule in other words, with nothing apart: a duplicate when the
+/// model reads them as one meaning, shown with that reading; neither when it does not.
+#[test]
+fn one_rule_in_other_words_is_a_duplicate_when_the_model_reads_one_meaning() {
+    let (_tmp, store) = setup();
+    save(
+        &store,
+        Scope::User,
+        "typed-python-functions",
+        "All functions need type hints",
+        "Every new Python function should have full type annotations for its parameters and return value.",
+    );
+    save(
+        &store,
+        Scope::User,
+        "annotate-signatures",
+        "Annotation policy",
+        "Write complete annotations on any function signature you add to the Python code, return type included.",
+    );
+    let today = at("2026-06-01T00:00:00Z").date_naive();
+    // Unit vectors whose cosine is `c`: the first memory on one axis, the other turned from it.
+    let review_at = |c: f32| {
+        let vector_of = move |m: &Memory| {
+            Some(if m.name == "typed-python-functions" {
+                vec![1.0, 0.0]
+            } else {
+                vec![c, (1.0 - c * c).sqrt()]
+            })
+        };
+        serde_json::to_value(review_with(&store, today, &vector_of, None).unwrap()).unwrap()
+    };
+    let alike = review_at(0.71);
+    assert_eq!(alike[0]["kind"], "duplicate", "{alike:#}");
+    let meaning = alike[0]["meaning"].as_f64().unwrap();
+    assert!((meaning - 0.71).abs() < 1e-3, "{alike:#}");
+    assert!(alike[0]["similarity"].as_f64().unwrap() < crate::lifecycle::pairs::DUPLICATE_AT);
+    let apart = review_at(0.5);
+    assert_eq!(apart, serde_json::json!([]), "{apart:#}");
+    // Words only, nothing says they are one.
+    assert_eq!(
+        serde_json::to_value(review(&store, today).unwrap()).unwrap(),
+        serde_json::json!([])
+    );
+}
+
 /// Merged without a text of the person's, the kept body takes in only the other's sentences it
 /// does not say: a sentence both have is never there twice.
 #[test]
