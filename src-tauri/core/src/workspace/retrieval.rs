@@ -83,6 +83,12 @@ impl ModelSlot {
         }
     }
 
+    /// Whether the model was opened at all (loaded, or tried and failed).
+    #[cfg(test)]
+    pub(super) fn opened(&self) -> bool {
+        lock(&self.slot).is_some()
+    }
+
     /// Whether a search over `paths` would first wait for the model to load: it is not loaded
     /// (or was released while idle) and its assets are there to load it from. A recent failed
     /// load is answered at once, so it waits for nothing.

@@ -2,8 +2,8 @@
 //! actions a person takes on them, each write telling the caches at once.
 //!
 //! Owns: which vector each memory is judged with — its sidecar when it is current for the
-//! configured model, else one embedded now with the workspace's model (never written: the
-//! review reads, it does not write); without the model, words alone; each memory's last use by
+//! configured model, else one embedded now with the workspace's model, loaded only then (never
+//! written: the review reads, it does not write); without the model, words alone; each memory's last use by
 //! an agent from the usage summaries; the pending distill proposals of the view; the vectors it
 //! read or embedded, kept by text so a review counted after every memory change (the sidebar's
 //! count) reads and embeds only what changed; the person's agent's kept verdicts beside the
@@ -24,6 +24,7 @@ use ambry_rank::embed::SavedWithVector;
 use ambry_rank::embed::{
     embedded_text, read_sidecar, sidecar_path, text_hash, TextEmbedder, TextHash,
 };
+use ambry_store::config::Strategy;
 use ambry_store::memory::{Memory, Scope};
 
 /// Past this many kept vectors (texts changed many times over) the cache starts again.
@@ -50,12 +51,18 @@ impl Workspace {
         let store = place.store();
         let config = self.config()?;
         let paths = self.model_paths(&config);
-        // A configured lexical strategy means no model: the review then judges on words too.
-        let scorer = self
-            .semantic_scorer(config.retrieval.strategy, &config)
-            .ok();
+        // A configured lexical strategy, or no model installed, means words only. The model is
+        // loaded only for a memory without a current sidecar: at 10 000 memories with their
+        // sidecars, loading it anyway cost a review 120 MB of its 500.
+        let semantic = matches!(
+            config.retrieval.strategy,
+            Strategy::Semantic | Strategy::Auto
+        ) && paths.check().is_ok();
+        let scorer = std::cell::OnceCell::new();
         let vector_of = |m: &Memory| -> Option<Vec<f32>> {
-            let scorer = scorer.as_ref()?;
+            if !semantic {
+                return None;
+            }
             let text = embedded_text(&m.name, &m.description, &m.body);
             let hash = text_hash(&text);
             // Kept first: the count after every change then reads no sidecar of a memory whose
@@ -78,6 +85,12 @@ impl Workspace {
                     return Some(sidecar.vector);
                 }
             }
+            let scorer = scorer
+                .get_or_init(|| {
+                    self.semantic_scorer(config.retrieval.strategy, &config)
+                        .ok()
+                })
+                .as_ref()?;
             let embedder = scorer.embedder();
             let vector = embedder.lock().ok()?.embed(&[text]).ok()?.pop()?;
             let mut kept = lock(&self.review_vectors);
@@ -319,6 +332,7 @@ mod tests {
             0,
             "a current sidecar was embedded again"
         );
+        assert!(!ws.model.opened(), "the model was opened for nothing");
 
         // Counted again (the sidebar asks after every change): the vectors read are kept, so no
         // sidecar is read again — gone from disk, they judge the same and nothing is embedded.
@@ -349,5 +363,6 @@ mod tests {
             1,
             "only the changed memory is embedded"
         );
+        assert!(ws.model.opened(), "a stale sidecar needs the model");
     }
 }
