@@ -296,10 +296,7 @@ async fn review_names_the_value_a_duplicate_states_two_ways() -> TestResult {
         .run(
             "review_names_the_value_a_duplicate_states_two_ways",
             |driver| async move {
-                crate::review::open_with_one_finding(&driver).await?;
-                resize(&driver, 720, 480).await?;
-                let note = shown(&driver, css(".review-note"), "the finding's note").await?;
-                let text = note.text().await?;
+                let text = note_of_the_one_finding_at_720(&driver).await?;
                 ensure!(
                     text.starts_with("15 minutes = 900 seconds · similarity"),
                     "the note: {text:?}"
@@ -309,6 +306,14 @@ async fn review_names_the_value_a_duplicate_states_two_ways() -> TestResult {
             },
         )
         .await
+}
+
+/// Review opened on its one finding at 720×480: the finding's note.
+async fn note_of_the_one_finding_at_720(driver: &WebDriver) -> TestResult<String> {
+    crate::review::open_with_one_finding(driver).await?;
+    resize(driver, 720, 480).await?;
+    let note = shown(driver, css(".review-note"), "the finding's note").await?;
+    Ok(note.text().await?)
 }
 
 /// With the model, a duplicate says how alike the model reads the two: the evidence of one
@@ -335,10 +340,7 @@ async fn review_shows_how_alike_the_model_reads_a_duplicate() -> TestResult {
         .run(
             "review_shows_how_alike_the_model_reads_a_duplicate",
             |driver| async move {
-                crate::review::open_with_one_finding(&driver).await?;
-                resize(&driver, 720, 480).await?;
-                let note = shown(&driver, css(".review-note"), "the finding's note").await?;
-                let text = note.text().await?;
+                let text = note_of_the_one_finding_at_720(&driver).await?;
                 ensure!(
                     text.starts_with("meaning ")
                         && text.contains("% alike to the model · similarity"),

@@ -61,6 +61,19 @@ fn turn(session: &str, prompt: &str) -> ambry_core::ContextRequest {
     }
 }
 
+/// A context of `session` begins (`SessionStart` with `source`), as Claude Code's hook sends it.
+fn session_start(session: &str, source: &str) -> ambry_core::ContextRequest {
+    ambry_core::ContextRequest {
+        event: ambry_core::ContextEvent::SessionStart,
+        prompt: String::new(),
+        source: Some(source.into()),
+        session_id: Some(session.into()),
+        agent: Some("claude".into()),
+        record: true,
+        transcript: None,
+    }
+}
+
 /// A workspace with no model and a fresh git repository: the temporary directory (kept alive
 /// by the caller), the workspace, the repository and the store an agent there gets.
 fn in_a_repository() -> (

@@ -5,20 +5,8 @@
 
 use super::*;
 
-use ambry_core::{ContextEvent, ContextRequest};
+use ambry_core::ContextRequest;
 use ambry_rank::rank::Gate;
-
-fn session_start(session: &str, source: &str) -> ContextRequest {
-    ContextRequest {
-        event: ContextEvent::SessionStart,
-        prompt: String::new(),
-        source: Some(source.into()),
-        session_id: Some(session.into()),
-        agent: Some("codex".into()),
-        record: true,
-        transcript: None,
-    }
-}
 
 #[test]
 fn a_resume_repeats_neither_the_unchanged_anchors_nor_the_map() {

@@ -21,16 +21,8 @@ fn bash(command: &str, session: Option<&str>) -> ToolCheck {
 }
 
 fn start(ws: &Workspace, cwd: &Path, session: &str, source: &str, second: u32) {
-    let request = ContextRequest {
-        event: ContextEvent::SessionStart,
-        prompt: String::new(),
-        source: Some(source.into()),
-        session_id: Some(session.into()),
-        agent: Some("claude".into()),
-        record: true,
-        transcript: None,
-    };
-    ws.compose_at(cwd, &request, at(second)).unwrap();
+    ws.compose_at(cwd, &session_start(session, source), at(second))
+        .unwrap();
 }
 
 #[test]
