@@ -264,18 +264,17 @@ pub fn content_hash(memory: &Memory) -> String {
         h.update(part.as_bytes());
         h.update([0]);
     }
-    h.finalize()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex_prefix(&h.finalize())
 }
 
 /// What a start block's anchor is known by: a hash of its text as given.
 fn text_hash(text: &str) -> String {
-    Sha256::digest(text.as_bytes())[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex_prefix(&Sha256::digest(text.as_bytes()))
+}
+
+/// The first 8 bytes of a digest, in hex: enough to tell versions apart.
+fn hex_prefix(digest: &[u8]) -> String {
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Composes. Never fails: unreadable sources become notes.
