@@ -1,7 +1,8 @@
 //! Prompt composition (DESIGN §5): what an agent gets of memory, and when — every byte earns
 //! its place.
 //!
-//! Owns: the two moments of a context — its start (trust anchors and the memory map, once) and
+//! Owns: the two moments of a context — its start (trust anchors and the memory map, once; a
+//! resumed context that holds them gets only an anchor changed or emptied since) and
 //! each turn (only the bodies that pass the relevance gate and that the context does not hold
 //! yet, within `compose.turn_bytes`; relevant ones that do not fit go in as one line each) — the
 //! 8,000-byte hard limit on any output, and reporting every decision (`selected`; `cut` with
@@ -20,7 +21,6 @@ use sha2::{Digest, Sha256};
 
 use crate::ledger::{Form, Held, MemoryVersion, StartBlock};
 use ambry_rank::rank::{self, CorpusCache, Gate, SearchParams, Semantic, Synonyms};
-use ambry_store::anchors;
 use ambry_store::config::{ComposeConfig, RetrievalConfig, Strategy};
 use ambry_store::memory::{read_memory_file, Memory, Scope, ScopeFilter, Store};
 
@@ -29,7 +29,8 @@ mod fit;
 pub mod hook;
 mod map;
 mod sections;
-use sections::{fair_shares, render, rendered_len, section, section_overhead, RELEVANT_HEADING};
+mod start_anchors;
+use sections::{render, rendered_len, section, section_overhead, RELEVANT_HEADING};
 pub use sections::{Section, SectionKind};
 
 /// No output of a hook exceeds this, whatever the configuration says (Claude Code replaces one
@@ -267,13 +268,8 @@ pub fn content_hash(memory: &Memory) -> String {
     hex_prefix(&h.finalize())
 }
 
-/// What a start block's anchor is known by: a hash of its text as given.
-fn text_hash(text: &str) -> String {
-    hex_prefix(&Sha256::digest(text.as_bytes()))
-}
-
 /// The first 8 bytes of a digest, in hex: enough to tell versions apart.
-fn hex_prefix(digest: &[u8]) -> String {
+pub(crate) fn hex_prefix(digest: &[u8]) -> String {
     digest[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -303,82 +299,9 @@ pub fn compose(
             0
         };
         let anchor_room = limit.saturating_sub(WRAPPER + map_room + body_reserve);
-        // Both anchors are read first, so a long USER.md cannot take the room of the project's
-        // AMBRY.md (the team's word on the repository): each gets what it needs when both fit,
-        // else the shorter keeps up to half and the longer is cut to the rest.
-        let mut anchors_read: Vec<(SectionKind, &str, String)> = Vec::new();
-        for (kind, heading, path) in [
-            (
-                SectionKind::UserPreferences,
-                "User preferences",
-                Some(anchors::user_anchor_path(store.home())),
-            ),
-            (
-                SectionKind::ProjectContext,
-                "Project context",
-                store.project().map(anchors::project_anchor_path),
-            ),
-        ] {
-            let Some(path) = path else { continue };
-            match anchors::read_for_agent(&path) {
-                Ok(Some(text))
-                    if !text.trim().is_empty() && !anchors::is_untouched_skeleton(&text) =>
-                {
-                    anchors_read.push((kind, heading, fit::anchor(&text, heading)));
-                }
-                Ok(_) => {}
-                Err(e) => notes.push(format!("left out {heading}: {e}")),
-            }
-        }
-        // A resumed context holds the start block it was given: an anchor goes again only when
-        // its text (known by its whole text, whatever room a block gave it) changed, under a
-        // heading that says which copy is current.
-        let mut holds = input.resumed.cloned().unwrap_or_default();
-        let anchors_read: Vec<(SectionKind, String, String, Option<String>)> = anchors_read
-            .into_iter()
-            .filter_map(|(kind, heading, body)| {
-                let hash = Some(text_hash(&body));
-                let held = match kind {
-                    SectionKind::UserPreferences => &holds.user_anchor,
-                    _ => &holds.project_anchor,
-                };
-                match input.resumed {
-                    Some(_) if *held == hash => None,
-                    Some(_) => Some((
-                        kind,
-                        format!("{heading} (changed since this session began)"),
-                        body,
-                        hash,
-                    )),
-                    None => Some((kind, heading.to_string(), body, hash)),
-                }
-            })
-            .collect();
-        let needs: Vec<usize> = anchors_read
-            .iter()
-            .map(|(_, heading, body, _)| body.len() + section_overhead(heading))
-            .collect();
-        let shares = fair_shares(&needs, anchor_room);
-        for ((kind, heading, body, hash), share) in anchors_read.into_iter().zip(shares) {
-            match fit::cut_to(
-                &body,
-                share.saturating_sub(section_overhead(&heading)),
-                &heading,
-            ) {
-                Some(body) => {
-                    match kind {
-                        SectionKind::UserPreferences => holds.user_anchor = hash,
-                        _ => holds.project_anchor = hash,
-                    }
-                    sections.push(section(kind, &heading, body, None, None));
-                }
-                None => notes.push(format!(
-                    "left out {heading}: its share of the {anchor_room} bytes the trust anchors \
-                     may take is {share} (the rest of the {limit}-byte limit is kept for the \
-                     memory map and this turn's memories)"
-                )),
-            }
-        }
+        let (anchors, holds) =
+            start_anchors::sections(store, input.resumed, anchor_room, limit, &mut notes);
+        sections.extend(anchors);
         start_block = Some(holds);
         let room = map_room.min(limit.saturating_sub(rendered_len(&sections) + body_reserve));
         let map_corpus = match input.resumed {

@@ -1,7 +1,7 @@
 //! A resumed session through the workspace (DESIGN §5): the clients keep the start block of the
-//! context they resume, so a resume gives an anchor again only when its text changed and the
-//! memory map not again; a compaction, a clear or a session the ledger never saw gets the whole
-//! block.
+//! context they resume, so a resume gives an anchor again only when its text changed (or says
+//! it no longer applies, when emptied) and the memory map not again; a compaction, a clear or a
+//! session the ledger never saw gets the whole block.
 
 use super::*;
 
@@ -73,6 +73,23 @@ fn a_resume_repeats_neither_the_unchanged_anchors_nor_the_map() {
         );
     }
     assert_eq!(compose(&session_start("s1", "resume"), 7).text, "");
+
+    // Emptied since: the earlier copy is withdrawn once; written again, it is given again.
+    std::fs::write(&user_anchor, "").unwrap();
+    let emptied = compose(&session_start("s1", "resume"), 7);
+    assert!(
+        emptied
+            .text
+            .contains("User preferences (changed since this session began)")
+            && emptied.text.contains("no longer applies")
+            && !emptied.text.contains("English"),
+        "{}",
+        emptied.text
+    );
+    assert_eq!(compose(&session_start("s1", "resume"), 7).text, "");
+    std::fs::write(&user_anchor, "# Me\n\nReply in American English.\n").unwrap();
+    let again = compose(&session_start("s1", "resume"), 7);
+    assert!(again.text.contains("American English"), "{}", again.text);
 
     // A compaction empties the context: everything again, as at a start.
     let compacted = compose(&session_start("s1", "compact"), 8);

@@ -1,4 +1,6 @@
+use super::sections::fair_shares;
 use super::*;
+use ambry_store::anchors;
 use ambry_store::home::AmbryHome;
 use ambry_store::memory::MemoryDraft;
 use ambry_store::project::Project;
