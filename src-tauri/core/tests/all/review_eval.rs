@@ -492,38 +492,29 @@ fn the_independent_set_is_measured_per_kind() {
         judged_before.as_secs_f64() * 1e6 / set.len() as f64
     );
     println!("asked, duplicate or conflict? (with embeddings): {asked:?}");
-    for (half, most) in [
-        (Half::Dev, 0),
-        (Half::Dev2, 0),
-        (Half::Test, 0),
-        (Half::Test2, 0),
-        (Half::Dev3, 1),
-        (Half::Test3, 3),
-        (Half::Test4, 0),
+    // At most, per half: conflicts offered as a merge, and near misses on another subject
+    // judged a conflict (DESIGN §14 asks ≤ 1 in 50 and ≤ 1 in 20).
+    for (half, most_merged, most_flagged) in [
+        (Half::Dev, 0, 0),
+        (Half::Dev2, 0, 3),
+        (Half::Test, 0, 4),
+        (Half::Test2, 0, 5),
+        (Half::Dev3, 1, 3),
+        (Half::Test3, 3, 3),
+        (Half::Test4, 0, 6),
     ] {
         let merged = merged_conflicts.get(&half).copied().unwrap_or(0);
         assert!(
-            merged <= most,
-            "{half:?}: {merged} conflicts offered as a merge (at most {most})"
+            merged <= most_merged,
+            "{half:?}: {merged} conflicts offered as a merge (at most {most_merged})"
         );
-    }
-    // Near misses on another subject judged a conflict, at most (DESIGN §14 asks ≤ 1 in 20).
-    for (half, most) in [
-        (Half::Dev, 0),
-        (Half::Dev2, 3),
-        (Half::Test, 4),
-        (Half::Test2, 5),
-        (Half::Dev3, 3),
-        (Half::Test3, 3),
-        (Half::Test4, 6),
-    ] {
         let flagged = confusion
             .get(&(half, "near_misses", "subject".to_string(), "conflict"))
             .copied()
             .unwrap_or(0);
         assert!(
-            flagged <= most,
-            "{half:?}: {flagged} near misses judged a conflict (at most {most})"
+            flagged <= most_flagged,
+            "{half:?}: {flagged} near misses judged a conflict (at most {most_flagged})"
         );
     }
     // Measured before any tuning on this set (the rules as tuned on the set above):

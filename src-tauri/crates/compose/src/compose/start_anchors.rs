@@ -24,6 +24,14 @@ fn text_hash(text: &str) -> String {
     hex_prefix(&Sha256::digest(text.as_bytes()))
 }
 
+/// The hash of the anchor of `kind` a start block holds.
+fn held(block: &mut StartBlock, kind: SectionKind) -> &mut Option<String> {
+    match kind {
+        SectionKind::UserPreferences => &mut block.user_anchor,
+        _ => &mut block.project_anchor,
+    }
+}
+
 /// The anchors' sections within `anchor_room` (of the `limit`-byte block), and what of them
 /// the context holds afterwards. `resumed`: what it held before.
 pub(super) fn sections(
@@ -63,64 +71,37 @@ pub(super) fn sections(
     }
     // A resumed context holds the start block it was given: an anchor goes again only when
     // its text (known by its whole text, whatever room a block gave it) changed, under a
-    // heading that says which copy is current.
+    // heading that says which copy is current; one emptied since is said to no longer apply,
+    // as its earlier copy is still in the conversation.
     let mut holds = resumed.cloned().unwrap_or_default();
-    // An anchor emptied since the context got it: the earlier copy is still in the
-    // conversation, so say it no longer applies.
-    let withdrawn = emptied.into_iter().filter(|(kind, _)| {
-        let held = match kind {
-            SectionKind::UserPreferences => &holds.user_anchor,
-            _ => &holds.project_anchor,
-        };
-        resumed.is_some() && held.is_some()
-    });
-    let withdrawn: Vec<(SectionKind, String, String, Option<String>)> = withdrawn
-        .map(|(kind, heading)| {
-            (
-                kind,
-                format!("{heading} (changed since this session began)"),
-                WITHDRAWN_ANCHOR.to_string(),
-                None,
-            )
-        })
-        .collect();
-    let anchors_read: Vec<(SectionKind, String, String, Option<String>)> = anchors_read
-        .into_iter()
-        .filter_map(|(kind, heading, body)| {
-            let hash = Some(text_hash(&body));
-            let held = match kind {
-                SectionKind::UserPreferences => &holds.user_anchor,
-                _ => &holds.project_anchor,
-            };
-            match resumed {
-                Some(_) if *held == hash => None,
-                Some(_) => Some((
-                    kind,
-                    format!("{heading} (changed since this session began)"),
-                    body,
-                    hash,
-                )),
-                None => Some((kind, heading.to_string(), body, hash)),
-            }
-        })
-        .chain(withdrawn)
-        .collect();
-    let needs: Vec<usize> = anchors_read
+    let changed = |heading: &str| format!("{heading} (changed since this session began)");
+    let mut given: Vec<(SectionKind, String, String, Option<String>)> = Vec::new();
+    for (kind, heading, body) in anchors_read {
+        let hash = Some(text_hash(&body));
+        match resumed {
+            Some(_) if *held(&mut holds, kind) == hash => {}
+            Some(_) => given.push((kind, changed(heading), body, hash)),
+            None => given.push((kind, heading.to_string(), body, hash)),
+        }
+    }
+    for (kind, heading) in emptied {
+        if resumed.is_some() && held(&mut holds, kind).is_some() {
+            given.push((kind, changed(heading), WITHDRAWN_ANCHOR.to_string(), None));
+        }
+    }
+    let needs: Vec<usize> = given
         .iter()
         .map(|(_, heading, body, _)| body.len() + section_overhead(heading))
         .collect();
     let shares = fair_shares(&needs, anchor_room);
-    for ((kind, heading, body, hash), share) in anchors_read.into_iter().zip(shares) {
+    for ((kind, heading, body, hash), share) in given.into_iter().zip(shares) {
         match fit::cut_to(
             &body,
             share.saturating_sub(section_overhead(&heading)),
             &heading,
         ) {
             Some(body) => {
-                match kind {
-                    SectionKind::UserPreferences => holds.user_anchor = hash,
-                    _ => holds.project_anchor = hash,
-                }
+                *held(&mut holds, kind) = hash;
                 sections.push(section(kind, &heading, body, None, None));
             }
             None => notes.push(format!(

@@ -231,12 +231,13 @@ pub fn compare(a: &Claims, b: &Claims) -> Comparison {
     // Headlines qualified otherwise name two subjects; a qualifier that is a rival tool, a
     // generic word ("primary", "default") or a negation names none.
     let lex = lexicon();
+    let generic = |w: &str| lex.subject_generic.iter().any(|g| g == w);
     let plain = |w: &str| {
         let words = split(w);
         !a.headline_values.contains(w)
             && !b.headline_values.contains(w)
             && !values::names_a_value(w)
-            && !lex.subject_generic.iter().any(|g| g == w)
+            && !generic(w)
             && !lex.markers.contains(w)
             && !lex.find(&words).iter().any(|f| lex.rivals(f.category))
     };
@@ -252,7 +253,6 @@ pub fn compare(a: &Claims, b: &Claims) -> Comparison {
     };
     // In a name a generic qualifier names a subject too when the other's is specific
     // ("sidekiq-default-concurrency" / "sidekiq-mailers-concurrency").
-    let generic = |w: &str| lex.subject_generic.iter().any(|g| g == w);
     let label_plain = |w: &str| plain(w) || generic(w);
     let swap = shape::headline_swap(&a.headline, &b.headline, &plain).or_else(|| {
         shape::headline_swap(&a.label, &b.label, &label_plain).filter(|(x, y)| {
