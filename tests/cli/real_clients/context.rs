@@ -187,12 +187,18 @@ fn check_session_start(label: &str, blocks: &[String], problems: &mut Vec<String
 }
 
 /// How many times each memory body appears in one context (one request's blocks).
-/// How many of `blocks` are a session-start block (the one carrying the anchors and the map).
-fn start_blocks(blocks: &[String]) -> usize {
-    blocks
+/// A request holds exactly one session-start block (the one carrying the anchors and the map),
+/// however often the session was resumed.
+fn check_one_start_block(label: &str, blocks: &[String], problems: &mut Vec<String>) {
+    let starts = blocks
         .iter()
         .filter(|b| b.contains("Memory map") || b.contains("USER-ANCHOR-7d1"))
-        .count()
+        .count();
+    if starts != 1 {
+        problems.push(format!(
+            "{label}: the request holds {starts} session-start blocks (anchors and map), not 1"
+        ));
+    }
 }
 
 fn body_counts(blocks: &[String]) -> HashMap<String, usize> {
@@ -421,12 +427,7 @@ fn claude_code_continued_session_holds_one_start_block() {
         if i == 0 {
             check_session_start(&label, &blocks, &mut problems);
         }
-        let starts = start_blocks(&blocks);
-        if starts != 1 {
-            problems.push(format!(
-                "{label}: the request holds {starts} session-start blocks (anchors and map), not 1"
-            ));
-        }
+        check_one_start_block(&label, &blocks, &mut problems);
         if !blocks.iter().any(|b| b.contains(&seed::mark(needed.name))) {
             problems.push(format!(
                 "{label}: the needed memory {} is not in the context",
@@ -501,12 +502,7 @@ fn codex_session_gets_each_memory_once_and_whole_across_resumes() {
             check_session_start(&label, &now.blocks, &mut problems);
         }
         // Codex keeps a resumed thread's earlier hook output: its start block is there already.
-        let starts = start_blocks(&now.blocks);
-        if starts != 1 {
-            problems.push(format!(
-                "{label}: the request holds {starts} session-start blocks (anchors and map), not 1"
-            ));
-        }
+        check_one_start_block(&label, &now.blocks, &mut problems);
         injected += new.iter().map(String::len).sum::<usize>();
         if let Some(n) = needs {
             if !now.blocks.iter().any(|b| b.contains(&seed::mark(n.name))) {
